@@ -1,0 +1,32 @@
+"""User-facing errors: each carries what was wrong and where, and prints as one line.
+
+Internal invariant violations are `AssertionError`s, never these.
+"""
+
+from __future__ import annotations
+
+
+class DifftestError(Exception):
+    """A mistake in the user's input; the CLI prints it as one line and exits 2."""
+
+
+class KernelError(DifftestError):
+    """A kernel that does not parse, validate or type-check."""
+
+    def __init__(self, message: str, line: int = 0, where: str = "") -> None:
+        self.message = message
+        self.line = line
+        self.where = where
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        loc = []
+        if self.where:
+            loc.append(self.where)
+        if self.line:
+            loc.append(f"line {self.line}")
+        return f"{': '.join(loc)}: {self.message}" if loc else self.message
+
+
+class CaseError(DifftestError):
+    """A case file (or outcome file) that is malformed or does not fit its kernel."""

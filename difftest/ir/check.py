@@ -1,0 +1,446 @@
+"""The validator and type checker: the language's static rules in one place.
+
+`check(program)` returns the same program with every expression's `ty` filled in, or
+raises `KernelError` naming the line and what is wrong. Both ways into the IR (source text
+and JSON) go through it, so an oracle or target only ever sees checked programs.
+
+Rules (docs/semantics.md has the prose):
+- function names are unique and not builtins; calls form no cycle (no recursion);
+- every variable has one type, fixed by its first assignment (or `x: T = v`); i32 widens
+  to i64 implicitly (assignments, arguments, stores, returns), never the other way;
+- a variable is read only where it is assigned on every path before (Python's rule made
+  static); a loop variable is not assigned in its own loop body;
+- loop bounds are constants, scalar parameters or `len(buffer)` (every loop is bounded);
+- `break`/`continue` only inside a loop of the same function; a function with a return
+  type returns a value on every path; kernels and void helpers `return` without one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from ..errors import KernelError
+from . import nodes as n
+from .types import BOOL, I32, I64, Type, int_range, widest
+
+RESERVED = frozenset(
+    {"gid", "lane", "wave", "len", "i32", "i64", "bool", "fail", "atomic_add", "range",
+     "Buffer", "True", "False", "None"}
+    | set(n.WAVE_OPS)
+)
+
+# A block's "defined after" set, or None when control never falls out of the block.
+_Defined = frozenset[str] | None
+
+
+def check(program: n.Program) -> n.Program:
+    seen: dict[str, n.Function] = {}
+    for f in program.functions:
+        if f.name in RESERVED:
+            raise KernelError(f"'{f.name}' is a builtin and cannot be redefined", f.line)
+        if f.name in seen:
+            raise KernelError(f"function '{f.name}' is defined twice", f.line)
+        seen[f.name] = f
+    _check_no_recursion(program, seen)
+    return n.Program(tuple(_FunctionChecker(f, seen).run() for f in program.functions))
+
+
+def _calls_in(f: n.Function) -> list[n.Call]:
+    found: list[n.Call] = []
+
+    def visit(node: object) -> None:
+        if isinstance(node, n.Call):
+            found.append(node)
+        if dataclasses.is_dataclass(node):
+            for fld in dataclasses.fields(node):
+                visit(getattr(node, fld.name))
+        elif isinstance(node, tuple):
+            for c in node:
+                visit(c)
+
+    visit(f.body)
+    return found
+
+
+def _check_no_recursion(program: n.Program, funcs: dict[str, n.Function]) -> None:
+    state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        for call in _calls_in(funcs[name]):
+            if call.func not in funcs:
+                continue  # reported with its line by the function checker
+            if state.get(call.func) == 1:
+                raise KernelError(
+                    f"recursive call of '{call.func}' (helpers are inlined: no recursion)",
+                    call.line,
+                )
+            if call.func not in state:
+                visit(call.func)
+        state[name] = 2
+
+    for f in program.functions:
+        if f.name not in state:
+            visit(f.name)
+
+
+def _fits(value: int, ty: Type) -> bool:
+    lo, hi = int_range(ty)
+    return lo <= value <= hi
+
+
+def assignable(value: Type, target: Type) -> bool:
+    """Whether a value of type `value` may be stored where `target` is expected."""
+    return value == target or (value is I32 and target is I64)
+
+
+class _FunctionChecker:
+    def __init__(self, fn: n.Function, funcs: dict[str, n.Function]) -> None:
+        self.fn = fn
+        self.funcs = funcs
+        self.vars: dict[str, Type] = {}
+        self.params = {p.name for p in fn.params}
+        self.loop_vars: list[str] = []
+
+    def error(self, message: str, line: int) -> KernelError:
+        return KernelError(message, line or self.fn.line)
+
+    def run(self) -> n.Function:
+        fn = self.fn
+        for p in fn.params:
+            if p.name in RESERVED or p.name in self.funcs:
+                raise self.error(f"parameter name '{p.name}' is reserved", p.line)
+            if p.name in self.vars:
+                raise self.error(f"parameter '{p.name}' appears twice", p.line)
+            self.vars[p.name] = p.ty
+        if fn.returns is not None and not (fn.returns.is_int or fn.returns is BOOL):
+            raise self.error(f"function '{fn.name}' may not return {fn.returns}", fn.line)
+        body, after = self.block(fn.body, frozenset(self.params))
+        if after is not None and fn.returns is not None:
+            raise self.error(
+                f"function '{fn.name}' must return a {fn.returns} value on every path", fn.line
+            )
+        return dataclasses.replace(fn, body=body)
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, stmts: tuple[n.Stmt, ...], defined: frozenset[str]
+              ) -> tuple[tuple[n.Stmt, ...], _Defined]:
+        out = []
+        cur: _Defined = defined
+        for s in stmts:
+            # Statements after a return/break still must be well-typed; check them with
+            # the last defined set (they never run, so no new error can hide there).
+            checked, nxt = self.stmt(s, cur if cur is not None else defined)
+            out.append(checked)
+            if cur is not None:
+                cur = nxt
+        return tuple(out), cur
+
+    def stmt(self, s: n.Stmt, defined: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        m: Callable[[n.Stmt, frozenset[str]], tuple[n.Stmt, _Defined]] = getattr(
+            self, "s_" + type(s).__name__
+        )
+        return m(s, defined)
+
+    def s_Assign(self, s: n.Assign, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        name = s.target
+        if name in RESERVED or name in self.funcs:
+            raise self.error(f"cannot assign to '{name}': it is a builtin or a function", s.line)
+        if name in self.loop_vars:
+            raise self.error(f"cannot assign to loop variable '{name}' inside its loop", s.line)
+        value = self.expr(s.value, d)
+        assert value.ty is not None
+        declared = s.declared
+        known = self.vars.get(name)
+        if declared is not None:
+            if known is not None and known != declared:
+                raise self.error(
+                    f"variable '{name}' is {known}, cannot redeclare it as {declared}", s.line
+                )
+            known = declared
+        if known is None:
+            known = value.ty
+        if not assignable(value.ty, known):
+            raise self.error(
+                f"cannot assign a {value.ty} value to '{name}', which is {known}"
+                + ("; narrow it with i32(...)" if value.ty is I64 and known is I32 else ""),
+                s.line,
+            )
+        self.vars[name] = known
+        return dataclasses.replace(s, value=value), d | {name}
+
+    def _buffer(self, name: str, d: frozenset[str], line: int) -> Type:
+        ty = self.name_type(name, d, line)
+        if not ty.is_buffer:
+            raise self.error(f"'{name}' is {ty}, not a buffer", line)
+        return ty
+
+    def _memory(self, s: n.Store | n.AtomicAdd, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        what = "store" if isinstance(s, n.Store) else "atomic_add"
+        # Evaluation order is part of the semantics, but typing order is not.
+        value = self.int_expr(s.value, d, f"{what} value")
+        index = self.int_expr(s.index, d, f"{what} index")
+        buf = self._buffer(s.buffer, d, s.line)
+        assert value.ty is not None
+        if not assignable(value.ty, buf.element):
+            raise self.error(
+                f"cannot {what} a {value.ty} value into '{s.buffer}' ({buf}); narrow it with "
+                "i32(...)",
+                s.line,
+            )
+        return dataclasses.replace(s, index=index, value=value), d
+
+    s_Store = _memory
+    s_AtomicAdd = _memory
+
+    def s_If(self, s: n.If, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        cond = self.bool_expr(s.cond, d, "if condition")
+        then, dt = self.block(s.then, d)
+        orelse, de = self.block(s.orelse, d)
+        if dt is None:
+            after = de
+        elif de is None:
+            after = dt
+        else:
+            after = dt & de
+        return dataclasses.replace(s, cond=cond, then=then, orelse=orelse), after
+
+    def _bound(self, e: n.Expr, d: frozenset[str]) -> n.Expr:
+        ok = (
+            isinstance(e, (n.Const, n.Len))
+            or (isinstance(e, n.Name) and e.id in self.params
+                and not self.vars[e.id].is_buffer)
+        )
+        if not ok:
+            raise self.error(
+                "loop bound must be a constant, a scalar parameter or len(buffer) "
+                "(every loop must be bounded)",
+                e.line,
+            )
+        return self.int_expr(e, d, "loop bound")
+
+    def s_For(self, s: n.For, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        start = self._bound(s.start, d)
+        stop = self._bound(s.stop, d)
+        assert start.ty is not None and stop.ty is not None
+        var = s.var
+        if var in RESERVED or var in self.funcs:
+            raise self.error(f"'{var}' cannot be a loop variable: it is a builtin", s.line)
+        if var in self.loop_vars:
+            raise self.error(f"loop variable '{var}' is already used by an enclosing loop", s.line)
+        ty = widest(start.ty, stop.ty)
+        known = self.vars.get(var)
+        if known is not None and known != ty:
+            raise self.error(f"loop variable '{var}' is {ty} but was {known} before", s.line)
+        self.vars[var] = ty
+        self.loop_vars.append(var)
+        body, _ = self.block(s.body, d | {var})
+        self.loop_vars.pop()
+        # The body may run zero times: nothing it assigns is definitely assigned after.
+        return dataclasses.replace(s, start=start, stop=stop, body=body), d
+
+    def s_Break(self, s: n.Break, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        if not self.loop_vars:
+            raise self.error("'break' outside a loop", s.line)
+        return s, None
+
+    def s_Continue(self, s: n.Continue, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        if not self.loop_vars:
+            raise self.error("'continue' outside a loop", s.line)
+        return s, None
+
+    def s_Return(self, s: n.Return, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        want = self.fn.returns
+        if s.value is None:
+            if want is not None:
+                raise self.error(f"'{self.fn.name}' must return a {want} value", s.line)
+            return s, None
+        if want is None:
+            raise self.error(
+                f"'{self.fn.name}' has no return type, so it cannot return a value", s.line
+            )
+        value = self.expr(s.value, d)
+        assert value.ty is not None
+        if not assignable(value.ty, want):
+            raise self.error(
+                f"'{self.fn.name}' returns {want}, not {value.ty}", s.line
+            )
+        return dataclasses.replace(s, value=value), None
+
+    def s_Fail(self, s: n.Fail, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        return dataclasses.replace(s, code=self.int_expr(s.code, d, "fail code")), None
+
+    def s_CallStmt(self, s: n.CallStmt, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        call = self.call(s.call, d, want_value=False)
+        assert isinstance(call, n.Call)
+        return dataclasses.replace(s, call=call), d
+
+    # ----------------------------------------------------------- expressions
+
+    def name_type(self, name: str, d: frozenset[str], line: int) -> Type:
+        if name not in self.vars and name not in d:
+            if name in self.funcs:
+                raise self.error(f"'{name}' is a function, not a value", line)
+            raise self.error(f"unknown name '{name}'", line)
+        if name not in d:
+            raise self.error(f"variable '{name}' may be used before it is assigned", line)
+        return self.vars[name]
+
+    def int_expr(self, e: n.Expr, d: frozenset[str], what: str) -> n.Expr:
+        out = self.expr(e, d)
+        assert out.ty is not None
+        if not out.ty.is_int:
+            raise self.error(f"{what} must be an integer, got {out.ty}", e.line)
+        return out
+
+    def bool_expr(self, e: n.Expr, d: frozenset[str], what: str) -> n.Expr:
+        out = self.expr(e, d)
+        if out.ty is not BOOL:
+            raise self.error(f"{what} must be bool, got {out.ty}", e.line)
+        return out
+
+    def expr(self, e: n.Expr, d: frozenset[str]) -> n.Expr:
+        if not isinstance(e, n.EXPR_NODES):
+            raise self.error(f"not an expression: {type(e).__name__}", getattr(e, "line", 0))
+        m: Callable[[n.Expr, frozenset[str]], n.Expr] = getattr(self, "e_" + type(e).__name__)
+        return m(e, d)
+
+    def e_Const(self, e: n.Const, d: frozenset[str]) -> n.Expr:
+        if isinstance(e.value, bool):
+            return dataclasses.replace(e, ty=BOOL)
+        if not isinstance(e.value, int):
+            raise self.error(f"constant {e.value!r} is not an integer or bool", e.line)
+        for ty in (I32, I64):
+            if _fits(e.value, ty):
+                return dataclasses.replace(e, ty=ty)
+        raise self.error(f"integer constant {e.value} does not fit in i64", e.line)
+
+    def e_Name(self, e: n.Name, d: frozenset[str]) -> n.Expr:
+        return dataclasses.replace(e, ty=self.name_type(e.id, d, e.line))
+
+    def e_WorkId(self, e: n.WorkId, d: frozenset[str]) -> n.Expr:
+        if e.which not in n.WORK_IDS:
+            raise self.error(f"unknown work id '{e.which}'", e.line)
+        return dataclasses.replace(e, ty=I32)
+
+    def e_Unary(self, e: n.Unary, d: frozenset[str]) -> n.Expr:
+        if e.op == "not":
+            operand = self.bool_expr(e.operand, d, "operand of 'not'")
+            return dataclasses.replace(e, operand=operand, ty=BOOL)
+        if e.op not in ("-", "~"):
+            raise self.error(f"unknown unary operator '{e.op}'", e.line)
+        operand = self.int_expr(e.operand, d, f"operand of unary '{e.op}'")
+        return dataclasses.replace(e, operand=operand, ty=operand.ty)
+
+    def e_Binary(self, e: n.Binary, d: frozenset[str]) -> n.Expr:
+        if e.op not in n.ARITH_OPS:
+            raise self.error(f"unknown operator '{e.op}'", e.line)
+        left = self.int_expr(e.left, d, f"left operand of '{e.op}'")
+        right = self.int_expr(e.right, d, f"right operand of '{e.op}'")
+        assert left.ty is not None and right.ty is not None
+        return dataclasses.replace(e, left=left, right=right, ty=widest(left.ty, right.ty))
+
+    def e_Compare(self, e: n.Compare, d: frozenset[str]) -> n.Expr:
+        if e.op not in n.COMPARE_OPS:
+            raise self.error(f"unknown comparison '{e.op}'", e.line)
+        left = self.expr(e.left, d)
+        right = self.expr(e.right, d)
+        assert left.ty is not None and right.ty is not None
+        both_int = left.ty.is_int and right.ty.is_int
+        both_bool = left.ty is BOOL and right.ty is BOOL
+        if not (both_int or (both_bool and e.op in ("==", "!="))):
+            raise self.error(f"cannot compare {left.ty} {e.op} {right.ty}", e.line)
+        return dataclasses.replace(e, left=left, right=right, ty=BOOL)
+
+    def e_Logic(self, e: n.Logic, d: frozenset[str]) -> n.Expr:
+        if e.op not in n.LOGIC_OPS:
+            raise self.error(f"unknown logic operator '{e.op}'", e.line)
+        left = self.bool_expr(e.left, d, f"left operand of '{e.op}'")
+        right = self.bool_expr(e.right, d, f"right operand of '{e.op}'")
+        return dataclasses.replace(e, left=left, right=right, ty=BOOL)
+
+    def e_Select(self, e: n.Select, d: frozenset[str]) -> n.Expr:
+        cond = self.bool_expr(e.cond, d, "condition of an if-expression")
+        then = self.expr(e.then, d)
+        orelse = self.expr(e.orelse, d)
+        assert then.ty is not None and orelse.ty is not None
+        if then.ty == orelse.ty:
+            ty = then.ty
+        elif then.ty.is_int and orelse.ty.is_int:
+            ty = widest(then.ty, orelse.ty)
+        else:
+            raise self.error(
+                f"the two sides of an if-expression differ: {then.ty} and {orelse.ty}", e.line
+            )
+        return dataclasses.replace(e, cond=cond, then=then, orelse=orelse, ty=ty)
+
+    def e_Load(self, e: n.Load, d: frozenset[str]) -> n.Expr:
+        buf = self._buffer(e.buffer, d, e.line)
+        index = self.int_expr(e.index, d, "buffer index")
+        return dataclasses.replace(e, index=index, ty=buf.element)
+
+    def e_Len(self, e: n.Len, d: frozenset[str]) -> n.Expr:
+        self._buffer(e.buffer, d, e.line)
+        return dataclasses.replace(e, ty=I32)
+
+    def e_Cast(self, e: n.Cast, d: frozenset[str]) -> n.Expr:
+        if e.to not in (I32, I64):
+            raise self.error(f"cannot cast to {e.to}", e.line)
+        operand = self.expr(e.operand, d)
+        assert operand.ty is not None
+        if not (operand.ty.is_int or operand.ty is BOOL):
+            raise self.error(f"cannot convert {operand.ty} to {e.to}", e.line)
+        return dataclasses.replace(e, operand=operand, ty=e.to)
+
+    def e_Call(self, e: n.Call, d: frozenset[str]) -> n.Expr:
+        return self.call(e, d, want_value=True)
+
+    def call(self, e: n.Call, d: frozenset[str], want_value: bool) -> n.Expr:
+        callee = self.funcs.get(e.func)
+        if callee is None:
+            if e.func in self.vars:
+                raise self.error(f"'{e.func}' is a variable, not a function", e.line)
+            raise self.error(f"unknown function '{e.func}'", e.line)
+        if callee.name == self.fn.name:
+            raise self.error(f"recursive call of '{e.func}'", e.line)
+        if len(e.args) != len(callee.params):
+            raise self.error(
+                f"'{e.func}' takes {len(callee.params)} arguments, got {len(e.args)}", e.line
+            )
+        args = []
+        for a, p in zip(e.args, callee.params):
+            checked = self.expr(a, d)
+            assert checked.ty is not None
+            if not assignable(checked.ty, p.ty):
+                raise self.error(
+                    f"argument '{p.name}' of '{e.func}' must be {p.ty}, got {checked.ty}", a.line
+                )
+            args.append(checked)
+        if want_value and callee.returns is None:
+            raise self.error(f"'{e.func}' returns no value", e.line)
+        return dataclasses.replace(e, args=tuple(args), ty=callee.returns)
+
+    def e_WaveOp(self, e: n.WaveOp, d: frozenset[str]) -> n.Expr:
+        arity = n.WAVE_OPS.get(e.op)
+        if arity is None:
+            raise self.error(f"unknown wave operation '{e.op}'", e.line)
+        if len(e.args) != arity:
+            raise self.error(f"{e.op}() takes {arity} argument(s), got {len(e.args)}", e.line)
+        if e.op in ("wave_any", "wave_all", "ballot"):
+            args = (self.bool_expr(e.args[0], d, f"argument of {e.op}()"),)
+            ty = I64 if e.op == "ballot" else BOOL
+        elif e.op in ("readfirstlane", "shuffle"):
+            first = self.expr(e.args[0], d)
+            assert first.ty is not None
+            if not (first.ty.is_int or first.ty is BOOL):
+                raise self.error(f"{e.op}() cannot move a {first.ty}", e.line)
+            args = (first,) + tuple(
+                self.int_expr(a, d, "source lane of shuffle()") for a in e.args[1:]
+            )
+            ty = first.ty
+        else:
+            args = (self.int_expr(e.args[0], d, f"argument of {e.op}()"),)
+            ty = args[0].ty
+        return dataclasses.replace(e, args=args, ty=ty)

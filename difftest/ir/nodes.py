@@ -1,0 +1,302 @@
+"""IR nodes of the kernel language: frozen dataclasses, children as tuples.
+
+Invariants every node keeps:
+- `line` is the 1-based source line in the kernel text (0 when built by hand); it is
+  excluded from equality, so two programs are equal "up to source locations".
+- Expressions carry `ty`, their value type. Nodes built by the parser or by hand start with
+  `ty=None`; `difftest.ir.check()` returns the same tree with every `ty` filled in, and
+  only a checked program is handed to an oracle or a target.
+- Nodes never change after construction; passes build new trees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .types import Type
+
+# Operator spellings, as in the source syntax.
+ARITH_OPS = ("+", "-", "*", "//", "%", "&", "|", "^", "<<", ">>")
+COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
+LOGIC_OPS = ("and", "or")
+UNARY_OPS = ("-", "~", "not")
+WORK_IDS = ("gid", "lane", "wave")
+#: wave operations: name -> number of arguments.
+WAVE_OPS = {
+    "wave_sum": 1,
+    "wave_min": 1,
+    "wave_max": 1,
+    "wave_any": 1,
+    "wave_all": 1,
+    "ballot": 1,
+    "readfirstlane": 1,
+    "shuffle": 2,
+    "prefix_sum": 1,
+    "inclusive_sum": 1,
+}
+
+
+def _line() -> int:
+    return field(default=0, compare=False, kw_only=True)  # type: ignore[return-value]
+
+
+def _ty() -> Type | None:
+    return field(default=None, kw_only=True)  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class Const:
+    """An integer or boolean literal (negative literals are folded in by the parser)."""
+
+    value: int | bool
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class Name:
+    """A read of a local variable or parameter."""
+
+    id: str
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class WorkId:
+    """`gid()`, `lane()` or `wave()`."""
+
+    which: str
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str
+    operand: Expr
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class Binary:
+    """Arithmetic and bitwise operators; mixed widths widen to i64."""
+
+    op: str
+    left: Expr
+    right: Expr
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class Compare:
+    """One comparison (chains are not part of the language)."""
+
+    op: str
+    left: Expr
+    right: Expr
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class Logic:
+    """Short-circuit `and`/`or` on bools: the right side is control flow."""
+
+    op: str
+    left: Expr
+    right: Expr
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class Select:
+    """`then if cond else orelse`: only the chosen side is evaluated."""
+
+    cond: Expr
+    then: Expr
+    orelse: Expr
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class Load:
+    """`buffer[index]`; `buffer` names a variable of buffer type."""
+
+    buffer: str
+    index: Expr
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class Len:
+    buffer: str
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class Cast:
+    """`i32(x)` / `i64(x)`: wraps on narrowing; a bool converts to 0/1."""
+
+    to: Type
+    operand: Expr
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call of a helper function; one stack frame in exception reports."""
+
+    func: str
+    args: tuple[Expr, ...]
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class WaveOp:
+    """A wave operation over the lanes active where it is evaluated."""
+
+    op: str
+    args: tuple[Expr, ...]
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+Expr = Union[Const, Name, WorkId, Unary, Binary, Compare, Logic, Select, Load, Len, Cast, Call, WaveOp]
+EXPR_NODES = (Const, Name, WorkId, Unary, Binary, Compare, Logic, Select, Load, Len, Cast, Call, WaveOp)
+
+# ----------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True)
+class Assign:
+    """`x = v` or `x: T = v`; the first assignment fixes the variable's type."""
+
+    target: str
+    value: Expr
+    declared: Type | None = None
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class Store:
+    """`buffer[index] = value`: value first, then index, then the bounds check."""
+
+    buffer: str
+    index: Expr
+    value: Expr
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class AtomicAdd:
+    """`atomic_add(buffer, index, value)`: a statement, its old value is not available."""
+
+    buffer: str
+    index: Expr
+    value: Expr
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...] = ()
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class For:
+    """`for var in range(start, stop)`; bounds are constants or scalar parameters."""
+
+    var: str
+    start: Expr
+    stop: Expr
+    body: tuple[Stmt, ...]
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class Break:
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class Continue:
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class Return:
+    value: Expr | None = None
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class Fail:
+    """`fail(code)`: a fault of kind "fail" carrying `code`."""
+
+    code: Expr
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class CallStmt:
+    """A helper call whose result (if any) is discarded."""
+
+    call: Call
+    line: int = _line()
+
+
+Stmt = Union[Assign, Store, AtomicAdd, If, For, Break, Continue, Return, Fail, CallStmt]
+STMT_NODES = (Assign, Store, AtomicAdd, If, For, Break, Continue, Return, Fail, CallStmt)
+
+# -------------------------------------------------------------------- program
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    ty: Type
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class Function:
+    """A kernel or helper; `returns` is None for functions without a value."""
+
+    name: str
+    params: tuple[Param, ...]
+    returns: Type | None
+    body: tuple[Stmt, ...]
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class Program:
+    """All functions of one kernel text, in source order. Which one is the kernel is the
+    case's `entry`; the others are helpers."""
+
+    functions: tuple[Function, ...]
+
+    def function(self, name: str) -> Function:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.functions)

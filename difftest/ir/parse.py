@@ -1,0 +1,316 @@
+"""Kernel source text -> checked IR, through Python's own `ast` module.
+
+The text is only parsed, never compiled or executed. This module owns the syntax (which
+Python constructs mean what); `check.py` owns typing and the language's static rules.
+Desugarings: `elif` -> nested `If`, `x += v` -> `x = x + v`, `a and b and c` ->
+`(a and b) and c`, `-<int literal>` -> a negative `Const`, `range(b)` -> `range(0, b)`,
+`pass` -> nothing. The printer emits the desugared forms, so parse(print(ir)) == ir.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..errors import KernelError
+from . import nodes as n
+from .check import check
+from .types import BOOL, BUF_I32, BUF_I64, I32, I64, Type
+
+_BINOPS: dict[type, str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+}
+_CMPOPS: dict[type, str] = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+}
+_SCALAR_ANN = {"i32": I32, "i64": I64, "bool": BOOL}
+_BUFFER_ANN = {"i32": BUF_I32, "i64": BUF_I64}
+_STATEMENT_CALLS = ("fail", "atomic_add")
+
+
+def parse(text: str) -> n.Program:
+    """Parse and check kernel text; raises `KernelError` naming the line on bad input."""
+    return check(parse_unchecked(text))
+
+
+def parse_unchecked(text: str) -> n.Program:
+    """The syntax step alone (types not yet filled in)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as e:
+        raise KernelError(f"syntax error: {e.msg}", e.lineno or 0) from None
+    except (ValueError, RecursionError, MemoryError) as e:
+        raise KernelError(f"cannot parse kernel text: {e}") from None
+    functions = []
+    for node in tree.body:
+        if _is_docstring(node):
+            continue
+        if not isinstance(node, ast.FunctionDef):
+            raise KernelError(
+                f"unsupported top-level statement '{_describe(node)}' (only `def` is allowed)",
+                node.lineno,
+            )
+        functions.append(_function(node))
+    if not functions:
+        raise KernelError("kernel text defines no function")
+    return n.Program(tuple(functions))
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+def _describe(node: ast.AST) -> str:
+    return {
+        "While": "while", "Import": "import", "ImportFrom": "import", "With": "with",
+        "Try": "try", "ClassDef": "class", "Global": "global", "Nonlocal": "nonlocal",
+        "Delete": "del", "Raise": "raise", "Assert": "assert", "Lambda": "lambda",
+        "AsyncFunctionDef": "async def", "Match": "match",
+    }.get(type(node).__name__, type(node).__name__)
+
+
+def _annotation(node: ast.expr | None, what: str, line: int) -> Type:
+    if node is None:
+        raise KernelError(f"missing type annotation on {what}", line)
+    if isinstance(node, ast.Name) and node.id in _SCALAR_ANN:
+        return _SCALAR_ANN[node.id]
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "Buffer"
+        and isinstance(node.slice, ast.Name)
+        and node.slice.id in _BUFFER_ANN
+    ):
+        return _BUFFER_ANN[node.slice.id]
+    raise KernelError(
+        f"unknown type annotation '{ast.unparse(node)}' on {what} "
+        "(expected i32, i64, bool, Buffer[i32] or Buffer[i64])",
+        node.lineno,
+    )
+
+
+def _function(fn: ast.FunctionDef) -> n.Function:
+    a = fn.args
+    if fn.decorator_list:
+        raise KernelError(f"decorators are not supported (on '{fn.name}')", fn.lineno)
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+        raise KernelError(
+            f"function '{fn.name}' may only have plain positional parameters", fn.lineno
+        )
+    params = tuple(
+        n.Param(arg.arg, _annotation(arg.annotation, f"parameter '{arg.arg}'", arg.lineno),
+                line=arg.lineno)
+        for arg in a.args
+    )
+    returns: Type | None = None
+    if fn.returns is not None and not (
+        isinstance(fn.returns, ast.Constant) and fn.returns.value is None
+    ):
+        returns = _annotation(fn.returns, f"the return of '{fn.name}'", fn.lineno)
+        if returns.is_buffer:
+            raise KernelError(f"function '{fn.name}' may not return a buffer", fn.lineno)
+    body = fn.body
+    if body and _is_docstring(body[0]):
+        body = body[1:]
+    return n.Function(fn.name, params, returns, _block(body), line=fn.lineno)
+
+
+def _block(stmts: list[ast.stmt]) -> tuple[n.Stmt, ...]:
+    out: list[n.Stmt] = []
+    for s in stmts:
+        out.extend(_stmt(s))
+    return tuple(out)
+
+
+def _stmt(s: ast.stmt) -> list[n.Stmt]:
+    line = s.lineno
+    if isinstance(s, ast.Pass):
+        return []
+    if isinstance(s, ast.Assign):
+        if len(s.targets) != 1:
+            raise KernelError("chained assignment is not supported", line)
+        return [_assign(s.targets[0], _expr(s.value), None, line)]
+    if isinstance(s, ast.AnnAssign):
+        if s.value is None:
+            raise KernelError("a declaration needs a value: write `x: i64 = 0`", line)
+        if not isinstance(s.target, ast.Name):
+            raise KernelError("only a variable can be declared with a type", line)
+        ty = _annotation(s.annotation, f"variable '{s.target.id}'", line)
+        return [n.Assign(s.target.id, _expr(s.value), ty, line=line)]
+    if isinstance(s, ast.AugAssign):
+        if not isinstance(s.target, ast.Name):
+            raise KernelError(
+                "augmented assignment is only supported on variables; write "
+                "`buf[i] = buf[i] + v`",
+                line,
+            )
+        op = _binop(s.op, line)
+        target = s.target.id
+        value = n.Binary(op, n.Name(target, line=line), _expr(s.value), line=line)
+        return [n.Assign(target, value, None, line=line)]
+    if isinstance(s, ast.If):
+        return [n.If(_expr(s.test), _block(s.body), _block(s.orelse), line=line)]
+    if isinstance(s, ast.For):
+        return [_for(s)]
+    if isinstance(s, ast.Break):
+        return [n.Break(line=line)]
+    if isinstance(s, ast.Continue):
+        return [n.Continue(line=line)]
+    if isinstance(s, ast.Return):
+        return [n.Return(None if s.value is None else _expr(s.value), line=line)]
+    if isinstance(s, ast.Expr):
+        if _is_docstring(s):
+            return []
+        return [_call_stmt(s.value, line)]
+    raise KernelError(f"unsupported statement '{_describe(s)}'", line)
+
+
+def _assign(target: ast.expr, value: n.Expr, declared: Type | None, line: int) -> n.Stmt:
+    if isinstance(target, ast.Name):
+        return n.Assign(target.id, value, declared, line=line)
+    if isinstance(target, ast.Subscript):
+        buf = _buffer_name(target.value, line)
+        return n.Store(buf, _expr(target.slice), value, line=line)
+    raise KernelError(
+        f"cannot assign to '{ast.unparse(target)}' (only variables and buffer elements)", line
+    )
+
+
+def _for(s: ast.For) -> n.For:
+    line = s.lineno
+    if s.orelse:
+        raise KernelError("`for ... else` is not supported", line)
+    if not isinstance(s.target, ast.Name):
+        raise KernelError("a loop variable must be a plain name", line)
+    it = s.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"):
+        raise KernelError(
+            "unbounded loop: only `for k in range(a, b)` loops are supported", line
+        )
+    if it.keywords or not 1 <= len(it.args) <= 2:
+        raise KernelError("range() takes one or two arguments (no step)", line)
+    args = [_expr(a) for a in it.args]
+    start, stop = (n.Const(0, line=line), args[0]) if len(args) == 1 else args
+    return n.For(s.target.id, start, stop, _block(s.body), line=line)
+
+
+def _call_stmt(e: ast.expr, line: int) -> n.Stmt:
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Name)):
+        raise KernelError(
+            f"expression statement '{ast.unparse(e)}' has no effect (only calls may stand alone)",
+            line,
+        )
+    name = e.func.id
+    if e.keywords:
+        raise KernelError(f"keyword arguments are not supported in '{name}()'", line)
+    if name == "fail":
+        if len(e.args) != 1:
+            raise KernelError("fail() takes exactly one argument (the code)", line)
+        return n.Fail(_expr(e.args[0]), line=line)
+    if name == "atomic_add":
+        if len(e.args) != 3:
+            raise KernelError("atomic_add() takes three arguments (buffer, index, value)", line)
+        buf = _buffer_name(e.args[0], line)
+        return n.AtomicAdd(buf, _expr(e.args[1]), _expr(e.args[2]), line=line)
+    call = _expr(e)
+    if not isinstance(call, n.Call):
+        raise KernelError(f"the result of '{ast.unparse(e)}' is unused", line)
+    return n.CallStmt(call, line=line)
+
+
+def _buffer_name(e: ast.expr, line: int) -> str:
+    if not isinstance(e, ast.Name):
+        raise KernelError(f"'{ast.unparse(e)}' is not a buffer name", line)
+    return e.id
+
+
+def _binop(op: ast.operator, line: int) -> str:
+    if type(op) in _BINOPS:
+        return _BINOPS[type(op)]
+    spelled = {ast.Div: "/ (use // for integer division)", ast.Pow: "**", ast.MatMult: "@"}
+    raise KernelError(f"unsupported operator {spelled.get(type(op), type(op).__name__)}", line)
+
+
+def _expr(e: ast.expr) -> n.Expr:
+    line = e.lineno
+    if isinstance(e, ast.Constant):
+        if isinstance(e.value, bool) or type(e.value) is int:
+            return n.Const(e.value, line=line)
+        raise KernelError(f"unsupported constant {e.value!r} (only integers and booleans)", line)
+    if isinstance(e, ast.Name):
+        return n.Name(e.id, line=line)
+    if isinstance(e, ast.UnaryOp):
+        if isinstance(e.op, ast.USub):
+            if (
+                isinstance(e.operand, ast.Constant)
+                and type(e.operand.value) is int
+            ):
+                return n.Const(-e.operand.value, line=line)
+            return n.Unary("-", _expr(e.operand), line=line)
+        if isinstance(e.op, ast.Invert):
+            return n.Unary("~", _expr(e.operand), line=line)
+        if isinstance(e.op, ast.Not):
+            return n.Unary("not", _expr(e.operand), line=line)
+        raise KernelError("unsupported unary operator +", line)
+    if isinstance(e, ast.BinOp):
+        return n.Binary(_binop(e.op, line), _expr(e.left), _expr(e.right), line=line)
+    if isinstance(e, ast.Compare):
+        if len(e.ops) != 1:
+            raise KernelError("chained comparisons are not supported; use `and`", line)
+        op = _CMPOPS.get(type(e.ops[0]))
+        if op is None:
+            raise KernelError(
+                f"unsupported comparison '{type(e.ops[0]).__name__}' (is/in are not allowed)", line
+            )
+        return n.Compare(op, _expr(e.left), _expr(e.comparators[0]), line=line)
+    if isinstance(e, ast.BoolOp):
+        op = "and" if isinstance(e.op, ast.And) else "or"
+        acc = _expr(e.values[0])
+        for v in e.values[1:]:
+            acc = n.Logic(op, acc, _expr(v), line=line)
+        return acc
+    if isinstance(e, ast.IfExp):
+        return n.Select(_expr(e.test), _expr(e.body), _expr(e.orelse), line=line)
+    if isinstance(e, ast.Subscript):
+        return n.Load(_buffer_name(e.value, line), _expr(e.slice), line=line)
+    if isinstance(e, ast.Call):
+        return _call(e)
+    raise KernelError(f"unsupported expression '{ast.unparse(e)}'", line)
+
+
+def _call(e: ast.Call) -> n.Expr:
+    line = e.lineno
+    if not isinstance(e.func, ast.Name):
+        raise KernelError(f"cannot call '{ast.unparse(e.func)}'", line)
+    name = e.func.id
+    if e.keywords:
+        raise KernelError(f"keyword arguments are not supported in '{name}()'", line)
+    if any(isinstance(a, ast.Starred) for a in e.args):
+        raise KernelError(f"starred arguments are not supported in '{name}()'", line)
+    nargs = len(e.args)
+
+    def arity(k: int) -> None:
+        if nargs != k:
+            raise KernelError(f"{name}() takes {k} argument{'s' if k != 1 else ''}, got {nargs}", line)
+
+    if name in n.WORK_IDS:
+        arity(0)
+        return n.WorkId(name, line=line)
+    if name == "len":
+        arity(1)
+        return n.Len(_buffer_name(e.args[0], line), line=line)
+    if name in ("i32", "i64"):
+        arity(1)
+        return n.Cast(I32 if name == "i32" else I64, _expr(e.args[0]), line=line)
+    if name in n.WAVE_OPS:
+        arity(n.WAVE_OPS[name])
+        return n.WaveOp(name, tuple(_expr(a) for a in e.args), line=line)
+    if name in _STATEMENT_CALLS:
+        raise KernelError(f"{name}() is a statement and has no value", line)
+    if name == "range":
+        raise KernelError("range() may only appear as a for loop's iterable", line)
+    return n.Call(name, tuple(_expr(a) for a in e.args), line=line)

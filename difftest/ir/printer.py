@@ -1,0 +1,1 @@
+def to_source(p): raise NotImplementedError

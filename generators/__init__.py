@@ -1,0 +1,1 @@
+"""Hypothesis strategies for kernels, inputs, launches, schedules and target options."""

@@ -1,0 +1,1 @@
+"""Reference oracles: the sequential, obviously-correct semantics of the kernel language."""

@@ -1,0 +1,1 @@
+"""Targets under test and the registry that finds them (entry point group difftest.targets)."""
