@@ -1,0 +1,195 @@
+"""Case files: one kernel, its entry, a launch and arguments (plus schedule and options).
+
+The JSON contract (field names fixed by the foundation issue)::
+
+    {"kernel": "<source>", "entry": "<kernel name>",
+     "launch": {"n": <workitems>, "wave": <wave size>},
+     "args": {"<buffer>": {"dtype": "i32"|"i64", "data": [...]}, "<scalar>": <int|bool>},
+     "schedule": {...}, "options": {...}, "policy": "stream"|"sequential", ...}
+
+Loading validates everything against the kernel's signature and raises one `CaseError`
+naming the file, the field and what is wrong. Unknown top-level fields are kept (notes,
+expected verdicts, mutants) so a round trip loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import CaseError, KernelError
+from .ir import nodes as n
+from .ir import parse
+from .ir.types import BOOL, DTYPES, Type, int_range
+
+MAX_WORKITEMS = 1 << 22
+POLICIES = ("stream", "sequential")
+_KNOWN = ("kernel", "entry", "launch", "args", "schedule", "options", "policy")
+
+Arg = np.ndarray | int | bool
+
+
+@dataclass
+class Case:
+    kernel: str
+    entry: str
+    n: int
+    wave: int
+    args: dict[str, Arg]
+    program: n.Program = field(repr=False)
+    schedule: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    policy: str = "stream"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def function(self) -> n.Function:
+        return self.program.function(self.entry)
+
+    def buffers(self) -> dict[str, np.ndarray]:
+        """Fresh copies of the buffer arguments (targets mutate their copies)."""
+        return {k: v.copy() for k, v in self.args.items() if isinstance(v, np.ndarray)}
+
+    def to_json(self) -> dict[str, Any]:
+        args: dict[str, Any] = {}
+        for name, v in self.args.items():
+            if isinstance(v, np.ndarray):
+                dtype = "i32" if v.dtype == np.int32 else "i64"
+                args[name] = {"dtype": dtype, "data": [int(x) for x in v]}
+            else:
+                args[name] = v
+        out: dict[str, Any] = {
+            "kernel": self.kernel,
+            "entry": self.entry,
+            "launch": {"n": self.n, "wave": self.wave},
+            "args": args,
+        }
+        if self.schedule:
+            out["schedule"] = self.schedule
+        if self.options:
+            out["options"] = self.options
+        if self.policy != "stream":
+            out["policy"] = self.policy
+        out.update(self.extra)
+        return out
+
+
+def load_case(path: str | Path) -> Case:
+    """Read and validate a case file; every problem is one CaseError naming the file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CaseError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CaseError(f"{p}: cannot read: {e}") from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CaseError(f"{p}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    return case_from_json(obj, str(p))
+
+
+def case_from_json(obj: Any, where: str = "case") -> Case:
+    if not isinstance(obj, dict):
+        raise CaseError(f"{where}: a case must be a JSON object")
+    for key in ("kernel", "entry", "launch", "args"):
+        if key not in obj:
+            raise CaseError(f"{where}: missing field '{key}'")
+    kernel = obj["kernel"]
+    if not isinstance(kernel, str):
+        raise CaseError(f"{where}: field 'kernel' must be the kernel's source text")
+    try:
+        program = parse(kernel)
+    except KernelError as e:
+        raise CaseError(f"{where}: kernel {e}") from None
+    entry = obj["entry"]
+    if not isinstance(entry, str) or entry not in program.names():
+        raise CaseError(
+            f"{where}: field 'entry': {entry!r} is not a function of the kernel "
+            f"(it defines {', '.join(program.names())})"
+        )
+    fn = program.function(entry)
+    if fn.returns is not None:
+        raise CaseError(f"{where}: entry '{entry}' returns a value; a kernel returns nothing")
+    n_items, wave = _launch(obj["launch"], where)
+    args = _args(obj["args"], fn, where)
+    schedule = obj.get("schedule", {})
+    options = obj.get("options", {})
+    for key, val in (("schedule", schedule), ("options", options)):
+        if not isinstance(val, dict):
+            raise CaseError(f"{where}: field '{key}' must be an object")
+    policy = obj.get("policy", "stream")
+    if policy not in POLICIES:
+        raise CaseError(f"{where}: field 'policy' must be one of {', '.join(POLICIES)}")
+    extra = {k: v for k, v in obj.items() if k not in _KNOWN}
+    return Case(kernel, entry, n_items, wave, args, program, schedule, options, policy, extra)
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _launch(obj: Any, where: str) -> tuple[int, int]:
+    if not isinstance(obj, dict):
+        raise CaseError(f"{where}: field 'launch' must be an object with 'n' and 'wave'")
+    unknown = set(obj) - {"n", "wave"}
+    if unknown:
+        raise CaseError(f"{where}: launch: unknown field '{sorted(unknown)[0]}'")
+    n_items, wave = obj.get("n"), obj.get("wave")
+    if not _int(n_items) or not 1 <= n_items <= MAX_WORKITEMS:
+        raise CaseError(f"{where}: launch.n must be an integer in 1..{MAX_WORKITEMS}, got {n_items!r}")
+    if not _int(wave) or wave not in (1, 2, 4, 8, 16, 32, 64):
+        raise CaseError(f"{where}: launch.wave must be a power of two in 1..64, got {wave!r}")
+    return n_items, wave
+
+
+def _args(obj: Any, fn: n.Function, where: str) -> dict[str, Arg]:
+    if not isinstance(obj, dict):
+        raise CaseError(f"{where}: field 'args' must be an object")
+    names = [p.name for p in fn.params]
+    for name in obj:
+        if name not in names:
+            raise CaseError(
+                f"{where}: args: unknown argument '{name}' (kernel '{fn.name}' takes "
+                f"{', '.join(names) or 'nothing'})"
+            )
+    out: dict[str, Arg] = {}
+    for p in fn.params:
+        if p.name not in obj:
+            raise CaseError(f"{where}: args: missing argument '{p.name}' ({p.ty})")
+        out[p.name] = _arg(obj[p.name], p.ty, f"{where}: args.{p.name}")
+    return out
+
+
+def _arg(v: Any, ty: Type, where: str) -> Arg:
+    if ty.is_buffer:
+        if not isinstance(v, dict) or set(v) != {"dtype", "data"}:
+            raise CaseError(f"{where}: a buffer argument is {{\"dtype\": ..., \"data\": [...]}}")
+        dtype = DTYPES.get(v["dtype"]) if isinstance(v["dtype"], str) else None
+        if dtype is None:
+            raise CaseError(f"{where}.dtype: expected i32 or i64, got {v['dtype']!r}")
+        if dtype is not ty.element:
+            raise CaseError(f"{where}.dtype: is {v['dtype']} but the parameter is {ty}")
+        data = v["data"]
+        if not isinstance(data, list) or not all(_int(x) for x in data):
+            raise CaseError(f"{where}.data: expected a list of integers")
+        lo, hi = int_range(dtype)
+        for i, x in enumerate(data):
+            if not lo <= x <= hi:
+                raise CaseError(f"{where}.data[{i}]: {x} does not fit in {dtype}")
+        return np.array(data, dtype=np.int32 if dtype.bits == 32 else np.int64)
+    if ty is BOOL:
+        if not isinstance(v, bool):
+            raise CaseError(f"{where}: expected true or false, got {v!r}")
+        return v
+    if not _int(v):
+        raise CaseError(f"{where}: expected an integer ({ty}), got {v!r}")
+    lo, hi = int_range(ty)
+    if not lo <= v <= hi:
+        raise CaseError(f"{where}: {v} does not fit in {ty}")
+    return int(v)

@@ -1,0 +1,155 @@
+"""What one run of a case produced: the data every oracle and target reports.
+
+An `Outcome` is target-neutral and JSON-round-trippable (the `difftest run --json`
+format). Statuses are strings, fixed by the case-file contract: "completed", "faulted",
+"never_ran". A fault's stack is one frame per active function, outermost first; a frame's
+line is the 1-based line in the kernel text (of the call, or of the faulting node).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import CaseError
+
+COMPLETED, FAULTED, NEVER_RAN = "completed", "faulted", "never_ran"
+STATUSES = (COMPLETED, FAULTED, NEVER_RAN)
+FAULT_KINDS = ("out_of_bounds", "division_by_zero", "fail")
+
+
+@dataclass(frozen=True)
+class Frame:
+    function: str
+    line: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"function": self.function, "line": self.line}
+
+
+@dataclass(frozen=True)
+class Fault:
+    """How one workitem faulted: kind, stack (innermost last), and `code` for `fail`."""
+
+    kind: str
+    stack: tuple[Frame, ...]
+    code: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "stack": [f.to_json() for f in self.stack]}
+        if self.kind == "fail":
+            out["code"] = self.code
+        return out
+
+    def describe(self) -> str:
+        where = " <- ".join(f"{f.function}:{f.line}" for f in reversed(self.stack))
+        code = f" (code {self.code})" if self.kind == "fail" else ""
+        return f"{self.kind}{code} at {where}"
+
+
+@dataclass(frozen=True)
+class ExceptionReport:
+    """The one exception a launch reports: a workitem's fault."""
+
+    gid: int
+    fault: Fault
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.fault.to_json()
+        return {"kind": out.pop("kind"), "gid": self.gid, **out}
+
+
+@dataclass
+class Outcome:
+    buffers: dict[str, np.ndarray]
+    exception: ExceptionReport | None
+    status: list[str]
+    faults: dict[int, Fault] | None = None
+    error: str | None = None
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "buffers": {k: [int(x) for x in v] for k, v in self.buffers.items()},
+            "exception": None if self.exception is None else self.exception.to_json(),
+            "status": list(self.status),
+        }
+        if self.faults is not None:
+            out["faults"] = {str(g): f.to_json() for g, f in sorted(self.faults.items())}
+        if self.error is not None:
+            out["error"] = self.error
+        if self.diagnostics:
+            out["diagnostics"] = self.diagnostics
+        return out
+
+    @staticmethod
+    def from_json(obj: Any, where: str = "outcome") -> Outcome:
+        """Read an outcome in the `difftest run --json` format; `buffers`, `exception` and
+        `status` suffice. Raises CaseError naming the bad field."""
+        if not isinstance(obj, dict):
+            raise CaseError(f"{where}: expected a JSON object")
+        for key in ("buffers", "exception", "status"):
+            if key not in obj:
+                raise CaseError(f"{where}: missing field '{key}'")
+        bufs = obj["buffers"]
+        if not isinstance(bufs, dict):
+            raise CaseError(f"{where}.buffers: expected an object of arrays")
+        buffers = {}
+        for name, data in bufs.items():
+            if not isinstance(data, list) or not all(
+                isinstance(x, int) and not isinstance(x, bool) for x in data
+            ):
+                raise CaseError(f"{where}.buffers.{name}: expected a list of integers")
+            buffers[name] = np.array(data, dtype=np.int64)
+        status = obj["status"]
+        if not isinstance(status, list) or any(s not in STATUSES for s in status):
+            raise CaseError(f"{where}.status: expected a list of {', '.join(STATUSES)}")
+        exc = None
+        if obj["exception"] is not None:
+            e = obj["exception"]
+            gid = e.get("gid") if isinstance(e, dict) else None
+            if not isinstance(gid, int) or isinstance(gid, bool):
+                raise CaseError(f"{where}.exception.gid: expected an integer")
+            exc = ExceptionReport(gid, _fault(e, f"{where}.exception"))
+        faults = None
+        if obj.get("faults") is not None:
+            if not isinstance(obj["faults"], dict):
+                raise CaseError(f"{where}.faults: expected an object")
+            faults = {}
+            for g, f in obj["faults"].items():
+                try:
+                    gid = int(g)
+                except ValueError:
+                    raise CaseError(f"{where}.faults: key '{g}' is not a workitem id") from None
+                faults[gid] = _fault(f, f"{where}.faults.{g}")
+        error = obj.get("error")
+        if error is not None and not isinstance(error, str):
+            raise CaseError(f"{where}.error: expected a string")
+        diagnostics = obj.get("diagnostics") or {}
+        return Outcome(buffers, exc, status, faults, error, diagnostics)
+
+
+def _fault(obj: Any, where: str) -> Fault:
+    if not isinstance(obj, dict):
+        raise CaseError(f"{where}: expected an object")
+    kind = obj.get("kind")
+    if kind not in FAULT_KINDS:
+        raise CaseError(f"{where}.kind: expected one of {', '.join(FAULT_KINDS)}, got {kind!r}")
+    stack = obj.get("stack")
+    if not isinstance(stack, list):
+        raise CaseError(f"{where}.stack: expected a list of frames")
+    frames = []
+    for i, fr in enumerate(stack):
+        if not (
+            isinstance(fr, dict)
+            and isinstance(fr.get("function"), str)
+            and isinstance(fr.get("line"), int)
+        ):
+            raise CaseError(f"{where}.stack[{i}]: expected {{'function': str, 'line': int}}")
+        frames.append(Frame(fr["function"], fr["line"]))
+    code = obj.get("code")
+    if kind == "fail" and (not isinstance(code, int) or isinstance(code, bool)):
+        raise CaseError(f"{where}.code: a fail fault needs an integer code")
+    return Fault(kind, tuple(frames), code if kind == "fail" else None)
