@@ -1,0 +1,118 @@
+"""End-to-end tests of the command line as a user calls it.
+
+Bad input must give one line on stderr naming the problem, exit 2, no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from difftest.cli import main
+
+from .conftest import EXAMPLES
+
+GOOD = json.loads((EXAMPLES / "simple_deopt.case.json").read_text())
+
+
+def write_case(tmp_path: Path, obj: object, raw: str | None = None) -> Path:
+    path = tmp_path / "case.json"
+    path.write_text(raw if raw is not None else json.dumps(obj))
+    return path
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as e:  # argparse usage errors
+        code = int(e.code or 0)
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def bad(**changes: object) -> dict:
+    obj = dict(GOOD)
+    obj.update(changes)
+    return obj
+
+
+KERNEL_WHILE = "def k(out: Buffer[i32]):\n    while True:\n        pass\n"
+KERNEL_UNKNOWN = "def k(out: Buffer[i32]):\n    out[0] = nope\n"
+KERNEL_TYPE = "def k(out: Buffer[i32]):\n    out[0] = 1 + True\n"
+KERNEL_NOANN = "def k(out):\n    out[0] = 1\n"
+ONE_BUF = {"out": {"dtype": "i32", "data": [0]}}
+
+
+@pytest.mark.parametrize(
+    "obj, raw, needle",
+    [
+        (None, '{"kernel": ', "malformed JSON at line 1"),
+        (None, "[1, 2]", "a case must be a JSON object"),
+        (bad(kernel="def k(:\n"), None, "kernel line 1: syntax error"),
+        (bad(kernel=KERNEL_WHILE, entry="k", args=ONE_BUF), None, "line 2: unsupported statement 'while'"),
+        (bad(kernel=KERNEL_UNKNOWN, entry="k", args=ONE_BUF), None, "line 2: unknown name 'nope'"),
+        (bad(kernel=KERNEL_TYPE, entry="k", args=ONE_BUF), None, "line 2: right operand of '+' must be an integer, got bool"),
+        (bad(kernel=KERNEL_NOANN, entry="k", args=ONE_BUF), None, "line 1: missing type annotation on parameter 'out'"),
+        (bad(args={"out": GOOD["args"]["out"]}), None, "missing argument 'length'"),
+        (bad(args={**GOOD["args"], "extra": 1}), None, "unknown argument 'extra'"),
+        (bad(args={"out": {"dtype": "i64", "data": [1]}, "length": 20}), None, "args.out.dtype: is i64 but the parameter is Buffer[i32]"),
+        (bad(args={"out": {"dtype": "i32", "data": [1]}, "length": 2**40}), None, "args.length: 1099511627776 does not fit in i32"),
+        (bad(launch={"n": 20, "wave": 3}), None, "launch.wave must be a power of two"),
+        (bad(entry="nope"), None, "field 'entry': 'nope' is not a function"),
+        (bad(policy="whenever"), None, "field 'policy' must be one of"),
+    ],
+)
+def test_run_bad_case_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         obj: object, raw: str | None, needle: str) -> None:
+    path = write_case(tmp_path, obj, raw)
+    code, out, err = run_cli(capsys, "run", str(path), "--target", "reference")
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert str(path) in err and needle in err, err
+
+
+def test_unknown_target_names_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.case.json"),
+                           "--target", "gpu9000")
+    assert code == 2
+    assert err.strip() == "difftest: error: unknown target 'gpu9000' (known: reference)"
+
+
+def test_bad_opt_and_bad_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.case.json"), "--opt", "x")
+    assert code == 2 and "--opt 'x': expected KEY=VALUE" in err
+    code, _, err = run_cli(capsys, "frobnicate")
+    assert code == 2 and "invalid choice: 'frobnicate'" in err and err.count("\n") == 1
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run_cli(capsys, "run", str(tmp_path / "nope.json"))
+    assert code == 2 and "nope.json: no such file" in err
+
+
+def test_human_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.case.json"))
+    assert code == 0
+    assert "19 completed, 1 faulted, 0 never ran" in out
+    assert "exception: workitem 10: out_of_bounds at write_int_array:16 <- simple_deopt:12" in out
+
+
+def test_racy_kernel_is_a_reported_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case = {"kernel": "def k(out: Buffer[i32]):\n    out[0] = gid()\n", "entry": "k",
+            "launch": {"n": 2, "wave": 2}, "args": ONE_BUF}
+    code, out, _ = run_cli(capsys, "run", str(write_case(tmp_path, case)), "--json")
+    assert code == 1
+    assert "race" in json.loads(out)["error"]
+
+
+def test_console_script_is_installed(tmp_path: Path) -> None:
+    exe = Path(sys.executable).parent / "difftest"
+    proc = subprocess.run([str(exe), "run", str(EXAMPLES / "payload_clobber.case.json"), "--json"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["buffers"]["used"] == [0, 3, 0, 9, 0, 15, 0, 21]
