@@ -59,18 +59,116 @@ def _summary(case: Case, target: str, outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    from targets.base import load_target
+def _target_and_options(name: str, case: Case | None, pairs: Sequence[str]
+                        ) -> tuple[Any, dict[str, Any]]:
+    from targets.base import check_options, load_target
 
+    target = load_target(name)
+    cli_options = parse_options(pairs)
+    check_options(target, cli_options)
+    options = {**(case.options if case else {}), **cli_options}
+    if isinstance(options.get("mutants"), str):
+        options["mutants"] = [m for m in options["mutants"].split(",") if m]
+    return target, options
+
+
+def cmd_run(args: argparse.Namespace) -> int:
     case = load_case(args.case)
-    target = load_target(args.target)
-    options = {**case.options, **parse_options(args.opt)}
+    target, options = _target_and_options(args.target, case, args.opt)
     outcome = target.run(case, case.schedule, options)
     if args.json:
         print(json.dumps(outcome.to_json()))
     else:
         print(_summary(case, args.target, outcome))
     return EXIT_FAIL if outcome.error is not None else EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .runner import check_case, oracle_run
+    from .verdict import check_outcome
+
+    case = load_case(args.case)
+    policy = args.policy or case.policy
+    full, oracle_error = oracle_run(case)
+    if args.outcome:
+        outcome = Outcome.from_json(_read_json(args.outcome), str(args.outcome))
+        verdict = check_outcome(case, full, outcome, policy=policy, oracle_error=oracle_error)
+        print(f"{args.outcome}: {verdict}")
+        return EXIT_OK if verdict.agree else EXIT_FAIL
+    target, options = _target_and_options(args.target, case, args.opt)
+    if args.schedules < 1:
+        raise DifftestError(f"--schedules must be at least 1, got {args.schedules}")
+    schedules = [case.schedule]
+    if args.schedules > 1:
+        from generators.sampling import draw
+        from generators.schedules import schedules as schedule_strategy
+
+        schedules += draw(schedule_strategy(), args.schedules - 1, args.seed)
+    failed = 0
+    for i, schedule in enumerate(schedules):
+        res = check_case(case, target, schedule, options, policy, full, oracle_error)
+        failed += not res.verdict.agree
+        label = json.dumps(schedule, sort_keys=True) if schedule else "{}"
+        print(f"schedule {i} {label}: {res.verdict}")
+    print(f"{len(schedules) - failed} of {len(schedules)} schedules agree on {args.target}")
+    return EXIT_OK if not failed else EXIT_FAIL
+
+
+def _read_json(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise DifftestError(f"{path}: no such file") from None
+    except json.JSONDecodeError as e:
+        raise DifftestError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: "
+                            f"{e.msg}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise DifftestError(f"{path}: cannot read: {e}") from None
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from targets.base import load_target, target_names
+
+    from .corpus import entries, files
+    from .runner import replay
+
+    names = args.target or target_names()
+    for name in names:
+        load_target(name)  # unknown target: exit 2 before replaying anything
+    paths = files(args.paths)
+    bad = failed = passed = 0
+    for entry in entries(list(paths)):
+        if entry.case is None:
+            bad += 1
+            print(f"error {entry.error}")
+            continue
+        for res in replay(entry.case, entry.target, entry.mutants, entry.expected, names):
+            print(f"{entry.path.name}: {res.describe()}")
+            passed += res.ok
+            failed += not res.ok
+    print(f"{passed} passed, {failed} failed" + (f", {bad} malformed" if bad else ""))
+    if bad:
+        return EXIT_USAGE
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from .report import render_png, status_picture, numbered_source
+    from .runner import check_case
+
+    case = load_case(args.case)
+    target, options = _target_and_options(args.target, case, args.opt)
+    res = check_case(case, target, options=options, policy=args.policy)
+    print(numbered_source(case.kernel))
+    print()
+    print(f"{case.entry}: n={case.n} wave={case.wave} on {args.target}: {res.verdict}")
+    if res.outcome.error is None:
+        print(status_picture(case, res.outcome))
+    if args.png:
+        render_png(case, res.outcome, args.png)
+        print(f"wrote {args.png}")
+    return EXIT_OK if res.verdict.agree else EXIT_FAIL
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,6 +182,32 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
                      help="target option (repeatable)")
     run.set_defaults(func=cmd_run)
+
+    check = sub.add_parser("check", help="run a case on the oracle and a target; print the verdict")
+    check.add_argument("case", help="case file (JSON)")
+    check.add_argument("--target", default="reference")
+    check.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE")
+    check.add_argument("--schedules", type=int, default=1, metavar="K",
+                       help="check the case's schedule and K-1 generated ones")
+    check.add_argument("--seed", type=int, default=0, help="seed for generated schedules")
+    check.add_argument("--policy", choices=("stream", "sequential"), default=None)
+    check.add_argument("--outcome", metavar="FILE",
+                       help="check this outcome (difftest run --json format) instead of a target")
+    check.set_defaults(func=cmd_check)
+
+    rep = sub.add_parser("replay", help="replay corpus files or folders")
+    rep.add_argument("paths", nargs="+", metavar="PATH")
+    rep.add_argument("--target", action="append", default=None,
+                     help="replay on this target (repeatable; default: every registered one)")
+    rep.set_defaults(func=cmd_replay)
+
+    show = sub.add_parser("show", help="print a case's kernel, verdict and status picture")
+    show.add_argument("case")
+    show.add_argument("--target", default="reference")
+    show.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE")
+    show.add_argument("--policy", choices=("stream", "sequential"), default=None)
+    show.add_argument("--png", metavar="FILE", help="also write the status picture as a PNG")
+    show.set_defaults(func=cmd_show)
     return parser
 
 

@@ -528,6 +528,8 @@ class ReferenceTarget:
     lowest faulting workitem's exception; a race or budget overrun is an `error`."""
 
     name = "reference"
+    option_names = ("step_budget",)
+    mutant_names: tuple[str, ...] = ()
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:

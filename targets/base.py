@@ -44,3 +44,31 @@ def load_target(name: str) -> Target:
     raise UnknownTarget(
         f"unknown target '{name}' (known: {', '.join(target_names()) or 'none registered'})"
     )
+
+
+class UnknownOption(DifftestError):
+    pass
+
+
+def check_options(target: Target, options: dict[str, Any]) -> None:
+    """Reject options and mutants the target does not declare (`option_names`,
+    `mutant_names` class attributes), naming the bad one and the known ones."""
+    known = tuple(getattr(target, "option_names", ())) + ("mutants",)
+    for key in options:
+        if key not in known:
+            raise UnknownOption(
+                f"unknown option '{key}' for target {target.name} "
+                f"(known: {', '.join(sorted(known))})"
+            )
+    mutants = options.get("mutants", [])
+    if isinstance(mutants, str):
+        mutants = [m for m in mutants.split(",") if m]
+    if not isinstance(mutants, list):
+        raise UnknownOption("option 'mutants' must be a list or a comma-separated string")
+    known_mutants = tuple(getattr(target, "mutant_names", ()))
+    for m in mutants:
+        if m not in known_mutants:
+            raise UnknownOption(
+                f"unknown mutant '{m}' for target {target.name} "
+                f"(known: {', '.join(known_mutants) or 'none'})"
+            )

@@ -1,0 +1,134 @@
+"""The corpus: one JSON case file per shrunk counterexample, replayed as regression tests.
+
+A corpus file is a case file (difftest.case) plus::
+
+    "format": "difftest-case", "version": 1,
+    "target": "<name>", "mutants": [...],          # where it was found
+    "expected": {"verdict": "agree"} | {"verdict": "disagree", "rule": "R3 memory"},
+    "note": "<one line>"
+
+Files are named by a hash of their content and written atomically (a temporary file in the
+same folder, then `os.replace`), so parallel fuzz workers never tear or lose one, and the
+same counterexample found twice is one file. Files are only ever parsed as JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from .case import Case, case_from_json
+from .errors import CaseError
+
+FORMAT, VERSION = "difftest-case", 1
+
+
+def corpus_json(case: Case, target: str, expected: dict[str, Any], note: str = "",
+                mutants: list[str] | None = None) -> dict[str, Any]:
+    obj = case.to_json()
+    for key in ("format", "version", "target", "mutants", "expected", "note"):
+        obj.pop(key, None)
+    obj.update({
+        "format": FORMAT,
+        "version": VERSION,
+        "target": target,
+        "mutants": sorted(mutants or []),
+        "expected": expected,
+        "note": note,
+    })
+    return obj
+
+
+def content_name(obj: dict[str, Any]) -> str:
+    """Hash of everything but the note, so rewording a note keeps the name."""
+    key = {k: v for k, v in obj.items() if k != "note"}
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+    return f"{obj.get('entry', 'case')}-{digest[:16]}.json"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def save(directory: str | Path, obj: dict[str, Any]) -> Path:
+    """Write one corpus entry; returns its path (an existing identical entry is kept)."""
+    path = Path(directory) / content_name(obj)
+    if not path.exists():
+        write_atomic(path, json.dumps(obj, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+@dataclass
+class Entry:
+    path: Path
+    case: Case | None
+    error: str | None = None
+
+    @property
+    def target(self) -> str:
+        assert self.case is not None
+        return str(self.case.extra.get("target", "reference"))
+
+    @property
+    def mutants(self) -> list[str]:
+        assert self.case is not None
+        return list(self.case.extra.get("mutants", []))
+
+    @property
+    def expected(self) -> dict[str, Any]:
+        assert self.case is not None
+        exp = self.case.extra.get("expected", {"verdict": "agree"})
+        return exp if isinstance(exp, dict) else {"verdict": "agree"}
+
+
+def files(paths: list[str | Path]) -> list[Path]:
+    """Expand folders to their *.json files (sorted); a missing path is a CaseError."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(q for q in p.glob("*.json") if not q.name.startswith(".")))
+        elif p.exists():
+            out.append(p)
+        else:
+            raise CaseError(f"{p}: no such file or folder")
+    return out
+
+
+def entries(paths: list[str | Path]) -> Iterator[Entry]:
+    """Every corpus file, loaded; a malformed one is an Entry with `error`, never a crash."""
+    for path in files(paths):
+        try:
+            text = path.read_text(encoding="utf-8")
+            obj = json.loads(text)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            yield Entry(path, None, f"{path}: malformed corpus file: {e}")
+            continue
+        try:
+            case = case_from_json(obj, str(path))
+        except CaseError as e:
+            yield Entry(path, None, str(e))
+            continue
+        exp = case.extra.get("expected", {"verdict": "agree"})
+        if not (isinstance(exp, dict) and exp.get("verdict") in ("agree", "disagree")):
+            yield Entry(path, None, f"{path}: field 'expected' must be "
+                        "{\"verdict\": \"agree\"|\"disagree\", ...}")
+            continue
+        yield Entry(path, case)

@@ -1,0 +1,107 @@
+"""Runs a case on the oracle and on a target and returns the verdict.
+
+The one place that wires oracle, target and checker together; the CLI, the fuzz loop, the
+corpus replay and the pytest plugin all go through `check_case`.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+from .case import Case
+from .outcome import Outcome
+from .verdict import Verdict, check_outcome
+
+
+@dataclass
+class CheckResult:
+    verdict: Verdict
+    outcome: Outcome
+    full: Any  # oracles.reference.FullRun, or None when the oracle failed
+    oracle_error: str | None
+    schedule: dict[str, Any]
+
+
+def oracle_run(case: Case) -> tuple[Any, str | None]:
+    """The oracle's full run, or (None, error) for a race or budget overrun."""
+    from oracles.reference import OracleError, run_full
+
+    budget = case.options.get("step_budget")
+    try:
+        return (run_full(case, int(budget)) if budget else run_full(case)), None
+    except OracleError as e:
+        return None, str(e)
+
+
+def run_target(target: Any, case: Case, schedule: dict[str, Any],
+               options: dict[str, Any]) -> Outcome:
+    """A target's outcome; an exception escaping the target is an `internal` error (R0),
+    never a crash of the harness."""
+    try:
+        outcome: Outcome = target.run(case, schedule, options)
+        return outcome
+    except Exception as e:  # noqa: BLE001 - a target crash is a finding, not our crash
+        tb = traceback.format_exception_only(type(e), e)[-1].strip()
+        return Outcome(case.buffers(), None, [], error=f"internal: {tb}")
+
+
+def check_case(case: Case, target: Any, schedule: dict[str, Any] | None = None,
+               options: dict[str, Any] | None = None, policy: str | None = None,
+               full: Any = None, oracle_error: str | None = None) -> CheckResult:
+    """Verdict for one (case, schedule, options) on `target`. Pass `full` to reuse one
+    oracle run across several schedules of the same case."""
+    if full is None and oracle_error is None:
+        full, oracle_error = oracle_run(case)
+    schedule = dict(case.schedule if schedule is None else schedule)
+    options = {**case.options, **(options or {})}
+    outcome = run_target(target, case, schedule, options)
+    verdict = check_outcome(
+        case, full, outcome, policy=policy,
+        wave_granularity=getattr(target, "never_ran_granularity", None) == "wave",
+        oracle_error=oracle_error,
+    )
+    return CheckResult(verdict, outcome, full, oracle_error, schedule)
+
+
+@dataclass
+class ReplayResult:
+    target: str
+    mutants: list[str]
+    ok: bool
+    verdict: Verdict
+    expected: dict[str, Any]
+
+    def describe(self) -> str:
+        conf = self.target + (f" +{','.join(self.mutants)}" if self.mutants else "")
+        want = self.expected.get("verdict")
+        if self.expected.get("rule"):
+            want = f"{want} ({self.expected['rule']})"
+        return f"{'ok' if self.ok else 'FAIL'} {conf}: expected {want}, got {self.verdict}"
+
+
+def _matches(verdict: Verdict, expected: dict[str, Any]) -> bool:
+    if expected.get("verdict") == "agree":
+        return verdict.agree
+    return not verdict.agree and expected.get("rule") in (None, verdict.rule)
+
+
+def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[str, Any],
+           targets: list[str]) -> list[ReplayResult]:
+    """Replay one corpus case: the recorded configuration must give the recorded verdict,
+    and every target in `targets` without mutants must agree with the oracle."""
+    from targets.base import load_target
+
+    full, oracle_error = oracle_run(case)
+    results = []
+    configs: list[tuple[str, list[str], dict[str, Any]]] = []
+    if mutants or expected.get("verdict") != "agree" or recorded_target not in targets:
+        configs.append((recorded_target, mutants, expected))
+    configs += [(t, [], {"verdict": "agree"}) for t in targets]
+    for name, muts, exp in configs:
+        target = load_target(name)
+        options = {"mutants": muts} if muts else {}
+        res = check_case(case, target, options=options, full=full, oracle_error=oracle_error)
+        results.append(ReplayResult(name, muts, _matches(res.verdict, exp), res.verdict, exp))
+    return results

@@ -1,0 +1,271 @@
+"""The agreement checker: DESIGN.md's "Semantics" (and docs/semantics.md) made executable.
+
+`check_outcome(case, full, outcome)` compares a target's `Outcome` with the oracle's
+`FullRun` and returns a `Verdict`: agree, or the first rule that fails in DESIGN.md's
+order (R0 error, R1 exception, R2 fates, R3 memory, R4 atomics, R5 granularity), the
+workitems involved, and expected vs actual.
+
+Nothing here runs a kernel: the full run's fates and write logs are the whole truth, and
+every legal outcome is derived from them (any set of never-ran workitems the policy
+allows, with exactly the ran workitems' writes applied).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .case import Case
+from .outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome
+
+RULES = ("R0 error", "R1 exception", "R2 fates", "R3 memory", "R4 atomics", "R5 granularity")
+POLICIES = ("stream", "sequential")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    agree: bool
+    rule: str | None = None
+    message: str = ""
+    workitems: tuple[int, ...] = ()
+    expected: Any = None
+    actual: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.agree:
+            return {"agree": True}
+        return {
+            "agree": False,
+            "rule": self.rule,
+            "message": self.message,
+            "workitems": list(self.workitems),
+            "expected": _jsonable(self.expected),
+            "actual": _jsonable(self.actual),
+        }
+
+    def __str__(self) -> str:
+        if self.agree:
+            return "agree"
+        who = f" [workitems {', '.join(map(str, self.workitems))}]" if self.workitems else ""
+        return f"disagree: {self.rule}: {self.message}{who}"
+
+
+AGREE = Verdict(True)
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, Fault):
+        return v.to_json()
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    return v
+
+
+def _fail(rule: str, message: str, workitems: tuple[int, ...] | list[int] = (),
+          expected: Any = None, actual: Any = None) -> Verdict:
+    assert rule in RULES, rule
+    return Verdict(False, rule, message, tuple(workitems), expected, actual)
+
+
+def _fate_name(f: Fault | None) -> str:
+    return COMPLETED if f is None else FAULTED
+
+
+@dataclass
+class _Expect:
+    """What a run of exactly the `ran` workitems leaves in memory."""
+
+    plain: dict[str, np.ndarray]
+    atomic: dict[tuple[str, int], int] = field(default_factory=dict)
+    atomic_locations: set[tuple[str, int]] = field(default_factory=set)
+
+
+def _wrap(v: int, dtype: np.dtype) -> int:
+    bits = np.dtype(dtype).itemsize * 8
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def _expected_memory(full: Any, ran: list[bool]) -> _Expect:
+    """Atomic-only locations are summed (R4); every other location is replayed from the
+    ran workitems' logs (by the race rule, at most one workitem touches a location that
+    sees a plain store, so replaying its log in order is exact)."""
+    plain = {k: v.astype(np.int64) for k, v in full.initial.items()}
+    exp = _Expect(plain)
+    stored = {(w.buffer, w.index) for log in full.writes for w in log if not w.atomic}
+    exp.atomic_locations = {
+        (w.buffer, w.index) for log in full.writes for w in log if w.atomic
+    } - stored
+    for loc in exp.atomic_locations:
+        exp.atomic[loc] = int(full.initial[loc[0]][loc[1]])
+    for g, log in enumerate(full.writes):
+        if not ran[g]:
+            continue
+        for w in log:
+            loc = (w.buffer, w.index)
+            dtype = full.initial[w.buffer].dtype
+            if loc in exp.atomic_locations:
+                exp.atomic[loc] = _wrap(exp.atomic[loc] + w.value, dtype)
+            elif w.atomic:
+                plain[w.buffer][w.index] = _wrap(int(plain[w.buffer][w.index]) + w.value, dtype)
+            else:
+                plain[w.buffer][w.index] = w.value
+    return exp
+
+
+def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = None,
+                  wave_granularity: bool = False, oracle_error: str | None = None) -> Verdict:
+    """The verdict on `outcome`. `full` is the oracle's FullRun (None with `oracle_error`
+    when the oracle itself failed); `wave_granularity` turns on R5 for targets that check
+    the deopt flag at wave start."""
+    policy = policy or case.policy
+    assert policy in POLICIES, f"unknown policy {policy}"
+
+    # R0 error
+    if oracle_error is not None or outcome.error is not None:
+        kind = (outcome.error or "").split(":", 1)[0]
+        if oracle_error is not None and kind == oracle_error.split(":", 1)[0]:
+            return AGREE
+        return _fail("R0 error", f"target error: {outcome.error}" if outcome.error
+                     else f"oracle error: {oracle_error}",
+                     expected=oracle_error, actual=outcome.error)
+
+    n, wave = case.n, case.wave
+    fates: list[Fault | None] = full.fates
+    faulting = [g for g in range(n) if fates[g] is not None]
+    status = outcome.status
+    if len(status) != n:
+        return _fail("R2 fates", f"status has {len(status)} entries for {n} workitems",
+                     expected=n, actual=len(status))
+
+    # R1 exception
+    exc = outcome.exception
+    if not faulting:
+        if exc is not None:
+            return _fail("R1 exception", "an exception is reported but no workitem faults",
+                         [exc.gid], None, exc.to_json())
+    else:
+        if exc is None:
+            return _fail("R1 exception",
+                         f"no exception reported, but {len(faulting)} workitem(s) fault",
+                         faulting[:8], fates[faulting[0]].to_json(), None)  # type: ignore[union-attr]
+        g = exc.gid
+        if not 0 <= g < n or fates[g] is None:
+            return _fail("R1 exception", f"workitem {g} is reported but does not fault",
+                         [g], None, exc.to_json())
+        if exc.fault != fates[g]:
+            return _fail("R1 exception", f"workitem {g}'s reported fault differs from its fate",
+                         [g], fates[g], exc.fault)
+        if status[g] == NEVER_RAN:
+            return _fail("R1 exception", f"workitem {g} is reported but marked never-ran",
+                         [g], FAULTED, NEVER_RAN)
+        if policy == "sequential":
+            if g != faulting[0]:
+                return _fail("R1 exception",
+                             f"policy sequential reports the lowest faulting workitem "
+                             f"{faulting[0]}, not {g}", [faulting[0], g], faulting[0], g)
+            later = [h for h in range((g // wave + 1) * wave, n) if status[h] != NEVER_RAN]
+            if later:
+                return _fail("R1 exception",
+                             f"policy sequential: workitem {later[0]} ran in a wave after "
+                             f"the reported fault's", later[:8], NEVER_RAN, status[later[0]])
+
+    # R2 fates
+    for g in range(n):
+        want = _fate_name(fates[g])
+        if status[g] not in (want, NEVER_RAN):
+            return _fail("R2 fates", f"workitem {g} is {status[g]}, its fate is {want}",
+                         [g], want, status[g])
+    if exc is None:
+        never = [g for g in range(n) if status[g] == NEVER_RAN]
+        if never:
+            return _fail("R2 fates", "workitems never ran although no exception was reported",
+                         never[:8], COMPLETED, NEVER_RAN)
+    for g, f in (outcome.faults or {}).items():
+        if not 0 <= g < n or fates[g] != f:
+            return _fail("R2 fates", f"faults entry for workitem {g} differs from its fate",
+                         [g], fates[g] if 0 <= g < n else None, f)
+
+    # R3 memory
+    ran = [s != NEVER_RAN for s in status]
+    exp = _expected_memory(full, ran)
+    if set(outcome.buffers) != set(exp.plain):
+        return _fail("R3 memory", "the outcome's buffers are not the case's buffers",
+                     expected=sorted(exp.plain), actual=sorted(outcome.buffers))
+    for name, want_buf in exp.plain.items():
+        got = np.asarray(outcome.buffers[name], dtype=np.int64)
+        if got.shape != want_buf.shape:
+            return _fail("R3 memory", f"buffer {name} has {got.size} values, not {want_buf.size}",
+                         expected=want_buf.size, actual=got.size)
+        differ = np.nonzero(got != want_buf)[0]
+        for i in differ:
+            if (name, int(i)) in exp.atomic_locations:
+                continue
+            return _memory_mismatch(full, status, name, int(i), int(want_buf[i]), int(got[i]))
+
+    # R4 atomics
+    for (name, i), want in sorted(exp.atomic.items()):
+        got_v = int(outcome.buffers[name][i])
+        if got_v != want:
+            return _atomic_mismatch(full, status, name, i, want, got_v)
+
+    # R5 granularity
+    if wave_granularity:
+        for w in range(0, n, wave):
+            lanes = range(w, min(w + wave, n))
+            unrun = [g for g in lanes if status[g] == NEVER_RAN]
+            if unrun and len(unrun) != len(lanes):
+                return _fail("R5 granularity",
+                             f"wave {w // wave} is partly never-ran", unrun[:8],
+                             "whole wave", f"{len(unrun)} of {len(lanes)} lanes")
+    return AGREE
+
+
+def _writers(full: Any, name: str, i: int, atomic: bool) -> list[tuple[int, int]]:
+    return [(g, w.value) for g, log in enumerate(full.writes) for w in log
+            if w.buffer == name and w.index == i and w.atomic == atomic]
+
+
+def _memory_mismatch(full: Any, status: list[str], name: str, i: int,
+                     want: int, got: int) -> Verdict:
+    writers = _writers(full, name, i, atomic=False)
+    who = sorted({g for g, _ in writers})
+    loc = f"{name}[{i}]"
+    for g, value in writers:
+        if status[g] == NEVER_RAN and got == value:
+            return _fail("R3 memory", f"workitem {g} is never-ran but its write to {loc} is "
+                         "visible", [g], want, got)
+    ran_writers = [g for g in who if status[g] != NEVER_RAN]
+    if ran_writers and got == int(full.initial[name][i]):
+        g = ran_writers[-1]
+        return _fail("R3 memory", f"workitem {g} ran ({status[g]}) but its write to {loc} is "
+                     "missing (half-done?)", [g], want, got)
+    if not who:
+        return _fail("R3 memory", f"{loc} changed although no workitem writes it", [],
+                     want, got)
+    return _fail("R3 memory", f"{loc} holds {got}, expected {want}", who[:8], want, got)
+
+
+def _atomic_mismatch(full: Any, status: list[str], name: str, i: int,
+                     want: int, got: int) -> Verdict:
+    loc = f"{name}[{i}]"
+    dtype = full.initial[name].dtype
+    diff = _wrap(got - want, dtype)
+    for g, value in _writers(full, name, i, atomic=True):
+        if diff == value and status[g] != NEVER_RAN:
+            return _fail("R4 atomics", f"workitem {g}'s contribution {value} to {loc} is "
+                         "counted twice", [g], want, got)
+        if diff == value:
+            return _fail("R4 atomics", f"never-ran workitem {g}'s contribution {value} to "
+                         f"{loc} is visible", [g], want, got)
+        if diff == _wrap(-value, dtype) and status[g] != NEVER_RAN:
+            return _fail("R4 atomics", f"workitem {g}'s contribution {value} to {loc} is "
+                         "missing", [g], want, got)
+    who = sorted({g for g, _ in _writers(full, name, i, atomic=True)})
+    return _fail("R4 atomics", f"{loc} holds {got}, expected {want}", who[:8], want, got)
