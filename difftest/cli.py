@@ -171,6 +171,64 @@ def cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK if res.verdict.agree else EXIT_FAIL
 
 
+def _workers(text: str) -> int:
+    import os
+
+    if text == "auto":
+        return os.cpu_count() or 1
+    try:
+        value = int(text)
+    except ValueError:
+        raise DifftestError(f"--workers must be a number or 'auto', got {text!r}") from None
+    if value < 1:
+        raise DifftestError(f"--workers must be at least 1, got {value}")
+    return value
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .fuzz import FuzzConfig, format_summary, fuzz
+
+    _, options = _target_and_options(args.target, None, args.opt)
+    if args.time is not None and args.time <= 0:
+        raise DifftestError(f"--time must be positive, got {args.time}")
+    if args.examples is not None and args.examples < 1:
+        raise DifftestError(f"--examples must be at least 1, got {args.examples}")
+    corpus = Path(args.corpus)
+    if corpus.exists() and not corpus.is_dir():
+        raise DifftestError(f"--corpus {corpus}: not a folder")
+    seconds = args.time if args.time is not None or args.examples is not None else 60.0
+    config = FuzzConfig(target=args.target, seconds=seconds, examples=args.examples,
+                        workers=_workers(args.workers), seed=args.seed, options=options,
+                        corpus=corpus)
+    summary = fuzz(config)
+    print(format_summary(summary, args.target))
+    return EXIT_FAIL if summary.failures else EXIT_OK
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from generators.cases import cases
+    from generators.sampling import draw
+
+    from .corpus import content_name, write_atomic
+
+    if args.count < 1:
+        raise DifftestError(f"--count must be at least 1, got {args.count}")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise DifftestError(f"--out {out}: not a folder")
+    written = 0
+    for case in draw(cases(), args.count, args.seed):
+        obj = case.to_json()
+        write_atomic(out / content_name(obj), json.dumps(obj, indent=1) + "\n")
+        written += 1
+    print(f"wrote {written} case files to {out}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="difftest", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -208,6 +266,26 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--policy", choices=("stream", "sequential"), default=None)
     show.add_argument("--png", metavar="FILE", help="also write the status picture as a PNG")
     show.set_defaults(func=cmd_show)
+
+    fz = sub.add_parser("fuzz", help="fuzz campaign: generated cases on a target vs the oracle")
+    fz.add_argument("--target", default="reference")
+    budget = fz.add_mutually_exclusive_group()
+    budget.add_argument("--time", type=float, default=None, metavar="SECONDS",
+                        help="stop after this long (default 60 s)")
+    budget.add_argument("--examples", type=int, default=None, metavar="N",
+                        help="stop after N generated kernels")
+    fz.add_argument("--workers", default="1", metavar="N|auto")
+    fz.add_argument("--seed", type=int, default=0)
+    fz.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE")
+    fz.add_argument("--corpus", default="corpus", metavar="DIR",
+                    help="where shrunk counterexamples are written (default: corpus)")
+    fz.set_defaults(func=cmd_fuzz)
+
+    sm = sub.add_parser("sample", help="write N generated cases as case files")
+    sm.add_argument("--count", type=int, required=True, metavar="N")
+    sm.add_argument("--seed", type=int, default=0)
+    sm.add_argument("--out", required=True, metavar="DIR")
+    sm.set_defaults(func=cmd_sample)
     return parser
 
 

@@ -419,6 +419,61 @@ def test_each_wave_is_its_own_set_of_lanes() -> None:
     assert bufs["b"] == [3] * 8
 
 
+def test_wave_op_in_helper_sees_callers_lanes_and_bool_moves() -> None:
+    # n = 4, wave = 4. The helper's wave_sum sees the lanes of the branch it is called
+    # from: then-lanes {1,2,3} -> 1+2+3 = 6; else-lane {0} -> 0, + 100 -> 100.
+    # shuffle of a bool c = lane > 1 (F F T T) from lane + 1: lane0 <- lane1 F, lane1 <-
+    # lane2 T, lane2 <- lane3 T, lane3 <- lane 4 (out of range) -> False: [0, 1, 1, 0].
+    # readfirstlane(c): lane 0's False -> 0 everywhere.
+    src = """
+    def k(out: Buffer[i32], sh: Buffer[i32], rf: Buffer[i32]):
+        i = lane()
+        if i >= 1:
+            out[i] = h(i)
+        else:
+            out[i] = h(i) + 100
+        c = i > 1
+        sh[i] = i32(shuffle(c, i + 1))
+        rf[i] = i32(readfirstlane(c))
+
+
+    def h(x: i32) -> i32:
+        return wave_sum(x)
+    """
+    bufs = ok(src, "k", 4, 4, out=zeros(4), sh=fill(4, 9), rf=fill(4, 9))
+    assert bufs["out"] == [100, 6, 6, 6]
+    assert bufs["sh"] == [0, 1, 1, 0]
+    assert bufs["rf"] == [0, 0, 0, 0]
+
+
+def test_nested_if_else_reconverges_at_each_end() -> None:
+    # n = 8, wave = 8, i = lane. Outer: i < 4 vs i >= 4; inner: odd vs even.
+    # Inner branches: {1,3} -> ballot 10, {0,2} -> 5, {5,7} -> 160, {4,6} -> 80.
+    # After the inner if/else its lanes rejoin: ballot {0..3} = 15, {4..7} = 240 -> b.
+    # After the outer if/else all rejoin: ballot 255 -> c.
+    src = """
+    def k(a: Buffer[i32], b: Buffer[i32], c: Buffer[i32]):
+        i = lane()
+        if i < 4:
+            if i % 2 == 1:
+                a[i] = i32(ballot(True))
+            else:
+                a[i] = i32(ballot(True))
+            b[i] = i32(ballot(True))
+        else:
+            if i % 2 == 1:
+                a[i] = i32(ballot(True))
+            else:
+                a[i] = i32(ballot(True))
+            b[i] = i32(ballot(True))
+        c[i] = i32(ballot(True))
+    """
+    bufs = ok(src, "k", 8, 8, a=zeros(8), b=zeros(8), c=zeros(8))
+    assert bufs["a"] == [5, 10, 5, 10, 80, 160, 80, 160]
+    assert bufs["b"] == [15, 15, 15, 15, 240, 240, 240, 240]
+    assert bufs["c"] == [255] * 8
+
+
 # ==================================================================== evaluation order
 
 EVAL_ORDER = """
@@ -601,6 +656,21 @@ def test_mixed_widths_widen_and_literals_are_i32() -> None:
     bufs = ok(src, "k", 1, 1, out=zeros(9, "i64"), a=I32_MAX, b=1, c=-5)
     assert bufs["out"] == [2**31, I32_MIN, -2, I32_MIN, 2**31 + 1, 2**31, -5, 2**32 - 2,
                            2**32 - 2]
+
+
+def test_negative_literal_min_is_i32() -> None:
+    # docs/semantics.md: -2147483648 is one i32 literal, so x is i32 and x - 1 wraps to
+    # 2147483647 (stored into an i64 buffer after wrapping). 2147483648 alone is i64:
+    # y - 1 = 2147483647 without wrapping, and y + 1 = 2147483649.
+    src = """
+    def k(out: Buffer[i64]):
+        x = -2147483648
+        out[0] = x - 1
+        y = 2147483648
+        out[1] = y + 1
+    """
+    bufs = ok(src, "k", 1, 1, out=zeros(2, "i64"))
+    assert bufs["out"] == [I32_MAX, 2**31 + 1]
 
 
 @pytest.mark.parametrize("value,expected", [

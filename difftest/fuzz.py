@@ -1,0 +1,242 @@
+"""The fuzz campaign behind `difftest fuzz`: generated cases on a target vs the oracle.
+
+Each worker process runs Hypothesis in short seeded batches until the time or example
+budget is spent: a batch draws kernels (each serving several inputs, launches and
+schedules), checks every (case, schedule) against the oracle, and on a disagreement lets
+Hypothesis shrink it; the shrunk case is written to the corpus (atomically) and reported.
+Workers publish counters in shared memory; the parent prints progress and the summary.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+BATCH = 25  # examples per Hypothesis run: bounds the overshoot past --time
+_CASES, _EXECS, _KERNELS, _FAILURES, _FIXED = 0, 1, 2, 3, 4
+
+
+@dataclass
+class FuzzConfig:
+    target: str
+    seconds: float | None = None
+    examples: int | None = None
+    workers: int = 1
+    seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    corpus: Path = Path("corpus")
+    schedules_per_case: int = 2
+
+
+@dataclass
+class FuzzSummary:
+    elapsed: float
+    kernels: int
+    cases: int
+    executions: int
+    failures: list[str]
+    construct_counts: dict[str, int]
+    workers: int
+
+    def rate(self, count: int) -> float:
+        return count / self.elapsed if self.elapsed > 0 else 0.0
+
+
+class Counterexample(AssertionError):
+    """Raised inside the property so Hypothesis shrinks; carries the failing case."""
+
+    def __init__(self, case_json: dict[str, Any], verdict: str, rule: str | None) -> None:
+        super().__init__(verdict)
+        self.case_json = case_json
+        self.verdict = verdict
+        self.rule = rule
+
+
+def _names() -> list[str]:
+    from generators.coverage import ALL_CONSTRUCTS, FAULT_KINDS
+
+    return list(ALL_CONSTRUCTS) + [f"fault:{k}" for k in FAULT_KINDS]
+
+
+def _worker(index: int, config: FuzzConfig, counters: Any, stop_at: float,
+            examples: int | None, results: Any) -> None:
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from hypothesis import strategies as st
+
+    from generators.cases import kernel_cases
+    from generators.coverage import constructs, fault_kinds
+    from generators.schedules import schedules
+    from targets.base import load_target
+
+    from .corpus import corpus_json, save
+    from .runner import check_case, oracle_run
+
+    target = load_target(config.target)
+    names = _names()
+    slot = {name: _FIXED + i for i, name in enumerate(names)}
+    done = 0
+    batch_no = 0
+    while time.monotonic() < stop_at and (examples is None or done < examples):
+        batch = BATCH if examples is None else min(BATCH, examples - done)
+        failing = [False]
+
+        @settings(max_examples=batch, database=None, deadline=None,
+                  phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
+                  suppress_health_check=list(HealthCheck))
+        @seed(config.seed * 1_000_003 + index * 7_919 + batch_no)
+        @given(kernel_cases(), st.lists(schedules(), min_size=config.schedules_per_case - 1,
+                                         max_size=config.schedules_per_case - 1))
+        def prop(kc: Any, extra_schedules: list[dict[str, Any]]) -> None:
+            if not failing[0] and time.monotonic() > stop_at:
+                return
+            kernel, cases = kc
+            counters[_KERNELS] += 1
+            for name in constructs(kernel.program):
+                if name in slot:
+                    counters[slot[name]] += 1
+            kinds: set[str] = set()
+            for case in cases:
+                full, oracle_error = oracle_run(case)
+                counters[_EXECS] += 1
+                if full is not None:
+                    new = set(fault_kinds(full)) - kinds
+                    kinds |= new
+                    for kind in new:
+                        counters[slot[f"fault:{kind}"]] += 1
+                for sched in [case.schedule, *extra_schedules]:
+                    res = check_case(case, target, sched, config.options, None, full,
+                                     oracle_error)
+                    counters[_CASES] += 1
+                    counters[_EXECS] += 1
+                    if not res.verdict.agree:
+                        failing[0] = True
+                        case.schedule = res.schedule
+                        raise Counterexample(case.to_json(), str(res.verdict), res.verdict.rule)
+
+        try:
+            prop()
+        except Counterexample as ce:
+            from .case import case_from_json
+
+            case = case_from_json(ce.case_json)
+            mutants = list(config.options.get("mutants", []))
+            expected = ({"verdict": "disagree", "rule": ce.rule} if mutants
+                        else {"verdict": "agree"})
+            obj = corpus_json(case, config.target, expected,
+                              f"found by difftest fuzz: {ce.verdict}", mutants)
+            options = {k: v for k, v in config.options.items() if k != "mutants"}
+            if options:
+                obj["options"] = {**obj.get("options", {}), **options}
+            path = save(config.corpus, obj)
+            counters[_FAILURES] += 1
+            results.put(f"{path}: {ce.verdict}")
+            return
+        except Exception as e:  # noqa: BLE001 - e.g. Flaky: report, do not hide
+            counters[_FAILURES] += 1
+            results.put(f"worker {index}: {type(e).__name__}: {e}")
+            return
+        done += batch
+        batch_no += 1
+
+
+def warm_up(target: str) -> None:
+    """Load the target once in the parent, so workers never pay (or race on) a cold
+    compile cache; a no-op for targets without one."""
+    from targets.base import load_target
+
+    t = load_target(target)
+    warm = getattr(t, "warm_up", None)
+    if callable(warm):
+        warm()
+
+
+def fuzz(config: FuzzConfig, out: TextIO = sys.stderr) -> FuzzSummary:
+    warm_up(config.target)
+    names = _names()
+    ctx = mp.get_context("fork")
+    results = ctx.Queue()
+    arrays = [ctx.Array("q", _FIXED + len(names), lock=False) for _ in range(config.workers)]
+    start = time.monotonic()
+    stop_at = start + (config.seconds if config.seconds is not None else 10**9)
+    per_worker = None
+    if config.examples is not None:
+        per_worker = [config.examples // config.workers + (i < config.examples % config.workers)
+                      for i in range(config.workers)]
+    procs = [
+        ctx.Process(target=_worker, args=(i, config, arrays[i], stop_at,
+                                          None if per_worker is None else per_worker[i], results),
+                    daemon=True)
+        for i in range(config.workers)
+    ]
+    for p in procs:
+        p.start()
+    failures: list[str] = []
+    tty = out.isatty()
+    last_line = 0.0
+    while any(p.is_alive() for p in procs):
+        time.sleep(0.25)
+        while not results.empty():
+            msg = results.get()
+            failures.append(msg)
+            out.write(("\n" if tty else "") + f"counterexample: {msg}\n")
+        now = time.monotonic()
+        if tty or now - last_line >= 5:
+            line = _progress(arrays, names, now - start)
+            out.write(("\r" + line) if tty else (line + "\n"))
+            out.flush()
+            last_line = now
+    for p in procs:
+        p.join()
+    while not results.empty():
+        failures.append(results.get())
+    if tty:
+        out.write("\n")
+    elapsed = time.monotonic() - start
+    totals = [sum(a[i] for a in arrays) for i in range(_FIXED + len(names))]
+    for p in procs:
+        if p.exitcode not in (0, None):
+            failures.append(f"worker exited with code {p.exitcode}")
+    return FuzzSummary(elapsed, totals[_KERNELS], totals[_CASES], totals[_EXECS], failures,
+                       {name: totals[_FIXED + i] for i, name in enumerate(names)},
+                       config.workers)
+
+
+def _progress(arrays: list[Any], names: list[str], elapsed: float) -> str:
+    tot = [sum(a[i] for a in arrays) for i in range(_FIXED)]
+    seen = sum(1 for i in range(len(names)) if any(a[_FIXED + i] for a in arrays))
+    rate = (lambda c: c / elapsed if elapsed > 0 else 0.0)
+    return (f"[{elapsed:6.1f}s] kernels {tot[_KERNELS]} ({rate(tot[_KERNELS]):.0f}/s)  "
+            f"cases {tot[_CASES]} ({rate(tot[_CASES]):.0f}/s)  "
+            f"execs {tot[_EXECS]} ({rate(tot[_EXECS]):.0f}/s)  "
+            f"constructs {seen}/{len(names)}  failures {tot[_FAILURES]}")
+
+
+def format_summary(s: FuzzSummary, target: str) -> str:
+    cores = max(1, min(s.workers, os.cpu_count() or 1))
+    lines = [
+        f"fuzz summary: target {target}, {s.workers} worker(s), {s.elapsed:.1f} s",
+        f"  kernels    {s.kernels:8d}  {s.rate(s.kernels):8.1f}/s  "
+        f"{s.rate(s.kernels) / cores:8.1f}/s per core",
+        f"  cases      {s.cases:8d}  {s.rate(s.cases):8.1f}/s  "
+        f"{s.rate(s.cases) / cores:8.1f}/s per core   (checked: oracle + target + verdict)",
+        f"  executions {s.executions:8d}  {s.rate(s.executions):8.1f}/s",
+        "  coverage (% of kernels; fault kinds: % of oracle runs' kernels):",
+    ]
+    items = sorted(s.construct_counts.items())
+    for i in range(0, len(items), 4):
+        cells = [f"{name:>22} {100 * c / max(1, s.kernels):5.1f}%" for name, c in items[i:i + 4]]
+        lines.append("   " + "".join(cells))
+    missing = [name for name, c in items if c == 0]
+    if missing:
+        lines.append(f"  never seen: {', '.join(missing)}")
+    if s.failures:
+        lines.append(f"  COUNTEREXAMPLES: {len(s.failures)}")
+        lines += [f"    {f}" for f in s.failures]
+    else:
+        lines.append("  no counterexample found")
+    return "\n".join(lines)

@@ -1,0 +1,54 @@
+"""The pytest plugin end to end, through pytester (a fresh pytest run in a temp folder)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from difftest.case import case_from_json
+from difftest.corpus import corpus_json
+
+from .conftest import EXAMPLES
+
+pytest_plugins = ["pytester"]
+
+
+def corpus_entry(expected: dict) -> str:
+    case = case_from_json(json.loads((EXAMPLES / "payload_clobber.case.json").read_text()))
+    return json.dumps(corpus_json(case, "reference", expected, "test"))
+
+
+def test_corpus_files_are_collected_and_replayed(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ndifftest_corpus = corpus\n")
+    corpus = pytester.mkdir("corpus")
+    (corpus / "good.json").write_text(corpus_entry({"verdict": "agree"}))
+    (corpus / "stale.json").write_text(corpus_entry({"verdict": "disagree", "rule": "R3 memory"}))
+    (corpus / "torn.json").write_text("{")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--difftest-target", "reference")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(["*stale.json*", "*expected disagree (R3 memory), got agree*"])
+    result.stdout.fnmatch_lines(["*torn.json: malformed corpus file*"])
+
+
+def test_json_outside_the_corpus_is_not_collected(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ndifftest_corpus = corpus\n")
+    (pytester.mkdir("data") / "x.json").write_text("{")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_profile_fixture_and_bad_target(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        "def test_profile(difftest_settings, difftest_targets):\n"
+        "    assert difftest_settings.max_examples == 5000\n"
+        "    assert difftest_targets == ['reference']\n"
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--difftest-profile", "fuzz",
+                                           "--difftest-target", "reference")
+    result.assert_outcomes(passed=1)
+    bad = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--difftest-target", "nope")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["*--difftest-target: unknown target 'nope'*"])
+    bad = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--difftest-profile", "turbo")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
