@@ -1,0 +1,1 @@
+"""numba-simt: a small GPU (compiler with exec masks, numba machine, runtime with deopt)."""

@@ -1,0 +1,118 @@
+"""numba-simt's machine code: opcodes and the instruction row layout.
+
+One instruction is one int64 row of `WIDTH` columns: [op, d, a, b, c, imm, wm, ip].
+
+- `d` destination (vector register, mask register or spill slot, by opcode), `a`, `b`, `c`
+  sources, `imm` an immediate (a constant, a type width 32/64, a jump target, a parameter
+  or slot index, by opcode).
+- `wm` write mode of the destination vector register: 0 = masked (only lanes whose EXEC bit
+  is set are written), 1 = all lanes (whole-wave / writemask-all: every lane is written,
+  inactive ones included; this is what makes register allocation around divergence hard).
+- `ip` the infopoint id of an instruction that can fault (-1 otherwise).
+
+State of one wave: vector registers V[nregs, W] (int64), mask registers M[nmasks, W]
+(uint8; M[EXEC] is the exec mask, M[ALIVE] the lanes neither faulted nor returned from
+the kernel), spill slots S[nslots, W] (int64), a pc. Memory is one int64 array; a buffer
+reference value is a buffer id indexing the buffer table [nbufs, 3] = (base, length,
+bits); i32 buffers hold values wrapped to 32 bits.
+
+Arithmetic wraps to `imm` bits (32 or 64) with two's complement; DIV/REM truncate toward
+zero (MIN // -1 == MIN, MIN % -1 == 0) and fault on a zero divisor; shift amounts are
+masked to the width; SHR is arithmetic. Comparisons write 0/1. A lane that faults records
+(ip, code) and leaves EXEC and ALIVE for good.
+"""
+
+from __future__ import annotations
+
+import enum
+
+WIDTH = 8
+OP, D, A, B, C, IMM, WM, IP = range(WIDTH)
+
+EXEC, ALIVE = 0, 1  # fixed mask registers
+
+#: fault kinds as recorded by the machine
+FAULT_NONE, FAULT_OOB, FAULT_DIV0, FAULT_FAIL = 0, 1, 2, 3
+
+
+class Op(enum.IntEnum):
+    # --- vector arithmetic: V[d] = f(V[a], V[b]) wrapped to imm bits (masked or all by wm)
+    ADD = 1
+    SUB = 2
+    MUL = 3
+    DIV = 4          # faults (division by zero) at ip
+    REM = 5          # faults (division by zero) at ip
+    AND = 6
+    OR = 7
+    XOR = 8
+    SHL = 9
+    SHR = 10
+    CMP_EQ = 11      # V[d] = V[a] == V[b] (0/1); likewise below
+    CMP_NE = 12
+    CMP_LT = 13
+    CMP_LE = 14
+    CMP_GT = 15
+    CMP_GE = 16
+    NEG = 17         # V[d] = wrap(-V[a], imm)
+    NOT = 18         # V[d] = wrap(~V[a], imm)
+    LNOT = 19        # V[d] = 1 - V[a]  (bools are 0/1)
+    WRAP = 20        # V[d] = wrap(V[a], imm)  (i32(x) narrowing)
+    MOV = 21         # V[d] = V[a]
+    MOVI = 22        # V[d] = imm
+    PARAM = 23       # V[d] = params[imm]   (kernel arguments; buffer ids for buffers)
+    LANEID = 24      # V[d] = lane
+    GID = 25         # V[d] = wave_base + lane
+    WAVEID = 26      # V[d] = wave index
+    # --- memory (buffer reference in V[a])
+    LOAD = 30        # V[d] = mem[V[a]][V[b]]            faults (out of bounds) at ip
+    STORE = 31       # mem[V[a]][V[b]] = V[c]            faults (out of bounds) at ip
+    ATOMIC_ADD = 32  # mem[V[a]][V[b]] += V[c] (wrapped to the buffer's bits), lane order
+    LEN = 33         # V[d] = length of buffer V[a]
+    FAIL = 34        # every EXEC lane faults (fail) at ip with code V[a]
+    # --- masks
+    M_GETEXEC = 40   # M[d] = EXEC
+    M_SETEXEC = 41   # EXEC = M[a] & ALIVE
+    M_FROMCOND = 42  # M[d] = EXEC & (V[a] != 0)
+    M_ANDN = 43      # M[d] = M[a] & ~M[b]
+    M_OR = 44        # M[d] = M[a] | M[b]
+    M_AND = 45       # M[d] = M[a] & M[b]
+    M_CLEAR = 46     # M[d] = 0
+    KILL = 47        # ALIVE &= ~EXEC; EXEC = 0   (a kernel `return`)
+    # --- control (whole-wave branches; targets are instruction indices in imm)
+    JMP = 50
+    JZ_EXEC = 51     # jump if no EXEC lane is set
+    JZ_MASK = 52     # jump if M[a] has no lane set
+    HALT = 53
+    # --- whole-wave operations: read all lanes, write V[d] in ALL lanes
+    SET_INACTIVE = 60  # V[d][l] = V[a][l] if EXEC[l] else imm        (all lanes)
+    WWM_SUM = 61       # V[d][*] = wrap(sum V[a][*], imm)
+    WWM_MIN = 62       # V[d][*] = min V[a][*]
+    WWM_MAX = 63       # V[d][*] = max V[a][*]
+    WWM_OR = 64        # V[d][*] = any(V[a][*] != 0)
+    WWM_AND = 65       # V[d][*] = all(V[a][*] != 0)
+    WWM_BALLOT = 66    # V[d][*] = wrap(sum of 1 << l over lanes with V[a][l] != 0, 64)
+    WWM_SCAN_EXCL = 67  # V[d][l] = wrap(sum of V[a][k] for k < l, imm)
+    WWM_SCAN_INCL = 68  # V[d][l] = wrap(sum of V[a][k] for k <= l, imm)
+    # --- cross-lane, writing the destination like arithmetic (masked or all by wm)
+    READFIRST = 70     # V[d] = V[a][first lane with EXEC set]
+    SHUFFLE = 71       # V[d][l] = V[a][V[b][l]] if 0 <= V[b][l] < W else 0
+    # --- spills (slot in imm); wm 1 moves all lanes, as spills must
+    SPILL = 80         # S[imm] = V[a]
+    RELOAD = 81        # V[d] = S[imm]
+
+
+#: opcodes that may fault, and so carry an infopoint
+FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.FAIL})
+#: opcodes whose destination is a vector register
+WRITES_VREG = frozenset(
+    {Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR,
+     Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.NEG, Op.NOT,
+     Op.LNOT, Op.WRAP, Op.MOV, Op.MOVI, Op.PARAM, Op.LANEID, Op.GID, Op.WAVEID, Op.LOAD,
+     Op.LEN, Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
+     Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.RELOAD}
+)
+#: opcodes that always write every lane of their destination, whatever `wm` says
+ALWAYS_ALL_LANES = frozenset(
+    {Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
+     Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL}
+)

@@ -1,0 +1,156 @@
+"""Control-flow graphs and liveness over lowered code (virtual registers).
+
+Two CFGs over the same instructions:
+- physical: what the wave executes (fall-through and jumps);
+- logical: what one lane executes (the program's own CFG; `Lowered.logical` overrides).
+
+`live_in`/`live_out` are per-lane liveness over the logical CFG: right for masked writes,
+which touch only the lanes that are on that path. `parked[i]` holds the values live in
+lanes that are *inactive* at i but still need them later (they wait at a parking point of
+an enclosing region); an all-lane write at i must not clobber those. Together they are
+DESIGN.md's liveness rule; `live_any(i) = live_out[i] | parked[i]`.
+
+Sets are Python ints used as bitsets (bit v = virtual register v).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .isa import ALWAYS_ALL_LANES, Op, WRITES_VREG
+from .lower import Instr, Label, Lowered, Region
+
+_USES_A = {Op.NEG, Op.NOT, Op.LNOT, Op.WRAP, Op.MOV, Op.LEN, Op.FAIL, Op.M_FROMCOND,
+           Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
+           Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SPILL}
+_USES_AB = {Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR,
+            Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.LOAD,
+            Op.SHUFFLE}
+_USES_ABC = {Op.STORE, Op.ATOMIC_ADD}
+#: ops that read other lanes of a source while writing the destination
+CROSS_LANE = frozenset({Op.SHUFFLE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR,
+                        Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL,
+                        Op.READFIRST})
+
+
+def uses(ins: Instr) -> list[int]:
+    if ins.op in _USES_A:
+        return [ins.a]
+    if ins.op in _USES_AB:
+        return [ins.a, ins.b]
+    if ins.op in _USES_ABC:
+        return [ins.a, ins.b, ins.c]
+    return []
+
+
+def defs(ins: Instr) -> int | None:
+    return ins.d if ins.op in WRITES_VREG else None
+
+
+def all_lanes(ins: Instr) -> bool:
+    """Whether the instruction writes its destination in every lane."""
+    return ins.op in ALWAYS_ALL_LANES or ins.wm == 1
+
+
+@dataclass
+class Flow:
+    instrs: list[Instr]
+    label_at: dict[int, int]  # id(Label) -> instruction index
+    physical: list[list[int]]
+    logical: list[list[int]]
+
+
+def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
+    instrs: list[Instr] = []
+    label_at: dict[int, int] = {}
+    for item in code:
+        if isinstance(item, Label):
+            label_at[id(item)] = len(instrs)
+        else:
+            instrs.append(item)
+    end = len(instrs)
+    physical: list[list[int]] = []
+    logical: list[list[int]] = []
+    for i, ins in enumerate(instrs):
+        if ins.op == Op.HALT:
+            succ = []
+        elif ins.op == Op.JMP:
+            assert ins.target is not None
+            succ = [label_at[id(ins.target)]]
+        elif ins.op in (Op.JZ_EXEC, Op.JZ_MASK):
+            assert ins.target is not None
+            succ = [i + 1, label_at[id(ins.target)]]
+        else:
+            succ = [i + 1]
+        succ = [s for s in succ if s < end]
+        physical.append(succ)
+        if id(ins) in overrides:
+            logical.append([label_at[id(lab)] for lab in overrides[id(ins)]])
+        else:
+            logical.append(succ)
+    return Flow(instrs, label_at, physical, logical)
+
+
+@dataclass
+class Liveness:
+    flow: Flow
+    live_in: list[int]
+    live_out: list[int]
+    parked: list[int]
+
+    def live_any(self, i: int) -> int:
+        return self.live_out[i] | self.parked[i]
+
+
+def liveness(f: Flow, regions: list[Region]) -> Liveness:
+    n = len(f.instrs)
+    use_bits = [0] * n
+    def_bits = [0] * n
+    for i, ins in enumerate(f.instrs):
+        for u in uses(ins):
+            use_bits[i] |= 1 << u
+        d = defs(ins)
+        if d is not None:
+            def_bits[i] = 1 << d
+    live_in = [0] * n
+    live_out = [0] * n
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for i, succ in enumerate(f.logical):
+        for s in succ:
+            preds[s].append(i)
+    work = list(range(n))
+    queued = [True] * n
+    while work:
+        i = work.pop()
+        queued[i] = False
+        out = 0
+        for s in f.logical[i]:
+            out |= live_in[s]
+        new_in = use_bits[i] | (out & ~def_bits[i])
+        live_out[i] = out
+        if new_in != live_in[i]:
+            live_in[i] = new_in
+            for p in preds[i]:
+                if not queued[p]:
+                    queued[p] = True
+                    work.append(p)
+    parked = [0] * n
+    for r in regions:
+        start, stop = f.label_at[id(r.start)], f.label_at[id(r.end)]
+        waiting = live_in[f.label_at[id(r.parked)]] if f.label_at[id(r.parked)] < n else 0
+        for i in range(start, stop):
+            parked[i] |= waiting
+    return Liveness(f, live_in, live_out, parked)
+
+
+def bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+__all__ = ["CROSS_LANE", "Flow", "Liveness", "all_lanes", "bits", "defs", "flow", "liveness",
+           "uses", "Lowered"]

@@ -1,0 +1,496 @@
+"""Lowering: checked IR -> linear machine code over virtual registers, with exec masks.
+
+Contract: the input is a checked `Program` (types filled in); the output `Lowered` holds
+instructions whose vector operands are *virtual* registers (mask registers are assigned
+here directly: they are the compiler's SGPR-like scalars and never spilled), labels not
+yet resolved, and the structure register allocation needs:
+
+- `logical`: per-instruction overrides of control flow as one lane sees it (the program's
+  own CFG): an if's head goes to both arms, the then-arm's end goes to the join (not into
+  the else-arm, which is where the wave falls through), `break` goes to the loop exit,
+  `continue` to the continue point, a kernel `return` or `fail` ends the lane.
+- `regions`: spans of code during which some lanes are parked somewhere else, with the
+  label where they wait (the else-arm start while the then-arm runs, the join while the
+  else-arm runs, the loop exit and continue point while the loop runs, a helper call's
+  return point while its body runs). Values live at a parking point are live *in inactive
+  lanes* throughout the span: the physical edges of DESIGN.md's liveness rule.
+- infopoints: every instruction that can fault carries the source stack (one frame per
+  inlined call, innermost last) and the variables in scope.
+
+Exec-mask scheme (AMDGPU-like, see isa.py): if/else saves EXEC, runs the then-arm under
+EXEC & cond and the else-arm under the rest, and rejoins with EXEC |= (lanes that left
+the then-arm normally). Loops keep the iterating lanes, an exit mask (finished or broken
+lanes) and a continue mask; `return` in a helper collects lanes in the call's return mask.
+Helpers are inlined; each inlined call gets fresh virtual registers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from difftest.ir import nodes as n
+from difftest.ir.types import BOOL, I64, Type, int_range
+from difftest.outcome import Frame
+
+from .isa import ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB, WRITES_VREG, Op
+
+_ARITH = {"+": Op.ADD, "-": Op.SUB, "*": Op.MUL, "//": Op.DIV, "%": Op.REM, "&": Op.AND,
+          "|": Op.OR, "^": Op.XOR, "<<": Op.SHL, ">>": Op.SHR}
+_CMP = {"==": Op.CMP_EQ, "!=": Op.CMP_NE, "<": Op.CMP_LT, "<=": Op.CMP_LE, ">": Op.CMP_GT,
+        ">=": Op.CMP_GE}
+
+
+@dataclass
+class Label:
+    name: str
+    index: int = -1  # instruction index once placed
+
+
+@dataclass
+class Instr:
+    """One machine instruction over virtual registers (`d`/`a`/`b`/`c` are vreg numbers,
+    mask numbers or slots depending on the opcode; `target` a Label for jumps)."""
+
+    op: Op
+    d: int = 0
+    a: int = 0
+    b: int = 0
+    c: int = 0
+    imm: int = 0
+    wm: int = 0
+    ip: int = -1
+    target: Label | None = None
+
+
+@dataclass
+class Infopoint:
+    """Where a lane can leave the machine: what faults there, the source stack, and the
+    variables in scope (name -> vreg) of every frame, innermost last."""
+
+    kind: int
+    stack: tuple[Frame, ...]
+    frames: tuple[tuple[str, dict[str, int]], ...]
+
+
+@dataclass
+class Region:
+    """Instructions [start, end) run while some lanes wait at `parked` (a label)."""
+
+    start: Label
+    end: Label
+    parked: Label
+    why: str
+
+
+@dataclass
+class Lowered:
+    code: list[Instr | Label]
+    nvregs: int
+    nmasks: int
+    vreg_types: dict[int, Type]
+    vreg_names: dict[int, str]
+    infopoints: list[Infopoint]
+    regions: list[Region]
+    # logical successors that differ from the physical ones: instr id -> labels (or [] =
+    # the lane ends here); instr id is id(Instr)
+    logical: dict[int, list[Label]]
+    params: list[str]
+
+
+@dataclass
+class _Frame:
+    fn: n.Function
+    vars: dict[str, int]
+    callers: tuple[Frame, ...]
+    ret_mask: int = -1
+    ret_vreg: int = -1
+    ret_label: Label | None = None
+    loops: list[tuple[int, int, Label, Label]] = field(default_factory=list)  # exitm, cont, exit, cont label
+
+
+class _Lowerer:
+    def __init__(self, program: n.Program, uniform_all_lanes: bool) -> None:
+        self.program = program
+        self.uniform_wm = 1 if uniform_all_lanes else 0
+        self.code: list[Instr | Label] = []
+        self.nvregs = 0
+        self.nmasks = 2  # EXEC, ALIVE
+        self.types: dict[int, Type] = {}
+        self.names: dict[int, str] = {}
+        self.infopoints: list[Infopoint] = []
+        self.regions: list[Region] = []
+        self.logical: dict[int, list[Label]] = {}
+        self.frames: list[_Frame] = []
+        self.nlabels = 0
+
+    # ---------------------------------------------------------------- basics
+
+    def vreg(self, ty: Type, name: str = "") -> int:
+        v = self.nvregs
+        self.nvregs += 1
+        self.types[v] = ty
+        if name:
+            self.names[v] = name
+        return v
+
+    def mask(self) -> int:
+        m = self.nmasks
+        self.nmasks += 1
+        return m
+
+    def label(self, name: str) -> Label:
+        self.nlabels += 1
+        return Label(f"{name}{self.nlabels}")
+
+    def emit(self, op: Op, d: int = 0, a: int = 0, b: int = 0, c: int = 0, imm: int = 0,
+             wm: int = 0, target: Label | None = None) -> Instr:
+        ins = Instr(op, d, a, b, c, imm, wm, -1, target)
+        self.code.append(ins)
+        return ins
+
+    def place(self, lab: Label) -> None:
+        self.code.append(lab)
+
+    def infopoint(self, ins: Instr, kind: int, line: int) -> None:
+        fr = self.frames[-1]
+        stack = fr.callers + (Frame(fr.fn.name, line),)
+        frames = tuple((f.fn.name, dict(f.vars)) for f in self.frames)
+        ins.ip = len(self.infopoints)
+        self.infopoints.append(Infopoint(kind, stack, frames))
+
+    def region(self, start: Label, end: Label, parked: Label, why: str) -> None:
+        self.regions.append(Region(start, end, parked, why))
+
+    def set_logical(self, ins: Instr, succs: list[Label]) -> None:
+        self.logical[id(ins)] = succs
+
+    # -------------------------------------------------------------- program
+
+    def kernel(self, entry: str) -> Lowered:
+        fn = self.program.function(entry)
+        frame = _Frame(fn, {}, ())
+        self.frames.append(frame)
+        for i, p in enumerate(fn.params):
+            v = self.vreg(p.ty, p.name)
+            self.emit(Op.PARAM, d=v, imm=i, wm=self.uniform_wm)
+            frame.vars[p.name] = v
+        self.block(fn.body)
+        self.emit(Op.HALT)
+        return Lowered(self.code, self.nvregs, self.nmasks, self.types, self.names,
+                       self.infopoints, self.regions, self.logical, [p.name for p in fn.params])
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, stmts: tuple[n.Stmt, ...]) -> None:
+        for s in stmts:
+            getattr(self, "s_" + type(s).__name__)(s)
+
+    def var(self, name: str, ty: Type) -> int:
+        fr = self.frames[-1]
+        if name not in fr.vars:
+            fr.vars[name] = self.vreg(ty, name)
+        return fr.vars[name]
+
+    def s_Assign(self, s: n.Assign) -> None:
+        v = self.expr(s.value)
+        fr = self.frames[-1]
+        if s.target in fr.vars:
+            target = fr.vars[s.target]
+        else:
+            ty = s.declared or s.value.ty
+            assert ty is not None
+            target = self.var(s.target, ty)
+        last = self.code[-1] if self.code else None
+        if (isinstance(last, Instr) and last.op in WRITES_VREG and last.d == v
+                and v not in self.names and last.wm == 0 and last.op not in ALWAYS_ALL_LANES
+                and last.op not in (Op.READFIRST, Op.SHUFFLE)):
+            # The value's own (masked) instruction writes the variable: no copy. Never for
+            # an all-lane write: that would clobber the variable in inactive lanes.
+            last.d = target
+            return
+        self.emit(Op.MOV, d=target, a=v)
+
+    def s_Store(self, s: n.Store) -> None:
+        val = self.expr(s.value)
+        idx = self.expr(s.index)
+        buf = self.frames[-1].vars[s.buffer]
+        ins = self.emit(Op.STORE, a=buf, b=idx, c=val)
+        self.infopoint(ins, FAULT_OOB, s.line)
+
+    def s_AtomicAdd(self, s: n.AtomicAdd) -> None:
+        idx = self.expr(s.index)
+        val = self.expr(s.value)
+        buf = self.frames[-1].vars[s.buffer]
+        ins = self.emit(Op.ATOMIC_ADD, a=buf, b=idx, c=val)
+        self.infopoint(ins, FAULT_OOB, s.line)
+
+    def _two_way(self, cond: int, then: Any, orelse: Any, what: str) -> None:
+        """if/else over masks; `then`/`orelse` are callables emitting the arms."""
+        saved, t, e, tout = self.mask(), self.mask(), self.mask(), self.mask()
+        then_start, then_end = self.label(f"{what}_then"), self.label(f"{what}_then_end")
+        else_start, join = self.label(f"{what}_else"), self.label(f"{what}_join")
+        self.emit(Op.M_GETEXEC, d=saved)
+        self.emit(Op.M_FROMCOND, d=t, a=cond)
+        self.emit(Op.M_ANDN, d=e, a=saved, b=t)
+        self.emit(Op.M_SETEXEC, a=t)
+        head = self.emit(Op.JZ_EXEC, target=then_end)
+        self.set_logical(head, [then_start, else_start])
+        self.place(then_start)
+        then()
+        self.place(then_end)
+        end = self.emit(Op.M_GETEXEC, d=tout)
+        self.set_logical(end, [join])
+        self.place(else_start)
+        self.emit(Op.M_SETEXEC, a=e)
+        skip = self.emit(Op.JZ_EXEC, target=join)
+        else_body = self.label(f"{what}_else_body")
+        self.set_logical(skip, [else_body])  # the skip is the wave's, never a lane's path
+        self.place(else_body)
+        orelse()
+        self.place(join)
+        self.emit(Op.M_OR, d=EXEC, a=EXEC, b=tout)
+        self.region(then_start, else_start, else_start, f"{what}: else-lanes wait")
+        self.region(else_start, join, join, f"{what}: finished then-lanes wait")
+
+    def s_If(self, s: n.If) -> None:
+        cond = self.expr(s.cond)
+        self._two_way(cond, lambda: self.block(s.then), lambda: self.block(s.orelse), "if")
+
+    def s_For(self, s: n.For) -> None:
+        start = self.expr(s.start)
+        stop = self.expr(s.stop)
+        ty = I64 if I64 in (s.start.ty, s.stop.ty) else s.start.ty
+        assert ty is not None
+        k = self.var(s.var, ty)
+        self.emit(Op.MOV, d=k, a=start)
+        iterating, exitm, cont, act = self.mask(), self.mask(), self.mask(), self.mask()
+        top, body, cont_label = self.label("loop_top"), self.label("loop_body"), self.label("loop_continue")
+        exit_label, after = self.label("loop_exit"), self.label("loop_after")
+        self.emit(Op.M_GETEXEC, d=iterating)
+        self.emit(Op.M_CLEAR, d=exitm)
+        self.place(top)
+        self.emit(Op.M_CLEAR, d=cont)
+        self.emit(Op.M_SETEXEC, a=iterating)
+        t = self.vreg(BOOL)
+        self.emit(Op.CMP_LT, d=t, a=k, b=stop)
+        self.emit(Op.M_FROMCOND, d=act, a=t)
+        fin = self.mask()
+        self.emit(Op.M_ANDN, d=fin, a=iterating, b=act)
+        self.emit(Op.M_OR, d=exitm, a=exitm, b=fin)
+        self.emit(Op.M_SETEXEC, a=act)
+        self.emit(Op.JZ_EXEC, target=exit_label)
+        self.place(body)
+        self.frames[-1].loops.append((exitm, cont, exit_label, cont_label))
+        self.block(s.body)
+        self.frames[-1].loops.pop()
+        self.place(cont_label)
+        self.emit(Op.M_OR, d=EXEC, a=EXEC, b=cont)
+        one = self.vreg(ty)
+        self.emit(Op.MOVI, d=one, imm=1, wm=self.uniform_wm)
+        self.emit(Op.ADD, d=k, a=k, b=one, imm=ty.bits)
+        self.emit(Op.M_GETEXEC, d=iterating)
+        self.emit(Op.JMP, target=top)
+        self.place(exit_label)
+        self.emit(Op.M_SETEXEC, a=exitm)
+        self.place(after)
+        self.region(top, exit_label, exit_label, "loop: exited lanes wait")
+        self.region(body, cont_label, cont_label, "loop: continued lanes wait")
+
+    def s_Break(self, s: n.Break) -> None:
+        exitm, _, exit_label, _ = self.frames[-1].loops[-1]
+        self.emit(Op.M_OR, d=exitm, a=exitm, b=EXEC)
+        ins = self.emit(Op.M_CLEAR, d=EXEC)
+        self.set_logical(ins, [exit_label])
+
+    def s_Continue(self, s: n.Continue) -> None:
+        _, cont, _, cont_label = self.frames[-1].loops[-1]
+        self.emit(Op.M_OR, d=cont, a=cont, b=EXEC)
+        ins = self.emit(Op.M_CLEAR, d=EXEC)
+        self.set_logical(ins, [cont_label])
+
+    def s_Return(self, s: n.Return) -> None:
+        fr = self.frames[-1]
+        if len(self.frames) == 1:
+            ins = self.emit(Op.KILL)
+            self.set_logical(ins, [])
+            return
+        if s.value is not None:
+            v = self.expr(s.value)
+            self.emit(Op.MOV, d=fr.ret_vreg, a=v)
+        self.emit(Op.M_OR, d=fr.ret_mask, a=fr.ret_mask, b=EXEC)
+        ins = self.emit(Op.M_CLEAR, d=EXEC)
+        assert fr.ret_label is not None
+        self.set_logical(ins, [fr.ret_label])
+
+    def s_Fail(self, s: n.Fail) -> None:
+        code = self.expr(s.code)
+        ins = self.emit(Op.FAIL, a=code)
+        self.infopoint(ins, FAULT_FAIL, s.line)
+        self.set_logical(ins, [])
+
+    def s_CallStmt(self, s: n.CallStmt) -> None:
+        self.call(s.call)
+
+    # ----------------------------------------------------------- expressions
+
+    def expr(self, e: n.Expr) -> int:
+        v: int = getattr(self, "e_" + type(e).__name__)(e)
+        return v
+
+    def e_Const(self, e: n.Const) -> int:
+        assert e.ty is not None
+        v = self.vreg(e.ty)
+        self.emit(Op.MOVI, d=v, imm=int(e.value), wm=self.uniform_wm)
+        return v
+
+    def e_Name(self, e: n.Name) -> int:
+        return self.frames[-1].vars[e.id]
+
+    def e_WorkId(self, e: n.WorkId) -> int:
+        v = self.vreg(e.ty or BOOL)
+        if e.which == "gid":
+            self.emit(Op.GID, d=v)
+        elif e.which == "lane":
+            self.emit(Op.LANEID, d=v)
+        else:
+            self.emit(Op.WAVEID, d=v, wm=self.uniform_wm)
+        return v
+
+    def e_Unary(self, e: n.Unary) -> int:
+        a = self.expr(e.operand)
+        assert e.ty is not None
+        v = self.vreg(e.ty)
+        if e.op == "not":
+            self.emit(Op.LNOT, d=v, a=a)
+        else:
+            self.emit(Op.NEG if e.op == "-" else Op.NOT, d=v, a=a, imm=e.ty.bits)
+        return v
+
+    def e_Binary(self, e: n.Binary) -> int:
+        a = self.expr(e.left)
+        b = self.expr(e.right)
+        assert e.ty is not None
+        v = self.vreg(e.ty)
+        ins = self.emit(_ARITH[e.op], d=v, a=a, b=b, imm=e.ty.bits)
+        if e.op in ("//", "%"):
+            self.infopoint(ins, FAULT_DIV0, e.line)
+        return v
+
+    def e_Compare(self, e: n.Compare) -> int:
+        a = self.expr(e.left)
+        b = self.expr(e.right)
+        v = self.vreg(BOOL)
+        self.emit(_CMP[e.op], d=v, a=a, b=b, imm=64)
+        return v
+
+    def e_Logic(self, e: n.Logic) -> int:
+        left = self.expr(e.left)
+        out = self.vreg(BOOL)
+        self.emit(Op.MOV, d=out, a=left)
+        flip = out
+        if e.op == "or":  # evaluate the right side where the left is false
+            flip = self.vreg(BOOL)
+            self.emit(Op.LNOT, d=flip, a=left)
+
+        def right() -> None:
+            self.emit(Op.MOV, d=out, a=self.expr(e.right))
+
+        self._two_way(flip, right, lambda: None, e.op)
+        return out
+
+    def e_Select(self, e: n.Select) -> int:
+        cond = self.expr(e.cond)
+        assert e.ty is not None
+        out = self.vreg(e.ty)
+        self._two_way(cond, lambda: self.emit(Op.MOV, d=out, a=self.expr(e.then)),
+                      lambda: self.emit(Op.MOV, d=out, a=self.expr(e.orelse)), "select")
+        return out
+
+    def e_Load(self, e: n.Load) -> int:
+        idx = self.expr(e.index)
+        assert e.ty is not None
+        v = self.vreg(e.ty)
+        ins = self.emit(Op.LOAD, d=v, a=self.frames[-1].vars[e.buffer], b=idx)
+        self.infopoint(ins, FAULT_OOB, e.line)
+        return v
+
+    def e_Len(self, e: n.Len) -> int:
+        v = self.vreg(e.ty or I64)
+        self.emit(Op.LEN, d=v, a=self.frames[-1].vars[e.buffer])
+        return v
+
+    def e_Cast(self, e: n.Cast) -> int:
+        a = self.expr(e.operand)
+        assert e.ty is not None and e.operand.ty is not None
+        if e.ty.bits == 32 and e.operand.ty is I64:
+            v = self.vreg(e.ty)
+            self.emit(Op.WRAP, d=v, a=a, imm=32)
+            return v
+        return a  # widening and bool -> int keep the canonical value
+
+    def e_Call(self, e: n.Call) -> int:
+        return self.call(e)
+
+    def call(self, e: n.Call) -> int:
+        args = [self.expr(a) for a in e.args]
+        fn = self.program.function(e.func)
+        caller = self.frames[-1]
+        frame = _Frame(fn, {}, caller.callers + (Frame(caller.fn.name, e.line),))
+        for p, a in zip(fn.params, args):
+            v = self.vreg(p.ty, p.name)
+            self.emit(Op.MOV, d=v, a=a)
+            frame.vars[p.name] = v
+        frame.ret_mask = self.mask()
+        frame.ret_vreg = self.vreg(fn.returns or BOOL, f"{fn.name}.return")
+        ret_label, body = self.label(f"ret_{fn.name}_"), self.label(f"call_{fn.name}_")
+        frame.ret_label = ret_label
+        self.emit(Op.M_CLEAR, d=frame.ret_mask)
+        self.place(body)
+        self.frames.append(frame)
+        self.block(fn.body)
+        self.frames.pop()
+        self.place(ret_label)
+        self.emit(Op.M_OR, d=EXEC, a=EXEC, b=frame.ret_mask)
+        self.region(body, ret_label, ret_label, f"call {fn.name}: returned lanes wait")
+        return frame.ret_vreg
+
+    def e_WaveOp(self, e: n.WaveOp) -> int:
+        args = [self.expr(a) for a in e.args]
+        assert e.ty is not None
+        x = args[0]
+        ty = e.ty
+        out = self.vreg(ty)
+        if e.op == "readfirstlane":
+            self.emit(Op.READFIRST, d=out, a=x)
+            return out
+        xty = e.args[0].ty
+        assert xty is not None
+        bits = xty.bits if xty.is_int else 64
+        identity = 0
+        if e.op == "wave_min":
+            identity = int_range(xty)[1]
+        elif e.op == "wave_max":
+            identity = int_range(xty)[0]
+        elif e.op == "wave_all":
+            identity = 1
+        staged = self.vreg(xty)
+        self.emit(Op.SET_INACTIVE, d=staged, a=x, imm=identity, wm=1)
+        if e.op == "shuffle":
+            self.emit(Op.SHUFFLE, d=out, a=staged, b=args[1])
+            return out
+        whole = self.vreg(ty)
+        op = {"wave_sum": Op.WWM_SUM, "wave_min": Op.WWM_MIN, "wave_max": Op.WWM_MAX,
+              "wave_any": Op.WWM_OR, "wave_all": Op.WWM_AND, "ballot": Op.WWM_BALLOT,
+              "prefix_sum": Op.WWM_SCAN_EXCL, "inclusive_sum": Op.WWM_SCAN_INCL}[e.op]
+        self.emit(op, d=whole, a=staged, imm=bits, wm=1)
+        self.emit(Op.MOV, d=out, a=whole)
+        return out
+
+
+def lower(program: n.Program, entry: str, uniform_all_lanes: bool = True) -> Lowered:
+    """Lower the kernel `entry` (helpers inlined). Pure: the program is not changed."""
+    return _Lowerer(program, uniform_all_lanes).kernel(entry)
+
+
+__all__ = ["ALIVE", "EXEC", "Infopoint", "Instr", "Label", "Lowered", "Region", "lower"]

@@ -1,0 +1,184 @@
+"""Register allocation: virtual registers -> `nregs` physical vector registers, spilling
+to per-lane spill slots when they run out.
+
+Contract: input a `Lowered` program; output an `Allocation` with a rewritten instruction
+list (spill code inserted) and vreg -> register / slot maps. The input is not changed.
+
+Interference (DESIGN.md's liveness rule):
+- a masked write of d interferes with what is live-out at that point over the logical
+  CFG (per-lane liveness): values live only in *inactive* lanes may share d's register,
+  since a masked write leaves those lanes alone;
+- an all-lane write (whole-wave ops, set-inactive, all-lane uniform values, reloads)
+  interferes with every value live in any lane there: live-out plus `parked`;
+- an op reading other lanes of a source never shares a register with that source.
+
+Colouring is greedy in vreg order. A masked def prefers a register whose value is live
+only in parked lanes (the most recently defined one): that is exactly the sharing
+per-lane liveness allows, and it keeps fully free registers for all-lane writes, which
+cannot use parked ones. When no register is free, a vreg is spilled everywhere: each use
+reloads a temporary, each def writes a temporary that is spilled; a masked def first
+reloads the temporary so that the spill (which moves all lanes) keeps the inactive
+lanes' values. Then allocation starts over.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from difftest.errors import DifftestError
+
+from .isa import Op
+from .liveness import CROSS_LANE, Liveness, all_lanes, bits, defs, flow, liveness, uses
+from .lower import Instr, Label, Lowered
+
+MAX_ROUNDS = 200
+
+
+class AllocationError(DifftestError):
+    """Not even spilling everything fits the register file."""
+
+
+@dataclass
+class Allocation:
+    code: list[Instr | Label]
+    color: dict[int, int]          # vreg -> physical register
+    slot: dict[int, int]           # spilled vreg -> spill slot
+    temps: set[int]                # vregs created by spill code
+    live: Liveness                 # liveness of the final code
+    nregs: int
+    nslots: int
+    vreg_types: dict[int, object] = field(default_factory=dict)
+    interference: dict[int, set[int]] = field(default_factory=dict)
+
+
+def interference(live: Liveness) -> dict[int, set[int]]:
+    graph: dict[int, set[int]] = {}
+    for i, ins in enumerate(live.flow.instrs):
+        d = defs(ins)
+        if d is None:
+            continue
+        graph.setdefault(d, set())
+        across = live.live_any(i) if all_lanes(ins) else live.live_out[i]
+        others = bits(across & ~(1 << d))
+        if ins.op in CROSS_LANE:
+            others += [u for u in uses(ins) if u != d]
+        for u in others:
+            graph[d].add(u)
+            graph.setdefault(u, set()).add(d)
+    return graph
+
+
+def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, order: list[int]
+           ) -> tuple[dict[int, int], int | None]:
+    """Greedy colouring; returns (colours, first vreg that found no register)."""
+    color: dict[int, int] = {}
+    first_def: dict[int, int] = {}
+    for i, ins in enumerate(live.flow.instrs):
+        d = defs(ins)
+        if d is not None and d not in first_def:
+            first_def[d] = i
+    for v in order:
+        if v not in first_def:
+            continue
+        taken = {color[u] for u in graph.get(v, ()) if u in color}
+        free = [r for r in range(nregs) if r not in taken]
+        if not free:
+            return color, v
+        choice = free[0]
+        i = first_def[v]
+        if not all_lanes(live.flow.instrs[i]):
+            parked_only = live.parked[i] & ~live.live_out[i]
+            holders = [(u, color[u]) for u in bits(parked_only) if u in color and color[u] in free]
+            if holders:
+                choice = max(holders)[1]
+        color[v] = choice
+    return color, None
+
+
+def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: "_Counter",
+           temps: set[int], masked_spills: bool) -> list[Instr | Label]:
+    out: list[Instr | Label] = []
+    wm = 0 if masked_spills else 1
+    for item in code:
+        if isinstance(item, Label):
+            out.append(item)
+            continue
+        ins = item
+        used = v in uses(ins)
+        defined = defs(ins) == v
+        if not used and not defined:
+            out.append(ins)
+            continue
+        t = new_vreg()
+        temps.add(t)
+        if used or (defined and not all_lanes(ins)):
+            out.append(Instr(Op.RELOAD, d=t, imm=slot, wm=wm))
+        for fld in ("a", "b", "c"):
+            if getattr(ins, fld) == v and v in uses(ins):
+                setattr(ins, fld, t)
+        if defined:
+            ins.d = t
+        out.append(ins)
+        if defined:
+            out.append(Instr(Op.SPILL, a=t, imm=slot, wm=wm))
+    return out
+
+
+class _Counter:
+    def __init__(self, start: int) -> None:
+        self.next = start
+
+    def __call__(self) -> int:
+        v = self.next
+        self.next += 1
+        return v
+
+
+def allocate_registers(lowered: Lowered, nregs: int, masked_spills: bool = False
+                       ) -> Allocation:
+    """Colour `lowered`'s vregs onto `nregs` registers, spilling as needed."""
+    code = copy.deepcopy(lowered.code)
+    # deepcopy gives new Instr objects: carry the logical-successor overrides across.
+    old_instrs = [x for x in lowered.code if isinstance(x, Instr)]
+    new_instrs = [x for x in code if isinstance(x, Instr)]
+    labels_old = [x for x in lowered.code if isinstance(x, Label)]
+    labels_new = [x for x in code if isinstance(x, Label)]
+    lab_map = {id(a): b for a, b in zip(labels_old, labels_new)}
+    for ins in new_instrs:
+        if ins.target is not None:
+            ins.target = lab_map.get(id(ins.target), ins.target)
+    overrides = {id(nw): [lab_map[id(lab)] for lab in lowered.logical[id(old)]]
+                 for old, nw in zip(old_instrs, new_instrs) if id(old) in lowered.logical}
+    regions = [copy.copy(r) for r in lowered.regions]
+    for r in regions:
+        r.start, r.end, r.parked = lab_map[id(r.start)], lab_map[id(r.end)], lab_map[id(r.parked)]
+    types = dict(lowered.vreg_types)
+    new_vreg = _Counter(lowered.nvregs)
+    slots: dict[int, int] = {}
+    temps: set[int] = set()
+    for _ in range(MAX_ROUNDS):
+        live = liveness(flow(code, overrides), regions)
+        graph = interference(live)
+        order = sorted(graph)
+        color, failed = _color(live, graph, nregs, order)
+        if failed is None:
+            return Allocation(code, color, slots, temps, live, nregs, len(slots), types, graph)
+        victim = failed
+        if victim in temps:
+            candidates = [u for u in graph[failed] if u not in temps and u not in slots]
+            if not candidates:
+                raise AllocationError(
+                    f"registers={nregs} is too few for this kernel, even with spilling"
+                )
+            victim = max(candidates, key=lambda u: len(graph[u]))
+        slots[victim] = len(slots)
+        before = new_vreg.next
+        code = _spill(code, victim, slots[victim], new_vreg, temps, masked_spills)
+        for t in range(before, new_vreg.next):
+            types[t] = types[victim]
+        # spill code was inserted: carry overrides (instructions kept their identity)
+    raise AllocationError(f"register allocation did not converge with registers={nregs}")
+
+
+__all__ = ["Allocation", "AllocationError", "allocate_registers", "interference"]
