@@ -229,6 +229,15 @@ def cmd_sample(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_compile(args: argparse.Namespace) -> int:
+    from targets.numba_simt.target import compile_case
+
+    case = load_case(args.case)
+    _, options = _target_and_options("numba-simt", case, args.opt)
+    print(compile_case(case, options).listing)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="difftest", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -286,6 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--seed", type=int, default=0)
     sm.add_argument("--out", required=True, metavar="DIR")
     sm.set_defaults(func=cmd_sample)
+
+    co = sub.add_parser("compile", help="print numba-simt's machine code for a case's kernel")
+    co.add_argument("case")
+    co.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE")
+    co.set_defaults(func=cmd_compile)
     return parser
 
 

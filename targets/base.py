@@ -65,6 +65,9 @@ def check_options(target: Target, options: dict[str, Any]) -> None:
         mutants = [m for m in mutants.split(",") if m]
     if not isinstance(mutants, list):
         raise UnknownOption("option 'mutants' must be a list or a comma-separated string")
+    validate = getattr(target, "validate_options", None)
+    if callable(validate):
+        validate(options)
     known_mutants = tuple(getattr(target, "mutant_names", ()))
     for m in mutants:
         if m not in known_mutants:

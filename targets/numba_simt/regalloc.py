@@ -125,6 +125,21 @@ def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: "_Counter",
     return out
 
 
+def _victim(code: list[Instr | Label], graph: dict[int, set[int]], failed: int,
+            temps: set[int], slots: dict[int, int]) -> int | None:
+    """Chaitin's choice among the uncolourable vreg and its neighbours: the highest
+    degree per occurrence (long, rarely used ranges first); spill temporaries never."""
+    occurrences: dict[int, int] = {}
+    for ins in code:
+        if isinstance(ins, Instr):
+            for v in uses(ins) + ([ins.d] if defs(ins) is not None else []):
+                occurrences[v] = occurrences.get(v, 0) + 1
+    candidates = [u for u in {failed, *graph[failed]} if u not in temps and u not in slots]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda u: (len(graph[u]) / occurrences.get(u, 1), -u))
+
+
 class _Counter:
     def __init__(self, start: int) -> None:
         self.next = start
@@ -164,14 +179,11 @@ def allocate_registers(lowered: Lowered, nregs: int, masked_spills: bool = False
         color, failed = _color(live, graph, nregs, order)
         if failed is None:
             return Allocation(code, color, slots, temps, live, nregs, len(slots), types, graph)
-        victim = failed
-        if victim in temps:
-            candidates = [u for u in graph[failed] if u not in temps and u not in slots]
-            if not candidates:
-                raise AllocationError(
-                    f"registers={nregs} is too few for this kernel, even with spilling"
-                )
-            victim = max(candidates, key=lambda u: len(graph[u]))
+        victim = _victim(code, graph, failed, temps, slots)
+        if victim is None:
+            raise AllocationError(
+                f"registers={nregs} is too few for this kernel, even with spilling"
+            )
         slots[victim] = len(slots)
         before = new_vreg.next
         code = _spill(code, victim, slots[victim], new_vreg, temps, masked_spills)

@@ -1,0 +1,144 @@
+"""The numba-simt target: compile (cached per kernel and compile options), lay out memory,
+dispatch waves on the machine, and turn the machine's per-workitem results into an Outcome.
+
+Target options (`--opt KEY=VALUE`; generators draw them too):
+- `registers=N` physical vector registers (4..256, default 24): small values force spills;
+- `uniform_writes=all_lanes|active` how uniform values (constants, parameters) are
+  materialised: with all-lane writes (default, as real compilers do) or masked;
+- `step_budget=N` accepted for symmetry with the oracle (the machine's own loops are
+  bounded by the kernel's).
+Schedule keys (case `schedule`, or generated): `wave_order` ascending|descending|shuffled
+with `order_seed`, `slots` K resident waves, `quantum` instructions per turn,
+`stop_on_fault` (default true: the deopt flag checked at wave start, so never-ran comes in
+whole waves).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from difftest.case import Case
+from difftest.errors import DifftestError
+from difftest.ir import parse
+from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome
+
+from .emit import Compiled, emit
+from .lower import lower
+from .regalloc import AllocationError, allocate_registers
+
+DEFAULT_REGISTERS = 24
+_STATUS = {0: NEVER_RAN, 1: COMPLETED, 2: FAULTED}
+
+
+class OptionError(DifftestError):
+    pass
+
+
+def compile_options(options: dict[str, Any]) -> tuple[int, bool]:
+    regs = options.get("registers", DEFAULT_REGISTERS)
+    if not isinstance(regs, int) or isinstance(regs, bool) or not 4 <= regs <= 256:
+        raise OptionError(f"option registers={regs!r}: expected an integer in 4..256")
+    uniform = options.get("uniform_writes", "all_lanes")
+    if uniform not in ("all_lanes", "active"):
+        raise OptionError(f"option uniform_writes={uniform!r}: expected all_lanes or active")
+    return regs, uniform == "all_lanes"
+
+
+@functools.lru_cache(maxsize=256)
+def compile_kernel(kernel: str, entry: str, registers: int, uniform_all_lanes: bool
+                   ) -> Compiled:
+    """Compile one kernel. Pure and cached by content: each compilation owns its state."""
+    program = parse(kernel)
+    lowered = lower(program, entry, uniform_all_lanes)
+    return emit(lowered, allocate_registers(lowered, registers))
+
+
+def compile_case(case: Case, options: dict[str, Any]) -> Compiled:
+    regs, uniform = compile_options(options)
+    return compile_kernel(case.kernel, case.entry, regs, uniform)
+
+
+def wave_order(n_waves: int, schedule: dict[str, Any]) -> np.ndarray:
+    kind = schedule.get("wave_order", "ascending")
+    if kind == "descending":
+        return np.arange(n_waves - 1, -1, -1, dtype=np.int64)
+    if kind == "shuffled":
+        rng = np.random.default_rng(int(schedule.get("order_seed", 0)) & 0xFFFFFFFF)
+        return rng.permutation(n_waves).astype(np.int64)
+    return np.arange(n_waves, dtype=np.int64)
+
+
+class NumbaSimtTarget:
+    name = "numba-simt"
+    option_names = ("registers", "uniform_writes", "step_budget")
+    mutant_names: tuple[str, ...] = ()
+    never_ran_granularity = "wave"
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        compile_options(options)
+
+    def warm_up(self) -> None:
+        from . import machine
+
+        machine.warm_up()
+
+    def run(self, case: Case, schedule: dict[str, Any] | None = None,
+            options: dict[str, Any] | None = None) -> Outcome:
+        from . import machine
+
+        schedule = schedule or {}
+        options = options or {}
+        try:
+            compiled = compile_case(case, options)
+        except AllocationError as e:
+            return Outcome(case.buffers(), None, [], error=f"internal: {e}")
+        fn = case.function
+        bufs = case.buffers()
+        names = [p.name for p in fn.params if p.ty.is_buffer]
+        buftab = np.zeros((max(1, len(names)), 3), dtype=np.int64)
+        chunks, base = [], 0
+        for i, name in enumerate(names):
+            data = bufs[name]
+            buftab[i] = (base, len(data), 32 if data.dtype == np.int32 else 64)
+            chunks.append(data.astype(np.int64))
+            base += len(data)
+        mem = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
+        params = np.zeros(max(1, len(fn.params)), dtype=np.int64)
+        for i, p in enumerate(fn.params):
+            params[i] = names.index(p.name) if p.ty.is_buffer else int(case.args[p.name])
+        n, w = case.n, case.wave
+        order = wave_order((n + w - 1) // w, schedule)
+        status = np.zeros(n, dtype=np.int8)
+        fault_ip = np.full(n, -1, dtype=np.int64)
+        fault_code = np.zeros(n, dtype=np.int64)
+        counters = np.zeros(4, dtype=np.int64)
+        rc = machine.run_launch(
+            compiled.rows, n, w, compiled.nregs, compiled.nmasks, compiled.nslots, mem,
+            buftab, params, order, int(schedule.get("slots", 1)),
+            int(schedule.get("quantum", 64)), bool(schedule.get("stop_on_fault", True)),
+            status, fault_ip, fault_code, counters,
+        )
+        out_bufs = {}
+        for i, name in enumerate(names):
+            b, length, _ = buftab[i]
+            out_bufs[name] = mem[b:b + length].astype(bufs[name].dtype)
+        diagnostics = {"instructions": int(counters[0]), "lane_instructions": int(counters[1]),
+                       "waves": int(counters[2]), "code_size": len(compiled.rows),
+                       "spill_slots": len(compiled.slot)}
+        if rc != 0:
+            return Outcome(out_bufs, None, [], error=f"internal: machine error {rc}",
+                           diagnostics=diagnostics)
+        faults: dict[int, Fault] = {}
+        for g in np.nonzero(status == 2)[0]:
+            info = compiled.infopoints[int(fault_ip[g])]
+            code = int(fault_code[g]) if info.kind == "fail" else None
+            faults[int(g)] = Fault(info.kind, info.stack, code)
+        exc = None
+        if faults:
+            g = min(faults)
+            exc = ExceptionReport(g, faults[g])
+        return Outcome(out_bufs, exc, [_STATUS[int(s)] for s in status], faults,
+                       diagnostics=diagnostics)

@@ -1,0 +1,165 @@
+"""numba-simt's compiler passes, checked on their own outputs (no machine run).
+
+The interference rules are DESIGN.md's: an all-lane write may not share a register with
+a value live in any lane (inactive ones included), a masked write may.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from difftest.case import case_from_json
+from difftest.ir import parse
+from targets.numba_simt.emit import emit
+from targets.numba_simt.isa import Op
+from targets.numba_simt.liveness import all_lanes, bits, defs, flow, liveness
+from targets.numba_simt.lower import Instr, lower
+from targets.numba_simt.regalloc import AllocationError, allocate_registers, interference
+
+from .conftest import EXAMPLES
+
+
+def program(name: str):
+    case = case_from_json(json.loads((EXAMPLES / f"{name}.case.json").read_text()))
+    return case.program, case.entry
+
+
+def vreg_of(lowered, name: str) -> int:
+    [v] = [v for v, nm in lowered.vreg_names.items() if nm == name]
+    return v
+
+
+@pytest.mark.parametrize("uniform", [True, False])
+def test_payload_clobber_a_and_b_share_a_register(uniform: bool) -> None:
+    prog, entry = program("payload_clobber")
+    lowered = lower(prog, entry, uniform_all_lanes=uniform)
+    alloc = allocate_registers(lowered, 32)
+    a, b = vreg_of(lowered, "a"), vreg_of(lowered, "b")
+    # Per lane, a is dead where b lives (then-arm) and b is written under the exec mask.
+    assert alloc.color[a] == alloc.color[b]
+
+
+def test_payload_clobber_all_lane_constant_avoids_a() -> None:
+    prog, entry = program("payload_clobber")
+    lowered = lower(prog, entry, uniform_all_lanes=True)
+    alloc = allocate_registers(lowered, 32)
+    a = vreg_of(lowered, "a")
+    sevens = [ins for ins in alloc.code if isinstance(ins, Instr) and ins.op == Op.MOVI
+              and ins.imm == 7]
+    assert len(sevens) == 1 and sevens[0].wm == 1
+    seven = sevens[0].d
+    assert a in interference(alloc.live)[seven]
+    assert alloc.color[seven] != alloc.color[a]
+
+
+def test_payload_clobber_liveness_parks_a_in_the_then_arm() -> None:
+    prog, entry = program("payload_clobber")
+    lowered = lower(prog, entry)
+    live = liveness(flow(lowered.code, lowered.logical), lowered.regions)
+    a = vreg_of(lowered, "a")
+    [i7] = [i for i, ins in enumerate(live.flow.instrs) if ins.op == Op.MOVI and ins.imm == 7]
+    assert not live.live_out[i7] >> a & 1      # per lane (then-lanes): a is dead here
+    assert live.parked[i7] >> a & 1            # but the else-lanes still need it
+
+
+def _all_lane_writes_in_loop(alloc) -> list[Instr]:
+    instrs = alloc.live.flow.instrs
+    tops = [i for i, ins in enumerate(instrs) if ins.op == Op.JMP]
+    assert tops, "no loop back edge"
+    back = tops[-1]
+    start = alloc.live.flow.label_at[id(instrs[back].target)]
+    return [ins for ins in instrs[start:back] if defs(ins) is not None and all_lanes(ins)]
+
+
+@pytest.mark.parametrize("registers", [32, 8, 6])
+def test_loop_exit_value_survives_whole_wave_code(registers: int) -> None:
+    prog, entry = program("loop_exit_liveness")
+    lowered = lower(prog, entry)
+    alloc = allocate_registers(lowered, registers)
+    x = vreg_of(lowered, "x")
+    writes = _all_lane_writes_in_loop(alloc)
+    assert any(ins.op == Op.SET_INACTIVE for ins in writes)
+    if x in alloc.slot:
+        # Spilled: every reload/spill of x's slot moves all lanes.
+        for ins in alloc.code:
+            if isinstance(ins, Instr) and ins.op in (Op.SPILL, Op.RELOAD) and ins.imm == alloc.slot[x]:
+                assert ins.wm == 1
+    else:
+        for ins in writes:
+            assert alloc.color[ins.d] != alloc.color[x], f"{ins.op.name} clobbers x"
+
+
+def test_all_lane_writes_never_share_with_anything_live_in_any_lane() -> None:
+    for name in ("payload_clobber", "loop_exit_liveness", "divergent_wave_ops", "simple_deopt"):
+        prog, entry = program(name)
+        for uniform in (True, False):
+            for registers in (32, 6, 5):
+                lowered = lower(prog, entry, uniform)
+                alloc = allocate_registers(lowered, registers)
+                live = alloc.live
+                for i, ins in enumerate(live.flow.instrs):
+                    d = defs(ins)
+                    if d is None:
+                        continue
+                    across = live.live_any(i) if all_lanes(ins) else live.live_out[i]
+                    for u in bits(across):
+                        if u != d:
+                            assert alloc.color[u] != alloc.color[d], (name, i, ins)
+
+
+def test_spills_move_all_lanes_and_registers_bound_is_respected() -> None:
+    prog, entry = program("divergent_wave_ops")
+    lowered = lower(prog, entry)
+    alloc = allocate_registers(lowered, 4)
+    assert alloc.slot, "4 registers should force spills"
+    spill_ops = [ins for ins in alloc.code if isinstance(ins, Instr)
+                 and ins.op in (Op.SPILL, Op.RELOAD)]
+    assert spill_ops and all(ins.wm == 1 for ins in spill_ops)
+    assert max(alloc.color.values()) < 4
+    masked = allocate_registers(lower(prog, entry), 4, masked_spills=True)
+    assert all(ins.wm == 0 for ins in masked.code if isinstance(ins, Instr)
+               and ins.op in (Op.SPILL, Op.RELOAD))
+
+
+def test_too_few_registers_is_an_allocation_error() -> None:
+    prog = parse("def k(out: Buffer[i32]):\n    out[gid()] = wave_sum(gid()) + gid() * gid()\n")
+    with pytest.raises(AllocationError, match="registers=1 is too few"):
+        allocate_registers(lower(prog, "k"), 1)
+
+
+def test_infopoints_carry_stacks_and_reference_bits() -> None:
+    prog, entry = program("simple_deopt")
+    lowered = lower(prog, entry)
+    compiled = emit(lowered, allocate_registers(lowered, 32))
+    kinds = sorted(info.kind for info in compiled.infopoints)
+    assert kinds == ["division_by_zero", "out_of_bounds"]  # length // 2 and the store
+    [store] = [i for i in compiled.infopoints if i.kind == "out_of_bounds"]
+    assert [(f.function, f.line) for f in store.stack] == [("simple_deopt", 12), ("write_int_array", 16)]
+    live = {loc.name: loc for loc in store.live}
+    assert live["write_int_array.ary"].is_ref and not live["write_int_array.index"].is_ref
+    assert {"write_int_array.ary", "write_int_array.index", "write_int_array.val"} <= set(live)
+    for info in compiled.infopoints:
+        row = compiled.rows[info.pc]
+        assert row[7] == compiled.infopoints.index(info)
+
+
+def test_break_and_continue_have_lane_edges_not_wave_edges() -> None:
+    prog = parse(
+        "def k(out: Buffer[i32]):\n"
+        "    for j in range(0, 4):\n"
+        "        if j == gid():\n"
+        "            break\n"
+        "        if j == 1:\n"
+        "            continue\n"
+        "        out[gid()] = j\n"
+    )
+    lowered = lower(prog, "k")
+    f = flow(lowered.code, lowered.logical)
+    clears = [i for i, ins in enumerate(f.instrs) if ins.op == Op.M_CLEAR and ins.d == 0]
+    assert len(clears) == 2
+    for i in clears:
+        assert f.physical[i] == [i + 1]          # the wave falls through
+        assert f.logical[i] != [i + 1]           # the lane leaves (to exit / continue)
+
