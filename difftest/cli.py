@@ -238,6 +238,12 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from targets.numba_simt.bench import main_bench
+
+    return main_bench(args.json, args.quick)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="difftest", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -300,6 +306,11 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("case")
     co.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE")
     co.set_defaults(func=cmd_compile)
+
+    be = sub.add_parser("bench", help="numba-simt speed vs a hand-written @njit loop and the oracle")
+    be.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    be.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    be.set_defaults(func=cmd_bench)
     return parser
 
 

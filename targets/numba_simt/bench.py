@@ -1,0 +1,209 @@
+"""`difftest bench`: numba-simt's speed, measured side by side in one run.
+
+- SimpleDeopt (the seed's kernel) with `length = 2n`, so no workitem faults, at n = 2^22:
+  numba-simt's machine vs the same computation as a hand-written `@njit` loop, as a ratio
+  per wave size (W = 1, 8, 32, 64; best of `repeat` runs each, interleaved so machine
+  noise hits both sides alike), and vs the oracle at n = 2^16;
+- machine throughput in lane-instructions/s;
+- JIT compilations of the machine while running generated kernels (aim: 0 after warm-up);
+- cold and cached compile time of the machine (fresh processes, an empty and then a warm
+  NUMBA_CACHE_DIR).
+
+This is the one module besides machine.py that imports numba: for the hand-written
+baseline, which must be compiled by the same compiler to be a fair reference.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+import numpy as np
+
+SIMPLE_DEOPT = """\
+def simple_deopt(out: Buffer[i32], length: i32):
+    p = gid()
+    out_index = p + length if p == length // 2 else p
+    write_int_array(out, out_index, p * p)
+
+
+def write_int_array(ary: Buffer[i32], index: i32, val: i32):
+    ary[index] = val
+"""
+
+
+def _case(n: int, wave: int) -> Any:
+    from difftest.case import case_from_json
+
+    # The data list is small JSON only for the case check; the buffer is replaced below.
+    case = case_from_json({"kernel": SIMPLE_DEOPT, "entry": "simple_deopt",
+                           "launch": {"n": 1, "wave": wave},
+                           "args": {"out": {"dtype": "i32", "data": [0]}, "length": 2}})
+    case.n = n
+    case.args["out"] = np.full(n, -1, dtype=np.int32)
+    case.args["length"] = 2 * n
+    return case
+
+
+def _baseline() -> Any:
+    from numba import njit
+
+    @njit(cache=True)
+    def simple_deopt_loop(out: np.ndarray, length: int) -> int:
+        n = out.shape[0]
+        faults = 0
+        half = length // 2
+        for p in range(n):
+            idx = p + length if p == half else p
+            if 0 <= idx < n:
+                out[idx] = np.int32(p * p)
+            else:
+                faults += 1
+        return faults
+
+    return simple_deopt_loop
+
+
+def _time(fn: Any) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _machine_runner(case: Any) -> tuple[Any, Any]:
+    """A closure running only the machine on `case` (layout done once), and counters."""
+    from . import machine
+    from .target import compile_case
+
+    compiled = compile_case(case, {})
+    n, w = case.n, case.wave
+    buftab = np.array([[0, n, 32]], dtype=np.int64)
+    params = np.array([0, case.args["length"]], dtype=np.int64)
+    order = np.arange((n + w - 1) // w, dtype=np.int64)
+    status = np.zeros(n, dtype=np.int8)
+    fault_ip = np.full(n, -1, dtype=np.int64)
+    fault_code = np.zeros(n, dtype=np.int64)
+    counters = np.zeros(4, dtype=np.int64)
+    mem = np.full(n, -1, dtype=np.int64)
+
+    def run() -> None:
+        counters[:] = 0
+        rc = machine.run_launch(compiled.rows, n, w, compiled.nregs, compiled.nmasks,
+                                compiled.nslots, mem, buftab, params, order, 1, 64, True,
+                                status, fault_ip, fault_code, counters)
+        assert rc == 0, f"machine error {rc}"
+
+    return run, (mem, status, counters)
+
+
+def bench_ratios(n: int, waves: list[int], repeat: int) -> dict[str, Any]:
+    baseline = _baseline()
+    out = np.full(n, -1, dtype=np.int32)
+    baseline(out, 2 * n)  # compile / load
+    rows = {}
+    for w in waves:
+        run, (mem, status, counters) = _machine_runner(_case(n, w))
+        run()  # warm
+        expected = (np.arange(n, dtype=np.int64) ** 2).astype(np.int32)
+        assert np.array_equal(mem.astype(np.int32), expected), "numba-simt result differs"
+        assert (status == 1).all()
+        t_machine, t_njit = float("inf"), float("inf")
+        for _ in range(repeat):
+            t_njit = min(t_njit, _time(lambda: baseline(out, 2 * n)))
+            t_machine = min(t_machine, _time(run))
+        rows[w] = {"machine_s": t_machine, "njit_s": t_njit, "ratio": t_machine / t_njit,
+                   "lane_instructions": int(counters[1]),
+                   "lane_instructions_per_s": counters[1] / t_machine}
+    return rows
+
+
+def bench_oracle(n: int, wave: int) -> dict[str, float]:
+    from oracles.reference import run_full
+
+    from .target import NumbaSimtTarget
+
+    case = _case(n, wave)
+    target = NumbaSimtTarget()
+    target.run(case)  # compile, warm
+    t_target = min(_time(lambda: target.run(case)) for _ in range(3))
+    t_oracle = _time(lambda: run_full(case))
+    return {"oracle_s": t_oracle, "target_s": t_target, "ratio": t_oracle / t_target}
+
+
+def bench_jit_compilations(kernels: int, seed: int) -> dict[str, int]:
+    """Numba compilations of the machine's entry while running generated kernels."""
+    from generators.cases import cases
+    from generators.sampling import draw
+
+    from . import machine
+    from .target import NumbaSimtTarget
+
+    target = NumbaSimtTarget()
+    target.warm_up()
+    before = machine.compilations()
+    for case in draw(cases(), kernels, seed):
+        target.run(case, case.schedule, case.options)
+    return {"kernels": kernels, "compilations": machine.compilations() - before}
+
+
+_COMPILE_SNIPPET = (
+    "import time; t=time.perf_counter(); "
+    "from targets.numba_simt import machine; machine.warm_up(); "
+    "print(time.perf_counter()-t)"
+)
+
+
+def bench_compile_time() -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        times = []
+        for _ in range(2):
+            out = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET], env=env,
+                                 capture_output=True, text=True, check=True)
+            times.append(float(out.stdout.strip().splitlines()[-1]))
+    return {"cold_s": times[0], "cached_s": times[1]}
+
+
+def run_bench(n_log2: int = 22, oracle_log2: int = 16, repeat: int = 5,
+              kernels: int = 1000, quick: bool = False) -> dict[str, Any]:
+    waves = [1, 8, 32, 64]
+    result: dict[str, Any] = {"n": 1 << n_log2}
+    result["waves"] = {str(w): r for w, r in bench_ratios(1 << n_log2, waves, repeat).items()}
+    result["ratio_vs_njit"] = result["waves"]["32"]["ratio"]
+    result["vs_oracle"] = bench_oracle(1 << oracle_log2, 32)
+    result["jit"] = bench_jit_compilations(kernels, 0)
+    result["compile"] = bench_compile_time()
+    return result
+
+
+def format_bench(r: dict[str, Any]) -> str:
+    lines = [f"SimpleDeopt, length = 2n, n = {r['n']} (no fault; every workitem runs)",
+             "   W   numba-simt      @njit loop    ratio   lane-instr/s"]
+    for w, row in r["waves"].items():
+        lines.append(f"{int(w):4d}  {row['machine_s'] * 1e3:9.1f} ms  {row['njit_s'] * 1e3:9.1f} ms"
+                     f"  {row['ratio']:7.1f}x  {row['lane_instructions_per_s'] / 1e9:6.2f} G")
+    o = r["vs_oracle"]
+    lines.append(f"oracle vs numba-simt (whole target run) at n = 65536, W = 32: "
+                 f"{o['oracle_s'] * 1e3:.0f} ms vs {o['target_s'] * 1e3:.1f} ms = {o['ratio']:.0f}x")
+    j = r["jit"]
+    lines.append(f"machine JIT compilations while running {j['kernels']} generated kernels: "
+                 f"{j['compilations']}")
+    c = r["compile"]
+    lines.append(f"machine compile: cold {c['cold_s']:.1f} s, cached {c['cached_s']:.2f} s")
+    lines.append(f"ratio_vs_njit (W = 32): {r['ratio_vs_njit']:.2f}")
+    return "\n".join(lines)
+
+
+def main_bench(json_path: str | None, quick: bool) -> int:
+    r = run_bench(n_log2=18 if quick else 22, repeat=3 if quick else 5,
+                  kernels=100 if quick else 1000)
+    print(format_bench(r))
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump(r, f, indent=1)
+    return 0
