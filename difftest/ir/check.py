@@ -129,12 +129,14 @@ class _FunctionChecker:
               ) -> tuple[tuple[n.Stmt, ...], _Defined]:
         out = []
         cur: _Defined = defined
+        seen = defined  # what was assigned before, for statements after a return/break
         for s in stmts:
-            # Statements after a return/break still must be well-typed; check them with
-            # the last defined set (they never run, so no new error can hide there).
-            checked, nxt = self.stmt(s, cur if cur is not None else defined)
+            # Unreachable statements must still be well-typed: check them with what was
+            # assigned before the return or break (they never run).
+            checked, nxt = self.stmt(s, cur if cur is not None else seen)
             out.append(checked)
             if cur is not None:
+                seen = cur
                 cur = nxt
         return tuple(out), cur
 
