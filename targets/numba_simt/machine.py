@@ -179,17 +179,32 @@ def _run_wave(code, V, M, S, pcs, k, wave, W, n, mem, buftab, params, status, fa
             vb = v[b]
             vd = v[d]
             if op == _ADD:
-                for l in range(W):
-                    r = _wrap(va[l] + vb[l], imm)
-                    vd[l] = r if sel[l] else vd[l]
+                if imm == 32:
+                    for l in range(W):
+                        r = np.int64(np.int32(va[l] + vb[l]))
+                        vd[l] = r if sel[l] else vd[l]
+                else:
+                    for l in range(W):
+                        r = va[l] + vb[l]
+                        vd[l] = r if sel[l] else vd[l]
             elif op == _SUB:
-                for l in range(W):
-                    r = _wrap(va[l] - vb[l], imm)
-                    vd[l] = r if sel[l] else vd[l]
+                if imm == 32:
+                    for l in range(W):
+                        r = np.int64(np.int32(va[l] - vb[l]))
+                        vd[l] = r if sel[l] else vd[l]
+                else:
+                    for l in range(W):
+                        r = va[l] - vb[l]
+                        vd[l] = r if sel[l] else vd[l]
             elif op == _MUL:
-                for l in range(W):
-                    r = _wrap(va[l] * vb[l], imm)
-                    vd[l] = r if sel[l] else vd[l]
+                if imm == 32:
+                    for l in range(W):
+                        r = np.int64(np.int32(va[l] * vb[l]))
+                        vd[l] = r if sel[l] else vd[l]
+                else:
+                    for l in range(W):
+                        r = va[l] * vb[l]
+                        vd[l] = r if sel[l] else vd[l]
             elif op == _DIV or op == _REM:
                 for l in range(W):
                     if not sel[l]:
@@ -550,9 +565,11 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                 wave_of[k] = w
                 pcs[k] = 0
                 steps_of[k] = 0
-                V[k, :, :] = 0
-                M[k, :, :] = 0
-                S[k, :, :] = 0
+                # Registers and spill slots keep whatever the previous wave left: compiled
+                # code never reads a lane it did not write (if it did, that is a finding).
+                for l in range(W):
+                    M[k, EXEC, l] = 0
+                    M[k, ALIVE, l] = 0
                 for l in range(W):
                     if w * W + l < n:
                         M[k, EXEC, l] = 1
