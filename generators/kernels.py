@@ -213,7 +213,7 @@ class _Gen:
         if self.feat("loop") and not in_helper and self.loop_depth < 2:
             kinds += ["for", "for", "for"] if in_loop else ["for"]
         if in_loop:
-            kinds += ["break", "continue"]
+            kinds += ["break", "continue", "continue"]
         if self.feat("return"):
             kinds.append("return")
         if self.feat("fault"):
@@ -279,7 +279,11 @@ class _Gen:
             bound = self.d(st.sampled_from(("2", "s", "4", "1", "0")))
             self.loop_depth += 1
             self.loop_vars.append(var)
-            body = self.block(env + [var], indent + 1, True, in_helper, 3)
+            inner = env + [var]
+            exit_kind = self.d(st.sampled_from(("none", "break", "continue")))
+            body = self.block(inner, indent + 1, True, in_helper, 3)
+            if exit_kind != "none":
+                body = self.stmt(inner, indent + 1, True, in_helper, exit_kind) + body
             self.loop_vars.pop()
             self.loop_depth -= 1
             return [f"{pad}for {var} in range(0, {bound}):"] + body
@@ -348,6 +352,8 @@ class _Gen:
                 "    g = gid()"]
         env = ["g"]
         body = self.stmt(env, 1, False, False, "wave_assign") if self.feat("wave") else []
+        if self.feat("loop"):
+            body += self.stmt(env, 1, False, False, "for")
         body += self.block(env, 1, False, False, 6)
         return "\n".join(head + body + ["", ""] + helper_lines).rstrip() + "\n"
 
@@ -355,8 +361,8 @@ class _Gen:
 @st.composite
 def kernels(draw: st.DrawFn) -> GeneratedKernel:
     """Generate one kernel. Shrinks toward: no features, one statement, constants."""
-    mask = draw(st.integers(0, (1 << len(FEATURES)) - 1))
-    on = frozenset(f for i, f in enumerate(FEATURES) if mask >> i & 1)
+    # One boolean per feature (not one bitmask) so the shrinker can switch each off.
+    on = frozenset(f for f in FEATURES if draw(st.booleans()))
     slots = draw(st.integers(1, 2))
     out_i32 = draw(st.booleans()) is False
     gen = _Gen(draw, on, slots)

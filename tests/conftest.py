@@ -16,3 +16,14 @@ def examples_dir() -> Path:
     if not EXAMPLES.is_dir():
         pytest.fail(f"shared examples not found at {EXAMPLES} (CI runs with ../shared beside)")
     return EXAMPLES
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Warm numba-simt's on-disk machine cache once, in the controlling process, before
+    xdist workers start: concurrent cold compiles into one cache have crashed numba
+    (numba#4807), and CI must not pay the cold compile once per worker."""
+    if hasattr(config, "workerinput"):
+        return
+    from targets.numba_simt import machine
+
+    machine.warm_up()
