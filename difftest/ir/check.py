@@ -13,6 +13,8 @@ Rules (docs/semantics.md has the prose):
 - loop bounds are constants, scalar parameters or `len(buffer)` (every loop is bounded);
 - `break`/`continue` only inside a loop of the same function; a function with a return
   type returns a value on every path; kernels and void helpers `return` without one.
+The one rewrite it makes: `-(non-negative literal)` becomes a negative literal, as the
+parser does.
 """
 
 from __future__ import annotations
@@ -138,6 +140,8 @@ class _FunctionChecker:
             if cur is not None:
                 seen = cur
                 cur = nxt
+            elif nxt is not None:
+                seen = nxt  # unreachable code still assigns for the code after it
         return tuple(out), cur
 
     def stmt(self, s: n.Stmt, defined: frozenset[str]) -> tuple[n.Stmt, _Defined]:
@@ -333,6 +337,12 @@ class _FunctionChecker:
             return dataclasses.replace(e, operand=operand, ty=BOOL)
         if e.op not in ("-", "~"):
             raise self.error(f"unknown unary operator '{e.op}'", e.line)
+        if (e.op == "-" and isinstance(e.operand, n.Const)
+                and not isinstance(e.operand.value, bool) and e.operand.value >= 0):
+            # Canonical form, exactly the parser's: `-<literal>` is a negative literal (so
+            # every checked program prints and re-parses to itself). `-(-5)` stays a
+            # negation: folding it could change its width.
+            return self.e_Const(n.Const(-e.operand.value, line=e.line), d)
         operand = self.int_expr(e.operand, d, f"operand of unary '{e.op}'")
         return dataclasses.replace(e, operand=operand, ty=operand.ty)
 

@@ -169,6 +169,49 @@ def bench_compile_time() -> dict[str, float]:
     return {"cold_s": times[0], "cached_s": times[1]}
 
 
+def bench_generation(kernels: int, seed: int) -> dict[str, float]:
+    """Generated kernels/s (the strategy alone), and fully checked cases/s on one core
+    (generation + oracle + target + verdict) for the reference and numba-simt targets."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hseed
+
+    from difftest.runner import check_case, oracle_run
+    from generators.cases import kernel_cases
+    from generators.kernels import kernels as kernel_strategy
+    from oracles.reference import ReferenceTarget
+
+    from .target import NumbaSimtTarget
+
+    quiet = list(HealthCheck)
+    count = [0]
+
+    @settings(max_examples=kernels, database=None, deadline=None, suppress_health_check=quiet)
+    @hseed(seed)
+    @given(kernel_strategy())
+    def gen_only(k: Any) -> None:
+        count[0] += 1
+
+    t_gen = _time(gen_only)
+    out = {"kernels_per_s": count[0] / t_gen}
+    for target in (ReferenceTarget(), NumbaSimtTarget()):
+        checked = [0]
+
+        @settings(max_examples=kernels // 2, database=None, deadline=None,
+                  suppress_health_check=quiet)
+        @hseed(seed)
+        @given(kernel_cases())
+        def full(kc: Any) -> None:
+            for case in kc[1]:
+                f, err = oracle_run(case)
+                res = check_case(case, target, None, None, None, f, err)
+                assert res.verdict.agree, str(res.verdict)
+                checked[0] += 1
+
+        t = _time(full)
+        out[f"checked_cases_per_s_{target.name}"] = checked[0] / t
+    return out
+
+
 def run_bench(n_log2: int = 22, oracle_log2: int = 16, repeat: int = 5,
               kernels: int = 1000, quick: bool = False) -> dict[str, Any]:
     waves = [1, 8, 32, 64]
@@ -178,6 +221,7 @@ def run_bench(n_log2: int = 22, oracle_log2: int = 16, repeat: int = 5,
     result["vs_oracle"] = bench_oracle(1 << oracle_log2, 32)
     result["jit"] = bench_jit_compilations(kernels, 0)
     result["compile"] = bench_compile_time()
+    result["generation"] = bench_generation(200 if not quick else 50, 0)
     return result
 
 
@@ -195,13 +239,17 @@ def format_bench(r: dict[str, Any]) -> str:
                  f"{j['compilations']}")
     c = r["compile"]
     lines.append(f"machine compile: cold {c['cold_s']:.1f} s, cached {c['cached_s']:.2f} s")
+    g = r["generation"]
+    lines.append(f"generation (one core): {g['kernels_per_s']:.0f} kernels/s; fully checked "
+                 f"cases/s: {g['checked_cases_per_s_reference']:.0f} on reference, "
+                 f"{g['checked_cases_per_s_numba-simt']:.0f} on numba-simt")
     lines.append(f"ratio_vs_njit (W = 32): {r['ratio_vs_njit']:.2f}")
     return "\n".join(lines)
 
 
 def main_bench(json_path: str | None, quick: bool) -> int:
     r = run_bench(n_log2=18 if quick else 22, repeat=3 if quick else 5,
-                  kernels=100 if quick else 1000)
+                  kernels=100 if quick else 1000, quick=quick)
     print(format_bench(r))
     if json_path:
         with open(json_path, "w", encoding="utf-8") as f:
