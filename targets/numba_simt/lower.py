@@ -259,11 +259,17 @@ class _Lowerer:
 
     def s_For(self, s: n.For) -> None:
         start = self.expr(s.start)
-        stop = self.expr(s.stop)
+        bound = self.expr(s.stop)
         ty = I64 if I64 in (s.start.ty, s.stop.ty) else s.start.ty
         assert ty is not None
+        stop = self.vreg(ty)  # bounds are read once: the body may reassign a parameter
+        self.emit(Op.MOV, d=stop, a=bound)
         k = self.var(s.var, ty)
-        self.emit(Op.MOV, d=k, a=start)
+        # A hidden trip counter: the loop variable is only written at the start of a trip
+        # (Python: an empty range leaves it alone, and after the loop it holds the last
+        # trip's value, not one past it).
+        ctr = self.vreg(ty)
+        self.emit(Op.MOV, d=ctr, a=start)
         iterating, exitm, cont, act = self.mask(), self.mask(), self.mask(), self.mask()
         top, body, cont_label = self.label("loop_top"), self.label("loop_body"), self.label("loop_continue")
         exit_label, after = self.label("loop_exit"), self.label("loop_after")
@@ -273,7 +279,7 @@ class _Lowerer:
         self.emit(Op.M_CLEAR, d=cont)
         self.emit(Op.M_SETEXEC, a=iterating)
         t = self.vreg(BOOL)
-        self.emit(Op.CMP_LT, d=t, a=k, b=stop)
+        self.emit(Op.CMP_LT, d=t, a=ctr, b=stop)
         self.emit(Op.M_FROMCOND, d=act, a=t)
         fin = self.mask()
         self.emit(Op.M_ANDN, d=fin, a=iterating, b=act)
@@ -281,6 +287,7 @@ class _Lowerer:
         self.emit(Op.M_SETEXEC, a=act)
         self.emit(Op.JZ_EXEC, target=exit_label)
         self.place(body)
+        self.emit(Op.MOV, d=k, a=ctr)
         self.frames[-1].loops.append((exitm, cont, exit_label, cont_label))
         self.block(s.body)
         self.frames[-1].loops.pop()
@@ -288,7 +295,7 @@ class _Lowerer:
         self.emit(Op.M_OR, d=EXEC, a=EXEC, b=cont)
         one = self.vreg(ty)
         self.emit(Op.MOVI, d=one, imm=1, wm=self.uniform_wm)
-        self.emit(Op.ADD, d=k, a=k, b=one, imm=ty.bits)
+        self.emit(Op.ADD, d=ctr, a=ctr, b=one, imm=ty.bits)
         self.emit(Op.M_GETEXEC, d=iterating)
         self.emit(Op.JMP, target=top)
         self.place(exit_label)
