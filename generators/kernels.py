@@ -1,50 +1,106 @@
-"""`kernels()`: random kernels that are well-typed, race-free by construction, terminating.
+"""`kernels()`: random kernels that are well-typed, race-free by construction, terminating,
+and cover every construct of the language.
 
-Shape of every kernel (one signature, so inputs are generic)::
+A kernel's signature is drawn with it (`GeneratedKernel.buffers` / `.scalars` say what
+`inputs.arguments()` must pass)::
 
-    def kernel(inp: Buffer[i32], out: Buffer[<i32|i64>], acc: Buffer[i64], s: i32):
+    def kernel(inp: Buffer[i32], [wide: Buffer[i64],] out: Buffer[T], [out2: Buffer[U],]
+               [acc: Buffer[A],] s: i32, [t: i64,] [flag: bool]):
         g = gid()
-        ...
+        ...                      # statements drawn from the enabled features
+        out[g * K + c] = out[g * K + c] + v     # the sink: a read-modify-write
 
-Race freedom by construction (DESIGN.md's rule):
-- `inp` is only ever loaded (anywhere, in or out of bounds);
-- `out` is only touched at the workitem's private slots `g * K + c` (c < K): plain
-  stores, read-modify-writes, and loads of those slots; an optional `+ len(out)` offset
-  under a condition makes some lanes fault instead of writing;
-- `acc` is only touched by `atomic_add`.
-Termination: loops are `range(0, C)` with C <= 4 or the scalar `s` (inputs keep it in
--1..4), nested at most twice; helpers have no loops.
+plus the helpers it calls (`h0(b: Buffer[i32], a: i32, x: i32|i64) -> i32`, used inside
+expressions; `hv(o: Buffer[T], v: i32, b: Buffer[i32][, r: Buffer[A]])`, a statement, which may
+call `h0`). No recursion, by construction.
 
-Generation policy (swarm testing, as YARPGen): each kernel first draws which feature
-groups are enabled at all, then draws statements only from those. So rare combinations
-are not drowned out, and shrinking first switches features off, then drops statements,
-then simplifies expressions (every `one_of`/`sampled_from` lists the simplest choice first).
-Kernels are built as source text and parsed: the text is what the case file stores.
+Race freedom by construction (DESIGN.md's rule), per buffer *role*:
+- "in" buffers (`inp`, `wide`, helper parameter `b`) are only loaded, at any computed
+  index (wrapped into bounds with `(e & 255) % len(b)`, or raw when out-of-bounds faults
+  are enabled);
+- "out" buffers (`out`, `out2`, aliases `oN = out`, helper parameter `o`) are only touched
+  at the workitem's private slots `gid * K + c`, c < K (one K for all of them, and the
+  buffers are n*K long or shorter): plain stores, read-modify-writes, loads of those
+  slots; a fault-enabled store adds `(len(out) if <cond> else 0)`, so it faults instead;
+- "acc" buffers (`acc`, helper parameter `r`) are only touched by `atomic_add`, at any
+  index.
+`g` is never reassigned, and scalar parameters are never assigned at all.
+Termination: loops are `range(a, b)` with b a constant <= 8, `s` (inputs keep it in
+-1..8) or `len(acc)` (inputs keep it <= 8), nested at most twice in the kernel and once in
+a helper, so a workitem runs a few thousand steps at most.
+Faults only where a fault feature is on: with `fault_rate=0` no kernel ever faults
+(divisors are `(e | 1)`, indices are wrapped, out buffers have full length).
+
+Generation policy (swarm testing, as YARPGen's generation policies): each kernel first
+draws which features are enabled at all (one boolean each; fault features with
+probability `fault_rate`), then draws every statement and expression only from the
+productions those features enable. So rare combinations are not drowned out.
+
+Cost and shrinking: Hypothesis costs 30-120 us per choice, so every expression node and
+every statement is exactly one choice (an index into a production list whose first entry
+is the simplest), and nothing is drawn where only one option exists. Shrinking switches
+features off first (they are drawn first), then shortens blocks (each block draws its
+length first), then simplifies productions toward the first entry: leaves toward `0`,
+statements toward plain assignments. Kernels are built as source text and parsed with
+`difftest.ir.parse`: the text is what the case file stores, and the parse is the check
+that the generator built a valid program.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from hypothesis import event
 from hypothesis import strategies as st
 
 from difftest.ir import nodes as n
 from difftest.ir import parse
+from difftest.ir.types import BOOL, I32, I64, Type
 
 from .coverage import constructs
 
-FEATURES = ("branch", "loop", "wave", "memory", "atomic", "helper", "fault", "return",
-            "logic", "div")
+#: Swarm features: each kernel enables each with probability 1/2.
+FEATURES = ("branch", "loop", "wave", "memory", "atomic", "helper", "return", "logic",
+            "div", "i64")
+#: Fault features: each enabled with probability `fault_rate`.
+FAULT_FEATURES = ("fault_oob", "fault_div", "fault_fail")
+DEFAULT_FAULT_RATE = 0.3
 
 ENTRY = "kernel"
-PARAMS = ("inp", "out", "acc", "s")
-CONSTS = (0, 1, 2, 3, -1, 7, 100, 2147483647, -2147483648)
-WAVE_OPS = ("wave_sum", "shuffle", "readfirstlane", "wave_min", "wave_max", "prefix_sum",
-            "inclusive_sum", "ballot", "wave_any", "wave_all")
+MAX_LOOP = 8  # the largest constant loop bound; inputs keep `s` and len(acc) within it
+
+_I32_CONSTS = ("0", "1", "-1", "2", "3", "7", "100", "-7", "2147483647", "-2147483648")
+_I64_CONSTS = ("2147483648", "-9223372036854775808", "9223372036854775807", "4294967296")
 _ARITH = ("+", "-", "*", "&", "|", "^", "<<", ">>")
 _CMP = ("<", "==", "!=", ">", "<=", ">=")
+_INT_WAVE = ("wave_sum", "wave_min", "wave_max", "readfirstlane", "prefix_sum",
+             "inclusive_sum", "shuffle", "ballot")
+_BOUNDS = (("0", "2"), ("0", "s"), ("0", "1"), ("0", "4"), ("1", "s"), ("0", "len"),
+           ("0", "3"), ("0", str(MAX_LOOP)), ("2", "0"))
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    """One buffer parameter of a generated kernel.
+
+    `role` says how the kernel touches it (and so what inputs may hold): "in" is only
+    loaded, "out" only at private slots `gid * slots + c`, "acc" only by atomics."""
+
+    name: str
+    dtype: str  # "i32" | "i64"
+    role: str   # "in" | "out" | "acc"
+    slots: int = 0  # K, for "out" buffers
+
+
+@dataclass(frozen=True)
+class ScalarSpec:
+    """One scalar parameter; inputs draw it from lo..hi (bools: 0..1)."""
+
+    name: str
+    type: str  # "i32" | "i64" | "bool"
+    lo: int
+    hi: int
 
 
 @dataclass(frozen=True)
@@ -52,323 +108,554 @@ class GeneratedKernel:
     source: str
     entry: str
     program: n.Program
-    out_dtype: str           # "i32" | "i64"
-    slots: int               # K private slots of `out` per workitem
-    features: frozenset[str]
-    constructs: frozenset[str]
+    buffers: tuple[BufferSpec, ...]
+    scalars: tuple[ScalarSpec, ...]
+    features: frozenset[str]   # the swarm draw: what the generator was allowed to use
+    constructs: frozenset[str]  # what the program really contains (coverage.constructs)
+
+    @property
+    def slots(self) -> int:
+        """K, the private slots per workitem of every "out" buffer."""
+        return next(b.slots for b in self.buffers if b.role == "out")
+
+    @property
+    def faults(self) -> frozenset[str]:
+        """The enabled fault features (inputs make faults likelier only under these)."""
+        return self.features & frozenset(FAULT_FEATURES)
+
+
+_INDEX: dict[int, st.SearchStrategy[int]] = {}
+_BOOL = st.booleans()
+
+
+def _index(k: int) -> st.SearchStrategy[int]:
+    s = _INDEX.get(k)
+    if s is None:
+        s = _INDEX[k] = st.integers(0, k - 1)
+    return s
+
+
+@dataclass
+class _Fn:
+    """What the function being generated may touch; copied at block entry, so names
+    assigned inside a block are out of scope after it (the checker's rule)."""
+
+    name: str
+    gid: str                       # "g" in the kernel, "gid()" in helpers
+    vars: dict[str, Type]          # readable variables (params included)
+    locals: list[str]              # reassignable variables (never g, params, loop vars)
+    ins: list[tuple[str, Type]]    # (buffer, element type) by role
+    outs: list[tuple[str, Type]]
+    accs: list[tuple[str, Type]]
+    calls: tuple[str, ...]         # helpers this function may call: "h0", "hv"
+    returns: Type | None = None
+    is_kernel: bool = False
+    loops: int = 0                 # enclosing loops
+    max_loops: int = 0
+    nest: int = 0                  # enclosing compound statements
+    menus: dict[Any, tuple[str, ...]] = field(default_factory=dict)
+
+    def scope(self) -> tuple[Any, ...]:
+        return dict(self.vars), list(self.locals), list(self.ins), list(self.outs)
+
+    def restore(self, saved: tuple[Any, ...]) -> None:
+        self.vars, self.locals, self.ins, self.outs = saved[0], saved[1], saved[2], saved[3]
 
 
 class _Gen:
     """Draws one kernel's text. `d` is Hypothesis's draw; `on` the enabled features."""
 
-    def __init__(self, d: st.DrawFn, on: frozenset[str], slots: int) -> None:
+    def __init__(self, d: Callable[[st.SearchStrategy[Any]], Any], on: frozenset[str],
+                 slots: int, budget: int) -> None:
         self.d = d
         self.on = on
         self.K = slots
-        self.nvars = 0
-        self.helpers: list[str] = []
-        self.valued_helper = False
-        self.void_helper = False
+        self.budget = budget  # statements left to draw (bounds the kernel's size)
+        self.fresh = 0
+        self.used: set[str] = set()  # helpers called somewhere
+        self.h0_x = I64 if "i64" in on else I32
 
-    def feat(self, name: str) -> bool:
-        return name in self.on
+    # ----------------------------------------------------------------- draws
+
+    def pick(self, seq: tuple[Any, ...] | list[Any]) -> Any:
+        return seq[0] if len(seq) == 1 else seq[self.d(_index(len(seq)))]
+
+    def num(self, lo: int, hi: int) -> int:
+        return lo if lo == hi else lo + self.d(_index(hi - lo + 1))
+
+    def name(self, prefix: str) -> str:
+        self.fresh += 1
+        return f"{prefix}{self.fresh}"
 
     # ----------------------------------------------------------- expressions
 
-    @property
-    def g(self) -> str:
-        return "gid()" if self.in_helper else "g"
+    def int_menu(self, fn: _Fn, want: Type) -> tuple[str, ...]:
+        key = ("int", want)
+        menu = fn.menus.get(key)
+        if menu is not None:
+            return menu
+        on = self.on
+        m = ["leaf", "+", "-", "*", "leaf", "&", "^", "|", "<<", ">>", "neg", "~"]
+        if "i64" in on:
+            m += ["narrow"] if want is I32 else ["widen", "narrow"]
+        if "memory" in on and fn.ins:
+            m += ["load", "load"]
+        if fn.outs:
+            m.append("load_out")
+        if "branch" in on:
+            m += ["select", "boolcast"]
+        if "wave" in on:
+            m += list(_INT_WAVE)
+        if "div" in on or "fault_div" in on:
+            m += ["//", "%"]
+        if "h0" in fn.calls:
+            m += ["call", "call"]
+        menu = fn.menus[key] = tuple(m)
+        return menu
 
-    def leaf(self, env: list[str]) -> str:
-        kinds = ["const", "g"] + (["var"] if env else []) + ["lane", "len", "wave_id"]
-        if not self.in_helper:
-            kinds.append("s")
-        k = self.d(st.sampled_from(kinds))
+    def leaf(self, fn: _Fn, want: Type) -> tuple[str, Type]:
+        names = [v for v, t in fn.vars.items() if t is I32 or (t is I64 and want is I64)]
+        menu = ["0", "1", fn.gid, *names, *names, "lane()", "-1", "7", "wave()", "100",
+                "const", "len"]
+        k = self.pick(menu)
         if k == "const":
-            return str(self.d(st.sampled_from(CONSTS)))
-        if k == "g":
-            return self.g
-        if k == "var":
-            return self.d(st.sampled_from(env))
-        if k == "lane":
-            return "lane()"
-        if k == "s":
-            return "s"
+            consts = _I32_CONSTS + (_I64_CONSTS if want is I64 else ())
+            k = self.pick(consts)
+            return k, (I32 if k in _I32_CONSTS else I64)
         if k == "len":
-            return "len(inp)"
-        return "wave()"
+            bufs = fn.ins + fn.outs + fn.accs
+            return f"len({self.pick(bufs)[0]})", I32
+        return k, fn.vars.get(k, I32)
 
-    def index(self, env: list[str]) -> str:
-        """An index into `inp`: mostly in bounds; with `fault`, sometimes not."""
-        forms = ["g % len(inp)", "(g + C) % len(inp)"]
-        if self.feat("fault"):
-            forms += ["E % len(inp)", "g + C"]
-        form = self.d(st.sampled_from(forms)).replace("g", self.g)
-        if "C" in form:
-            form = form.replace("C", str(self.d(st.integers(0, 3))))
-        if "E" in form:
-            form = form.replace("E", f"({self.expr(env, 1)})")
-        return form
-
-    def private(self) -> str:
-        c = self.d(st.integers(0, self.K - 1))
-        base = "g" if self.K == 1 else f"g * {self.K}"
-        return base if c == 0 else f"{base} + {c}"
-
-    def expr(self, env: list[str], depth: int) -> str:
+    def int_expr(self, fn: _Fn, want: Type, depth: int) -> tuple[str, Type]:
+        """An expression whose type is assignable to `want` (i32 widens to i64)."""
         if depth <= 0:
-            return self.leaf(env)
-        kinds = ["leaf", "arith"]
-        if self.feat("memory"):
-            kinds += ["load"] if self.in_helper else ["load", "load_out"]
-        if self.feat("branch"):
-            kinds.append("select")
-        if self.feat("wave"):
-            kinds += ["wave", "wave", "wave_bool"]
-        if self.feat("div"):
-            kinds.append("div")
-        if self.feat("helper") and self.valued_helper:
-            kinds.append("call")
-        kinds += ["cast", "neg"]
-        k = self.d(st.sampled_from(kinds))
+            return self.leaf(fn, want)
+        k = self.pick(self.int_menu(fn, want))
         sub = depth - 1
         if k == "leaf":
-            return self.leaf(env)
-        if k == "arith":
-            op = self.d(st.sampled_from(_ARITH))
-            return f"({self.expr(env, sub)} {op} {self.expr(env, sub)})"
+            return self.leaf(fn, want)
+        if k in _ARITH:
+            a, ta = self.int_expr(fn, want, sub)
+            b, tb = self.int_expr(fn, want, sub)
+            return f"({a} {k} {b})", _widest(ta, tb)
+        if k in ("neg", "~"):
+            a, ta = self.int_expr(fn, want, sub)
+            if _is_literal(a):
+                return a, ta  # `-<literal>` folds into a literal of its own width
+            return f"({'-' if k == 'neg' else '~'}{a})", ta
+        if k == "narrow":
+            a, _ = self.int_expr(fn, I64, sub)
+            return f"i32({a})", I32
+        if k == "widen":
+            a, _ = self.int_expr(fn, I32, sub)
+            return f"i64({a})", I64
+        if k == "boolcast":
+            c = self.cond(fn, sub)
+            return f"i32({c})", I32
         if k == "load":
-            return f"inp[{self.index(env)}]"
+            return self.load(fn, want, sub)
         if k == "load_out":
-            return f"{self.out_read()}"
+            buf, ty = self.pick(fn.outs)
+            text = f"{buf}[{self.slot(fn)}]"
+            return (f"i32({text})", I32) if ty is I64 and want is I32 else (text, ty)
         if k == "select":
-            return f"({self.expr(env, sub)} if {self.cond(env, sub)} else {self.expr(env, sub)})"
-        if k == "wave":
-            return self.wave_expr(env, sub)
-        if k == "wave_bool":
-            return f"i32(ballot({self.cond(env, sub)}))"
-        return self._rest(k, env, sub)
+            c = self.cond(fn, sub)
+            a, ta = self.int_expr(fn, want, sub)
+            b, tb = self.int_expr(fn, want, sub)
+            return f"({a} if {c} else {b})", _widest(ta, tb)
+        if k in _INT_WAVE:
+            return self.wave(fn, k, want, sub)
+        if k in ("//", "%"):
+            a, ta = self.int_expr(fn, want, sub)
+            b, tb = self.divisor(fn, want, sub)
+            return f"({a} {k} {b})", _widest(ta, tb)
+        assert k == "call", k
+        self.used.add("h0")
+        buf = self.pick([b for b, t in fn.ins if t is I32])
+        a, _ = self.int_expr(fn, I32, sub)
+        x, _ = self.int_expr(fn, self.h0_x, sub)
+        return f"h0({buf}, {a}, {x})", I32
 
-    def wave_expr(self, env: list[str], sub: int) -> str:
-        op = self.d(st.sampled_from(WAVE_OPS))
+    def divisor(self, fn: _Fn, want: Type, sub: int) -> tuple[str, Type]:
+        forms = ["safe"]
+        if "fault_div" in self.on:
+            forms += ["raw", "load", "gid"]
+        k = self.pick(forms)
+        if k == "safe":
+            b, tb = self.int_expr(fn, want, sub)
+            return f"({b} | 1)", tb
+        if k == "raw":
+            return self.int_expr(fn, want, sub)
+        if k == "load" and fn.ins:
+            return self.load(fn, want, sub)
+        return f"({fn.gid} - {self.num(0, 9)})", I32
+
+    def load(self, fn: _Fn, want: Type, sub: int) -> tuple[str, Type]:
+        buf, ty = self.pick(fn.ins)
+        text = f"{buf}[{self.index(fn, buf, sub)}]"
+        if ty is I64 and want is I32:
+            return f"i32({text})", I32
+        return text, ty
+
+    def index(self, fn: _Fn, buf: str, sub: int) -> str:
+        """An index into an "in" or "acc" buffer: wrapped into bounds, or (with
+        out-of-bounds faults on) sometimes raw."""
+        forms = ["gmod", "0", "wrap"]
+        if "fault_oob" in self.on:
+            forms += ["raw", "gplus"]
+        k = self.pick(forms)
+        if k == "gmod":
+            return f"{fn.gid} % len({buf})"
+        if k == "0":
+            return "0"
+        if k == "gplus":
+            return f"{fn.gid} + {self.num(1, 3)}"
+        e, _ = self.int_expr(fn, I32, max(0, sub - 1))
+        return f"({e} & 255) % len({buf})" if k == "wrap" else e
+
+    def slot(self, fn: _Fn) -> str:
+        """A private slot of the workitem: `gid * K + c`, c < K."""
+        c = self.num(0, self.K - 1)
+        base = fn.gid if self.K == 1 else f"{fn.gid} * {self.K}"
+        return base if c == 0 else f"{base} + {c}"
+
+    def wave(self, fn: _Fn, op: str, want: Type, sub: int) -> tuple[str, Type]:
         if op == "ballot":
-            return f"i32(ballot({self.cond(env, sub)}))"
-        if op in ("wave_any", "wave_all"):
-            return f"i32({op}({self.cond(env, sub)}))"
-        x = self.expr(env, sub)
+            c = self.cond(fn, sub)
+            return (f"i32(ballot({c}))", I32) if want is I32 else (f"ballot({c})", I64)
+        x, tx = self.int_expr(fn, want, sub)
         if op == "shuffle":
-            src = self.d(st.sampled_from(("lane() ^ 1", "0", "lane() + 1", f"{self.g} % 3")))
-            return f"shuffle({x}, {src})"
-        return f"{op}({x})"
+            src = self.pick(("lane() ^ 1", "0", "lane() + 1", "expr", "lane() - 1"))
+            if src == "expr":
+                src, _ = self.int_expr(fn, I32, sub)
+            return f"shuffle({x}, {src})", tx
+        return f"{op}({x})", tx
 
-    def _rest(self, k: str, env: list[str], sub: int) -> str:
-        if k == "div":
-            op = self.d(st.sampled_from(("//", "%")))
-            divisor = self.d(st.sampled_from(("3", "inp[IDX]", "(E % 3)", "(G - C)")))
-            divisor = divisor.replace("G", self.g).replace("C", str(self.d(st.integers(0, 3))))
-            if "IDX" in divisor:
-                divisor = divisor.replace("IDX", self.index(env))
-            if "E" in divisor:
-                divisor = divisor.replace("E", self.expr(env, 0))
-            return f"({self.expr(env, sub)} {op} {divisor})"
-        if k == "call":
-            return f"h0(inp, {self.expr(env, sub)}, {self.expr(env, sub)})"
-        if k == "cast":
-            return f"i32(i64({self.expr(env, sub)}) * 3)"
-        return f"(-{self.expr(env, sub)})"
+    def bool_menu(self, fn: _Fn) -> tuple[str, ...]:
+        menu = fn.menus.get("bool")
+        if menu is not None:
+            return menu
+        m = list(_CMP)
+        if "logic" in self.on:
+            m += ["and", "or", "not", "flag"]
+        if "wave" in self.on:
+            m += ["wave_any", "wave_all", "rfl"]
+        menu = fn.menus["bool"] = tuple(m)
+        return menu
 
-    def out_read(self) -> str:
-        value = f"out[{self.private()}]"
-        return value if self.out_i32 else f"i32({value})"
-
-    def cond(self, env: list[str], depth: int) -> str:
-        kinds = ["cmp"]
-        if self.feat("logic"):
-            kinds += ["and", "or", "not"]
-        if self.feat("wave"):
-            kinds += ["any", "all"]
-        k = self.d(st.sampled_from(kinds))
+    def cond(self, fn: _Fn, depth: int) -> str:
+        k = self.pick(self.bool_menu(fn))
         sub = max(0, depth - 1)
-        if k == "cmp" or depth <= 0:
-            op = self.d(st.sampled_from(_CMP))
-            return f"{self.expr(env, sub)} {op} {self.expr(env, sub)}"
+        if k in _CMP:
+            a, _ = self.int_expr(fn, I64, sub)
+            b, _ = self.int_expr(fn, I64, sub)
+            return f"({a} {k} {b})"
+        if depth <= 0 and k not in ("flag",):
+            # no room for nesting: a comparison of two leaves
+            a, _ = self.leaf(fn, I64)
+            return f"({a} {self.pick(_CMP)} {self.leaf(fn, I64)[0]})"
         if k in ("and", "or"):
-            return f"({self.cond(env, sub)} {k} {self.cond(env, sub)})"
+            return f"({self.cond(fn, sub)} {k} {self.cond(fn, sub)})"
         if k == "not":
-            return f"not ({self.cond(env, sub)})"
-        return f"wave_{k}({self.cond(env, sub)})"
+            return f"(not {self.cond(fn, sub)})"
+        if k == "flag":
+            bools = [v for v, t in fn.vars.items() if t is BOOL]
+            return self.pick(bools) if bools else "True"
+        if k == "rfl":
+            return f"readfirstlane({self.cond(fn, sub)})"
+        return f"{k}({self.cond(fn, sub)})"
 
     # ------------------------------------------------------------ statements
 
-    def stmt_kinds(self, in_loop: bool, in_helper: bool) -> list[str]:
-        kinds = ["assign"]
-        if self.feat("memory") and not in_helper:
-            kinds += ["store", "rmw"]
-        if self.feat("atomic") and not in_helper:
-            kinds.append("atomic")
-        if self.feat("wave"):
-            kinds.append("wave_assign")
-        if self.feat("branch"):
-            kinds.append("if")
-        if self.feat("loop") and not in_helper and self.loop_depth < 2:
-            kinds += ["for", "for", "for"] if in_loop else ["for"]
-        if in_loop:
-            kinds += ["break", "continue", "continue"]
-        if self.feat("return"):
-            kinds.append("return")
-        if self.feat("fault"):
-            kinds += ["fail", "oob_store", "plant"] if not in_helper else ["fail"]
-        if self.feat("helper") and self.void_helper and not in_helper:
-            kinds.append("call_void")
-        return kinds
+    def stmt_menu(self, fn: _Fn) -> tuple[str, ...]:
+        key = ("stmt", fn.loops > 0, fn.loops < fn.max_loops, fn.nest < 3, bool(fn.locals),
+               len(fn.outs), len(fn.ins))
+        menu = fn.menus.get(key)
+        if menu is not None:
+            return menu
+        on = self.on
+        m = ["assign", "assign"]
+        if "i64" in on:
+            m += ["assign64"]
+        if fn.locals:
+            m += ["reassign", "reassign"]
+        if fn.outs:
+            m += ["store", "rmw", "rmw"]
+        if fn.accs:
+            m += ["atomic", "atomic"]
+        if "branch" in on and fn.nest < 3:
+            m += ["if", "ifelse"]
+        if "loop" in on and fn.loops < fn.max_loops and fn.nest < 3:
+            m += ["for", "for"]
+        if fn.loops:
+            m += ["break", "continue"]
+        if "return" in on:
+            m.append("return")
+        if "wave" in on:
+            m += ["wave_assign"]
+        if "logic" in on:
+            m.append("assign_bool")
+        if "fault_fail" in on:
+            m += ["fail", "plant_fail"]
+        if "fault_div" in on:
+            m += ["plant_div"]
+        if "fault_oob" in on and fn.outs:
+            m += ["oob_store", "plant_oob"]
+        if "hv" in fn.calls:
+            m += ["call_void", "call_void"]
+        if "h0" in fn.calls:
+            m += ["call_assign"]
+        if "memory" in on and fn.is_kernel:
+            m += ["alias"]
+        menu = fn.menus[key] = tuple(m)
+        return menu
 
-    def block(self, env: list[str], indent: int, in_loop: bool, in_helper: bool,
-              max_stmts: int) -> list[str]:
+    def block(self, fn: _Fn, pad: str, lo: int, hi: int) -> list[str]:
+        saved = fn.scope()
         lines: list[str] = []
-        env = list(env)
-        count = self.d(st.integers(1, max_stmts))
-        for _ in range(count):
-            lines += self.stmt(env, indent, in_loop, in_helper)
-        return lines
+        for _ in range(self.num(lo, hi)):
+            if self.budget <= 0:
+                break
+            self.budget -= 1
+            lines += self.stmt(fn, pad)
+        fn.restore(saved)
+        return lines or [f"{pad}pass"]
 
-    def stmt(self, env: list[str], indent: int, in_loop: bool, in_helper: bool,
-             kind: str | None = None) -> list[str]:
-        pad = "    " * indent
-        k = kind or self.d(st.sampled_from(self.stmt_kinds(in_loop, in_helper)))
-        if k == "assign":
-            if env and self.d(st.booleans()):
-                # `g` keeps the private slots private; loop variables are not assignable.
-                name = self.d(st.sampled_from(
-                    [v for v in env if v not in self.loop_vars and v != "g"] or ["fresh"]))
-            else:
-                name = "fresh"
-            if name == "fresh":
-                name = f"x{self.nvars}"
-                self.nvars += 1
-            value = self.expr(env, 2)
-            if name not in env:
-                env.append(name)
+    def new_var(self, fn: _Fn, ty: Type) -> str:
+        name = self.name("x")
+        fn.vars[name] = ty
+        if ty is not BOOL:
+            fn.locals.append(name)
+        return name
+
+    def stmt(self, fn: _Fn, pad: str) -> list[str]:
+        k = self.pick(self.stmt_menu(fn))
+        if k in ("assign", "assign64"):
+            want = I32 if k == "assign" else I64
+            value, ty = self.int_expr(fn, want, 2)
+            if k == "assign64" and ty is I32:
+                return [f"{pad}{self.new_var(fn, I64)}: i64 = {value}"]
+            return [f"{pad}{self.new_var(fn, ty)} = {value}"]
+        if k == "reassign":
+            name = self.pick(fn.locals)
+            value, _ = self.int_expr(fn, fn.vars[name], 2)
             return [f"{pad}{name} = {value}"]
+        if k == "assign_bool":
+            c = self.cond(fn, 1)
+            return [f"{pad}{self.new_var(fn, BOOL)} = {c}"]
         if k == "wave_assign":
-            name = f"x{self.nvars}"
-            self.nvars += 1
-            value = self.wave_expr(env, 1)
-            env.append(name)
-            return [f"{pad}{name} = {value}"]
-        if k == "store":
-            return [f"{pad}out[{self.private()}] = {self.widen(self.expr(env, 2))}"]
-        if k == "rmw":
-            slot = self.private()
-            return [f"{pad}out[{slot}] = out[{slot}] + {self.widen(self.expr(env, 1))}"]
+            op = self.pick(_INT_WAVE)
+            value, ty = self.wave(fn, op, I64 if "i64" in self.on else I32, 1)
+            return [f"{pad}{self.new_var(fn, ty)} = {value}"]
+        if k == "call_assign":
+            value, ty = self.int_expr_call(fn)
+            return [f"{pad}{self.new_var(fn, ty)} = {value}"]
+        if k in ("store", "rmw"):
+            buf, ty = self.pick(fn.outs)
+            slot = self.slot(fn)
+            value, _ = self.int_expr(fn, ty, 2 if k == "store" else 1)
+            if k == "store":
+                return [f"{pad}{buf}[{slot}] = {value}"]
+            op = self.pick(("+", "^", "-", "*"))
+            return [f"{pad}{buf}[{slot}] = {buf}[{slot}] {op} {value}"]
         if k == "atomic":
-            idx = self.d(st.sampled_from(("g % len(acc)", "E % len(acc)", "0")))
-            if "E" in idx:
-                idx = idx.replace("E", f"({self.expr(env, 1)})")
-            return [f"{pad}atomic_add(acc, {idx}, {self.expr(env, 1)})"]
-        if k == "if":
-            head = [f"{pad}if {self.cond(env, 1)}:"]
-            then = self.block(env, indent + 1, in_loop, in_helper, 2)
-            if self.d(st.booleans()):
-                orelse = [f"{pad}else:"] + self.block(env, indent + 1, in_loop, in_helper, 2)
-            else:
-                orelse = []
-            return head + then + orelse
+            buf, ty = self.pick(fn.accs)
+            idx = self.index(fn, buf, 1)
+            value, _ = self.int_expr(fn, ty, 1)
+            return [f"{pad}atomic_add({buf}, {idx}, {value})"]
+        if k in ("if", "ifelse"):
+            c = self.cond(fn, 2)
+            fn.nest += 1
+            lines = [f"{pad}if {c}:"] + self.block(fn, pad + "    ", 1, 3)
+            if k == "ifelse":
+                lines += [f"{pad}else:"] + self.block(fn, pad + "    ", 1, 3)
+            fn.nest -= 1
+            return lines
         if k == "for":
-            var = f"k{self.nvars}"
-            self.nvars += 1
-            bound = self.d(st.sampled_from(("2", "s", "4", "1", "0")))
-            self.loop_depth += 1
-            self.loop_vars.append(var)
-            inner = env + [var]
-            exit_kind = self.d(st.sampled_from(("none", "break", "continue")))
-            body = self.block(inner, indent + 1, True, in_helper, 3)
-            if exit_kind != "none":
-                body = self.stmt(inner, indent + 1, True, in_helper, exit_kind) + body
-            self.loop_vars.pop()
-            self.loop_depth -= 1
-            return [f"{pad}for {var} in range(0, {bound}):"] + body
-        if k in ("break", "continue"):
-            return [f"{pad}if {self.cond(env, 1)}:", f"{pad}    {k}"]
-        if k == "return":
-            value = f" {self.expr(env, 1)}" if in_helper else ""
-            return [f"{pad}if {self.cond(env, 1)}:", f"{pad}    return{value}"]
-        if k == "fail":
-            code = self.d(st.integers(1, 9))
-            return [f"{pad}if {self.cond(env, 1)}:", f"{pad}    fail({code})"]
-        if k == "plant":
-            # One workitem faults, SimpleDeopt-style: the fault kinds at a steady rate.
-            c = self.d(st.integers(0, 12))
-            kind = self.d(st.sampled_from(("div", "oob", "fail", "div")))
-            if kind == "div":
-                name = f"x{self.nvars}"
-                self.nvars += 1
-                env.append(name)
-                return [f"{pad}{name} = 7 // (g - {c})"]
-            if kind == "oob":
-                return [f"{pad}out[{self.private()} + (len(out) if g == {c} else 0)] = g"]
-            return [f"{pad}if g == {c}:", f"{pad}    fail({c + 1})"]
-        if k == "oob_store":
-            off = f"(len(out) if {self.cond(env, 1)} else 0)"
-            return [f"{pad}out[{self.private()} + {off}] = {self.widen(self.expr(env, 1))}"]
-        assert k == "call_void"
-        return [f"{pad}hv(out, {self.expr(env, 1)})"]
+            var = self.name("k")
+            start, stop = self.pick(_BOUNDS)
+            if stop == "len":
+                stop = f"len({fn.accs[0][0]})" if fn.accs else "3"
+            if stop == "s" and "s" not in fn.vars:
+                stop = "2"
+            fn.nest += 1
+            fn.loops += 1
+            saved = fn.scope()
+            fn.vars[var] = I32
+            lines = [f"{pad}for {var} in range({start}, {stop}):"]
+            lines += self.block(fn, pad + "    ", 1, 4)
+            fn.restore(saved)
+            fn.loops -= 1
+            fn.nest -= 1
+            return lines
+        if k in ("break", "continue", "return", "fail"):
+            c = self.cond(fn, 1)
+            if k == "fail":
+                code = self.pick(("1", "2", fn.gid, "expr"))
+                if code == "expr":
+                    code = self.int_expr(fn, I32, 1)[0]
+                return [f"{pad}if {c}:", f"{pad}    fail({code})"]
+            if k == "return" and fn.returns is not None:
+                value, _ = self.int_expr(fn, fn.returns, 1)
+                return [f"{pad}if {c}:", f"{pad}    return {value}"]
+            return [f"{pad}if {c}:", f"{pad}    {k}"]
+        if k == "plant_fail":
+            # SimpleDeopt-style: exactly one workitem faults, whatever the inputs.
+            c = self.num(0, 12)
+            return [f"{pad}if {fn.gid} == {c}:", f"{pad}    fail({c + 100})"]
+        if k == "plant_div":
+            value, ty = self.int_expr(fn, I32, 1)
+            return [f"{pad}{self.new_var(fn, ty)} = {value} // ({fn.gid} - {self.num(0, 12)})"]
+        if k in ("oob_store", "plant_oob"):
+            buf, ty = self.pick(fn.outs)
+            if k == "oob_store":
+                c = self.cond(fn, 1)
+            else:
+                c = f"{fn.gid} == {self.num(0, 12)}"
+            value, _ = self.int_expr(fn, ty, 1)
+            return [f"{pad}{buf}[{self.slot(fn)} + (len({buf}) if {c} else 0)] = {value}"]
+        if k == "call_void":
+            self.used.add("hv")
+            buf = self.pick([b for b, t in fn.outs if t is self.hv_out])
+            v, _ = self.int_expr(fn, I32, 1)
+            inbuf = self.pick([b for b, t in fn.ins if t is I32])
+            acc = f", {fn.accs[0][0]}" if self.hv_acc else ""
+            return [f"{pad}hv({buf}, {v}, {inbuf}{acc})"]
+        assert k == "alias", k
+        # A buffer reference in a local: the role (and privacy) goes with it.
+        role = self.pick(("out", "in"))
+        pool = fn.outs if role == "out" else fn.ins
+        buf, ty = self.pick(pool)
+        alias = self.name("o" if role == "out" else "b")
+        pool.append((alias, ty))
+        return [f"{pad}{alias} = {buf}"]
 
-    def widen(self, e: str) -> str:
-        return e  # an i32 value widens implicitly into an i64 `out`
+    def int_expr_call(self, fn: _Fn) -> tuple[str, Type]:
+        self.used.add("h0")
+        buf = self.pick([b for b, t in fn.ins if t is I32])
+        a, _ = self.int_expr(fn, I32, 1)
+        x, _ = self.int_expr(fn, self.h0_x, 1)
+        return f"h0({buf}, {a}, {x})", I32
 
-    # -------------------------------------------------------------- helpers
+    # --------------------------------------------------------------- kernel
 
-    def valued_helper_text(self) -> list[str]:
-        lines = ["def h0(inp: Buffer[i32], a: i32, b: i32) -> i32:"]
-        env = ["a", "b"]
-        lines += self.block(env, 1, False, True, 2)
-        lines.append(f"    return {self.expr(env, 1)}")
-        return lines
+    def kernel(self, out_ty: Type, acc_ty: Type) -> tuple[str, tuple[BufferSpec, ...],
+                                                          tuple[ScalarSpec, ...]]:
+        on = self.on
+        wide = "i64" in on
+        bufs = [BufferSpec("inp", "i32", "in")]
+        if wide:
+            bufs.append(BufferSpec("wide", "i64", "in"))
+        bufs.append(BufferSpec("out", str(out_ty), "out", self.K))
+        if wide:
+            bufs.append(BufferSpec("out2", "i64" if out_ty is I32 else "i32", "out", self.K))
+        if "atomic" in on:
+            bufs.append(BufferSpec("acc", str(acc_ty), "acc"))
+        scalars = [ScalarSpec("s", "i32", -1, MAX_LOOP)]
+        if wide:
+            scalars.append(ScalarSpec("t", "i64", -(2**63), 2**63 - 1))
+        if "logic" in on:
+            scalars.append(ScalarSpec("flag", "bool", 0, 1))
+        _ty = {"i32": I32, "i64": I64}
+        ins = [(b.name, _ty[b.dtype]) for b in bufs if b.role == "in"]
+        outs = [(b.name, _ty[b.dtype]) for b in bufs if b.role == "out"]
+        accs = [(b.name, _ty[b.dtype]) for b in bufs if b.role == "acc"]
+        self.hv_out = out_ty
+        self.hv_acc = accs[0] if accs else None
+        calls = ("h0", "hv") if "helper" in on else ()
+        variables: dict[str, Type] = {"g": I32, "s": I32}
+        if wide:
+            variables["t"] = I64
+        if "logic" in on:
+            variables["flag"] = BOOL
+        fn = _Fn(ENTRY, "g", variables, [], ins, outs, accs, calls, None, True, 0, 2)
+        body = ["    g = gid()"] + self.block(fn, "    ", 1, 6)
+        body = [line for line in body if line != "    pass"]
+        # The sink: a read-modify-write of the last values, so they are observable.
+        buf, ty = outs[0]
+        slot = self.slot(fn)
+        value, _ = self.int_expr(fn, ty, 1)
+        body.append(f"    {buf}[{slot}] = {buf}[{slot}] + {value}")
+        params = ", ".join([f"{b.name}: Buffer[{b.dtype}]" for b in bufs]
+                           + [f"{s.name}: {s.type}" for s in scalars])
+        parts = ["\n".join([f"def {ENTRY}({params}):"] + body)]
+        # Helpers after the kernel, only those called: hv first (it may call h0).
+        if "hv" in self.used:
+            parts.append(self.void_helper(out_ty))
+        if "h0" in self.used:
+            parts.append(self.valued_helper())
+        return "\n\n\n".join(parts) + "\n", tuple(bufs), tuple(scalars)
 
-    def void_helper_text(self) -> list[str]:
-        out_t = "i32" if self.out_i32 else "i64"
-        c = self.d(st.integers(0, self.K - 1))
-        slot = "gid()" if self.K == 1 else f"gid() * {self.K} + {c}"
-        lines = [f"def hv(o: Buffer[{out_t}], v: i32):"]
-        if self.feat("return"):
-            lines += ["    if v == 0:", "        return"]
-        lines.append(f"    o[{slot}] = o[{slot}] + v")
-        return lines
+    def valued_helper(self) -> str:
+        x_ty = self.h0_x
+        fn = _Fn("h0", "gid()", {"a": I32, "x": x_ty}, [], [("b", I32)], [], [], (),
+                 I32, False, 0, 1 if "loop" in self.on else 0)
+        self.budget = max(self.budget, 2)
+        body = self.block(fn, "    ", 0, 3)
+        value, _ = self.int_expr(fn, I32, 2)
+        body = [line for line in body if line != "    pass"]
+        body.append(f"    return {value}")
+        return "\n".join([f"def h0(b: Buffer[i32], a: i32, x: {x_ty}) -> i32:"] + body)
 
-    def kernel(self, out_i32: bool) -> str:
-        self.out_i32 = out_i32
-        self.loop_depth = 0
-        self.loop_vars: list[str] = []
-        helper_lines: list[str] = []
-        self.in_helper = False
-        if self.feat("helper"):
-            self.in_helper = True
-            helper_lines += self.valued_helper_text() + ["", ""]
-            helper_lines += self.void_helper_text() + ["", ""]
-            self.in_helper = False
-            self.valued_helper = self.void_helper = True
-        out_t = "i32" if out_i32 else "i64"
-        head = [f"def {ENTRY}(inp: Buffer[i32], out: Buffer[{out_t}], acc: Buffer[i64], s: i32):",
-                "    g = gid()"]
-        env = ["g"]
-        body = self.stmt(env, 1, False, False, "wave_assign") if self.feat("wave") else []
-        if self.feat("loop"):
-            body += self.stmt(env, 1, False, False, "for")
-        body += self.block(env, 1, False, False, 6)
-        return "\n".join(head + body + ["", ""] + helper_lines).rstrip() + "\n"
+    def void_helper(self, out_ty: Type) -> str:
+        accs = [("r", self.hv_acc[1])] if self.hv_acc else []
+        calls = ("h0",) if "helper" in self.on else ()
+        fn = _Fn("hv", "gid()", {"v": I32}, [], [("b", I32)], [("o", out_ty)], accs, calls,
+                 None, False, 0, 1 if "loop" in self.on else 0)
+        self.budget = max(self.budget, 2)
+        body = self.block(fn, "    ", 1, 3)
+        slot = self.slot(fn)
+        body.append(f"    o[{slot}] = o[{slot}] + v")
+        head = f"def hv(o: Buffer[{out_ty}], v: i32, b: Buffer[i32]" + (
+            f", r: Buffer[{accs[0][1]}]):" if accs else "):")
+        return "\n".join([head] + [line for line in body if line != "    pass"])
+
+
+def _widest(a: Type, b: Type) -> Type:
+    return I64 if I64 in (a, b) else I32
+
+
+def _is_literal(text: str) -> bool:
+    return text.lstrip("-").isdigit()
+
+
+def _check_rate(fault_rate: float) -> int:
+    if not 0.0 <= fault_rate <= 1.0:
+        raise ValueError(f"Invalid fault_rate={fault_rate!r}: expected 0.0 <= fault_rate <= 1.0")
+    return round(fault_rate * 100)
+
+
+_PERCENT = st.integers(0, 99)
 
 
 @st.composite
-def kernels(draw: st.DrawFn) -> GeneratedKernel:
-    """Generate one kernel. Shrinks toward: no features, one statement, constants."""
+def kernels(draw: st.DrawFn, fault_rate: float = DEFAULT_FAULT_RATE,
+            max_statements: int = 14) -> GeneratedKernel:
+    """Generate one kernel (see the module docstring for its shape and guarantees).
+
+    `fault_rate` is the probability that each fault kind (out-of-bounds, division by
+    zero, `fail`) is enabled for a kernel: 0 gives kernels that never fault, 1 kernels
+    that may fault every way. `max_statements` bounds the statements drawn (helpers
+    included). Shrinks toward: no features, one statement, the constant 0."""
+    pct = _check_rate(fault_rate)
+    if max_statements < 1:
+        raise ValueError(f"Invalid max_statements={max_statements} < 1")
     # One boolean per feature (not one bitmask) so the shrinker can switch each off.
-    on = frozenset(f for f in FEATURES if draw(st.booleans()))
-    slots = draw(st.integers(1, 2))
-    out_i32 = draw(st.booleans()) is False
-    gen = _Gen(draw, on, slots)
-    source = gen.kernel(out_i32)
+    on = {f for f in FEATURES if draw(_BOOL)}
+    for f in FAULT_FEATURES:
+        if pct >= 100 or (pct > 0 and draw(_PERCENT) >= 100 - pct):
+            on.add(f)
+    features = frozenset(on)
+    gen = _Gen(draw, features, 1, max_statements)
+    gen.K = gen.num(1, 3)
+    out_ty = gen.pick((I32, I64))
+    acc_ty = gen.pick((I64, I32)) if "atomic" in features else I64
+    source, bufs, scalars = gen.kernel(out_ty, acc_ty)
     program = parse(source)  # a generator defect surfaces here as a KernelError
     found = constructs(program)
-    for name in found:
-        event(f"construct {name}")
-    return GeneratedKernel(source, ENTRY, program, "i32" if out_i32 else "i64", slots, on, found)
+    for name in sorted(features):
+        event(f"swarm: {name}")
+    for name in sorted(found):
+        event(f"construct: {name}")
+    return GeneratedKernel(source, ENTRY, program, bufs, scalars, features, found)
