@@ -1,6 +1,9 @@
-"""`cases()` and `kernel_cases()`: whole test cases (kernel, launch, inputs, schedule,
-target options). One kernel serves several launches/inputs/schedules in `kernel_cases`,
-because generating the kernel is the expensive part."""
+"""Whole test cases: kernel, launch, arguments, schedule and target options.
+
+Generating the kernel is the expensive part (tens of choices and a parse), so
+`kernel_cases()` lets one kernel serve several launches, inputs and schedules; `cases()`
+is the one-case form the CLI's `sample` and the benchmarks use.
+"""
 
 from __future__ import annotations
 
@@ -11,31 +14,58 @@ from hypothesis import strategies as st
 from difftest.case import Case
 
 from .inputs import arguments
-from .kernels import GeneratedKernel, kernels
+from .kernels import DEFAULT_FAULT_RATE, GeneratedKernel, kernels
 from .launches import launches
 from .schedules import schedules, target_options
 
 
 def make_case(kernel: GeneratedKernel, n: int, wave: int, args: dict[str, Any],
               schedule: dict[str, Any], options: dict[str, Any]) -> Case:
+    """A Case from a generated kernel (its parsed program is reused, not re-parsed)."""
     return Case(kernel.source, kernel.entry, n, wave, args, kernel.program,
                 dict(schedule), dict(options))
 
 
+def cases_for(kernel: GeneratedKernel, max_n: int = 3000) -> st.SearchStrategy[Case]:
+    """One case of `kernel`: a launch, arguments for it, a schedule and target options
+    (about 20 choices)."""
+    return _cases_for(kernel, launches(max_n))
+
+
 @st.composite
-def cases_for(draw: st.DrawFn, kernel: GeneratedKernel, max_n: int = 3000) -> Case:
-    n, wave = draw(launches(max_n))
+def _cases_for(draw: st.DrawFn, kernel: GeneratedKernel,
+               launch: st.SearchStrategy[tuple[int, int]]) -> Case:
+    n, wave = draw(launch)
     return make_case(kernel, n, wave, draw(arguments(kernel, n)), draw(schedules()),
                      draw(target_options()))
 
 
+_MOSTLY_ALL = st.integers(0, 9)
+
+
+def kernel_cases(per_kernel: int = 3, max_n: int = 3000,
+                 fault_rate: float = DEFAULT_FAULT_RATE
+                 ) -> st.SearchStrategy[tuple[GeneratedKernel, list[Case]]]:
+    """A kernel and `per_kernel` cases of it, each with its own launch, arguments,
+    schedule and options (nine times in ten; otherwise one case, which is also where
+    shrinking goes: the first case alone). `max_n` caps the launch size; `fault_rate` is
+    `kernels()`'s."""
+    if isinstance(per_kernel, bool) or not isinstance(per_kernel, int) or per_kernel < 1:
+        raise ValueError(f"Invalid per_kernel={per_kernel!r} < 1")
+    return _kernel_cases(kernels(fault_rate), per_kernel, launches(max_n))
+
+
 @st.composite
-def kernel_cases(draw: st.DrawFn, per_kernel: int = 3, max_n: int = 3000
-                 ) -> tuple[GeneratedKernel, list[Case]]:
-    kernel = draw(kernels())
-    count = draw(st.integers(1, per_kernel))
-    return kernel, [draw(cases_for(kernel, max_n)) for _ in range(count)]
+def _kernel_cases(draw: st.DrawFn, kernel_strategy: st.SearchStrategy[GeneratedKernel],
+                  per_kernel: int, launch: st.SearchStrategy[tuple[int, int]]
+                  ) -> tuple[GeneratedKernel, list[Case]]:
+    kernel = draw(kernel_strategy)
+    count = 1 if per_kernel == 1 or draw(_MOSTLY_ALL) == 0 else per_kernel
+    return kernel, [draw(_cases_for(kernel, launch)) for _ in range(count)]
 
 
-def cases(max_n: int = 3000) -> st.SearchStrategy[Case]:
-    return kernels().flatmap(lambda k: cases_for(k, max_n))
+def cases(max_n: int = 3000, fault_rate: float = DEFAULT_FAULT_RATE
+          ) -> st.SearchStrategy[Case]:
+    """Single cases, each with its own kernel."""
+    launch = launches(max_n)
+    return kernels(fault_rate).flatmap(lambda k: _cases_for(k, launch))

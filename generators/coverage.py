@@ -1,81 +1,192 @@
-"""Which language constructs a program uses, read off the IR (not trusted from a
-generator), and which fault kinds an oracle run produced.
+"""Which language constructs a program uses, read off the checked IR (never trusted from
+a generator), and which fault kinds an oracle run produced.
 
-`ALL_CONSTRUCTS` is the list every generated sample must cover (in >= 5% of kernels).
+`ALL_CONSTRUCTS` names every construct a generated sample must cover (each in at least 5%
+of kernels, asserted by `tests/test_generators.py` over a fixed-seed sample):
+
+- `stmt:<Kind>` / `expr:<Kind>`: each statement and expression node kind;
+- `wave:<op>`: each wave operation;
+- `rmw`: a store whose value loads the buffer it stores to; `atomic`: an `atomic_add`;
+  `helper`: a call of a helper; `div`: `//` or `%`;
+- `else`: an if with an else-block; `nested_loop`: a loop in a loop;
+- `wave_op_diverged`: a wave operation under an if, a loop, an if-expression or the right
+  side of `and`/`or` (where only some lanes may be active);
+- `wave_after_return`: a wave operation after a `return` in the same function;
+- `call_short_circuit`: a helper call on one side of an if-expression or the right side of
+  `and`/`or`; `nested_call`: a helper that calls another (three-frame stacks);
+- `buffer_local`: a local variable holding a buffer reference; `i64`: an i64 value;
+  `narrow`: `i32(...)` of an i64 value; `declared`: an assignment `x: T = v`.
+
+`constructs()` also reports `wave_diverged:<op>` (each wave operation in a diverged
+place), for the statistics only: they are not in `ALL_CONSTRUCTS` (each is about 4-9% of
+kernels, too close to the bar to assert).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from difftest.ir import nodes as n
+from difftest.ir.types import I32, I64
 
 STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "Break", "Continue", "Return",
               "Fail", "CallStmt")
 EXPR_KINDS = ("Const", "Name", "WorkId", "Unary", "Binary", "Compare", "Logic", "Select",
               "Load", "Len", "Cast", "Call", "WaveOp")
 FAULT_KINDS = ("out_of_bounds", "division_by_zero", "fail")
+EXTRA = ("rmw", "atomic", "helper", "div", "else", "nested_loop", "wave_op_diverged",
+         "wave_after_return", "call_short_circuit", "nested_call", "buffer_local", "i64",
+         "narrow", "declared")
 
 ALL_CONSTRUCTS: tuple[str, ...] = (
     tuple(f"stmt:{k}" for k in STMT_KINDS)
     + tuple(f"expr:{k}" for k in EXPR_KINDS)
     + tuple(f"wave:{op}" for op in n.WAVE_OPS)
-    + ("rmw", "atomic", "helper", "div", "else", "nested_loop", "wave_op_diverged")
+    + EXTRA
 )
+
+# Child fields of each node class, in source order (strings, types and lines skipped).
+_CHILDREN: dict[type, tuple[str, ...]] = {
+    n.Unary: ("operand",), n.Binary: ("left", "right"), n.Compare: ("left", "right"),
+    n.Logic: ("left", "right"), n.Select: ("cond", "then", "orelse"), n.Load: ("index",),
+    n.Cast: ("operand",), n.Call: ("args",), n.WaveOp: ("args",),
+    n.Assign: ("value",), n.Store: ("value", "index"), n.AtomicAdd: ("index", "value"),
+    n.If: ("cond", "then", "orelse"), n.For: ("start", "stop", "body"),
+    n.Return: ("value",), n.Fail: ("code",), n.CallStmt: ("call",),
+}
+_STMT_NAMES = {cls: f"stmt:{cls.__name__}" for cls in n.STMT_NODES}
+_EXPR_NAMES = {cls: f"expr:{cls.__name__}" for cls in n.EXPR_NODES}
+
+
+class _Walk:
+    def __init__(self, program: n.Program) -> None:
+        self.found: set[str] = set()
+        self.helpers = frozenset(f.name for f in program.functions)
+        self.in_helper = False
+
+    def block(self, stmts: tuple[n.Stmt, ...], ctx: tuple[int, int, bool, bool]) -> bool:
+        """Visit a block; returns whether it contains a `return`. ctx = (loops,
+        diverged, after_return, short_circuit)."""
+        loops, diverged, after, short = ctx
+        has_return = False
+        for s in stmts:
+            has_return |= self.node(s, (loops, diverged, after or has_return, short))
+        return has_return
+
+    def node(self, node: Any, ctx: tuple[int, int, bool, bool]) -> bool:
+        if node is None:
+            return False
+        if isinstance(node, tuple):
+            return any([self.node(c, ctx) for c in node])
+        cls = type(node)
+        found = self.found
+        loops, diverged, after, short = ctx
+        name = _STMT_NAMES.get(cls)
+        if name is None:
+            found.add(_EXPR_NAMES[cls])
+            ty = node.ty
+            if ty is I64:
+                found.add("i64")
+        else:
+            found.add(name)
+        if cls is n.WaveOp:
+            found.add(f"wave:{node.op}")
+            if diverged:
+                found.add("wave_op_diverged")
+                found.add(f"wave_diverged:{node.op}")
+            if after:
+                found.add("wave_after_return")
+        elif cls is n.Call:
+            found.add("helper")
+            if short:
+                found.add("call_short_circuit")
+            if self.in_helper:
+                found.add("nested_call")
+        elif cls is n.Binary:
+            if node.op in ("//", "%"):
+                found.add("div")
+        elif cls is n.Cast:
+            if node.to is I32 and node.operand.ty is I64:
+                found.add("narrow")
+        elif cls is n.AtomicAdd:
+            found.add("atomic")
+        elif cls is n.Store:
+            if _loads(node.value, node.buffer):
+                found.add("rmw")
+        elif cls is n.Assign:
+            if node.declared is not None:
+                found.add("declared")
+            if node.value.ty is not None and node.value.ty.is_buffer:
+                found.add("buffer_local")
+        elif cls is n.Return:
+            self.node(node.value, ctx)
+            return True
+        elif cls is n.If:
+            self.node(node.cond, ctx)
+            if node.orelse:
+                found.add("else")
+            inner = (loops, 1, after, short)
+            return self.block(node.then, inner) | self.block(node.orelse, inner)
+        elif cls is n.For:
+            if loops:
+                found.add("nested_loop")
+            return self.block(node.body, (loops + 1, 1, after, short))
+        elif cls is n.Select:
+            self.node(node.cond, ctx)
+            inner = (loops, 1, after, True)
+            return self.node(node.then, inner) | self.node(node.orelse, inner)
+        elif cls is n.Logic:
+            self.node(node.left, ctx)
+            return self.node(node.right, (loops, 1, after, True))
+        ret = False
+        for f in _CHILDREN.get(cls, ()):
+            ret |= self.node(getattr(node, f), ctx)
+        return ret
 
 
 def constructs(program: n.Program) -> frozenset[str]:
-    found: set[str] = set()
-    if len(program.functions) > 1:
-        found.add("helper")
+    """The constructs (names of `ALL_CONSTRUCTS`) that a checked program contains."""
+    walk = _Walk(program)
+    for f in program.functions:
+        walk.in_helper = _is_helper_of(program, f)
+        walk.block(f.body, (0, 0, False, False))
+    return frozenset(walk.found)
 
-    def visit(node: Any, depth_if: int, depth_loop: int) -> None:
+
+def _is_helper_of(program: n.Program, f: n.Function) -> bool:
+    """Whether `f` is called by another function (so calls inside it nest)."""
+    return any(f.name in _called(g) for g in program.functions if g is not f)
+
+
+def _called(f: n.Function) -> set[str]:
+    out: set[str] = set()
+
+    def visit(node: Any) -> None:
         if isinstance(node, tuple):
             for c in node:
-                visit(c, depth_if, depth_loop)
+                visit(c)
             return
-        if not dataclasses.is_dataclass(node):
+        if node is None:
             return
-        kind = type(node).__name__
-        if isinstance(node, n.STMT_NODES):
-            found.add(f"stmt:{kind}")
-        elif isinstance(node, n.EXPR_NODES):
-            found.add(f"expr:{kind}")
-        if isinstance(node, n.WaveOp):
-            found.add(f"wave:{node.op}")
-            if depth_if or depth_loop:
-                found.add("wave_op_diverged")
-        if isinstance(node, n.Binary) and node.op in ("//", "%"):
-            found.add("div")
-        if isinstance(node, n.AtomicAdd):
-            found.add("atomic")
-        if isinstance(node, n.Store) and _reads(node.value, node.buffer):
-            found.add("rmw")
-        if isinstance(node, n.If) and node.orelse:
-            found.add("else")
-        if isinstance(node, n.For) and depth_loop:
-            found.add("nested_loop")
-        inner_if = depth_if + isinstance(node, (n.If, n.Select, n.Logic))
-        inner_loop = depth_loop + isinstance(node, n.For)
-        for fld in dataclasses.fields(node):
-            visit(getattr(node, fld.name), inner_if, inner_loop)
+        if type(node) is n.Call:
+            out.add(node.func)
+        for name in _CHILDREN.get(type(node), ()):
+            visit(getattr(node, name))
 
-    for f in program.functions:
-        visit(f.body, 0, 0)
-    return frozenset(found)
+    visit(f.body)
+    return out
 
 
-def _reads(e: Any, buffer: str) -> bool:
-    if isinstance(e, n.Load) and e.buffer == buffer:
-        return True
-    if dataclasses.is_dataclass(e):
-        return any(_reads(getattr(e, f.name), buffer) for f in dataclasses.fields(e))
+def _loads(e: Any, buffer: str) -> bool:
     if isinstance(e, tuple):
-        return any(_reads(x, buffer) for x in e)
-    return False
+        return any(_loads(x, buffer) for x in e)
+    if e is None:
+        return False
+    if type(e) is n.Load and e.buffer == buffer:
+        return True
+    return any(_loads(getattr(e, f), buffer) for f in _CHILDREN.get(type(e), ()))
 
 
 def fault_kinds(full: Any) -> frozenset[str]:
-    """Fault kinds that occurred in an oracle FullRun."""
+    """Fault kinds that occurred in an oracle `FullRun` (from its per-workitem fates)."""
     return frozenset(f.kind for f in full.fates if f is not None)

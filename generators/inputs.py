@@ -1,9 +1,19 @@
-"""`arguments(kernel, n)`: arguments for a generated kernel at launch size n.
+"""`arguments(kernel, n)`: the arguments of a generated kernel for a launch of n workitems.
 
-Edge values first (0, 1, -1, MIN, MAX, values that make indices run off the end or
-divisors zero), then small random ones. `out` has K private slots per workitem (sometimes
-one short, so the last workitems' stores fault), `acc` a few atomic counters, `s` the loop
-bound scalar in -1..4. Shrinks toward short all-zero arrays.
+Driven by the kernel's `BufferSpec`s and `ScalarSpec`s (so it stays valid whatever the
+kernel generator adds):
+- "in" buffers: length n mostly, else 1, 8, n // 2 or n + 5 (and, only when a fault
+  feature is on, sometimes 0); contents in one of five styles (zeros, small values,
+  edge values, the index itself, full-range random) from a drawn seed, plus up to two
+  planted edge values at drawn positions. Edge values are 0, +-1, MIN/MAX of the dtype
+  and values near n, which make computed indices run off the end and divisors zero;
+- "out" buffers: n * K long (one short, K short or half as long when out-of-bounds faults
+  are on, so the last workitems' stores fault), filled with 0, -1, 7 or random values
+  (read-modify-writes read them);
+- "acc" buffers: 1..8 long (the kernel may loop over `len(acc)`), zeros or small values;
+- scalars: within their spec's range, small values first.
+Costs about a dozen choices per call. Shrinks toward length-n all-zero inputs, nothing
+planted, zero-filled outputs and scalars 0 / False.
 """
 
 from __future__ import annotations
@@ -13,25 +23,119 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from .kernels import GeneratedKernel
+from .kernels import BufferSpec, GeneratedKernel, ScalarSpec
 
-EDGE32 = (0, 1, -1, 2, 3, 7, 2**31 - 1, -(2**31), 100, -7)
+_NP = {"i32": np.int32, "i64": np.int64}
+_LIMITS = {"i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
+STYLES = ("zeros", "small", "edges", "iota", "random")
+
+_SEED = st.integers(0, 2**32 - 1)
+_INDEX: dict[int, st.SearchStrategy[int]] = {}
+
+
+def _index(k: int) -> st.SearchStrategy[int]:
+    s = _INDEX.get(k)
+    if s is None:
+        s = _INDEX[k] = st.integers(0, k - 1)
+    return s
+
+
+def edge_values(dtype: str, n: int) -> tuple[int, ...]:
+    """Values that stress a kernel: zero divisors, sign edges, width edges, indices one
+    past the end."""
+    lo, hi = _LIMITS[dtype]
+    return (0, 1, -1, 2, lo, hi, n, n - 1, n + 1, -n, 255, 256, lo + 1, hi - 1, 3, -2)
+
+
+def arguments(kernel: GeneratedKernel, n: int) -> st.SearchStrategy[dict[str, Any]]:
+    """Arguments for `kernel` at launch size `n` (see the module docstring): a dict from
+    parameter name to a numpy array (int32/int64, per the buffer's spec) or an int/bool,
+    as `difftest.case.Case.args` holds them."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"Invalid n={n!r} < 1")
+    return _arguments(kernel, n)
 
 
 @st.composite
-def arguments(draw: st.DrawFn, kernel: GeneratedKernel, n: int) -> dict[str, Any]:
-    inp_len = draw(st.sampled_from((n, 1, max(1, n // 2), n + 3, 7)))
-    style = draw(st.sampled_from(("edges", "small", "zeros")))
-    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    if style == "zeros":
-        inp = np.zeros(inp_len, dtype=np.int32)
-    elif style == "small":
-        inp = rng.integers(-4, 9, inp_len).astype(np.int32)
+def _arguments(draw: st.DrawFn, kernel: GeneratedKernel, n: int) -> dict[str, Any]:
+    def pick(seq: tuple[Any, ...]) -> Any:
+        return seq[0] if len(seq) == 1 else seq[draw(_index(len(seq)))]
+
+    faults = kernel.faults
+    args: dict[str, Any] = {}
+    for b in kernel.buffers:
+        if b.role == "in":
+            args[b.name] = _input(draw, pick, b, n, bool(faults & {"fault_oob", "fault_div"}))
+        elif b.role == "out":
+            args[b.name] = _output(draw, pick, b, n, "fault_oob" in faults)
+        else:
+            length = pick((1, 2, 4, 8, 3))
+            fill = pick(("zeros", "small"))
+            if fill == "zeros":
+                args[b.name] = np.zeros(length, dtype=_NP[b.dtype])
+            else:
+                rng = np.random.default_rng(draw(_SEED))
+                args[b.name] = rng.integers(-5, 6, length).astype(_NP[b.dtype])
+    for s in kernel.scalars:
+        args[s.name] = _scalar(pick, s, n)
+    return args
+
+
+def _input(draw: st.DrawFn, pick: Any, b: BufferSpec, n: int, may_fault: bool
+           ) -> np.ndarray:
+    lengths: tuple[int, ...] = (n, 1, 8, max(1, n // 2), n + 5)
+    if may_fault:
+        lengths += (0,)
+    length = pick(lengths)
+    style = pick(STYLES)
+    dtype = _NP[b.dtype]
+    lo, hi = _LIMITS[b.dtype]
+    if style == "zeros" or length == 0:
+        data = np.zeros(length, dtype=dtype)
+    elif style == "iota":
+        data = np.arange(length, dtype=dtype)
     else:
-        inp = rng.choice(np.array(EDGE32, dtype=np.int64), inp_len).astype(np.int32)
-    out_len = n * kernel.slots - draw(st.sampled_from((0, 0, 0, 1)))
-    out_dtype = np.int32 if kernel.out_dtype == "i32" else np.int64
-    fill = draw(st.sampled_from((0, -1, 5)))
-    out = np.full(max(1, out_len), fill, dtype=out_dtype)
-    acc = np.zeros(draw(st.integers(1, 4)), dtype=np.int64)
-    return {"inp": inp, "out": out, "acc": acc, "s": draw(st.integers(-1, 4))}
+        rng = np.random.default_rng(draw(_SEED))
+        if style == "small":
+            data = rng.integers(-4, 9, length).astype(dtype)
+        elif style == "edges":
+            # Mostly small values, one in four an edge value.
+            edges = np.array(edge_values(b.dtype, n), dtype=dtype)
+            data = rng.integers(-4, 9, length).astype(dtype)
+            mask = rng.random(length) < 0.25
+            data[mask] = rng.choice(edges, int(mask.sum()))
+        else:
+            data = rng.integers(lo, hi, length, dtype=dtype, endpoint=True)
+    if length:
+        # Planted values: how a shrunk case says "all zeros except inp[5] = -1".
+        for _ in range(pick((0, 1, 2))):
+            data[draw(_index(length))] = pick(edge_values(b.dtype, n))
+    return data
+
+
+def _output(draw: st.DrawFn, pick: Any, b: BufferSpec, n: int, may_fault: bool
+            ) -> np.ndarray:
+    full = n * b.slots
+    length = full
+    if may_fault:
+        length = pick((full, full - 1, full - b.slots, full // 2, full))
+    dtype = _NP[b.dtype]
+    fill = pick(("zeros", "minus_one", "seven", "random"))
+    if fill == "random":
+        rng = np.random.default_rng(draw(_SEED))
+        return rng.integers(-100, 101, length).astype(dtype)
+    value = {"zeros": 0, "minus_one": -1, "seven": 7}[fill]
+    return np.full(length, value, dtype=dtype)
+
+
+def _scalar(pick: Any, s: ScalarSpec, n: int) -> int | bool:
+    if s.type == "bool":
+        return bool(pick((False, True)))
+    lo, hi = s.lo, s.hi
+    if hi - lo <= 64:
+        # Small ranges (loop bounds): 0 first, then outward.
+        values = tuple(sorted(range(lo, hi + 1), key=lambda v: (abs(v), v < 0)))
+        return int(pick(values))
+    candidates = tuple(v for v in (0, 1, -1, 2, n, -n, 7, lo, hi, 2**31, -(2**31) - 1)
+                       if lo <= v <= hi)
+    return int(pick(candidates))

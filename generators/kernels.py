@@ -24,10 +24,14 @@ Race freedom by construction (DESIGN.md's rule), per buffer *role*:
   slots; a fault-enabled store adds `(len(out) if <cond> else 0)`, so it faults instead;
 - "acc" buffers (`acc`, helper parameter `r`) are only touched by `atomic_add`, at any
   index.
-`g` is never reassigned, and scalar parameters are never assigned at all.
+`g` is never reassigned; the only assignment to a scalar parameter is `s = s - 1` at the
+end of a loop body (a loop bound changing inside its loop: bounds are read once), which
+only shrinks later loops.
 Termination: loops are `range(a, b)` with b a constant <= 8, `s` (inputs keep it in
--1..8) or `len(acc)` (inputs keep it <= 8), nested at most twice in the kernel and once in
-a helper, so a workitem runs a few thousand steps at most.
+-1..8) or `len(acc)` (inputs keep it <= 8), nested at most twice in the kernel; a helper
+gets a loop only when none of its call sites is inside a loop. So no path nests more than
+two loops and a workitem runs a few thousand steps at most (the tests check a static
+bound against the oracle's step budget).
 Faults only where a fault feature is on: with `fault_rate=0` no kernel ever faults
 (divisors are `(e | 1)`, indices are wrapped, out buffers have full length).
 
@@ -166,13 +170,14 @@ class _Gen:
     """Draws one kernel's text. `d` is Hypothesis's draw; `on` the enabled features."""
 
     def __init__(self, d: Callable[[st.SearchStrategy[Any]], Any], on: frozenset[str],
-                 slots: int, budget: int) -> None:
+                 budget: int) -> None:
         self.d = d
         self.on = on
-        self.K = slots
+        self.K = self.num(1, 3)  # private slots per workitem in "out" buffers
         self.budget = budget  # statements left to draw (bounds the kernel's size)
         self.fresh = 0
         self.used: set[str] = set()  # helpers called somewhere
+        self.loop_calls: set[str] = set()  # helpers called inside a loop somewhere
         self.h0_x = I64 if "i64" in on else I32
 
     # ----------------------------------------------------------------- draws
@@ -190,7 +195,9 @@ class _Gen:
     # ----------------------------------------------------------- expressions
 
     def int_menu(self, fn: _Fn, want: Type) -> tuple[str, ...]:
-        key = ("int", want)
+        """Integer productions the enabled features allow, simplest first; repeats are
+        weights (one feature's productions should not drown out another's)."""
+        key = ("int", want, fn.nest > 0)
         menu = fn.menus.get(key)
         if menu is not None:
             return menu
@@ -199,24 +206,34 @@ class _Gen:
         if "i64" in on:
             m += ["narrow"] if want is I32 else ["widen", "narrow"]
         if "memory" in on and fn.ins:
-            m += ["load", "load"]
+            m += ["load"] * 3
         if fn.outs:
             m.append("load_out")
         if "branch" in on:
-            m += ["select", "boolcast"]
+            m += ["select", "select", "boolcast"]
         if "wave" in on:
-            m += list(_INT_WAVE)
+            m += list(_INT_WAVE) * (3 if fn.nest else 2) + ["wave_any", "wave_all"]
         if "div" in on or "fault_div" in on:
             m += ["//", "%"]
         if "h0" in fn.calls:
             m += ["call", "call"]
+            if "branch" in on:
+                m += ["select_call"] * 3
         menu = fn.menus[key] = tuple(m)
         return menu
 
-    def leaf(self, fn: _Fn, want: Type) -> tuple[str, Type]:
+    def leaf(self, fn: _Fn, want: Type, mode: str = "") -> tuple[str, Type]:
+        """A constant, id, variable or length. Comparisons use `mode` "dyn" (no constant)
+        on the left and "small" (only small constants) on the right, so that conditions
+        mostly differ between lanes instead of being constant."""
         names = [v for v, t in fn.vars.items() if t is I32 or (t is I64 and want is I64)]
-        menu = ["0", "1", fn.gid, *names, *names, "lane()", "-1", "7", "wave()", "100",
-                "const", "len"]
+        if mode == "dyn":
+            menu = [fn.gid, *names, *names, "lane()", "wave()", "len"]
+        elif mode == "small":
+            menu = ["0", "1", fn.gid, *names, "lane()", "2", "3", "-1", "7", "len"]
+        else:
+            menu = ["0", "1", fn.gid, *names, *names, "lane()", "-1", "7", "wave()", "100",
+                    "const", "len"]
         k = self.pick(menu)
         if k == "const":
             consts = _I32_CONSTS + (_I64_CONSTS if want is I64 else ())
@@ -227,16 +244,18 @@ class _Gen:
             return f"len({self.pick(bufs)[0]})", I32
         return k, fn.vars.get(k, I32)
 
-    def int_expr(self, fn: _Fn, want: Type, depth: int) -> tuple[str, Type]:
-        """An expression whose type is assignable to `want` (i32 widens to i64)."""
+    def int_expr(self, fn: _Fn, want: Type, depth: int, mode: str = ""
+                 ) -> tuple[str, Type]:
+        """An expression whose type is assignable to `want` (i32 widens to i64); `mode`
+        applies to its leftmost leaf (see `leaf`)."""
         if depth <= 0:
-            return self.leaf(fn, want)
+            return self.leaf(fn, want, mode)
         k = self.pick(self.int_menu(fn, want))
         sub = depth - 1
         if k == "leaf":
-            return self.leaf(fn, want)
+            return self.leaf(fn, want, mode)
         if k in _ARITH:
-            a, ta = self.int_expr(fn, want, sub)
+            a, ta = self.int_expr(fn, want, sub, mode)
             b, tb = self.int_expr(fn, want, sub)
             return f"({a} {k} {b})", _widest(ta, tb)
         if k in ("neg", "~"):
@@ -266,12 +285,35 @@ class _Gen:
             return f"({a} if {c} else {b})", _widest(ta, tb)
         if k in _INT_WAVE:
             return self.wave(fn, k, want, sub)
+        if k in ("wave_any", "wave_all"):
+            return f"i32({k}({self.cond(fn, sub)}))", I32
         if k in ("//", "%"):
             a, ta = self.int_expr(fn, want, sub)
             b, tb = self.divisor(fn, want, sub)
             return f"({a} {k} {b})", _widest(ta, tb)
+        if k == "select_call":
+            return self.select_call(fn, want, sub)
         assert k == "call", k
-        self.used.add("h0")
+        return self.call(fn, sub)
+
+    def select_call(self, fn: _Fn, want: Type, sub: int) -> tuple[str, Type]:
+        """A helper call that only some lanes make: the if-expression is control flow."""
+        c = self.cond(fn, sub)
+        a, ta = self.int_expr(fn, want, sub)
+        call, _ = self.call(fn, sub)
+        return f"({a} if {c} else {call})", ta
+
+    def called(self, fn: _Fn, helper: str) -> None:
+        """Record a call site: a helper called inside a loop (directly or through a
+        helper called inside one) gets no loop of its own, which keeps every workitem's
+        steps far below the oracle's budget (at most two nested 8-trip loops on any
+        path)."""
+        self.used.add(helper)
+        if fn.loops or fn.name in self.loop_calls:
+            self.loop_calls.add(helper)
+
+    def call(self, fn: _Fn, sub: int) -> tuple[str, Type]:
+        self.called(fn, "h0")
         buf = self.pick([b for b, t in fn.ins if t is I32])
         a, _ = self.int_expr(fn, I32, sub)
         x, _ = self.int_expr(fn, self.h0_x, sub)
@@ -280,7 +322,7 @@ class _Gen:
     def divisor(self, fn: _Fn, want: Type, sub: int) -> tuple[str, Type]:
         forms = ["safe"]
         if "fault_div" in self.on:
-            forms += ["raw", "load", "gid"]
+            forms += ["raw", "load", "gid", "load"]
         k = self.pick(forms)
         if k == "safe":
             b, tb = self.int_expr(fn, want, sub)
@@ -324,7 +366,7 @@ class _Gen:
         if op == "ballot":
             c = self.cond(fn, sub)
             return (f"i32(ballot({c}))", I32) if want is I32 else (f"ballot({c})", I64)
-        x, tx = self.int_expr(fn, want, sub)
+        x, tx = self.int_expr(fn, want, sub, "dyn")
         if op == "shuffle":
             src = self.pick(("lane() ^ 1", "0", "lane() + 1", "expr", "lane() - 1"))
             if src == "expr":
@@ -338,9 +380,11 @@ class _Gen:
             return menu
         m = list(_CMP)
         if "logic" in self.on:
-            m += ["and", "or", "not", "flag"]
+            m += ["and", "or", "and", "or", "not", "flag"]
+            if "h0" in fn.calls:
+                m += ["and_call"] * 3
         if "wave" in self.on:
-            m += ["wave_any", "wave_all", "rfl"]
+            m += ["wave_any", "wave_all"] * 3 + ["rfl"] * 2
         menu = fn.menus["bool"] = tuple(m)
         return menu
 
@@ -348,13 +392,13 @@ class _Gen:
         k = self.pick(self.bool_menu(fn))
         sub = max(0, depth - 1)
         if k in _CMP:
-            a, _ = self.int_expr(fn, I64, sub)
-            b, _ = self.int_expr(fn, I64, sub)
+            a, _ = self.int_expr(fn, I64, sub, "dyn")
+            b, _ = self.int_expr(fn, I64, sub, "small")
             return f"({a} {k} {b})"
         if depth <= 0 and k not in ("flag",):
             # no room for nesting: a comparison of two leaves
-            a, _ = self.leaf(fn, I64)
-            return f"({a} {self.pick(_CMP)} {self.leaf(fn, I64)[0]})"
+            a, _ = self.leaf(fn, I64, "dyn")
+            return f"({a} {self.pick(_CMP)} {self.leaf(fn, I64, 'small')[0]})"
         if k in ("and", "or"):
             return f"({self.cond(fn, sub)} {k} {self.cond(fn, sub)})"
         if k == "not":
@@ -364,12 +408,17 @@ class _Gen:
             return self.pick(bools) if bools else "True"
         if k == "rfl":
             return f"readfirstlane({self.cond(fn, sub)})"
+        if k == "and_call":
+            call, _ = self.call(fn, sub)
+            return f"({self.cond(fn, sub)} {self.pick(('and', 'or'))} ({call} > 0))"
         return f"{k}({self.cond(fn, sub)})"
 
     # ------------------------------------------------------------ statements
 
     def stmt_menu(self, fn: _Fn) -> tuple[str, ...]:
-        key = ("stmt", fn.loops > 0, fn.loops < fn.max_loops, fn.nest < 3, bool(fn.locals),
+        """Statement productions for where `fn` is now, simplest first (repeats are
+        weights)."""
+        key = ("stmt", fn.loops > 0, fn.loops < fn.max_loops, fn.nest, bool(fn.locals),
                len(fn.outs), len(fn.ins))
         menu = fn.menus.get(key)
         if menu is not None:
@@ -377,7 +426,7 @@ class _Gen:
         on = self.on
         m = ["assign", "assign"]
         if "i64" in on:
-            m += ["assign64"]
+            m += ["assign64", "assign64"]
         if fn.locals:
             m += ["reassign", "reassign"]
         if fn.outs:
@@ -385,41 +434,61 @@ class _Gen:
         if fn.accs:
             m += ["atomic", "atomic"]
         if "branch" in on and fn.nest < 3:
-            m += ["if", "ifelse"]
+            m += ["if", "if", "ifelse", "ifelse"]
         if "loop" in on and fn.loops < fn.max_loops and fn.nest < 3:
-            m += ["for", "for"]
+            m += ["for"] * (7 if fn.loops else 5)
         if fn.loops:
-            m += ["break", "continue"]
+            m += ["break", "continue"] * 2
         if "return" in on:
-            m.append("return")
+            m += ["return"] * 3
         if "wave" in on:
-            m += ["wave_assign"]
+            # More under divergence: that is where wave operations go wrong.
+            m += ["wave_assign"] * (5 if fn.nest else 3)
         if "logic" in on:
             m.append("assign_bool")
         if "fault_fail" in on:
-            m += ["fail", "plant_fail"]
+            m += ["fail", "fail", "plant_fail", "plant_fail", "plant_fail"]
         if "fault_div" in on:
-            m += ["plant_div"]
+            m += ["plant_div"] * 2
         if "fault_oob" in on and fn.outs:
             m += ["oob_store", "plant_oob"]
         if "hv" in fn.calls:
-            m += ["call_void", "call_void"]
+            m += ["call_void"] * 5
         if "h0" in fn.calls:
-            m += ["call_assign"]
+            m += ["call_assign"] if fn.is_kernel else ["call_assign"] * 3
         if "memory" in on and fn.is_kernel:
-            m += ["alias"]
+            m += ["alias", "alias"]
         menu = fn.menus[key] = tuple(m)
         return menu
 
-    def block(self, fn: _Fn, pad: str, lo: int, hi: int) -> list[str]:
+    def block(self, fn: _Fn, pad: str, lo: int, hi: int, scoped: bool = True,
+              required: tuple[str, ...] = ()) -> list[str]:
+        """lo..hi statements (down to lo when the budget runs out, then only simple
+        ones). `required` statement kinds appear at least once: a required kind not
+        drawn by the time only as many positions are left is put there without a draw.
+        Names assigned in a `scoped` block go out of scope after it; a function's own
+        body is not scoped, so what it computes stays readable by its final statement."""
         saved = fn.scope()
         lines: list[str] = []
-        for _ in range(self.num(lo, hi)):
-            if self.budget <= 0:
+        need = list(required)
+        count = self.num(max(lo, len(need)), max(hi, len(need)))
+        for i in range(count):
+            if self.budget <= 0 and i >= lo and not need:
                 break
             self.budget -= 1
-            lines += self.stmt(fn, pad)
-        fn.restore(saved)
+            if need and count - i <= len(need):
+                kind: str | None = need[0]
+            elif self.budget <= 0:
+                kind = "assign"  # a compound statement needs budget left for its body
+            else:
+                kind = None
+            if kind is None:
+                kind = self.pick(self.stmt_menu(fn))
+            lines += self.stmt(fn, pad, kind)
+            if kind in need:
+                need.remove(kind)
+        if scoped:
+            fn.restore(saved)
         return lines or [f"{pad}pass"]
 
     def new_var(self, fn: _Fn, ty: Type) -> str:
@@ -429,8 +498,8 @@ class _Gen:
             fn.locals.append(name)
         return name
 
-    def stmt(self, fn: _Fn, pad: str) -> list[str]:
-        k = self.pick(self.stmt_menu(fn))
+    def stmt(self, fn: _Fn, pad: str, kind: str | None = None) -> list[str]:
+        k = kind or self.pick(self.stmt_menu(fn))
         if k in ("assign", "assign64"):
             want = I32 if k == "assign" else I64
             value, ty = self.int_expr(fn, want, 2)
@@ -449,7 +518,10 @@ class _Gen:
             value, ty = self.wave(fn, op, I64 if "i64" in self.on else I32, 1)
             return [f"{pad}{self.new_var(fn, ty)} = {value}"]
         if k == "call_assign":
-            value, ty = self.int_expr_call(fn)
+            if "branch" in self.on and self.pick(("plain", "select")) == "select":
+                value, ty = self.select_call(fn, I32, 1)
+            else:
+                value, ty = self.call(fn, 1)
             return [f"{pad}{self.new_var(fn, ty)} = {value}"]
         if k in ("store", "rmw"):
             buf, ty = self.pick(fn.outs)
@@ -479,13 +551,26 @@ class _Gen:
                 stop = f"len({fn.accs[0][0]})" if fn.accs else "3"
             if stop == "s" and "s" not in fn.vars:
                 stop = "2"
+            # Sometimes the loop variable exists before the loop and is read after it
+            # (Python: an empty range keeps its value, otherwise it holds the last trip's).
+            keep = self.pick((False, True))
+            before = [f"{pad}{var} = {self.int_expr(fn, I32, 0)[0]}"] if keep else []
             fn.nest += 1
             fn.loops += 1
             saved = fn.scope()
             fn.vars[var] = I32
-            lines = [f"{pad}for {var} in range({start}, {stop}):"]
+            lines = before + [f"{pad}for {var} in range({start}, {stop}):"]
+            # Most loops get an early exit under a condition first, so the rest of the
+            # body (and its wave operations) runs for fewer lanes in later trips.
+            exit_kind = self.pick(("none", "break", "continue", "break"))
+            if exit_kind != "none":
+                lines += self.stmt(fn, pad + "    ", exit_kind)
             lines += self.block(fn, pad + "    ", 1, 4)
+            if fn.is_kernel and "s" in fn.vars and self.pick((False, False, True)):
+                lines.append(f"{pad}    s = s - 1")  # a bound changing inside its loop
             fn.restore(saved)
+            if keep:
+                fn.vars[var] = I32
             fn.loops -= 1
             fn.nest -= 1
             return lines
@@ -516,7 +601,7 @@ class _Gen:
             value, _ = self.int_expr(fn, ty, 1)
             return [f"{pad}{buf}[{self.slot(fn)} + (len({buf}) if {c} else 0)] = {value}"]
         if k == "call_void":
-            self.used.add("hv")
+            self.called(fn, "hv")
             buf = self.pick([b for b, t in fn.outs if t is self.hv_out])
             v, _ = self.int_expr(fn, I32, 1)
             inbuf = self.pick([b for b, t in fn.ins if t is I32])
@@ -530,13 +615,6 @@ class _Gen:
         alias = self.name("o" if role == "out" else "b")
         pool.append((alias, ty))
         return [f"{pad}{alias} = {buf}"]
-
-    def int_expr_call(self, fn: _Fn) -> tuple[str, Type]:
-        self.used.add("h0")
-        buf = self.pick([b for b, t in fn.ins if t is I32])
-        a, _ = self.int_expr(fn, I32, 1)
-        x, _ = self.int_expr(fn, self.h0_x, 1)
-        return f"h0({buf}, {a}, {x})", I32
 
     # --------------------------------------------------------------- kernel
 
@@ -570,12 +648,23 @@ class _Gen:
         if "logic" in on:
             variables["flag"] = BOOL
         fn = _Fn(ENTRY, "g", variables, [], ins, outs, accs, calls, None, True, 0, 2)
-        body = ["    g = gid()"] + self.block(fn, "    ", 1, 6)
+        # Each enabled feature's main statement appears at least once (the last ones
+        # drawn when not drawn before), so a feature switched on is a feature used.
+        anchors = {"memory": "alias", "atomic": "atomic", "loop": "for", "branch": "ifelse",
+                   "helper": "call_void", "return": "return"}
+        required = tuple(s for f, s in anchors.items() if f in on)
+        if "helper" in on:
+            required += ("call_assign",)
+        body = ["    g = gid()"] + self.block(fn, "    ", 2, 7, False, required)
         body = [line for line in body if line != "    pass"]
         # The sink: a read-modify-write of the last values, so they are observable.
         buf, ty = outs[0]
         slot = self.slot(fn)
-        value, _ = self.int_expr(fn, ty, 1)
+        if "wave" in self.on and self.pick(("expr", "wave", "wave")) == "wave":
+            # A reduction at the end, after any early returns: the lanes still active.
+            value, _ = self.wave(fn, self.pick(_INT_WAVE), ty, 1)
+        else:
+            value, _ = self.int_expr(fn, ty, 2)
         body.append(f"    {buf}[{slot}] = {buf}[{slot}] + {value}")
         params = ", ".join([f"{b.name}: Buffer[{b.dtype}]" for b in bufs]
                            + [f"{s.name}: {s.type}" for s in scalars])
@@ -587,12 +676,15 @@ class _Gen:
             parts.append(self.valued_helper())
         return "\n\n\n".join(parts) + "\n", tuple(bufs), tuple(scalars)
 
+    def helper_loops(self, helper: str) -> int:
+        return 1 if "loop" in self.on and helper not in self.loop_calls else 0
+
     def valued_helper(self) -> str:
         x_ty = self.h0_x
         fn = _Fn("h0", "gid()", {"a": I32, "x": x_ty}, [], [("b", I32)], [], [], (),
-                 I32, False, 0, 1 if "loop" in self.on else 0)
+                 I32, False, 0, self.helper_loops("h0"))
         self.budget = max(self.budget, 2)
-        body = self.block(fn, "    ", 0, 3)
+        body = self.block(fn, "    ", 0, 3, scoped=False)
         value, _ = self.int_expr(fn, I32, 2)
         body = [line for line in body if line != "    pass"]
         body.append(f"    return {value}")
@@ -602,11 +694,14 @@ class _Gen:
         accs = [("r", self.hv_acc[1])] if self.hv_acc else []
         calls = ("h0",) if "helper" in self.on else ()
         fn = _Fn("hv", "gid()", {"v": I32}, [], [("b", I32)], [("o", out_ty)], accs, calls,
-                 None, False, 0, 1 if "loop" in self.on else 0)
+                 None, False, 0, self.helper_loops("hv"))
         self.budget = max(self.budget, 2)
-        body = self.block(fn, "    ", 1, 3)
+        body = self.block(fn, "    ", 1, 3, scoped=False)
         slot = self.slot(fn)
-        body.append(f"    o[{slot}] = o[{slot}] + v")
+        value = "v"
+        if self.pick(("v", "call")) == "call":
+            value = self.call(fn, 1)[0]  # kernel -> hv -> h0: a three-frame stack
+        body.append(f"    o[{slot}] = o[{slot}] + {value}")
         head = f"def hv(o: Buffer[{out_ty}], v: i32, b: Buffer[i32]" + (
             f", r: Buffer[{accs[0][1]}]):" if accs else "):")
         return "\n".join([head] + [line for line in body if line != "    pass"])
@@ -620,35 +715,36 @@ def _is_literal(text: str) -> bool:
     return text.lstrip("-").isdigit()
 
 
-def _check_rate(fault_rate: float) -> int:
-    if not 0.0 <= fault_rate <= 1.0:
-        raise ValueError(f"Invalid fault_rate={fault_rate!r}: expected 0.0 <= fault_rate <= 1.0")
-    return round(fault_rate * 100)
-
-
 _PERCENT = st.integers(0, 99)
 
 
-@st.composite
-def kernels(draw: st.DrawFn, fault_rate: float = DEFAULT_FAULT_RATE,
-            max_statements: int = 14) -> GeneratedKernel:
-    """Generate one kernel (see the module docstring for its shape and guarantees).
+def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14
+            ) -> st.SearchStrategy[GeneratedKernel]:
+    """Kernels (see the module docstring for their shape and guarantees).
 
     `fault_rate` is the probability that each fault kind (out-of-bounds, division by
-    zero, `fail`) is enabled for a kernel: 0 gives kernels that never fault, 1 kernels
-    that may fault every way. `max_statements` bounds the statements drawn (helpers
-    included). Shrinks toward: no features, one statement, the constant 0."""
-    pct = _check_rate(fault_rate)
-    if max_statements < 1:
-        raise ValueError(f"Invalid max_statements={max_statements} < 1")
+    zero, `fail`) is enabled for a kernel, in steps of 1%: 0 gives kernels that never
+    fault, 1 kernels that may fault every way. `max_statements` bounds the statements
+    drawn for the kernel (each helper called gets at least two more).
+    Shrinks toward: no features, one statement, the constant 0."""
+    if isinstance(fault_rate, bool) or not isinstance(fault_rate, (int, float)) or not (
+            0.0 <= fault_rate <= 1.0):
+        raise ValueError(f"Invalid fault_rate={fault_rate!r}: expected 0.0 <= fault_rate <= 1.0")
+    if isinstance(max_statements, bool) or not isinstance(max_statements, int) or (
+            max_statements < 1):
+        raise ValueError(f"Invalid max_statements={max_statements!r} < 1")
+    return _kernels(round(fault_rate * 100), max_statements)
+
+
+@st.composite
+def _kernels(draw: st.DrawFn, pct: int, max_statements: int) -> GeneratedKernel:
     # One boolean per feature (not one bitmask) so the shrinker can switch each off.
     on = {f for f in FEATURES if draw(_BOOL)}
     for f in FAULT_FEATURES:
         if pct >= 100 or (pct > 0 and draw(_PERCENT) >= 100 - pct):
             on.add(f)
     features = frozenset(on)
-    gen = _Gen(draw, features, 1, max_statements)
-    gen.K = gen.num(1, 3)
+    gen = _Gen(draw, features, max_statements)
     out_ty = gen.pick((I32, I64))
     acc_ty = gen.pick((I64, I32)) if "atomic" in features else I64
     source, bufs, scalars = gen.kernel(out_ty, acc_ty)

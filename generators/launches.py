@@ -1,19 +1,45 @@
-"""`launches()`: (n, wave) pairs. Small by default (median n around 128), rarely a few
-thousand; waves are powers of two 1..64, and n is often not a multiple of the wave, so
-partial last waves are common. Shrinks toward n = 1, wave = 1."""
+"""`launches()`: (n, wave) pairs for a 1-D launch.
+
+n is small by default: a size class is drawn first (1..8: 10%, 9..63: 15%, 64..127: 25%,
+128..256: 30%, 257..1024: 15%, 1025..max_n: 5%), so the median is about 128 and a few
+thousand is rare; waves are powers of two 1..64, uniformly. n is a multiple of the wave
+only by chance, so partial last waves are common (about 80% of launches with wave > 1).
+Two choices per launch. Shrinks toward n = 1, wave = 1 (the class first, then n within
+it).
+"""
 
 from __future__ import annotations
 
 from hypothesis import strategies as st
 
 WAVES = (1, 2, 4, 8, 16, 32, 64)
+# (percent of launches, smallest n, largest n) per size class, smallest class first.
+SIZE_CLASSES = ((10, 1, 8), (15, 9, 63), (25, 64, 127), (30, 128, 256), (15, 257, 1024),
+                (5, 1025, 3000))
+
+_WAVE = st.sampled_from(WAVES)
+
+
+def _classes(max_n: int) -> tuple[tuple[int, int], ...]:
+    """One (lo, hi) entry per percent; classes above max_n are dropped, the one holding
+    it clipped (so smaller max_n keeps the lower classes' proportions)."""
+    out: list[tuple[int, int]] = []
+    for percent, lo, hi in SIZE_CLASSES:
+        if lo <= max_n:
+            out += [(lo, min(hi, max_n))] * percent
+    return tuple(out)
 
 
 def launches(max_n: int = 3000) -> st.SearchStrategy[tuple[int, int]]:
-    n = st.one_of(
-        st.integers(1, 48),
-        st.integers(49, 160),
-        st.integers(161, 400),
-        st.integers(401, max_n),
-    ) if max_n > 400 else st.integers(1, max_n)
-    return st.tuples(n, st.sampled_from(WAVES))
+    """(n, wave) with 1 <= n <= max_n; see the module docstring for the distribution."""
+    if max_n < 1:
+        raise ValueError(f"Invalid max_n={max_n} < 1")
+    classes = _classes(max_n)
+    which = st.integers(0, len(classes) - 1)
+
+    @st.composite
+    def launch(draw: st.DrawFn) -> tuple[int, int]:
+        lo, hi = classes[draw(which)]
+        return draw(st.integers(lo, hi)), draw(_WAVE)
+
+    return launch()

@@ -1,60 +1,212 @@
-"""Generated kernels: valid, race-free, terminating; every construct and fault kind
-appears often enough (over a fixed-seed sample); launches have the intended shape."""
+"""The generators: kernels are valid, race-free and terminating by construction (the oracle
+never reports a race or a step-budget overrun); every construct and fault kind appears in
+at least 5% of a fixed-seed sample; launches, inputs, schedules have the intended shape.
+
+Run with `-s` to see the coverage table and the generation speed.
+"""
 
 from __future__ import annotations
 
 import statistics
+import time
+from typing import Any
 
-from hypothesis import HealthCheck, given, seed, settings
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from generators.cases import kernel_cases
-from generators.coverage import ALL_CONSTRUCTS, FAULT_KINDS, fault_kinds
-from generators.launches import launches
+from difftest.case import case_from_json
+from difftest.ir import nodes as n
+from difftest.ir import parse
+from generators.cases import cases, kernel_cases
+from generators.coverage import ALL_CONSTRUCTS, FAULT_KINDS, constructs, fault_kinds
+from generators.inputs import arguments
+from generators.kernels import MAX_LOOP, kernels
+from generators.launches import WAVES, launches
 from generators.sampling import draw
-from oracles.reference import OracleError, run_full
+from generators.schedules import schedules, target_options
+from oracles.reference import DEFAULT_STEP_BUDGET, OracleError, run_full
 
-QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]
+QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+SAMPLE_SEED = 20261122
+SAMPLE_KERNELS = 300
 
 
-@settings(max_examples=40, deadline=None, database=None, suppress_health_check=QUIET)
-@given(kernel_cases())
-def test_oracle_never_sees_a_race_or_a_budget_overrun(kc) -> None:  # type: ignore[no-untyped-def]
-    kernel, cases = kc
-    for case in cases:
+def max_steps(program: n.Program, entry: str) -> int:
+    """A static upper bound on the oracle's steps for one workitem of `entry` (a step per
+    statement and per loop trip, `s` and `len(acc)` taken at generators' MAX_LOOP)."""
+    memo: dict[str, int] = {}
+
+    def function(name: str) -> int:
+        if name not in memo:
+            memo[name] = block(program.function(name).body)
+        return memo[name]
+
+    def calls(e: Any) -> int:
+        if isinstance(e, tuple):
+            return sum(calls(x) for x in e)
+        if not isinstance(e, n.EXPR_NODES):
+            return 0
+        total = function(e.func) if isinstance(e, n.Call) else 0
+        for f in ("operand", "left", "right", "cond", "then", "orelse", "index", "args"):
+            total += calls(getattr(e, f, None))
+        return total
+
+    def trips(s: n.For) -> int:
+        start = s.start.value if isinstance(s.start, n.Const) else 0
+        stop = s.stop.value if isinstance(s.stop, n.Const) else MAX_LOOP
+        return max(0, int(stop) - int(start))
+
+    def block(stmts: tuple[n.Stmt, ...]) -> int:
+        return sum(stmt(s) for s in stmts)
+
+    def stmt(s: n.Stmt) -> int:
+        if isinstance(s, n.If):
+            return 1 + calls(s.cond) + block(s.then) + block(s.orelse)
+        if isinstance(s, n.For):
+            return 1 + trips(s) * (1 + block(s.body))
+        if isinstance(s, n.CallStmt):
+            return 1 + calls(s.call)
+        return 1 + sum(calls(getattr(s, f, None)) for f in ("value", "index", "code"))
+
+    return function(entry)
+
+
+# ------------------------------------------------------------------ validity
+
+
+@settings(max_examples=100, deadline=None, database=None, suppress_health_check=QUIET)
+@given(kernel_cases(max_n=1024))
+def test_oracle_never_sees_a_race_or_a_budget_overrun(kc: Any) -> None:
+    kernel, generated = kc
+    for case in generated:
         try:
             run_full(case)
-        except OracleError as e:  # pragma: no cover - the assertion message is the point
+        except OracleError as e:  # pragma: no cover - the message is the point
             raise AssertionError(f"{e}\n{kernel.source}") from None
 
 
-def test_every_construct_and_fault_kind_in_at_least_5_percent() -> None:
-    sample = []
+@settings(max_examples=150, deadline=None, database=None, suppress_health_check=QUIET)
+@given(kernels(fault_rate=1.0))
+def test_kernels_parse_and_stay_far_below_the_step_budget(k: Any) -> None:
+    assert parse(k.source) == k.program
+    assert k.constructs == constructs(k.program)
+    assert max_steps(k.program, k.entry) <= DEFAULT_STEP_BUDGET // 10, k.source
 
-    @settings(max_examples=300, deadline=None, database=None, suppress_health_check=QUIET)
-    @seed(20261122)
+
+@settings(max_examples=40, deadline=None, database=None, suppress_health_check=QUIET)
+@given(kernel_cases(per_kernel=2, max_n=300, fault_rate=0.0))
+def test_fault_rate_zero_never_faults(kc: Any) -> None:
+    kernel, generated = kc
+    assert not kernel.faults
+    for case in generated:
+        assert not fault_kinds(run_full(case)), kernel.source
+
+
+@settings(max_examples=40, deadline=None, database=None, suppress_health_check=QUIET)
+@given(kernel_cases(max_n=300))
+def test_arguments_follow_the_kernels_specs(kc: Any) -> None:
+    kernel, generated = kc
+    for case in generated:
+        for b in kernel.buffers:
+            data = case.args[b.name]
+            assert data.dtype == (np.int32 if b.dtype == "i32" else np.int64)
+            if b.role == "out":
+                assert len(data) <= case.n * b.slots
+                if "fault_oob" not in kernel.faults:
+                    assert len(data) == case.n * b.slots
+            elif b.role == "acc":
+                assert 1 <= len(data) <= MAX_LOOP
+            elif not kernel.faults & {"fault_oob", "fault_div"}:
+                assert len(data) >= 1
+        for s in kernel.scalars:
+            assert s.lo <= int(case.args[s.name]) <= s.hi
+        # The case file round trip: generated cases are valid case files.
+        back = case_from_json(case.to_json())
+        assert back.program == case.program
+        assert all(np.array_equal(back.args[k], v) for k, v in case.args.items())
+
+
+# ------------------------------------------------------------------ coverage
+
+
+def test_every_construct_and_fault_kind_in_at_least_5_percent() -> None:
+    sample: list[frozenset[str]] = []
+    runs: list[frozenset[str]] = []
+
+    @settings(max_examples=SAMPLE_KERNELS, deadline=None, database=None,
+              phases=[Phase.generate], suppress_health_check=QUIET)
+    @seed(SAMPLE_SEED)
     @given(kernel_cases(per_kernel=2, max_n=200))
-    def collect(kc) -> None:  # type: ignore[no-untyped-def]
-        kernel, cases = kc
-        kinds: set[str] = set()
-        for case in cases:
-            kinds |= fault_kinds(run_full(case))
-        sample.append((kernel.constructs, kinds))
+    def collect(kc: Any) -> None:
+        kernel, generated = kc
+        sample.append(kernel.constructs)
+        for case in generated:
+            runs.append(fault_kinds(run_full(case)))
 
     collect()
     total = len(sample)
-    assert total >= 250
-    share = {name: sum(name in c for c, _ in sample) / total for name in ALL_CONSTRUCTS}
-    share.update({f"fault:{k}": sum(k in f for _, f in sample) / total for k in FAULT_KINDS})
+    assert total >= SAMPLE_KERNELS * 0.9
+    share = {name: sum(name in c for c in sample) / total for name in ALL_CONSTRUCTS}
+    share.update({f"fault:{k}": sum(k in f for f in runs) / len(runs) for k in FAULT_KINDS})
     table = "\n".join(f"{name:24s} {100 * v:5.1f}%" for name, v in sorted(share.items()))
-    print(table)
+    print(f"\n{total} kernels, {len(runs)} oracle runs (faults: share of runs)\n{table}")
     rare = {name: v for name, v in share.items() if v < 0.05}
     assert not rare, f"constructs under 5% of {total} kernels: {rare}\n{table}"
 
 
+# ------------------------------------------------------------------ shapes
+
+
 def test_launch_sizes_and_partial_waves() -> None:
-    sample = draw(launches(), 400, seed_value=3)
-    ns = [n for n, _ in sample]
-    assert 60 <= statistics.median(ns) <= 260, statistics.median(ns)
-    assert max(ns) > 1000 and min(ns) < 10
-    assert sum(n % w != 0 for n, w in sample) / len(sample) > 0.3
-    assert {w for _, w in sample} == {1, 2, 4, 8, 16, 32, 64}
+    sample = draw(launches(), 600, seed_value=3)
+    ns = [n_ for n_, _ in sample]
+    assert 90 <= statistics.median(ns) <= 180, statistics.median(ns)
+    assert max(ns) > 1000 and min(ns) < 10 and max(ns) <= 3000
+    assert sum(n_ > 1024 for n_ in ns) / len(ns) < 0.1
+    wide = [(n_, w) for n_, w in sample if w > 1]
+    assert sum(n_ % w != 0 for n_, w in wide) / len(wide) > 0.5
+    assert {w for _, w in sample} == set(WAVES)
+    assert all(n_ <= 200 for n_, _ in draw(launches(200), 100, seed_value=4))
+
+
+def test_schedules_and_options_are_open_mappings_targets_accept() -> None:
+    from targets.numba_simt.target import NumbaSimtTarget
+
+    target = NumbaSimtTarget()
+    got = draw(schedules(), 100, seed_value=5)
+    assert any(s.get("wave_order") == "shuffled" for s in got)
+    assert any(not s for s in got)
+    assert all(1 <= s.get("slots", 1) <= 8 for s in got)
+    for options in draw(target_options(), 60, seed_value=6):
+        target.validate_options(options)  # numba-simt rejects unknown option values
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: kernels(fault_rate=1.5), "fault_rate=1.5"),
+    (lambda: kernels(max_statements=0), "max_statements=0"),
+    (lambda: kernel_cases(per_kernel=0), "per_kernel=0"),
+    (lambda: launches(0), "max_n=0"),
+    (lambda: arguments(None, 0), "n=0"),  # type: ignore[arg-type]
+])
+def test_bad_arguments_name_the_argument(call: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_generation_speed_is_reported() -> None:
+    count = [0]
+
+    @settings(max_examples=100, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=QUIET)
+    @seed(1)
+    @given(kernels())
+    def gen(_: Any) -> None:
+        count[0] += 1
+
+    start = time.perf_counter()
+    gen()
+    elapsed = time.perf_counter() - start
+    one = draw(cases(max_n=64), 1, seed_value=2)
+    assert one and one[0].n <= 64
+    print(f"\n{count[0] / elapsed:.0f} generated kernels/s on this core")
