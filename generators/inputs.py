@@ -3,8 +3,8 @@
 Driven by the kernel's `BufferSpec`s and `ScalarSpec`s (so it stays valid whatever the
 kernel generator adds):
 - "in" buffers: length n mostly, else 1, 8, n // 2 or n + 5 (and, only when a fault
-  feature is on, sometimes 0); contents in one of five styles (zeros, small values,
-  edge values, the index itself, full-range random) from a drawn seed, plus up to two
+  feature is on, sometimes 0); contents in one of five styles (the index itself, zeros,
+  small values, edge values, full-range random) from a drawn seed, plus up to two
   planted edge values at drawn positions. Edge values are 0, +-1, MIN/MAX of the dtype
   and values near n, which make computed indices run off the end and divisors zero;
 - "out" buffers: n * K long (one short, K short or half as long when out-of-bounds faults
@@ -12,8 +12,9 @@ kernel generator adds):
   (read-modify-writes read them);
 - "acc" buffers: 1..8 long (the kernel may loop over `len(acc)`), zeros or small values;
 - scalars: within their spec's range, small values first.
-Costs about a dozen choices per call. Shrinks toward length-n all-zero inputs, nothing
-planted, zero-filled outputs and scalars 0 / False.
+Costs about a dozen choices per call. Shrinks toward length-n inputs holding their
+index (`inp[i] == i`: readable, and a divisor read from it is zero for one workitem
+only), nothing planted, zero-filled outputs and scalars 0 / False.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .kernels import BufferSpec, GeneratedKernel, ScalarSpec
 
 _NP = {"i32": np.int32, "i64": np.int64}
 _LIMITS = {"i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
-STYLES = ("zeros", "small", "edges", "iota", "random")
+STYLES = ("iota", "zeros", "small", "edges", "random")
 
 _SEED = st.integers(0, 2**32 - 1)
 _INDEX: dict[int, st.SearchStrategy[int]] = {}

@@ -52,6 +52,7 @@ that the generator built a valid program.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -322,7 +323,7 @@ class _Gen:
     def divisor(self, fn: _Fn, want: Type, sub: int) -> tuple[str, Type]:
         forms = ["safe"]
         if "fault_div" in self.on:
-            forms += ["raw", "load", "gid", "load"]
+            forms += ["gid", "load", "load", "raw"]
         k = self.pick(forms)
         if k == "safe":
             b, tb = self.int_expr(fn, want, sub)
@@ -342,10 +343,11 @@ class _Gen:
 
     def index(self, fn: _Fn, buf: str, sub: int) -> str:
         """An index into an "in" or "acc" buffer: wrapped into bounds, or (with
-        out-of-bounds faults on) sometimes raw."""
+        out-of-bounds faults on) one that runs off for some workitems: past the end for
+        the last few, negative where a value is negative, or anything."""
         forms = ["gmod", "0", "wrap"]
         if "fault_oob" in self.on:
-            forms += ["raw", "gplus"]
+            forms += ["gplus", "signed", "raw"]
         k = self.pick(forms)
         if k == "gmod":
             return f"{fn.gid} % len({buf})"
@@ -354,7 +356,19 @@ class _Gen:
         if k == "gplus":
             return f"{fn.gid} + {self.num(1, 3)}"
         e, _ = self.int_expr(fn, I32, max(0, sub - 1))
-        return f"({e} & 255) % len({buf})" if k == "wrap" else e
+        if k == "wrap":
+            return f"({e} & 255) % len({buf})"
+        return f"{e} % len({buf})" if k == "signed" else e
+
+    def rare_cond(self, fn: _Fn) -> str:
+        """A condition that holds for few workitems (a value equal to a small constant),
+        for faults: a fault that hits every workitem hides the rest of the kernel."""
+        k = self.pick(("leaf", "load", "expr"))
+        if k == "load" and fn.ins:
+            a, _ = self.load(fn, I64, 0)  # fires where the input holds the value
+        else:
+            a, _ = self.int_expr(fn, I64, 0 if k == "leaf" else 1, "dyn")
+        return f"({a} == {self.pick(('0', '1', '3', '-1', '7'))})"
 
     def slot(self, fn: _Fn) -> str:
         """A private slot of the workitem: `gid * K + c`, c < K."""
@@ -503,7 +517,8 @@ class _Gen:
         if k in ("assign", "assign64"):
             want = I32 if k == "assign" else I64
             value, ty = self.int_expr(fn, want, 2)
-            if k == "assign64" and ty is I32:
+            if k == "assign64" and (ty is I32 or self.fresh % 2):
+                # declared: an i32 value widened into an i64 variable (or spelled out)
                 return [f"{pad}{self.new_var(fn, I64)}: i64 = {value}"]
             return [f"{pad}{self.new_var(fn, ty)} = {value}"]
         if k == "reassign":
@@ -575,7 +590,7 @@ class _Gen:
             fn.nest -= 1
             return lines
         if k in ("break", "continue", "return", "fail"):
-            c = self.cond(fn, 1)
+            c = self.rare_cond(fn) if k == "fail" else self.cond(fn, 1)
             if k == "fail":
                 code = self.pick(("1", "2", fn.gid, "expr"))
                 if code == "expr":
@@ -595,7 +610,7 @@ class _Gen:
         if k in ("oob_store", "plant_oob"):
             buf, ty = self.pick(fn.outs)
             if k == "oob_store":
-                c = self.cond(fn, 1)
+                c = self.rare_cond(fn)
             else:
                 c = f"{fn.gid} == {self.num(0, 12)}"
             value, _ = self.int_expr(fn, ty, 1)
@@ -655,6 +670,8 @@ class _Gen:
         required = tuple(s for f, s in anchors.items() if f in on)
         if "helper" in on:
             required += ("call_assign",)
+        if "fault_fail" in on:
+            required += ("fail",)
         body = ["    g = gid()"] + self.block(fn, "    ", 2, 7, False, required)
         body = [line for line in body if line != "    pass"]
         # The sink: a read-modify-write of the last values, so they are observable.
@@ -718,6 +735,15 @@ def _is_literal(text: str) -> bool:
 _PERCENT = st.integers(0, 99)
 
 
+@functools.lru_cache(maxsize=512)
+def _checked(source: str) -> tuple[n.Program, frozenset[str]]:
+    """Parse (a generator defect surfaces here as a KernelError) and read off the
+    constructs. Cached: Hypothesis's mutations replay the same kernel with other cases
+    often, and IR programs are immutable, so sharing one is safe."""
+    program = parse(source)
+    return program, constructs(program)
+
+
 def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14
             ) -> st.SearchStrategy[GeneratedKernel]:
     """Kernels (see the module docstring for their shape and guarantees).
@@ -748,8 +774,7 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int) -> GeneratedKernel:
     out_ty = gen.pick((I32, I64))
     acc_ty = gen.pick((I64, I32)) if "atomic" in features else I64
     source, bufs, scalars = gen.kernel(out_ty, acc_ty)
-    program = parse(source)  # a generator defect surfaces here as a KernelError
-    found = constructs(program)
+    program, found = _checked(source)
     for name in sorted(features):
         event(f"swarm: {name}")
     for name in sorted(found):

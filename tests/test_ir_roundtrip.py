@@ -1,40 +1,49 @@
-"""Round trips of the kernel language: source text and JSON (properties and examples)."""
+"""Round trips of the kernel language through source text and JSON: properties over
+`generators.ir.programs()`, the shared examples, and what the generator covers."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from difftest.ir import from_json, parse, to_json, to_source
+from difftest.errors import KernelError
 from difftest.ir import nodes as n
+from difftest.ir.parse import parse_unchecked
+from difftest.ir.types import BOOL, I32, I64
 from generators.ir import programs
-from generators.kernels import kernels
+from generators.kernels import GeneratedKernel, kernels
+from generators.sampling import draw
 
-from .conftest import EXAMPLES
+EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "examples"
 
-SETTINGS = settings(max_examples=150, deadline=None, database=None,
+SETTINGS = settings(max_examples=100, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
+def walk(node: object) -> Iterator[object]:
+    """Every node of a tree, parents first."""
+    if isinstance(node, tuple):
+        for c in node:
+            yield from walk(c)
+    elif dataclasses.is_dataclass(node):
+        yield node
+        for f in dataclasses.fields(node):
+            yield from walk(getattr(node, f.name))
+
+
 def lines(node: object) -> list[int]:
-    """Every `line` in a tree (equality ignores them, so compare them separately)."""
-    out: list[int] = []
+    """Every `line` in a tree (equality ignores them, so they are compared separately)."""
+    return [x.line for x in walk(node) if hasattr(x, "line")]  # type: ignore[attr-defined]
 
-    def visit(x: object) -> None:
-        if isinstance(x, tuple):
-            for c in x:
-                visit(c)
-        elif hasattr(x, "__dataclass_fields__"):
-            if hasattr(x, "line"):
-                out.append(x.line)  # type: ignore[attr-defined]
-            for f in x.__dataclass_fields__:  # type: ignore[attr-defined]
-                visit(getattr(x, f))
 
-    visit(node)
-    return out
+def json_round_trip(p: n.Program) -> n.Program:
+    return from_json(json.loads(json.dumps(to_json(p))))
 
 
 @SETTINGS
@@ -42,96 +51,136 @@ def lines(node: object) -> list[int]:
 def test_print_then_parse_is_identity(p: n.Program) -> None:
     text = to_source(p)
     assert parse(text) == p, text
-    assert to_source(parse(text)) == text  # the printer's form is a fixed point
+
+
+@SETTINGS
+@given(programs())
+def test_printing_is_idempotent(p: n.Program) -> None:
+    text = to_source(p)
+    assert to_source(parse(text)) == text
 
 
 @SETTINGS
 @given(programs())
 def test_json_round_trip_is_identity_including_lines(p: n.Program) -> None:
+    assert from_json(to_json(p)) == p
     p = parse(to_source(p))  # give every node a real line
-    obj = to_json(p)
-    back = from_json(json.loads(json.dumps(obj)))
+    back = json_round_trip(p)
     assert back == p
     assert lines(back) == lines(p)
+    assert [e.ty for e in walk(back) if isinstance(e, n.EXPR_NODES)] == \
+        [e.ty for e in walk(p) if isinstance(e, n.EXPR_NODES)]
 
 
-@settings(max_examples=60, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(kernels())
-def test_generated_kernels_round_trip(k) -> None:  # type: ignore[no-untyped-def]
-    assert parse(to_source(k.program)) == k.program
-    assert from_json(to_json(k.program)) == k.program
+def redundant_parens(text: str) -> Iterator[str]:
+    """Each variant of `text` with one grouping pair of parentheses removed (call
+    parentheses and the deliberate ones of `-(-5)` kept)."""
+    stack: list[int] = []
+    for i, ch in enumerate(text):
+        if ch == "(":
+            stack.append(i)
+        elif ch == ")":
+            j = stack.pop()
+            before = text[j - 1] if j else " "
+            if not (before.isalnum() or before in "_-"):
+                yield text[:j] + text[j + 1:i] + text[i + 1:]
+
+
+@SETTINGS
+@given(programs())
+def test_printer_parentheses_are_all_needed(p: n.Program) -> None:
+    text = to_source(p)
+    want = parse_unchecked(text)
+    for variant in redundant_parens(text):
+        try:
+            same = parse_unchecked(variant) == want
+        except KernelError:
+            continue
+        assert not same, f"needless parentheses: {text!r}"
+
+
+def test_examples_dir_exists() -> None:
+    assert sorted(EXAMPLES.glob("*.py")), f"no shared examples at {EXAMPLES}"
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.stem)
 def test_examples_round_trip(path: Path) -> None:
     p = parse(path.read_text())
-    assert parse(to_source(p)) == p
-    assert from_json(to_json(p)) == p
-    assert lines(from_json(to_json(p))) == lines(p)
+    text = to_source(p)
+    assert parse(text) == p
+    assert to_source(parse(text)) == text
+    back = json_round_trip(p)
+    assert back == p
+    assert lines(back) == lines(p)
 
 
-def test_printer_golden() -> None:
-    src = (
-        "def k(out: Buffer[i32], n: i64, f: bool):\n"
-        "    x: i64 = -2147483648\n"
-        "    if f and not (x < n or f):\n"
-        "        out[0] = i32(x - (n - 1)) if f else -(-5)\n"
-        "    elif x == 0:\n"
-        "        pass\n"
-        "    else:\n"
-        "        for j in range(n):\n"
-        "            x += wave_sum(j) * (2 + 3)\n"
+# ------------------------------------------------------------ generator coverage
+
+
+def features(p: n.Program) -> set[str]:
+    """What a program exercises, read off the checked IR."""
+    out: set[str] = set()
+    order = {f.name: i for i, f in enumerate(p.functions)}
+    for i, fn in enumerate(p.functions):
+        out |= {f"param:{q.ty}" for q in fn.params}
+        for x in walk(fn.body):
+            name = type(x).__name__
+            out.add(name)
+            if isinstance(x, (n.Unary, n.Binary, n.Compare, n.Logic, n.WaveOp)):
+                out.add(f"{name}:{x.op}")
+            if isinstance(x, n.WorkId):
+                out.add(f"WorkId:{x.which}")
+            if isinstance(x, n.Cast):
+                out.add(f"Cast:{x.to}")
+            if isinstance(x, n.Const) and x.value in (-(2**31), -(2**63), 2**63 - 1):
+                out.add(f"Const:{x.value}")
+            if isinstance(x, n.Unary) and x.op == "-" and isinstance(x.operand, n.Const):
+                out.add("negated literal")
+            if isinstance(x, n.Return):
+                out.add("Return:value" if x.value is not None else "Return:bare")
+            if isinstance(x, n.Call):
+                out.add("call later function" if order[x.func] > i else "call earlier function")
+            if isinstance(x, n.CallStmt) and p.function(x.call.func).returns is not None:
+                out.add("CallStmt:valued")
+            if isinstance(x, n.Assign) and x.declared is not None:
+                out.add(f"declared:{x.declared}")
+            if isinstance(x, n.Assign) and isinstance(x.value, n.Select) \
+                    and x.value.ty is not None and x.value.ty.is_buffer:
+                out.add("buffer local from select")
+            if isinstance(x, n.For):
+                out |= {f"bound:{type(b).__name__}" for b in (x.start, x.stop)}
+                inner = set(map(type, walk(x.body)))
+                out |= {f"{c.__name__} in loop" for c in (n.Break, n.Continue) if c in inner}
+            if isinstance(x, n.If):
+                if len(x.orelse) == 1 and isinstance(x.orelse[0], n.If):
+                    out.add("elif")
+                if not x.then:
+                    out.add("empty block")
+    return out
+
+
+def test_programs_cover_the_language() -> None:
+    sample = draw(programs(), 200, 0)
+    seen = set().union(*map(features, sample))
+    wanted = (
+        {c.__name__ for c in (*n.EXPR_NODES, *n.STMT_NODES)}
+        | {f"Binary:{op}" for op in n.ARITH_OPS} | {f"Compare:{op}" for op in n.COMPARE_OPS}
+        | {f"Logic:{op}" for op in n.LOGIC_OPS} | {f"Unary:{op}" for op in n.UNARY_OPS}
+        | {f"WaveOp:{op}" for op in n.WAVE_OPS} | {f"WorkId:{w}" for w in n.WORK_IDS}
+        | {f"Cast:{t}" for t in (I32, I64)} | {f"param:{t}" for t in (I32, I64, BOOL)}
+        | {f"Const:{v}" for v in (-(2**31), -(2**63), 2**63 - 1)}
+        | {f"declared:{t}" for t in (I32, I64, BOOL)}
+        | {"negated literal", "Return:value", "Return:bare", "call later function",
+           "call earlier function", "CallStmt:valued", "buffer local from select",
+           "bound:Const", "bound:Name", "bound:Len", "Break in loop", "Continue in loop",
+           "elif", "empty block"}
     )
-    assert to_source(parse(src)) == (
-        "def k(out: Buffer[i32], n: i64, f: bool):\n"
-        "    x: i64 = -2147483648\n"
-        "    if f and not (x < n or f):\n"
-        "        out[0] = i32(x - (n - 1)) if f else -(-5)\n"
-        "    elif x == 0:\n"
-        "        pass\n"
-        "    else:\n"
-        "        for j in range(0, n):\n"
-        "            x = x + wave_sum(j) * (2 + 3)\n"
-    )
+    assert wanted <= seen, sorted(wanted - seen)
 
 
-@pytest.mark.parametrize("obj, where, message", [
-    ({"format": "x", "version": 1, "functions": []}, "ir", "format must be 'difftest-ir'"),
-    ({"format": "difftest-ir", "version": 9, "functions": []}, "ir", "unsupported version 9"),
-    ({"format": "difftest-ir", "version": 1, "functions": [{"kind": "Nope"}]},
-     "functions[0]", "unknown node kind 'Nope'"),
-    ({"format": "difftest-ir", "version": 1, "functions": [
-        {"kind": "Function", "name": "k", "params": [], "returns": None,
-         "body": [{"kind": "Fail", "code": {"kind": "Const"}}]}]},
-     "functions[0].body[0].code", "Const is missing field 'value'"),
-    ({"format": "difftest-ir", "version": 1, "functions": [
-        {"kind": "Function", "name": "k", "params": [{"kind": "Param", "name": "a",
-                                                        "ty": "f32"}],
-         "returns": None, "body": []}]},
-     "functions[0].params[0].ty", "unknown type 'f32'"),
-    ({"format": "difftest-ir", "version": 1, "functions": [
-        {"kind": "Function", "name": "k", "params": [], "returns": None,
-         "body": [{"kind": "Break", "extra": 1}]}]},
-     "functions[0].body[0]", "Break has unknown field 'extra'"),
-    ({"format": "difftest-ir", "version": 1, "functions": [
-        {"kind": "Function", "name": "k", "params": [], "returns": None,
-         "body": [{"kind": "Name", "id": "x"}]}]},
-     "functions[0].body[0]", "a Name node is not allowed here"),
-])
-def test_malformed_json_names_the_node(obj: dict, where: str, message: str) -> None:
-    from difftest.errors import KernelError
-
-    with pytest.raises(KernelError) as info:
-        from_json(obj)
-    assert str(info.value).startswith(f"{where}: ") and message in str(info.value), str(info.value)
-
-
-def test_json_from_an_invalid_program_runs_the_checker() -> None:
-    from difftest.errors import KernelError
-
-    p = parse("def k(out: Buffer[i32]):\n    out[0] = 1\n")
-    obj = to_json(p)
-    obj["functions"][0]["body"][0]["value"] = {"kind": "Name", "id": "ghost", "line": 2}
-    with pytest.raises(KernelError, match="line 2: unknown name 'ghost'"):
-        from_json(obj)
+@settings(max_examples=30, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(kernels())
+def test_generated_kernels_round_trip(k: GeneratedKernel) -> None:
+    assert parse(to_source(k.program)) == k.program
+    assert json_round_trip(k.program) == k.program

@@ -1,23 +1,34 @@
-"""IR -> source text in the kernel language's canonical form.
+"""IR -> source text in the kernel language's one canonical form.
 
-One printer, so there is one text form: 4-space indents, two blank lines between
-functions, `elif` for an else-block that is a single `if`, `pass` for an empty block,
-`range(a, b)` always with both bounds, minimal parentheses by Python's precedence.
-Contract: `parse(to_source(p)) == p` for every checked program `p` (lines aside).
+Form: 4-space indents, two blank lines between functions, `elif` for an else-block that
+is exactly one `if`, `pass` for an empty block, `range(a, b)` always with both bounds,
+`x: T = v` only where the assignment declares its type, and the fewest parentheses
+Python's precedence allows. It prints the parser's desugared forms, so the text is a fixed
+point: `parse(to_source(p)) == p` for every checked program `p` (lines aside) and
+`to_source(parse(to_source(p))) == to_source(p)`.
+
+Negative literals: the parser (and the checker, for hand-built trees) folds
+`-<int literal>` into a negative `Const`, so a checked program never holds
+`Unary('-', Const(c >= 0))`. A negative `Const` prints as `-5`; a negation of one as
+`-(-5)`, which `ast` reads as a negation of the folded literal again.
 """
 
 from __future__ import annotations
 
 from . import nodes as n
 
-# Python precedence, low to high.
-_PREC = {
-    "select": 1, "or": 2, "and": 3, "not": 4, "cmp": 5, "|": 6, "^": 7, "&": 8,
-    "<<": 9, ">>": 9, "+": 10, "-": 10, "*": 11, "//": 11, "%": 11, "unary": 12, "atom": 14,
-}
+# Python's precedence, low to high; a child whose level is below the level its position
+# needs is parenthesised.
+_SELECT, _OR, _AND, _NOT, _CMP = 1, 2, 3, 4, 5
+_BINARY = {"|": 6, "^": 7, "&": 8, "<<": 9, ">>": 9, "+": 10, "-": 10,
+           "*": 11, "//": 11, "%": 11}
+_UNARY, _ATOM = 12, 13
+_LOGIC = {"or": _OR, "and": _AND}
+_INDENT = "    "
 
 
 def to_source(program: n.Program) -> str:
+    """The program's canonical source text (ends with a newline)."""
     return "\n\n".join(_function(f) for f in program.functions)
 
 
@@ -29,104 +40,105 @@ def _function(f: n.Function) -> str:
 
 def _block(stmts: tuple[n.Stmt, ...], depth: int) -> str:
     if not stmts:
-        return "    " * depth + "pass\n"
+        return _INDENT * depth + "pass\n"
     return "".join(_stmt(s, depth) for s in stmts)
 
 
 def _stmt(s: n.Stmt, depth: int) -> str:
-    pad = "    " * depth
-    if isinstance(s, n.Assign):
-        ann = f": {s.declared}" if s.declared is not None else ""
-        return f"{pad}{s.target}{ann} = {expr(s.value)}\n"
-    if isinstance(s, n.Store):
-        return f"{pad}{s.buffer}[{expr(s.index)}] = {expr(s.value)}\n"
-    if isinstance(s, n.AtomicAdd):
-        return f"{pad}atomic_add({s.buffer}, {expr(s.index)}, {expr(s.value)})\n"
+    pad = _INDENT * depth
     if isinstance(s, n.If):
-        out = f"{pad}if {expr(s.cond)}:\n" + _block(s.then, depth + 1)
+        out = f"{pad}if {_expr(s.cond)}:\n" + _block(s.then, depth + 1)
         orelse = s.orelse
-        while len(orelse) == 1 and isinstance(orelse[0], n.If):
+        while len(orelse) == 1 and isinstance(orelse[0], n.If):  # the parser's `elif`
             inner = orelse[0]
-            out += f"{pad}elif {expr(inner.cond)}:\n" + _block(inner.then, depth + 1)
+            out += f"{pad}elif {_expr(inner.cond)}:\n" + _block(inner.then, depth + 1)
             orelse = inner.orelse
         if orelse:
             out += f"{pad}else:\n" + _block(orelse, depth + 1)
         return out
     if isinstance(s, n.For):
-        return (f"{pad}for {s.var} in range({expr(s.start)}, {expr(s.stop)}):\n"
+        return (f"{pad}for {s.var} in range({_expr(s.start)}, {_expr(s.stop)}):\n"
                 + _block(s.body, depth + 1))
+    return f"{pad}{_simple(s)}\n"
+
+
+def _simple(s: n.Stmt) -> str:
+    if isinstance(s, n.Assign):
+        ann = f": {s.declared}" if s.declared is not None else ""
+        return f"{s.target}{ann} = {_expr(s.value)}"
+    if isinstance(s, n.Store):
+        return f"{s.buffer}[{_expr(s.index)}] = {_expr(s.value)}"
+    if isinstance(s, n.AtomicAdd):
+        return f"atomic_add({s.buffer}, {_expr(s.index)}, {_expr(s.value)})"
     if isinstance(s, n.Break):
-        return f"{pad}break\n"
+        return "break"
     if isinstance(s, n.Continue):
-        return f"{pad}continue\n"
+        return "continue"
     if isinstance(s, n.Return):
-        return f"{pad}return\n" if s.value is None else f"{pad}return {expr(s.value)}\n"
+        return "return" if s.value is None else f"return {_expr(s.value)}"
     if isinstance(s, n.Fail):
-        return f"{pad}fail({expr(s.code)})\n"
-    assert isinstance(s, n.CallStmt), f"unknown statement {type(s).__name__}"
-    return f"{pad}{expr(s.call)}\n"
+        return f"fail({_expr(s.code)})"
+    assert isinstance(s, n.CallStmt), f"unknown statement node {type(s).__name__}"
+    return _expr(s.call)
 
 
-def _prec(e: n.Expr) -> int:
+def _level(e: n.Expr) -> int:
     if isinstance(e, n.Select):
-        return _PREC["select"]
+        return _SELECT
     if isinstance(e, n.Logic):
-        return _PREC[e.op]
+        return _LOGIC[e.op]
     if isinstance(e, n.Unary):
-        return _PREC["not"] if e.op == "not" else _PREC["unary"]
+        return _NOT if e.op == "not" else _UNARY
     if isinstance(e, n.Compare):
-        return _PREC["cmp"]
+        return _CMP
     if isinstance(e, n.Binary):
-        return _PREC[e.op]
+        return _BINARY[e.op]
     if isinstance(e, n.Const) and not isinstance(e.value, bool) and e.value < 0:
-        return _PREC["unary"]  # prints as `-5`
-    return _PREC["atom"]
+        return _UNARY  # `-5` is a unary minus to `ast`
+    return _ATOM
 
 
-def _wrap(e: n.Expr, minimum: int) -> str:
-    text = expr(e)
-    return f"({text})" if _prec(e) < minimum else text
+def _sub(e: n.Expr, needs: int) -> str:
+    """`e` in a position that needs at least precedence level `needs`."""
+    text = _expr(e)
+    return f"({text})" if _level(e) < needs else text
 
 
-def expr(e: n.Expr) -> str:
-    """One expression in source syntax, parenthesised only where precedence needs it."""
+def _expr(e: n.Expr) -> str:
     if isinstance(e, n.Const):
-        return repr(e.value) if isinstance(e.value, bool) else str(e.value)
+        return repr(e.value)  # True/False, or the integer with its sign
     if isinstance(e, n.Name):
         return e.id
     if isinstance(e, n.WorkId):
         return f"{e.which}()"
     if isinstance(e, n.Unary):
         if e.op == "not":
-            return f"not {_wrap(e.operand, _PREC['not'])}"
-        operand = e.operand
-        # `-5` would re-parse as a folded constant: keep a unary minus of a non-negative
-        # literal visible as such.
-        if e.op == "-" and isinstance(operand, n.Const) and not isinstance(operand.value, bool):
-            return f"-({expr(operand)})"
-        text = _wrap(operand, _PREC["unary"])
-        if e.op == "-" and text.startswith("-"):
+            return f"not {_sub(e.operand, _NOT)}"
+        text = _sub(e.operand, _UNARY)
+        # `-(-5)`, `-(-x)`: keep a negated literal or negation visibly one (`--5` parses
+        # the same, but reads like a typo).
+        if e.op == "-" and (isinstance(e.operand, n.Const) or text.startswith("-")):
             text = f"({text})"
         return f"{e.op}{text}"
     if isinstance(e, n.Binary):
-        p = _PREC[e.op]
-        return f"{_wrap(e.left, p)} {e.op} {_wrap(e.right, p + 1)}"
-    if isinstance(e, n.Compare):
-        p = _PREC["cmp"]
-        return f"{_wrap(e.left, p + 1)} {e.op} {_wrap(e.right, p + 1)}"
+        level = _BINARY[e.op]  # left-associative: an equal-level right operand needs ()
+        return f"{_sub(e.left, level)} {e.op} {_sub(e.right, level + 1)}"
+    if isinstance(e, n.Compare):  # non-associative: a comparison operand needs ()
+        return f"{_sub(e.left, _CMP + 1)} {e.op} {_sub(e.right, _CMP + 1)}"
     if isinstance(e, n.Logic):
-        p = _PREC[e.op]
-        return f"{_wrap(e.left, p)} {e.op} {_wrap(e.right, p + 1)}"
+        level = _LOGIC[e.op]
+        return f"{_sub(e.left, level)} {e.op} {_sub(e.right, level + 1)}"
     if isinstance(e, n.Select):
-        p = _PREC["select"]
-        return f"{_wrap(e.then, p + 1)} if {_wrap(e.cond, p + 1)} else {_wrap(e.orelse, p)}"
+        # `then if cond else orelse`: only the else side may itself be an if-expression.
+        return (f"{_sub(e.then, _SELECT + 1)} if {_sub(e.cond, _SELECT + 1)} "
+                f"else {_sub(e.orelse, _SELECT)}")
     if isinstance(e, n.Load):
-        return f"{e.buffer}[{expr(e.index)}]"
+        return f"{e.buffer}[{_expr(e.index)}]"
     if isinstance(e, n.Len):
         return f"len({e.buffer})"
     if isinstance(e, n.Cast):
-        return f"{e.to}({expr(e.operand)})"
-    if isinstance(e, (n.Call, n.WaveOp)):
-        name = e.func if isinstance(e, n.Call) else e.op
-        return f"{name}({', '.join(expr(a) for a in e.args)})"
-    raise AssertionError(f"unknown expression {type(e).__name__}")
+        return f"{e.to}({_expr(e.operand)})"
+    if isinstance(e, n.Call):
+        return f"{e.func}({', '.join(_expr(a) for a in e.args)})"
+    assert isinstance(e, n.WaveOp), f"unknown expression node {type(e).__name__}"
+    return f"{e.op}({', '.join(_expr(a) for a in e.args)})"

@@ -1,16 +1,23 @@
-"""Versioned JSON form of the IR: every node a dict tagged with its `kind`.
+"""Versioned JSON form of the IR: every node a dict tagged with its class as `kind`.
 
-`to_json` stores every field and the source `line`, never the derived `ty`; `from_json`
-builds nodes strictly (unknown kind, missing or extra field, wrong field type, wrong
-format or version: a `KernelError` naming the node path, e.g.
-`functions[0].body[2].value.left`) and then runs the checker, so what comes back is typed
-and valid. Plain JSON only: nothing is ever evaluated or unpickled.
+Shape: `{"format": "difftest-ir", "version": 1, "functions": [Function, ...]}`; each node
+is `{"kind": ..., <its fields>, "line": ...}` with types as their source spelling
+("i32", "Buffer[i64]") and child tuples as lists. An expression's `ty` is never stored:
+it is the checker's to derive.
+
+`from_json` is strict, because this is an input format: an unknown or misplaced kind, a
+missing or extra field, a field of the wrong JSON type, a name that is not an identifier,
+an unknown operator, type spelling, format or version all raise `KernelError` whose
+`where` is the node path (`functions[0].body[2].value.left`). It then runs `check()`, so
+what comes back is typed and valid (the checker's errors carry the node's line). Plain
+data only: nothing is evaluated, imported or unpickled.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import keyword
+from typing import Any, Callable
 
 from ..errors import KernelError
 from . import nodes as n
@@ -20,137 +27,177 @@ from .types import Type
 FORMAT = "difftest-ir"
 FORMAT_VERSION = 1
 
-_NODES: dict[str, type] = {cls.__name__: cls for cls in (*n.EXPR_NODES, *n.STMT_NODES)}
-_NODES.update({"Param": n.Param, "Function": n.Function})
-_TYPES = {t.value: t for t in Type}
+
+def to_json(program: n.Program) -> dict[str, Any]:
+    """A JSON-ready dict (plain dicts, lists, strings, ints, bools and None)."""
+    return {"format": FORMAT, "version": FORMAT_VERSION,
+            "functions": [_to_json(f) for f in program.functions]}
 
 
-def _fields(cls: type) -> list[dataclasses.Field[Any]]:
-    derived = cls in n.EXPR_NODES  # an expression's `ty` is the checker's, not stored
-    return [f for f in dataclasses.fields(cls) if not (derived and f.name == "ty")]
-
-
-def _node_json(node: Any) -> Any:
+def _to_json(node: Any) -> Any:
     if isinstance(node, tuple):
-        return [_node_json(x) for x in node]
+        return [_to_json(x) for x in node]
     if isinstance(node, Type):
         return node.value
     if not dataclasses.is_dataclass(node):
-        return node
+        return node  # a str, an int or bool, or None
     out: dict[str, Any] = {"kind": type(node).__name__}
-    for f in _fields(type(node)):
-        out[f.name] = _node_json(getattr(node, f.name))
+    for name in _SHAPES[type(node).__name__]:
+        out[name] = _to_json(getattr(node, name))
+    out["line"] = node.line  # type: ignore[attr-defined]
     return out
 
 
-def to_json(program: n.Program) -> dict[str, Any]:
-    return {"format": FORMAT, "version": FORMAT_VERSION,
-            "functions": [_node_json(f) for f in program.functions]}
-
-
-# Field shapes: how to read each field of each node class.
-_EXPR, _EXPRS, _OPT_EXPR, _STMTS, _STR, _INT, _TYPE, _OPT_TYPE, _VALUE, _PARAMS, _CALL = range(11)
-_SHAPES: dict[str, dict[str, int]] = {
-    "Const": {"value": _VALUE},
-    "Name": {"id": _STR},
-    "WorkId": {"which": _STR},
-    "Unary": {"op": _STR, "operand": _EXPR},
-    "Binary": {"op": _STR, "left": _EXPR, "right": _EXPR},
-    "Compare": {"op": _STR, "left": _EXPR, "right": _EXPR},
-    "Logic": {"op": _STR, "left": _EXPR, "right": _EXPR},
-    "Select": {"cond": _EXPR, "then": _EXPR, "orelse": _EXPR},
-    "Load": {"buffer": _STR, "index": _EXPR},
-    "Len": {"buffer": _STR},
-    "Cast": {"to": _TYPE, "operand": _EXPR},
-    "Call": {"func": _STR, "args": _EXPRS},
-    "WaveOp": {"op": _STR, "args": _EXPRS},
-    "Assign": {"target": _STR, "value": _EXPR, "declared": _OPT_TYPE},
-    "Store": {"buffer": _STR, "index": _EXPR, "value": _EXPR},
-    "AtomicAdd": {"buffer": _STR, "index": _EXPR, "value": _EXPR},
-    "If": {"cond": _EXPR, "then": _STMTS, "orelse": _STMTS},
-    "For": {"var": _STR, "start": _EXPR, "stop": _EXPR, "body": _STMTS},
-    "Break": {},
-    "Continue": {},
-    "Return": {"value": _OPT_EXPR},
-    "Fail": {"code": _EXPR},
-    "CallStmt": {"call": _CALL},
-    "Param": {"name": _STR, "ty": _TYPE},
-    "Function": {"name": _STR, "params": _PARAMS, "returns": _OPT_TYPE, "body": _STMTS},
-}
-assert set(_SHAPES) == set(_NODES), "every node class needs a JSON shape"
-
-_EXPR_KINDS = {c.__name__ for c in n.EXPR_NODES}
-_STMT_KINDS = {c.__name__ for c in n.STMT_NODES}
-
-
 def from_json(obj: Any) -> n.Program:
+    """The checked program `obj` describes; raises `KernelError` naming what and where."""
     if not isinstance(obj, dict):
-        raise KernelError("expected a JSON object", where="ir")
+        raise KernelError(f"expected a JSON object, got {_json_type(obj)}", where="ir")
     if obj.get("format") != FORMAT:
-        raise KernelError(f"format must be {FORMAT!r}, got {obj.get('format')!r}", where="ir")
-    if obj.get("version") != FORMAT_VERSION:
+        raise KernelError(f"expected {FORMAT!r}, got {obj.get('format')!r}",
+                          where="format")
+    version = obj.get("version")
+    if type(version) is not int or version != FORMAT_VERSION:
         raise KernelError(
-            f"unsupported version {obj.get('version')!r} (this is version {FORMAT_VERSION})",
-            where="ir",
+            f"unsupported version {version!r} (this reader knows version {FORMAT_VERSION})",
+            where="version",
         )
-    extra = set(obj) - {"format", "version", "functions"}
+    extra = sorted(set(obj) - {"format", "version", "functions"}, key=str)
     if extra:
-        raise KernelError(f"unknown field '{sorted(extra)[0]}'", where="ir")
+        raise KernelError(f"unknown field {extra[0]!r}", where="ir")
     funcs = obj.get("functions")
     if not isinstance(funcs, list) or not funcs:
-        raise KernelError("'functions' must be a non-empty list", where="ir.functions")
-    program = n.Program(tuple(_node(f, f"functions[{i}]", {"Function"})
-                              for i, f in enumerate(funcs)))
-    return check(program)
+        raise KernelError("expected a non-empty list of functions", where="functions")
+    try:
+        return check(n.Program(tuple(_node(f, f"functions[{i}]", _FUNCTION)
+                                     for i, f in enumerate(funcs))))
+    except RecursionError:  # reading or checking a pathologically deep tree
+        raise KernelError("the IR is nested too deeply", where="functions") from None
 
 
-def _node(obj: Any, path: str, allowed: set[str]) -> Any:
+# ------------------------------------------------------------------ reading fields
+# A reader takes (JSON value, path) and returns the field's value or raises.
+_Reader = Callable[[Any, str], Any]
+
+_TYPES = {t.value: t for t in Type}
+
+
+def _json_type(v: Any) -> str:
+    if v is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            list: "a list", dict: "an object"}.get(type(v), type(v).__name__)
+
+
+def _node(obj: Any, path: str, allowed: frozenset[str]) -> Any:
     if not isinstance(obj, dict):
-        raise KernelError(f"expected a node object, got {type(obj).__name__}", where=path)
+        raise KernelError(f"expected a node object, got {_json_type(obj)}", where=path)
     kind = obj.get("kind")
-    if kind not in _NODES:
+    if not isinstance(kind, str) or kind not in _SHAPES:
         raise KernelError(f"unknown node kind {kind!r}", where=path)
     if kind not in allowed:
         raise KernelError(f"a {kind} node is not allowed here", where=path)
     shape = _SHAPES[kind]
-    keys = set(obj) - {"kind", "line"}
-    missing = set(shape) - keys
+    missing = [f for f in (*shape, "line") if f not in obj]
     if missing:
-        raise KernelError(f"{kind} is missing field '{sorted(missing)[0]}'", where=path)
-    extra = keys - set(shape)
+        raise KernelError(f"{kind} is missing field {missing[0]!r}", where=path)
+    extra = sorted(set(obj) - {"kind", "line", *shape}, key=str)
     if extra:
-        raise KernelError(f"{kind} has unknown field '{sorted(extra)[0]}'", where=path)
-    line = obj.get("line", 0)
-    if not isinstance(line, int) or isinstance(line, bool) or line < 0:
-        raise KernelError("'line' must be a non-negative integer", where=path)
-    args = {name: _field(obj[name], role, f"{path}.{name}") for name, role in shape.items()}
-    return _NODES[kind](**args, line=line)
+        raise KernelError(f"{kind} has unknown field {extra[0]!r}", where=path)
+    line = obj["line"]
+    if type(line) is not int or line < 0:
+        raise KernelError(f"line must be a non-negative integer, got {line!r}",
+                          where=f"{path}.line")
+    fields = {name: read(obj[name], f"{path}.{name}") for name, read in shape.items()}
+    return _CLASSES[kind](**fields, line=line)
 
 
-def _field(v: Any, role: int, path: str) -> Any:
-    if role == _EXPR:
-        return _node(v, path, _EXPR_KINDS)
-    if role == _OPT_EXPR:
-        return None if v is None else _node(v, path, _EXPR_KINDS)
-    if role == _CALL:
-        return _node(v, path, {"Call"})
-    if role in (_EXPRS, _STMTS, _PARAMS):
+def _nodes(allowed: frozenset[str]) -> _Reader:
+    return lambda v, path: _node(v, path, allowed)
+
+
+def _optional(read: _Reader) -> _Reader:
+    return lambda v, path: None if v is None else read(v, path)
+
+
+def _list(read: _Reader) -> _Reader:
+    def reader(v: Any, path: str) -> tuple[Any, ...]:
         if not isinstance(v, list):
-            raise KernelError("expected a list", where=path)
-        kinds = {_EXPRS: _EXPR_KINDS, _STMTS: _STMT_KINDS, _PARAMS: {"Param"}}[role]
-        return tuple(_node(x, f"{path}[{i}]", kinds) for i, x in enumerate(v))
-    if role == _STR:
-        if not isinstance(v, str):
-            raise KernelError(f"expected a string, got {v!r}", where=path)
-        return v
-    if role in (_TYPE, _OPT_TYPE):
-        if v is None and role == _OPT_TYPE:
-            return None
-        if v not in _TYPES:
-            raise KernelError(f"unknown type {v!r} (expected one of {', '.join(_TYPES)})",
-                              where=path)
-        return _TYPES[v]
-    assert role == _VALUE
-    if not isinstance(v, int):
-        raise KernelError(f"a constant must be an integer or a boolean, got {v!r}", where=path)
+            raise KernelError(f"expected a list, got {_json_type(v)}", where=path)
+        return tuple(read(x, f"{path}[{i}]") for i, x in enumerate(v))
+    return reader
+
+
+def _ident(v: Any, path: str) -> str:
+    # Names are printed back as source: anything else would not re-parse.
+    if not isinstance(v, str):
+        raise KernelError(f"expected a name (a string), got {_json_type(v)}", where=path)
+    if not v.isidentifier() or keyword.iskeyword(v):
+        raise KernelError(f"{v!r} is not a valid name", where=path)
     return v
+
+
+def _one_of(choices: tuple[str, ...] | dict[str, int]) -> _Reader:
+    def reader(v: Any, path: str) -> str:
+        if not isinstance(v, str) or v not in choices:
+            raise KernelError(f"unknown {path.rsplit('.', 1)[-1]} {v!r} (expected one of "
+                              f"{', '.join(choices)})", where=path)
+        return v
+    return reader
+
+
+def _type(v: Any, path: str) -> Type:
+    if not isinstance(v, str) or v not in _TYPES:
+        raise KernelError(f"unknown type {v!r} (expected one of {', '.join(_TYPES)})",
+                          where=path)
+    return _TYPES[v]
+
+
+def _value(v: Any, path: str) -> int | bool:
+    if not isinstance(v, int):  # bool is an int
+        raise KernelError(f"a constant must be an integer or a boolean, got {v!r}",
+                          where=path)
+    return v
+
+
+_EXPRS = frozenset(c.__name__ for c in n.EXPR_NODES)
+_STMTS = frozenset(c.__name__ for c in n.STMT_NODES)
+_FUNCTION = frozenset({"Function"})
+_expr, _stmts = _nodes(_EXPRS), _list(_nodes(_STMTS))
+
+# Each node kind's stored fields, in declaration order, with how to read each.
+_SHAPES: dict[str, dict[str, _Reader]] = {
+    "Const": {"value": _value},
+    "Name": {"id": _ident},
+    "WorkId": {"which": _one_of(n.WORK_IDS)},
+    "Unary": {"op": _one_of(n.UNARY_OPS), "operand": _expr},
+    "Binary": {"op": _one_of(n.ARITH_OPS), "left": _expr, "right": _expr},
+    "Compare": {"op": _one_of(n.COMPARE_OPS), "left": _expr, "right": _expr},
+    "Logic": {"op": _one_of(n.LOGIC_OPS), "left": _expr, "right": _expr},
+    "Select": {"cond": _expr, "then": _expr, "orelse": _expr},
+    "Load": {"buffer": _ident, "index": _expr},
+    "Len": {"buffer": _ident},
+    "Cast": {"to": _type, "operand": _expr},
+    "Call": {"func": _ident, "args": _list(_expr)},
+    "WaveOp": {"op": _one_of(n.WAVE_OPS), "args": _list(_expr)},
+    "Assign": {"target": _ident, "value": _expr, "declared": _optional(_type)},
+    "Store": {"buffer": _ident, "index": _expr, "value": _expr},
+    "AtomicAdd": {"buffer": _ident, "index": _expr, "value": _expr},
+    "If": {"cond": _expr, "then": _stmts, "orelse": _stmts},
+    "For": {"var": _ident, "start": _expr, "stop": _expr, "body": _stmts},
+    "Break": {},
+    "Continue": {},
+    "Return": {"value": _optional(_expr)},
+    "Fail": {"code": _expr},
+    "CallStmt": {"call": _nodes(frozenset({"Call"}))},
+    "Param": {"name": _ident, "ty": _type},
+    "Function": {"name": _ident, "params": _list(_nodes(frozenset({"Param"}))),
+                 "returns": _optional(_type), "body": _stmts},
+}
+_CLASSES: dict[str, type] = {c.__name__: c for c in (*n.EXPR_NODES, *n.STMT_NODES,
+                                                      n.Param, n.Function)}
+assert set(_SHAPES) == set(_CLASSES), "every node class needs a JSON shape"
+assert all(
+    list(_SHAPES[k]) == [f.name for f in dataclasses.fields(c)
+                         if f.name != "line" and not (f.name == "ty" and c in n.EXPR_NODES)]
+    for k, c in _CLASSES.items()
+), "a JSON shape is out of step with its node class"
