@@ -561,3 +561,11 @@ def test_case_with_invalid_kernel_names_kernel_and_line() -> None:
 def test_case_that_is_not_an_object() -> None:
     with pytest.raises(CaseError, match="JSON object"):
         case_from_json([1, 2, 3])
+
+
+@pytest.mark.parametrize("expr", ["m" + " + m" * 1000, "not " * 1000 + "True"])
+def test_deep_nesting_is_a_kernel_error_not_a_crash(expr: str) -> None:
+    from difftest.errors import KernelError
+
+    with pytest.raises(KernelError, match="nested too deeply"):
+        parse(f"def k(m: i32):\n    x = {expr}\n")

@@ -30,7 +30,10 @@ _STATEMENT_CALLS = ("fail", "atomic_add")
 
 def parse(text: str) -> n.Program:
     """Parse and check kernel text; raises `KernelError` naming the line on bad input."""
-    return check(parse_unchecked(text))
+    try:
+        return check(parse_unchecked(text))
+    except RecursionError:
+        raise KernelError("kernel text is nested too deeply") from None
 
 
 def parse_unchecked(text: str) -> n.Program:
