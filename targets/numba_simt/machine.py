@@ -115,7 +115,7 @@ def _wrap(x, bits):  # type: ignore[no-untyped-def]
     return x
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _tdiv(a, b):  # type: ignore[no-untyped-def]
     """Division truncating toward zero; b != 0. MIN // -1 wraps to MIN. (numba's // floors,
     like Python's, so the floor is corrected; b == -1 never reaches the hardware divide,
@@ -128,7 +128,7 @@ def _tdiv(a, b):  # type: ignore[no-untyped-def]
     return q
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _trem(a, b):  # type: ignore[no-untyped-def]
     if b == -1:
         return np.int64(0)
@@ -145,7 +145,7 @@ def _count(mask):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def _run_wave(code, V, M, S, pcs, k, wave, W, n, mem, buftab, params, status, fault_ip,
-              fault_code, counters, budget, flag):  # type: ignore[no-untyped-def]
+              fault_code, counters, budget, flag, ones):  # type: ignore[no-untyped-def]
     """Run slot k's wave for at most `budget` instructions. Returns 1 if the wave halted,
     0 if it yielded, a negative error code on an internal error."""
     v = V[k]
@@ -157,7 +157,6 @@ def _run_wave(code, V, M, S, pcs, k, wave, W, n, mem, buftab, params, status, fa
     base = wave * W
     nbufs = buftab.shape[0]
     nact = _count(ex)
-    ones = np.ones(W, dtype=np.uint8)
     steps = 0
     lane_steps = 0
     res = 0
@@ -550,6 +549,7 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
     wave_of = np.full(K, -1, dtype=np.int64)
     steps_of = np.zeros(K, dtype=np.int64)
     flag = np.zeros(1, dtype=np.int64)
+    ones = np.ones(W, dtype=np.uint8)  # the write mask of all-lane writes
     budget = quantum if K > 1 else MAX_WAVE_STEPS
     if budget < 1:
         budget = 1
@@ -582,7 +582,7 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
             busy = True
             before = counters[0]
             r = _run_wave(code, V, M, S, pcs, k, wave_of[k], W, n, mem, buftab, params,
-                          status, fault_ip, fault_code, counters, budget, flag)
+                          status, fault_ip, fault_code, counters, budget, flag, ones)
             if r < 0:
                 return -r
             steps_of[k] += counters[0] - before
