@@ -38,7 +38,13 @@ Faults only where a fault feature is on: with `fault_rate=0` no kernel ever faul
 Generation policy (swarm testing, as YARPGen's generation policies): each kernel first
 draws which features are enabled at all (one boolean each; fault features with
 probability `fault_rate`), then draws every statement and expression only from the
-productions those features enable. So rare combinations are not drowned out.
+productions those features enable. So rare combinations are not drowned out. An enabled
+feature is also a used one: its main statement (a loop, an if/else, an early return, a
+helper call, an atomic, a buffer alias, a `fail`) is placed in the kernel's top-level
+block when the draws did not produce it. Productions repeat in their lists as weights,
+wave operations weigh more under divergence, and fault sites fire for few workitems (a
+value equal to a small constant, `gid == C`, `gid - C` as divisor, `gid + C` as index),
+so a faulting run still runs most of the kernel.
 
 Cost and shrinking: Hypothesis costs 30-120 us per choice, so every expression node and
 every statement is exactly one choice (an index into a production list whose first entry
