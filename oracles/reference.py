@@ -280,14 +280,14 @@ class _WaveRun:
         return lanes
 
     def s_Assign(self, act: _Activation, s: n.Assign, lanes: list[int]) -> list[int]:
-        vals = self.eval(act, s.value, lanes)
+        vals = self.evaluate(act, s.value, lanes)
         for lane, v in vals.items():
             act.env[lane][s.target] = v
         return list(vals)
 
     def s_Store(self, act: _Activation, s: n.Store, lanes: list[int]) -> list[int]:
-        vals = self.eval(act, s.value, lanes)
-        idx = self.eval(act, s.index, list(vals))
+        vals = self.evaluate(act, s.value, lanes)
+        idx = self.evaluate(act, s.index, list(vals))
         out = []
         for lane, i in idx.items():
             ref = act.env[lane][s.buffer]
@@ -300,8 +300,8 @@ class _WaveRun:
 
     def s_AtomicAdd(self, act: _Activation, s: n.AtomicAdd, lanes: list[int]) -> list[int]:
         # Arguments left to right (buffer, index, value), then the bounds check.
-        idx = self.eval(act, s.index, lanes)
-        vals = self.eval(act, s.value, list(idx))
+        idx = self.evaluate(act, s.index, lanes)
+        vals = self.evaluate(act, s.value, list(idx))
         out = []
         for lane, v in vals.items():
             ref = act.env[lane][s.buffer]
@@ -313,7 +313,7 @@ class _WaveRun:
         return out
 
     def s_If(self, act: _Activation, s: n.If, lanes: list[int]) -> list[int]:
-        cond = self.eval(act, s.cond, lanes)
+        cond = self.evaluate(act, s.cond, lanes)
         then = [lane for lane, c in cond.items() if c]
         orelse = [lane for lane, c in cond.items() if not c]
         out = self.block(act, s.then, then) if then else []
@@ -321,8 +321,8 @@ class _WaveRun:
         return self.live(out)
 
     def s_For(self, act: _Activation, s: n.For, lanes: list[int]) -> list[int]:
-        start = self.eval(act, s.start, lanes)
-        stop = self.eval(act, s.stop, list(start))
+        start = self.evaluate(act, s.start, lanes)
+        stop = self.evaluate(act, s.stop, list(start))
         iterating = list(stop)
         left: set[int] = set()  # lanes that finished the range or broke out
         trip = 0
@@ -355,20 +355,20 @@ class _WaveRun:
         if s.value is None:
             act.returned.update({lane: None for lane in lanes})
         else:
-            act.returned.update(self.eval(act, s.value, lanes))
+            act.returned.update(self.evaluate(act, s.value, lanes))
         return []
 
     def s_Fail(self, act: _Activation, s: n.Fail, lanes: list[int]) -> list[int]:
-        for lane, code in self.eval(act, s.code, lanes).items():
+        for lane, code in self.evaluate(act, s.code, lanes).items():
             self.fault(act, lane, "fail", s.line, code)
         return []
 
     def s_CallStmt(self, act: _Activation, s: n.CallStmt, lanes: list[int]) -> list[int]:
-        return list(self.eval(act, s.call, lanes))
+        return list(self.evaluate(act, s.call, lanes))
 
     # ----------------------------------------------------------- expressions
 
-    def eval(self, act: _Activation, e: n.Expr, lanes: list[int]) -> Values:
+    def evaluate(self, act: _Activation, e: n.Expr, lanes: list[int]) -> Values:
         if not lanes:
             return {}
         result: Values = getattr(self, "e_" + type(e).__name__)(act, e, lanes)
@@ -388,7 +388,7 @@ class _WaveRun:
         return {lane: self.wave_index for lane in lanes}
 
     def e_Unary(self, act: _Activation, e: n.Unary, lanes: list[int]) -> Values:
-        vals = self.eval(act, e.operand, lanes)
+        vals = self.evaluate(act, e.operand, lanes)
         if e.op == "not":
             return {lane: not v for lane, v in vals.items()}
         bits = _bits(e.ty)
@@ -397,8 +397,8 @@ class _WaveRun:
         return {lane: _wrap(~v, bits) for lane, v in vals.items()}
 
     def e_Binary(self, act: _Activation, e: n.Binary, lanes: list[int]) -> Values:
-        left = self.eval(act, e.left, lanes)
-        right = self.eval(act, e.right, list(left))
+        left = self.evaluate(act, e.left, lanes)
+        right = self.evaluate(act, e.right, list(left))
         op, bits = _ARITH[e.op], _bits(e.ty)
         out: Values = {}
         for lane, b in right.items():
@@ -409,26 +409,26 @@ class _WaveRun:
         return out
 
     def e_Compare(self, act: _Activation, e: n.Compare, lanes: list[int]) -> Values:
-        left = self.eval(act, e.left, lanes)
-        right = self.eval(act, e.right, list(left))
+        left = self.evaluate(act, e.left, lanes)
+        right = self.evaluate(act, e.right, list(left))
         op = _COMPARE[e.op]
         return {lane: op(left[lane], b) for lane, b in right.items()}
 
     def e_Logic(self, act: _Activation, e: n.Logic, lanes: list[int]) -> Values:
-        left = self.eval(act, e.left, lanes)
+        left = self.evaluate(act, e.left, lanes)
         short = e.op == "or"  # the left value that decides without the right side
         out = {lane: short for lane, v in left.items() if v is short}
-        out.update(self.eval(act, e.right, [lane for lane, v in left.items() if v is not short]))
+        out.update(self.evaluate(act, e.right, [lane for lane, v in left.items() if v is not short]))
         return {lane: out[lane] for lane in sorted(out)}
 
     def e_Select(self, act: _Activation, e: n.Select, lanes: list[int]) -> Values:
-        cond = self.eval(act, e.cond, lanes)
-        out = self.eval(act, e.then, [lane for lane, c in cond.items() if c])
-        out.update(self.eval(act, e.orelse, [lane for lane, c in cond.items() if not c]))
+        cond = self.evaluate(act, e.cond, lanes)
+        out = self.evaluate(act, e.then, [lane for lane, c in cond.items() if c])
+        out.update(self.evaluate(act, e.orelse, [lane for lane, c in cond.items() if not c]))
         return {lane: out[lane] for lane in sorted(out)}
 
     def e_Load(self, act: _Activation, e: n.Load, lanes: list[int]) -> Values:
-        idx = self.eval(act, e.index, lanes)
+        idx = self.evaluate(act, e.index, lanes)
         out: Values = {}
         for lane, i in idx.items():
             ref = act.env[lane][e.buffer]
@@ -443,14 +443,14 @@ class _WaveRun:
 
     def e_Cast(self, act: _Activation, e: n.Cast, lanes: list[int]) -> Values:
         bits = _bits(e.ty)
-        return {lane: _wrap(int(v), bits) for lane, v in self.eval(act, e.operand, lanes).items()}
+        return {lane: _wrap(int(v), bits) for lane, v in self.evaluate(act, e.operand, lanes).items()}
 
     def _args(self, act: _Activation, args: tuple[n.Expr, ...], lanes: list[int]
               ) -> dict[int, list[Any]]:
         """Arguments left to right; a lane faulting in one evaluates no later one."""
         got: dict[int, list[Any]] = {lane: [] for lane in lanes}
         for a in args:
-            vals = self.eval(act, a, lanes)
+            vals = self.evaluate(act, a, lanes)
             lanes = list(vals)
             for lane in lanes:
                 got[lane].append(vals[lane])
