@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from .errors import CaseError, KernelError
-from .ir import nodes as n
 from .ir import parse
+from .ir.nodes import Function, Program
 from .ir.types import BOOL, DTYPES, Type, int_range
 
 MAX_WORKITEMS = 1 << 22
@@ -40,14 +40,14 @@ class Case:
     n: int
     wave: int
     args: dict[str, Arg]
-    program: n.Program = field(repr=False)
+    program: Program = field(repr=False)
     schedule: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     policy: str = "stream"
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def function(self) -> n.Function:
+    def function(self) -> Function:
         return self.program.function(self.entry)
 
     def buffers(self) -> dict[str, np.ndarray]:
@@ -141,14 +141,16 @@ def _launch(obj: Any, where: str) -> tuple[int, int]:
     if unknown:
         raise CaseError(f"{where}: launch: unknown field '{sorted(unknown)[0]}'")
     n_items, wave = obj.get("n"), obj.get("wave")
-    if not _int(n_items) or not 1 <= n_items <= MAX_WORKITEMS:
+    if not isinstance(n_items, int) or isinstance(n_items, bool) \
+            or not 1 <= n_items <= MAX_WORKITEMS:
         raise CaseError(f"{where}: launch.n must be an integer in 1..{MAX_WORKITEMS}, got {n_items!r}")
-    if not _int(wave) or wave not in (1, 2, 4, 8, 16, 32, 64):
+    if not isinstance(wave, int) or isinstance(wave, bool) \
+            or wave not in (1, 2, 4, 8, 16, 32, 64):
         raise CaseError(f"{where}: launch.wave must be a power of two in 1..64, got {wave!r}")
     return n_items, wave
 
 
-def _args(obj: Any, fn: n.Function, where: str) -> dict[str, Arg]:
+def _args(obj: Any, fn: Function, where: str) -> dict[str, Arg]:
     if not isinstance(obj, dict):
         raise CaseError(f"{where}: field 'args' must be an object")
     names = [p.name for p in fn.params]

@@ -34,7 +34,7 @@ def cells(outcome: Outcome) -> list[str]:
 def status_picture(case: Case, outcome: Outcome) -> str:
     cs = cells(outcome)
     per_row = max(ROW - ROW % case.wave, case.wave)
-    rows = []
+    rows: list[str] = []
     for start in range(0, len(cs), per_row):
         if len(rows) == MAX_ROWS:
             rows.append(f"... ({len(cs) - start} more workitems)")

@@ -210,10 +210,10 @@ def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = 
             return _memory_mismatch(full, status, name, int(i), int(want_buf[i]), int(got[i]))
 
     # R4 atomics
-    for (name, i), want in sorted(exp.atomic.items()):
-        got_v = int(outcome.buffers[name][i])
-        if got_v != want:
-            return _atomic_mismatch(full, status, name, i, want, got_v)
+    for (buf, index), want_v in sorted(exp.atomic.items()):
+        got_v = int(outcome.buffers[buf][index])
+        if got_v != want_v:
+            return _atomic_mismatch(full, status, buf, index, want_v, got_v)
 
     # R5 granularity
     if wave_granularity:

@@ -26,7 +26,7 @@ constants, with helpers dropped and functions back in dependency order.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence, TypeVar
 
 from hypothesis import strategies as st
 
@@ -45,6 +45,8 @@ KERNEL_PARAMS = (n.Param("a", BUF_I32), n.Param("c", BUF_I32), n.Param("b", BUF_
 
 Env = dict[str, Type]
 Typed = tuple[n.Expr, Type]
+
+T = TypeVar("T")
 
 
 def _fits(ty: Type, want: Type) -> bool:
@@ -69,7 +71,7 @@ class _Function:
         self.count = 0
         self.int_params = [p.name for p in fn.params if p.ty.is_int]
 
-    def pick(self, options: list[str] | tuple[str, ...]) -> str:
+    def pick(self, options: Sequence[T]) -> T:
         return self.draw(st.sampled_from(options))
 
     def fresh(self, prefix: str) -> str:
@@ -219,7 +221,8 @@ class _Function:
             types = SCALARS + tuple(sorted({t for t in env.values() if t.is_buffer}, key=str))
             ty = self.draw(st.sampled_from(types))
             same = [v for v in assignable if env[v] == ty]
-            name = self.pick(same) if same and self.draw(st.booleans()) else self.fresh("x")
+            reuse = self.draw(st.booleans()) if same else False
+            name = self.pick(same) if reuse else self.fresh("x")
             value = self.expr(ty, env, self.depth())[0]
             env[name] = ty
             return n.Assign(name, value, ty)

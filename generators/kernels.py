@@ -608,8 +608,8 @@ class _Gen:
             return [f"{pad}if {c}:", f"{pad}    {k}"]
         if k == "plant_fail":
             # SimpleDeopt-style: exactly one workitem faults, whatever the inputs.
-            c = self.num(0, 12)
-            return [f"{pad}if {fn.gid} == {c}:", f"{pad}    fail({c + 100})"]
+            victim = self.num(0, 12)
+            return [f"{pad}if {fn.gid} == {victim}:", f"{pad}    fail({victim + 100})"]
         if k == "plant_div":
             value, ty = self.int_expr(fn, I32, 1)
             return [f"{pad}{self.new_var(fn, ty)} = {value} // ({fn.gid} - {self.num(0, 12)})"]

@@ -26,7 +26,7 @@ The oracle also enforces DESIGN.md's race rule and a step budget; both are repor
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -255,7 +255,7 @@ class _WaveRun:
                     "step_budget", f"workitem {g} ran more than {self.budget} steps"
                 )
 
-    def live(self, lanes: list[int] | set[int]) -> list[int]:
+    def live(self, lanes: Iterable[int]) -> list[int]:
         return sorted(lane for lane in lanes if lane not in self.dead)
 
     # ------------------------------------------------------------- functions

@@ -440,6 +440,8 @@ class _FunctionChecker:
             raise self.error(f"unknown wave operation '{e.op}'", e.line)
         if len(e.args) != arity:
             raise self.error(f"{e.op}() takes {arity} argument(s), got {len(e.args)}", e.line)
+        args: tuple[n.Expr, ...]
+        ty: Type | None
         if e.op in ("wave_any", "wave_all", "ballot"):
             args = (self.bool_expr(e.args[0], d, f"argument of {e.op}()"),)
             ty = I64 if e.op == "ballot" else BOOL

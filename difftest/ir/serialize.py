@@ -44,7 +44,7 @@ def _to_json(node: Any) -> Any:
     out: dict[str, Any] = {"kind": type(node).__name__}
     for name in _SHAPES[type(node).__name__]:
         out[name] = _to_json(getattr(node, name))
-    out["line"] = node.line  # type: ignore[attr-defined]
+    out["line"] = node.line  # type: ignore[union-attr]
     return out
 
 

@@ -101,7 +101,7 @@ def _machine_runner(case: Any) -> tuple[Any, Any]:
     return run, (mem, status, counters)
 
 
-def bench_ratios(n: int, waves: list[int], repeat: int) -> dict[str, Any]:
+def bench_ratios(n: int, waves: list[int], repeat: int) -> dict[int, dict[str, Any]]:
     baseline = _baseline()
     out = np.full(n, -1, dtype=np.int32)
     baseline(out, 2 * n)  # compile / load

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from typing import Any
 
 from difftest.errors import DifftestError
 
@@ -48,7 +49,7 @@ class Allocation:
     live: Liveness                 # liveness of the final code
     nregs: int
     nslots: int
-    vreg_types: dict[int, object] = field(default_factory=dict)
+    vreg_types: dict[int, Any] = field(default_factory=dict)
     interference: dict[int, set[int]] = field(default_factory=dict)
 
 

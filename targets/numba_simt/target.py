@@ -132,13 +132,13 @@ class NumbaSimtTarget:
             return Outcome(out_bufs, None, [], error=f"internal: machine error {rc}",
                            diagnostics=diagnostics)
         faults: dict[int, Fault] = {}
-        for g in np.nonzero(status == 2)[0]:
-            info = compiled.infopoints[int(fault_ip[g])]
-            code = int(fault_code[g]) if info.kind == "fail" else None
-            faults[int(g)] = Fault(info.kind, info.stack, code)
+        for gid in (int(x) for x in np.nonzero(status == 2)[0]):
+            info = compiled.infopoints[int(fault_ip[gid])]
+            code = int(fault_code[gid]) if info.kind == "fail" else None
+            faults[gid] = Fault(info.kind, info.stack, code)
         exc = None
         if faults:
-            g = min(faults)
-            exc = ExceptionReport(g, faults[g])
+            first = min(faults)
+            exc = ExceptionReport(first, faults[first])
         return Outcome(out_bufs, exc, [_STATUS[int(s)] for s in status], faults,
                        diagnostics=diagnostics)
