@@ -163,3 +163,29 @@ def test_break_and_continue_have_lane_edges_not_wave_edges() -> None:
         assert f.physical[i] == [i + 1]          # the wave falls through
         assert f.logical[i] != [i + 1]           # the lane leaves (to exit / continue)
 
+
+
+def test_spill_temp_of_a_masked_def_keeps_its_register_until_the_spill() -> None:
+    """Regression (corpus/kernel-2c7f39c4b4526c15.json): the temp reloaded before a masked
+    def carries the inactive lanes to the all-lane spill after it; nothing in between may
+    take its register."""
+    checked = 0
+    for name in ("payload_clobber", "loop_exit_liveness", "divergent_wave_ops", "simple_deopt"):
+        prog, entry = program(name)
+        for registers in (4, 5, 6, 8):
+            alloc = allocate_registers(lower(prog, entry), registers)
+            instrs = alloc.live.flow.instrs
+            for i, ins in enumerate(instrs):
+                if not ins.keeps:
+                    continue
+                reg = alloc.color[ins.d]
+                start = max(j for j in range(i) if instrs[j].op == Op.RELOAD
+                            and instrs[j].d == ins.d)
+                stop = min(j for j in range(i + 1, len(instrs)) if instrs[j].op == Op.SPILL
+                           and instrs[j].a == ins.d)
+                for j in range(start + 1, stop):
+                    other = defs(instrs[j])
+                    if j != i and other is not None:
+                        assert alloc.color[other] != reg, (name, registers, j)
+                checked += 1
+    assert checked > 0

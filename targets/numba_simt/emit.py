@@ -16,7 +16,7 @@ import numpy as np
 from difftest.outcome import Frame
 
 from .isa import FAULTING, WIDTH, Op
-from .liveness import all_lanes, bits, defs, uses
+from .liveness import all_lanes, bits, defs, operands
 from .lower import Instr, Label, Lowered
 from .regalloc import Allocation
 
@@ -86,7 +86,7 @@ def _fmt(ins: Instr, color: dict[int, int]) -> str:
     parts = []
     if defs(ins) is not None:
         parts.append(r(ins.d))
-    parts += [r(u) for u in uses(ins)]
+    parts += [r(u) for u in operands(ins)]
     if op in (Op.MOVI, Op.SET_INACTIVE):
         parts.append(f"#{ins.imm}")
     elif op == Op.PARAM:
@@ -118,7 +118,7 @@ def emit(lowered: Lowered, alloc: Allocation) -> Compiled:
         c = alloc.color
         d = c.get(ins.d, ins.d) if defs(ins) is not None else ins.d
         a, b, cc = ins.a, ins.b, ins.c
-        src = uses(ins)
+        src = operands(ins)
         if src:
             a = c[ins.a] if ins.a in src else ins.a
         if len(src) > 1:

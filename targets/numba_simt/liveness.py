@@ -34,6 +34,14 @@ CROSS_LANE = frozenset({Op.SHUFFLE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_O
 
 
 def uses(ins: Instr) -> list[int]:
+    out = operands(ins)
+    if ins.keeps:
+        out = out + [ins.d]
+    return out
+
+
+def operands(ins: Instr) -> list[int]:
+    """The source registers an instruction names (without the `keeps` self-use)."""
     if ins.op in _USES_A:
         return [ins.a]
     if ins.op in _USES_AB:

@@ -61,6 +61,9 @@ class Instr:
     wm: int = 0
     ip: int = -1
     target: Label | None = None
+    # A masked write whose register's *inactive* lanes are read later (by an all-lane
+    # spill): the write does not kill the old value, so it counts as a use too.
+    keeps: bool = False
 
 
 @dataclass

@@ -120,6 +120,9 @@ def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: "_Counter",
                 setattr(ins, fld, t)
         if defined:
             ins.d = t
+            # The spill after a masked def moves all lanes: the lanes this def leaves
+            # alone (reloaded above) must survive until then.
+            ins.keeps = not all_lanes(ins)
         out.append(ins)
         if defined:
             out.append(Instr(Op.SPILL, a=t, imm=slot, wm=wm))
