@@ -1,624 +1,872 @@
 """The numba-compiled SIMT machine: interprets isa.py's code for resident waves.
 
-The only module that imports numba. Compiled once per process and cached on disk
-(`cache=True`): kernels are data (the `code` rows), so fuzzing never JIT-compiles per
-kernel. numba does not bounds-check, so every index that comes from data is checked here
-(`_validate` checks the code once per launch; buffer ids and memory indices per access);
-an inconsistency is an internal error code, never a wild write.
+The only module of the project that imports numba. Every jitted function here is compiled
+once per process and cached on disk (`cache=True`); a kernel is data (its `code` rows),
+so running a new kernel never compiles anything. `compilations()` counts the entry's type
+specialisations (it stays 1: the `run_launch` wrapper normalises every argument's type).
 
-`run_launch` issues waves in `wave_order` onto `slots` resident wave slots and runs them
-round-robin, `quantum` instructions per turn. With `stop_on_fault`, the deopt flag (any
-lane faulted) is checked when a wave would be issued: once set, no further wave starts and
-its workitems stay never-ran; resident waves run to completion.
+What it owns and its invariants:
 
-Results per workitem: status (0 never ran, 1 completed, 2 faulted), the faulting
-instruction's infopoint id and the `fail` code. Counters: [0] instructions executed,
-[1] active lane-instructions, [2] waves issued.
+- `run_launch` issues waves in `wave_order` onto `slots` resident wave slots and runs them
+  round-robin, `quantum` instructions per turn, each until HALT (with one slot a wave runs
+  to its HALT in one turn: there is nothing to interleave); a slot freed by a HALT takes
+  the next wave at once. With `stop_on_fault`, the deopt flag (some lane of some
+  wave has faulted) is checked whenever a wave would be issued: once set, no further wave
+  is issued and its workitems stay never-ran; resident waves run to completion.
+- A wave's state at issue: EXEC = ALIVE = the lanes whose gid is below n, every other
+  mask register empty, pc 0. Registers and spill slots are *not* cleared: they hold what
+  the slot's previous wave left (zero for a slot's first wave), so compiled code that reads
+  a lane it never wrote shows a stale value instead of a plausible zero
+  (docs/semantics.md).
+- Memory safety: numba does not bounds-check, so nothing indexes memory with data
+  unchecked. The code is validated once per launch (opcode known, operands within
+  nregs/nmasks/nslots by their role, widths 32/64, jump targets, parameter and spill
+  slot indices, the last instruction a HALT or JMP so pc never leaves the code); buffer
+  ids and element indices are checked per access. An inconsistency returns an `ERR_*`
+  code and never writes out of bounds.
+
+Semantics beyond isa.py's text (choices made here, pinned by tests/test_machine.py):
+
+- Masks are held as 64-bit lane sets (W <= 64), one int64 per mask register.
+- EXEC never regains a lane that left ALIVE: every mask op writing EXEC ANDs with ALIVE,
+  as M_SETEXEC does (isa.py: a faulted lane leaves EXEC and ALIVE "for good"). ALIVE is
+  changed only by faults and KILL; a mask op naming ALIVE as destination is invalid code.
+- A faulting instruction leaves the faulting lane's destination unchanged.
+- Only EXEC lanes touch memory or fault. An all-lane (wm=1) LOAD/LEN writes inactive lanes
+  with the value when the buffer id and index are valid, else 0; an all-lane DIV/REM
+  writes inactive lanes whose divisor is 0 with 0.
+
+Results per workitem (arrays of length n, all written by the machine): status (0 never
+ran, 1 completed -- a lane killed by KILL included --, 2 faulted), the faulting
+instruction's ip column (else -1) and the FAIL code (else 0). counters (overwritten):
+[0] wave-instructions executed, [1] active lane-instructions (sum of popcount(EXEC) before
+each executed instruction, exact), [2] waves issued, [3] 0.
+
+Compile time: a cold compile is a fresh process with NUMBA_CACHE_DIR pointing at an empty
+directory, timed around `warm_up()`; a second fresh process with the same directory
+measures the cached load (`difftest bench` does both).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
-from .isa import ALIVE, EXEC, Op
+from .isa import ALIVE, EXEC, WIDTH, Op
 
-OK, ERR_CODE, ERR_BUFFER, ERR_PC, ERR_STEPS = 0, 1, 2, 3, 4
-MAX_WAVE_STEPS = 50_000_000  # a wave running this long is a machine/compiler bug
+# Error codes returned by run_launch.
+OK, ERR_CODE, ERR_BUFFER, ERR_ARGS, ERR_STEPS = 0, 1, 2, 3, 4
+ERRORS = {
+    ERR_CODE: "invalid code (opcode, operand index, width, jump target, parameter or slot)",
+    ERR_BUFFER: "invalid buffer id in an active lane, or a buffer table outside memory",
+    ERR_ARGS: "inconsistent launch arguments (sizes, wave order, W, slots, quantum)",
+    ERR_STEPS: "a wave exceeded the step limit",
+}
+MAX_WAVE_STEPS = 50_000_000  # a wave running this long is a machine or compiler bug
 
-# opcode constants as plain ints for numba
-_ADD, _SUB, _MUL, _DIV, _REM = int(Op.ADD), int(Op.SUB), int(Op.MUL), int(Op.DIV), int(Op.REM)
-_AND, _OR, _XOR, _SHL, _SHR = int(Op.AND), int(Op.OR), int(Op.XOR), int(Op.SHL), int(Op.SHR)
-_EQ, _NE, _LT, _LE, _GT, _GE = (int(Op.CMP_EQ), int(Op.CMP_NE), int(Op.CMP_LT),
-                                int(Op.CMP_LE), int(Op.CMP_GT), int(Op.CMP_GE))
-_NEG, _NOT, _LNOT, _WRAP, _MOV, _MOVI = (int(Op.NEG), int(Op.NOT), int(Op.LNOT),
-                                         int(Op.WRAP), int(Op.MOV), int(Op.MOVI))
-_PARAM, _LANEID, _GID, _WAVEID = int(Op.PARAM), int(Op.LANEID), int(Op.GID), int(Op.WAVEID)
-_LOAD, _STORE, _ATOMIC, _LEN, _FAIL = (int(Op.LOAD), int(Op.STORE), int(Op.ATOMIC_ADD),
-                                       int(Op.LEN), int(Op.FAIL))
-_MGET, _MSET, _MCOND, _MANDN, _MOR, _MAND, _MCLR, _KILL = (
-    int(Op.M_GETEXEC), int(Op.M_SETEXEC), int(Op.M_FROMCOND), int(Op.M_ANDN), int(Op.M_OR),
-    int(Op.M_AND), int(Op.M_CLEAR), int(Op.KILL))
-_JMP, _JZE, _JZM, _HALT = int(Op.JMP), int(Op.JZ_EXEC), int(Op.JZ_MASK), int(Op.HALT)
-_SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = (
-    int(Op.SET_INACTIVE), int(Op.WWM_SUM), int(Op.WWM_MIN), int(Op.WWM_MAX), int(Op.WWM_OR),
-    int(Op.WWM_AND), int(Op.WWM_BALLOT), int(Op.WWM_SCAN_EXCL), int(Op.WWM_SCAN_INCL))
-_RFL, _SHUF, _SPILL, _RELOAD = int(Op.READFIRST), int(Op.SHUFFLE), int(Op.SPILL), int(Op.RELOAD)
+# Opcodes as literals: numba freezes globals into the cached machine code and its cache is
+# keyed on this file only, so isa.py's numbering is restated here and checked at import
+# (an edit to isa.py then fails loudly here instead of running stale cached code).
+_ADD, _SUB, _MUL, _DIV, _REM, _AND, _OR, _XOR, _SHL, _SHR = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+_EQ, _NE, _LT, _LE, _GT, _GE = 11, 12, 13, 14, 15, 16
+_NEG, _NOT, _LNOT, _WRAP, _MOV, _MOVI, _PARAM, _LANEID, _GID, _WAVEID = range(17, 27)
+_LOAD, _STORE, _ATOMIC, _LEN, _FAIL = 30, 31, 32, 33, 34
+_MGET, _MSET, _MCOND, _MANDN, _MOR, _MAND, _MCLR, _KILL = range(40, 48)
+_JMP, _JZE, _JZM, _HALT = 50, 51, 52, 53
+_SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = range(60, 69)
+_RFL, _SHUF, _SPILL, _RELOAD = 70, 71, 80, 81
+_EXEC, _ALIVE = 0, 1
 
-_MIN64 = np.int64(-9223372036854775808)
+_LITERALS = {
+    "ADD": _ADD, "SUB": _SUB, "MUL": _MUL, "DIV": _DIV, "REM": _REM, "AND": _AND, "OR": _OR,
+    "XOR": _XOR, "SHL": _SHL, "SHR": _SHR, "CMP_EQ": _EQ, "CMP_NE": _NE, "CMP_LT": _LT,
+    "CMP_LE": _LE, "CMP_GT": _GT, "CMP_GE": _GE, "NEG": _NEG, "NOT": _NOT, "LNOT": _LNOT,
+    "WRAP": _WRAP, "MOV": _MOV, "MOVI": _MOVI, "PARAM": _PARAM, "LANEID": _LANEID,
+    "GID": _GID, "WAVEID": _WAVEID, "LOAD": _LOAD, "STORE": _STORE, "ATOMIC_ADD": _ATOMIC,
+    "LEN": _LEN, "FAIL": _FAIL, "M_GETEXEC": _MGET, "M_SETEXEC": _MSET,
+    "M_FROMCOND": _MCOND, "M_ANDN": _MANDN, "M_OR": _MOR, "M_AND": _MAND, "M_CLEAR": _MCLR,
+    "KILL": _KILL, "JMP": _JMP, "JZ_EXEC": _JZE, "JZ_MASK": _JZM, "HALT": _HALT,
+    "SET_INACTIVE": _SETI, "WWM_SUM": _WSUM, "WWM_MIN": _WMIN, "WWM_MAX": _WMAX,
+    "WWM_OR": _WOR, "WWM_AND": _WAND, "WWM_BALLOT": _WBAL, "WWM_SCAN_EXCL": _WSCX,
+    "WWM_SCAN_INCL": _WSCI, "READFIRST": _RFL, "SHUFFLE": _SHUF, "SPILL": _SPILL,
+    "RELOAD": _RELOAD,
+}
+assert _LITERALS == {op.name: int(op) for op in Op}, "isa.Op changed: update machine.py"
+assert (_EXEC, _ALIVE, WIDTH) == (EXEC, ALIVE, 8), "isa.py layout changed: update machine.py"
 
-# operand roles per opcode, for validation: 0 none, 1 vreg, 2 mask
-_ROLES = np.zeros((128, 4), dtype=np.int64)  # columns d, a, b, c
+# Operand forms, for validation: one character each for d, a, b, c and imm.
+# d/a/b/c: 'v' vector register, 'm' mask read, 'w' mask written (never ALIVE), '-' unused;
+# imm: 'b' width 32|64, 'j' jump target, 'p' parameter index, 's' spill slot, '-' any.
+_FORMS = {
+    Op.ADD: "vvv-b", Op.SUB: "vvv-b", Op.MUL: "vvv-b", Op.DIV: "vvv-b", Op.REM: "vvv-b",
+    Op.AND: "vvv--", Op.OR: "vvv--", Op.XOR: "vvv--", Op.SHL: "vvv-b", Op.SHR: "vvv-b",
+    Op.CMP_EQ: "vvv--", Op.CMP_NE: "vvv--", Op.CMP_LT: "vvv--", Op.CMP_LE: "vvv--",
+    Op.CMP_GT: "vvv--", Op.CMP_GE: "vvv--", Op.NEG: "vv--b", Op.NOT: "vv--b",
+    Op.LNOT: "vv---", Op.WRAP: "vv--b", Op.MOV: "vv---", Op.MOVI: "v----",
+    Op.PARAM: "v---p", Op.LANEID: "v----", Op.GID: "v----", Op.WAVEID: "v----",
+    Op.LOAD: "vvv--", Op.STORE: "-vvv-", Op.ATOMIC_ADD: "-vvv-", Op.LEN: "vv---",
+    Op.FAIL: "-v---", Op.M_GETEXEC: "w----", Op.M_SETEXEC: "-m---", Op.M_FROMCOND: "wv---",
+    Op.M_ANDN: "wmm--", Op.M_OR: "wmm--", Op.M_AND: "wmm--", Op.M_CLEAR: "w----",
+    Op.KILL: "-----", Op.JMP: "----j", Op.JZ_EXEC: "----j", Op.JZ_MASK: "-m--j",
+    Op.HALT: "-----", Op.SET_INACTIVE: "vv---", Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv---",
+    Op.WWM_MAX: "vv---", Op.WWM_OR: "vv---", Op.WWM_AND: "vv---", Op.WWM_BALLOT: "vv---",
+    Op.WWM_SCAN_EXCL: "vv--b", Op.WWM_SCAN_INCL: "vv--b", Op.READFIRST: "vv---",
+    Op.SHUFFLE: "vvv--", Op.SPILL: "-v--s", Op.RELOAD: "v---s",
+}
+assert set(_FORMS) == set(Op), "every opcode needs an operand form"
+_NOP = 128  # opcodes are below this
+_CODES = {"-": 0, "v": 1, "m": 2, "w": 3, "b": 1, "j": 2, "p": 3, "s": 4}
+# How the dispatch loop treats an opcode's vector destination (column _FLAGS):
+# _MASKED: written element-wise into V[d] in every lane, the lanes outside the write set
+#   restored afterwards (so the common all-lanes case pays nothing); _WRAPS: the result is
+#   wrapped to imm bits afterwards (64-bit arithmetic's low bits are the 32-bit result's).
+_MASKED, _WRAPS = 1, 2
+_FLAG_OPS = {
+    _MASKED: (Op.ADD, Op.SUB, Op.MUL, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR, Op.CMP_EQ,
+              Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.NEG, Op.NOT,
+              Op.LNOT, Op.WRAP, Op.MOV, Op.MOVI, Op.PARAM, Op.LANEID, Op.GID, Op.WAVEID,
+              Op.READFIRST, Op.SHUFFLE, Op.RELOAD),
+    _WRAPS: (Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.WRAP),
+}
+_KNOWN, _FLAGS = 5, 6
+# the mode word replacing wm in the code as run: all lanes (wm=1); a masked write (wm=0)
+# of an element-wise op; wrap the result to 32 bits; an element-wise op (_MASKED)
+_M_ALL, _M_KEEP, _M_WRAP32, _M_VEC = 1, 2, 4, 8
+#: [opcode, column]: operand roles (d, a, b, c, imm), known opcode, flags
+_ROLES = np.zeros((_NOP, 7), dtype=np.int64)
+for _op, _form in _FORMS.items():
+    _ROLES[int(_op), :5] = [_CODES[ch] for ch in _form]
+    _ROLES[int(_op), _KNOWN] = 1
+for _flag, _ops in _FLAG_OPS.items():
+    for _op in _ops:
+        _ROLES[int(_op), _FLAGS] |= _flag
 
 
-def _roles(op: Op, d: int = 0, a: int = 0, b: int = 0, c: int = 0) -> None:
-    _ROLES[int(op)] = (d, a, b, c)
+# --- tiny LLVM intrinsics (numba has no public popcount / count-trailing-zeros) ----------
+
+@intrinsic
+def _popc(typingctx, x):  # type: ignore[no-untyped-def]
+    """Number of set bits of an int64."""
+    if x != types.int64:
+        return None
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        return builder.ctpop(args[0])
+
+    return types.int64(types.int64), codegen
 
 
-for _op in (Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR,
-            Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.LOAD,
-            Op.SHUFFLE):
-    _roles(_op, 1, 1, 1)
-for _op in (Op.NEG, Op.NOT, Op.LNOT, Op.WRAP, Op.MOV, Op.LEN, Op.SET_INACTIVE, Op.WWM_SUM,
-            Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL,
-            Op.WWM_SCAN_INCL, Op.READFIRST):
-    _roles(_op, 1, 1)
-for _op in (Op.MOVI, Op.PARAM, Op.LANEID, Op.GID, Op.WAVEID, Op.RELOAD):
-    _roles(_op, 1)
-_roles(Op.STORE, 0, 1, 1, 1)
-_roles(Op.ATOMIC_ADD, 0, 1, 1, 1)
-_roles(Op.FAIL, 0, 1)
-_roles(Op.SPILL, 0, 1)
-_roles(Op.M_GETEXEC, 2)
-_roles(Op.M_SETEXEC, 0, 2)
-_roles(Op.M_FROMCOND, 2, 1)
-_roles(Op.M_ANDN, 2, 2, 2)
-_roles(Op.M_OR, 2, 2, 2)
-_roles(Op.M_AND, 2, 2, 2)
-_roles(Op.M_CLEAR, 2)
-_roles(Op.JZ_MASK, 0, 2)
-_KNOWN = np.zeros(128, dtype=np.uint8)
-for _op in Op:
-    _KNOWN[int(_op)] = 1
+@intrinsic
+def _ctz(typingctx, x):  # type: ignore[no-untyped-def]
+    """Index of the lowest set bit of an int64 (64 for zero; callers pass nonzero)."""
+    if x != types.int64:
+        return None
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.int64(types.int64), codegen
 
 
-@njit(cache=True)
-def _validate(code, nregs, nmasks, nslots, nparams, roles, known):  # type: ignore[no-untyped-def]
+@intrinsic
+def _sdiv(typingctx, x, y):  # type: ignore[no-untyped-def]
+    """Truncating int64 division; y is neither 0 nor -1 (the hardware divide traps)."""
+    if x != types.int64 or y != types.int64:
+        return None
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        return builder.sdiv(args[0], args[1])
+
+    return types.int64(types.int64, types.int64), codegen
+
+
+# --- validation ---------------------------------------------------------------------------
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _validate(code, nregs, nmasks, nslots, nparams, roles):  # type: ignore[no-untyped-def]
+    """(OK, registers used, slots used) or (ERR_CODE, 0, 0)."""
     ninstr = code.shape[0]
     if ninstr == 0 or code.shape[1] != 8:
-        return ERR_CODE
+        return ERR_CODE, 0, 0
+    last = code[ninstr - 1, 0]
+    if last != _HALT and last != _JMP:  # pc can never run off the end
+        return ERR_CODE, 0, 0
+    used_regs = 0
+    used_slots = 0
     for i in range(ninstr):
         op = code[i, 0]
-        if op < 0 or op >= 128 or known[op] == 0:
-            return ERR_CODE
+        if op < 0 or op >= _NOP or roles[op, _KNOWN] == 0:
+            return ERR_CODE, 0, 0
+        if code[i, 6] != 0 and code[i, 6] != 1:
+            return ERR_CODE, 0, 0
         for j in range(4):
             role = roles[op, j]
             x = code[i, 1 + j]
-            if role == 1 and not (0 <= x < nregs):
-                return ERR_CODE
-            if role == 2 and not (0 <= x < nmasks):
-                return ERR_CODE
-        if op == _JMP or op == _JZE or op == _JZM:
-            if not (0 <= code[i, 5] < ninstr):
-                return ERR_CODE
-        if op == _PARAM and not (0 <= code[i, 5] < nparams):
-            return ERR_CODE
-        if (op == _SPILL or op == _RELOAD) and not (0 <= code[i, 5] < nslots):
-            return ERR_CODE
-    return OK
+            if role == 1:
+                if x < 0 or x >= nregs:
+                    return ERR_CODE, 0, 0
+                used_regs = max(used_regs, x + 1)
+            elif role == 2 or role == 3:
+                if x < 0 or x >= nmasks or (role == 3 and x == _ALIVE):
+                    return ERR_CODE, 0, 0
+        imm = code[i, 5]
+        kind = roles[op, 4]
+        if kind == 1:
+            if imm != 32 and imm != 64:
+                return ERR_CODE, 0, 0
+        elif kind == 2:
+            if imm < 0 or imm >= ninstr:
+                return ERR_CODE, 0, 0
+        elif kind == 3:
+            if imm < 0 or imm >= nparams:
+                return ERR_CODE, 0, 0
+        elif kind == 4:
+            if imm < 0 or imm >= nslots:
+                return ERR_CODE, 0, 0
+            used_slots = max(used_slots, imm + 1)
+    return OK, used_regs, used_slots
 
 
-@njit(cache=True, inline="always")
-def _wrap(x, bits):  # type: ignore[no-untyped-def]
-    if bits == 32:
-        return np.int64(np.int32(x))
-    return x
+@njit(cache=True, nogil=True, error_model="numpy")
+def _fault(f, base, ip, status, fault_ip):  # type: ignore[no-untyped-def]
+    """Record a fault (no code) for the lanes in lane set f of the wave at base."""
+    while f != 0:
+        g = base + _ctz(f)
+        f &= f - 1
+        status[g] = 2
+        fault_ip[g] = ip
 
 
-@njit(cache=True, inline="always")
-def _tdiv(a, b):  # type: ignore[no-untyped-def]
-    """Division truncating toward zero; b != 0. MIN // -1 wraps to MIN. (numba's // floors,
-    like Python's, so the floor is corrected; b == -1 never reaches the hardware divide,
-    where MIN / -1 traps.)"""
-    if b == -1:
-        return -a
-    q = a // b
-    if a % b != 0 and (a < 0) != (b < 0):
-        q += 1
-    return q
+# --- the machine ------------------------------------------------------------------------
+#
+# Lane loops are written so LLVM vectorizes them: no helper calls with array arguments
+# inside them (numba would refcount the arrays per call), no data-dependent branches, and
+# partial writes blended from a mask read from memory (EM), never one LLVM can see is 0/-1:
+# that becomes a masked store (vpmaskmovq), microcoded and slow on AMD.
 
-
-@njit(cache=True, inline="always")
-def _trem(a, b):  # type: ignore[no-untyped-def]
-    if b == -1:
-        return np.int64(0)
-    return a - b * _tdiv(a, b)
-
-
-@njit(cache=True)
-def _count(mask):  # type: ignore[no-untyped-def]
-    c = 0
-    for x in mask:
-        c += x
-    return c
-
-
-@njit(cache=True)
-def _run_wave(code, V, M, S, pcs, k, wave, W, n, mem, buftab, params, status, fault_ip,
-              fault_code, counters, budget, flag, ones):  # type: ignore[no-untyped-def]
-    """Run slot k's wave for at most `budget` instructions. Returns 1 if the wave halted,
-    0 if it yielded, a negative error code on an internal error."""
-    v = V[k]
-    m = M[k]
-    s = S[k]
-    ex = m[EXEC]
-    alive = m[ALIVE]
-    pc = pcs[k]
-    base = wave * W
-    nbufs = buftab.shape[0]
-    nact = _count(ex)
-    steps = 0
-    lane_steps = 0
-    res = 0
-    while steps < budget:
-        op = code[pc, 0]
-        d = code[pc, 1]
-        a = code[pc, 2]
-        b = code[pc, 3]
-        c = code[pc, 4]
-        imm = code[pc, 5]
-        wm = code[pc, 6]
-        steps += 1
-        lane_steps += nact
-        pc += 1
-        sel = ones if wm else ex
-        if op <= _GE:
-            # two-operand arithmetic and comparisons
-            va = v[a]
-            vb = v[b]
-            vd = v[d]
-            if op == _ADD:
-                if imm == 32:
-                    for l in range(W):
-                        r = np.int64(np.int32(va[l] + vb[l]))
-                        vd[l] = r if sel[l] else vd[l]
-                else:
-                    for l in range(W):
-                        r = va[l] + vb[l]
-                        vd[l] = r if sel[l] else vd[l]
-            elif op == _SUB:
-                if imm == 32:
-                    for l in range(W):
-                        r = np.int64(np.int32(va[l] - vb[l]))
-                        vd[l] = r if sel[l] else vd[l]
-                else:
-                    for l in range(W):
-                        r = va[l] - vb[l]
-                        vd[l] = r if sel[l] else vd[l]
-            elif op == _MUL:
-                if imm == 32:
-                    for l in range(W):
-                        r = np.int64(np.int32(va[l] * vb[l]))
-                        vd[l] = r if sel[l] else vd[l]
-                else:
-                    for l in range(W):
-                        r = va[l] * vb[l]
-                        vd[l] = r if sel[l] else vd[l]
-            elif op == _DIV or op == _REM:
-                for l in range(W):
-                    if not sel[l]:
-                        continue
-                    y = vb[l]
-                    if y == 0:
-                        if ex[l]:
-                            g = base + l
-                            status[g] = 2
-                            fault_ip[g] = code[pc - 1, 7]
-                            ex[l] = 0
-                            alive[l] = 0
-                            flag[0] = 1
-                        continue
-                    x = va[l]
-                    if op == _DIV:
-                        vd[l] = _wrap(_tdiv(x, y), imm)
-                    else:
-                        vd[l] = _wrap(_trem(x, y), imm)
-                nact = _count(ex)
-            elif op == _AND:
-                for l in range(W):
-                    r = va[l] & vb[l]
-                    vd[l] = r if sel[l] else vd[l]
-            elif op == _OR:
-                for l in range(W):
-                    r = va[l] | vb[l]
-                    vd[l] = r if sel[l] else vd[l]
-            elif op == _XOR:
-                for l in range(W):
-                    r = va[l] ^ vb[l]
-                    vd[l] = r if sel[l] else vd[l]
-            elif op == _SHL:
-                sh = imm - 1
-                for l in range(W):
-                    r = _wrap(va[l] << (vb[l] & sh), imm)
-                    vd[l] = r if sel[l] else vd[l]
-            elif op == _SHR:
-                sh = imm - 1
-                for l in range(W):
-                    r = _wrap(va[l] >> (vb[l] & sh), imm)
-                    vd[l] = r if sel[l] else vd[l]
-            elif op == _EQ:
-                for l in range(W):
-                    r = np.int64(va[l] == vb[l])
-                    vd[l] = r if sel[l] else vd[l]
-            elif op == _NE:
-                for l in range(W):
-                    r = np.int64(va[l] != vb[l])
-                    vd[l] = r if sel[l] else vd[l]
-            elif op == _LT:
-                for l in range(W):
-                    r = np.int64(va[l] < vb[l])
-                    vd[l] = r if sel[l] else vd[l]
-            elif op == _LE:
-                for l in range(W):
-                    r = np.int64(va[l] <= vb[l])
-                    vd[l] = r if sel[l] else vd[l]
-            elif op == _GT:
-                for l in range(W):
-                    r = np.int64(va[l] > vb[l])
-                    vd[l] = r if sel[l] else vd[l]
-            else:
-                for l in range(W):
-                    r = np.int64(va[l] >= vb[l])
-                    vd[l] = r if sel[l] else vd[l]
-        elif op <= _WAVEID:
-            vd = v[d]
-            if op == _MOV:
-                va = v[a]
-                for l in range(W):
-                    vd[l] = va[l] if sel[l] else vd[l]
-            elif op == _MOVI:
-                for l in range(W):
-                    vd[l] = imm if sel[l] else vd[l]
-            elif op == _PARAM:
-                x = params[imm]
-                for l in range(W):
-                    vd[l] = x if sel[l] else vd[l]
-            elif op == _GID:
-                for l in range(W):
-                    vd[l] = (base + l) if sel[l] else vd[l]
-            elif op == _LANEID:
-                for l in range(W):
-                    vd[l] = l if sel[l] else vd[l]
-            elif op == _WAVEID:
-                for l in range(W):
-                    vd[l] = wave if sel[l] else vd[l]
-            else:
-                va = v[a]
-                if op == _NEG:
-                    for l in range(W):
-                        r = _wrap(-va[l], imm)
-                        vd[l] = r if sel[l] else vd[l]
-                elif op == _NOT:
-                    for l in range(W):
-                        r = _wrap(~va[l], imm)
-                        vd[l] = r if sel[l] else vd[l]
-                elif op == _LNOT:
-                    for l in range(W):
-                        r = 1 - va[l]
-                        vd[l] = r if sel[l] else vd[l]
-                else:  # WRAP
-                    for l in range(W):
-                        r = _wrap(va[l], imm)
-                        vd[l] = r if sel[l] else vd[l]
-        elif op <= _FAIL:
-            if op == _FAIL:
-                va = v[a]
-                for l in range(W):
-                    if ex[l]:
-                        g = base + l
-                        status[g] = 2
-                        fault_ip[g] = code[pc - 1, 7]
-                        fault_code[g] = va[l]
-                        ex[l] = 0
-                        alive[l] = 0
-                        flag[0] = 1
-                nact = 0
-                continue
-            va = v[a]
-            faulted = False
-            for l in range(W):
-                if not ex[l]:
-                    continue
-                buf = va[l]
-                if buf < 0 or buf >= nbufs:
-                    res = -ERR_BUFFER
-                    break
-                off = buftab[buf, 0]
-                length = buftab[buf, 1]
-                if op == _LEN:
-                    v[d, l] = length
-                    continue
-                idx = v[b, l]
-                if idx < 0 or idx >= length:
-                    g = base + l
-                    status[g] = 2
-                    fault_ip[g] = code[pc - 1, 7]
-                    ex[l] = 0
-                    alive[l] = 0
-                    flag[0] = 1
-                    faulted = True
-                    continue
-                if op == _LOAD:
-                    v[d, l] = mem[off + idx]
-                elif op == _STORE:
-                    mem[off + idx] = _wrap(v[c, l], buftab[buf, 2])
-                else:
-                    mem[off + idx] = _wrap(mem[off + idx] + v[c, l], buftab[buf, 2])
-            if res != 0:
-                break
-            if faulted:
-                nact = _count(ex)
-        elif op <= _KILL:
-            if op == _MGET:
-                md = m[d]
-                for l in range(W):
-                    md[l] = ex[l]
-            elif op == _MSET:
-                ma = m[a]
-                for l in range(W):
-                    ex[l] = ma[l] & alive[l]
-                nact = _count(ex)
-            elif op == _MCOND:
-                md = m[d]
-                va = v[a]
-                for l in range(W):
-                    md[l] = ex[l] & np.uint8(va[l] != 0)
-            elif op == _MANDN:
-                md = m[d]
-                ma = m[a]
-                mb = m[b]
-                for l in range(W):
-                    md[l] = ma[l] & (1 - mb[l])
-                if d == EXEC:
-                    nact = _count(ex)
-            elif op == _MOR:
-                md = m[d]
-                ma = m[a]
-                mb = m[b]
-                for l in range(W):
-                    md[l] = ma[l] | mb[l]
-                if d == EXEC:
-                    for l in range(W):
-                        ex[l] = ex[l] & alive[l]
-                    nact = _count(ex)
-            elif op == _MAND:
-                md = m[d]
-                ma = m[a]
-                mb = m[b]
-                for l in range(W):
-                    md[l] = ma[l] & mb[l]
-                if d == EXEC:
-                    nact = _count(ex)
-            elif op == _MCLR:
-                md = m[d]
-                for l in range(W):
-                    md[l] = 0
-                if d == EXEC:
-                    nact = 0
-            else:  # KILL
-                for l in range(W):
-                    alive[l] = alive[l] & (1 - ex[l])
-                    ex[l] = 0
-                nact = 0
-        elif op <= _HALT:
-            if op == _JMP:
-                pc = imm
-            elif op == _JZE:
-                if nact == 0:
-                    pc = imm
-            elif op == _JZM:
-                if _count(m[a]) == 0:
-                    pc = imm
-            else:  # HALT
-                for l in range(W):
-                    g = base + l
-                    if g < n and status[g] != 2:
-                        status[g] = 1
-                res = 1
-                break
-        elif op <= _WSCI:
-            vd = v[d]
-            va = v[a]
-            if op == _SETI:
-                for l in range(W):
-                    vd[l] = va[l] if ex[l] else imm
-            elif op == _WSUM:
-                acc = np.int64(0)
-                for l in range(W):
-                    acc += va[l]
-                acc = _wrap(acc, imm)
-                for l in range(W):
-                    vd[l] = acc
-            elif op == _WMIN:
-                acc = va[0]
-                for l in range(1, W):
-                    acc = min(acc, va[l])
-                for l in range(W):
-                    vd[l] = acc
-            elif op == _WMAX:
-                acc = va[0]
-                for l in range(1, W):
-                    acc = max(acc, va[l])
-                for l in range(W):
-                    vd[l] = acc
-            elif op == _WOR:
-                acc = np.int64(0)
-                for l in range(W):
-                    acc |= np.int64(va[l] != 0)
-                for l in range(W):
-                    vd[l] = acc
-            elif op == _WAND:
-                acc = np.int64(1)
-                for l in range(W):
-                    acc &= np.int64(va[l] != 0)
-                for l in range(W):
-                    vd[l] = acc
-            elif op == _WBAL:
-                acc = np.int64(0)
-                for l in range(W):
-                    if va[l] != 0:
-                        acc |= np.int64(1) << l
-                for l in range(W):
-                    vd[l] = acc
-            elif op == _WSCX:
-                acc = np.int64(0)
-                for l in range(W):
-                    x = va[l]
-                    vd[l] = _wrap(acc, imm)
-                    acc += x
-            else:
-                acc = np.int64(0)
-                for l in range(W):
-                    acc += va[l]
-                    vd[l] = _wrap(acc, imm)
-        elif op == _RFL:
-            first = -1
-            for l in range(W):
-                if ex[l]:
-                    first = l
-                    break
-            if first >= 0:
-                x = v[a, first]
-                vd = v[d]
-                for l in range(W):
-                    vd[l] = x if sel[l] else vd[l]
-        elif op == _SHUF:
-            va = v[a]
-            vb = v[b]
-            vd = v[d]
-            for l in range(W):
-                src = vb[l]
-                x = va[src] if 0 <= src < W else np.int64(0)
-                if sel[l]:
-                    vd[l] = x
-        elif op == _SPILL:
-            sd = s[imm]
-            va = v[a]
-            for l in range(W):
-                sd[l] = va[l] if sel[l] else sd[l]
-        elif op == _RELOAD:
-            sa = s[imm]
-            vd = v[d]
-            for l in range(W):
-                vd[l] = sa[l] if sel[l] else vd[l]
-        else:
-            res = -ERR_CODE
-            break
-    pcs[k] = pc
-    counters[0] += steps
-    counters[1] += lane_steps
-    return res
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, slots,
-            quantum, stop_on_fault, status, fault_ip, fault_code, counters, roles, known
-            ):  # type: ignore[no-untyped-def]
-    err = _validate(code, nregs, nmasks, nslots, params.shape[0], roles, known)
-    if err != OK:
-        return err
-    if W < 1 or W > 64 or nmasks < 2:
-        return ERR_CODE
+            quantum, stop_on_fault, status, fault_ip, fault_code, counters, roles,
+            max_steps):  # type: ignore[no-untyped-def]
+    # ---- arguments (everything below indexes with these, unchecked) ----
+    if counters.shape[0] != 4:
+        return ERR_ARGS
+    for i in range(4):
+        counters[i] = 0
+    if n < 0 or W < 1 or W > 64 or nregs < 1 or nmasks < 2 or nslots < 0:
+        return ERR_ARGS
+    if slots < 1 or quantum < 1 or max_steps < 1:
+        return ERR_ARGS
+    if status.shape[0] != n or fault_ip.shape[0] != n or fault_code.shape[0] != n:
+        return ERR_ARGS
+    if buftab.shape[1] != 3 or roles.shape[0] != _NOP or roles.shape[1] != 7:
+        return ERR_ARGS
+    for g in range(n):
+        status[g] = 0
+        fault_ip[g] = -1
+        fault_code[g] = 0
     nwaves = (n + W - 1) // W
     if wave_order.shape[0] != nwaves:
-        return ERR_CODE
+        return ERR_ARGS
     seen = np.zeros(nwaves, dtype=np.uint8)
     for i in range(nwaves):
         w = wave_order[i]
-        if w < 0 or w >= nwaves or seen[w]:
-            return ERR_CODE
+        if w < 0 or w >= nwaves or seen[w] != 0:
+            return ERR_ARGS
         seen[w] = 1
-    for i in range(buftab.shape[0]):
-        if buftab[i, 0] < 0 or buftab[i, 1] < 0 or buftab[i, 0] + buftab[i, 1] > mem.shape[0]:
+    nbufs = buftab.shape[0]
+    memlen = mem.shape[0]
+    for i in range(nbufs):
+        bb, bl, bits = buftab[i, 0], buftab[i, 1], buftab[i, 2]
+        if bb < 0 or bl < 0 or bb > memlen or bl > memlen - bb or (bits != 32 and bits != 64):
             return ERR_BUFFER
-    K = max(1, slots)
-    V = np.zeros((K, nregs, W), dtype=np.int64)
-    M = np.zeros((K, nmasks, W), dtype=np.uint8)
-    S = np.zeros((K, max(1, nslots), W), dtype=np.int64)
+    err, _, _ = _validate(code, nregs, nmasks, nslots, params.shape[0], roles)
+    if err != OK:
+        return err
+    if nwaves == 0:
+        return OK
+    # the code as run: column 6 holds a mode word (_M_*) in place of wm
+    dc = code.copy()
+    for i in range(dc.shape[0]):
+        flags = roles[code[i, 0], _FLAGS]
+        mode = code[i, 6]  # _M_ALL
+        if (flags & _MASKED) != 0:
+            mode |= _M_VEC
+            if code[i, 6] == 0:
+                mode |= _M_KEEP
+        if (flags & _WRAPS) != 0 and code[i, 5] == 32:
+            mode |= _M_WRAP32
+        dc[i, 6] = mode
+
+    # ---- state of K resident wave slots ----
+    K = min(slots, nwaves)
+    V = np.zeros((K * nregs, W), dtype=np.int64)   # slot k's register r: row k*nregs + r
+    S = np.zeros((K * max(nslots, 1), W), dtype=np.int64)
+    M = np.zeros((K, nmasks), dtype=np.int64)      # lane sets; M[k, EXEC], M[k, ALIVE]
     pcs = np.zeros(K, dtype=np.int64)
     wave_of = np.full(K, -1, dtype=np.int64)
+    faulted = np.zeros(K, dtype=np.int64)          # lanes of the resident wave that faulted
     steps_of = np.zeros(K, dtype=np.int64)
-    flag = np.zeros(1, dtype=np.int64)
-    ones = np.ones(W, dtype=np.uint8)  # the write mask of all-lane writes
-    budget = quantum if K > 1 else MAX_WAVE_STEPS
-    if budget < 1:
-        budget = 1
-    nxt = 0
+    T = np.zeros(W, dtype=np.int64)                # a destination's lanes kept aside
+    EM = np.zeros(W, dtype=np.int64)               # EM[l] = -(bit l of em_key)
+    G = np.zeros(W, dtype=np.int64)                # SHUFFLE's gathered sources
+    em_key = np.int64(0)
+    full = np.int64(-1) if W == 64 else (np.int64(1) << W) - 1
+    flag = False                                   # the deopt flag: some lane faulted
+    nxt = 0                                        # next position in wave_order
+    resident = 0
+    total_steps = 0
+    total_lanes = 0
+    issued = 0
+    k = 0
     while True:
-        for k in range(K):
-            if wave_of[k] < 0 and nxt < nwaves:
-                if stop_on_fault and flag[0] != 0:
-                    nxt = nwaves
+        # ---- issue waves into free slots, in order, checking the deopt flag ----
+        for kk in range(K):
+            if wave_of[kk] < 0 and nxt < nwaves:
+                if stop_on_fault and flag:
+                    nxt = nwaves  # the flag never clears: no later wave is issued
                     break
                 w = wave_order[nxt]
                 nxt += 1
-                wave_of[k] = w
-                pcs[k] = 0
-                steps_of[k] = 0
-                # Registers and spill slots keep whatever the previous wave left: compiled
-                # code never reads a lane it did not write (if it did, that is a finding).
-                for l in range(W):
-                    M[k, EXEC, l] = 0
-                    M[k, ALIVE, l] = 0
-                for l in range(W):
-                    if w * W + l < n:
-                        M[k, EXEC, l] = 1
-                        M[k, ALIVE, l] = 1
-                counters[2] += 1
-        busy = False
-        for k in range(K):
-            if wave_of[k] < 0:
-                continue
-            busy = True
-            before = counters[0]
-            r = _run_wave(code, V, M, S, pcs, k, wave_of[k], W, n, mem, buftab, params,
-                          status, fault_ip, fault_code, counters, budget, flag, ones)
-            if r < 0:
-                return -r
-            steps_of[k] += counters[0] - before
-            if r == 1:
-                wave_of[k] = -1
-            elif steps_of[k] > MAX_WAVE_STEPS:
-                return ERR_STEPS
-        if not busy and nxt >= nwaves:
+                wave_of[kk] = w
+                pcs[kk] = 0
+                faulted[kk] = 0
+                steps_of[kk] = 0
+                live = n - w * W
+                lanes0 = full if live >= W else (np.int64(1) << live) - 1
+                for j in range(nmasks):
+                    M[kk, j] = 0
+                M[kk, _EXEC] = lanes0
+                M[kk, _ALIVE] = lanes0
+                resident += 1
+                issued += 1
+        if resident == 0:
             break
+        while wave_of[k] < 0:
+            k = k + 1 if k + 1 < K else 0
+
+        # ---- one turn of slot k's wave ----
+        wave = wave_of[k]
+        base = wave * W
+        vo = k * nregs
+        so = k * nslots
+        pc = pcs[k]
+        ex = M[k, _EXEC]
+        alive = M[k, _ALIVE]
+        fl = faulted[k]
+        left = max_steps - steps_of[k]
+        budget = left if K == 1 or quantum > left else quantum
+        steps = 0
+        lanes = 0
+        halted = False
+        while steps < budget:
+            op = dc[pc, 0]
+            d = dc[pc, 1]
+            a = dc[pc, 2]
+            b = dc[pc, 3]
+            imm = dc[pc, 5]
+            mode = dc[pc, 6]
+            steps += 1
+            lanes += _popc(ex)
+            pc += 1
+            rd = vo + d
+            ra = vo + a
+            rb = vo + b
+            if mode & _M_VEC:
+                # element-wise ops writing V[d] (as wm says): a masked write to a
+                # partial EXEC keeps V[d] aside, writes every lane, then restores
+                keep = (mode & _M_KEEP) != 0 and ex != full
+                if keep:
+                    if em_key != ex:
+                        for l in range(W):
+                            EM[l] = -((ex >> l) & 1)
+                        em_key = ex
+                    for l in range(W):
+                        T[l] = V[rd, l]
+
+                if op == _MOV:
+                    for l in range(W):
+                        V[rd, l] = V[ra, l]
+                elif op == _MOVI:
+                    for l in range(W):
+                        V[rd, l] = imm
+                elif op == _ADD:
+                    for l in range(W):
+                        V[rd, l] = V[ra, l] + V[rb, l]
+                elif op == _SUB:
+                    for l in range(W):
+                        V[rd, l] = V[ra, l] - V[rb, l]
+                elif (op == _EQ or op == _NE or op == _LT or op == _LE or op == _GT
+                      or op == _GE):
+                    # all six as a < b or a == b, operands swapped and/or the result negated
+                    rx, ry = (rb, ra) if op == _GT or op == _LE else (ra, rb)
+                    islt = -np.int64(op != _EQ and op != _NE)
+                    iseq = ~islt
+                    neg = np.int64(op == _NE or op == _GE or op == _LE)
+                    for l in range(W):
+                        x = V[rx, l]
+                        y = V[ry, l]
+                        V[rd, l] = ((np.int64(x < y) & islt) | (np.int64(x == y) & iseq)) ^ neg
+                elif op == _PARAM:
+                    x = params[imm]
+                    for l in range(W):
+                        V[rd, l] = x
+                elif op == _GID or op == _LANEID:
+                    start = base if op == _GID else 0
+                    for l in range(W):
+                        V[rd, l] = start + l
+                elif op == _WAVEID:
+                    for l in range(W):
+                        V[rd, l] = wave
+                elif op == _MUL:
+                    for l in range(W):
+                        V[rd, l] = V[ra, l] * V[rb, l]
+                elif op == _AND:
+                    for l in range(W):
+                        V[rd, l] = V[ra, l] & V[rb, l]
+                elif op == _OR:
+                    for l in range(W):
+                        V[rd, l] = V[ra, l] | V[rb, l]
+                elif op == _XOR:
+                    for l in range(W):
+                        V[rd, l] = V[ra, l] ^ V[rb, l]
+                elif op == _SHL:
+                    amt = imm - 1
+                    for l in range(W):
+                        V[rd, l] = V[ra, l] << (V[rb, l] & amt)
+                elif op == _SHR:
+                    amt = imm - 1
+                    for l in range(W):
+                        V[rd, l] = V[ra, l] >> (V[rb, l] & amt)
+                elif op == _NEG:
+                    for l in range(W):
+                        V[rd, l] = -V[ra, l]
+                elif op == _NOT:
+                    for l in range(W):
+                        V[rd, l] = ~V[ra, l]
+                elif op == _WRAP:
+                    for l in range(W):
+                        V[rd, l] = V[ra, l]
+                elif op == _LNOT:
+                    for l in range(W):
+                        V[rd, l] = 1 - V[ra, l]
+                elif op == _RELOAD:
+                    rs = so + imm
+                    for l in range(W):
+                        V[rd, l] = S[rs, l]
+                elif op == _RFL:
+                    if ex != 0:
+                        x = V[ra, _ctz(ex)]
+                        for l in range(W):
+                            V[rd, l] = x
+                elif op == _SHUF:
+                    for l in range(W):  # gather every source first: d may be a or b
+                        src = V[rb, l]
+                        ok = (src >= 0) & (src < W)
+                        x = V[ra, src if ok else 0]
+                        G[l] = x if ok else np.int64(0)
+                    for l in range(W):
+                        V[rd, l] = G[l]
+                if mode & _M_WRAP32:
+                    for l in range(W):
+                        V[rd, l] = np.int64(np.int32(V[rd, l]))
+                if keep:
+                    for l in range(W):
+                        m = EM[l]
+                        V[rd, l] = (V[rd, l] & m) | (T[l] & ~m)
+            elif op == _MGET:
+                if d != _EXEC:  # EXEC = EXEC is a no-op
+                    M[k, d] = ex
+            elif op == _MSET:
+                ex = (ex if a == _EXEC else (alive if a == _ALIVE else M[k, a])) & alive
+            elif op == _MANDN or op == _MOR or op == _MAND:
+                x = ex if a == _EXEC else (alive if a == _ALIVE else M[k, a])
+                y = ex if b == _EXEC else (alive if b == _ALIVE else M[k, b])
+                if op == _MANDN:
+                    t = x & ~y
+                elif op == _MOR:
+                    t = x | y
+                else:
+                    t = x & y
+                if d == _EXEC:
+                    ex = t & alive  # EXEC never regains a lane that left ALIVE
+                else:
+                    M[k, d] = t
+            elif op == _MCOND:
+                t = np.int64(0)
+                for l in range(W):
+                    t |= np.int64(V[ra, l] != 0) << l
+                if d == _EXEC:
+                    ex = t & ex
+                else:
+                    M[k, d] = t & ex
+            elif op == _MCLR:
+                if d == _EXEC:
+                    ex = 0
+                else:
+                    M[k, d] = 0
+            elif op == _JZE:
+                if ex == 0:
+                    pc = imm
+            elif op == _JMP:
+                pc = imm
+            elif op == _JZM:
+                if (ex if a == _EXEC else (alive if a == _ALIVE else M[k, a])) == 0:
+                    pc = imm
+            elif op == _STORE or op == _ATOMIC:
+                rc = vo + dc[pc - 1, 4]
+                f = np.int64(0)
+                # Fast path: every active lane names the first active lane's buffer and is
+                # in bounds (checked in one vectorized pass); only the stores go lane by
+                # lane. Otherwise lane by lane with every check.
+                off = length = bsh = np.int64(0)
+                cur = np.int64(-1)  # the buffer whose row is in off/length/bsh
+                odd = np.int64(ex)  # nonzero: take the checked path
+                if ex != 0:
+                    buf = V[ra, _ctz(ex)]
+                    if buf >= 0 and buf < nbufs:
+                        cur = buf
+                        off = buftab[buf, 0]
+                        length = buftab[buf, 1]
+                        bsh = 64 - buftab[buf, 2]
+                        odd = 0
+                        for l in range(W):
+                            i = V[rb, l]
+                            odd |= (((V[ra, l] ^ buf) | np.int64(i < 0) | np.int64(i >= length))
+                                    & -((ex >> l) & 1))
+                rest = ex
+                if odd == 0 and ex == full and op == _STORE:
+                    for l in range(W):
+                        mem[np.uint64(off + V[rb, l])] = (V[rc, l] << bsh) >> bsh
+                elif odd == 0:  # (indices are checked: uint64 skips the wraparound test)
+                    for l in range(W):
+                        if (ex >> l) & 1:  # active lanes, in lane order
+                            at = np.uint64(off + V[rb, l])
+                            x = V[rc, l] if op == _STORE else mem[at] + V[rc, l]
+                            mem[at] = (x << bsh) >> bsh
+                while odd != 0 and rest != 0:  # active lanes, in lane order
+                    l = _ctz(rest)
+                    rest &= rest - 1
+                    buf = V[ra, l]
+                    if buf != cur or cur < 0:
+                        if buf < 0 or buf >= nbufs:
+                            return ERR_BUFFER
+                        cur = buf
+                        off = buftab[buf, 0]
+                        length = buftab[buf, 1]
+                        bsh = 64 - buftab[buf, 2]
+                    idx = V[rb, l]
+                    if idx < 0 or idx >= length:
+                        f |= np.int64(1) << l
+                        continue
+                    x = V[rc, l]
+                    if op == _ATOMIC:
+                        x += mem[off + idx]
+                    mem[off + idx] = (x << bsh) >> bsh
+                if f != 0:
+                    _fault(f, base, dc[pc - 1, 7], status, fault_ip)
+                    ex &= ~f
+                    alive &= ~f
+                    fl |= f
+                    flag = True
+            elif op == _LOAD or op == _LEN:
+                # lane by lane over the write set; only EXEC lanes fault (see the docstring)
+                sel = full if mode & _M_ALL else ex
+                f = np.int64(0)
+                for l in range(W):
+                    if (sel >> l) & 1 == 0:
+                        continue
+                    act = (ex >> l) & 1
+                    buf = V[ra, l]
+                    r = np.int64(0)
+                    if buf < 0 or buf >= nbufs:
+                        if act != 0:
+                            return ERR_BUFFER
+                    elif op == _LEN:
+                        r = buftab[buf, 1]
+                    else:
+                        idx = V[rb, l]
+                        if idx >= 0 and idx < buftab[buf, 1]:
+                            r = mem[buftab[buf, 0] + idx]
+                        elif act != 0:
+                            f |= np.int64(1) << l
+                            continue
+                    V[rd, l] = r
+                if f != 0:
+                    _fault(f, base, dc[pc - 1, 7], status, fault_ip)
+                    ex &= ~f
+                    alive &= ~f
+                    fl |= f
+                    flag = True
+            elif op == _DIV or op == _REM:
+                sel = full if mode & _M_ALL else ex
+                sh = 64 - imm
+                isdiv = op == _DIV
+                # One pass over the operands: zero divisors (EXEC lanes fault), whether the
+                # write set's operands are uniform (one scalar divide, as a GPU's scalar
+                # unit would) or all fit 32 bits (a float64 divide is then exact, and
+                # vectorizes), else an int64 divide lane by lane.
+                x0 = V[ra, _ctz(sel)] if sel != 0 else np.int64(0)
+                y0 = V[rb, _ctz(sel)] if sel != 0 else np.int64(0)
+                z = np.int64(0)
+                wide = np.int64(0)
+                spread = np.int64(0)
+                for l in range(W):
+                    x = V[ra, l]
+                    y = V[rb, l]
+                    m = -((sel >> l) & 1)
+                    z |= np.int64(y == 0) << l
+                    wide |= ((x - np.int64(np.int32(x))) | (y - np.int64(np.int32(y)))) & m
+                    spread |= ((x ^ x0) | (y ^ y0)) & m
+                f = z & ex
+                wsel = sel & ~f  # a faulting lane keeps its destination
+                part = wsel != full
+                if part:
+                    if em_key != wsel:
+                        for l in range(W):
+                            EM[l] = -((wsel >> l) & 1)
+                        em_key = wsel
+                    for l in range(W):
+                        T[l] = V[rd, l]
+                if spread == 0:
+                    if y0 == 0:
+                        r = np.int64(0)
+                    elif y0 == -1:  # MIN // -1 wraps to MIN; MIN % -1 == 0
+                        r = -x0 if isdiv else np.int64(0)
+                    else:
+                        q = _sdiv(x0, y0)
+                        r = q if isdiv else x0 - q * y0
+                    r = (r << sh) >> sh
+                    for l in range(W):
+                        V[rd, l] = r
+                elif wide == 0:
+                    for l in range(W):
+                        x = V[ra, l]
+                        y = V[rb, l]
+                        ys = np.int64(1) if (y == 0) | (y == -1) else y
+                        q = np.int64(np.int32(np.float64(np.int32(x))
+                                              / np.float64(np.int32(ys))))
+                        if isdiv:
+                            r = -q if y == -1 else q  # MIN // -1 wraps to MIN below
+                        else:
+                            r = x - q * ys            # x % -1 == 0
+                        r = np.int64(0) if y == 0 else r
+                        V[rd, l] = (r << sh) >> sh
+                else:
+                    for l in range(W):
+                        x = V[ra, l]
+                        y = V[rb, l]
+                        if y == 0:
+                            r = np.int64(0)
+                        elif y == -1:
+                            r = -x if isdiv else np.int64(0)
+                        else:
+                            q = _sdiv(x, y)
+                            r = q if isdiv else x - q * y
+                        V[rd, l] = (r << sh) >> sh
+                if part:
+                    for l in range(W):
+                        m = EM[l]
+                        V[rd, l] = (V[rd, l] & m) | (T[l] & ~m)
+                if f != 0:
+                    _fault(f, base, dc[pc - 1, 7], status, fault_ip)
+                    ex &= ~f
+                    alive &= ~f
+                    fl |= f
+                    flag = True
+            elif op == _SPILL:
+                rs = so + imm
+                if mode & _M_ALL or ex == full:
+                    for l in range(W):
+                        S[rs, l] = V[ra, l]
+                else:
+                    if em_key != ex:
+                        for l in range(W):
+                            EM[l] = -((ex >> l) & 1)
+                        em_key = ex
+                    for l in range(W):
+                        m = EM[l]
+                        S[rs, l] = (V[ra, l] & m) | (S[rs, l] & ~m)
+            elif op == _SETI:  # every lane: V[a] where EXEC, else imm
+                if ex == full:
+                    for l in range(W):
+                        V[rd, l] = V[ra, l]
+                else:
+                    if em_key != ex:
+                        for l in range(W):
+                            EM[l] = -((ex >> l) & 1)
+                        em_key = ex
+                    for l in range(W):
+                        m = EM[l]
+                        V[rd, l] = (V[ra, l] & m) | (imm & ~m)
+            elif (op == _WSUM or op == _WMIN or op == _WMAX or op == _WOR or op == _WAND
+                  or op == _WBAL):
+                # whole wave: reduce all W lanes, write all W lanes
+                if op == _WSUM:
+                    t = np.int64(0)
+                    for l in range(W):
+                        t += V[ra, l]
+                    sh = 64 - imm
+                    t = (t << sh) >> sh
+                elif op == _WMIN:
+                    t = V[ra, 0]
+                    for l in range(1, W):
+                        t = min(t, V[ra, l])
+                elif op == _WMAX:
+                    t = V[ra, 0]
+                    for l in range(1, W):
+                        t = max(t, V[ra, l])
+                elif op == _WOR:
+                    t = np.int64(0)
+                    for l in range(W):
+                        t |= np.int64(V[ra, l] != 0)
+                elif op == _WAND:
+                    t = np.int64(1)
+                    for l in range(W):
+                        t &= np.int64(V[ra, l] != 0)
+                else:  # ballot: bit l for lanes with V[a][l] != 0 (bit 63 makes it negative)
+                    t = np.int64(0)
+                    for l in range(W):
+                        t |= np.int64(V[ra, l] != 0) << l
+                for l in range(W):
+                    V[rd, l] = t
+            elif op == _WSCX or op == _WSCI:
+                sh = 64 - imm
+                t = np.int64(0)
+                incl = op == _WSCI
+                for l in range(W):  # in place is safe: lane l is written after it is read
+                    x = V[ra, l]
+                    if incl:
+                        t += x
+                        V[rd, l] = (t << sh) >> sh
+                    else:
+                        V[rd, l] = (t << sh) >> sh
+                        t += x
+            elif op == _FAIL:
+                f = ex
+                while f != 0:
+                    l = _ctz(f)
+                    f &= f - 1
+                    g = base + l
+                    status[g] = 2
+                    fault_ip[g] = dc[pc - 1, 7]
+                    fault_code[g] = V[ra, l]
+                if ex != 0:
+                    alive &= ~ex
+                    fl |= ex
+                    ex = 0
+                    flag = True
+            elif op == _KILL:
+                alive &= ~ex
+                ex = 0
+            elif op == _HALT:
+                halted = True
+                break
+            else:  # unreachable after _validate
+                return ERR_CODE
+        total_steps += steps
+        total_lanes += lanes
+        counters[0] = total_steps
+        counters[1] = total_lanes
+        counters[2] = issued
+        if halted:
+            ubase = np.uint64(base)  # a valid gid: uint64 skips the wraparound test
+            if fl == 0:
+                for l in range(min(W, n - base)):
+                    status[ubase + np.uint64(l)] = 1
+            else:
+                for l in range(min(W, n - base)):
+                    status[ubase + np.uint64(l)] = 1 + ((fl >> l) & 1)
+            wave_of[k] = -1
+            resident -= 1
+        else:
+            pcs[k] = pc
+            M[k, _EXEC] = ex
+            M[k, _ALIVE] = alive
+            faulted[k] = fl
+            steps_of[k] += steps
+            if steps_of[k] >= max_steps:
+                return ERR_STEPS
+        k = k + 1 if k + 1 < K else 0
     return OK
+
+def _out(name: str, arr: np.ndarray, dtype: type) -> np.ndarray:
+    """An output array is written in place: it must already have the machine's layout."""
+    if not (isinstance(arr, np.ndarray) and arr.dtype == dtype and arr.ndim == 1
+            and arr.flags.c_contiguous and arr.flags.writeable):
+        raise TypeError(f"run_launch: {name} must be a writable contiguous 1-d "
+                        f"{np.dtype(dtype).name} array, got {getattr(arr, 'dtype', type(arr))}")
+    return arr
+
+
+def _in(arr: np.ndarray, ndim: int) -> np.ndarray:
+    out = np.ascontiguousarray(arr, dtype=np.int64)
+    if out.ndim != ndim:
+        raise TypeError(f"run_launch: expected a {ndim}-d array, got shape {out.shape}")
+    return out
 
 
 def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots: int,
                mem: np.ndarray, buftab: np.ndarray, params: np.ndarray,
                wave_order: np.ndarray, slots: int, quantum: int, stop_on_fault: bool,
                status: np.ndarray, fault_ip: np.ndarray, fault_code: np.ndarray,
-               counters: np.ndarray) -> int:
-    """Run a launch; returns 0, or an internal error code (see ERR_*)."""
-    return int(_launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order,
-                       slots, quantum, stop_on_fault, status, fault_ip, fault_code, counters,
-                       _ROLES, _KNOWN))
+               counters: np.ndarray, max_wave_steps: int = MAX_WAVE_STEPS) -> int:
+    """Run one launch of `code` over n workitems in waves of W lanes; returns OK (0) or an
+    `ERR_*` code (see `ERRORS`).
+
+    Inputs: code int64[ninstr, 8]; buftab int64[nbufs, 3] rows (base, length, bits 32|64)
+    into mem; params (PARAM reads params[imm]); wave_order, a permutation of the wave
+    indices 0..ceil(n/W)-1; `slots` resident waves run round-robin, `quantum` instructions
+    a turn; `stop_on_fault` checks the deopt flag when a wave would be issued.
+    Written in place: mem (int64), status (int8[n]), fault_ip and fault_code (int64[n]),
+    counters (int64[4]), as the module docstring says. Array dtypes are checked here, so
+    the jitted entry is only ever compiled for one signature.
+    """
+    return int(_launch(
+        _in(code, 2), int(n), int(W), int(nregs), int(nmasks), int(nslots),
+        _out("mem", mem, np.int64), _in(buftab, 2), _in(params, 1), _in(wave_order, 1),
+        int(slots), int(quantum), bool(stop_on_fault), _out("status", status, np.int8),
+        _out("fault_ip", fault_ip, np.int64), _out("fault_code", fault_code, np.int64),
+        _out("counters", counters, np.int64), _ROLES, int(max_wave_steps)))
+
+
+def error_message(rc: int) -> str:
+    """What a nonzero `run_launch` result means."""
+    return ERRORS.get(rc, f"unknown machine error {rc}")
 
 
 def compilations() -> int:
-    """How many type specialisations of the machine's entry exist in this process."""
+    """How many type specialisations of the machine's entry exist in this process (1 after
+    `warm_up`; a larger number means some caller made numba compile again)."""
     return len(_launch.signatures)
 
 
 def warm_up() -> None:
-    """Compile (or load from the disk cache) the machine, on a two-instruction program."""
-    code = np.zeros((2, 8), dtype=np.int64)
-    code[0] = (int(Op.MOVI), 0, 0, 0, 0, 1, 0, -1)
-    code[1] = (int(Op.HALT), 0, 0, 0, 0, 0, 0, -1)
-    n = 1
-    run_launch(code, n, 1, 1, 2, 1, np.zeros(1, dtype=np.int64),
-               np.zeros((1, 3), dtype=np.int64), np.zeros(1, dtype=np.int64),
-               np.zeros(1, dtype=np.int64), 1, 64, True, np.zeros(n, dtype=np.int8),
-               np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64),
-               np.zeros(4, dtype=np.int64))
+    """Compile, or load from the on-disk cache, every jitted function of the machine, by
+    running a small program that reaches them all (so parallel workers find a warm cache).
+
+    To time a cold compile, run this in a fresh process with NUMBA_CACHE_DIR set to an
+    empty directory; a second fresh process with the same directory times the cached load.
+    """
+    rows = [
+        (_GID, 0, 0, 0, 0, 0, 0, -1),
+        (_MOVI, 1, 0, 0, 0, 2, 1, -1),
+        (_DIV, 2, 0, 1, 0, 32, 0, 0),
+        (_STORE, 0, 3, 0, 2, 0, 0, 1),
+        (_HALT, 0, 0, 0, 0, 0, 0, -1),
+    ]
+    code = np.array(rows, dtype=np.int64)
+    n = 2
+    status = np.zeros(n, dtype=np.int8)
+    rc = run_launch(code, n, 2, 4, 2, 1, np.zeros(n, dtype=np.int64),
+                    np.array([[0, n, 32]], dtype=np.int64), np.zeros(1, dtype=np.int64),
+                    np.zeros(1, dtype=np.int64), 1, 64, True, status,
+                    np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                    np.zeros(4, dtype=np.int64))
+    assert rc == OK and status.tolist() == [1, 1], f"machine warm-up failed: {rc} {status}"
+
+
+__all__ = ["ERRORS", "MAX_WAVE_STEPS", "compilations", "error_message", "run_launch",
+           "warm_up"]
