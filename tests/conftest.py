@@ -1,4 +1,4 @@
-"""Shared fixtures: where the shared examples live."""
+"""Shared fixtures: where the example kernels live (the repository's own `examples/`)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,12 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-EXAMPLES = SHARED / "examples"
+EXAMPLES = REPO / "examples"
 
 
 @pytest.fixture
 def examples_dir() -> Path:
-    if not EXAMPLES.is_dir():
-        pytest.fail(f"shared examples not found at {EXAMPLES} (CI runs with ../shared beside)")
+    assert EXAMPLES.is_dir(), f"examples not found at {EXAMPLES}"
     return EXAMPLES
 
 

@@ -1,4 +1,4 @@
-"""The shared examples behave as their headers say.
+"""The examples (examples/) behave as their headers say.
 
 Expected numbers are copied from each example's header comment (hand-derived there), and
 stack lines are found by searching the kernel text for the statement, never read back from

@@ -1,5 +1,5 @@
 """Round trips of the kernel language through source text and JSON: properties over
-`generators.ir.programs()`, the shared examples, and what the generator covers."""
+`generators.ir.programs()`, the examples, and what the generator covers."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from generators.ir import programs
 from generators.kernels import GeneratedKernel, kernels
 from generators.sampling import draw
 
-EXAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "examples"
+from .conftest import EXAMPLES
 
 SETTINGS = settings(max_examples=100, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -100,7 +100,7 @@ def test_printer_parentheses_are_all_needed(p: n.Program) -> None:
 
 
 def test_examples_dir_exists() -> None:
-    assert sorted(EXAMPLES.glob("*.py")), f"no shared examples at {EXAMPLES}"
+    assert sorted(EXAMPLES.glob("*.py")), f"no examples at {EXAMPLES}"
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.stem)

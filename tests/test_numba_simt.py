@@ -1,4 +1,4 @@
-"""numba-simt against the oracle on the shared examples, across register budgets,
+"""numba-simt against the oracle on the examples (examples/), across register budgets,
 uniform-write modes, wave sizes and schedules; plus `difftest check`/`run` end to end."""
 
 from __future__ import annotations
