@@ -1,4 +1,4 @@
-"""The reference oracle: DESIGN.md's normative semantics, written to be obviously correct.
+"""The reference oracle: docs/semantics.md made executable, written to be obviously correct.
 
 A tree-walking interpreter that runs one wave at a time, its lanes in lockstep, with
 maximal reconvergence made structural: every statement and expression is evaluated for a
@@ -19,8 +19,11 @@ Operator semantics live here and nowhere else (STYLE.md: the target must not sha
 Values are canonical Python ints of their type's width (bools for bool, `_Ref` for buffer
 references); every arithmetic result goes through `_wrap`.
 
-The oracle also enforces DESIGN.md's race rule and a step budget; both are reported as an
-`OracleError`, never as a wrong answer or a hang.
+The oracle also enforces the race rule (a racy kernel is an `OracleError`: outside
+the semantics) and the loop-trip budget (docs/semantics.md, "Budgets"): a workitem that
+would start a trip past its share stops there, like a fault that is not one, and is listed
+in `FullRun.exhausted`; the full run goes on, so it is still the whole truth the checker
+needs, and it never runs more than `work_budget` trips in all.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from difftest.case import Case
+from difftest.errors import OracleError
+from difftest.options import describe_budget, trip_budget
 from difftest.ir import nodes as n
 from difftest.ir.types import I64, Type
 from difftest.outcome import (
@@ -42,15 +47,6 @@ from difftest.outcome import (
     Outcome,
 )
 
-DEFAULT_STEP_BUDGET = 100_000  # statements + loop trips per workitem
-
-
-class OracleError(Exception):
-    """The kernel is outside the semantics (a race) or ran past the step budget."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        self.kind = kind
-        super().__init__(f"{kind}: {message}")
 
 
 @dataclass(frozen=True)
@@ -65,21 +61,29 @@ class Write:
 
 @dataclass
 class FullRun:
-    """Every workitem run once, each faulting one stopped at its fault."""
+    """Every workitem run once, each faulting one stopped at its fault and each one past
+    its trip budget stopped there (`exhausted`: their fate is None, but they neither
+    completed nor faulted)."""
 
     n: int
     wave: int
-    fates: list[Fault | None]  # None = completed
+    fates: list[Fault | None]  # None = completed (or exhausted)
     writes: list[list[Write]]
     initial: dict[str, np.ndarray]
     final: dict[str, np.ndarray]
+    exhausted: list[int] = field(default_factory=list)  # ascending gids
+    budget_text: str = ""
 
     @property
     def faulting(self) -> list[int]:
         return [g for g, f in enumerate(self.fates) if f is not None]
 
     def outcome(self) -> Outcome:
-        """The outcome of running everything, reporting the lowest faulting gid."""
+        """The outcome of running everything, reporting the lowest faulting gid (or the
+        `step_budget` error when a workitem ran out of budget)."""
+        if self.exhausted:
+            return Outcome({k: v.copy() for k, v in self.initial.items()}, None, [],
+                           error=self.budget_error())
         faults = {g: f for g, f in enumerate(self.fates) if f is not None}
         exc = None
         if faults:
@@ -88,6 +92,10 @@ class FullRun:
         status = [COMPLETED if f is None else FAULTED for f in self.fates]
         bufs = {k: v.copy() for k, v in self.final.items()}
         return Outcome(bufs, exc, status, faults)
+
+    def budget_error(self) -> str:
+        return (f"step_budget: workitem {self.exhausted[0]} ran out of its budget of "
+                f"{self.budget_text}")
 
 
 # ------------------------------------------------------------------ operators
@@ -171,7 +179,7 @@ class _Activation:
 
 
 class _Memory:
-    """Buffers plus DESIGN.md's race rule and the per-workitem write logs."""
+    """Buffers plus the race rule and the per-workitem write logs."""
 
     def __init__(self, buffers: dict[str, np.ndarray], n_items: int) -> None:
         self.data = {k: [int(x) for x in v] for k, v in buffers.items()}
@@ -225,7 +233,8 @@ class _WaveRun:
     """Executes one wave. Lane lists are always in ascending lane order."""
 
     def __init__(self, prog: n.Program, mem: _Memory, wave_index: int, wave: int,
-                 fates: list[Fault | None], steps: list[int], budget: int) -> None:
+                 fates: list[Fault | None], steps: list[int], budget: int,
+                 exhausted: list[int]) -> None:
         self.prog = prog
         self.mem = mem
         self.wave_index = wave_index
@@ -233,6 +242,7 @@ class _WaveRun:
         self.fates = fates
         self.steps = steps
         self.budget = budget
+        self.exhausted = exhausted
         self.dead: set[int] = set()
 
     # --------------------------------------------------------------- helpers
@@ -246,14 +256,19 @@ class _WaveRun:
         self.fates[self.gid(lane)] = Fault(kind, stack, code)
         self.dead.add(lane)
 
-    def step(self, lanes: list[int]) -> None:
+    def trip(self, lanes: list[int]) -> list[int]:
+        """Count a loop trip for each lane; a lane past its budget stops for good (it
+        neither completes nor faults). Returns the lanes that go on."""
+        going = []
         for lane in lanes:
             g = self.gid(lane)
             self.steps[g] += 1
             if self.steps[g] > self.budget:
-                raise OracleError(
-                    "step_budget", f"workitem {g} ran more than {self.budget} steps"
-                )
+                self.exhausted.append(g)
+                self.dead.add(lane)
+            else:
+                going.append(lane)
+        return going
 
     def live(self, lanes: Iterable[int]) -> list[int]:
         return sorted(lane for lane in lanes if lane not in self.dead)
@@ -275,7 +290,6 @@ class _WaveRun:
         for s in stmts:
             if not lanes:
                 break
-            self.step(lanes)
             lanes = getattr(self, "s_" + type(s).__name__)(act, s, lanes)
         return lanes
 
@@ -329,9 +343,9 @@ class _WaveRun:
         while True:
             active = [lane for lane in iterating if start[lane] + trip < stop[lane]]
             left.update(lane for lane in iterating if start[lane] + trip >= stop[lane])
+            active = self.trip(active)  # a step is a loop trip (empty bodies included)
             if not active:
                 break
-            self.step(active)  # a loop trip is a step, so empty bodies stay budgeted
             for lane in active:
                 act.env[lane][s.var] = start[lane] + trip
             loop = _Loop()
@@ -502,8 +516,12 @@ class _WaveRun:
 # ------------------------------------------------------------------- entry
 
 
-def run_full(case: Case, step_budget: int = DEFAULT_STEP_BUDGET) -> FullRun:
-    """Run every workitem of the case once, wave after wave; raises OracleError."""
+def run_full(case: Case, options: dict[str, Any] | None = None) -> FullRun:
+    """Run every workitem of the case once, wave after wave, under the budgets of
+    `options` (default: the case's); raises OracleError for a race."""
+    options = case.options if options is None else options
+    budget = trip_budget(options, case.n)
+    exhausted: list[int] = []
     fn = case.function
     initial = case.buffers()
     mem = _Memory(initial, case.n)
@@ -515,12 +533,22 @@ def run_full(case: Case, step_budget: int = DEFAULT_STEP_BUDGET) -> FullRun:
     n_waves = (case.n + case.wave - 1) // case.wave
     for w in range(n_waves):
         lanes = [lane for lane in range(case.wave) if w * case.wave + lane < case.n]
-        run = _WaveRun(case.program, mem, w, case.wave, fates, steps, step_budget)
+        run = _WaveRun(case.program, mem, w, case.wave, fates, steps, budget, exhausted)
         run.call(fn, lanes, {lane: list(args) for lane in lanes}, ())
     final = {
         k: np.array(mem.data[k], dtype=v.dtype) for k, v in initial.items()
     }
-    return FullRun(case.n, case.wave, fates, mem.writes, initial, final)
+    return FullRun(case.n, case.wave, fates, mem.writes, initial, final, sorted(exhausted),
+                   describe_budget(options, case.n))
+
+
+class ReferenceOracle:
+    """The oracle, as the registry finds it (entry-point group `difftest.oracles`)."""
+
+    name = "reference"
+
+    def run_full(self, case: Case, options: dict[str, Any] | None = None) -> FullRun:
+        return run_full(case, options)
 
 
 class ReferenceTarget:
@@ -528,13 +556,14 @@ class ReferenceTarget:
     lowest faulting workitem's exception; a race or budget overrun is an `error`."""
 
     name = "reference"
-    option_names = ("step_budget",)
+    description = "the reference oracle run as a target: every workitem, in wave order"
+    capabilities = frozenset({"wave_ops", "faults"})
+    option_names: tuple[str, ...] = ()  # only the common ones (difftest.options)
     mutant_names: tuple[str, ...] = ()
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:
-        budget = int((options or {}).get("step_budget", DEFAULT_STEP_BUDGET))
         try:
-            return run_full(case, budget).outcome()
+            return run_full(case, options).outcome()
         except OracleError as e:
             return Outcome(case.buffers(), None, [], None, error=str(e))

@@ -1,4 +1,4 @@
-"""Unit tests of the reference oracle's semantics (DESIGN.md "Semantics", docs/semantics.md).
+"""Unit tests of the reference oracle's semantics (docs/semantics.md).
 
 Rule of this file: every expected value is derived by hand from the written semantics,
 with the derivation in a comment beside it; none was obtained by running the oracle.
@@ -1006,41 +1006,85 @@ def k(out: Buffer[i32], big: i32):
     s = 0
     for j in range(0, big):
         s = s + 1
-    out[0] = s
+    out[gid()] = s
 """
 
 
-def test_step_budget_stops_a_huge_loop_quickly() -> None:
-    t0 = time.monotonic()
-    out = run(BUDGET_KERNEL, "k", 1, 1, {"step_budget": 1000}, out=zeros(1), big=2**31 - 1)
-    assert time.monotonic() - t0 < 5
-    assert out.error is not None and "step_budget" in out.error
+def test_trip_budget_counts_loop_trips_only() -> None:
+    # docs/semantics.md, "Budgets": a step is one loop trip; statements are not counted.
+    # big = 10 is 10 trips: a budget of 10 is enough, 9 is not.
+    out = run(BUDGET_KERNEL, "k", 1, 1, {"step_budget": 10}, out=zeros(1), big=10)
+    assert out.error is None, out.error
+    assert out.buffers["out"].tolist() == [10]
+    out = run(BUDGET_KERNEL, "k", 1, 1, {"step_budget": 9}, out=zeros(1), big=10)
+    assert out.error is not None and out.error.startswith("step_budget: workitem 0 "), out.error
     assert out.exception is None
 
 
-def test_step_budget_counts_statements_and_trips() -> None:
-    # docs/semantics.md: each statement executed and each loop trip is one step.
-    # big = 10: `s = 0` (1) + the for statement (1) + 10 trips * (trip 1 + body 1) (20)
-    # + the store (1) = 23 steps. "Past the budget" is an error: 23 passes, 22 fails.
-    out = run(BUDGET_KERNEL, "k", 1, 1, {"step_budget": 23}, out=zeros(1), big=10)
+def test_trip_budget_counts_trips_of_every_loop_and_empty_bodies_too() -> None:
+    src = """
+    def k(out: Buffer[i32], a: i32, b: i32):
+        for i in range(0, a):
+            for j in range(0, b):
+                pass
+        out[gid()] = 1
+    """
+    # 3 outer trips + 3 * 4 inner trips = 15
+    assert run(src, "k", 2, 2, {"step_budget": 15}, out=zeros(2), a=3, b=4).error is None
+    err = run(src, "k", 2, 2, {"step_budget": 14}, out=zeros(2), a=3, b=4).error
+    assert err is not None and err.startswith("step_budget")
+
+
+def test_trip_budget_is_per_workitem() -> None:
+    # 64 workitems x 10 trips each; a budget of 10 per workitem is enough for all of them.
+    out = run(BUDGET_KERNEL, "k", 64, 8, {"step_budget": 10}, out=zeros(64), big=10)
     assert out.error is None, out.error
-    assert out.buffers["out"].tolist() == [10]
-    out = run(BUDGET_KERNEL, "k", 1, 1, {"step_budget": 22}, out=zeros(1), big=10)
-    assert out.error is not None and "step_budget" in out.error
+    assert out.buffers["out"].tolist() == [10] * 64
 
 
-def test_step_budget_is_per_workitem() -> None:
-    # 64 workitems x 23 steps each; a budget of 23 per workitem is enough for all of them.
+def test_trip_budget_shares_the_work_budget_out_evenly() -> None:
+    # 64 workitems share work_budget: 640 // 64 = 10 trips each is enough, 639 // 64 = 9
+    # is not (the per-workitem step_budget, 100,000 by default, is not the limit here).
+    out = run(BUDGET_KERNEL, "k", 64, 8, {"work_budget": 640}, out=zeros(64), big=10)
+    assert out.error is None, out.error
+    out = run(BUDGET_KERNEL, "k", 64, 8, {"work_budget": 639}, out=zeros(64), big=10)
+    assert out.error is not None and out.error.startswith("step_budget"), out.error
+    assert "9 loop trips per workitem" in out.error
+
+
+def test_trip_budget_stops_a_huge_launch_within_seconds() -> None:
+    # 65,536 workitems x 20,000 trips under the default budgets: each may run
+    # 1,000,000 // 65,536 = 15 trips, so the run stops after about a million trips.
+    t0 = time.process_time()
+    out = run(BUDGET_KERNEL, "k", 65536, 64, None, out=zeros(65536), big=20000)
+    assert time.process_time() - t0 < 30
+    assert out.error is not None and out.error.startswith("step_budget"), out.error
+    assert "15 loop trips per workitem" in out.error
+
+
+def test_step_budget_full_run_goes_on_past_an_exhausted_workitem() -> None:
+    # Workitem 2 loops 50 times, the others 4 (3 + the trip that breaks): with a budget of
+    # 10, workitem 2 stops before its 11th trip (s = 10); every other workitem completes.
     src = """
     def k(out: Buffer[i32], big: i32):
         s = 0
-        for j in range(0, big):
-            s = s + 1
-        out[gid()] = s
+        bound = 3
+        if gid() == 2:
+            bound = big
+        for j in range(0, 60):
+            if j < bound:
+                s = s + 1
+                out[gid()] = s
+            else:
+                break
     """
-    out = run(src, "k", 64, 8, {"step_budget": 23}, out=zeros(64), big=10)
-    assert out.error is None, out.error
-    assert out.buffers["out"].tolist() == [10] * 64
+    case = make_case(src, "k", 4, 2, out=zeros(4), big=50)
+    full = run_full(case, {"step_budget": 10})
+    assert full.exhausted == [2]
+    assert full.fates == [None] * 4
+    assert full.final["out"].tolist() == [3, 3, 10, 3]
+    assert [w.value for w in full.writes[2]] == list(range(1, 11))
+    assert full.outcome().error is not None
 
 
 # ============================================================================== loops

@@ -1,10 +1,11 @@
 """The oracle's hand-derived semantics tests, replayed on numba-simt.
 
 Every test of tests/test_oracle.py that is about the language's meaning (not about the
-oracle's own race detector, step budget or write logs) runs here again with numba-simt
+oracle's own race detector, full-run internals or write logs) runs here again with numba-simt
 as the target, at a small register budget so spills are exercised too. numba-simt runs
 with `stop_on_fault: false`, so all waves run and the expected values are the same hand-
-derived ones.
+derived ones. The loop-trip budget tests (`test_trip_budget_*`) run here too: both sides
+honour the same budget and report the same error.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ for _name in dir(semantics):
 
 class _AllWaves:
     def run(self, case: Any, schedule: Any = None, options: Any = None) -> Any:
-        return NumbaSimtTarget().run(case, {"stop_on_fault": False}, {"registers": 8})
+        return NumbaSimtTarget().run(case, {"stop_on_fault": False},
+                                     {"registers": 8, **(options or {})})
 
 
 @pytest.fixture(autouse=True)

@@ -83,6 +83,8 @@ class Op(enum.IntEnum):
     JZ_EXEC = 51     # jump if no EXEC lane is set
     JZ_MASK = 52     # jump if M[a] has no lane set
     HALT = 53
+    TRIP = 54        # a loop trip: each EXEC lane's trip count += 1; a lane past the
+                     # launch's trip budget stops the launch (the step_budget error)
     # --- whole-wave operations: read all lanes, write V[d] in ALL lanes
     SET_INACTIVE = 60  # V[d][l] = V[a][l] if EXEC[l] else imm        (all lanes)
     WWM_SUM = 61       # V[d][*] = wrap(sum V[a][*], imm)

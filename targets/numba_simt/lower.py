@@ -13,7 +13,7 @@ yet resolved, and the structure register allocation needs:
   label where they wait (the else-arm start while the then-arm runs, the join while the
   else-arm runs, the loop exit and continue point while the loop runs, a helper call's
   return point while its body runs). Values live at a parking point are live *in inactive
-  lanes* throughout the span: the physical edges of DESIGN.md's liveness rule.
+  lanes* throughout the span: the physical edges of the liveness rule (docs/semantics.md).
 - infopoints: every instruction that can fault carries the source stack (one frame per
   inlined call, innermost last) and the variables in scope.
 
@@ -290,6 +290,7 @@ class _Lowerer:
         self.emit(Op.M_SETEXEC, a=act)
         self.emit(Op.JZ_EXEC, target=exit_label)
         self.place(body)
+        self.emit(Op.TRIP)  # the active lanes start a trip: the step budget's unit
         self.emit(Op.MOV, d=k, a=ctr)
         self.frames[-1].loops.append((exitm, cont, exit_label, cont_label))
         self.block(s.body)

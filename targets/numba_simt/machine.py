@@ -40,7 +40,9 @@ Results per workitem (arrays of length n, all written by the machine): status (0
 ran, 1 completed -- a lane killed by KILL included --, 2 faulted), the faulting
 instruction's ip column (else -1) and the FAIL code (else 0). counters (overwritten):
 [0] wave-instructions executed, [1] active lane-instructions (sum of popcount(EXEC) before
-each executed instruction, exact), [2] waves issued, [3] 0.
+each executed instruction, exact), [2] waves issued, [3] 0, or after ERR_BUDGET the gid
+of the lane that ran out of its loop-trip budget (a TRIP counts the EXEC lanes' trips;
+counts start at 0 when a wave is issued).
 
 Compile time: a cold compile is a fresh process with NUMBA_CACHE_DIR pointing at an empty
 directory, timed around `warm_up()`; a second fresh process with the same directory
@@ -57,14 +59,16 @@ from numba.extending import intrinsic
 from .isa import ALIVE, EXEC, WIDTH, Op
 
 # Error codes returned by run_launch.
-OK, ERR_CODE, ERR_BUFFER, ERR_ARGS, ERR_STEPS = 0, 1, 2, 3, 4
+OK, ERR_CODE, ERR_BUFFER, ERR_ARGS, ERR_STEPS, ERR_BUDGET = 0, 1, 2, 3, 4, 5
 ERRORS = {
     ERR_CODE: "invalid code (opcode, operand index, width, jump target, parameter or slot)",
     ERR_BUFFER: "invalid buffer id in an active lane, or a buffer table outside memory",
     ERR_ARGS: "inconsistent launch arguments (sizes, wave order, W, slots, quantum)",
     ERR_STEPS: "a wave exceeded the step limit",
+    ERR_BUDGET: "a lane ran out of its loop-trip budget (counters[3] is its gid)",
 }
 MAX_WAVE_STEPS = 50_000_000  # a wave running this long is a machine or compiler bug
+NO_TRIP_BUDGET = 2**62
 
 # Opcodes as literals: numba freezes globals into the cached machine code and its cache is
 # keyed on this file only, so isa.py's numbering is restated here and checked at import
@@ -74,7 +78,7 @@ _EQ, _NE, _LT, _LE, _GT, _GE = 11, 12, 13, 14, 15, 16
 _NEG, _NOT, _LNOT, _WRAP, _MOV, _MOVI, _PARAM, _LANEID, _GID, _WAVEID = range(17, 27)
 _LOAD, _STORE, _ATOMIC, _LEN, _FAIL = 30, 31, 32, 33, 34
 _MGET, _MSET, _MCOND, _MANDN, _MOR, _MAND, _MCLR, _KILL = range(40, 48)
-_JMP, _JZE, _JZM, _HALT = 50, 51, 52, 53
+_JMP, _JZE, _JZM, _HALT, _TRIP = 50, 51, 52, 53, 54
 _SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = range(60, 69)
 _RFL, _SHUF, _SPILL, _RELOAD = 70, 71, 80, 81
 _EXEC, _ALIVE = 0, 1
@@ -88,6 +92,7 @@ _LITERALS = {
     "LEN": _LEN, "FAIL": _FAIL, "M_GETEXEC": _MGET, "M_SETEXEC": _MSET,
     "M_FROMCOND": _MCOND, "M_ANDN": _MANDN, "M_OR": _MOR, "M_AND": _MAND, "M_CLEAR": _MCLR,
     "KILL": _KILL, "JMP": _JMP, "JZ_EXEC": _JZE, "JZ_MASK": _JZM, "HALT": _HALT,
+    "TRIP": _TRIP,
     "SET_INACTIVE": _SETI, "WWM_SUM": _WSUM, "WWM_MIN": _WMIN, "WWM_MAX": _WMAX,
     "WWM_OR": _WOR, "WWM_AND": _WAND, "WWM_BALLOT": _WBAL, "WWM_SCAN_EXCL": _WSCX,
     "WWM_SCAN_INCL": _WSCI, "READFIRST": _RFL, "SHUFFLE": _SHUF, "SPILL": _SPILL,
@@ -110,7 +115,7 @@ _FORMS = {
     Op.FAIL: "-v---", Op.M_GETEXEC: "w----", Op.M_SETEXEC: "-m---", Op.M_FROMCOND: "wv---",
     Op.M_ANDN: "wmm--", Op.M_OR: "wmm--", Op.M_AND: "wmm--", Op.M_CLEAR: "w----",
     Op.KILL: "-----", Op.JMP: "----j", Op.JZ_EXEC: "----j", Op.JZ_MASK: "-m--j",
-    Op.HALT: "-----", Op.SET_INACTIVE: "vv---", Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv---",
+    Op.HALT: "-----", Op.TRIP: "-----", Op.SET_INACTIVE: "vv---", Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv---",
     Op.WWM_MAX: "vv---", Op.WWM_OR: "vv---", Op.WWM_AND: "vv---", Op.WWM_BALLOT: "vv---",
     Op.WWM_SCAN_EXCL: "vv--b", Op.WWM_SCAN_INCL: "vv--b", Op.READFIRST: "vv---",
     Op.SHUFFLE: "vvv--", Op.SPILL: "-v--s", Op.RELOAD: "v---s",
@@ -249,7 +254,7 @@ def _fault(f, base, ip, status, fault_ip):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True, error_model="numpy")
 def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, slots,
             quantum, stop_on_fault, status, fault_ip, fault_code, counters, roles,
-            max_steps):  # type: ignore[no-untyped-def]
+            max_steps, trip_budget):  # type: ignore[no-untyped-def]
     # ---- arguments (everything below indexes with these, unchecked) ----
     if counters.shape[0] != 4:
         return ERR_ARGS
@@ -257,7 +262,7 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
         counters[i] = 0
     if n < 0 or W < 1 or W > 64 or nregs < 1 or nmasks < 2 or nslots < 0:
         return ERR_ARGS
-    if slots < 1 or quantum < 1 or max_steps < 1:
+    if slots < 1 or quantum < 1 or max_steps < 1 or trip_budget < 0:
         return ERR_ARGS
     if status.shape[0] != n or fault_ip.shape[0] != n or fault_code.shape[0] != n:
         return ERR_ARGS
@@ -309,6 +314,7 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
     wave_of = np.full(K, -1, dtype=np.int64)
     faulted = np.zeros(K, dtype=np.int64)          # lanes of the resident wave that faulted
     steps_of = np.zeros(K, dtype=np.int64)
+    TR = np.zeros((K, W), dtype=np.int64)          # loop trips per lane of each slot
     T = np.zeros(W, dtype=np.int64)                # a destination's lanes kept aside
     EM = np.zeros(W, dtype=np.int64)               # EM[l] = -(bit l of em_key)
     G = np.zeros(W, dtype=np.int64)                # SHUFFLE's gathered sources
@@ -340,6 +346,8 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                     M[kk, j] = 0
                 M[kk, _EXEC] = lanes0
                 M[kk, _ALIVE] = lanes0
+                for l in range(W):
+                    TR[kk, l] = 0
                 resident += 1
                 issued += 1
         if resident == 0:
@@ -761,6 +769,18 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
             elif op == _KILL:
                 alive &= ~ex
                 ex = 0
+            elif op == _TRIP:
+                over = np.int64(0)
+                for l in range(W):
+                    t = TR[k, l] + ((ex >> l) & 1)
+                    TR[k, l] = t
+                    over |= np.int64(t > trip_budget) << l
+                if over != 0:
+                    counters[0] = total_steps + steps
+                    counters[1] = total_lanes + lanes
+                    counters[2] = issued
+                    counters[3] = base + _ctz(over)
+                    return ERR_BUDGET
             elif op == _HALT:
                 halted = True
                 break
@@ -812,7 +832,8 @@ def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots
                mem: np.ndarray, buftab: np.ndarray, params: np.ndarray,
                wave_order: np.ndarray, slots: int, quantum: int, stop_on_fault: bool,
                status: np.ndarray, fault_ip: np.ndarray, fault_code: np.ndarray,
-               counters: np.ndarray, max_wave_steps: int = MAX_WAVE_STEPS) -> int:
+               counters: np.ndarray, max_wave_steps: int = MAX_WAVE_STEPS,
+               trip_budget: int = NO_TRIP_BUDGET) -> int:
     """Run one launch of `code` over n workitems in waves of W lanes; returns OK (0) or an
     `ERR_*` code (see `ERRORS`).
 
@@ -821,7 +842,11 @@ def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots
     indices 0..ceil(n/W)-1; `slots` resident waves run round-robin, `quantum` instructions
     a turn; `stop_on_fault` checks the deopt flag when a wave would be issued.
     Written in place: mem (int64), status (int8[n]), fault_ip and fault_code (int64[n]),
-    counters (int64[4]), as the module docstring says. Array dtypes are checked here, so
+    counters (int64[4]), as the module docstring says. `trip_budget`: the loop trips (TRIP
+    instructions executed while active) each lane may run; one more stops the launch with
+    ERR_BUDGET and that lane's gid in counters[3]. `max_wave_steps` bounds the instructions
+    of one wave: past it is ERR_STEPS, a machine or compiler bug (callers derive it from
+    the trip budget and the code size). Array dtypes are checked here, so
     the jitted entry is only ever compiled for one signature.
     """
     return int(_launch(
@@ -829,7 +854,7 @@ def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots
         _out("mem", mem, np.int64), _in(buftab, 2), _in(params, 1), _in(wave_order, 1),
         int(slots), int(quantum), bool(stop_on_fault), _out("status", status, np.int8),
         _out("fault_ip", fault_ip, np.int64), _out("fault_code", fault_code, np.int64),
-        _out("counters", counters, np.int64), _ROLES, int(max_wave_steps)))
+        _out("counters", counters, np.int64), _ROLES, int(max_wave_steps), int(trip_budget)))
 
 
 def error_message(rc: int) -> str:
@@ -841,6 +866,17 @@ def compilations() -> int:
     """How many type specialisations of the machine's entry exist in this process (1 after
     `warm_up`; a larger number means some caller made numba compile again)."""
     return len(_launch.signatures)
+
+
+def cache_is_warm() -> bool:
+    """Whether numba's on-disk cache already holds the machine (so `warm_up` loads it in
+    well under a second instead of compiling for 10-80 s). Best effort: it asks numba's
+    cache index (its own freshness check against the source), and says False when it
+    cannot tell."""
+    try:
+        return bool(_launch._cache._cache_file._load_index())
+    except Exception:  # noqa: BLE001 - numba internals; any doubt means "cold"
+        return False
 
 
 def warm_up() -> None:
@@ -868,5 +904,5 @@ def warm_up() -> None:
     assert rc == OK and status.tolist() == [1, 1], f"machine warm-up failed: {rc} {status}"
 
 
-__all__ = ["ERRORS", "MAX_WAVE_STEPS", "compilations", "error_message", "run_launch",
-           "warm_up"]
+__all__ = ["ERRORS", "MAX_WAVE_STEPS", "cache_is_warm", "compilations", "error_message",
+           "run_launch", "warm_up"]

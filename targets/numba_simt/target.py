@@ -5,8 +5,9 @@ Target options (`--opt KEY=VALUE`; generators draw them too):
 - `registers=N` physical vector registers (4..256, default 24): small values force spills;
 - `uniform_writes=all_lanes|active` how uniform values (constants, parameters) are
   materialised: with all-lane writes (default, as real compilers do) or masked;
-- `step_budget=N` accepted for symmetry with the oracle (the machine's own loops are
-  bounded by the kernel's).
+- the common options (`difftest.options`): `step_budget` and `work_budget`, the loop-trip
+  budget the oracle honours too (each TRIP instruction is one trip of the active lanes; a
+  lane past `trip_budget()` stops the launch with the same `step_budget` error).
 Schedule keys (case `schedule`, or generated): `wave_order` ascending|descending|shuffled
 with `order_seed`, `slots` K resident waves, `quantum` instructions per turn,
 `stop_on_fault` (default true: the deopt flag checked at wave start, so never-ran comes in
@@ -23,6 +24,7 @@ import numpy as np
 from difftest.case import Case
 from difftest.errors import DifftestError
 from difftest.ir import parse
+from difftest.options import describe_budget, trip_budget
 from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome
 
 from .emit import Compiled, emit
@@ -71,19 +73,54 @@ def wave_order(n_waves: int, schedule: dict[str, Any]) -> np.ndarray:
     return np.arange(n_waves, dtype=np.int64)
 
 
+def _max_wave_steps(budget: int, wave: int, ninstr: int) -> int:
+    """A bound no correct wave reaches: every back edge passes a TRIP with a lane active,
+    so a wave runs at most wave * budget + 1 stretches of at most ninstr instructions."""
+    return min(2**62, (wave * budget + 1) * (ninstr + 1))
+
+
 class NumbaSimtTarget:
     name = "numba-simt"
-    option_names = ("registers", "uniform_writes", "step_budget")
+    description = ("a small GPU: exec-mask compiler, register allocation with spills, "
+                   "deopt metadata, numba-compiled machine")
+    capabilities = frozenset({"wave_ops", "faults", "mutants"})
+    option_names = ("registers", "uniform_writes")
+    option_help = {
+        "registers": f"physical vector registers, 4..256 (default {DEFAULT_REGISTERS}); "
+                     "small budgets force spills",
+        "uniform_writes": "all_lanes (default) | active: how constants and parameters are "
+                          "written",
+    }
+    schedule_keys = ("wave_order", "order_seed", "slots", "quantum", "stop_on_fault")
+    schedule_help = {
+        "wave_order": "ascending (default) | descending | shuffled: wave issue order",
+        "order_seed": "seed of a shuffled order",
+        "slots": "resident waves run round-robin (default 1)",
+        "quantum": "instructions a resident wave runs per turn (default 64)",
+        "stop_on_fault": "true (default): no wave is issued once a lane has faulted",
+    }
     mutant_names: tuple[str, ...] = ()
+    mutant_help: dict[str, str] = {}
     never_ran_granularity = "wave"
 
     def validate_options(self, options: dict[str, Any]) -> None:
         compile_options(options)
 
+    def cold_start_note(self) -> str | None:
+        from . import machine
+
+        if machine.cache_is_warm():
+            return None
+        return ("compiling the numba-simt machine (first run only; cached on disk "
+                "afterwards; 10-80 s)...")
+
     def warm_up(self) -> None:
         from . import machine
 
         machine.warm_up()
+
+    def listing(self, case: Case, options: dict[str, Any]) -> str:
+        return compile_case(case, options).listing
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:
@@ -115,11 +152,13 @@ class NumbaSimtTarget:
         fault_ip = np.full(n, -1, dtype=np.int64)
         fault_code = np.zeros(n, dtype=np.int64)
         counters = np.zeros(4, dtype=np.int64)
+        budget = trip_budget(options, n)
         rc = machine.run_launch(
             compiled.rows, n, w, compiled.nregs, compiled.nmasks, compiled.nslots, mem,
             buftab, params, order, int(schedule.get("slots", 1)),
             int(schedule.get("quantum", 64)), bool(schedule.get("stop_on_fault", True)),
             status, fault_ip, fault_code, counters,
+            max_wave_steps=_max_wave_steps(budget, w, len(compiled.rows)), trip_budget=budget,
         )
         out_bufs = {}
         for i, name in enumerate(names):
@@ -128,6 +167,10 @@ class NumbaSimtTarget:
         diagnostics = {"instructions": int(counters[0]), "lane_instructions": int(counters[1]),
                        "waves": int(counters[2]), "code_size": len(compiled.rows),
                        "spill_slots": len(compiled.slot)}
+        if rc == machine.ERR_BUDGET:
+            return Outcome(out_bufs, None, [], diagnostics=diagnostics, error=(
+                f"step_budget: workitem {int(counters[3])} ran out of its budget of "
+                f"{describe_budget(options, n)}"))
         if rc != 0:
             return Outcome(out_bufs, None, [], error=f"internal: machine error {rc}",
                            diagnostics=diagnostics)

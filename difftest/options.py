@@ -1,0 +1,105 @@
+"""Run options: the ones every target and the oracle honour, and the one validation path
+for options from any source (`--opt`, a case file's `options`, a corpus file).
+
+Common options (docs/semantics.md, "Budgets"):
+- `step_budget`: loop trips one workitem may run (default 100,000);
+- `work_budget`: loop trips the whole launch may run (default 1,000,000); it is shared out
+  evenly, so each workitem may run `min(step_budget, work_budget // n)` trips. A budget
+  of work, not time: the same case stops at the same point on every machine, and the
+  oracle's full run never does more than `work_budget` trips in all;
+- `mutants`: names of the target's injected bugs to switch on (a list; on the command
+  line `--opt mutant=NAME`, repeatable, or `--opt mutants=A,B`).
+A target adds its own through `option_names` and checks their values in
+`validate_options(options)` (raising `DifftestError`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from .errors import DifftestError
+
+DEFAULT_STEP_BUDGET = 100_000
+DEFAULT_WORK_BUDGET = 1_000_000
+MAX_BUDGET = 10**12
+COMMON = ("step_budget", "work_budget", "mutants")
+
+
+class OptionError(DifftestError):
+    """An unknown option or mutant, or a value of the wrong kind."""
+
+
+def trip_budget(options: dict[str, Any], n: int) -> int:
+    """Loop trips each of the launch's `n` workitems may run (options already valid)."""
+    step = options.get("step_budget", DEFAULT_STEP_BUDGET)
+    work = options.get("work_budget", DEFAULT_WORK_BUDGET)
+    return int(min(step, work // max(1, n)))
+
+
+def describe_budget(options: dict[str, Any], n: int) -> str:
+    """The budget in words, for the `step_budget` error both sides report."""
+    step = options.get("step_budget", DEFAULT_STEP_BUDGET)
+    work = options.get("work_budget", DEFAULT_WORK_BUDGET)
+    return (f"{trip_budget(options, n)} loop trips per workitem (step_budget {step}, "
+            f"work_budget {work} over {n} workitems)")
+
+
+def parse_cli(pairs: Sequence[str]) -> dict[str, Any]:
+    """`--opt KEY=VALUE` pairs; values that parse as JSON (numbers, true) are typed, and
+    `mutants=a,b` becomes a list."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise OptionError(f"--opt {pair!r}: expected KEY=VALUE")
+        if key in ("mutants", "mutant"):  # --opt mutant=a --opt mutant=b, or mutants=a,b
+            prior = out.get("mutants", [])
+            out["mutants"] = prior + [m for m in value.split(",") if m]
+            continue
+        try:
+            out[key] = json.loads(value)
+        except (json.JSONDecodeError, ValueError, RecursionError):
+            out[key] = value
+    return out
+
+
+def validate(target: Any, options: Any, where: str = "options") -> dict[str, Any]:
+    """Check `options` for `target`; returns them unchanged or raises OptionError naming
+    `where`, the option and what was expected."""
+    if not isinstance(options, dict):
+        raise OptionError(f"{where}: expected an object of options, got {_short(options)}")
+    name = getattr(target, "name", "?")
+    known = tuple(getattr(target, "option_names", ())) + COMMON
+    for key in options:
+        if key not in known:
+            raise OptionError(f"{where}: unknown option '{key}' for target {name} "
+                              f"(known: {', '.join(sorted(set(known)))})")
+    for key in ("step_budget", "work_budget"):
+        if key in options:
+            v = options[key]
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_BUDGET:
+                raise OptionError(f"{where}: option {key}={_short(v)}: expected an integer "
+                                  f"in 1..{MAX_BUDGET}")
+    mutants = options.get("mutants", [])
+    if not isinstance(mutants, list) or not all(isinstance(m, str) for m in mutants):
+        raise OptionError(f"{where}: option mutants={_short(mutants)}: expected a list of "
+                          "mutant names")
+    known_mutants = tuple(getattr(target, "mutant_names", ()))
+    for m in mutants:
+        if m not in known_mutants:
+            raise OptionError(f"{where}: unknown mutant '{m}' for target {name} (known: "
+                              f"{', '.join(known_mutants) or 'none'}; `difftest targets` "
+                              "lists them)")
+    check = getattr(target, "validate_options", None)
+    if callable(check):
+        try:
+            check(options)
+        except DifftestError as e:
+            raise OptionError(f"{where}: {e}") from None
+    return options
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
