@@ -1,4 +1,5 @@
-"""`difftest bench`: numba-simt's speed, measured side by side in one run.
+"""`difftest bench` (or `python benchmarks/bench_target.py [--json FILE] [--quick]`):
+numba-simt's speed, measured side by side in one run.
 
 - SimpleDeopt (the seed's kernel) with `length = 2n`, so no workitem faults, at n = 2^22:
   numba-simt's machine vs the same computation as a hand-written `@njit` loop, as a ratio
@@ -9,7 +10,7 @@
 - cold and cached compile time of the machine (fresh processes, an empty and then a warm
   NUMBA_CACHE_DIR).
 
-This is the one module besides machine.py that imports numba: for the hand-written
+Besides machine.py this is the one module that imports numba: for the hand-written
 baseline, which must be compiled by the same compiler to be a fair reference.
 """
 
@@ -77,8 +78,8 @@ def _time(fn: Any) -> float:
 
 def _machine_runner(case: Any) -> tuple[Any, Any]:
     """A closure running only the machine on `case` (layout done once), and counters."""
-    from . import machine
-    from .target import compile_case
+    from targets.numba_simt import machine
+    from targets.numba_simt.target import compile_case
 
     compiled = compile_case(case, {})
     n, w = case.n, case.wave
@@ -125,7 +126,7 @@ def bench_ratios(n: int, waves: list[int], repeat: int) -> dict[int, dict[str, A
 def bench_oracle(n: int, wave: int) -> dict[str, float]:
     from oracles.reference import run_full
 
-    from .target import NumbaSimtTarget
+    from targets.numba_simt.target import NumbaSimtTarget
 
     case = _case(n, wave)
     target = NumbaSimtTarget()
@@ -140,8 +141,8 @@ def bench_jit_compilations(kernels: int, seed: int) -> dict[str, int]:
     from generators.cases import cases
     from generators.sampling import draw
 
-    from . import machine
-    from .target import NumbaSimtTarget
+    from targets.numba_simt import machine
+    from targets.numba_simt.target import NumbaSimtTarget
 
     target = NumbaSimtTarget()
     target.warm_up()
@@ -180,7 +181,7 @@ def bench_generation(kernels: int, seed: int) -> dict[str, float]:
     from generators.kernels import kernels as kernel_strategy
     from oracles.reference import ReferenceTarget
 
-    from .target import NumbaSimtTarget
+    from targets.numba_simt.target import NumbaSimtTarget
 
     quiet = list(HealthCheck)
     count = [0]
@@ -255,3 +256,13 @@ def main_bench(json_path: str | None, quick: bool) -> int:
         with open(json_path, "w", encoding="utf-8") as f:
             json.dump(r, f, indent=1)
     return 0
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    args = parser.parse_args()
+    sys.exit(main_bench(args.json, args.quick))

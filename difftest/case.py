@@ -14,7 +14,6 @@ expected verdicts, mutants) so a round trip loses nothing.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .errors import CaseError, KernelError
+from .jsonio import read_json
 from .ir import parse
 from .ir.nodes import Function, Program
 from .ir.types import BOOL, DTYPES, Type, int_range
@@ -80,18 +80,7 @@ class Case:
 
 def load_case(path: str | Path) -> Case:
     """Read and validate a case file; every problem is one CaseError naming the file."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CaseError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise CaseError(f"{p}: cannot read: {e}") from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise CaseError(f"{p}: malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
-    return case_from_json(obj, str(p))
+    return case_from_json(read_json(path), str(path))
 
 
 def case_from_json(obj: Any, where: str = "case") -> Case:

@@ -1,21 +1,38 @@
 """The `difftest` command line.
 
-Exit codes: 0 success; 1 the run itself went wrong (a target error); 2 bad input (one line
-on stderr naming the file, field or option, never a traceback).
+Exit codes: 0 success (agree, nothing found); 1 a finding or a failure of the run itself (a
+disagreement, a counterexample, a target error, a campaign that checked nothing); 2 bad
+input: one line on stderr naming the file, field or option and what is wrong, never a
+traceback (a racy kernel is bad input too: it is outside the semantics); 130 / 143
+interrupted by Ctrl-C / SIGTERM.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
+from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
 from .case import Case, load_case
-from .errors import DifftestError
+from .errors import DifftestError, OracleError
 from .outcome import COMPLETED, FAULTED, NEVER_RAN, Outcome
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+DEFAULT_TARGET = "numba-simt"
+MAX_WORKERS_PER_CORE = 4
+
+CASE_FORMAT = """\
+A case file is JSON:
+  {"kernel": "<source text>", "entry": "<kernel function>",
+   "launch": {"n": <workitems>, "wave": <1|2|4|...|64>},
+   "args": {"<buffer>": {"dtype": "i32"|"i64", "data": [...]}, "<scalar>": <int|bool>},
+   "schedule": {...}, "options": {...}, "policy": "stream"|"sequential"}
+(schedule, options and policy are optional; docs/case-format.md has every field, and
+`difftest targets` lists each target's options and schedule keys)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,18 +40,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
-    """`--opt KEY=VALUE` pairs; values that parse as JSON (numbers, true) are typed."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise DifftestError(f"--opt {pair!r}: expected KEY=VALUE")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+# ------------------------------------------------------------------ shared helpers
 
 
 def _summary(case: Case, target: str, outcome: Outcome) -> str:
@@ -59,23 +65,50 @@ def _summary(case: Case, target: str, outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-def _target_and_options(name: str, case: Case | None, pairs: Sequence[str]
+def _target_and_options(name: str, case: Case | None, case_path: str, pairs: Sequence[str]
                         ) -> tuple[Any, dict[str, Any]]:
-    from targets.base import check_options, load_target
+    """The target and the run options: the case file's, overridden by `--opt`; both
+    validated by the one path (difftest.options.validate)."""
+    from .options import parse_cli, validate
+    from .registry import load_target
 
     target = load_target(name)
-    cli_options = parse_options(pairs)
-    check_options(target, cli_options)
-    options = {**(case.options if case else {}), **cli_options}
-    if isinstance(options.get("mutants"), str):
-        options["mutants"] = [m for m in options["mutants"].split(",") if m]
-    return target, options
+    note = getattr(target, "cold_start_note", None)
+    message = note() if callable(note) else None
+    if message:
+        print(message, file=sys.stderr, flush=True)
+    cli_options = validate(target, parse_cli(pairs), "--opt")
+    case_options = validate(target, case.options, f"{case_path}: options") if case else {}
+    return target, {**case_options, **cli_options}
+
+
+def _oracle(case: Case, path: str, options: dict[str, Any]) -> tuple[Any, None]:
+    """The oracle's full run; a racy kernel is the kernel's fault (exit 2, race named)."""
+    from .runner import oracle_run
+
+    full, error = oracle_run(case, options)
+    if error is not None:
+        raise OracleError("race", f"{path}: the kernel is outside the semantics: "
+                          f"{error.split(': ', 1)[1]}")
+    return full, None
+
+
+def _unsupported(target: Any, case: Case) -> str | None:
+    check = getattr(target, "unsupported", None)
+    return check(case) if callable(check) else None
+
+
+# ------------------------------------------------------------------------ commands
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     case = load_case(args.case)
-    target, options = _target_and_options(args.target, case, args.opt)
-    outcome = target.run(case, case.schedule, options)
+    target, options = _target_and_options(args.target, case, args.case, args.opt)
+    schedule = _schedule(case, args)
+    outcome = target.run(case, schedule, options)
+    if outcome.error is not None and outcome.error.startswith("race:"):
+        raise OracleError("race", f"{args.case}: the kernel is outside the semantics: "
+                          f"{outcome.error.split(': ', 1)[1]}")
     if args.json:
         print(json.dumps(outcome.to_json()))
     else:
@@ -83,30 +116,47 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_FAIL if outcome.error is not None else EXIT_OK
 
 
+def _schedule(case: Case, args: argparse.Namespace) -> dict[str, Any]:
+    """The case's schedule, or with --schedule-seed N the N-th generated one."""
+    seed = getattr(args, "schedule_seed", None)
+    if seed is None:
+        return dict(case.schedule)
+    from generators.schedules import schedule_by_number
+
+    return schedule_by_number(case, seed)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    from .runner import check_case, oracle_run
+    from .runner import check_case
     from .verdict import check_outcome
 
     case = load_case(args.case)
     policy = args.policy or case.policy
-    full, oracle_error = oracle_run(case)
     if args.outcome:
-        outcome = Outcome.from_json(_read_json(args.outcome), str(args.outcome))
-        verdict = check_outcome(case, full, outcome, policy=policy, oracle_error=oracle_error)
+        from .jsonio import read_json
+
+        outcome = Outcome.from_json(read_json(args.outcome), str(args.outcome))
+        full, _ = _oracle(case, args.case, case.options)
+        verdict = check_outcome(case, full, outcome, policy=policy)
         print(f"{args.outcome}: {verdict}")
         return EXIT_OK if verdict.agree else EXIT_FAIL
-    target, options = _target_and_options(args.target, case, args.opt)
+    target, options = _target_and_options(args.target, case, args.case, args.opt)
     if args.schedules < 1:
         raise DifftestError(f"--schedules must be at least 1, got {args.schedules}")
-    schedules = [case.schedule]
-    if args.schedules > 1:
-        from generators.sampling import draw
-        from generators.schedules import schedules as schedule_strategy
+    reason = _unsupported(target, case)
+    if reason:
+        raise DifftestError(f"{args.case}: target {args.target} cannot run this case: {reason}")
+    full, _ = _oracle(case, args.case, options)
+    if args.schedule_seed is not None:
+        schedules = [_schedule(case, args)]
+    else:
+        from generators.schedules import schedule_by_number
 
-        schedules += draw(schedule_strategy(), args.schedules - 1, args.seed)
+        schedules = [dict(case.schedule)] + [
+            schedule_by_number(case, args.seed + i) for i in range(args.schedules - 1)]
     failed = 0
     for i, schedule in enumerate(schedules):
-        res = check_case(case, target, schedule, options, policy, full, oracle_error)
+        res = check_case(case, target, schedule, options, policy, full, None)
         failed += not res.verdict.agree
         label = json.dumps(schedule, sort_keys=True) if schedule else "{}"
         print(f"schedule {i} {label}: {res.verdict}")
@@ -114,28 +164,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK if not failed else EXIT_FAIL
 
 
-def _read_json(path: str) -> Any:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except FileNotFoundError:
-        raise DifftestError(f"{path}: no such file") from None
-    except json.JSONDecodeError as e:
-        raise DifftestError(f"{path}: malformed JSON at line {e.lineno} column {e.colno}: "
-                            f"{e.msg}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise DifftestError(f"{path}: cannot read: {e}") from None
-
-
 def cmd_replay(args: argparse.Namespace) -> int:
-    from targets.base import load_target, target_names
-
     from .corpus import entries, files
+    from .registry import load_target, target_names
     from .runner import replay
 
     names = args.target or target_names()
-    for name in names:
-        load_target(name)  # unknown target: exit 2 before replaying anything
+    if args.target:
+        for name in names:
+            load_target(name)  # a target the user named must exist: exit 2 before work
     paths = files(args.paths)
     bad = failed = passed = 0
     for entry in entries(list(paths)):
@@ -154,12 +191,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .report import render_png, status_picture, numbered_source
+    from .report import numbered_source, render_png, status_picture
     from .runner import check_case
 
     case = load_case(args.case)
-    target, options = _target_and_options(args.target, case, args.opt)
-    res = check_case(case, target, options=options, policy=args.policy)
+    target, options = _target_and_options(args.target, case, args.case, args.opt)
+    full, _ = _oracle(case, args.case, options)
+    res = check_case(case, target, _schedule(case, args), options, args.policy, full, None)
     print(numbered_source(case.kernel))
     print()
     print(f"{case.entry}: n={case.n} wave={case.wave} on {args.target}: {res.verdict}")
@@ -172,142 +210,264 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _workers(text: str) -> int:
-    import os
-
+    cores = os.cpu_count() or 1
     if text == "auto":
-        return os.cpu_count() or 1
+        return cores
     try:
         value = int(text)
     except ValueError:
         raise DifftestError(f"--workers must be a number or 'auto', got {text!r}") from None
-    if value < 1:
-        raise DifftestError(f"--workers must be at least 1, got {value}")
+    limit = MAX_WORKERS_PER_CORE * cores
+    if not 1 <= value <= limit:
+        raise DifftestError(f"--workers must be in 1..{limit} ({MAX_WORKERS_PER_CORE} per "
+                            f"core on this machine's {cores}), got {value}")
+    return value
+
+
+def _seconds(value: float | None, flag: str) -> float | None:
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise DifftestError(f"{flag} must be a positive number of seconds, got {value}")
     return value
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from .corpus import check_writable
+    from .fuzz import FuzzConfig, Interrupted, format_summary, fuzz
 
-    from .fuzz import FuzzConfig, format_summary, fuzz
-
-    _, options = _target_and_options(args.target, None, args.opt)
-    if args.time is not None and args.time <= 0:
-        raise DifftestError(f"--time must be positive, got {args.time}")
+    _, options = _target_and_options(args.target, None, "", args.opt)
+    _seconds(args.time, "--time")
     if args.examples is not None and args.examples < 1:
         raise DifftestError(f"--examples must be at least 1, got {args.examples}")
     corpus = Path(args.corpus)
-    if corpus.exists() and not corpus.is_dir():
-        raise DifftestError(f"--corpus {corpus}: not a folder")
+    check_writable(corpus, "--corpus")
     seconds = args.time if args.time is not None or args.examples is not None else 60.0
     config = FuzzConfig(target=args.target, seconds=seconds, examples=args.examples,
                         workers=_workers(args.workers), seed=args.seed, options=options,
                         corpus=corpus)
-    summary = fuzz(config)
+    try:
+        summary = fuzz(config)
+    except Interrupted as stop:
+        print(format_summary(stop.summary, args.target))
+        print(f"interrupted ({stop.signal_name}): the summary above is the campaign so far")
+        return stop.exit_code
     print(format_summary(summary, args.target))
+    if summary.cases == 0:
+        print("fuzz: no case was checked, so nothing was tested (see the messages above)")
+        return EXIT_FAIL
     return EXIT_FAIL if summary.failures else EXIT_OK
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from generators.cases import cases
     from generators.sampling import draw
 
-    from .corpus import content_name, write_atomic
+    from .corpus import check_writable, content_name, write_atomic
 
     if args.count < 1:
         raise DifftestError(f"--count must be at least 1, got {args.count}")
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise DifftestError(f"--out {out}: not a folder")
-    written = 0
+    check_writable(out, "--out")
+    names: set[str] = set()
     for case in draw(cases(), args.count, args.seed):
         obj = case.to_json()
-        write_atomic(out / content_name(obj), json.dumps(obj, indent=1) + "\n")
-        written += 1
-    print(f"wrote {written} case files to {out}")
+        name = content_name(obj)
+        try:
+            write_atomic(out / name, json.dumps(obj, indent=1) + "\n")
+        except OSError as e:
+            raise DifftestError(f"--out {out}: cannot write {name}: {e.strerror or e}") from None
+        names.add(name)
+    dup = args.count - len(names)
+    print(f"wrote {len(names)} case files to {out}"
+          + (f" ({dup} drawn case{'s' if dup != 1 else ''} repeated an earlier one)"
+             if dup else ""))
     return EXIT_OK
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from targets.numba_simt.target import compile_case
-
     case = load_case(args.case)
-    _, options = _target_and_options("numba-simt", case, args.opt)
-    print(compile_case(case, options).listing)
+    target, options = _target_and_options(args.target, case, args.case, args.opt)
+    listing = getattr(target, "listing", None)
+    if not callable(listing):
+        raise DifftestError(f"target {args.target} has no compiled code to show")
+    print(listing(case, options))
+    return EXIT_OK
+
+
+def cmd_targets(args: argparse.Namespace) -> int:
+    from .options import COMMON
+    from .registry import capabilities, load_target, target_names
+
+    common = {"step_budget": "loop trips one workitem may run (default 100000)",
+              "work_budget": "loop trips the whole launch may run, shared out evenly "
+                             "(default 1000000)",
+              "mutants": "injected bugs to switch on: --opt mutants=a,b"}
+    assert set(common) == set(COMMON)
+    print("common options (every target and the oracle): " + ", ".join(COMMON))
+    for key, text in common.items():
+        print(f"    {key:<16} {text}")
+    for name in target_names():
+        print()
+        try:
+            t = load_target(name)
+        except DifftestError as e:
+            print(f"{name}: cannot be loaded: {e}")
+            continue
+        print(f"{name}: {getattr(t, 'description', '')}")
+        caps = sorted(capabilities(t))
+        gran = getattr(t, "never_ran_granularity", None)
+        print(f"  capabilities: {', '.join(caps) or 'none'}"
+              + (f"; never-ran comes in whole {gran}s" if gran else ""))
+        for title, names, helps in (
+                ("options", getattr(t, "option_names", ()), getattr(t, "option_help", {})),
+                ("schedule keys", getattr(t, "schedule_keys", ()),
+                 getattr(t, "schedule_help", {})),
+                ("mutants", getattr(t, "mutant_names", ()), getattr(t, "mutant_help", {}))):
+            if not names:
+                print(f"  {title}: none")
+                continue
+            print(f"  {title}:")
+            width = max(len(k) for k in names)
+            for key in names:
+                print(f"    {key:<{width}}  {helps.get(key, '')}".rstrip())
+    print()
+    print(CASE_FORMAT)
     return EXIT_OK
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from targets.numba_simt.bench import main_bench
+    bench_dir = Path(__file__).resolve().parents[1] / "benchmarks"
+    script = bench_dir / "bench_target.py"
+    if not script.is_file():
+        raise DifftestError(f"{script}: the benchmarks ship with the source repository; "
+                            "run `difftest bench` from a clone")
+    import runpy
 
-    return main_bench(args.json, args.quick)
+    sys.argv = [str(script)] + (["--json", args.json] if args.json else []) + (
+        ["--quick"] if args.quick else [])
+    runpy.run_path(str(script), run_name="__main__")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def _add_target(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--target", default=DEFAULT_TARGET, metavar="NAME",
+                   help=f"target to run (default {DEFAULT_TARGET}; `difftest targets` "
+                   "lists them)")
+
+
+def _add_opt(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="target option, repeatable; overrides the case file's options "
+                   "(e.g. registers=6, step_budget=1000, mutants=div-floor)")
+
+
+def _add_schedule_seed(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--schedule-seed", type=int, default=None, metavar="N",
+                   help="instead of the case's schedule, use the N-th generated schedule for "
+                   "this case (deterministic: reproduces what the fuzz loop saw)")
+
+
+def _add_policy(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--policy", choices=("stream", "sequential"), default=None,
+                   help="exception policy to check against (default: the case's, else "
+                   "stream)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="difftest", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = _Parser(prog="difftest", description=(
+        "Property-based differential testing of SIMT kernel execution with deoptimization: "
+        "targets against a reference oracle."),
+        epilog=CASE_FORMAT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="COMMAND")
 
-    run = sub.add_parser("run", help="run a case file on one target and print the outcome")
-    run.add_argument("case", help="case file (JSON)")
-    run.add_argument("--target", default="reference", help="target name (default: reference)")
-    run.add_argument("--json", action="store_true", help="print the outcome as JSON")
-    run.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
-                     help="target option (repeatable)")
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_text, description=help_text, epilog=CASE_FORMAT,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    run = command("run", "run a case file on one target and print the outcome")
+    run.add_argument("case", metavar="CASE.json", help="case file")
+    _add_target(run)
+    run.add_argument("--json", action="store_true",
+                     help="print the outcome as JSON (what `check --outcome` reads)")
+    _add_opt(run)
+    _add_schedule_seed(run)
     run.set_defaults(func=cmd_run)
 
-    check = sub.add_parser("check", help="run a case on the oracle and a target; print the verdict")
-    check.add_argument("case", help="case file (JSON)")
-    check.add_argument("--target", default="reference")
-    check.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE")
+    check = command("check", "run a case on the oracle and a target and print the verdict "
+                    "(exit 0 agree, 1 disagree)")
+    check.add_argument("case", metavar="CASE.json", help="case file")
+    _add_target(check)
+    _add_opt(check)
     check.add_argument("--schedules", type=int, default=1, metavar="K",
-                       help="check the case's schedule and K-1 generated ones")
-    check.add_argument("--seed", type=int, default=0, help="seed for generated schedules")
-    check.add_argument("--policy", choices=("stream", "sequential"), default=None)
+                       help="check the case's own schedule and K-1 generated ones (numbered "
+                       "from --seed)")
+    check.add_argument("--seed", type=int, default=1, metavar="N",
+                       help="number of the first generated schedule (default 1; schedule 0 "
+                       "is the empty one)")
+    _add_schedule_seed(check)
+    _add_policy(check)
     check.add_argument("--outcome", metavar="FILE",
-                       help="check this outcome (difftest run --json format) instead of a target")
+                       help="check this outcome (`difftest run --json` format) instead of "
+                       "running a target")
     check.set_defaults(func=cmd_check)
 
-    rep = sub.add_parser("replay", help="replay corpus files or folders")
-    rep.add_argument("paths", nargs="+", metavar="PATH")
-    rep.add_argument("--target", action="append", default=None,
+    rep = command("replay", "replay corpus files or folders: each recorded verdict must "
+                  "hold, and every target must agree without mutants")
+    rep.add_argument("paths", nargs="+", metavar="PATH", help="corpus file or folder")
+    rep.add_argument("--target", action="append", default=None, metavar="NAME",
                      help="replay on this target (repeatable; default: every registered one)")
     rep.set_defaults(func=cmd_replay)
 
-    show = sub.add_parser("show", help="print a case's kernel, verdict and status picture")
-    show.add_argument("case")
-    show.add_argument("--target", default="reference")
-    show.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE")
-    show.add_argument("--policy", choices=("stream", "sequential"), default=None)
-    show.add_argument("--png", metavar="FILE", help="also write the status picture as a PNG")
+    show = command("show", "print a case's kernel, the verdict on a target and each "
+                   "workitem's fate as a picture")
+    show.add_argument("case", metavar="CASE.json", help="case file")
+    _add_target(show)
+    _add_opt(show)
+    _add_schedule_seed(show)
+    _add_policy(show)
+    show.add_argument("--png", metavar="FILE",
+                      help="also write the picture as a PNG (waves x lanes, with a legend)")
     show.set_defaults(func=cmd_show)
 
-    fz = sub.add_parser("fuzz", help="fuzz campaign: generated cases on a target vs the oracle")
-    fz.add_argument("--target", default="reference")
+    fz = command("fuzz", "fuzz campaign: generated cases on a target against the oracle; "
+                 "shrunk counterexamples go to the corpus")
+    _add_target(fz)
     budget = fz.add_mutually_exclusive_group()
     budget.add_argument("--time", type=float, default=None, metavar="SECONDS",
                         help="stop after this long (default 60 s)")
     budget.add_argument("--examples", type=int, default=None, metavar="N",
-                        help="stop after N generated kernels")
-    fz.add_argument("--workers", default="1", metavar="N|auto")
-    fz.add_argument("--seed", type=int, default=0)
-    fz.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE")
+                        help="stop after N generated kernels instead")
+    fz.add_argument("--workers", default="1", metavar="N|auto",
+                    help=f"worker processes (auto: one per core; at most "
+                    f"{MAX_WORKERS_PER_CORE} per core)")
+    fz.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
+    _add_opt(fz)
     fz.add_argument("--corpus", default="corpus", metavar="DIR",
                     help="where shrunk counterexamples are written (default: corpus)")
     fz.set_defaults(func=cmd_fuzz)
 
-    sm = sub.add_parser("sample", help="write N generated cases as case files")
-    sm.add_argument("--count", type=int, required=True, metavar="N")
-    sm.add_argument("--seed", type=int, default=0)
-    sm.add_argument("--out", required=True, metavar="DIR")
+    sm = command("sample", "write N generated cases as case files")
+    sm.add_argument("--count", type=int, required=True, metavar="N", help="cases to draw")
+    sm.add_argument("--seed", type=int, default=0, help="generation seed (default 0)")
+    sm.add_argument("--out", required=True, metavar="DIR", help="folder to write them to")
     sm.set_defaults(func=cmd_sample)
 
-    co = sub.add_parser("compile", help="print numba-simt's machine code for a case's kernel")
-    co.add_argument("case")
-    co.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE")
+    co = command("compile", "print a target's compiled code for a case's kernel (numba-simt: "
+                 "masks, registers, spills, infopoints)")
+    co.add_argument("case", metavar="CASE.json", help="case file")
+    _add_target(co)
+    _add_opt(co)
     co.set_defaults(func=cmd_compile)
 
-    be = sub.add_parser("bench", help="numba-simt speed vs a hand-written @njit loop and the oracle")
+    tg = command("targets", "list the registered targets with their options, schedule keys "
+                 "and mutants")
+    tg.set_defaults(func=cmd_targets)
+
+    be = command("bench", "benchmarks: checked cases per CPU-second, numba-simt vs a "
+                 "hand-written @njit loop, oracle vs target")
     be.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     be.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     be.set_defaults(func=cmd_bench)
@@ -324,6 +484,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except KeyboardInterrupt:
+        print("difftest: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .case import Case, case_from_json
-from .errors import CaseError
+from .errors import CaseError, DifftestError
+from .jsonio import read_json
 
 FORMAT, VERSION = "difftest-case", 1
 
@@ -66,6 +67,21 @@ def write_atomic(path: Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def check_writable(directory: Path, flag: str) -> None:
+    """Create `directory` if needed and prove a file can be written there (a campaign must
+    not find out after an hour that its counterexamples cannot be kept)."""
+    if directory.exists() and not directory.is_dir():
+        raise DifftestError(f"{flag} {directory}: not a folder")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".probe.", dir=directory)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise DifftestError(f"{flag} {directory}: cannot write there: "
+                            f"{e.strerror or e}") from None
 
 
 def save(directory: str | Path, obj: dict[str, Any]) -> Path:
@@ -116,19 +132,25 @@ def entries(paths: list[str | Path]) -> Iterator[Entry]:
     """Every corpus file, loaded; a malformed one is an Entry with `error`, never a crash."""
     for path in files(paths):
         try:
-            text = path.read_text(encoding="utf-8")
-            obj = json.loads(text)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            yield Entry(path, None, f"{path}: malformed corpus file: {e}")
-            continue
-        try:
-            case = case_from_json(obj, str(path))
+            case = case_from_json(read_json(path), str(path))
         except CaseError as e:
             yield Entry(path, None, str(e))
             continue
-        exp = case.extra.get("expected", {"verdict": "agree"})
-        if not (isinstance(exp, dict) and exp.get("verdict") in ("agree", "disagree")):
-            yield Entry(path, None, f"{path}: field 'expected' must be "
-                        "{\"verdict\": \"agree\"|\"disagree\", ...}")
+        problem = _corpus_fields(case.extra)
+        if problem:
+            yield Entry(path, None, f"{path}: {problem}")
             continue
         yield Entry(path, case)
+
+
+def _corpus_fields(extra: dict[str, Any]) -> str | None:
+    """What is wrong with a corpus file's own fields (None when they are well-formed)."""
+    exp = extra.get("expected", {"verdict": "agree"})
+    if not (isinstance(exp, dict) and exp.get("verdict") in ("agree", "disagree")):
+        return "field 'expected' must be {\"verdict\": \"agree\"|\"disagree\", ...}"
+    if not isinstance(extra.get("target", "reference"), str):
+        return "field 'target' must be a target name"
+    mutants = extra.get("mutants", [])
+    if not (isinstance(mutants, list) and all(isinstance(m, str) for m in mutants)):
+        return f"field 'mutants' must be a list of mutant names, got {mutants!r:.40}"
+    return None

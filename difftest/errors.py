@@ -30,3 +30,12 @@ class KernelError(DifftestError):
 
 class CaseError(DifftestError):
     """A case file (or outcome file) that is malformed or does not fit its kernel."""
+
+
+class OracleError(DifftestError):
+    """The kernel is outside the semantics (a race): the oracle cannot judge it. It is the
+    kernel's fault, so the CLI reports it as bad input (exit 2)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        self.kind = kind
+        super().__init__(f"{kind}: {message}")

@@ -5,12 +5,19 @@ budget is spent: a batch draws kernels (each serving several inputs, launches an
 schedules), checks every (case, schedule) against the oracle, and on a disagreement lets
 Hypothesis shrink it; the shrunk case is written to the corpus (atomically) and reported.
 Workers publish counters in shared memory; the parent prints progress and the summary.
+
+Faults of the campaign itself: a counterexample is never lost (a corpus write that fails
+prints the case JSON on stderr instead); Ctrl-C or SIGTERM stops the workers (they also die
+with the parent, on Linux) and the summary so far is printed (`Interrupted`); the corpus
+folder is checked before any work starts (the CLI does it).
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -18,7 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 BATCH = 25  # examples per Hypothesis run: bounds the overshoot past --time
-_CASES, _EXECS, _KERNELS, _FAILURES, _FIXED = 0, 1, 2, 3, 4
+_CASES, _EXECS, _KERNELS, _FAILURES, _SKIPPED, _FIXED = 0, 1, 2, 3, 4, 5
 
 
 @dataclass
@@ -42,9 +49,20 @@ class FuzzSummary:
     failures: list[str]
     construct_counts: dict[str, int]
     workers: int
+    skipped: int = 0
 
     def rate(self, count: int) -> float:
         return count / self.elapsed if self.elapsed > 0 else 0.0
+
+
+class Interrupted(Exception):
+    """The campaign was stopped by a signal; carries the summary so far."""
+
+    def __init__(self, summary: FuzzSummary, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.summary = summary
+        self.signal_name = signal.Signals(signum).name
+        self.exit_code = 128 + signum
 
 
 class Counterexample(AssertionError):
@@ -63,20 +81,34 @@ def _names() -> list[str]:
     return list(ALL_CONSTRUCTS) + [f"fault:{k}" for k in FAULT_KINDS]
 
 
+def _die_with_parent() -> None:
+    """Linux: SIGTERM this process when its parent dies, even by SIGKILL (no orphans)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _worker(index: int, config: FuzzConfig, counters: Any, stop_at: float,
             examples: int | None, results: Any) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent()
     from hypothesis import HealthCheck, Phase, given, seed, settings
     from hypothesis import strategies as st
 
     from generators.cases import kernel_cases
     from generators.coverage import constructs, fault_kinds
-    from generators.schedules import schedules
-    from targets.base import load_target
+    from generators.schedules import schedule_by_number, schedule_numbers
 
-    from .corpus import corpus_json, save
-    from .runner import check_case, oracle_run
+    from .registry import load_target
+    from .runner import check_case, oracle_run, target_options
 
     target = load_target(config.target)
+    unsupported = getattr(target, "unsupported", None)
     names = _names()
     slot = {name: _FIXED + i for i, name in enumerate(names)}
     done = 0
@@ -89,9 +121,10 @@ def _worker(index: int, config: FuzzConfig, counters: Any, stop_at: float,
                   phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
                   suppress_health_check=list(HealthCheck))
         @seed(config.seed * 1_000_003 + index * 7_919 + batch_no)
-        @given(kernel_cases(), st.lists(schedules(), min_size=config.schedules_per_case - 1,
-                                         max_size=config.schedules_per_case - 1))
-        def prop(kc: Any, extra_schedules: list[dict[str, Any]]) -> None:
+        @given(kernel_cases(), st.lists(schedule_numbers(),
+                                        min_size=config.schedules_per_case - 1,
+                                        max_size=config.schedules_per_case - 1))
+        def prop(kc: Any, extra_numbers: list[int]) -> None:
             if not failing[0] and time.monotonic() > stop_at:
                 return
             kernel, cases = kc
@@ -101,40 +134,33 @@ def _worker(index: int, config: FuzzConfig, counters: Any, stop_at: float,
                     counters[slot[name]] += 1
             kinds: set[str] = set()
             for case in cases:
-                full, oracle_error = oracle_run(case)
+                if callable(unsupported) and unsupported(case):
+                    counters[_SKIPPED] += 1
+                    continue
+                options = target_options(target, {**case.options, **config.options})
+                full, oracle_error = oracle_run(case, options)
                 counters[_EXECS] += 1
                 if full is not None:
                     new = set(fault_kinds(full)) - kinds
                     kinds |= new
                     for kind in new:
                         counters[slot[f"fault:{kind}"]] += 1
-                for sched in [case.schedule, *extra_schedules]:
-                    res = check_case(case, target, sched, config.options, None, full,
-                                     oracle_error)
+                extra = [schedule_by_number(case, k) for k in extra_numbers]
+                for sched in [case.schedule, *extra]:
+                    res = check_case(case, target, sched, options, None, full, oracle_error)
                     counters[_CASES] += 1
                     counters[_EXECS] += 1
                     if not res.verdict.agree:
                         failing[0] = True
                         case.schedule = res.schedule
+                        case.options = options
                         raise Counterexample(case.to_json(), str(res.verdict), res.verdict.rule)
 
         try:
             prop()
         except Counterexample as ce:
-            from .case import case_from_json
-
-            case = case_from_json(ce.case_json)
-            mutants = list(config.options.get("mutants", []))
-            expected = ({"verdict": "disagree", "rule": ce.rule} if mutants
-                        else {"verdict": "agree"})
-            obj = corpus_json(case, config.target, expected,
-                              f"found by difftest fuzz: {ce.verdict}", mutants)
-            options = {k: v for k, v in config.options.items() if k != "mutants"}
-            if options:
-                obj["options"] = {**obj.get("options", {}), **options}
-            path = save(config.corpus, obj)
+            _keep(ce, config, results)
             counters[_FAILURES] += 1
-            results.put(f"{path}: {ce.verdict}")
             return
         except Exception as e:  # noqa: BLE001 - e.g. Flaky: report, do not hide
             counters[_FAILURES] += 1
@@ -144,66 +170,141 @@ def _worker(index: int, config: FuzzConfig, counters: Any, stop_at: float,
         batch_no += 1
 
 
-def warm_up(target: str) -> None:
+def _keep(ce: Counterexample, config: FuzzConfig, results: Any) -> None:
+    """Write a shrunk counterexample to the corpus; if that fails, print it whole."""
+    from .case import case_from_json
+    from .corpus import corpus_json, save
+
+    case = case_from_json(ce.case_json)
+    mutants = list(case.options.get("mutants", []))
+    case.options = {k: v for k, v in case.options.items() if k != "mutants"}
+    expected = ({"verdict": "disagree", "rule": ce.rule} if mutants
+                else {"verdict": "agree"})
+    obj = corpus_json(case, config.target, expected,
+                      f"found by difftest fuzz: {ce.verdict}", mutants)
+    try:
+        path = save(config.corpus, obj)
+    except OSError as e:
+        sys.stderr.write(f"difftest: could not write the counterexample to {config.corpus}: "
+                         f"{e.strerror or e}; here it is, whole:\n"
+                         f"{json.dumps(obj, indent=1, sort_keys=True)}\n")
+        sys.stderr.flush()
+        results.put(f"(not saved: {e.strerror or e}; printed on stderr): {ce.verdict}")
+        return
+    results.put(f"{path}: {ce.verdict}")
+
+
+def warm_up(target: str, out: TextIO = sys.stderr) -> None:
     """Load the target once in the parent, so workers never pay (or race on) a cold
-    compile cache; a no-op for targets without one."""
-    from targets.base import load_target
+    compile cache; says so first when it will take a while."""
+    from .registry import load_target
 
     t = load_target(target)
+    note = getattr(t, "cold_start_note", None)
+    message = note() if callable(note) else None
+    if message:
+        out.write(message + "\n")
+        out.flush()
     warm = getattr(t, "warm_up", None)
     if callable(warm):
         warm()
 
 
+class _Stop(Exception):
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+
+
+def _raise_stop(signum: int, frame: Any) -> None:
+    raise _Stop(signum)
+
+
 def fuzz(config: FuzzConfig, out: TextIO = sys.stderr) -> FuzzSummary:
-    warm_up(config.target)
+    """Run the campaign; raises `Interrupted` (with the summary so far) on SIGINT/SIGTERM."""
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGTERM, _raise_stop)
+    signal.signal(signal.SIGINT, _raise_stop)
+    try:
+        return _campaign(config, out)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
     names = _names()
     ctx = mp.get_context("fork")
     results = ctx.Queue()
     arrays = [ctx.Array("q", _FIXED + len(names), lock=False) for _ in range(config.workers)]
-    start = time.monotonic()
-    stop_at = start + (config.seconds if config.seconds is not None else 10**9)
-    per_worker = None
-    if config.examples is not None:
-        per_worker = [config.examples // config.workers + (i < config.examples % config.workers)
-                      for i in range(config.workers)]
-    procs = [
-        ctx.Process(target=_worker, args=(i, config, arrays[i], stop_at,
-                                          None if per_worker is None else per_worker[i], results),
-                    daemon=True)
-        for i in range(config.workers)
-    ]
-    for p in procs:
-        p.start()
+    procs: list[Any] = []
     failures: list[str] = []
-    tty = out.isatty()
-    last_line = 0.0
-    while any(p.is_alive() for p in procs):
-        time.sleep(0.25)
+    start = time.monotonic()
+
+    def summary() -> FuzzSummary:
         while not results.empty():
-            msg = results.get()
-            failures.append(msg)
-            out.write(("\n" if tty else "") + f"counterexample: {msg}\n")
-        now = time.monotonic()
-        if tty or now - last_line >= 5:
-            line = _progress(arrays, names, now - start)
-            out.write(("\r" + line) if tty else (line + "\n"))
-            out.flush()
-            last_line = now
-    for p in procs:
-        p.join()
-    while not results.empty():
-        failures.append(results.get())
-    if tty:
+            failures.append(results.get())
+        totals = [sum(a[i] for a in arrays) for i in range(_FIXED + len(names))]
+        return FuzzSummary(time.monotonic() - start, totals[_KERNELS], totals[_CASES],
+                           totals[_EXECS], failures,
+                           {name: totals[_FIXED + i] for i, name in enumerate(names)},
+                           config.workers, totals[_SKIPPED])
+
+    try:
+        warm_up(config.target, out)
+        start = time.monotonic()
+        stop_at = start + (config.seconds if config.seconds is not None else 10**9)
+        per_worker = None
+        if config.examples is not None:
+            per_worker = [config.examples // config.workers
+                          + (i < config.examples % config.workers)
+                          for i in range(config.workers)]
+        for i in range(config.workers):
+            p = ctx.Process(target=_worker, args=(
+                i, config, arrays[i], stop_at,
+                None if per_worker is None else per_worker[i], results), daemon=True)
+            p.start()
+            procs.append(p)
+        tty = out.isatty()
+        last_line = 0.0
+        while any(p.is_alive() for p in procs):
+            time.sleep(0.25)
+            while not results.empty():
+                msg = results.get()
+                failures.append(msg)
+                out.write(("\n" if tty else "") + f"counterexample: {msg}\n")
+            now = time.monotonic()
+            if tty or now - last_line >= 5:
+                line = _progress(arrays, names, now - start)
+                out.write(("\r" + line) if tty else (line + "\n"))
+                out.flush()
+                last_line = now
+        for p in procs:
+            p.join()
+        if tty:
+            out.write("\n")
+    except _Stop as stop:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _terminate(procs)
         out.write("\n")
-    elapsed = time.monotonic() - start
-    totals = [sum(a[i] for a in arrays) for i in range(_FIXED + len(names))]
+        raise Interrupted(summary(), stop.signum) from None
+    result = summary()
     for p in procs:
         if p.exitcode not in (0, None):
             failures.append(f"worker exited with code {p.exitcode}")
-    return FuzzSummary(elapsed, totals[_KERNELS], totals[_CASES], totals[_EXECS], failures,
-                       {name: totals[_FIXED + i] for i, name in enumerate(names)},
-                       config.workers)
+    return result
+
+
+def _terminate(procs: list[Any]) -> None:
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + 5
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join()
 
 
 def _progress(arrays: list[Any], names: list[str], elapsed: float) -> str:
@@ -225,14 +326,19 @@ def format_summary(s: FuzzSummary, target: str) -> str:
         f"  cases      {s.cases:8d}  {s.rate(s.cases):8.1f}/s  "
         f"{s.rate(s.cases) / cores:8.1f}/s per core   (checked: oracle + target + verdict)",
         f"  executions {s.executions:8d}  {s.rate(s.executions):8.1f}/s",
-        "  coverage (% of kernels; fault kinds: % of oracle runs' kernels):",
     ]
+    if s.skipped:
+        lines.append(f"  skipped    {s.skipped:8d}  cases the target declares it cannot run")
+    lines.append("  coverage (% of kernels; fault kinds: % of oracle runs' kernels):")
     items = sorted(s.construct_counts.items())
-    for i in range(0, len(items), 4):
-        cells = [f"{name:>22} {100 * c / max(1, s.kernels):5.1f}%" for name, c in items[i:i + 4]]
-        lines.append("   " + "".join(cells))
+    width = max((len(name) for name, _ in items), default=10)
+    per_row = max(1, 96 // (width + 9))
+    for i in range(0, len(items), per_row):
+        cells = [f"{name:>{width}} {100 * c / max(1, s.kernels):5.1f}%"
+                 for name, c in items[i:i + per_row]]
+        lines.append("   " + "  ".join(cells))
     missing = [name for name, c in items if c == 0]
-    if missing:
+    if missing and s.kernels:
         lines.append(f"  never seen: {', '.join(missing)}")
     if s.failures:
         lines.append(f"  COUNTEREXAMPLES: {len(s.failures)}")

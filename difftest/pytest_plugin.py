@@ -52,7 +52,7 @@ def _register_profiles() -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption(OPTION_TARGET):
-        from targets.base import load_target
+        from difftest.registry import load_target
 
         for name in config.getoption(OPTION_TARGET):
             try:
@@ -67,7 +67,7 @@ def profile_name(config: pytest.Config) -> str:
 
 
 def target_names(config: pytest.Config) -> list[str]:
-    from targets.base import target_names as registered
+    from difftest.registry import target_names as registered
 
     chosen: list[str] | None = config.getoption(OPTION_TARGET)
     return list(chosen) if chosen else registered()

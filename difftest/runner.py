@@ -24,15 +24,25 @@ class CheckResult:
     schedule: dict[str, Any]
 
 
-def oracle_run(case: Case) -> tuple[Any, str | None]:
-    """The oracle's full run, or (None, error) for a race or budget overrun."""
-    from oracles.reference import OracleError, run_full
+def oracle_run(case: Case, options: dict[str, Any] | None = None) -> tuple[Any, str | None]:
+    """The oracle's full run under the budgets of `options` (default: the case's), or
+    (None, error) for a racy kernel."""
+    from .errors import OracleError
+    from .registry import load_oracle
 
-    budget = case.options.get("step_budget")
     try:
-        return (run_full(case, int(budget)) if budget else run_full(case)), None
+        return load_oracle().run_full(case, {**case.options, **(options or {})}), None
     except OracleError as e:
         return None, str(e)
+
+
+def target_options(target: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """The options `target` reads: the common ones and its own (generated cases carry
+    numba-simt's compile options, which another target would reject)."""
+    from .options import COMMON
+
+    own = set(getattr(target, "option_names", ())) | set(COMMON)
+    return {k: v for k, v in options.items() if k in own}
 
 
 def run_target(target: Any, case: Case, schedule: dict[str, Any],
@@ -52,10 +62,10 @@ def check_case(case: Case, target: Any, schedule: dict[str, Any] | None = None,
                full: Any = None, oracle_error: str | None = None) -> CheckResult:
     """Verdict for one (case, schedule, options) on `target`. Pass `full` to reuse one
     oracle run across several schedules of the same case."""
-    if full is None and oracle_error is None:
-        full, oracle_error = oracle_run(case)
-    schedule = dict(case.schedule if schedule is None else schedule)
     options = {**case.options, **(options or {})}
+    if full is None and oracle_error is None:
+        full, oracle_error = oracle_run(case, options)
+    schedule = dict(case.schedule if schedule is None else schedule)
     outcome = run_target(target, case, schedule, options)
     verdict = check_outcome(
         case, full, outcome, policy=policy,
@@ -70,11 +80,14 @@ class ReplayResult:
     target: str
     mutants: list[str]
     ok: bool
-    verdict: Verdict
+    verdict: Verdict | None
     expected: dict[str, Any]
+    problem: str = ""  # why it could not be replayed (target not installed, bad options)
 
     def describe(self) -> str:
         conf = self.target + (f" +{','.join(self.mutants)}" if self.mutants else "")
+        if self.problem:
+            return f"FAIL {conf}: {self.problem}"
         want = self.expected.get("verdict")
         if self.expected.get("rule"):
             want = f"{want} ({self.expected['rule']})"
@@ -90,8 +103,12 @@ def _matches(verdict: Verdict, expected: dict[str, Any]) -> bool:
 def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[str, Any],
            targets: list[str]) -> list[ReplayResult]:
     """Replay one corpus case: the recorded configuration must give the recorded verdict,
-    and every target in `targets` without mutants must agree with the oracle."""
-    from targets.base import load_target
+    and every target in `targets` without mutants must agree with the oracle (a target
+    that cannot run the case, by its declared capabilities, is skipped). A target that is
+    not installed, or options it rejects, fail this case alone."""
+    from .errors import DifftestError
+    from .options import validate
+    from .registry import load_target
 
     full, oracle_error = oracle_run(case)
     results = []
@@ -100,8 +117,18 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
         configs.append((recorded_target, mutants, expected))
     configs += [(t, [], {"verdict": "agree"}) for t in targets]
     for name, muts, exp in configs:
-        target = load_target(name)
-        options = {"mutants": muts} if muts else {}
+        try:
+            target = load_target(name)
+            options = {**case.options, **({"mutants": muts} if muts else {})}
+            if name != recorded_target:
+                options = target_options(target, options)
+            validate(target, options, "corpus options")
+        except DifftestError as e:
+            results.append(ReplayResult(name, muts, False, None, exp, str(e)))
+            continue
+        unsupported = getattr(target, "unsupported", None)
+        if name != recorded_target and callable(unsupported) and unsupported(case):
+            continue
         res = check_case(case, target, options=options, full=full, oracle_error=oracle_error)
         results.append(ReplayResult(name, muts, _matches(res.verdict, exp), res.verdict, exp))
     return results

@@ -1,7 +1,7 @@
-"""The agreement checker: DESIGN.md's "Semantics" (and docs/semantics.md) made executable.
+"""The agreement checker: docs/semantics.md's agreement rules made executable.
 
 `check_outcome(case, full, outcome)` compares a target's `Outcome` with the oracle's
-`FullRun` and returns a `Verdict`: agree, or the first rule that fails in DESIGN.md's
+`FullRun` and returns a `Verdict`: agree, or the first rule that fails in the semantics'
 order (R0 error, R1 exception, R2 fates, R3 memory, R4 atomics, R5 granularity), the
 workitems involved, and expected vs actual.
 
@@ -128,13 +128,18 @@ def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = 
     assert policy in POLICIES, f"unknown policy {policy}"
 
     # R0 error
-    if oracle_error is not None or outcome.error is not None:
-        kind = (outcome.error or "").split(":", 1)[0]
-        if oracle_error is not None and kind == oracle_error.split(":", 1)[0]:
+    kind = None if outcome.error is None else outcome.error.split(":", 1)[0]
+    if oracle_error is not None:  # a racy kernel: only the same error agrees
+        if kind == oracle_error.split(":", 1)[0]:
             return AGREE
-        return _fail("R0 error", f"target error: {outcome.error}" if outcome.error
-                     else f"oracle error: {oracle_error}",
-                     expected=oracle_error, actual=outcome.error)
+        return _fail("R0 error", f"oracle error: {oracle_error}", expected=oracle_error,
+                     actual=outcome.error)
+    exhausted: list[int] = list(getattr(full, "exhausted", []))
+    if kind == "step_budget" and exhausted:
+        return AGREE  # the target ran a workitem that runs out of budget
+    if outcome.error is not None:
+        return _fail("R0 error", f"target error: {outcome.error}",
+                     exhausted[:8], full.budget_error() if exhausted else None, outcome.error)
 
     n, wave = case.n, case.wave
     fates: list[Fault | None] = full.fates
@@ -177,6 +182,11 @@ def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = 
                              f"the reported fault's", later[:8], NEVER_RAN, status[later[0]])
 
     # R2 fates
+    for g in exhausted:  # it can neither complete nor fault: only never-ran is legal
+        if status[g] != NEVER_RAN:
+            return _fail("R2 fates", f"workitem {g} runs out of its loop-trip budget, so a "
+                         "target that runs it reports the step_budget error; it is "
+                         f"{status[g]}", [g], "step_budget error or never_ran", status[g])
     for g in range(n):
         want = _fate_name(fates[g])
         if status[g] not in (want, NEVER_RAN):
@@ -187,10 +197,21 @@ def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = 
         if never:
             return _fail("R2 fates", "workitems never ran although no exception was reported",
                          never[:8], COMPLETED, NEVER_RAN)
-    for g, f in (outcome.faults or {}).items():
-        if not 0 <= g < n or fates[g] != f:
-            return _fail("R2 fates", f"faults entry for workitem {g} differs from its fate",
-                         [g], fates[g] if 0 <= g < n else None, f)
+    if outcome.faults is not None:  # the target lists every workitem it saw fault
+        for g, f in sorted(outcome.faults.items()):
+            if not 0 <= g < n:
+                return _fail("R2 fates", f"faults entry for workitem {g}, which does not "
+                             "exist", [g], None, f)
+            if status[g] != FAULTED:
+                return _fail("R2 fates", f"faults entry for workitem {g}, whose status is "
+                             f"{status[g]}", [g], FAULTED, status[g])
+            if fates[g] != f:
+                return _fail("R2 fates", f"faults entry for workitem {g} differs from its "
+                             "fate", [g], fates[g], f)
+        missing = [g for g in range(n) if status[g] == FAULTED and g not in outcome.faults]
+        if missing:
+            return _fail("R2 fates", f"workitem {missing[0]} is faulted but has no faults "
+                         "entry", missing[:8], fates[missing[0]], None)
 
     # R3 memory
     ran = [s != NEVER_RAN for s in status]

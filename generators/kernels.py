@@ -14,7 +14,7 @@ plus the helpers it calls (`h0(b: Buffer[i32], a: i32, x: i32|i64) -> i32`, used
 expressions; `hv(o: Buffer[T], v: i32, b: Buffer[i32][, r: Buffer[A]])`, a statement, which may
 call `h0`). No recursion, by construction.
 
-Race freedom by construction (DESIGN.md's rule), per buffer *role*:
+Race freedom by construction (the race rule of docs/semantics.md), per buffer *role*:
 - "in" buffers (`inp`, `wide`, helper parameter `b`) are only loaded, at any computed
   index (wrapped into bounds with `(e & 255) % len(b)`, or raw when out-of-bounds faults
   are enabled);

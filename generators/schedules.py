@@ -1,54 +1,75 @@
-"""`schedules()` and `target_options()`: open mappings that targets interpret.
+"""Schedules by number, and `target_options()`.
 
-The oracle ignores both (that is the point: any schedule and any option must give an
-outcome the checker accepts). A target reads the keys it knows and ignores the rest, so
-the keys here are plausible ones, not a closed list:
+A schedule is an open mapping that targets interpret (the oracle ignores it: that is the
+point). Generation draws one integer per schedule, and `schedule_by_number(case, N)`
+expands it deterministically, so the N-th schedule of a case is the same everywhere:
+`difftest run/check --schedule-seed N` reproduces what the fuzz loop saw, and a schedule
+costs one Hypothesis choice instead of one per key. Number 0 is the empty schedule (every
+target's defaults); shrinking moves toward it.
 
-schedule (numba-simt reads `wave_order`, `order_seed`, `slots`, `quantum`,
-`stop_on_fault`; the others are for the deopt runtime and later targets):
+Keys (numba-simt reads them; `difftest targets` lists what each target reads):
 - `wave_order`: "ascending" | "descending" | "shuffled", with `order_seed` for shuffles;
 - `slots`: 1..8 resident waves; `quantum`: instructions per turn among them;
 - `stop_on_fault`: whether the deopt flag stops issuing new waves;
 - `replay_order`: "ascending" | "descending" | "shuffled" for deopted workitems, with
   `replay_seed`; `never_ran`: "host" | "device" (where never-ran waves run).
 
-target options (numba-simt rejects unknown ones, so only what it declares):
-- `registers`: 8..64 physical registers (small budgets force spills);
-- `uniform_writes`: "all_lanes" | "active".
-
-Each optional key costs a choice; shrinking removes keys (back to each target's default)
-and moves values to the first listed.
+Target options (`target_options()`, numba-simt's; the fuzz loop keeps only the ones the
+target under test declares): `registers` (small budgets force spills) and
+`uniform_writes`.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from hypothesis import strategies as st
 
 ORDERS = ("ascending", "descending", "shuffled")
-_SEED = st.integers(0, 2**16)
+MAX_NUMBER = 2**31 - 1
 
-_SCHEDULES = st.fixed_dictionaries({}, optional={
-    "wave_order": st.sampled_from(ORDERS),
-    "order_seed": _SEED,
-    "slots": st.integers(1, 8),
-    "quantum": st.sampled_from((64, 1, 3, 16)),
-    "stop_on_fault": st.booleans(),
-    "replay_order": st.sampled_from(ORDERS),
-    "replay_seed": _SEED,
-    "never_ran": st.sampled_from(("host", "device")),
-})
+# key -> the values a schedule draws from (each key present in about half the schedules)
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "wave_order": ORDERS,
+    "slots": (1, 2, 3, 4, 8),
+    "quantum": (64, 1, 3, 16),
+    "stop_on_fault": (True, False),
+    "replay_order": ORDERS,
+    "never_ran": ("host", "device"),
+}
+_SEEDS = {"wave_order": "order_seed", "replay_order": "replay_seed"}
+
+
+def schedule_by_number(case: Any, number: int) -> dict[str, Any]:
+    """The `number`-th schedule for `case` (0: the empty schedule). Deterministic across
+    processes and machines (a `random.Random` seeded by the number alone)."""
+    if number == 0:
+        return {}
+    rng = random.Random(number)
+    out: dict[str, Any] = {}
+    for key, values in _CHOICES.items():
+        if rng.random() < 0.5:
+            out[key] = values[rng.randrange(len(values))]
+            if out[key] == "shuffled" and key in _SEEDS:
+                out[_SEEDS[key]] = rng.randrange(2**16)
+    return out
+
+
+def schedule_numbers() -> st.SearchStrategy[int]:
+    """Schedule numbers; shrinks toward 0, the empty schedule."""
+    return st.integers(0, MAX_NUMBER)
+
+
+def schedules() -> st.SearchStrategy[dict[str, Any]]:
+    """Schedules as dicts (by number; for case-independent uses)."""
+    return schedule_numbers().map(lambda k: schedule_by_number(None, k))
+
 
 _OPTIONS = st.fixed_dictionaries({}, optional={
     "registers": st.sampled_from((24, 8, 12, 16, 32, 64)),
     "uniform_writes": st.sampled_from(("all_lanes", "active")),
 })
-
-
-def schedules() -> st.SearchStrategy[dict[str, Any]]:
-    """A schedule: wave issue order, resident slots, interleaving, replay order."""
-    return _SCHEDULES
 
 
 def target_options() -> st.SearchStrategy[dict[str, Any]]:

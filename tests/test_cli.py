@@ -96,18 +96,26 @@ def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
 
 
 def test_human_summary(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.case.json"))
+    code, out, _ = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.case.json"),
+                           "--target", "reference")
     assert code == 0
     assert "19 completed, 1 faulted, 0 never ran" in out
     assert "exception: workitem 10: out_of_bounds at write_int_array:16 <- simple_deopt:12" in out
 
 
-def test_racy_kernel_is_a_reported_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("command, target", [
+    ("run", "reference"), ("check", "reference"), ("check", "numba-simt"),
+    ("show", "numba-simt")])  # (`run` on numba-simt consults no oracle: no race check)
+def test_racy_kernel_is_bad_input_with_the_race_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, target: str) -> None:
+    # A racy kernel is outside the semantics: the kernel's fault, not a finding.
     case = {"kernel": "def k(out: Buffer[i32]):\n    out[0] = gid()\n", "entry": "k",
             "launch": {"n": 2, "wave": 2}, "args": ONE_BUF}
-    code, out, _ = run_cli(capsys, "run", str(write_case(tmp_path, case)), "--json")
-    assert code == 1
-    assert "race" in json.loads(out)["error"]
+    code, out, err = run_cli(capsys, command, str(write_case(tmp_path, case)),
+                             "--target", target)
+    assert code == 2, (out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "race: " in err and "workitem 0 stores to out[0] and workitem 1" in err, err
 
 
 def test_console_script_is_installed(tmp_path: Path) -> None:
@@ -116,3 +124,23 @@ def test_console_script_is_installed(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["buffers"]["used"] == [0, 3, 0, 9, 0, 15, 0, 21]
+
+
+@pytest.mark.parametrize("n, wave, options", [
+    (4, 2, {"step_budget": 50}),   # every workitem runs past its own budget
+    (65536, 64, {}),               # the whole-run budget: 1,000,000 // 65,536 = 15 trips each
+])
+def test_over_budget_kernels_agree_and_stop_on_both_sides(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, wave: int,
+        options: dict) -> None:
+    kernel = ("def k(out: Buffer[i32], big: i32):\n    s = 0\n    for j in range(0, big):\n"
+              "        s = s + 1\n    out[gid()] = s\n")
+    case = {"kernel": kernel, "entry": "k", "launch": {"n": n, "wave": wave},
+            "args": {"out": {"dtype": "i32", "data": [0] * n}, "big": 20000},
+            "options": options}
+    path = str(write_case(tmp_path, case))
+    for target in ("reference", "numba-simt"):
+        code, out, _ = run_cli(capsys, "run", path, "--target", target)
+        assert code == 1 and "error: step_budget: workitem " in out, out
+    code, out, _ = run_cli(capsys, "check", path, "--schedules", "3")
+    assert code == 0 and "3 of 3 schedules agree on numba-simt" in out, out

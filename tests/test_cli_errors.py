@@ -28,7 +28,7 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     (["sample", "--count", "0", "--seed", "1", "--out", "{tmp}/new"], "--count must be at least 1"),
     (["sample", "--count", "2", "--out", "{tmp}/file"], "not a folder"),
     (["fuzz", "--target", "nope", "--time", "1"], "unknown target 'nope'"),
-    (["fuzz", "--time", "-1"], "--time must be positive"),
+    (["fuzz", "--time", "-1"], "--time must be a positive number of seconds"),
     (["fuzz", "--workers", "many", "--time", "1"], "--workers must be a number or 'auto'"),
     (["fuzz", "--target", "numba-simt", "--opt", "registers=1", "--time", "1"],
      "registers=1: expected an integer in 4..256"),
@@ -45,12 +45,38 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     (["check", CASE, "--policy", "chaos"], "invalid choice: 'chaos'"),
     (["replay", CASE, "--target", "nope"], "unknown target 'nope'"),
     (["run", CASE, "--target", "numba-simt", "--opt", "frobs=1"], "unknown option 'frobs'"),
+    # JSON nested too deeply, in every kind of file a subcommand reads
+    *[(argv, "JSON nested too deeply") for argv in (
+        ["run", "{tmp}/deep.json"], ["check", "{tmp}/deep.json"], ["show", "{tmp}/deep.json"],
+        ["compile", "{tmp}/deep.json"], ["check", CASE, "--outcome", "{tmp}/deep.json"])],
+    # integers of more than 4,300 digits: in JSON and in kernel text
+    (["run", "{tmp}/longint_json.json"], "Exceeds the limit (4300 digits)"),
+    (["check", "{tmp}/longint_kernel.json"], "integer literal of more than 4,300 digits"),
+    # a helper call chain 300 deep: rejected at validation, with the limit
+    (["run", "{tmp}/deepcall.json", "--target", "reference"], "the limit is 16"),
+    (["check", "{tmp}/deepcall.json"], "the limit is 16"),
+    (["compile", "{tmp}/deepcall.json"], "the limit is 16"),
+    # options inside case files: the same validation as --opt
+    (["run", "{tmp}/opt_budget_str.json"], "option step_budget='many': expected an integer"),
+    (["check", "{tmp}/opt_budget_neg.json"], "option work_budget=-5: expected an integer"),
+    (["run", "{tmp}/opt_unknown.json"], "options: unknown option 'frobs'"),
+    (["check", "{tmp}/opt_mutant.json"], "unknown mutant 'nope'"),
+    (["run", "{tmp}/opt_mutant_str.json"], "option mutants='abc': expected a list"),
+    (["run", CASE, "--opt", "step_budget=1.5"], "--opt: option step_budget=1.5"),
+    # unwritable places
+    (["sample", "--count", "2", "--out", "{tmp}/file/sub"], "/file/sub: cannot write there"),
+    (["fuzz", "--corpus", "{tmp}/file/sub", "--time", "1"], "cannot write there"),
+    # campaign bounds
+    (["fuzz", "--workers", "1000000", "--time", "1"], "--workers must be in 1.."),
+    (["fuzz", "--time", "nan"], "--time must be a positive number of seconds, got nan"),
+    (["fuzz", "--time", "inf"], "--time must be a positive number of seconds, got inf"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           argv: list[str], needle: str) -> None:
     (tmp_path / "file").write_text("x")
     (tmp_path / "bad.json").write_text("{nope")
     (tmp_path / "partial.json").write_text(json.dumps({"buffers": {}, "exception": None}))
+    _write_hostile_files(tmp_path)
     before = sorted(p.name for p in tmp_path.iterdir())
     code, err = call(capsys, *[a.replace("{tmp}", str(tmp_path)) for a in argv])
     assert code == 2, err
@@ -70,3 +96,45 @@ def test_sample_writes_loadable_cases(tmp_path: Path, capsys: pytest.CaptureFixt
     again = tmp_path / "t"
     assert main(["sample", "--count", "3", "--seed", "7", "--out", str(again)]) == 0
     assert [f.read_text() for f in files] == [f.read_text() for f in sorted(again.iterdir())]
+
+
+def _case_with(**changes: object) -> str:
+    obj = json.loads(Path(CASE).read_text())
+    obj.update(changes)
+    return json.dumps(obj)
+
+
+def _write_hostile_files(tmp: Path) -> None:
+    (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    good = json.loads(Path(CASE).read_text())
+    (tmp / "longint_json.json").write_text(
+        json.dumps(good).replace('"length": 20', '"length": ' + "9" * 5000))
+    kernel = "def k(out: Buffer[i32]):\n    out[0] = " + "1" * 5000 + "\n"
+    (tmp / "longint_kernel.json").write_text(json.dumps({
+        "kernel": kernel, "entry": "k", "launch": {"n": 1, "wave": 1},
+        "args": {"out": {"dtype": "i32", "data": [0]}}}))
+    helpers = [f"def h{i}(x: i32) -> i32:\n    return h{i + 1}(x) + 1\n" for i in range(299)]
+    chain = ("def k(out: Buffer[i32]):\n    out[0] = h0(1)\n\n" + "\n".join(helpers)
+             + "\ndef h299(x: i32) -> i32:\n    return x\n")
+    (tmp / "deepcall.json").write_text(json.dumps({
+        "kernel": chain, "entry": "k", "launch": {"n": 1, "wave": 1},
+        "args": {"out": {"dtype": "i32", "data": [0]}}}))
+    (tmp / "opt_budget_str.json").write_text(_case_with(options={"step_budget": "many"}))
+    (tmp / "opt_budget_neg.json").write_text(_case_with(options={"work_budget": -5}))
+    (tmp / "opt_unknown.json").write_text(_case_with(options={"frobs": 1}))
+    (tmp / "opt_mutant.json").write_text(_case_with(options={"mutants": ["nope"]}))
+    (tmp / "opt_mutant_str.json").write_text(_case_with(options={"mutants": "abc"}))
+
+
+def test_replay_reports_a_hostile_corpus_file_by_name_and_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _write_hostile_files(tmp_path)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in ("deep.json", "opt_mutant_str.json"):
+        (corpus / name).write_text((tmp_path / name).read_text())
+    code = main(["replay", str(corpus), "--target", "reference"])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert "deep.json: JSON nested too deeply" in out
+    assert "opt_mutant_str.json" in out and "expected a list of mutant names" in out

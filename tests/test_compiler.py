@@ -1,6 +1,6 @@
 """numba-simt's compiler passes, checked on their own outputs (no machine run).
 
-The interference rules are DESIGN.md's: an all-lane write may not share a register with
+The interference rules are docs/semantics.md's: an all-lane write may not share a register with
 a value live in any lane (inactive ones included), a masked write may.
 """
 

@@ -82,7 +82,7 @@ def test_malformed_files_are_reported_by_name(tmp_path: Path, capsys: pytest.Cap
     (tmp_path / "badkernel.json").write_text(json.dumps(bad_kernel))
     got = {e.path.name: e.error for e in entries([tmp_path])}
     assert got[good.name] is None
-    assert "torn.json: malformed corpus file" in str(got["torn.json"])
+    assert "torn.json: malformed JSON" in str(got["torn.json"])
     assert "badkernel.json: kernel line 2: unsupported statement 'while'" in str(got["badkernel.json"])
     code = main(["replay", str(tmp_path), "--target", "reference"])
     out = capsys.readouterr().out

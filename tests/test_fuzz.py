@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from difftest.runner import check_case, oracle_run
 from generators.cases import kernel_cases
 from generators.schedules import schedules
-from targets.base import load_target
+from difftest.registry import load_target
 
 SHARDS = 8
 

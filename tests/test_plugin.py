@@ -28,7 +28,7 @@ def test_corpus_files_are_collected_and_replayed(pytester: pytest.Pytester) -> N
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--difftest-target", "reference")
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines(["*stale.json*", "*expected disagree (R3 memory), got agree*"])
-    result.stdout.fnmatch_lines(["*torn.json: malformed corpus file*"])
+    result.stdout.fnmatch_lines(["*torn.json: malformed JSON*"])
 
 
 def test_json_outside_the_corpus_is_not_collected(pytester: pytest.Pytester) -> None:

@@ -2,7 +2,7 @@
 
 Legal outcomes are built here from the oracle's full run (fates and write logs) for a
 Hypothesis-chosen set of never-ran waves; perturbations are then applied one at a time.
-The expected rule is the first one in DESIGN.md's order that the perturbation breaks.
+The expected rule is the first one in the semantics' order (docs/semantics.md) that the perturbation breaks.
 """
 
 from __future__ import annotations
@@ -92,6 +92,13 @@ def legal(case: Case, full: FullRun, never_waves: set[int], reported: int | None
     return Outcome(bufs, exc, status)
 
 
+def with_faults(out: Outcome, full: FullRun) -> Outcome:
+    """`out` plus the optional `faults` map: every workitem it ran that faulted."""
+    out.faults = {g: f for g, f in enumerate(full.fates)
+                  if f is not None and out.status[g] == FAULTED}
+    return out
+
+
 @st.composite
 def legal_outcomes(draw: st.DrawFn, names: list[str] | None = None
                    ) -> tuple[Case, FullRun, Outcome]:
@@ -103,7 +110,8 @@ def legal_outcomes(draw: st.DrawFn, names: list[str] | None = None
     reported = draw(st.sampled_from(faulting))
     others = [w for w in range(n_waves) if w != reported // case.wave]
     never = set(draw(st.lists(st.sampled_from(others), unique=True))) if others else set()
-    return case, full, legal(case, full, never, reported)
+    out = legal(case, full, never, reported)
+    return case, full, with_faults(out, full) if draw(st.booleans()) else out
 
 
 SETTINGS = settings(max_examples=60, deadline=None, database=None,
@@ -160,6 +168,7 @@ PERTURBATIONS = [
     "change_value", "drop_exception", "extra_exception", "exception_from_non_faulting",
     "wrong_stack", "completed_marked_never_ran", "never_ran_writes_visible", "half_done",
     "atomic_twice", "fault_marked_completed", "wrong_fail_code_or_kind", "target_error",
+    "faults_entry_for_unfaulted", "faults_entry_missing",
 ]
 
 
@@ -257,6 +266,19 @@ def _perturb(draw: st.DrawFn, kind: str, case: Case, full: FullRun, out: Outcome
         other = "division_by_zero" if f.kind != "division_by_zero" else "out_of_bounds"
         out.exception = ExceptionReport(out.exception.gid, Fault(other, f.stack, None))
         return "R1 exception"
+    if kind == "faults_entry_for_unfaulted":
+        # a completed or never-ran workitem listed as faulted, with a real fault's fate
+        unfaulted = [g for g, s in enumerate(out.status) if s != FAULTED]
+        if out.faults is None or not unfaulted or not full.faulting:
+            return None
+        g = draw(st.sampled_from(unfaulted))
+        out.faults[g] = full.fates[draw(st.sampled_from(full.faulting))]  # type: ignore[assignment]
+        return "R2 fates"
+    if kind == "faults_entry_missing":
+        if not out.faults:
+            return None
+        del out.faults[draw(st.sampled_from(sorted(out.faults)))]
+        return "R2 fates"
     assert kind == "target_error"
     out.error = "timeout: ran past 10 s"
     return "R0 error"
@@ -303,3 +325,65 @@ def test_counted_twice_message_names_the_workitem() -> None:
     v = check_outcome(case, full, out)
     assert v.rule == "R4 atomics"
     assert "counted twice" in v.message and 4 in v.workitems
+
+
+# ------------------------------------------------------------- the loop-trip budget
+
+BUDGET_CASE = {
+    "kernel": (
+        "def k(out: Buffer[i32], big: i32):\n"
+        "    g = gid()\n"
+        "    bound = big if g == 2 else 3\n"
+        "    s = 0\n"
+        "    for j in range(0, 60):\n"
+        "        if j >= bound:\n"
+        "            break\n"
+        "        s = s + 1\n"
+        "    if g == 5:\n"
+        "        fail(7)\n"
+        "    out[g] = s\n"),
+    "entry": "k", "launch": {"n": 8, "wave": 2},
+    "args": {"out": {"dtype": "i32", "data": [0] * 8}, "big": 50},
+    "options": {"step_budget": 10},
+}
+
+
+def budget_base(fail_too: bool = True) -> tuple[Case, FullRun]:
+    obj = copy.deepcopy(BUDGET_CASE)
+    if not fail_too:
+        obj["kernel"] = obj["kernel"].replace("fail(7)", "s = s + 0")
+    case = case_from_json(obj)
+    return case, run_full(case)
+
+
+def test_exhausted_workitem_target_error_step_budget_agrees() -> None:
+    case, full = budget_base()
+    assert full.exhausted == [2] and full.faulting == [5]
+    err = Outcome(case.buffers(), None, [], error="step_budget: workitem 2 ran out")
+    assert check_outcome(case, full, err).agree
+    other = Outcome(case.buffers(), None, [], error="internal: machine error 4")
+    assert check_outcome(case, full, other).rule == "R0 error"
+
+
+def test_exhausted_workitem_may_only_be_never_ran() -> None:
+    case, full = budget_base()
+    never_ran = legal(case, full, {1}, 5)  # workitem 2's wave never ran; 5 reported
+    assert check_outcome(case, full, never_ran, wave_granularity=True).agree
+    ran = legal(case, full, set(), 5)  # it "completed": no target can do that
+    v = check_outcome(case, full, ran)
+    assert v.rule == "R2 fates" and v.workitems == (2,)
+
+
+def test_exhausted_workitem_without_any_fault_leaves_only_the_error() -> None:
+    case, full = budget_base(fail_too=False)
+    assert full.exhausted == [2] and not full.faulting
+    v = check_outcome(case, full, legal(case, full, {1}, None))
+    assert v.rule == "R2 fates"  # never-ran with nothing reported
+    v = check_outcome(case, full, legal(case, full, set(), None))
+    assert v.rule == "R2 fates" and v.workitems == (2,)
+
+
+def test_step_budget_error_without_an_exhausted_workitem_disagrees() -> None:
+    case, full = base("simple_deopt")
+    v = check_outcome(case, full, Outcome(case.buffers(), None, [], error="step_budget: x"))
+    assert v.rule == "R0 error"

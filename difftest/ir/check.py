@@ -12,7 +12,11 @@ Rules (docs/semantics.md has the prose):
   static); a loop variable is not assigned in its own loop body;
 - loop bounds are constants, scalar parameters or `len(buffer)` (every loop is bounded);
 - `break`/`continue` only inside a loop of the same function; a function with a return
-  type returns a value on every path; kernels and void helpers `return` without one.
+  type returns a value on every path; kernels and void helpers `return` without one;
+- helper calls nest at most `MAX_CALL_DEPTH` deep, and statements and expressions at most
+  `MAX_NESTING` deep counting inlined helpers (every pass over the IR, the oracle's and
+  the compiler's included, recurses along it: this keeps them far below Python's
+  recursion limit).
 The one rewrite it makes: `-(non-negative literal)` becomes a negative literal, as the
 parser does.
 """
@@ -32,6 +36,9 @@ RESERVED = frozenset(
     | set(n.WAVE_OPS)
 )
 
+MAX_CALL_DEPTH = 16
+MAX_NESTING = 100
+
 # A block's "defined after" set, or None when control never falls out of the block.
 _Defined = frozenset[str] | None
 
@@ -45,7 +52,53 @@ def check(program: n.Program) -> n.Program:
             raise KernelError(f"function '{f.name}' is defined twice", f.line)
         seen[f.name] = f
     _check_no_recursion(program, seen)
+    _check_depth(program, seen)
     return n.Program(tuple(_FunctionChecker(f, seen).run() for f in program.functions))
+
+
+def _check_depth(program: n.Program, funcs: dict[str, n.Function]) -> None:
+    """Helper call chains and nesting (inlined helpers counted) within their limits."""
+    chain: dict[str, tuple[str, ...]] = {}  # longest call chain starting at a function
+    nesting: dict[str, int] = {}  # nesting of a function's body with its callees inlined
+
+    def visit(name: str) -> None:
+        if name in nesting:
+            return
+        f = funcs[name]
+        longest: tuple[str, ...] = ()
+        for call in _calls_in(f):
+            if call.func in funcs:
+                visit(call.func)
+                if len(chain[call.func]) > len(longest):
+                    longest = chain[call.func]
+        chain[name] = (name,) + longest
+        if len(chain[name]) - 1 > MAX_CALL_DEPTH:
+            raise KernelError(
+                f"helper calls nest {len(chain[name]) - 1} deep "
+                f"({' -> '.join(chain[name][:4])} -> ...); the limit is {MAX_CALL_DEPTH}",
+                f.line)
+        nesting[name] = _nesting(f.body, funcs, nesting)
+        if nesting[name] > MAX_NESTING:
+            raise KernelError(
+                f"'{name}' nests statements and expressions {nesting[name]} deep, inlined "
+                f"helpers counted; the limit is {MAX_NESTING}", f.line)
+
+    for f in program.functions:
+        visit(f.name)
+
+
+def _nesting(node: object, funcs: dict[str, n.Function], nesting: dict[str, int]) -> int:
+    """Depth of the tree under `node`; a call counts its (already measured) callee."""
+    if isinstance(node, tuple):
+        return max((_nesting(c, funcs, nesting) for c in node), default=0)
+    if not dataclasses.is_dataclass(node):
+        return 0
+    inner = 0
+    if isinstance(node, n.Call) and node.func in funcs:
+        inner = nesting.get(node.func, 0)
+    for fld in dataclasses.fields(node):
+        inner = max(inner, _nesting(getattr(node, fld.name), funcs, nesting))
+    return 1 + inner
 
 
 def _calls_in(f: n.Function) -> list[n.Call]:

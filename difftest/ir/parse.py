@@ -41,6 +41,9 @@ def parse_unchecked(text: str) -> n.Program:
     try:
         tree = ast.parse(text)
     except SyntaxError as e:
+        if "integer string conversion" in e.msg:
+            raise KernelError("integer literal of more than 4,300 digits (an i64 fits in "
+                              "19)", e.lineno or 0) from None
         raise KernelError(f"syntax error: {e.msg}", e.lineno or 0) from None
     except (ValueError, RecursionError, MemoryError) as e:
         raise KernelError(f"cannot parse kernel text: {e}") from None

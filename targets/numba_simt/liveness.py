@@ -8,7 +8,7 @@ Two CFGs over the same instructions:
 which touch only the lanes that are on that path. `parked[i]` holds the values live in
 lanes that are *inactive* at i but still need them later (they wait at a parking point of
 an enclosing region); an all-lane write at i must not clobber those. Together they are
-DESIGN.md's liveness rule; `live_any(i) = live_out[i] | parked[i]`.
+the liveness rule (docs/semantics.md); `live_any(i) = live_out[i] | parked[i]`.
 
 Sets are Python ints used as bitsets (bit v = virtual register v).
 """

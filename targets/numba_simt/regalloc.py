@@ -4,7 +4,7 @@ to per-lane spill slots when they run out.
 Contract: input a `Lowered` program; output an `Allocation` with a rewritten instruction
 list (spill code inserted) and vreg -> register / slot maps. The input is not changed.
 
-Interference (DESIGN.md's liveness rule):
+Interference (the liveness rule (docs/semantics.md)):
 - a masked write of d interferes with what is live-out at that point over the logical
   CFG (per-lane liveness): values live only in *inactive* lanes may share d's register,
   since a masked write leaves those lanes alone;

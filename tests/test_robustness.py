@@ -1,0 +1,263 @@
+"""What a new user meets: a clone without anything beside it, the corpus in the test run,
+campaigns that are interrupted or cannot write, and the small things of the command line.
+
+Signals are sent to a real `difftest fuzz` process; everything else runs in process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from difftest import fuzz
+from difftest.case import load_case
+from difftest.cli import build_parser, main
+
+from .conftest import EXAMPLES, REPO
+
+CASE = str(EXAMPLES / "simple_deopt.case.json")
+
+
+# ------------------------------------------------------------------ the repository
+
+
+def test_nothing_in_the_repository_reads_a_folder_beside_it() -> None:
+    """A clone from the public repository has no ../shared: nothing may need it."""
+    pattern = re.compile(r"\.\./shared|parents?\[\d\]\s*/\s*[\"']shared|/ *\"shared\"")
+    offenders = []
+    for path in REPO.rglob("*"):
+        rel = path.relative_to(REPO)
+        if rel.parts[0] in (".git", ".venv", ".tox", ".hypothesis") or not path.is_file():
+            continue
+        if path.suffix not in (".py", ".toml", ".ini", ".cfg", ".json", ".sh") and \
+                rel.parts[0] != ".ci":
+            continue
+        if pattern.search(path.read_text(errors="replace")):
+            offenders.append(str(rel))
+    offenders = [o for o in offenders if o != "tests/test_robustness.py"]
+    assert not offenders, offenders
+
+
+def test_the_test_run_collects_every_corpus_file() -> None:
+    """`pytest` (the README's test command) replays corpus/ too, not only tests/."""
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                           "-p", "no:xdist", "-p", "no:cacheprovider"],
+                          cwd=REPO, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    collected = set(proc.stdout.split())
+    files = sorted(p.name for p in (REPO / "corpus").glob("*.json"))
+    assert files
+    for name in files:
+        assert f"corpus/{name}::replay" in collected, name
+
+
+# ------------------------------------------------------------- campaigns under faults
+
+
+def _start_fuzz(tmp_path: Path) -> tuple[subprocess.Popen[str], list[int]]:
+    """A two-worker campaign, once its workers are running: (process, worker pids)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "difftest", "fuzz", "--target", "numba-simt", "--time", "300",
+         "--workers", "2", "--corpus", str(tmp_path / "corpus")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 120
+    seen = ""
+    while time.monotonic() < deadline and "kernels" not in seen:
+        ready, _, _ = select.select([proc.stderr], [], [], 1.0)
+        if ready:
+            seen += proc.stderr.readline()
+        assert proc.poll() is None, seen
+    assert "kernels" in seen, seen
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+    workers = [int(c) for c in children]
+    assert len(workers) >= 2, workers
+    return proc, workers
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state == "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+@pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_stops_the_workers_and_prints_the_summary(
+        tmp_path: Path, signum: int, code: int) -> None:
+    proc, workers = _start_fuzz(tmp_path)
+    time.sleep(1.0)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, (out, err)
+    assert "fuzz summary: target numba-simt" in out
+    assert f"interrupted ({signal.Signals(signum).name})" in out
+    assert "Traceback" not in err, err
+    deadline = time.monotonic() + 10
+    while not all(_gone(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert all(_gone(w) for w in workers), f"orphaned workers: {workers}"
+
+
+def test_a_counterexample_that_cannot_be_written_is_printed_whole(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("x")
+    config = fuzz.FuzzConfig(target="numba-simt", corpus=tmp_path / "file" / "sub")
+    case = json.loads(Path(CASE).read_text())
+    case["options"] = {"registers": 8}
+
+    class Results(list):  # type: ignore[type-arg]
+        def put(self, x: Any) -> None:
+            self.append(x)
+
+    results = Results()
+    fuzz._keep(fuzz.Counterexample(case, "disagree: R3 memory: x", "R3 memory"), config,
+               results)
+    err = capsys.readouterr().err
+    assert "could not write the counterexample" in err
+    printed = json.loads(err.split("here it is, whole:\n", 1)[1])
+    assert printed["kernel"] == case["kernel"] and printed["options"] == {"registers": 8}
+    assert results and "not saved" in results[0]
+
+
+class _Refuses:
+    """A target that can run nothing (by its own declaration)."""
+
+    name = "refuses"
+    option_names: tuple[str, ...] = ()
+
+    def unsupported(self, case: Any) -> str:
+        return "it runs nothing"
+
+    def run(self, case: Any, schedule: Any = None, options: Any = None) -> Any:
+        raise AssertionError("never called")
+
+
+def test_a_campaign_that_checked_nothing_is_not_a_success(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from difftest import registry
+
+    monkeypatch.setattr(registry, "load_target", lambda name: _Refuses())
+    code = main(["fuzz", "--target", "refuses", "--examples", "3", "--corpus",
+                 str(tmp_path / "c")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "no case was checked" in out and "no counterexample found" in out
+
+
+def test_replay_of_a_file_whose_target_is_not_installed_fails_that_file_and_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from difftest.corpus import corpus_json, save
+
+    case = load_case(CASE)
+    save(tmp_path, corpus_json(case, "reference", {"verdict": "agree"}, "fine"))
+    save(tmp_path, corpus_json(case, "opencl-on-mars", {"verdict": "disagree"}, "elsewhere"))
+    code = main(["replay", str(tmp_path), "--target", "reference"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "FAIL opencl-on-mars: unknown target 'opencl-on-mars'" in out
+    assert "2 passed, 1 failed" in out  # each file's reference replay still ran
+
+
+# ------------------------------------------------------------------- small things
+
+
+def test_check_and_show_default_to_numba_simt(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", CASE]) == 0
+    assert "agree on numba-simt" in capsys.readouterr().out
+    assert main(["show", CASE]) == 0
+    assert "on numba-simt: agree" in capsys.readouterr().out
+
+
+def test_every_option_of_every_command_has_help() -> None:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert set(sub.choices) >= {"run", "check", "show", "fuzz", "sample", "replay", "compile",
+                                "targets", "bench"}
+    for name, command in sub.choices.items():
+        assert command.description, name
+        for action in command._actions:
+            assert action.help, f"{name} {action.option_strings or action.dest}"
+
+
+def test_targets_lists_each_target_with_its_options_and_the_case_format(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["targets"]) == 0
+    out = capsys.readouterr().out
+    assert "numba-simt:" in out and "reference:" in out
+    assert "registers" in out and "stop_on_fault" in out and "step_budget" in out
+    assert '"launch": {"n": <workitems>' in out
+
+
+def test_coverage_table_keeps_long_names_apart() -> None:
+    counts = {"construct:with_a_name_longer_than_22": 5, "short": 1, "x" * 30: 2}
+    summary = fuzz.FuzzSummary(10.0, 10, 20, 40, [], counts, 2)
+    table = [line for line in fuzz.format_summary(summary, "t").splitlines()
+             if "%" in line and "coverage" not in line]
+    cells = [cell for line in table for cell in re.findall(r"\S+ +\d+\.\d%", line)]
+    assert len(cells) == len(counts), table
+
+
+def test_a_cold_machine_cache_is_announced(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from targets.numba_simt import machine
+
+    monkeypatch.setattr(machine, "cache_is_warm", lambda: False)
+    out = io.StringIO()
+    fuzz.warm_up("numba-simt", out)
+    assert "compiling the numba-simt machine (first run only" in out.getvalue()
+    monkeypatch.undo()
+    machine.warm_up()
+    assert machine.cache_is_warm()
+    out = io.StringIO()
+    fuzz.warm_up("numba-simt", out)
+    assert out.getvalue() == ""
+
+
+def test_sample_counts_the_files_it_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from generators import sampling
+
+    real = sampling.draw
+
+    def twice(strategy: Any, count: int, seed_value: int = 0) -> list[Any]:
+        got = real(strategy, count - 1, seed_value)
+        return got + got[:1]  # the last draw repeats the first
+
+    monkeypatch.setattr(sampling, "draw", twice)
+    assert main(["sample", "--count", "4", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert len(list(tmp_path.glob("*.json"))) == 3
+    assert "wrote 3 case files" in out and "1 drawn case repeated" in out
+
+
+def test_png_has_axes_and_a_legend(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from difftest.report import _RGB, LEGEND
+
+    png = tmp_path / "s.png"
+    assert main(["show", CASE, "--png", str(png)]) == 0
+    img = Image.open(png).convert("RGB")
+    colours = {c for _, c in img.getcolors(maxcolors=1 << 20) or []}
+    # every legend swatch is drawn, deopted included, whether or not a cell uses it
+    assert all(_RGB[key] in colours for key, _ in LEGEND)
+    # text (dark pixels) above the grid and beside it: the axis labels
+    w, h = img.size
+    dark = [(x, y) for x in range(w) for y in range(h) if sum(img.getpixel((x, y))) < 200]
+    assert any(y < 16 for _, y in dark) and any(x < 40 for x, _ in dark)
+    assert os.path.getsize(png) > 0
