@@ -125,7 +125,9 @@ class _Function:
         if k == "not":
             return n.Unary("not", self.expr(BOOL, env, sub)[0]), BOOL
         if k == "wave":
-            op = self.pick(INT_WAVE_OPS if want.is_int else BOOL_WAVE_OPS)
+            op = self.pick(INT_WAVE_OPS if want.is_int else BOOL_WAVE_OPS + ("elect",))
+            if op == "elect":
+                return n.WaveOp("elect", ()), BOOL
             arg_ty = BOOL if op in ("wave_any", "wave_all") else want
             arg, ty = self.expr(arg_ty, env, sub)
             if op in ("wave_any", "wave_all"):
@@ -205,7 +207,7 @@ class _Function:
         if self.callable(env):
             kinds.append("call")
         if depth > 0:
-            kinds += ["if", "for"]
+            kinds += ["if", "for", "while"]
         if frozen:  # inside a loop
             kinds += ["break", "continue"]
         k = self.pick(kinds)
@@ -254,6 +256,12 @@ class _Function:
             return n.CallStmt(self.call(f, env, self.depth()))
         if k == "if":
             return self.if_(env, depth, frozen)
+        if k == "while":  # left by a break: first, last, or under a condition
+            body = self.block(dict(env), depth - 1, frozen | {""})
+            cond = self.expr(BOOL, env, self.depth())[0]
+            exit_ = self.pick(((n.Break(),), (n.If(cond, (n.Break(),)),)))
+            first = self.draw(st.booleans())
+            return n.While(exit_ + body if first else body + (n.Break(),))
         assert k == "for", k
         (start, t1), (stop, t2) = self.bound(env), self.bound(env)
         var = self.fresh("k")
@@ -272,11 +280,13 @@ class _Function:
         return n.If(cond, then, self.block(env, depth - 1, frozen))
 
     def bound(self, env: Env) -> Typed:
-        kinds = ["const"] + (["param"] if self.int_params else []) + (
+        kinds = ["const", "expr"] + (["param"] if self.int_params else []) + (
             ["len"] if self.buffers(env) else [])
         k = self.pick(kinds)
         if k == "const":
             return _const(self.draw(st.integers(-2, 5)))
+        if k == "expr":  # any integer expression: trip counts may differ per lane
+            return self.expr(self.pick((I32, I64)), env, 1)
         if k == "param":
             name = self.pick(self.int_params)
             return n.Name(name), env[name]

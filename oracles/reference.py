@@ -357,6 +357,21 @@ class _WaveRun:
             trip += 1
         return self.live(left)
 
+    def s_While(self, act: _Activation, s: n.While, lanes: list[int]) -> list[int]:
+        iterating = lanes
+        left: set[int] = set()  # lanes that broke out
+        while True:
+            active = self.trip(iterating)  # every trip is a step of each lane making it
+            if not active:
+                break
+            loop = _Loop()
+            act.loops.append(loop)
+            done = self.block(act, s.body, active)
+            act.loops.pop()
+            left |= loop.broken
+            iterating = self.live(set(done) | loop.continued)
+        return self.live(left)
+
     def s_Break(self, act: _Activation, s: n.Break, lanes: list[int]) -> list[int]:
         act.loops[-1].broken.update(lanes)
         return []
@@ -480,6 +495,8 @@ class _WaveRun:
         active = list(args)  # the lanes that reached the operation
         if not active:
             return {}
+        if e.op == "elect":
+            return {lane: lane == active[0] for lane in active}
         x = {lane: args[lane][0] for lane in active}
         op = e.op
         if op == "wave_any":

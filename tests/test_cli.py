@@ -53,7 +53,7 @@ ONE_BUF = {"out": {"dtype": "i32", "data": [0]}}
         (None, '{"kernel": ', "malformed JSON at line 1"),
         (None, "[1, 2]", "a case must be a JSON object"),
         (bad(kernel="def k(:\n"), None, "kernel line 1: syntax error"),
-        (bad(kernel=KERNEL_WHILE, entry="k", args=ONE_BUF), None, "line 2: unsupported statement 'while'"),
+        (bad(kernel=KERNEL_WHILE, entry="k", args=ONE_BUF), None, "line 2: a `while True:` loop needs a `break`"),
         (bad(kernel=KERNEL_UNKNOWN, entry="k", args=ONE_BUF), None, "line 2: unknown name 'nope'"),
         (bad(kernel=KERNEL_TYPE, entry="k", args=ONE_BUF), None, "line 2: right operand of '+' must be an integer, got bool"),
         (bad(kernel=KERNEL_NOANN, entry="k", args=ONE_BUF), None, "line 1: missing type annotation on parameter 'out'"),

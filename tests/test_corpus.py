@@ -83,7 +83,7 @@ def test_malformed_files_are_reported_by_name(tmp_path: Path, capsys: pytest.Cap
     got = {e.path.name: e.error for e in entries([tmp_path])}
     assert got[good.name] is None
     assert "torn.json: malformed JSON" in str(got["torn.json"])
-    assert "badkernel.json: kernel line 2: unsupported statement 'while'" in str(got["badkernel.json"])
+    assert "badkernel.json: kernel line 2: a `while True:` loop needs a `break`" in str(got["badkernel.json"])
     code = main(["replay", str(tmp_path), "--target", "reference"])
     out = capsys.readouterr().out
     assert code == 2

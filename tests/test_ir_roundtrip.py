@@ -149,8 +149,10 @@ def features(p: n.Program) -> set[str]:
                 out.add("buffer local from select")
             if isinstance(x, n.For):
                 out |= {f"bound:{type(b).__name__}" for b in (x.start, x.stop)}
+            if isinstance(x, (n.For, n.While)):
                 inner = set(map(type, walk(x.body)))
-                out |= {f"{c.__name__} in loop" for c in (n.Break, n.Continue) if c in inner}
+                kind = "loop" if isinstance(x, n.For) else "while"
+                out |= {f"{c.__name__} in {kind}" for c in (n.Break, n.Continue) if c in inner}
             if isinstance(x, n.If):
                 if len(x.orelse) == 1 and isinstance(x.orelse[0], n.If):
                     out.add("elif")
@@ -160,7 +162,7 @@ def features(p: n.Program) -> set[str]:
 
 
 def test_programs_cover_the_language() -> None:
-    sample = draw(programs(), 200, 0)
+    sample = draw(programs(), 300, 0)
     seen = set().union(*map(features, sample))
     wanted = (
         {c.__name__ for c in (*n.EXPR_NODES, *n.STMT_NODES)}
@@ -172,8 +174,8 @@ def test_programs_cover_the_language() -> None:
         | {f"declared:{t}" for t in (I32, I64, BOOL)}
         | {"negated literal", "Return:value", "Return:bare", "call later function",
            "call earlier function", "CallStmt:valued", "buffer local from select",
-           "bound:Const", "bound:Name", "bound:Len", "Break in loop", "Continue in loop",
-           "elif", "empty block"}
+           "bound:Const", "bound:Name", "bound:Len", "bound:Binary", "Break in loop",
+           "Continue in loop", "Break in while", "Continue in while", "elif", "empty block"}
     )
     assert wanted <= seen, sorted(wanted - seen)
 

@@ -1188,6 +1188,103 @@ def test_loop_bounds_forms() -> None:
     assert bufs["out"] == [-5, 6, 5, 25, 4]
 
 
+def test_loop_bounds_are_any_expressions_evaluated_once_per_lane() -> None:
+    # Lane i loops range(i - 1, 2 * i): i = 0: range(-1, 0) -> j = -1; i = 1: range(0, 2)
+    # -> 0, 1; i = 2: range(1, 4) -> 1, 2, 3; i = 3: range(2, 6) -> 2, 3, 4, 5.
+    # Sums: -1, 1, 6, 14. The bound reads `x`, which the body changes: read once at entry.
+    # At trip t the lanes iterating are those with 2i - (i - 1) = i + 1 > t trips:
+    # wave_sum(1) at t = 0: 4 lanes, t = 1: 3, t = 2: 2, t = 3: 1 -> per lane the running
+    # total over its trips: lane0 4, lane1 4+3, lane2 4+3+2, lane3 4+3+2+1.
+    src = """
+    def k(out: Buffer[i32], cnt: Buffer[i32]):
+        i = lane()
+        x = 2 * i
+        s = 0
+        c = 0
+        for j in range(i - 1, x):
+            x = 0
+            s = s + j
+            c = c + wave_sum(1)
+        out[i] = s
+        cnt[i] = c
+    """
+    bufs = ok(src, "k", 4, 4, out=zeros(4), cnt=zeros(4))
+    assert bufs["out"] == [-1, 1, 6, 14]
+    assert bufs["cnt"] == [4, 7, 9, 10]
+
+
+def test_while_true_left_by_break_with_lanes_diverged_by_iteration() -> None:
+    # Lane i breaks at trip i (the check comes first), so it runs i full trips.
+    # trip t: lanes with i > t reach the ballot: t=0 {1,2,3} 14, t=1 {2,3} 12, t=2 {3} 8.
+    # acc = acc * 100 + ballot: lane0 0, lane1 14, lane2 1412, lane3 141208.
+    # The loop's exit rejoins everyone: ballot 15. `begun` counts trips begun: i + 1.
+    src = """
+    def k(out: Buffer[i32], post: Buffer[i32], trips: Buffer[i32]):
+        i = lane()
+        acc = 0
+        t = 0
+        begun = 0
+        while True:
+            begun = begun + 1
+            if t == i:
+                break
+            acc = acc * 100 + i32(ballot(True))
+            t = t + 1
+        out[i] = acc
+        post[i] = i32(ballot(True))
+        trips[i] = begun
+    """
+    bufs = ok(src, "k", 4, 4, out=zeros(4), post=zeros(4), trips=zeros(4))
+    assert bufs["out"] == [0, 14, 1412, 141208]
+    assert bufs["post"] == [15, 15, 15, 15]
+    assert bufs["trips"] == [1, 2, 3, 4]
+
+
+def test_while_true_continue_and_return_from_nested_loops_in_a_helper() -> None:
+    # h(x): while True over j = 0, 1, ...: for each j an inner for over m in 0..2; it
+    # returns j * 10 + m at the first (j, m) with j + m == x; odd j is skipped (continue).
+    # x = lane: lane0 (0,0) -> 0; lane1 (0,1) -> 1; lane2 (0,2) -> 2; lane3: j = 0 gives
+    # m up to 2 only, j = 1 is skipped, j = 2: m = 1 -> 21.
+    # After the call every lane is back: wave_sum(1) = 4.
+    src = """
+    def h(x: i32) -> i32:
+        j = 0
+        while True:
+            if j % 2 == 1:
+                j = j + 1
+                continue
+            for m in range(0, 3):
+                if j + m == x:
+                    return j * 10 + m
+            j = j + 1
+
+    def k(out: Buffer[i32], post: Buffer[i32]):
+        out[lane()] = h(lane())
+        post[lane()] = wave_sum(1)
+    """
+    bufs = ok(src, "k", 4, 4, out=zeros(4), post=zeros(4))
+    assert bufs["out"] == [0, 1, 2, 21]
+    assert bufs["post"] == [4, 4, 4, 4]
+
+
+def test_elect_is_the_lowest_active_lane() -> None:
+    # Under `if lane() % 2 == 1` the active lanes of wave 0 are {1, 3}: lane 1 is elected;
+    # in wave 1 (lanes 0, 1 of a partial wave of 2, gids 4 and 5) lane 1 (gid 5). With
+    # everyone active, lane 0 of each wave. Inside the else (even lanes) lane 0.
+    src = """
+    def k(out: Buffer[i32], all: Buffer[i32]):
+        g = gid()
+        all[g] = i32(elect())
+        if lane() % 2 == 1:
+            out[g] = i32(elect())
+        else:
+            out[g] = 10 * i32(elect())
+    """
+    bufs = ok(src, "k", 6, 4, out=zeros(6), all=zeros(6))
+    assert bufs["all"] == [1, 0, 0, 0, 1, 0]
+    assert bufs["out"] == [10, 1, 0, 0, 10, 1]
+
+
 def test_i64_loop_bounds() -> None:
     # range(big - 3, big) with big = 2**40 (i64 param): j takes 2**40 - 3 .. 2**40 - 1;
     # the loop variable is i64: sum = 3 * 2**40 - 6.

@@ -40,7 +40,38 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
             x = 0
             while x < 3:  # <-
                 x = x + 1
-        """, "unsupported statement 'while'"),
+        """, "only `while True:` loops are supported"),
+    ("while_without_exit", """
+        def k(out: Buffer[i32]):
+            x = 0
+            while True:  # <-
+                for j in range(0, 3):
+                    break
+                x = x + 1
+        """, "a `while True:` loop needs a `break`, `return` or `fail` in its body"),
+    ("while_else", """
+        def k(out: Buffer[i32]):
+            while True:  # <-
+                break
+            else:
+                pass
+        """, "`while ... else` is not supported"),
+    ("assigned_only_in_while", """
+        def k(out: Buffer[i32]):
+            while True:
+                y = 1
+                break
+            out[0] = y  # <-
+        """, "variable 'y' may be used before it is assigned"),
+    ("helper_while_without_break_must_return", """
+        def h(x: i32) -> i32:  # <-
+            while True:
+                if x > 3:
+                    break
+                return x
+        def k(out: Buffer[i32]):
+            out[0] = h(1)
+        """, "must return a i32 value on every path"),
     ("while_top_level", """
         while True:  # <-
             pass
@@ -109,22 +140,20 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
             for x in out:  # <-
                 s = s + x
         """, "unbounded loop"),
-    ("loop_bound_is_local", """
-        def k(out: Buffer[i32]):
-            m = 10
-            for j in range(0, m):  # <-
-                out[0] = j
-        """, "loop bound must be a constant, a scalar parameter or len(buffer)"),
-    ("loop_bound_is_expression", """
-        def k(out: Buffer[i32], m: i32):
-            for j in range(0, m + 1):  # <-
-                out[0] = j
-        """, "loop bound must be a constant, a scalar parameter or len(buffer)"),
     ("loop_bound_is_buffer_param", """
         def k(out: Buffer[i32]):
             for j in range(0, out):  # <-
                 pass
-        """, "loop bound must be a constant, a scalar parameter or len(buffer)"),
+        """, "loop bound must be an integer, got Buffer[i32]"),
+    ("loop_bound_is_bool", """
+        def k(out: Buffer[i32]):
+            for j in range(True, 3):  # <-
+                pass
+        """, "loop bound must be an integer, got bool"),
+    ("elect_takes_nothing", """
+        def k(out: Buffer[i32]):
+            out[0] = i32(elect(1))  # <-
+        """, "elect() takes 0 arguments, got 1"),
     ("range_with_step", """
         def k(out: Buffer[i32]):
             for j in range(0, 10, 2):  # <-

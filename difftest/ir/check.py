@@ -9,8 +9,11 @@ Rules (docs/semantics.md has the prose):
 - every variable has one type, fixed by its first assignment (or `x: T = v`); i32 widens
   to i64 implicitly (assignments, arguments, stores, returns), never the other way;
 - a variable is read only where it is assigned on every path before (Python's rule made
-  static); a loop variable is not assigned in its own loop body;
-- loop bounds are constants, scalar parameters or `len(buffer)` (every loop is bounded);
+  static); a loop variable is not assigned in its own loop body; nothing first assigned
+  inside a loop is definitely assigned after it;
+- `for` bounds are any integer expressions; a `while True:` loop has a `break` of its own,
+  a `return` or a `fail` in its body (termination is the step budget's business, on both
+  sides, but a loop nothing can leave is a mistake worth naming);
 - `break`/`continue` only inside a loop of the same function; a function with a return
   type returns a value on every path; kernels and void helpers `return` without one;
 - helper calls nest at most `MAX_CALL_DEPTH` deep, and statements and expressions at most
@@ -140,6 +143,29 @@ def _check_no_recursion(program: n.Program, funcs: dict[str, n.Function]) -> Non
             visit(f.name)
 
 
+def _has_break(stmts: tuple[n.Stmt, ...]) -> bool:
+    """A `break` of this loop (not of a loop nested in it)."""
+    for s in stmts:
+        if isinstance(s, n.Break):
+            return True
+        if isinstance(s, n.If) and (_has_break(s.then) or _has_break(s.orelse)):
+            return True
+    return False
+
+
+def _leaves(stmts: tuple[n.Stmt, ...], own_break: bool) -> bool:
+    """Whether something in `stmts` leaves the enclosing `while True:` loop: its own
+    `break`, or a `return` or `fail` at any depth."""
+    for s in stmts:
+        if isinstance(s, (n.Return, n.Fail)) or (own_break and isinstance(s, n.Break)):
+            return True
+        if isinstance(s, n.If) and (_leaves(s.then, own_break) or _leaves(s.orelse, own_break)):
+            return True
+        if isinstance(s, (n.For, n.While)) and _leaves(s.body, False):
+            return True
+    return False
+
+
 def _fits(value: int, ty: Type) -> bool:
     lo, hi = int_range(ty)
     return lo <= value <= hi
@@ -266,23 +292,9 @@ class _FunctionChecker:
             after = dt & de
         return dataclasses.replace(s, cond=cond, then=then, orelse=orelse), after
 
-    def _bound(self, e: n.Expr, d: frozenset[str]) -> n.Expr:
-        ok = (
-            isinstance(e, (n.Const, n.Len))
-            or (isinstance(e, n.Name) and e.id in self.params
-                and not self.vars[e.id].is_buffer)
-        )
-        if not ok:
-            raise self.error(
-                "loop bound must be a constant, a scalar parameter or len(buffer) "
-                "(every loop must be bounded)",
-                e.line,
-            )
-        return self.int_expr(e, d, "loop bound")
-
     def s_For(self, s: n.For, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
-        start = self._bound(s.start, d)
-        stop = self._bound(s.stop, d)
+        start = self.int_expr(s.start, d, "loop bound")
+        stop = self.int_expr(s.stop, d, "loop bound")
         assert start.ty is not None and stop.ty is not None
         var = s.var
         if var in RESERVED or var in self.funcs:
@@ -299,6 +311,17 @@ class _FunctionChecker:
         self.loop_vars.pop()
         # The body may run zero times: nothing it assigns is definitely assigned after.
         return dataclasses.replace(s, start=start, stop=stop, body=body), d
+
+    def s_While(self, s: n.While, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        if not _leaves(s.body, own_break=True):
+            raise self.error("a `while True:` loop needs a `break`, `return` or `fail` in "
+                             "its body", s.line)
+        self.loop_vars.append("")  # not a variable: only makes break/continue legal
+        body, _ = self.block(s.body, d)
+        self.loop_vars.pop()
+        # Left only by its own breaks: after it, what was assigned before it (as for a
+        # `for`); without a break, control never falls out of it.
+        return dataclasses.replace(s, body=body), (d if _has_break(s.body) else None)
 
     def s_Break(self, s: n.Break, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         if not self.loop_vars:
@@ -495,7 +518,9 @@ class _FunctionChecker:
             raise self.error(f"{e.op}() takes {arity} argument(s), got {len(e.args)}", e.line)
         args: tuple[n.Expr, ...]
         ty: Type | None
-        if e.op in ("wave_any", "wave_all", "ballot"):
+        if e.op == "elect":
+            args, ty = (), BOOL
+        elif e.op in ("wave_any", "wave_all", "ballot"):
             args = (self.bool_expr(e.args[0], d, f"argument of {e.op}()"),)
             ty = I64 if e.op == "ballot" else BOOL
         elif e.op in ("readfirstlane", "shuffle"):

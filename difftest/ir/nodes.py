@@ -34,6 +34,7 @@ WAVE_OPS = {
     "shuffle": 2,
     "prefix_sum": 1,
     "inclusive_sum": 1,
+    "elect": 0,
 }
 
 
@@ -220,11 +221,21 @@ class If:
 
 @dataclass(frozen=True)
 class For:
-    """`for var in range(start, stop)`; bounds are constants or scalar parameters."""
+    """`for var in range(start, stop)`: the bounds are integer expressions, evaluated once
+    per lane at entry (so trip counts may differ between lanes)."""
 
     var: str
     start: Expr
     stop: Expr
+    body: tuple[Stmt, ...]
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class While:
+    """`while True:`: left only by `break` (or `return`, or a fault); the step budget
+    bounds it."""
+
     body: tuple[Stmt, ...]
     line: int = _line()
 
@@ -261,8 +272,8 @@ class CallStmt:
     line: int = _line()
 
 
-Stmt = Union[Assign, Store, AtomicAdd, If, For, Break, Continue, Return, Fail, CallStmt]
-STMT_NODES = (Assign, Store, AtomicAdd, If, For, Break, Continue, Return, Fail, CallStmt)
+Stmt = Union[Assign, Store, AtomicAdd, If, For, While, Break, Continue, Return, Fail, CallStmt]
+STMT_NODES = (Assign, Store, AtomicAdd, If, For, While, Break, Continue, Return, Fail, CallStmt)
 
 # -------------------------------------------------------------------- program
 

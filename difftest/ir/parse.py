@@ -162,6 +162,13 @@ def _stmt(s: ast.stmt) -> list[n.Stmt]:
         return [n.If(_expr(s.test), _block(s.body), _block(s.orelse), line=line)]
     if isinstance(s, ast.For):
         return [_for(s)]
+    if isinstance(s, ast.While):
+        if not (isinstance(s.test, ast.Constant) and s.test.value is True):
+            raise KernelError("only `while True:` loops are supported (left by `break`); "
+                              "write other loops as `for k in range(a, b)`", line)
+        if s.orelse:
+            raise KernelError("`while ... else` is not supported", line)
+        return [n.While(_block(s.body), line=line)]
     if isinstance(s, ast.Break):
         return [n.Break(line=line)]
     if isinstance(s, ast.Continue):
@@ -197,7 +204,8 @@ def _for(s: ast.For) -> n.For:
         raise KernelError(
             "unbounded loop: only `for k in range(a, b)` loops are supported", line
         )
-    if it.keywords or not 1 <= len(it.args) <= 2:
+    if it.keywords or not 1 <= len(it.args) <= 2 or any(
+            isinstance(a, ast.Starred) for a in it.args):
         raise KernelError("range() takes one or two arguments (no step)", line)
     args = [_expr(a) for a in it.args]
     start, stop = (n.Const(0, line=line), args[0]) if len(args) == 1 else args

@@ -59,6 +59,8 @@ def _stmt(s: n.Stmt, depth: int) -> str:
     if isinstance(s, n.For):
         return (f"{pad}for {s.var} in range({_expr(s.start)}, {_expr(s.stop)}):\n"
                 + _block(s.body, depth + 1))
+    if isinstance(s, n.While):
+        return f"{pad}while True:\n" + _block(s.body, depth + 1)
     return f"{pad}{_simple(s)}\n"
 
 

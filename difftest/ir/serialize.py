@@ -184,6 +184,7 @@ _SHAPES: dict[str, dict[str, _Reader]] = {
     "AtomicAdd": {"buffer": _ident, "index": _expr, "value": _expr},
     "If": {"cond": _expr, "then": _stmts, "orelse": _stmts},
     "For": {"var": _ident, "start": _expr, "stop": _expr, "body": _stmts},
+    "While": {"body": _stmts},
     "Break": {},
     "Continue": {},
     "Return": {"value": _optional(_expr)},

@@ -33,6 +33,7 @@ from difftest.ir import nodes as n
 from difftest.ir.types import BOOL, I64, Type, int_range
 from difftest.outcome import Frame
 
+from . import mutants
 from .isa import ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB, WRITES_VREG, Op
 
 _ARITH = {"+": Op.ADD, "-": Op.SUB, "*": Op.MUL, "//": Op.DIV, "%": Op.REM, "&": Op.AND,
@@ -76,6 +77,13 @@ class Infopoint:
     frames: tuple[tuple[str, dict[str, int]], ...]
 
 
+#: where the lanes of a region wait: an if's else-arm start while its then-arm runs
+#: ("then"), its join while the else-arm runs ("else"), a loop's exit ("loop_exit") or
+#: continue point ("loop_continue") while the loop runs, an inlined call's return point
+#: ("call")
+REGION_KINDS = ("then", "else", "loop_exit", "loop_continue", "call")
+
+
 @dataclass
 class Region:
     """Instructions [start, end) run while some lanes wait at `parked` (a label)."""
@@ -84,6 +92,7 @@ class Region:
     end: Label
     parked: Label
     why: str
+    kind: str = ""
 
 
 @dataclass
@@ -158,12 +167,15 @@ class _Lowerer:
     def infopoint(self, ins: Instr, kind: int, line: int) -> None:
         fr = self.frames[-1]
         stack = fr.callers + (Frame(fr.fn.name, line),)
+        if mutants.on("stack-drops-inlined-frame") and fr.callers:
+            stack = fr.callers  # the caller's call line becomes the innermost frame
         frames = tuple((f.fn.name, dict(f.vars)) for f in self.frames)
         ins.ip = len(self.infopoints)
         self.infopoints.append(Infopoint(kind, stack, frames))
 
-    def region(self, start: Label, end: Label, parked: Label, why: str) -> None:
-        self.regions.append(Region(start, end, parked, why))
+    def region(self, start: Label, end: Label, parked: Label, why: str, kind: str) -> None:
+        assert kind in REGION_KINDS, kind
+        self.regions.append(Region(start, end, parked, why, kind))
 
     def set_logical(self, ins: Instr, succs: list[Label]) -> None:
         self.logical[id(ins)] = succs
@@ -252,9 +264,12 @@ class _Lowerer:
         self.place(else_body)
         orelse()
         self.place(join)
-        self.emit(Op.M_OR, d=EXEC, a=EXEC, b=tout)
-        self.region(then_start, else_start, else_start, f"{what}: else-lanes wait")
-        self.region(else_start, join, join, f"{what}: finished then-lanes wait")
+        if mutants.on("join-restores-saved-exec"):
+            self.emit(Op.M_SETEXEC, a=saved)  # lanes that left an arm come back
+        else:
+            self.emit(Op.M_OR, d=EXEC, a=EXEC, b=tout)
+        self.region(then_start, else_start, else_start, f"{what}: else-lanes wait", "then")
+        self.region(else_start, join, join, f"{what}: finished then-lanes wait", "else")
 
     def s_If(self, s: n.If) -> None:
         cond = self.expr(s.cond)
@@ -281,6 +296,8 @@ class _Lowerer:
         self.place(top)
         self.emit(Op.M_CLEAR, d=cont)
         self.emit(Op.M_SETEXEC, a=iterating)
+        if mutants.on("loop-var-before-check"):
+            self.emit(Op.MOV, d=k, a=ctr)  # also in the lanes about to leave the loop
         t = self.vreg(BOOL)
         self.emit(Op.CMP_LT, d=t, a=ctr, b=stop)
         self.emit(Op.M_FROMCOND, d=act, a=t)
@@ -291,7 +308,8 @@ class _Lowerer:
         self.emit(Op.JZ_EXEC, target=exit_label)
         self.place(body)
         self.emit(Op.TRIP)  # the active lanes start a trip: the step budget's unit
-        self.emit(Op.MOV, d=k, a=ctr)
+        if not mutants.on("loop-var-before-check"):
+            self.emit(Op.MOV, d=k, a=ctr)
         self.frames[-1].loops.append((exitm, cont, exit_label, cont_label))
         self.block(s.body)
         self.frames[-1].loops.pop()
@@ -305,11 +323,41 @@ class _Lowerer:
         self.place(exit_label)
         self.emit(Op.M_SETEXEC, a=exitm)
         self.place(after)
-        self.region(top, exit_label, exit_label, "loop: exited lanes wait")
-        self.region(body, cont_label, cont_label, "loop: continued lanes wait")
+        self.region(top, exit_label, exit_label, "loop: exited lanes wait", "loop_exit")
+        self.region(body, cont_label, cont_label, "loop: continued lanes wait",
+                    "loop_continue")
+
+    def s_While(self, s: n.While) -> None:
+        """`while True:` as a `for` without the range check: every iterating lane starts
+        each trip; the exit mask collects the lanes that break."""
+        iterating, exitm, cont = self.mask(), self.mask(), self.mask()
+        top, body, cont_label = self.label("while_top"), self.label("while_body"), self.label("while_continue")
+        exit_label = self.label("while_exit")
+        self.emit(Op.M_GETEXEC, d=iterating)
+        self.emit(Op.M_CLEAR, d=exitm)
+        self.place(top)
+        self.emit(Op.M_CLEAR, d=cont)
+        self.emit(Op.M_SETEXEC, a=iterating)
+        self.emit(Op.JZ_EXEC, target=exit_label)
+        self.place(body)
+        self.emit(Op.TRIP)
+        self.frames[-1].loops.append((exitm, cont, exit_label, cont_label))
+        self.block(s.body)
+        self.frames[-1].loops.pop()
+        self.place(cont_label)
+        self.emit(Op.M_OR, d=EXEC, a=EXEC, b=cont)
+        self.emit(Op.M_GETEXEC, d=iterating)
+        self.emit(Op.JMP, target=top)
+        self.place(exit_label)
+        self.emit(Op.M_SETEXEC, a=exitm)
+        self.region(top, exit_label, exit_label, "while: broken lanes wait", "loop_exit")
+        self.region(body, cont_label, cont_label, "while: continued lanes wait",
+                    "loop_continue")
 
     def s_Break(self, s: n.Break) -> None:
-        exitm, _, exit_label, _ = self.frames[-1].loops[-1]
+        exitm, cont, exit_label, _ = self.frames[-1].loops[-1]
+        if mutants.on("break-mask-lost"):
+            exitm = cont  # the lane waits at the continue point: it iterates again
         self.emit(Op.M_OR, d=exitm, a=exitm, b=EXEC)
         ins = self.emit(Op.M_CLEAR, d=EXEC)
         self.set_logical(ins, [exit_label])
@@ -463,15 +511,21 @@ class _Lowerer:
         self.frames.pop()
         self.place(ret_label)
         self.emit(Op.M_OR, d=EXEC, a=EXEC, b=frame.ret_mask)
-        self.region(body, ret_label, ret_label, f"call {fn.name}: returned lanes wait")
+        self.region(body, ret_label, ret_label, f"call {fn.name}: returned lanes wait", "call")
         return frame.ret_vreg
 
     def e_WaveOp(self, e: n.WaveOp) -> int:
         args = [self.expr(a) for a in e.args]
         assert e.ty is not None
-        x = args[0]
         ty = e.ty
         out = self.vreg(ty)
+        if e.op == "elect":  # the lowest active lane: lane() == readfirstlane(lane())
+            lane, first = self.vreg(BOOL), self.vreg(BOOL)
+            self.emit(Op.LANEID, d=lane)
+            self.emit(Op.READFIRST, d=first, a=lane)
+            self.emit(Op.CMP_EQ, d=out, a=lane, b=first, imm=64)
+            return out
+        x = args[0]
         if e.op == "readfirstlane":
             self.emit(Op.READFIRST, d=out, a=x)
             return out
@@ -488,7 +542,8 @@ class _Lowerer:
         staged = self.vreg(xty)
         self.emit(Op.SET_INACTIVE, d=staged, a=x, imm=identity, wm=1)
         if e.op == "shuffle":
-            self.emit(Op.SHUFFLE, d=out, a=staged, b=args[1])
+            src = x if mutants.on("shuffle-reads-inactive") else staged
+            self.emit(Op.SHUFFLE, d=out, a=src, b=args[1])
             return out
         whole = self.vreg(ty)
         op = {"wave_sum": Op.WWM_SUM, "wave_min": Op.WWM_MIN, "wave_max": Op.WWM_MAX,
