@@ -36,6 +36,7 @@ def cases_for(kernel: GeneratedKernel, max_n: int = 3000) -> st.SearchStrategy[C
 def _cases_for(draw: st.DrawFn, kernel: GeneratedKernel,
                launch: st.SearchStrategy[tuple[int, int]]) -> Case:
     n, wave = draw(launch)
+    n = min(n, kernel.max_n)  # within the work budget, whatever loops the kernel has
     return make_case(kernel, n, wave, draw(arguments(kernel, n)), draw(schedules()),
                      draw(target_options()))
 

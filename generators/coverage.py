@@ -15,7 +15,11 @@ of kernels, asserted by `tests/test_generators.py` over a fixed-seed sample):
 - `call_short_circuit`: a helper call on one side of an if-expression or the right side of
   `and`/`or`; `nested_call`: a helper that calls another (three-frame stacks);
 - `buffer_local`: a local variable holding a buffer reference; `i64`: an i64 value;
-  `narrow`: `i32(...)` of an i64 value; `declared`: an assignment `x: T = v`.
+  `narrow`: `i32(...)` of an i64 value; `declared`: an assignment `x: T = v`;
+- `lane_bound`: a `for` bound that is an expression (trip counts may differ per lane);
+  `loop_exit_value`: a variable a loop assigns, read after the loop (003's loop-exit
+  form); `return_in_loop`: a `return` inside a loop; `deep_nesting`: control statements
+  nested 4 deep; `loop_call_loop`: a call, inside a loop, of a helper with a loop.
 
 `constructs()` also reports `wave_diverged:<op>` (each wave operation in a diverged
 place), for the statistics only: they are not in `ALL_CONSTRUCTS` (each is about 4-9% of
@@ -29,14 +33,15 @@ from typing import Any
 from difftest.ir import nodes as n
 from difftest.ir.types import I32, I64
 
-STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "Break", "Continue", "Return",
-              "Fail", "CallStmt")
+STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "While", "Break", "Continue",
+              "Return", "Fail", "CallStmt")
 EXPR_KINDS = ("Const", "Name", "WorkId", "Unary", "Binary", "Compare", "Logic", "Select",
               "Load", "Len", "Cast", "Call", "WaveOp")
 FAULT_KINDS = ("out_of_bounds", "division_by_zero", "fail")
 EXTRA = ("rmw", "atomic", "helper", "div", "else", "nested_loop", "wave_op_diverged",
          "wave_after_return", "call_short_circuit", "nested_call", "buffer_local", "i64",
-         "narrow", "declared")
+         "narrow", "declared", "lane_bound", "loop_exit_value", "return_in_loop",
+         "deep_nesting", "loop_call_loop")
 
 ALL_CONSTRUCTS: tuple[str, ...] = (
     tuple(f"stmt:{k}" for k in STMT_KINDS)
@@ -51,7 +56,7 @@ _CHILDREN: dict[type, tuple[str, ...]] = {
     n.Logic: ("left", "right"), n.Select: ("cond", "then", "orelse"), n.Load: ("index",),
     n.Cast: ("operand",), n.Call: ("args",), n.WaveOp: ("args",),
     n.Assign: ("value",), n.Store: ("value", "index"), n.AtomicAdd: ("index", "value"),
-    n.If: ("cond", "then", "orelse"), n.For: ("start", "stop", "body"),
+    n.If: ("cond", "then", "orelse"), n.For: ("start", "stop", "body"), n.While: ("body",),
     n.Return: ("value",), n.Fail: ("code",), n.CallStmt: ("call",),
 }
 _STMT_NAMES = {cls: f"stmt:{cls.__name__}" for cls in n.STMT_NODES}
@@ -127,9 +132,12 @@ class _Walk:
                 found.add("else")
             inner = (loops, 1, after, short)
             return self.block(node.then, inner) | self.block(node.orelse, inner)
-        elif cls is n.For:
+        elif cls is n.For or cls is n.While:
             if loops:
                 found.add("nested_loop")
+            if cls is n.For:
+                self.node(node.start, ctx)
+                self.node(node.stop, ctx)
             return self.block(node.body, (loops + 1, 1, after, short))
         elif cls is n.Select:
             self.node(node.cond, ctx)
@@ -150,7 +158,78 @@ def constructs(program: n.Program) -> frozenset[str]:
     for f in program.functions:
         walk.in_helper = _is_helper_of(program, f)
         walk.block(f.body, (0, 0, False, False))
+    looping = {f.name for f in program.functions if _has_loop(f.body)}
+    for f in program.functions:
+        _shapes(f.body, 0, 0, looping, walk.found)
     return frozenset(walk.found)
+
+
+_CONTROL = (n.If, n.For, n.While)
+
+
+def _has_loop(node: Any) -> bool:
+    if isinstance(node, tuple):
+        return any(_has_loop(c) for c in node)
+    if isinstance(node, (n.For, n.While)):
+        return True
+    if isinstance(node, n.If):
+        return _has_loop(node.then) or _has_loop(node.orelse)
+    return False
+
+
+def _shapes(stmts: tuple[n.Stmt, ...], loops: int, depth: int, looping: set[str],
+            found: set[str]) -> None:
+    """The statement-shape constructs of a block (see the module docstring)."""
+    for i, s in enumerate(stmts):
+        if isinstance(s, _CONTROL) and depth + 1 >= 4:
+            found.add("deep_nesting")
+        if isinstance(s, n.Return) and loops:
+            found.add("return_in_loop")
+        if loops and _calls_any(s, looping):
+            found.add("loop_call_loop")
+        if isinstance(s, n.For) and not all(
+                isinstance(b, (n.Const, n.Name, n.Len)) for b in (s.start, s.stop)):
+            found.add("lane_bound")
+        if isinstance(s, (n.For, n.While)):
+            if _assigned(s.body) & _read(stmts[i + 1:]):
+                found.add("loop_exit_value")
+            _shapes(s.body, loops + 1, depth + 1, looping, found)
+        elif isinstance(s, n.If):
+            _shapes(s.then, loops, depth + 1, looping, found)
+            _shapes(s.orelse, loops, depth + 1, looping, found)
+
+
+def _walk(node: Any) -> Any:
+    if isinstance(node, tuple):
+        for c in node:
+            yield from _walk(c)
+        return
+    if node is None:
+        return
+    yield node
+    for name in _CHILDREN.get(type(node), ()):
+        yield from _walk(getattr(node, name))
+    if isinstance(node, n.If):
+        return
+
+
+def _assigned(stmts: tuple[n.Stmt, ...]) -> set[str]:
+    return {x.target for x in _walk(stmts) if isinstance(x, n.Assign)}
+
+
+def _read(stmts: tuple[n.Stmt, ...]) -> set[str]:
+    return {x.id for x in _walk(stmts) if isinstance(x, n.Name)}
+
+
+def _calls_any(s: n.Stmt, names: set[str]) -> bool:
+    """A call of one of `names` in `s` itself (not in the bodies of nested statements,
+    which `_shapes` visits on their own)."""
+    if isinstance(s, (n.For, n.While, n.If)):
+        parts: tuple[Any, ...] = (s.cond,) if isinstance(s, n.If) else (
+            (s.start, s.stop) if isinstance(s, n.For) else ())
+    else:
+        parts = (s,)
+    return any(isinstance(x, n.Call) and x.func in names for x in _walk(parts))
 
 
 def _is_helper_of(program: n.Program, f: n.Function) -> bool:

@@ -68,12 +68,17 @@ from hypothesis import strategies as st
 from difftest.ir import nodes as n
 from difftest.ir import parse
 from difftest.ir.types import BOOL, I32, I64, Type
+from difftest.options import DEFAULT_WORK_BUDGET
 
 from .coverage import constructs
 
 #: Swarm features: each kernel enables each with probability 1/2.
 FEATURES = ("branch", "loop", "wave", "memory", "atomic", "helper", "return", "logic",
-            "div", "i64")
+            "div", "i64", "while")
+#: Drawn with a low probability: deep nesting (loops 4 deep, control 6 deep, as the
+#: Vulkan CTS reconvergence programs reach), with small trip counts.
+RARE_FEATURES = ("deep",)
+RARE_PERCENT = 15
 #: Fault features: each enabled with probability `fault_rate`.
 FAULT_FEATURES = ("fault_oob", "fault_div", "fault_fail")
 DEFAULT_FAULT_RATE = 0.3
@@ -88,7 +93,12 @@ _CMP = ("<", "==", "!=", ">", "<=", ">=")
 _INT_WAVE = ("wave_sum", "wave_min", "wave_max", "readfirstlane", "prefix_sum",
              "inclusive_sum", "shuffle", "ballot")
 _BOUNDS = (("0", "2"), ("0", "s"), ("0", "1"), ("0", "4"), ("1", "s"), ("0", "len"),
-           ("0", "3"), ("0", str(MAX_LOOP)), ("2", "0"))
+           ("0", "3"), ("0", str(MAX_LOOP)), ("2", "0"), ("0", "lane"), ("lane", "4"),
+           ("lane", "lane"))
+#: bounds where trips must stay small (deep nesting, loops in helpers called in loops)
+_SMALL_BOUNDS = (("0", "2"), ("0", "1"), ("0", "3"), ("1", "3"), ("0", "lane"),
+                 ("lane", "3"))
+SMALL_LOOP = 3
 
 
 @dataclass(frozen=True)
@@ -123,6 +133,7 @@ class GeneratedKernel:
     scalars: tuple[ScalarSpec, ...]
     features: frozenset[str]   # the swarm draw: what the generator was allowed to use
     constructs: frozenset[str]  # what the program really contains (coverage.constructs)
+    max_n: int = 1 << 22       # launches larger than this would exhaust the work budget
 
     @property
     def slots(self) -> int:
@@ -164,6 +175,9 @@ class _Fn:
     loops: int = 0                 # enclosing loops
     max_loops: int = 0
     nest: int = 0                  # enclosing compound statements
+    max_nest: int = 3
+    small: bool = False            # loops of at most SMALL_LOOP trips only
+    no_continue: int = 0           # enclosing loops whose exit check is at the bottom
     menus: dict[Any, tuple[str, ...]] = field(default_factory=dict)
 
     def scope(self) -> tuple[Any, ...]:
@@ -303,6 +317,70 @@ class _Gen:
         assert k == "call", k
         return self.call(fn, sub)
 
+    def lane_bound(self, fn: _Fn) -> str:
+        """A loop bound that differs between lanes, kept in 0..7 (0..3 where trips must
+        stay small): evaluated once per lane at entry, so lanes run different trips."""
+        e, _ = self.int_expr(fn, I32, 1, "dyn")
+        return f"({e} & {SMALL_LOOP if fn.small else MAX_LOOP - 1})"
+
+    def while_loop(self, fn: _Fn, pad: str) -> list[str]:
+        """`while True:` that terminates by construction: a counter assigned before it
+        (readable after it: lanes leave with different counts) and a `break` once it
+        passes a limit -- checked first in the body, or last (then nothing in the body
+        may `continue`, which would skip the check)."""
+        cnt = self.name("c")
+        limit = self.pick(("const", "lane", "s") if not fn.small else ("const", "lane"))
+        if limit == "const":
+            limit = str(self.num(1, SMALL_LOOP if fn.small else MAX_LOOP))
+        elif limit == "lane" or "s" not in fn.vars:
+            limit = self.lane_bound(fn)
+        bottom = self.pick((False, True))
+        inner = pad + "    "
+        lines = [f"{pad}{cnt} = 0", f"{pad}while True:"]
+        fn.nest += 1
+        fn.loops += 1
+        saved = fn.scope()
+        fn.vars[cnt] = I32  # readable, never reassigned by other statements
+        step = [f"{inner}{cnt} = {cnt} + 1"]
+        if not bottom:
+            lines += step + [f"{inner}if {cnt} > {limit}:", f"{inner}    break"]
+            lines += self.block(fn, inner, 1, 4)
+        else:
+            fn.no_continue += 1
+            lines += self.block(fn, inner, 1, 4)
+            fn.no_continue -= 1
+            lines += step + [f"{inner}if {cnt} >= {limit}:", f"{inner}    break"]
+        fn.restore(saved)
+        fn.vars[cnt] = I32
+        fn.loops -= 1
+        fn.nest -= 1
+        return lines
+
+    def checksum(self, fn: _Fn) -> str:
+        """Every readable integer and bool local folded into one i32 (CLsmith's hash of
+        all variables): a clobbered value anywhere shows in memory."""
+        terms = []
+        for name, ty in fn.vars.items():
+            if ty is I32:
+                terms.append(name)
+            elif ty is I64 or ty is BOOL:
+                terms.append(f"i32({name})")
+        if not terms:
+            return "0"
+        return " + ".join(t if i == 0 else f"{t} * {2 * i + 1}" for i, t in enumerate(terms))
+
+    def witness(self, fn: _Fn, pad: str) -> list[str]:
+        """The workitem's witness at an exit of the kernel: its checksum added by
+        read-modify-write into its own slot, so a workitem run twice, or run with a
+        clobbered local, leaves a different trace."""
+        buf, ty = fn.outs[0]
+        slot = self.slot(fn)
+        return [f"{pad}{buf}[{slot}] = {buf}[{slot}] + {self.checksum(fn)}"]
+
+    def folded(self, fn: _Fn, value: str) -> str:
+        """A helper's result with its locals' checksum folded in."""
+        return f"{value} + ({self.checksum(fn)})"
+
     def select_call(self, fn: _Fn, want: Type, sub: int) -> tuple[str, Type]:
         """A helper call that only some lanes make: the if-expression is control flow."""
         c = self.cond(fn, sub)
@@ -404,7 +482,7 @@ class _Gen:
             if "h0" in fn.calls:
                 m += ["and_call"] * 3
         if "wave" in self.on:
-            m += ["wave_any", "wave_all"] * 3 + ["rfl"] * 2
+            m += ["wave_any", "wave_all"] * 3 + ["rfl"] * 2 + ["elect"] * 2
         menu = fn.menus["bool"] = tuple(m)
         return menu
 
@@ -428,6 +506,8 @@ class _Gen:
             return self.pick(bools) if bools else "True"
         if k == "rfl":
             return f"readfirstlane({self.cond(fn, sub)})"
+        if k == "elect":
+            return "elect()"
         if k == "and_call":
             call, _ = self.call(fn, sub)
             return f"({self.cond(fn, sub)} {self.pick(('and', 'or'))} ({call} > 0))"
@@ -439,7 +519,7 @@ class _Gen:
         """Statement productions for where `fn` is now, simplest first (repeats are
         weights)."""
         key = ("stmt", fn.loops > 0, fn.loops < fn.max_loops, fn.nest, bool(fn.locals),
-               len(fn.outs), len(fn.ins))
+               len(fn.outs), len(fn.ins), fn.no_continue > 0)
         menu = fn.menus.get(key)
         if menu is not None:
             return menu
@@ -453,12 +533,15 @@ class _Gen:
             m += ["store", "rmw", "rmw"]
         if fn.accs:
             m += ["atomic", "atomic"]
-        if "branch" in on and fn.nest < 3:
+        if "branch" in on and fn.nest < fn.max_nest:
             m += ["if", "if", "ifelse", "ifelse"]
-        if "loop" in on and fn.loops < fn.max_loops and fn.nest < 3:
-            m += ["for"] * (7 if fn.loops else 5)
+        if fn.loops < fn.max_loops and fn.nest < fn.max_nest:
+            if "loop" in on:
+                m += ["for"] * (7 if fn.loops else 5)
+            if "while" in on:
+                m += ["while"] * (5 if fn.loops else 4)
         if fn.loops:
-            m += ["break", "continue"] * 2
+            m += ["break"] * 2 + (["continue"] * 2 if not fn.no_continue else [])
         if "return" in on:
             m += ["return"] * 3
         if "wave" in on:
@@ -565,13 +648,17 @@ class _Gen:
                 lines += [f"{pad}else:"] + self.block(fn, pad + "    ", 1, 3)
             fn.nest -= 1
             return lines
+        if k == "while":
+            return self.while_loop(fn, pad)
         if k == "for":
             var = self.name("k")
-            start, stop = self.pick(_BOUNDS)
+            start, stop = self.pick(_SMALL_BOUNDS if fn.small else _BOUNDS)
             if stop == "len":
                 stop = f"len({fn.accs[0][0]})" if fn.accs else "3"
             if stop == "s" and "s" not in fn.vars:
                 stop = "2"
+            start = self.lane_bound(fn) if start == "lane" else start
+            stop = self.lane_bound(fn) if stop == "lane" else stop
             # Sometimes the loop variable exists before the loop and is read after it
             # (Python: an empty range keeps its value, otherwise it holds the last trip's).
             keep = self.pick((False, True))
@@ -587,7 +674,8 @@ class _Gen:
             if exit_kind != "none":
                 lines += self.stmt(fn, pad + "    ", exit_kind)
             lines += self.block(fn, pad + "    ", 1, 4)
-            if fn.is_kernel and "s" in fn.vars and self.pick((False, False, True)):
+            if (fn.is_kernel and "s" in fn.vars and not fn.small
+                    and self.pick((False, False, True))):
                 lines.append(f"{pad}    s = s - 1")  # a bound changing inside its loop
             fn.restore(saved)
             if keep:
@@ -604,7 +692,11 @@ class _Gen:
                 return [f"{pad}if {c}:", f"{pad}    fail({code})"]
             if k == "return" and fn.returns is not None:
                 value, _ = self.int_expr(fn, fn.returns, 1)
-                return [f"{pad}if {c}:", f"{pad}    return {value}"]
+                return [f"{pad}if {c}:", f"{pad}    return {self.folded(fn, value)}"]
+            if k == "return" and fn.is_kernel:
+                # every exit of the kernel leaves the workitem's witness
+                return [f"{pad}if {c}:", *self.witness(fn, pad + "    "),
+                        f"{pad}    return"]
             return [f"{pad}if {c}:", f"{pad}    {k}"]
         if k == "plant_fail":
             # SimpleDeopt-style: exactly one workitem faults, whatever the inputs.
@@ -668,11 +760,13 @@ class _Gen:
             variables["t"] = I64
         if "logic" in on:
             variables["flag"] = BOOL
-        fn = _Fn(ENTRY, "g", variables, [], ins, outs, accs, calls, None, True, 0, 2)
+        deep = "deep" in on
+        fn = _Fn(ENTRY, "g", variables, [], ins, outs, accs, calls, None, True, 0,
+                 max_loops=4 if deep else 2, max_nest=6 if deep else 3, small=deep)
         # Each enabled feature's main statement appears at least once (the last ones
         # drawn when not drawn before), so a feature switched on is a feature used.
         anchors = {"memory": "alias", "atomic": "atomic", "loop": "for", "branch": "ifelse",
-                   "helper": "call_void", "return": "return"}
+                   "helper": "call_void", "return": "return", "while": "while"}
         required = tuple(s for f, s in anchors.items() if f in on)
         if "helper" in on:
             required += ("call_assign",)
@@ -680,6 +774,7 @@ class _Gen:
             required += ("fail",)
         body = ["    g = gid()"] + self.block(fn, "    ", 2, 7, False, required)
         body = [line for line in body if line != "    pass"]
+        body += self.witness(fn, "    ")
         # The sink: a read-modify-write of the last values, so they are observable.
         buf, ty = outs[0]
         slot = self.slot(fn)
@@ -699,32 +794,43 @@ class _Gen:
             parts.append(self.valued_helper())
         return "\n\n\n".join(parts) + "\n", tuple(bufs), tuple(scalars)
 
-    def helper_loops(self, helper: str) -> int:
-        return 1 if "loop" in self.on and helper not in self.loop_calls else 0
+    def helper_fn(self, name: str, variables: dict[str, Type], ins: list[Any],
+                  outs: list[Any], accs: list[Any], calls: tuple[str, ...],
+                  returns: Type | None) -> _Fn:
+        """A helper gets one loop when loops are on; a helper called inside a loop (directly
+        or through another helper) only a small one, so trips stay few on any path."""
+        loops = 1 if self.on & {"loop", "while"} else 0
+        return _Fn(name, "gid()", variables, [], ins, outs, accs, calls, returns, False, 0,
+                   max_loops=loops, small=name in self.loop_calls or "deep" in self.on)
+
+    def helper_loop(self, fn: _Fn) -> tuple[str, ...]:
+        """Half the helpers called inside a loop get a (small) loop of their own for sure:
+        a loop inside an inlined call inside a loop is a shape of its own."""
+        if fn.max_loops and fn.name in self.loop_calls and self.pick((False, True)):
+            return ("for",) if "loop" in self.on else ("while",)
+        return ()
 
     def valued_helper(self) -> str:
         x_ty = self.h0_x
-        fn = _Fn("h0", "gid()", {"a": I32, "x": x_ty}, [], [("b", I32)], [], [], (),
-                 I32, False, 0, self.helper_loops("h0"))
+        fn = self.helper_fn("h0", {"a": I32, "x": x_ty}, [("b", I32)], [], [], (), I32)
         self.budget = max(self.budget, 2)
-        body = self.block(fn, "    ", 0, 3, scoped=False)
+        body = self.block(fn, "    ", 0, 3, scoped=False, required=self.helper_loop(fn))
         value, _ = self.int_expr(fn, I32, 2)
         body = [line for line in body if line != "    pass"]
-        body.append(f"    return {value}")
+        body.append(f"    return {self.folded(fn, value)}")
         return "\n".join([f"def h0(b: Buffer[i32], a: i32, x: {x_ty}) -> i32:"] + body)
 
     def void_helper(self, out_ty: Type) -> str:
         accs = [("r", self.hv_acc[1])] if self.hv_acc else []
         calls = ("h0",) if "helper" in self.on else ()
-        fn = _Fn("hv", "gid()", {"v": I32}, [], [("b", I32)], [("o", out_ty)], accs, calls,
-                 None, False, 0, self.helper_loops("hv"))
+        fn = self.helper_fn("hv", {"v": I32}, [("b", I32)], [("o", out_ty)], accs, calls, None)
         self.budget = max(self.budget, 2)
-        body = self.block(fn, "    ", 1, 3, scoped=False)
+        body = self.block(fn, "    ", 1, 3, scoped=False, required=self.helper_loop(fn))
         slot = self.slot(fn)
         value = "v"
         if self.pick(("v", "call")) == "call":
             value = self.call(fn, 1)[0]  # kernel -> hv -> h0: a three-frame stack
-        body.append(f"    o[{slot}] = o[{slot}] + {value}")
+        body.append(f"    o[{slot}] = o[{slot}] + {self.folded(fn, value)}")
         head = f"def hv(o: Buffer[{out_ty}], v: i32, b: Buffer[i32]" + (
             f", r: Buffer[{accs[0][1]}]):" if accs else "):")
         return "\n".join([head] + [line for line in body if line != "    pass"])
@@ -768,10 +874,64 @@ def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14
     return _kernels(round(fault_rate * 100), max_statements)
 
 
+def trip_bound(program: n.Program, entry: str) -> int:
+    """An upper bound on the loop trips (the budget's steps) one workitem of a generated
+    kernel runs, from the loop shapes the generator writes: constant ranges exactly,
+    per-lane bounds `(e & m)` at m, `s` and `len(acc)` at MAX_LOOP, a `while True:` at
+    its counter's limit + 1 (MAX_LOOP + 1 at most)."""
+    memo: dict[str, int] = {}
+
+    def function(name: str) -> int:
+        if name not in memo:
+            memo[name] = block(program.function(name).body)
+        return memo[name]
+
+    def calls(e: Any) -> int:
+        if isinstance(e, tuple):
+            return sum(calls(x) for x in e)
+        if not isinstance(e, n.EXPR_NODES):
+            return 0
+        total = function(e.func) if isinstance(e, n.Call) else 0
+        for f in ("operand", "left", "right", "cond", "then", "orelse", "index", "args"):
+            total += calls(getattr(e, f, None))
+        return total
+
+    def top(e: n.Expr) -> int:
+        if isinstance(e, n.Const):
+            return int(e.value)
+        if isinstance(e, n.Binary) and e.op == "&" and isinstance(e.right, n.Const):
+            return int(e.right.value)
+        return MAX_LOOP
+
+    def trips(s: n.For) -> int:
+        start = int(s.start.value) if isinstance(s.start, n.Const) else 0
+        return max(0, top(s.stop) - min(start, 0) if not isinstance(s.start, n.Const)
+                   else top(s.stop) - start)
+
+    def block(stmts: tuple[n.Stmt, ...]) -> int:
+        return sum(stmt(s) for s in stmts)
+
+    def stmt(s: n.Stmt) -> int:
+        if isinstance(s, n.If):
+            return calls(s.cond) + max(block(s.then), block(s.orelse))
+        if isinstance(s, n.For):
+            return calls(s.start) + calls(s.stop) + trips(s) * (1 + block(s.body))
+        if isinstance(s, n.While):
+            return (MAX_LOOP + 1) * (1 + block(s.body))
+        if isinstance(s, n.CallStmt):
+            return calls(s.call)
+        return sum(calls(getattr(s, f, None)) for f in ("value", "index", "code"))
+
+    return function(entry)
+
+
 @st.composite
 def _kernels(draw: st.DrawFn, pct: int, max_statements: int) -> GeneratedKernel:
     # One boolean per feature (not one bitmask) so the shrinker can switch each off.
     on = {f for f in FEATURES if draw(_BOOL)}
+    for f in RARE_FEATURES:
+        if draw(_PERCENT) >= 100 - RARE_PERCENT:  # shrinks to 0: off
+            on.add(f)
     for f in FAULT_FEATURES:
         if pct >= 100 or (pct > 0 and draw(_PERCENT) >= 100 - pct):
             on.add(f)
@@ -785,4 +945,5 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int) -> GeneratedKernel:
         event(f"swarm: {name}")
     for name in sorted(found):
         event(f"construct: {name}")
-    return GeneratedKernel(source, ENTRY, program, bufs, scalars, features, found)
+    max_n = max(1, DEFAULT_WORK_BUDGET // (trip_bound(program, ENTRY) + 1))
+    return GeneratedKernel(source, ENTRY, program, bufs, scalars, features, found, max_n)

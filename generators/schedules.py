@@ -15,8 +15,8 @@ Keys (numba-simt reads them; `difftest targets` lists what each target reads):
   `replay_seed`; `never_ran`: "host" | "device" (where never-ran waves run).
 
 Target options (`target_options()`, numba-simt's; the fuzz loop keeps only the ones the
-target under test declares): `registers` (small budgets force spills) and
-`uniform_writes`.
+target under test declares): `registers` (small budgets force spills), `uniform_writes`,
+`alloc_order` and `alloc_seed`.
 """
 
 from __future__ import annotations
@@ -67,8 +67,11 @@ def schedules() -> st.SearchStrategy[dict[str, Any]]:
 
 
 _OPTIONS = st.fixed_dictionaries({}, optional={
-    "registers": st.sampled_from((24, 8, 12, 16, 32, 64)),
+    # small budgets (4..7) force spills, and a clobber often needs one of them
+    "registers": st.sampled_from((24, 6, 4, 8, 5, 12, 7, 16, 32, 64)),
     "uniform_writes": st.sampled_from(("all_lanes", "active")),
+    "alloc_order": st.sampled_from(("lowest", "recent", "random")),
+    "alloc_seed": st.integers(0, 2**16),
 })
 
 

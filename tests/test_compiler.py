@@ -12,6 +12,7 @@ import pytest
 
 from difftest.case import case_from_json
 from difftest.ir import parse
+from targets.numba_simt import mutants
 from targets.numba_simt.emit import emit
 from targets.numba_simt.isa import Op
 from targets.numba_simt.liveness import all_lanes, bits, defs, flow, liveness
@@ -118,7 +119,8 @@ def test_spills_move_all_lanes_and_registers_bound_is_respected() -> None:
                  and ins.op in (Op.SPILL, Op.RELOAD)]
     assert spill_ops and all(ins.wm == 1 for ins in spill_ops)
     assert max(alloc.color.values()) < 4
-    masked = allocate_registers(lower(prog, entry), 4, masked_spills=True)
+    with mutants.switched_on({"spill-under-mask"}):
+        masked = allocate_registers(lower(prog, entry), 4)
     assert all(ins.wm == 0 for ins in masked.code if isinstance(ins, Instr)
                and ins.op in (Op.SPILL, Op.RELOAD))
 

@@ -54,19 +54,37 @@ def max_steps(program: n.Program, entry: str) -> int:
             total += calls(getattr(e, f, None))
         return total
 
+    def most(e: n.Expr) -> int:
+        """The largest value a generated bound can take."""
+        if isinstance(e, n.Const):
+            return int(e.value)
+        if isinstance(e, n.Binary) and e.op == "&" and isinstance(e.right, n.Const):
+            return int(e.right.value)  # x & m <= m for m >= 0
+        return MAX_LOOP  # `s` and len(acc): inputs keep them within MAX_LOOP
+
     def trips(s: n.For) -> int:
-        start = s.start.value if isinstance(s.start, n.Const) else 0
-        stop = s.stop.value if isinstance(s.stop, n.Const) else MAX_LOOP
-        return max(0, int(stop) - int(start))
+        least = int(s.start.value) if isinstance(s.start, n.Const) else 0  # starts >= 0
+        return max(0, most(s.stop) - least)
+
+    def while_trips(s: n.While) -> int:
+        # the generator's counter loop: `c = c + 1; if c > LIMIT: break` (or `>=` at the
+        # bottom); LIMIT is a constant, `s` or `(e & m)`
+        [limit] = [st.cond.right for st in s.body if isinstance(st, n.If)
+                   and isinstance(st.cond, n.Compare) and st.cond.op in (">", ">=")
+                   and st.then == (n.Break(),) and isinstance(st.cond.left, n.Name)
+                   and st.cond.left.id.startswith("c")][-1:] or [n.Const(10**9)]
+        return most(limit) + 1
 
     def block(stmts: tuple[n.Stmt, ...]) -> int:
         return sum(stmt(s) for s in stmts)
 
     def stmt(s: n.Stmt) -> int:
         if isinstance(s, n.If):
-            return calls(s.cond) + block(s.then) + block(s.orelse)
+            return calls(s.cond) + max(block(s.then), block(s.orelse))  # one arm runs
         if isinstance(s, n.For):
             return calls(s.start) + calls(s.stop) + trips(s) * (1 + block(s.body))
+        if isinstance(s, n.While):
+            return while_trips(s) * (1 + block(s.body))
         if isinstance(s, n.CallStmt):
             return calls(s.call)
         return sum(calls(getattr(s, f, None)) for f in ("value", "index", "code"))
@@ -93,10 +111,11 @@ def test_oracle_never_sees_a_race_or_a_budget_overrun(kc: Any) -> None:
 def test_kernels_parse_and_stay_below_the_trip_budget(k: Any) -> None:
     assert parse(k.source) == k.program
     assert k.constructs == constructs(k.program)
-    # the largest launch the generators draw (3000) still leaves each workitem more
-    # trips than it can run
-    share = min(DEFAULT_STEP_BUDGET, DEFAULT_WORK_BUDGET // 3000)
-    assert max_steps(k.program, k.entry) <= share, k.source
+    # every loop terminates by construction, and the launches drawn for a kernel (at most
+    # k.max_n workitems) leave each workitem more trips than it can run
+    bound = max_steps(k.program, k.entry)
+    assert bound < 10**6, k.source
+    assert bound <= min(DEFAULT_STEP_BUDGET, DEFAULT_WORK_BUDGET // k.max_n), k.source
 
 
 @settings(max_examples=40, deadline=None, database=None, suppress_health_check=QUIET)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import mutants
 from .isa import ALWAYS_ALL_LANES, Op, WRITES_VREG
 from .lower import Instr, Label, Lowered, Region
 
@@ -143,12 +144,19 @@ def liveness(f: Flow, regions: list[Region]) -> Liveness:
                     queued[p] = True
                     work.append(p)
     parked = [0] * n
+    dropped = {kind for name, kind in _DROPS.items() if mutants.on(name)}
     for r in regions:
+        if r.kind in dropped:
+            continue
         start, stop = f.label_at[id(r.start)], f.label_at[id(r.end)]
         waiting = live_in[f.label_at[id(r.parked)]] if f.label_at[id(r.parked)] < n else 0
         for i in range(start, stop):
             parked[i] |= waiting
     return Liveness(f, live_in, live_out, parked)
+
+
+#: liveness mutants: the physical edges (region kinds) each one forgets
+_DROPS = {"wwm-then-else": "then", "wwm-loop-exit": "loop_exit", "wwm-call-return": "call"}
 
 
 def bits(mask: int) -> list[int]:

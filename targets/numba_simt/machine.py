@@ -69,6 +69,7 @@ ERRORS = {
 }
 MAX_WAVE_STEPS = 50_000_000  # a wave running this long is a machine or compiler bug
 NO_TRIP_BUDGET = 2**62
+FLAG_DIV_FLOOR = 1  # mutants.MACHINE_FLAGS["div-floor"]
 
 # Opcodes as literals: numba freezes globals into the cached machine code and its cache is
 # keyed on this file only, so isa.py's numbering is restated here and checked at import
@@ -254,7 +255,7 @@ def _fault(f, base, ip, status, fault_ip):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True, error_model="numpy")
 def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, slots,
             quantum, stop_on_fault, status, fault_ip, fault_code, counters, roles,
-            max_steps, trip_budget):  # type: ignore[no-untyped-def]
+            max_steps, trip_budget, flags):  # type: ignore[no-untyped-def]
     # ---- arguments (everything below indexes with these, unchecked) ----
     if counters.shape[0] != 4:
         return ERR_ARGS
@@ -319,6 +320,7 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
     EM = np.zeros(W, dtype=np.int64)               # EM[l] = -(bit l of em_key)
     G = np.zeros(W, dtype=np.int64)                # SHUFFLE's gathered sources
     em_key = np.int64(0)
+    floor = (flags & FLAG_DIV_FLOOR) != 0
     full = np.int64(-1) if W == 64 else (np.int64(1) << W) - 1
     flag = False                                   # the deopt flag: some lane faulted
     nxt = 0                                        # next position in wave_order
@@ -638,7 +640,7 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                         em_key = wsel
                     for l in range(W):
                         T[l] = V[rd, l]
-                if spread == 0:
+                if spread == 0 and not floor:
                     if y0 == 0:
                         r = np.int64(0)
                     elif y0 == -1:  # MIN // -1 wraps to MIN; MIN % -1 == 0
@@ -649,7 +651,7 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                     r = (r << sh) >> sh
                     for l in range(W):
                         V[rd, l] = r
-                elif wide == 0:
+                elif wide == 0 and not floor:
                     for l in range(W):
                         x = V[ra, l]
                         y = V[rb, l]
@@ -672,6 +674,8 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                             r = -x if isdiv else np.int64(0)
                         else:
                             q = _sdiv(x, y)
+                            if floor and x - q * y != 0 and (x < 0) != (y < 0):
+                                q -= 1  # the div-floor mutant: Python's // and %
                             r = q if isdiv else x - q * y
                         V[rd, l] = (r << sh) >> sh
                 if part:
@@ -833,7 +837,7 @@ def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots
                wave_order: np.ndarray, slots: int, quantum: int, stop_on_fault: bool,
                status: np.ndarray, fault_ip: np.ndarray, fault_code: np.ndarray,
                counters: np.ndarray, max_wave_steps: int = MAX_WAVE_STEPS,
-               trip_budget: int = NO_TRIP_BUDGET) -> int:
+               trip_budget: int = NO_TRIP_BUDGET, flags: int = 0) -> int:
     """Run one launch of `code` over n workitems in waves of W lanes; returns OK (0) or an
     `ERR_*` code (see `ERRORS`).
 
@@ -846,15 +850,17 @@ def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots
     instructions executed while active) each lane may run; one more stops the launch with
     ERR_BUDGET and that lane's gid in counters[3]. `max_wave_steps` bounds the instructions
     of one wave: past it is ERR_STEPS, a machine or compiler bug (callers derive it from
-    the trip budget and the code size). Array dtypes are checked here, so
-    the jitted entry is only ever compiled for one signature.
+    the trip budget and the code size). `flags`: machine mutants (bit FLAG_DIV_FLOOR: DIV
+    and REM floor instead of truncating; mutants.py), 0 for the correct machine. Array
+    dtypes are checked here, so the jitted entry is only ever compiled for one signature.
     """
     return int(_launch(
         _in(code, 2), int(n), int(W), int(nregs), int(nmasks), int(nslots),
         _out("mem", mem, np.int64), _in(buftab, 2), _in(params, 1), _in(wave_order, 1),
         int(slots), int(quantum), bool(stop_on_fault), _out("status", status, np.int8),
         _out("fault_ip", fault_ip, np.int64), _out("fault_code", fault_code, np.int64),
-        _out("counters", counters, np.int64), _ROLES, int(max_wave_steps), int(trip_budget)))
+        _out("counters", counters, np.int64), _ROLES, int(max_wave_steps), int(trip_budget),
+        int(flags)))
 
 
 def error_message(rc: int) -> str:

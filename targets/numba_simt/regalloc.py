@@ -15,25 +15,45 @@ Interference (the liveness rule (docs/semantics.md)):
 Colouring is greedy in vreg order. A masked def prefers a register whose value is live
 only in parked lanes (the most recently defined one): that is exactly the sharing
 per-lane liveness allows, and it keeps fully free registers for all-lane writes, which
-cannot use parked ones. When no register is free, a vreg is spilled everywhere: each use
-reloads a temporary, each def writes a temporary that is spilled; a masked def first
-reloads the temporary so that the spill (which moves all lanes) keeps the inactive
-lanes' values. Then allocation starts over.
+cannot use parked ones. Otherwise the register is chosen by `order`: the lowest free one,
+the one most recently freed (its last occupant's range ended last before this def), or a
+seeded random one -- so a clobber the liveness rules allow does not hang on one greedy
+choice. When no register is free, a vreg is spilled everywhere: each use reloads a
+temporary, each def writes a temporary that is spilled; a masked def first reloads the
+temporary so that the spill (which moves all lanes) keeps the inactive lanes' values, and
+keeps that register until the def. Then allocation starts over.
+
+Mutants (`mutants.py`) live here at the places the real bugs did: which liveness an
+all-lane write interferes with, how uniform writes count, and how spill code moves lanes.
 """
 
 from __future__ import annotations
 
 import copy
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 from difftest.errors import DifftestError
 
+from . import mutants
 from .isa import Op
 from .liveness import CROSS_LANE, Liveness, all_lanes, bits, defs, flow, liveness, uses
-from .lower import Instr, Label, Lowered
+from .lower import Instr, Label, Lowered, Region
 
 MAX_ROUNDS = 200
+ORDERS = ("lowest", "recent", "random")
+#: the uniform values lowering may write to all lanes (`uniform_writes=all_lanes`)
+_UNIFORM = frozenset({Op.MOVI, Op.PARAM, Op.WAVEID})
+
+
+def _writes_all(ins: Instr) -> bool:
+    """Whether allocation treats the write as all-lane (the machine always does what the
+    instruction says; the `uniform-writemask-all` mutant makes allocation believe a
+    uniform all-lane write is masked)."""
+    if mutants.on("uniform-writemask-all") and ins.op in _UNIFORM:
+        return False
+    return all_lanes(ins)
 
 
 class AllocationError(DifftestError):
@@ -60,7 +80,9 @@ def interference(live: Liveness) -> dict[int, set[int]]:
         if d is None:
             continue
         graph.setdefault(d, set())
-        across = live.live_any(i) if all_lanes(ins) else live.live_out[i]
+        across = live.live_out[i]
+        if _writes_all(ins) and not mutants.on("wwm-ignores-inactive"):
+            across = live.live_any(i)  # every lane is written: parked values too
         others = bits(across & ~(1 << d))
         if ins.op in CROSS_LANE:
             others += [u for u in uses(ins) if u != d]
@@ -70,37 +92,54 @@ def interference(live: Liveness) -> dict[int, set[int]]:
     return graph
 
 
-def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, order: list[int]
-           ) -> tuple[dict[int, int], int | None]:
+def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[int],
+           order: str, rng: random.Random) -> tuple[dict[int, int], int | None]:
     """Greedy colouring; returns (colours, first vreg that found no register)."""
     color: dict[int, int] = {}
     first_def: dict[int, int] = {}
+    last_use: dict[int, int] = {}
     for i, ins in enumerate(live.flow.instrs):
         d = defs(ins)
         if d is not None and d not in first_def:
             first_def[d] = i
-    for v in order:
+        for u in bits(live.live_in[i]) + uses(ins):
+            last_use[u] = i
+    ended: dict[int, list[int]] = {}  # register -> where its occupants' ranges end
+    for v in vregs:
         if v not in first_def:
             continue
         taken = {color[u] for u in graph.get(v, ()) if u in color}
         free = [r for r in range(nregs) if r not in taken]
         if not free:
             return color, v
-        choice = free[0]
         i = first_def[v]
-        if not all_lanes(live.flow.instrs[i]):
+        holders: list[tuple[int, int]] = []
+        if not _writes_all(live.flow.instrs[i]):
             parked_only = live.parked[i] & ~live.live_out[i]
-            holders = [(u, color[u]) for u in bits(parked_only) if u in color and color[u] in free]
-            if holders:
-                choice = max(holders)[1]
+            holders = [(u, color[u]) for u in bits(parked_only)
+                       if u in color and color[u] in free]
+        if order == "random":
+            if holders and rng.random() < 0.5:
+                choice = rng.choice(holders)[1]
+            else:
+                choice = rng.choice(free)
+        elif holders:
+            choice = max(holders)[1]
+        elif order == "recent":
+            def freed_at(r: int) -> int:
+                return max((e for e in ended.get(r, ()) if e <= i), default=-1)
+            choice = max(free, key=lambda r: (freed_at(r), -r))
+        else:
+            choice = free[0]
         color[v] = choice
+        ended.setdefault(choice, []).append(last_use.get(v, i))
     return color, None
 
 
 def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: "_Counter",
-           temps: set[int], masked_spills: bool) -> list[Instr | Label]:
+           temps: set[int]) -> list[Instr | Label]:
     out: list[Instr | Label] = []
-    wm = 0 if masked_spills else 1
+    wm = 0 if mutants.on("spill-under-mask") else 1  # spills must move every lane
     for item in code:
         if isinstance(item, Label):
             out.append(item)
@@ -113,8 +152,11 @@ def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: "_Counter",
             continue
         t = new_vreg()
         temps.add(t)
-        if used or (defined and not all_lanes(ins)):
-            out.append(Instr(Op.RELOAD, d=t, imm=slot, wm=wm))
+        partial = defined and not all_lanes(ins)
+        if used or (partial and not mutants.on("partial-def-no-reload")):
+            # before a partial def, the reload carries the lanes the def leaves alone
+            under_mask = partial and mutants.on("reload-under-mask")
+            out.append(Instr(Op.RELOAD, d=t, imm=slot, wm=0 if under_mask else wm))
         for fld in ("a", "b", "c"):
             if getattr(ins, fld) == v and v in uses(ins):
                 setattr(ins, fld, t)
@@ -122,7 +164,7 @@ def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: "_Counter",
             ins.d = t
             # The spill after a masked def moves all lanes: the lanes this def leaves
             # alone (reloaded above) must survive until then.
-            ins.keeps = not all_lanes(ins)
+            ins.keeps = partial and not mutants.on("masked-def-no-keep")
         out.append(ins)
         if defined:
             out.append(Instr(Op.SPILL, a=t, imm=slot, wm=wm))
@@ -154,24 +196,39 @@ class _Counter:
         return v
 
 
-def allocate_registers(lowered: Lowered, nregs: int, masked_spills: bool = False
-                       ) -> Allocation:
-    """Colour `lowered`'s vregs onto `nregs` registers, spilling as needed."""
-    code = copy.deepcopy(lowered.code)
-    # deepcopy gives new Instr objects: carry the logical-successor overrides across.
-    old_instrs = [x for x in lowered.code if isinstance(x, Instr)]
-    new_instrs = [x for x in code if isinstance(x, Instr)]
-    labels_old = [x for x in lowered.code if isinstance(x, Label)]
-    labels_new = [x for x in code if isinstance(x, Label)]
-    lab_map = {id(a): b for a, b in zip(labels_old, labels_new)}
-    for ins in new_instrs:
+def _copy_code(lowered: Lowered) -> tuple[list[Instr | Label], dict[int, list[Label]],
+                                          list[Region]]:
+    """Fresh Instr and Label objects (spill code rewrites instructions in place; the input
+    stays untouched), with the logical-successor overrides and regions carried across.
+    Instructions are flat, so a shallow copy each is a full copy."""
+    lab_map: dict[int, Label] = {}
+    code: list[Instr | Label] = []
+    pairs: list[tuple[Instr, Instr]] = []
+    for item in lowered.code:
+        if isinstance(item, Label):
+            new_label = Label(item.name, item.index)
+            lab_map[id(item)] = new_label
+            code.append(new_label)
+        else:
+            new_ins = copy.copy(item)
+            pairs.append((item, new_ins))
+            code.append(new_ins)
+    for _, ins in pairs:
         if ins.target is not None:
-            ins.target = lab_map.get(id(ins.target), ins.target)
+            ins.target = lab_map[id(ins.target)]
     overrides = {id(nw): [lab_map[id(lab)] for lab in lowered.logical[id(old)]]
-                 for old, nw in zip(old_instrs, new_instrs) if id(old) in lowered.logical}
-    regions = [copy.copy(r) for r in lowered.regions]
-    for r in regions:
-        r.start, r.end, r.parked = lab_map[id(r.start)], lab_map[id(r.end)], lab_map[id(r.parked)]
+                 for old, nw in pairs if id(old) in lowered.logical}
+    regions = [Region(lab_map[id(r.start)], lab_map[id(r.end)], lab_map[id(r.parked)], r.why,
+                      r.kind) for r in lowered.regions]
+    return code, overrides, regions
+
+
+def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed: int = 0
+                       ) -> Allocation:
+    """Colour `lowered`'s vregs onto `nregs` registers, spilling as needed; `order` picks
+    among free registers (ORDERS), `seed` seeds the random order."""
+    assert order in ORDERS, order
+    code, overrides, regions = _copy_code(lowered)
     types = dict(lowered.vreg_types)
     new_vreg = _Counter(lowered.nvregs)
     slots: dict[int, int] = {}
@@ -179,8 +236,7 @@ def allocate_registers(lowered: Lowered, nregs: int, masked_spills: bool = False
     for _ in range(MAX_ROUNDS):
         live = liveness(flow(code, overrides), regions)
         graph = interference(live)
-        order = sorted(graph)
-        color, failed = _color(live, graph, nregs, order)
+        color, failed = _color(live, graph, nregs, sorted(graph), order, random.Random(seed))
         if failed is None:
             return Allocation(code, color, slots, temps, live, nregs, len(slots), types, graph)
         victim = _victim(code, graph, failed, temps, slots)
@@ -190,7 +246,7 @@ def allocate_registers(lowered: Lowered, nregs: int, masked_spills: bool = False
             )
         slots[victim] = len(slots)
         before = new_vreg.next
-        code = _spill(code, victim, slots[victim], new_vreg, temps, masked_spills)
+        code = _spill(code, victim, slots[victim], new_vreg, temps)
         for t in range(before, new_vreg.next):
             types[t] = types[victim]
         # spill code was inserted: carry overrides (instructions kept their identity)

@@ -5,6 +5,10 @@ Target options (`--opt KEY=VALUE`; generators draw them too):
 - `registers=N` physical vector registers (4..256, default 24): small values force spills;
 - `uniform_writes=all_lanes|active` how uniform values (constants, parameters) are
   materialised: with all-lane writes (default, as real compilers do) or masked;
+- `alloc_order=lowest|recent|random` (with `alloc_seed=N`): which free register the
+  allocator takes (regalloc.py);
+- `mutants`: injected bugs (mutants.py), compiler ones keyed into the compile cache and
+  machine ones passed to the machine as flags;
 - the common options (`difftest.options`): `step_budget` and `work_budget`, the loop-trip
   budget the oracle honours too (each TRIP instruction is one trip of the active lanes; a
   lane past `trip_budget()` stops the launch with the same `step_budget` error).
@@ -16,22 +20,25 @@ whole waves).
 
 from __future__ import annotations
 
-import functools
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from difftest.case import Case
 from difftest.errors import DifftestError
-from difftest.ir import parse
+from difftest.ir import nodes as n
 from difftest.options import describe_budget, trip_budget
 from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome
 
+from . import mutants
 from .emit import Compiled, emit
 from .lower import lower
-from .regalloc import AllocationError, allocate_registers
+from .regalloc import ORDERS, AllocationError, allocate_registers
 
 DEFAULT_REGISTERS = 24
+CACHE_SIZE = 256
 _STATUS = {0: NEVER_RAN, 1: COMPLETED, 2: FAULTED}
 
 
@@ -39,28 +46,70 @@ class OptionError(DifftestError):
     pass
 
 
-def compile_options(options: dict[str, Any]) -> tuple[int, bool]:
+@dataclass(frozen=True)
+class CompileOptions:
+    """Everything a compilation depends on besides the program: the compile cache's key."""
+
+    registers: int = DEFAULT_REGISTERS
+    uniform_all_lanes: bool = True
+    alloc_order: str = "lowest"
+    alloc_seed: int = 0
+    mutants: frozenset[str] = frozenset()  # the compiler's (mutants.compiler_mutants)
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def compile_options(options: dict[str, Any]) -> CompileOptions:
+    """The compile options of a run's options, validated (OptionError names the bad one)."""
     regs = options.get("registers", DEFAULT_REGISTERS)
-    if not isinstance(regs, int) or isinstance(regs, bool) or not 4 <= regs <= 256:
+    if not _int(regs) or not 4 <= regs <= 256:
         raise OptionError(f"option registers={regs!r}: expected an integer in 4..256")
     uniform = options.get("uniform_writes", "all_lanes")
     if uniform not in ("all_lanes", "active"):
         raise OptionError(f"option uniform_writes={uniform!r}: expected all_lanes or active")
-    return regs, uniform == "all_lanes"
+    order = options.get("alloc_order", "lowest")
+    if order not in ORDERS:
+        raise OptionError(f"option alloc_order={order!r}: expected one of {', '.join(ORDERS)}")
+    seed = options.get("alloc_seed", 0)
+    if not _int(seed) or not 0 <= seed < 2**32:
+        raise OptionError(f"option alloc_seed={seed!r}: expected an integer in 0..2**32-1")
+    names = options.get("mutants", [])
+    unknown = [m for m in names if m not in mutants.REGISTRY]
+    if unknown:
+        raise OptionError(f"unknown mutant '{unknown[0]}'")
+    return CompileOptions(regs, uniform == "all_lanes", order, seed,
+                          mutants.compiler_mutants(names))
 
 
-@functools.lru_cache(maxsize=256)
-def compile_kernel(kernel: str, entry: str, registers: int, uniform_all_lanes: bool
-                   ) -> Compiled:
-    """Compile one kernel. Pure and cached by content: each compilation owns its state."""
-    program = parse(kernel)
-    lowered = lower(program, entry, uniform_all_lanes)
-    return emit(lowered, allocate_registers(lowered, registers))
+def compile_program(program: n.Program, entry: str, copts: CompileOptions) -> Compiled:
+    """Compile one (checked) program. Pure: each compilation owns its state, and the
+    mutants it was asked for are on for exactly its duration."""
+    with mutants.switched_on(copts.mutants):
+        lowered = lower(program, entry, copts.uniform_all_lanes)
+        alloc = allocate_registers(lowered, copts.registers, copts.alloc_order,
+                                   copts.alloc_seed)
+        return emit(lowered, alloc)
+
+
+_CACHE: OrderedDict[tuple[str, str, CompileOptions], Compiled] = OrderedDict()
 
 
 def compile_case(case: Case, options: dict[str, Any]) -> Compiled:
-    regs, uniform = compile_options(options)
-    return compile_kernel(case.kernel, case.entry, regs, uniform)
+    """The case's kernel compiled under `options`; cached by (kernel text, entry, compile
+    options), so the schedules and inputs of one kernel pay once. The case's parsed
+    program is used: the text is never parsed again."""
+    key = (case.kernel, case.entry, compile_options(options))
+    hit = _CACHE.get(key)
+    if hit is not None:
+        _CACHE.move_to_end(key)
+        return hit
+    compiled = compile_program(case.program, case.entry, key[2])
+    _CACHE[key] = compiled
+    if len(_CACHE) > CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return compiled
 
 
 def wave_order(n_waves: int, schedule: dict[str, Any]) -> np.ndarray:
@@ -84,12 +133,15 @@ class NumbaSimtTarget:
     description = ("a small GPU: exec-mask compiler, register allocation with spills, "
                    "deopt metadata, numba-compiled machine")
     capabilities = frozenset({"wave_ops", "faults", "mutants"})
-    option_names = ("registers", "uniform_writes")
+    option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed")
     option_help = {
         "registers": f"physical vector registers, 4..256 (default {DEFAULT_REGISTERS}); "
                      "small budgets force spills",
         "uniform_writes": "all_lanes (default) | active: how constants and parameters are "
                           "written",
+        "alloc_order": "lowest (default) | recent | random: which free register the "
+                       "allocator takes",
+        "alloc_seed": "seed of the random allocation order",
     }
     schedule_keys = ("wave_order", "order_seed", "slots", "quantum", "stop_on_fault")
     schedule_help = {
@@ -99,8 +151,9 @@ class NumbaSimtTarget:
         "quantum": "instructions a resident wave runs per turn (default 64)",
         "stop_on_fault": "true (default): no wave is issued once a lane has faulted",
     }
-    mutant_names: tuple[str, ...] = ()
-    mutant_help: dict[str, str] = {}
+    mutant_names = mutants.NAMES
+    mutant_help = {m.name: f"[{m.seed}; {m.mechanism}] {m.description}"
+                   for m in mutants.REGISTRY.values()}
     never_ran_granularity = "wave"
 
     def validate_options(self, options: dict[str, Any]) -> None:
@@ -159,6 +212,7 @@ class NumbaSimtTarget:
             int(schedule.get("quantum", 64)), bool(schedule.get("stop_on_fault", True)),
             status, fault_ip, fault_code, counters,
             max_wave_steps=_max_wave_steps(budget, w, len(compiled.rows)), trip_budget=budget,
+            flags=mutants.machine_flags(options.get("mutants", ())),
         )
         out_bufs = {}
         for i, name in enumerate(names):

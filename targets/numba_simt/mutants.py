@@ -1,0 +1,116 @@
+"""numba-simt's injectable bugs: one registry, consulted by the passes themselves.
+
+Each mutant is a historical bug class from the seeds (or from this project's own history),
+re-created as a small change inside the mechanism it names: a pass asks `on(NAME)` at the
+one place where the real bug lived. Nothing is threaded through function parameters: a
+compilation runs inside `switched_on(names)`, and the compile cache is keyed on the set.
+Machine mutants cannot be asked at run time from numba code, so they travel as bits of the
+machine's `flags` argument (`machine_flags`); the machine is still compiled once.
+
+Mutants never corrupt outputs directly and stay memory-safe: they drop or misplace data
+through the same checked paths correct code uses. `difftest hunt` measures how fast the
+fuzzer finds each one; `corpus/` holds, for each, a case it flips (disagree with it on,
+agree without), which is the proof that it is not equivalent.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    seed: str        # where the bug class comes from: a seed document or a commit
+    mechanism: str   # the pass or part it changes
+    description: str
+
+
+_ALL = (
+    Mutant("wwm-ignores-inactive", "002/003", "regalloc",
+           "an all-lane write interferes only with values live in active lanes (parked "
+           "values of inactive lanes are ignored)"),
+    Mutant("wwm-then-else", "002", "liveness",
+           "the then-end -> else-start physical edge is dropped: values the else-lanes "
+           "wait with are not live while the then-arm runs"),
+    Mutant("wwm-loop-exit", "003", "liveness",
+           "values of lanes waiting at a loop's exit are not live while the loop still runs "
+           "(Mesa's 2017 cross-channel corruption in non-uniform loops)"),
+    Mutant("wwm-call-return", "003", "liveness",
+           "values of lanes that returned from an inlined helper are not live while the rest "
+           "of its body runs"),
+    Mutant("uniform-writemask-all", "002", "regalloc",
+           "a uniform value (constant, parameter) written to all lanes is allocated as if "
+           "its write were masked (002's `b = 7`)"),
+    Mutant("reload-under-mask", "NOTES: Mesa spills", "regalloc",
+           "the reload before a partial def moves only active lanes while the spill after it "
+           "moves all (Mesa's writemask-all unspills)"),
+    Mutant("spill-under-mask", "NOTES: Mesa spills", "regalloc",
+           "spills and reloads move only the active lanes (wrong for whole-wave values)"),
+    Mutant("partial-def-no-reload", "NOTES: Mesa spills", "regalloc",
+           "a masked def of a spilled value is not preceded by a reload, so the all-lane "
+           "spill after it stores garbage for the inactive lanes"),
+    Mutant("masked-def-no-keep", "c766407", "regalloc",
+           "the temporary reloaded before a masked def does not keep its register until the "
+           "def: another reload in between may take it"),
+    Mutant("loop-var-before-check", "b9a1c42", "lower",
+           "the loop variable is written before the range check, so after the loop it "
+           "holds one past the last trip"),
+    Mutant("join-restores-saved-exec", "003", "lower",
+           "an if's join restores the exec mask saved at its head instead of OR-ing the "
+           "survivors back (lanes that broke or returned come back)"),
+    Mutant("break-mask-lost", "003", "lower",
+           "a lane that breaks is parked at the continue point instead of the exit: it "
+           "rejoins the next iteration"),
+    Mutant("shuffle-reads-inactive", "NOTES: subgroups", "lower",
+           "shuffle reads the source register itself, so an inactive source lane gives its "
+           "stale value instead of 0"),
+    Mutant("stack-drops-inlined-frame", "001", "lower",
+           "a fault inside an inlined helper reports the caller's frame as innermost (the "
+           "stack no longer shows the lines through the helper)"),
+    Mutant("div-floor", "NOTES: semantics", "machine",
+           "the machine's // and % floor (Python, numba) instead of truncating (C, GPUs)"),
+)
+
+REGISTRY: dict[str, Mutant] = {m.name: m for m in _ALL}
+NAMES: tuple[str, ...] = tuple(m.name for m in _ALL)
+#: machine mutants: their bit in run_launch's `flags`
+MACHINE_FLAGS: dict[str, int] = {"div-floor": 1}
+
+_active: frozenset[str] = frozenset()
+
+
+def on(name: str) -> bool:
+    """Whether mutant `name` is switched on for the compilation or run in progress."""
+    assert name in REGISTRY, f"unknown mutant {name}"
+    return name in _active
+
+
+@contextmanager
+def switched_on(names: Iterable[str]) -> Iterator[None]:
+    """Switch exactly `names` on for the duration (nestable; restores the previous set)."""
+    global _active
+    chosen = frozenset(names)
+    unknown = chosen - set(REGISTRY)
+    assert not unknown, f"unknown mutants {sorted(unknown)}"
+    previous = _active
+    _active = chosen
+    try:
+        yield
+    finally:
+        _active = previous
+
+
+def machine_flags(names: Iterable[str]) -> int:
+    """The machine's `flags` word for a set of mutants."""
+    flags = 0
+    for name in names:
+        flags |= MACHINE_FLAGS.get(name, 0)
+    return flags
+
+
+def compiler_mutants(names: Iterable[str]) -> frozenset[str]:
+    """The mutants that change compiled code (the compile cache's key)."""
+    return frozenset(n for n in names if REGISTRY[n].mechanism != "machine")
