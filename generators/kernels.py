@@ -321,7 +321,8 @@ class _Gen:
         """A loop bound that differs between lanes, kept in 0..7 (0..3 where trips must
         stay small): evaluated once per lane at entry, so lanes run different trips."""
         e, _ = self.int_expr(fn, I32, 1, "dyn")
-        return f"({e} & {SMALL_LOOP if fn.small else MAX_LOOP - 1})"
+        varying = self.pick(("lane()", fn.gid, "lane()"))  # differs between lanes for sure
+        return f"(({varying} + {e}) & {SMALL_LOOP if fn.small else MAX_LOOP - 1})"
 
     def while_loop(self, fn: _Fn, pad: str) -> list[str]:
         """`while True:` that terminates by construction: a counter assigned before it
@@ -329,14 +330,23 @@ class _Gen:
         passes a limit -- checked first in the body, or last (then nothing in the body
         may `continue`, which would skip the check)."""
         cnt = self.name("c")
-        limit = self.pick(("const", "lane", "s") if not fn.small else ("const", "lane"))
+        bottom = self.pick((False, True))
+        exit_form = bottom and self.pick((True, False))
+        lines = []
+        outer = [v for v in fn.locals if v in fn.vars]  # locals from before the loop
+        if exit_form and not outer:
+            value, ty = self.int_expr(fn, I32, 1)
+            var = self.new_var(fn, ty)
+            lines.append(f"{pad}{var} = {value}")
+            outer = [var]
+        limits = ("lane", "const", "s", "lane") if not fn.small else ("lane", "const")
+        limit = "lane" if exit_form else self.pick(limits)
         if limit == "const":
             limit = str(self.num(1, SMALL_LOOP if fn.small else MAX_LOOP))
         elif limit == "lane" or "s" not in fn.vars:
-            limit = self.lane_bound(fn)
-        bottom = self.pick((False, True))
+            limit = self.lane_bound(fn)  # lanes leave at different trips
         inner = pad + "    "
-        lines = [f"{pad}{cnt} = 0", f"{pad}while True:"]
+        lines += [f"{pad}{cnt} = 0", f"{pad}while True:"]
         fn.nest += 1
         fn.loops += 1
         saved = fn.scope()
@@ -346,6 +356,19 @@ class _Gen:
             lines += step + [f"{inner}if {cnt} > {limit}:", f"{inner}    break"]
             lines += self.block(fn, inner, 1, 4)
         else:
+            if exit_form:
+                # 003's loop-exit form: each trip first redefines a value from before the
+                # loop, without reading it, by whole-wave code (a wave operation, or a
+                # uniform constant): the value is dead at the top for the lanes still
+                # iterating, while the lanes that left at the bottom hold their last one
+                var = self.pick(outer)
+                ty = fn.vars.pop(var)
+                if "wave" in self.on:
+                    value, _ = self.wave(fn, self.pick(_INT_WAVE), ty, 1)
+                else:
+                    value = f"{self.int_expr(fn, ty, 1)[0]} + {self.pick(('7', '1', '100'))}"
+                fn.vars[var] = ty
+                lines.append(f"{inner}{var} = {value}")
             fn.no_continue += 1
             lines += self.block(fn, inner, 1, 4)
             fn.no_continue -= 1
@@ -354,6 +377,8 @@ class _Gen:
         fn.vars[cnt] = I32
         fn.loops -= 1
         fn.nest -= 1
+        if bottom and fn.outs:
+            lines += self.witness(fn, pad)  # what each lane left the loop with
         return lines
 
     def checksum(self, fn: _Fn) -> str:
@@ -528,7 +553,8 @@ class _Gen:
         if "i64" in on:
             m += ["assign64", "assign64"]
         if fn.locals:
-            m += ["reassign", "reassign"]
+            # more under divergence: a masked def of a value the other lanes still hold
+            m += ["reassign"] * (4 if fn.nest else 2)
         if fn.outs:
             m += ["store", "rmw", "rmw"]
         if fn.accs:

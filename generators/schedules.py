@@ -66,11 +66,12 @@ def schedules() -> st.SearchStrategy[dict[str, Any]]:
     return schedule_numbers().map(lambda k: schedule_by_number(None, k))
 
 
-_OPTIONS = st.fixed_dictionaries({}, optional={
+_OPTIONS = st.fixed_dictionaries({
     # small budgets (4..7) force spills, and a clobber often needs one of them
-    "registers": st.sampled_from((24, 6, 4, 8, 5, 12, 7, 16, 32, 64)),
-    "uniform_writes": st.sampled_from(("all_lanes", "active")),
+    "registers": st.sampled_from((24, 6, 4, 8, 5, 12, 7, 6, 4, 16, 32, 5)),
     "alloc_order": st.sampled_from(("lowest", "recent", "random")),
+}, optional={
+    "uniform_writes": st.sampled_from(("all_lanes", "active")),
     "alloc_seed": st.integers(0, 2**16),
 })
 

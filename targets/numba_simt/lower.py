@@ -338,7 +338,11 @@ class _Lowerer:
         self.place(top)
         self.emit(Op.M_CLEAR, d=cont)
         self.emit(Op.M_SETEXEC, a=iterating)
-        self.emit(Op.JZ_EXEC, target=exit_label)
+        skip = self.emit(Op.JZ_EXEC, target=exit_label)
+        # the wave's skip once no lane iterates: a lane leaves only by `break`, so a
+        # value the body redefines before its breaks is dead at the top (003's loop-exit
+        # form: only the exit region keeps it for the lanes that already left)
+        self.set_logical(skip, [body])
         self.place(body)
         self.emit(Op.TRIP)
         self.frames[-1].loops.append((exitm, cont, exit_label, cont_label))

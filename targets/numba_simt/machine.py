@@ -255,7 +255,7 @@ def _fault(f, base, ip, status, fault_ip):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True, error_model="numpy")
 def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, slots,
             quantum, stop_on_fault, status, fault_ip, fault_code, counters, roles,
-            max_steps, trip_budget, flags):  # type: ignore[no-untyped-def]
+            max_steps, trip_budget, mutant_flags):  # type: ignore[no-untyped-def]
     # ---- arguments (everything below indexes with these, unchecked) ----
     if counters.shape[0] != 4:
         return ERR_ARGS
@@ -320,7 +320,7 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
     EM = np.zeros(W, dtype=np.int64)               # EM[l] = -(bit l of em_key)
     G = np.zeros(W, dtype=np.int64)                # SHUFFLE's gathered sources
     em_key = np.int64(0)
-    floor = (flags & FLAG_DIV_FLOOR) != 0
+    floor = (mutant_flags & FLAG_DIV_FLOOR) != 0
     full = np.int64(-1) if W == 64 else (np.int64(1) << W) - 1
     flag = False                                   # the deopt flag: some lane faulted
     nxt = 0                                        # next position in wave_order

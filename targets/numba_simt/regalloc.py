@@ -93,8 +93,12 @@ def interference(live: Liveness) -> dict[int, set[int]]:
 
 
 def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[int],
-           order: str, rng: random.Random) -> tuple[dict[int, int], int | None]:
-    """Greedy colouring; returns (colours, first vreg that found no register)."""
+           order: str, rng: random.Random, spill: Any) -> tuple[dict[int, int], list[int]]:
+    """Greedy colouring with spill decisions on the way: when `v` finds no register,
+    `spill(v, colored, victims so far)` names a victim among v and its neighbours (None:
+    nothing can go);
+    a coloured victim gives its register back and v tries again. Returns (colours,
+    victims); the colours are a valid allocation only when there are no victims."""
     color: dict[int, int] = {}
     first_def: dict[int, int] = {}
     last_use: dict[int, int] = {}
@@ -102,16 +106,29 @@ def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[i
         d = defs(ins)
         if d is not None and d not in first_def:
             first_def[d] = i
-        for u in bits(live.live_in[i]) + uses(ins):
-            last_use[u] = i
+        if order == "recent":
+            for u in bits(live.live_in[i]) + uses(ins):
+                last_use[u] = i
     ended: dict[int, list[int]] = {}  # register -> where its occupants' ranges end
+    victims: list[int] = []
     for v in vregs:
         if v not in first_def:
             continue
-        taken = {color[u] for u in graph.get(v, ()) if u in color}
-        free = [r for r in range(nregs) if r not in taken]
+        while True:
+            taken = {color[u] for u in graph.get(v, ()) if u in color}
+            free = [r for r in range(nregs) if r not in taken]
+            if free:
+                break
+            victim = spill(v, set(color), victims)
+            if victim is None:
+                raise AllocationError(
+                    f"registers={nregs} is too few for this kernel, even with spilling")
+            victims.append(victim)
+            if victim == v:
+                break
+            del color[victim]
         if not free:
-            return color, v
+            continue
         i = first_def[v]
         holders: list[tuple[int, int]] = []
         if not _writes_all(live.flow.instrs[i]):
@@ -133,7 +150,7 @@ def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[i
             choice = free[0]
         color[v] = choice
         ended.setdefault(choice, []).append(last_use.get(v, i))
-    return color, None
+    return color, victims
 
 
 def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: "_Counter",
@@ -153,7 +170,8 @@ def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: "_Counter",
         t = new_vreg()
         temps.add(t)
         partial = defined and not all_lanes(ins)
-        if used or (partial and not mutants.on("partial-def-no-reload")):
+        carried = partial and not mutants.on("partial-def-no-reload")
+        if used or carried:
             # before a partial def, the reload carries the lanes the def leaves alone
             under_mask = partial and mutants.on("reload-under-mask")
             out.append(Instr(Op.RELOAD, d=t, imm=slot, wm=0 if under_mask else wm))
@@ -164,25 +182,33 @@ def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: "_Counter",
             ins.d = t
             # The spill after a masked def moves all lanes: the lanes this def leaves
             # alone (reloaded above) must survive until then.
-            ins.keeps = partial and not mutants.on("masked-def-no-keep")
+            ins.keeps = carried and not mutants.on("masked-def-no-keep")
         out.append(ins)
         if defined:
             out.append(Instr(Op.SPILL, a=t, imm=slot, wm=wm))
     return out
 
 
-def _victim(code: list[Instr | Label], graph: dict[int, set[int]], failed: int,
-            temps: set[int], slots: dict[int, int]) -> int | None:
-    """Chaitin's choice among the uncolourable vreg and its neighbours: the highest
-    degree per occurrence (long, rarely used ranges first); spill temporaries never."""
+def _occurrences(code: list[Instr | Label]) -> dict[int, int]:
     occurrences: dict[int, int] = {}
     for ins in code:
         if isinstance(ins, Instr):
             for v in uses(ins) + ([ins.d] if defs(ins) is not None else []):
                 occurrences[v] = occurrences.get(v, 0) + 1
-    candidates = [u for u in {failed, *graph[failed]} if u not in temps and u not in slots]
+    return occurrences
+
+
+def _victim(occurrences: dict[int, int], graph: dict[int, set[int]], failed: int,
+            colored: set[int], excluded: set[int], rng: random.Random | None) -> int | None:
+    """Chaitin's choice among the uncolourable vreg and its coloured neighbours: the
+    highest degree per occurrence (long, rarely used ranges first); never a spill
+    temporary or a vreg already spilled (`excluded`). Under the random order (`rng`), half
+    the time a random one of them instead."""
+    candidates = [u for u in {failed, *(graph[failed] & colored)} if u not in excluded]
     if not candidates:
         return None
+    if rng is not None and rng.random() < 0.5:
+        return rng.choice(sorted(candidates))
     return max(candidates, key=lambda u: (len(graph[u]) / occurrences.get(u, 1), -u))
 
 
@@ -233,23 +259,27 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
     new_vreg = _Counter(lowered.nvregs)
     slots: dict[int, int] = {}
     temps: set[int] = set()
+    victims = random.Random(seed + 1) if order == "random" else None
     for _ in range(MAX_ROUNDS):
         live = liveness(flow(code, overrides), regions)
         graph = interference(live)
-        color, failed = _color(live, graph, nregs, sorted(graph), order, random.Random(seed))
-        if failed is None:
+        occurrences = _occurrences(code)
+        def spill(v: int, colored: set[int], so_far: list[int]) -> int | None:
+            excluded = temps | set(slots) | set(so_far)
+            return _victim(occurrences, graph, v, colored, excluded, victims)
+
+        color, chosen = _color(live, graph, nregs, sorted(graph), order,
+                               random.Random(seed), spill)
+        if not chosen:
             return Allocation(code, color, slots, temps, live, nregs, len(slots), types, graph)
-        victim = _victim(code, graph, failed, temps, slots)
-        if victim is None:
-            raise AllocationError(
-                f"registers={nregs} is too few for this kernel, even with spilling"
-            )
-        slots[victim] = len(slots)
-        before = new_vreg.next
-        code = _spill(code, victim, slots[victim], new_vreg, temps)
-        for t in range(before, new_vreg.next):
-            types[t] = types[victim]
-        # spill code was inserted: carry overrides (instructions kept their identity)
+        # every victim of this round is spilled before the next (one victim a round made
+        # small register budgets cost tens of rounds a kernel)
+        for victim in chosen:
+            slots[victim] = len(slots)
+            before = new_vreg.next
+            code = _spill(code, victim, slots[victim], new_vreg, temps)
+            for t in range(before, new_vreg.next):
+                types[t] = types[victim]
     raise AllocationError(f"register allocation did not converge with registers={nregs}")
 
 
