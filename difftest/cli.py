@@ -293,6 +293,90 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_reduce(args: argparse.Namespace) -> int:
+    import dataclasses
+    import time
+
+    from .corpus import check_writable, write_atomic
+    from .reduce import reduce_case, size
+    from .runner import check_case, still_fails
+
+    case = load_case(args.case)
+    out = Path(args.out) if args.out else Path(args.case).with_suffix(".reduced.json")
+    check_writable(out.parent, "--out")
+    if args.time is not None:
+        _seconds(args.time, "--time")
+    target, options = _target_and_options(args.target, case, args.case, args.opt)
+    corpus_mutants = case.extra.get("mutants") or []
+    if corpus_mutants and "mutants" not in options:
+        options["mutants"] = list(corpus_mutants)  # a corpus entry names its mutants apart
+    case = dataclasses.replace(case, options=options)
+    full, _ = _oracle(case, args.case, options)
+    verdict = check_case(case, target, case.schedule, None, None, full, None).verdict
+    if verdict.agree:
+        raise DifftestError(f"{args.case}: the case agrees on {args.target}: there is no "
+                            "failure to keep while reducing")
+    print(f"{args.case}: {verdict}")
+    start = time.monotonic()
+    reduced, stats = reduce_case(case, still_fails(target, case, verdict.rule),
+                                 args.time if args.time is not None else 60.0,
+                                 getattr(target, "option_variants", None))
+    obj = reduced.to_json()
+    if "format" in reduced.extra:  # a corpus entry: its mutants stay in their own field
+        obj["options"] = {k: v for k, v in reduced.options.items() if k != "mutants"}
+        if not obj["options"]:
+            del obj["options"]
+    try:
+        write_atomic(out, json.dumps(obj, indent=1) + "\n")
+    except OSError as e:
+        raise DifftestError(f"--out {out}: cannot write: {e.strerror or e}") from None
+    (s0, n0), (s1, n1) = size(case), size(reduced)
+    print(f"reduced {s0} -> {s1} statements, n {n0} -> {n1} in {time.monotonic() - start:.1f} s "
+          f"({stats.checks} checks{'' if stats.finished else ', stopped at the time limit'})")
+    print(f"wrote {out}")
+    return EXIT_OK
+
+
+def cmd_hunt(args: argparse.Namespace) -> int:
+    from .hunt import format_table, hunt, to_json, write_json
+    from .registry import load_target
+
+    target = load_target(args.target)
+    names = tuple(getattr(target, "mutant_names", ()))
+    seeds = dict(getattr(target, "mutant_seeds", {}))
+    helps = dict(getattr(target, "mutant_help", {}))
+    if args.list:
+        for name in names:
+            print(f"{name}\t{seeds.get(name, '')}\t{helps.get(name, '')}")
+        return EXIT_OK
+    if not names:
+        raise DifftestError(f"target {args.target} has no mutants to hunt")
+    chosen = list(names) if args.mutants == "all" else [
+        m for m in args.mutants.split(",") if m]
+    for m in chosen:
+        if m not in names:
+            raise DifftestError(f"--mutants: unknown mutant '{m}' for target {args.target} "
+                                "(`difftest hunt --list` lists them)")
+    if args.trials < 1:
+        raise DifftestError(f"--trials must be at least 1, got {args.trials}")
+    seconds = _seconds(args.time, "--time") or 60.0
+    from .corpus import check_writable
+
+    corpus = Path(args.corpus)
+    check_writable(corpus, "--corpus")
+    if args.json:
+        check_writable(Path(args.json).resolve().parent, "--json")
+    workers = _workers(args.workers)
+    results = hunt(args.target, chosen, seeds, args.trials, seconds, workers, args.seed, corpus)
+    print(format_table(results, seconds))
+    if args.json:
+        write_json(args.json, to_json(results, seconds, {
+            "target": args.target, "trials": args.trials, "time_s": seconds,
+            "workers": workers, "seed": args.seed}))
+        print(f"wrote {args.json}")
+    return EXIT_OK
+
+
 def cmd_targets(args: argparse.Namespace) -> int:
     from .options import COMMON
     from .registry import capabilities, load_target, target_names
@@ -461,6 +545,36 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target(co)
     _add_opt(co)
     co.set_defaults(func=cmd_compile)
+
+    rd = command("reduce", "reduce a failing case (any kernel, generated or yours) to a small "
+                 "one that fails the same way, and write it")
+    rd.add_argument("case", metavar="CASE.json", help="case or corpus file that disagrees")
+    _add_target(rd)
+    _add_opt(rd)
+    rd.add_argument("--time", type=float, default=None, metavar="SECONDS",
+                    help="stop reducing after this long (default 60 s)")
+    rd.add_argument("--out", metavar="FILE",
+                    help="where to write the reduced case (default CASE.reduced.json)")
+    rd.set_defaults(func=cmd_reduce)
+
+    hu = command("hunt", "measure the fuzzer against a target's injected bugs: detection "
+                 "rate, time to first failure and to the reduced case, reduced size")
+    _add_target(hu)
+    hu.add_argument("--list", action="store_true",
+                    help="list the mutants, one a line (name, seed, description)")
+    hu.add_argument("--mutants", default="all", metavar="all|NAME,...",
+                    help="which mutants to hunt (default all)")
+    hu.add_argument("--trials", type=int, default=10, metavar="N",
+                    help="independent campaigns per mutant (default 10)")
+    hu.add_argument("--time", type=float, default=None, metavar="SECONDS",
+                    help="budget of each campaign (default 60 s; a miss counts as this)")
+    hu.add_argument("--workers", default="auto", metavar="N|auto",
+                    help="worker processes per campaign (default: one per core)")
+    hu.add_argument("--seed", type=int, default=0, help="seed of the first trial (default 0)")
+    hu.add_argument("--corpus", default="corpus", metavar="DIR",
+                    help="where the reduced counterexamples go (default: corpus)")
+    hu.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    hu.set_defaults(func=cmd_hunt)
 
     tg = command("targets", "list the registered targets with their options, schedule keys "
                  "and mutants")

@@ -2,9 +2,14 @@
 
 Each worker process runs Hypothesis in short seeded batches until the time or example
 budget is spent: a batch draws kernels (each serving several inputs, launches and
-schedules), checks every (case, schedule) against the oracle, and on a disagreement lets
-Hypothesis shrink it; the shrunk case is written to the corpus (atomically) and reported.
-Workers publish counters in shared memory; the parent prints progress and the summary.
+schedules) and checks every (case, schedule) against the oracle. On a disagreement the
+worker notes the time (time to first failure), lets Hypothesis shrink for at most
+`SHRINK_SECONDS` (only failures by the same rule count), then runs the IR reducer
+(difftest.reduce) for at most `REDUCE_SECONDS`; the reduced case is written to the corpus
+(atomically) and reported with its timings and size. Workers publish counters in shared
+memory; the parent prints progress and the summary. With `stop_on_first` (the hunt) the
+parent stops the other workers as soon as one finds a failure, so the reduction has the
+machine to itself.
 
 Faults of the campaign itself: a counterexample is never lost (a corpus write that fails
 prints the case JSON on stderr instead); Ctrl-C or SIGTERM stops the workers (they also die
@@ -25,6 +30,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 BATCH = 25  # examples per Hypothesis run: bounds the overshoot past --time
+SHRINK_SECONDS = 4.0   # Hypothesis's shrinking, after the first failure
+REDUCE_SECONDS = 20.0  # then the IR reducer
 _CASES, _EXECS, _KERNELS, _FAILURES, _SKIPPED, _FIXED = 0, 1, 2, 3, 4, 5
 
 
@@ -38,6 +45,27 @@ class FuzzConfig:
     options: dict[str, Any] = field(default_factory=dict)
     corpus: Path = Path("corpus")
     schedules_per_case: int = 2
+    stop_on_first: bool = False
+
+
+@dataclass
+class Found:
+    """One counterexample: where it went, its verdict, and the campaign clock when it
+    was first seen and when its reduced form was ready (seconds since the start)."""
+
+    path: str
+    verdict: str
+    rule: str | None
+    first: float
+    shrunk: float
+    statements: int
+    n: int
+    saved: bool = True
+
+    def describe(self) -> str:
+        where = self.path if self.saved else "(not saved: printed on stderr)"
+        return (f"{where}: {self.verdict} [first failure at {self.first:.1f} s, reduced at "
+                f"{self.shrunk:.1f} s to {self.statements} statements, n = {self.n}]")
 
 
 @dataclass
@@ -50,6 +78,7 @@ class FuzzSummary:
     construct_counts: dict[str, int]
     workers: int
     skipped: int = 0
+    found: list[Found] = field(default_factory=list)
 
     def rate(self, count: int) -> float:
         return count / self.elapsed if self.elapsed > 0 else 0.0
@@ -75,6 +104,11 @@ class Counterexample(AssertionError):
         self.rule = rule
 
 
+class _ShrinkBudgetSpent(BaseException):
+    """Ends Hypothesis's shrinking early (a BaseException passes through Hypothesis at
+    once); the best failing case seen so far is kept by the property itself."""
+
+
 def _names() -> list[str]:
     from generators.coverage import ALL_CONSTRUCTS, FAULT_KINDS
 
@@ -92,7 +126,7 @@ def _die_with_parent() -> None:
         pass
 
 
-def _worker(index: int, config: FuzzConfig, counters: Any, stop_at: float,
+def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at: float,
             examples: int | None, results: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -115,7 +149,9 @@ def _worker(index: int, config: FuzzConfig, counters: Any, stop_at: float,
     batch_no = 0
     while time.monotonic() < stop_at and (examples is None or done < examples):
         batch = BATCH if examples is None else min(BATCH, examples - done)
-        failing = [False]
+        # the first failure: [case JSON, verdict, rule, when]; later ones by the same
+        # rule (Hypothesis shrinking) replace the case and verdict
+        best: list[Any] = []
 
         @settings(max_examples=batch, database=None, deadline=None,
                   phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
@@ -125,13 +161,16 @@ def _worker(index: int, config: FuzzConfig, counters: Any, stop_at: float,
                                         min_size=config.schedules_per_case - 1,
                                         max_size=config.schedules_per_case - 1))
         def prop(kc: Any, extra_numbers: list[int]) -> None:
-            if not failing[0] and time.monotonic() > stop_at:
+            if best and time.monotonic() - best[3] > SHRINK_SECONDS:
+                raise _ShrinkBudgetSpent
+            if not best and time.monotonic() > stop_at:
                 return
             kernel, cases = kc
-            counters[_KERNELS] += 1
-            for name in constructs(kernel.program):
-                if name in slot:
-                    counters[slot[name]] += 1
+            if not best:
+                counters[_KERNELS] += 1
+                for name in constructs(kernel.program):
+                    if name in slot:
+                        counters[slot[name]] += 1
             kinds: set[str] = set()
             for case in cases:
                 if callable(unsupported) and unsupported(case):
@@ -140,7 +179,7 @@ def _worker(index: int, config: FuzzConfig, counters: Any, stop_at: float,
                 options = target_options(target, {**case.options, **config.options})
                 full, oracle_error = oracle_run(case, options)
                 counters[_EXECS] += 1
-                if full is not None:
+                if full is not None and not best:
                     new = set(fault_kinds(full)) - kinds
                     kinds |= new
                     for kind in new:
@@ -150,48 +189,72 @@ def _worker(index: int, config: FuzzConfig, counters: Any, stop_at: float,
                     res = check_case(case, target, sched, options, None, full, oracle_error)
                     counters[_CASES] += 1
                     counters[_EXECS] += 1
-                    if not res.verdict.agree:
-                        failing[0] = True
-                        case.schedule = res.schedule
-                        case.options = options
-                        raise Counterexample(case.to_json(), str(res.verdict), res.verdict.rule)
+                    verdict = res.verdict
+                    if verdict.agree or (best and verdict.rule != best[2]):
+                        continue
+                    case.schedule = res.schedule
+                    case.options = options
+                    if not best:
+                        best[:] = [None, None, verdict.rule, time.monotonic()]
+                        results.put(("found", index, best[3] - start))
+                    best[0], best[1] = case.to_json(), str(verdict)
+                    raise Counterexample(best[0], best[1], verdict.rule)
 
         try:
             prop()
-        except Counterexample as ce:
-            _keep(ce, config, results)
-            counters[_FAILURES] += 1
-            return
+        except (Counterexample, _ShrinkBudgetSpent):
+            pass
         except Exception as e:  # noqa: BLE001 - e.g. Flaky: report, do not hide
+            if not best:
+                counters[_FAILURES] += 1
+                results.put(("error", f"worker {index}: {type(e).__name__}: {e}"))
+                return
+        if best:
+            found = _reduce_and_keep(best[0], best[1], best[2], best[3], start, config,
+                                     target)
             counters[_FAILURES] += 1
-            results.put(f"worker {index}: {type(e).__name__}: {e}")
+            results.put(("done", found, index))
             return
         done += batch
         batch_no += 1
 
 
-def _keep(ce: Counterexample, config: FuzzConfig, results: Any) -> None:
-    """Write a shrunk counterexample to the corpus; if that fails, print it whole."""
+def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
+                     first: float, start: float, config: FuzzConfig, target: Any) -> Found:
+    """Reduce the shrunk case (IR reducer), keep it in the corpus, and describe it."""
     from .case import case_from_json
+    from .reduce import reduce_case, statements
+    from .runner import check_case, oracle_run, still_fails
+
+    case = case_from_json(case_json)
+    reduced, _ = reduce_case(case, still_fails(target, case, rule), REDUCE_SECONDS,
+                             getattr(target, "option_variants", None))
+    full, error = oracle_run(reduced)
+    final = check_case(reduced, target, reduced.schedule, reduced.options, None, full, error)
+    verdict = str(final.verdict) if not final.verdict.agree else verdict
+    path, saved = _keep(reduced, verdict, rule, config)
+    return Found(path, verdict, rule, first - start, time.monotonic() - start,
+                 statements(reduced.program), reduced.n, saved)
+
+
+def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig) -> tuple[str, bool]:
+    """Write a counterexample to the corpus; if that fails, print it whole on stderr."""
     from .corpus import corpus_json, save
 
-    case = case_from_json(ce.case_json)
     mutants = list(case.options.get("mutants", []))
     case.options = {k: v for k, v in case.options.items() if k != "mutants"}
-    expected = ({"verdict": "disagree", "rule": ce.rule} if mutants
+    expected = ({"verdict": "disagree", "rule": rule} if mutants
                 else {"verdict": "agree"})
     obj = corpus_json(case, config.target, expected,
-                      f"found by difftest fuzz: {ce.verdict}", mutants)
+                      f"found by difftest fuzz: {verdict}", mutants)
     try:
-        path = save(config.corpus, obj)
+        return str(save(config.corpus, obj)), True
     except OSError as e:
         sys.stderr.write(f"difftest: could not write the counterexample to {config.corpus}: "
                          f"{e.strerror or e}; here it is, whole:\n"
                          f"{json.dumps(obj, indent=1, sort_keys=True)}\n")
         sys.stderr.flush()
-        results.put(f"(not saved: {e.strerror or e}; printed on stderr): {ce.verdict}")
-        return
-    results.put(f"{path}: {ce.verdict}")
+        return f"(not saved: {e.strerror or e})", False
 
 
 def warm_up(target: str, out: TextIO = sys.stderr) -> None:
@@ -238,16 +301,39 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
     arrays = [ctx.Array("q", _FIXED + len(names), lock=False) for _ in range(config.workers)]
     procs: list[Any] = []
     failures: list[str] = []
+    found: list[Found] = []
+    finder: list[int] = []  # the worker whose failure a stop_on_first campaign keeps
     start = time.monotonic()
+    tty = out.isatty()
+
+    def take(msg: tuple[Any, ...]) -> None:
+        kind = msg[0]
+        if kind == "found":
+            if config.stop_on_first and finder:
+                return  # another worker got there first (and this one is being stopped)
+            out.write(("\n" if tty else "") + f"worker {msg[1]}: first failure at "
+                      f"{msg[2]:.1f} s; shrinking and reducing it\n")
+            if config.stop_on_first:  # the finder reduces it with the machine to itself
+                finder.append(msg[1])
+                _terminate([p for i, p in enumerate(procs) if i != msg[1]])
+        elif kind == "done":
+            if config.stop_on_first and finder and msg[2] != finder[0]:
+                return
+            found.append(msg[1])
+            failures.append(msg[1].describe())
+            out.write(("\n" if tty else "") + f"counterexample: {msg[1].describe()}\n")
+        else:
+            failures.append(msg[1])
+            out.write(("\n" if tty else "") + f"error: {msg[1]}\n")
 
     def summary() -> FuzzSummary:
         while not results.empty():
-            failures.append(results.get())
+            take(results.get())
         totals = [sum(a[i] for a in arrays) for i in range(_FIXED + len(names))]
         return FuzzSummary(time.monotonic() - start, totals[_KERNELS], totals[_CASES],
                            totals[_EXECS], failures,
                            {name: totals[_FIXED + i] for i, name in enumerate(names)},
-                           config.workers, totals[_SKIPPED])
+                           config.workers, totals[_SKIPPED], found)
 
     try:
         warm_up(config.target, out)
@@ -260,18 +346,15 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
                           for i in range(config.workers)]
         for i in range(config.workers):
             p = ctx.Process(target=_worker, args=(
-                i, config, arrays[i], stop_at,
+                i, config, arrays[i], start, stop_at,
                 None if per_worker is None else per_worker[i], results), daemon=True)
             p.start()
             procs.append(p)
-        tty = out.isatty()
         last_line = 0.0
         while any(p.is_alive() for p in procs):
-            time.sleep(0.25)
+            time.sleep(0.1)
             while not results.empty():
-                msg = results.get()
-                failures.append(msg)
-                out.write(("\n" if tty else "") + f"counterexample: {msg}\n")
+                take(results.get())
             now = time.monotonic()
             if tty or now - last_line >= 5:
                 line = _progress(arrays, names, now - start)
@@ -289,8 +372,9 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
         out.write("\n")
         raise Interrupted(summary(), stop.signum) from None
     result = summary()
+    stopped = config.stop_on_first and bool(found)
     for p in procs:
-        if p.exitcode not in (0, None):
+        if p.exitcode not in (0, None) and not (stopped and p.exitcode == -signal.SIGTERM):
             failures.append(f"worker exited with code {p.exitcode}")
     return result
 

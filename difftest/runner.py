@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from .case import Case
 from .outcome import Outcome
@@ -132,3 +132,35 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
         res = check_case(case, target, options=options, full=full, oracle_error=oracle_error)
         results.append(ReplayResult(name, muts, _matches(res.verdict, exp), res.verdict, exp))
     return results
+
+
+def still_fails(target: Any, original: Case, rule: str | None) -> Callable[[Case], bool]:
+    """The reducer's predicate for a counterexample `original` found on `target` (its
+    options, mutants included, are the case's): a candidate still disagrees by the same
+    rule, and -- when mutants are on -- agrees without them (so a reduced case shows the
+    injected bug, not another one). Candidates run under a tight trip budget (twice what
+    the original's busiest workitem ran): a reduction that loops longer than that (say,
+    a deleted loop counter) is rejected instead of running to the default budget."""
+    import dataclasses
+
+    muts = list(original.options.get("mutants", []))
+    full0, _ = oracle_run(original)
+    most = max(getattr(full0, "trips", None) or [0])
+    tight = {"step_budget": 2 * most + 16}
+
+    def check(candidate: Case) -> bool:
+        clean = {k: v for k, v in candidate.options.items() if k != "mutants"}
+        full, error = oracle_run(candidate, tight)
+        if error is not None or full.exhausted:
+            return False  # racy, or looping past the tight budget
+        mutated = dataclasses.replace(candidate, options={**clean, **tight, "mutants": muts})
+        res = check_case(mutated, target, candidate.schedule, None, None, full, None)
+        if res.verdict.agree or res.verdict.rule != rule:
+            return False
+        if not muts:
+            return True
+        plain = dataclasses.replace(candidate, options={**clean, **tight})
+        return check_case(plain, target, candidate.schedule, None, None, full,
+                          None).verdict.agree
+
+    return check

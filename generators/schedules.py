@@ -69,7 +69,7 @@ def schedules() -> st.SearchStrategy[dict[str, Any]]:
 _OPTIONS = st.fixed_dictionaries({
     # small budgets (4..7) force spills, and a clobber often needs one of them
     "registers": st.sampled_from((24, 6, 4, 8, 5, 12, 7, 6, 4, 16, 32, 5)),
-    "alloc_order": st.sampled_from(("lowest", "recent", "random")),
+    "alloc_order": st.sampled_from(("lowest", "random", "recent", "random")),
 }, optional={
     "uniform_writes": st.sampled_from(("all_lanes", "active")),
     "alloc_seed": st.integers(0, 2**16),

@@ -73,6 +73,7 @@ class FullRun:
     final: dict[str, np.ndarray]
     exhausted: list[int] = field(default_factory=list)  # ascending gids
     budget_text: str = ""
+    trips: list[int] = field(default_factory=list)  # loop trips each workitem ran
 
     @property
     def faulting(self) -> list[int]:
@@ -556,7 +557,7 @@ def run_full(case: Case, options: dict[str, Any] | None = None) -> FullRun:
         k: np.array(mem.data[k], dtype=v.dtype) for k, v in initial.items()
     }
     return FullRun(case.n, case.wave, fates, mem.writes, initial, final, sorted(exhausted),
-                   describe_budget(options, case.n))
+                   describe_budget(options, case.n), steps)
 
 
 class ReferenceOracle:

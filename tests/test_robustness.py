@@ -115,21 +115,16 @@ def test_a_counterexample_that_cannot_be_written_is_printed_whole(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "file").write_text("x")
     config = fuzz.FuzzConfig(target="numba-simt", corpus=tmp_path / "file" / "sub")
-    case = json.loads(Path(CASE).read_text())
-    case["options"] = {"registers": 8}
-
-    class Results(list):  # type: ignore[type-arg]
-        def put(self, x: Any) -> None:
-            self.append(x)
-
-    results = Results()
-    fuzz._keep(fuzz.Counterexample(case, "disagree: R3 memory: x", "R3 memory"), config,
-               results)
+    case = load_case(CASE)
+    case.options = {"registers": 8, "mutants": ["div-floor"]}
+    where, saved = fuzz._keep(case, "disagree: R3 memory: x", "R3 memory", config)
     err = capsys.readouterr().err
+    assert not saved and "not saved" in where
     assert "could not write the counterexample" in err
     printed = json.loads(err.split("here it is, whole:\n", 1)[1])
-    assert printed["kernel"] == case["kernel"] and printed["options"] == {"registers": 8}
-    assert results and "not saved" in results[0]
+    assert printed["kernel"] == case.kernel and printed["options"] == {"registers": 8}
+    assert printed["mutants"] == ["div-floor"]
+    assert printed["expected"] == {"verdict": "disagree", "rule": "R3 memory"}
 
 
 class _Refuses:

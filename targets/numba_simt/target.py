@@ -152,12 +152,24 @@ class NumbaSimtTarget:
         "stop_on_fault": "true (default): no wave is issued once a lane has faulted",
     }
     mutant_names = mutants.NAMES
-    mutant_help = {m.name: f"[{m.seed}; {m.mechanism}] {m.description}"
+    mutant_help = {m.name: f"[{m.mechanism}] {m.description}"
                    for m in mutants.REGISTRY.values()}
+    mutant_seeds = {m.name: m.seed for m in mutants.REGISTRY.values()}
     never_ran_granularity = "wave"
 
     def validate_options(self, options: dict[str, Any]) -> None:
         compile_options(options)
+
+    def option_variants(self, options: dict[str, Any]) -> list[dict[str, Any]]:
+        """Other allocation settings for the reducer's polish pass (a deletion that moves
+        a register clobber elsewhere may still show it under another budget or order)."""
+        base = {k: v for k, v in options.items() if k not in ("alloc_order", "alloc_seed")}
+        regs = options.get("registers", DEFAULT_REGISTERS)
+        out = [{**base, "alloc_order": order} for order in ("lowest", "recent")]
+        out += [{**base, "alloc_order": "random", "alloc_seed": s} for s in range(4)]
+        out += [{**base, "registers": r, "alloc_order": "lowest"} for r in (4, 5, 6, 8)
+                if r != regs]
+        return [o for o in out if o != options]
 
     def cold_start_note(self) -> str | None:
         from . import machine
