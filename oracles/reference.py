@@ -1,8 +1,8 @@
 """The reference oracle: docs/semantics.md made executable, written to be obviously correct.
 
-A tree-walking interpreter that runs one wave at a time, its lanes in lockstep, with
-maximal reconvergence made structural: every statement and expression is evaluated for a
-*list of active lanes* and returns the lanes that come out of it normally.
+A tree-walking interpreter with maximal reconvergence made structural: every statement and
+expression is evaluated for a *set of active workitems* and returns the workitems that
+come out of it normally (with their values, for an expression).
 
 - if/else: the then-lanes run the then-block, then the else-lanes the else-block; both
   groups rejoin after it.
@@ -15,9 +15,34 @@ maximal reconvergence made structural: every statement and expression is evaluat
 - a fault removes its lane for good; the fault's stack is the chain of call sites plus the
   faulting node, innermost last.
 
-Operator semantics live here and nowhere else (STYLE.md: the target must not share them).
-Values are canonical Python ints of their type's width (bools for bool, `_Ref` for buffer
-references); every arithmetic result goes through `_wrap`.
+**Representation.** A set of active workitems is a NumPy array of their gids, ascending
+(`Lanes`); an expression's values are an array aligned with it: int64 for both integer
+types (each value canonical for its type's width, so widening is free), bool for bool,
+and a buffer's index in `_Memory.names` for a buffer reference. Each operation is written
+once over whole arrays; code runs lane by lane only where lanes genuinely differ in what
+happens to them: creating their faults and their write-log entries (and, in the exact
+mode below, applying the race rule one access at a time).
+
+**All waves at once.** The semantics runs waves one after another. This interpreter runs
+every wave of the launch in the same lockstep pass (a wave operation still reduces over
+each wave's own active lanes: `_Waves`), which changes nothing a kernel can observe unless
+two different workitems conflict under the race rule: a workitem's values depend on other
+workitems only through wave operations (same wave, same structural point either way) and
+through memory, and by the race rule a location that workitem A loads is written by no
+other workitem, so A reads the same values in either order; plain-stored locations have a
+single writer, and atomic-only locations end as the initial value plus every contribution,
+in any order. (Conversely, the same argument applied to the wave-after-wave run shows that
+it is racy exactly when the lockstep pass is.) So `run_full` runs the lockstep pass and
+checks the race rule over all its accesses at the end; only when a race shows up does it
+run the case again wave by wave, in exactly the semantics' order, applying the race rule
+access by access (`exact_races`) to name the same pair of workitems in the same words as
+the first conflicting access in that order. A racy kernel is outside the semantics: that
+error is the whole result.
+
+**Arithmetic.** NumPy arithmetic on int64 arrays is arithmetic modulo 2^64 (integer array
+operations wrap silently), which is i64's wrapping; an i32 operation is exact in int64
+(|a * b| < 2^62) and is then reduced to 32 bits by `_wrap`. Operator semantics live here
+and nowhere else (STYLE.md: the target must not share them).
 
 The oracle also enforces the race rule (a racy kernel is an `OracleError`: outside
 the semantics) and the loop-trip budget (docs/semantics.md, "Budgets"): a workitem that
@@ -29,15 +54,16 @@ needs, and it never runs more than `work_budget` trips in all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import numpy as np
+import numpy.typing as npt
 
 from difftest.case import Case
 from difftest.errors import OracleError
 from difftest.options import describe_budget, trip_budget
 from difftest.ir import nodes as n
-from difftest.ir.types import I64, Type
+from difftest.ir.types import BOOL, Type
 from difftest.outcome import (
     COMPLETED,
     FAULTED,
@@ -46,7 +72,6 @@ from difftest.outcome import (
     Frame,
     Outcome,
 )
-
 
 
 @dataclass(frozen=True)
@@ -99,51 +124,99 @@ class FullRun:
                 f"{self.budget_text}")
 
 
+# ------------------------------------------------------------------ arrays
+
+Array = npt.NDArray[Any]    # values of one expression, aligned with its Lanes
+Lanes = npt.NDArray[np.int64]  # gids of active workitems, ascending, no repeats
+Vals = tuple[Lanes, Array]  # the lanes that evaluated without faulting, and their values
+
+
+def _dtype(ty: Type | None) -> type[np.generic]:
+    """The array type holding values of `ty` (buffer references are buffer numbers)."""
+    return np.bool_ if ty is BOOL else np.int64
+
+
+def _at(lanes: Lanes, values: Array, keep: Lanes) -> Array:
+    """The values (aligned with `lanes`) of the lanes `keep`, a subset of `lanes`."""
+    if len(keep) == len(lanes):  # the same set: nothing faulted in between
+        return values
+    return values[np.searchsorted(lanes, keep)]
+
+
+def _union(parts: list[Lanes]) -> Lanes:
+    """The lanes of disjoint groups, ascending."""
+    parts = [p for p in parts if len(p)]
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return np.zeros(0, dtype=np.int64)
+    return np.sort(np.concatenate(parts))
+
+
+def _merge(parts: list[Vals], dtype: type[np.generic]) -> Vals:
+    """The values of disjoint groups of lanes (the two sides of `x if c else y`, say),
+    ascending by lane."""
+    parts = [p for p in parts if len(p[0])]
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=dtype)
+    lanes = np.concatenate([p[0] for p in parts])
+    values = np.concatenate([p[1] for p in parts])
+    order = np.argsort(lanes, kind="stable")
+    return lanes[order], values[order]
+
+
 # ------------------------------------------------------------------ operators
+# Whole-array forms of the operators; every function maps lane i of its operands to lane i
+# of its result and never modifies an operand.
 
 
-def _wrap(v: int, bits: int) -> int:
-    mask = (1 << bits) - 1
-    v &= mask
-    return v - (1 << bits) if v >> (bits - 1) else v
+def _wrap(v: Array, bits: int) -> Array:
+    """Canonical values of a `bits`-wide type: int64 arithmetic already is arithmetic mod
+    2^64; for 32 bits keep the low 32 bits and sign-extend them (two's complement)."""
+    if bits == 64:
+        return v
+    return ((v & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
 
 
-class _DivZero(Exception):
-    pass
+def _tdivmod(a: Array, b: Array) -> tuple[Array, Array]:
+    """Quotient truncated toward zero and its remainder, for divisors that are never 0.
+    b == -1 is taken apart because MIN / -1 overflows: its quotient is -a (so MIN // -1
+    wraps to MIN) and its remainder 0. Otherwise `np.fmod` is C's `%` on integers (the
+    remainder has the sign of `a` and |r| < |b|), and a - r is an exact multiple of b."""
+    minus_one = b == -1
+    d = np.where(minus_one, 1, b)
+    r = np.fmod(a, d)
+    q = (a - r) // d
+    return np.where(minus_one, -a, q), np.where(minus_one, 0, r)
 
 
-def _tdiv(a: int, b: int) -> int:
-    """Division truncating toward zero, on unbounded ints (wrapped by the caller)."""
-    if b == 0:
-        raise _DivZero
-    q = abs(a) // abs(b)
-    return -q if (a < 0) != (b < 0) else q
+def _shl(a: Array, amount: Array) -> Array:
+    """a << amount modulo 2^64 (0 <= amount < 64), on the unsigned view of the bits."""
+    return (a.view(np.uint64) << amount.astype(np.uint64)).view(np.int64)
 
 
-def _trem(a: int, b: int) -> int:
-    return a - b * _tdiv(a, b)
-
-
-_ARITH: dict[str, Callable[[int, int, int], int]] = {
+_ARITH: dict[str, Callable[[Array, Array, int], Array]] = {
     "+": lambda a, b, bits: _wrap(a + b, bits),
     "-": lambda a, b, bits: _wrap(a - b, bits),
     "*": lambda a, b, bits: _wrap(a * b, bits),
-    "//": lambda a, b, bits: _wrap(_tdiv(a, b), bits),
-    "%": lambda a, b, bits: _wrap(_trem(a, b), bits),
+    "//": lambda a, b, bits: _wrap(_tdivmod(a, b)[0], bits),
+    "%": lambda a, b, bits: _wrap(_tdivmod(a, b)[1], bits),
     "&": lambda a, b, bits: _wrap(a & b, bits),
     "|": lambda a, b, bits: _wrap(a | b, bits),
     "^": lambda a, b, bits: _wrap(a ^ b, bits),
-    "<<": lambda a, b, bits: _wrap(a << (b & (bits - 1)), bits),
-    ">>": lambda a, b, bits: _wrap(a >> (b & (bits - 1)), bits),
+    "<<": lambda a, b, bits: _wrap(_shl(a, b & (bits - 1)), bits),
+    ">>": lambda a, b, bits: _wrap(a >> (b & (bits - 1)), bits),  # arithmetic shift
 }
 
-_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
+_COMPARE: dict[str, Callable[[Array, Array], Array]] = {
+    "==": np.equal,
+    "!=": np.not_equal,
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
 }
 
 
@@ -152,412 +225,540 @@ def _bits(ty: Type | None) -> int:
     return ty.bits
 
 
+class _Waves:
+    """The active lanes of an evaluation point split into their waves: the lanes are
+    ascending, so each wave's active lanes are one contiguous run of positions."""
+
+    def __init__(self, lanes: Lanes, wave: int) -> None:
+        self.lane = lanes % wave  # lane index within its wave
+        which = lanes // wave
+        starts = np.ones(len(lanes), dtype=bool)
+        starts[1:] = which[1:] != which[:-1]
+        self.first = np.flatnonzero(starts)  # position of each wave's lowest active lane
+        self.index = np.cumsum(starts) - 1  # each lane's wave, as an index into `first`
+
+    def each(self, per_wave: Array) -> Array:
+        """One value per wave, handed to every active lane of that wave."""
+        return per_wave[self.index]
+
+    def reduce(self, op: np.ufunc, x: Array) -> Array:
+        """`op` folded over each wave's active lanes, handed to each of them."""
+        return self.each(op.reduceat(x, self.first))
+
+    def inclusive_sums(self, x: Array) -> Array:
+        """Each lane's sum of its wave's active lanes up to and including it (mod 2^64):
+        the running sum over all lanes, less the running sum before its wave's first."""
+        running = np.cumsum(x)
+        before = running[self.first] - x[self.first]
+        return running - self.each(before)
+
+
 # ---------------------------------------------------------------- run state
-
-
-@dataclass(frozen=True)
-class _Ref:
-    """A buffer reference value (what a Buffer-typed variable holds)."""
-
-    name: str
 
 
 @dataclass
 class _Loop:
-    broken: set[int] = field(default_factory=set)
-    continued: set[int] = field(default_factory=set)
+    broken: list[Lanes] = field(default_factory=list)
+    continued: list[Lanes] = field(default_factory=list)
 
 
 @dataclass
 class _Activation:
-    """One function activation for a group of lanes (each lane its own variables)."""
+    """One function activation for a group of lanes. Each variable is an array over all
+    workitems of the launch (indexed by gid) of which only the lanes that assigned it are
+    meaningful: the checker's definite-assignment rule means no lane reads another's."""
 
     fn: n.Function
-    env: dict[int, dict[str, Any]]
     callers: tuple[Frame, ...]
-    returned: dict[int, Any] = field(default_factory=dict)
+    n_items: int
+    env: dict[str, Array] = field(default_factory=dict)
+    returned: list[tuple[Lanes, Array | None]] = field(default_factory=list)
     loops: list[_Loop] = field(default_factory=list)
+
+    def get(self, name: str, lanes: Lanes) -> Array:
+        return self.env[name][lanes]
+
+    def set(self, name: str, lanes: Lanes, values: Array) -> None:
+        if not len(lanes):
+            return
+        var = self.env.get(name)
+        if var is None:
+            var = self.env[name] = np.zeros(self.n_items, dtype=values.dtype)
+        var[lanes] = values
+
+
+STORE, LOAD, ATOMIC = 0, 1, 2  # kinds of memory access, for the race rule
+
+
+class _Touches:
+    """Who touched which location how, over a whole run in any order: per kind of access,
+    the lowest and the highest gid at each location (equal: one workitem; none: the
+    lowest is above every gid). That is all the race rule needs (`racy`)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.lo: dict[int, Array] = {}
+        self.hi: dict[int, Array] = {}
+
+    def add(self, kind: int, where: Array, gids: Lanes) -> None:
+        if kind not in self.lo:
+            self.lo[kind] = np.full(self.size, np.iinfo(np.int64).max, dtype=np.int64)
+            self.hi[kind] = np.full(self.size, -1, dtype=np.int64)
+        np.minimum.at(self.lo[kind], where, gids)
+        np.maximum.at(self.hi[kind], where, gids)
+
+    def _span(self, kinds: tuple[int, ...]) -> tuple[Array, Array, Array]:
+        """Over the accesses of `kinds`: whether any, the lowest and the highest gid."""
+        none_lo = np.full(self.size, np.iinfo(np.int64).max, dtype=np.int64)
+        none_hi = np.full(self.size, -1, dtype=np.int64)
+        lo = np.minimum.reduce([self.lo.get(k, none_lo) for k in kinds])
+        hi = np.maximum.reduce([self.hi.get(k, none_hi) for k in kinds])
+        return hi >= 0, lo, hi
+
+    def racy(self) -> bool:
+        """Whether two *different* workitems conflict anywhere: a plain store by one to a
+        location another touches in any way, or an atomic add by one to a location
+        another loads (an atomic beside another's store is the first case)."""
+        stored, _, _ = self._span((STORE,))
+        _, lo, hi = self._span((STORE, LOAD, ATOMIC))
+        if (stored & (lo != hi)).any():
+            return True
+        loaded, _, _ = self._span((LOAD,))
+        added, _, _ = self._span((ATOMIC,))
+        _, lo, hi = self._span((LOAD, ATOMIC))
+        return bool((loaded & added & (lo != hi)).any())
 
 
 class _Memory:
-    """Buffers plus the race rule and the per-workitem write logs."""
+    """Buffers plus the race rule and the per-workitem write logs.
 
-    def __init__(self, buffers: dict[str, np.ndarray], n_items: int) -> None:
-        self.data = {k: [int(x) for x in v] for k, v in buffers.items()}
-        self.bits = {k: 32 if v.dtype == np.int32 else 64 for k, v in buffers.items()}
+    All buffers live in one int64 array, one after another (`flat`), so lanes holding
+    references to different buffers are served by the same array operation; a lane's
+    location is `offsets[buffer] + index`. With `exact_races` the race rule is applied
+    access by access in execution order and the first conflict raises, naming the pair
+    (the wave-after-wave run); without it every access is recorded in `touches` and
+    `racy()` answers at the end (the lockstep run)."""
+
+    def __init__(self, buffers: dict[str, np.ndarray], n_items: int, exact_races: bool) -> None:
+        self.names = list(buffers)
+        arrays = list(buffers.values())
+        self.dtypes = [v.dtype for v in arrays]
+        self.sizes = np.array([len(v) for v in arrays], dtype=np.int64)
+        self.offsets = np.cumsum(self.sizes) - self.sizes  # where each buffer starts
+        self.is32 = np.array([v.dtype == np.int32 for v in arrays], dtype=bool)
+        self.flat = np.concatenate([v.astype(np.int64) for v in arrays] + [np.zeros(0, np.int64)])
         self.writes: list[list[Write]] = [[] for _ in range(n_items)]
+        self.exact_races = exact_races
+        self.touches = _Touches(len(self.flat))
         # location -> (plain writers, readers, atomic updaters), at most two gids each:
-        # enough to name a second workitem whenever one exists.
+        # enough to name a second workitem whenever one exists (exact mode only).
         self.touched: dict[tuple[str, int], tuple[list[int], list[int], list[int]]] = {}
 
-    def in_bounds(self, ref: _Ref, index: int) -> bool:
-        return 0 <= index < len(self.data[ref.name])
+    def in_bounds(self, refs: Array, index: Array) -> Array:
+        return (index >= 0) & (index < self.sizes[refs])
 
-    def _touch(self, gid: int, ref: _Ref, index: int, kind: int) -> None:
-        rec = self.touched.setdefault((ref.name, index), ([], [], []))
+    def _wrap_to(self, refs: Array, values: Array) -> Array:
+        """Values wrapped to the width of each lane's buffer."""
+        return np.where(self.is32[refs], _wrap(values, 32), values)
+
+    def _touch(self, gid: int, name: str, index: int, kind: int) -> None:
+        """The race rule for one access, against the accesses before it."""
+        rec = self.touched.setdefault((name, index), ([], [], []))
         what = ("stores to", "loads", "atomically adds to")
         # kind 0 (store) conflicts with everything; a load with stores and atomics; an
         # atomic with stores and loads.
-        conflicts = {0: (0, 1, 2), 1: (0, 2), 2: (0, 1)}[kind]
+        conflicts = {STORE: (STORE, LOAD, ATOMIC), LOAD: (STORE, ATOMIC),
+                     ATOMIC: (STORE, LOAD)}[kind]
         for c in conflicts:
             for other in rec[c]:
                 if other != gid:
                     raise OracleError(
                         "race",
-                        f"workitem {other} {what[c]} {ref.name}[{index}] and workitem {gid} "
+                        f"workitem {other} {what[c]} {name}[{index}] and workitem {gid} "
                         f"{what[kind]} it",
                     )
         if gid not in rec[kind] and len(rec[kind]) < 2:
             rec[kind].append(gid)
 
-    def load(self, gid: int, ref: _Ref, index: int) -> int:
-        self._touch(gid, ref, index, 1)
-        return self.data[ref.name][index]
+    def _access(self, kind: int, gids: Lanes, refs: Array, index: Array) -> Array:
+        """Apply the race rule to in-bounds accesses (lanes ascending, as the semantics
+        orders a statement's lanes); returns their locations in `flat`."""
+        if self.exact_races:
+            for g, r, i in zip(gids.tolist(), refs.tolist(), index.tolist()):
+                self._touch(g, self.names[r], i, kind)
+        where = self.offsets[refs] + index
+        if not self.exact_races:
+            self.touches.add(kind, where, gids)
+        return where
 
-    def store(self, gid: int, ref: _Ref, index: int, value: int) -> None:
-        self._touch(gid, ref, index, 0)
-        value = _wrap(value, self.bits[ref.name])
-        self.data[ref.name][index] = value
-        self.writes[gid].append(Write(ref.name, index, value))
+    def _log(self, gids: Lanes, refs: Array, index: Array, values: Array,
+             atomic: bool) -> None:
+        for g, r, i, v in zip(gids.tolist(), refs.tolist(), index.tolist(), values.tolist()):
+            self.writes[g].append(Write(self.names[r], i, v, atomic))
 
-    def atomic_add(self, gid: int, ref: _Ref, index: int, value: int) -> None:
-        self._touch(gid, ref, index, 2)
-        bits = self.bits[ref.name]
-        self.data[ref.name][index] = _wrap(self.data[ref.name][index] + value, bits)
-        self.writes[gid].append(Write(ref.name, index, _wrap(value, bits), atomic=True))
+    def load(self, gids: Lanes, refs: Array, index: Array) -> Array:
+        return self.flat[self._access(LOAD, gids, refs, index)]
+
+    def store(self, gids: Lanes, refs: Array, index: Array, values: Array) -> None:
+        where = self._access(STORE, gids, refs, index)
+        values = self._wrap_to(refs, values)
+        self.flat[where] = values
+        self._log(gids, refs, index, values, atomic=False)
+
+    def atomic_add(self, gids: Lanes, refs: Array, index: Array, values: Array) -> None:
+        where = self._access(ATOMIC, gids, refs, index)
+        np.add.at(self.flat, where, values)  # lanes adding to one location each count
+        self.flat[where] = self._wrap_to(refs, self.flat[where])
+        self._log(gids, refs, index, self._wrap_to(refs, values), atomic=True)
+
+    def final(self) -> dict[str, np.ndarray]:
+        return {name: self.flat[off:off + size].astype(dtype)
+                for name, off, size, dtype in zip(self.names, self.offsets.tolist(),
+                                                  self.sizes.tolist(), self.dtypes)}
 
 
-Values = dict[int, Any]  # lane -> value, for the lanes that evaluated without faulting
+class _Run:
+    """Executes groups of workitems (the whole launch, or one wave) in lockstep."""
 
-
-class _WaveRun:
-    """Executes one wave. Lane lists are always in ascending lane order."""
-
-    def __init__(self, prog: n.Program, mem: _Memory, wave_index: int, wave: int,
-                 fates: list[Fault | None], steps: list[int], budget: int,
-                 exhausted: list[int]) -> None:
+    def __init__(self, prog: n.Program, mem: _Memory, n_items: int, wave: int,
+                 budget: int) -> None:
         self.prog = prog
         self.mem = mem
-        self.wave_index = wave_index
-        self.base = wave_index * wave
-        self.fates = fates
-        self.steps = steps
+        self.n_items = n_items
+        self.wave = wave
         self.budget = budget
-        self.exhausted = exhausted
-        self.dead: set[int] = set()
+        self.fates: list[Fault | None] = [None] * n_items
+        self.steps = np.zeros(n_items, dtype=np.int64)
+        self.exhausted: list[int] = []
+        self.dead = np.zeros(n_items, dtype=bool)  # faulted or out of budget
 
     # --------------------------------------------------------------- helpers
 
-    def gid(self, lane: int) -> int:
-        return self.base + lane
-
-    def fault(self, act: _Activation, lane: int, kind: str, line: int,
-              code: int | None = None) -> None:
+    def fault(self, act: _Activation, lanes: Lanes, kind: str, line: int,
+              codes: list[int] | None = None) -> None:
         stack = act.callers + (Frame(act.fn.name, line),)
-        self.fates[self.gid(lane)] = Fault(kind, stack, code)
-        self.dead.add(lane)
+        for k, g in enumerate(lanes.tolist()):
+            self.fates[g] = Fault(kind, stack, None if codes is None else codes[k])
+        self.dead[lanes] = True
 
-    def trip(self, lanes: list[int]) -> list[int]:
+    def trip(self, lanes: Lanes) -> Lanes:
         """Count a loop trip for each lane; a lane past its budget stops for good (it
         neither completes nor faults). Returns the lanes that go on."""
-        going = []
-        for lane in lanes:
-            g = self.gid(lane)
-            self.steps[g] += 1
-            if self.steps[g] > self.budget:
-                self.exhausted.append(g)
-                self.dead.add(lane)
-            else:
-                going.append(lane)
-        return going
+        self.steps[lanes] += 1
+        over = self.steps[lanes] > self.budget
+        if over.any():
+            self.exhausted += lanes[over].tolist()
+            self.dead[lanes[over]] = True
+            return lanes[~over]
+        return lanes
 
-    def live(self, lanes: Iterable[int]) -> list[int]:
-        return sorted(lane for lane in lanes if lane not in self.dead)
+    def live(self, lanes: Lanes) -> Lanes:
+        return lanes[~self.dead[lanes]]
+
+    def in_bounds(self, act: _Activation, lanes: Lanes, refs: Array, index: Array,
+                  line: int) -> Array:
+        """Which lanes' accesses are in bounds; the others fault at `line`."""
+        ok = self.mem.in_bounds(refs, index)
+        if not ok.all():
+            self.fault(act, lanes[~ok], "out_of_bounds", line)
+        return ok
 
     # ------------------------------------------------------------- functions
 
-    def call(self, fn: n.Function, lanes: list[int], args: dict[int, list[Any]],
-             callers: tuple[Frame, ...]) -> Values:
-        env = {lane: {p.name: a for p, a in zip(fn.params, args[lane])} for lane in lanes}
-        act = _Activation(fn, env, callers)
+    def call(self, fn: n.Function, lanes: Lanes, args: list[Array],
+             callers: tuple[Frame, ...]) -> tuple[Lanes, Array | None]:
+        """Run `fn` for `lanes`; the lanes that come back and their return values (None
+        for a function without a value)."""
+        act = _Activation(fn, callers, self.n_items)
+        for p, a in zip(fn.params, args):
+            act.set(p.name, lanes, a)
         fell_through = self.block(act, fn.body, lanes)
-        out: Values = {lane: None for lane in fell_through}
-        out.update(act.returned)
-        return {lane: out[lane] for lane in self.live(out)}
+        if fn.returns is None:
+            back = _union([fell_through] + [r for r, _ in act.returned])
+            return self.live(back), None
+        assert not len(fell_through), f"{fn.name} fell off its end"  # the checker's rule
+        back, values = _merge([(r, v) for r, v in act.returned if v is not None],
+                              _dtype(fn.returns))
+        keep = ~self.dead[back]
+        return back[keep], values[keep]
+
+    def call_site(self, act: _Activation, c: n.Call, lanes: Lanes
+                  ) -> tuple[Lanes, Array | None]:
+        args_lanes, args = self._args(act, c.args, lanes)
+        callers = act.callers + (Frame(act.fn.name, c.line),)
+        return self.call(self.prog.function(c.func), args_lanes, args, callers)
 
     # ------------------------------------------------------------ statements
 
-    def block(self, act: _Activation, stmts: tuple[n.Stmt, ...], lanes: list[int]) -> list[int]:
+    def block(self, act: _Activation, stmts: tuple[n.Stmt, ...], lanes: Lanes) -> Lanes:
         for s in stmts:
-            if not lanes:
+            if not len(lanes):
                 break
             lanes = getattr(self, "s_" + type(s).__name__)(act, s, lanes)
         return lanes
 
-    def s_Assign(self, act: _Activation, s: n.Assign, lanes: list[int]) -> list[int]:
-        vals = self.evaluate(act, s.value, lanes)
-        for lane, v in vals.items():
-            act.env[lane][s.target] = v
-        return list(vals)
+    def s_Assign(self, act: _Activation, s: n.Assign, lanes: Lanes) -> Lanes:
+        done, values = self.evaluate(act, s.value, lanes)
+        act.set(s.target, done, values)
+        return done
 
-    def s_Store(self, act: _Activation, s: n.Store, lanes: list[int]) -> list[int]:
-        vals = self.evaluate(act, s.value, lanes)
-        idx = self.evaluate(act, s.index, list(vals))
-        out = []
-        for lane, i in idx.items():
-            ref = act.env[lane][s.buffer]
-            if not self.mem.in_bounds(ref, i):
-                self.fault(act, lane, "out_of_bounds", s.line)
-                continue
-            self.mem.store(self.gid(lane), ref, i, vals[lane])
-            out.append(lane)
-        return out
+    def s_Store(self, act: _Activation, s: n.Store, lanes: Lanes) -> Lanes:
+        # The value first, then the index, then the bounds check.
+        got, values = self.evaluate(act, s.value, lanes)
+        done, index = self.evaluate(act, s.index, got)
+        values = _at(got, values, done)
+        refs = act.get(s.buffer, done)
+        ok = self.in_bounds(act, done, refs, index, s.line)
+        self.mem.store(done[ok], refs[ok], index[ok], values[ok])
+        return done[ok]
 
-    def s_AtomicAdd(self, act: _Activation, s: n.AtomicAdd, lanes: list[int]) -> list[int]:
+    def s_AtomicAdd(self, act: _Activation, s: n.AtomicAdd, lanes: Lanes) -> Lanes:
         # Arguments left to right (buffer, index, value), then the bounds check.
-        idx = self.evaluate(act, s.index, lanes)
-        vals = self.evaluate(act, s.value, list(idx))
-        out = []
-        for lane, v in vals.items():
-            ref = act.env[lane][s.buffer]
-            if not self.mem.in_bounds(ref, idx[lane]):
-                self.fault(act, lane, "out_of_bounds", s.line)
-                continue
-            self.mem.atomic_add(self.gid(lane), ref, idx[lane], v)
-            out.append(lane)
-        return out
+        got, index = self.evaluate(act, s.index, lanes)
+        done, values = self.evaluate(act, s.value, got)
+        index = _at(got, index, done)
+        refs = act.get(s.buffer, done)
+        ok = self.in_bounds(act, done, refs, index, s.line)
+        self.mem.atomic_add(done[ok], refs[ok], index[ok], values[ok])
+        return done[ok]
 
-    def s_If(self, act: _Activation, s: n.If, lanes: list[int]) -> list[int]:
-        cond = self.evaluate(act, s.cond, lanes)
-        then = [lane for lane, c in cond.items() if c]
-        orelse = [lane for lane, c in cond.items() if not c]
-        out = self.block(act, s.then, then) if then else []
-        out += self.block(act, s.orelse, orelse) if orelse else []
-        return self.live(out)
+    def s_If(self, act: _Activation, s: n.If, lanes: Lanes) -> Lanes:
+        done, cond = self.evaluate(act, s.cond, lanes)
+        then, orelse = done[cond], done[~cond]
+        out = self.block(act, s.then, then) if len(then) else then
+        out_else = self.block(act, s.orelse, orelse) if len(orelse) else orelse
+        return self.live(_union([out, out_else]))
 
-    def s_For(self, act: _Activation, s: n.For, lanes: list[int]) -> list[int]:
-        start = self.evaluate(act, s.start, lanes)
-        stop = self.evaluate(act, s.stop, list(start))
-        iterating = list(stop)
-        left: set[int] = set()  # lanes that finished the range or broke out
+    def s_For(self, act: _Activation, s: n.For, lanes: Lanes) -> Lanes:
+        got, start_values = self.evaluate(act, s.start, lanes)
+        iterating, stop_values = self.evaluate(act, s.stop, got)
+        # Each lane's bounds, by gid (evaluated once, at entry).
+        start = np.zeros(self.n_items, dtype=np.int64)
+        stop = np.zeros(self.n_items, dtype=np.int64)
+        start[iterating] = _at(got, start_values, iterating)
+        stop[iterating] = stop_values
+        left: list[Lanes] = []  # lanes that finished the range or broke out
         trip = 0
         while True:
-            active = [lane for lane in iterating if start[lane] + trip < stop[lane]]
-            left.update(lane for lane in iterating if start[lane] + trip >= stop[lane])
-            active = self.trip(active)  # a step is a loop trip (empty bodies included)
-            if not active:
+            # A lane iterating at this trip ran the trip before, so start + trip - 1 <
+            # stop: start + trip cannot overflow.
+            more = start[iterating] + trip < stop[iterating]
+            left.append(iterating[~more])
+            active = self.trip(iterating[more])  # a step is a loop trip (empty bodies too)
+            if not len(active):
                 break
-            for lane in active:
-                act.env[lane][s.var] = start[lane] + trip
+            act.set(s.var, active, start[active] + trip)
             loop = _Loop()
             act.loops.append(loop)
             done = self.block(act, s.body, active)
             act.loops.pop()
-            left |= loop.broken
-            iterating = self.live(set(done) | loop.continued)
+            left += loop.broken
+            iterating = self.live(_union([done] + loop.continued))
             trip += 1
-        return self.live(left)
+        return self.live(_union(left))
 
-    def s_While(self, act: _Activation, s: n.While, lanes: list[int]) -> list[int]:
+    def s_While(self, act: _Activation, s: n.While, lanes: Lanes) -> Lanes:
         iterating = lanes
-        left: set[int] = set()  # lanes that broke out
+        left: list[Lanes] = []  # lanes that broke out
         while True:
             active = self.trip(iterating)  # every trip is a step of each lane making it
-            if not active:
+            if not len(active):
                 break
             loop = _Loop()
             act.loops.append(loop)
             done = self.block(act, s.body, active)
             act.loops.pop()
-            left |= loop.broken
-            iterating = self.live(set(done) | loop.continued)
-        return self.live(left)
+            left += loop.broken
+            iterating = self.live(_union([done] + loop.continued))
+        return self.live(_union(left))
 
-    def s_Break(self, act: _Activation, s: n.Break, lanes: list[int]) -> list[int]:
-        act.loops[-1].broken.update(lanes)
-        return []
+    def s_Break(self, act: _Activation, s: n.Break, lanes: Lanes) -> Lanes:
+        act.loops[-1].broken.append(lanes)
+        return lanes[:0]
 
-    def s_Continue(self, act: _Activation, s: n.Continue, lanes: list[int]) -> list[int]:
-        act.loops[-1].continued.update(lanes)
-        return []
+    def s_Continue(self, act: _Activation, s: n.Continue, lanes: Lanes) -> Lanes:
+        act.loops[-1].continued.append(lanes)
+        return lanes[:0]
 
-    def s_Return(self, act: _Activation, s: n.Return, lanes: list[int]) -> list[int]:
+    def s_Return(self, act: _Activation, s: n.Return, lanes: Lanes) -> Lanes:
         if s.value is None:
-            act.returned.update({lane: None for lane in lanes})
+            act.returned.append((lanes, None))
         else:
-            act.returned.update(self.evaluate(act, s.value, lanes))
-        return []
+            act.returned.append(self.evaluate(act, s.value, lanes))
+        return lanes[:0]
 
-    def s_Fail(self, act: _Activation, s: n.Fail, lanes: list[int]) -> list[int]:
-        for lane, code in self.evaluate(act, s.code, lanes).items():
-            self.fault(act, lane, "fail", s.line, code)
-        return []
+    def s_Fail(self, act: _Activation, s: n.Fail, lanes: Lanes) -> Lanes:
+        done, codes = self.evaluate(act, s.code, lanes)
+        self.fault(act, done, "fail", s.line, codes.tolist())
+        return lanes[:0]
 
-    def s_CallStmt(self, act: _Activation, s: n.CallStmt, lanes: list[int]) -> list[int]:
-        return list(self.evaluate(act, s.call, lanes))
+    def s_CallStmt(self, act: _Activation, s: n.CallStmt, lanes: Lanes) -> Lanes:
+        return self.call_site(act, s.call, lanes)[0]
 
     # ----------------------------------------------------------- expressions
 
-    def evaluate(self, act: _Activation, e: n.Expr, lanes: list[int]) -> Values:
-        if not lanes:
-            return {}
-        result: Values = getattr(self, "e_" + type(e).__name__)(act, e, lanes)
+    def evaluate(self, act: _Activation, e: n.Expr, lanes: Lanes) -> Vals:
+        if not len(lanes):
+            return lanes, np.zeros(0, dtype=_dtype(e.ty))
+        result: Vals = getattr(self, "e_" + type(e).__name__)(act, e, lanes)
         return result
 
-    def e_Const(self, act: _Activation, e: n.Const, lanes: list[int]) -> Values:
-        return {lane: e.value for lane in lanes}
+    def e_Const(self, act: _Activation, e: n.Const, lanes: Lanes) -> Vals:
+        return lanes, np.full(len(lanes), e.value, dtype=_dtype(e.ty))
 
-    def e_Name(self, act: _Activation, e: n.Name, lanes: list[int]) -> Values:
-        return {lane: act.env[lane][e.id] for lane in lanes}
+    def e_Name(self, act: _Activation, e: n.Name, lanes: Lanes) -> Vals:
+        return lanes, act.get(e.id, lanes)
 
-    def e_WorkId(self, act: _Activation, e: n.WorkId, lanes: list[int]) -> Values:
+    def e_WorkId(self, act: _Activation, e: n.WorkId, lanes: Lanes) -> Vals:
         if e.which == "gid":
-            return {lane: self.gid(lane) for lane in lanes}
+            return lanes, lanes
         if e.which == "lane":
-            return {lane: lane for lane in lanes}
-        return {lane: self.wave_index for lane in lanes}
+            return lanes, lanes % self.wave
+        return lanes, lanes // self.wave
 
-    def e_Unary(self, act: _Activation, e: n.Unary, lanes: list[int]) -> Values:
-        vals = self.evaluate(act, e.operand, lanes)
+    def e_Unary(self, act: _Activation, e: n.Unary, lanes: Lanes) -> Vals:
+        done, v = self.evaluate(act, e.operand, lanes)
         if e.op == "not":
-            return {lane: not v for lane, v in vals.items()}
+            return done, ~v
         bits = _bits(e.ty)
         if e.op == "-":
-            return {lane: _wrap(-v, bits) for lane, v in vals.items()}
-        return {lane: _wrap(~v, bits) for lane, v in vals.items()}
+            return done, _wrap(-v, bits)
+        return done, _wrap(~v, bits)
 
-    def e_Binary(self, act: _Activation, e: n.Binary, lanes: list[int]) -> Values:
-        left = self.evaluate(act, e.left, lanes)
-        right = self.evaluate(act, e.right, list(left))
-        op, bits = _ARITH[e.op], _bits(e.ty)
-        out: Values = {}
-        for lane, b in right.items():
-            try:
-                out[lane] = op(left[lane], b, bits)
-            except _DivZero:
-                self.fault(act, lane, "division_by_zero", e.line)
-        return out
+    def e_Binary(self, act: _Activation, e: n.Binary, lanes: Lanes) -> Vals:
+        got, a = self.evaluate(act, e.left, lanes)
+        done, b = self.evaluate(act, e.right, got)
+        a = _at(got, a, done)
+        if e.op in ("//", "%"):
+            zero = b == 0
+            if zero.any():
+                self.fault(act, done[zero], "division_by_zero", e.line)
+                done, a, b = done[~zero], a[~zero], b[~zero]
+        return done, _ARITH[e.op](a, b, _bits(e.ty))
 
-    def e_Compare(self, act: _Activation, e: n.Compare, lanes: list[int]) -> Values:
-        left = self.evaluate(act, e.left, lanes)
-        right = self.evaluate(act, e.right, list(left))
-        op = _COMPARE[e.op]
-        return {lane: op(left[lane], b) for lane, b in right.items()}
+    def e_Compare(self, act: _Activation, e: n.Compare, lanes: Lanes) -> Vals:
+        got, a = self.evaluate(act, e.left, lanes)
+        done, b = self.evaluate(act, e.right, got)
+        return done, _COMPARE[e.op](_at(got, a, done), b)
 
-    def e_Logic(self, act: _Activation, e: n.Logic, lanes: list[int]) -> Values:
-        left = self.evaluate(act, e.left, lanes)
+    def e_Logic(self, act: _Activation, e: n.Logic, lanes: Lanes) -> Vals:
+        done, left = self.evaluate(act, e.left, lanes)
         short = e.op == "or"  # the left value that decides without the right side
-        out = {lane: short for lane, v in left.items() if v is short}
-        out.update(self.evaluate(act, e.right, [lane for lane, v in left.items() if v is not short]))
-        return {lane: out[lane] for lane in sorted(out)}
+        decided = left == short
+        settled = done[decided]
+        return _merge([(settled, np.full(len(settled), short)),
+                       self.evaluate(act, e.right, done[~decided])], np.bool_)
 
-    def e_Select(self, act: _Activation, e: n.Select, lanes: list[int]) -> Values:
-        cond = self.evaluate(act, e.cond, lanes)
-        out = self.evaluate(act, e.then, [lane for lane, c in cond.items() if c])
-        out.update(self.evaluate(act, e.orelse, [lane for lane, c in cond.items() if not c]))
-        return {lane: out[lane] for lane in sorted(out)}
+    def e_Select(self, act: _Activation, e: n.Select, lanes: Lanes) -> Vals:
+        done, cond = self.evaluate(act, e.cond, lanes)
+        return _merge([self.evaluate(act, e.then, done[cond]),
+                       self.evaluate(act, e.orelse, done[~cond])], _dtype(e.ty))
 
-    def e_Load(self, act: _Activation, e: n.Load, lanes: list[int]) -> Values:
-        idx = self.evaluate(act, e.index, lanes)
-        out: Values = {}
-        for lane, i in idx.items():
-            ref = act.env[lane][e.buffer]
-            if not self.mem.in_bounds(ref, i):
-                self.fault(act, lane, "out_of_bounds", e.line)
-                continue
-            out[lane] = self.mem.load(self.gid(lane), ref, i)
-        return out
+    def e_Load(self, act: _Activation, e: n.Load, lanes: Lanes) -> Vals:
+        done, index = self.evaluate(act, e.index, lanes)
+        refs = act.get(e.buffer, done)
+        ok = self.in_bounds(act, done, refs, index, e.line)
+        return done[ok], self.mem.load(done[ok], refs[ok], index[ok])
 
-    def e_Len(self, act: _Activation, e: n.Len, lanes: list[int]) -> Values:
-        return {lane: len(self.mem.data[act.env[lane][e.buffer].name]) for lane in lanes}
+    def e_Len(self, act: _Activation, e: n.Len, lanes: Lanes) -> Vals:
+        return lanes, self.mem.sizes[act.get(e.buffer, lanes)]
 
-    def e_Cast(self, act: _Activation, e: n.Cast, lanes: list[int]) -> Values:
-        bits = _bits(e.ty)
-        return {lane: _wrap(int(v), bits) for lane, v in self.evaluate(act, e.operand, lanes).items()}
+    def e_Cast(self, act: _Activation, e: n.Cast, lanes: Lanes) -> Vals:
+        done, v = self.evaluate(act, e.operand, lanes)
+        return done, _wrap(v.astype(np.int64), _bits(e.ty))
 
-    def _args(self, act: _Activation, args: tuple[n.Expr, ...], lanes: list[int]
-              ) -> dict[int, list[Any]]:
+    def _args(self, act: _Activation, args: tuple[n.Expr, ...], lanes: Lanes
+              ) -> tuple[Lanes, list[Array]]:
         """Arguments left to right; a lane faulting in one evaluates no later one."""
-        got: dict[int, list[Any]] = {lane: [] for lane in lanes}
+        got: list[Array] = []
         for a in args:
-            vals = self.evaluate(act, a, lanes)
-            lanes = list(vals)
-            for lane in lanes:
-                got[lane].append(vals[lane])
-        return {lane: got[lane] for lane in lanes}
+            done, v = self.evaluate(act, a, lanes)
+            got = [_at(lanes, g, done) for g in got] + [v]
+            lanes = done
+        return lanes, got
 
-    def e_Call(self, act: _Activation, e: n.Call, lanes: list[int]) -> Values:
-        args = self._args(act, e.args, lanes)
-        callers = act.callers + (Frame(act.fn.name, e.line),)
-        return self.call(self.prog.function(e.func), list(args), args, callers)
+    def e_Call(self, act: _Activation, e: n.Call, lanes: Lanes) -> Vals:
+        done, values = self.call_site(act, e, lanes)
+        assert values is not None, f"{e.func} returns no value"
+        return done, values
 
-    def e_WaveOp(self, act: _Activation, e: n.WaveOp, lanes: list[int]) -> Values:
-        args = self._args(act, e.args, lanes)
-        active = list(args)  # the lanes that reached the operation
-        if not active:
-            return {}
-        if e.op == "elect":
-            return {lane: lane == active[0] for lane in active}
-        x = {lane: args[lane][0] for lane in active}
+    def e_WaveOp(self, act: _Activation, e: n.WaveOp, lanes: Lanes) -> Vals:
+        active, args = self._args(act, e.args, lanes)  # the lanes that reached the operation
+        if not len(active):
+            return active, np.zeros(0, dtype=_dtype(e.ty))
+        waves = _Waves(active, self.wave)
         op = e.op
+        if op == "elect":
+            return active, np.arange(len(active)) == waves.each(waves.first)
+        x = args[0]
         if op == "wave_any":
-            return dict.fromkeys(active, any(x.values()))
+            return active, waves.reduce(np.logical_or, x)
         if op == "wave_all":
-            return dict.fromkeys(active, all(x.values()))
-        if op == "ballot":
-            return dict.fromkeys(active, _wrap(sum(1 << lane for lane in active if x[lane]), 64))
+            return active, waves.reduce(np.logical_and, x)
+        if op == "ballot":  # bit = lane index; the sum of distinct bits is their OR
+            bit = np.left_shift(np.uint64(1), waves.lane.astype(np.uint64))
+            return active, waves.reduce(np.add, np.where(x, bit, np.uint64(0))).view(np.int64)
         if op == "readfirstlane":
-            return dict.fromkeys(active, x[active[0]])
+            return active, waves.each(x[waves.first])
         if op == "shuffle":
-            zero = False if e.ty is not None and not e.ty.is_int else 0
-            return {lane: x.get(args[lane][1], zero) for lane in active}
+            return active, self._shuffle(active, waves, x, args[1], e.ty)
         bits = _bits(e.ty)
         if op == "wave_sum":
-            return dict.fromkeys(active, _wrap(sum(x.values()), bits))
+            return active, _wrap(waves.reduce(np.add, x), bits)
         if op == "wave_min":
-            return dict.fromkeys(active, min(x.values()))
+            return active, waves.reduce(np.minimum, x)
         if op == "wave_max":
-            return dict.fromkeys(active, max(x.values()))
-        out: Values = {}
-        running = 0
-        for lane in active:
-            if op == "prefix_sum":
-                out[lane] = _wrap(running, bits)
-                running += x[lane]
-            else:
-                assert op == "inclusive_sum", op
-                running += x[lane]
-                out[lane] = _wrap(running, bits)
-        return out
+            return active, waves.reduce(np.maximum, x)
+        inclusive = waves.inclusive_sums(x)
+        if op == "prefix_sum":
+            return active, _wrap(inclusive - x, bits)
+        assert op == "inclusive_sum", op
+        return active, _wrap(inclusive, bits)
+
+    def _shuffle(self, active: Lanes, waves: _Waves, x: Array, src: Array,
+                 ty: Type | None) -> Array:
+        """Each lane reads `x` of lane `src` of its own wave, or 0 / False when `src` is
+        outside the wave or not active here."""
+        in_wave = (src >= 0) & (src < self.wave)
+        source = active - waves.lane + np.where(in_wave, src, 0)  # the source's gid
+        pos = np.minimum(np.searchsorted(active, source), len(active) - 1)
+        found = in_wave & (active[pos] == source)
+        zero = False if ty is not None and not ty.is_int else 0
+        return np.where(found, x[pos], zero).astype(x.dtype)
 
 
 # ------------------------------------------------------------------- entry
 
 
-def run_full(case: Case, options: dict[str, Any] | None = None) -> FullRun:
-    """Run every workitem of the case once, wave after wave, under the budgets of
-    `options` (default: the case's); raises OracleError for a race."""
-    options = case.options if options is None else options
+def _launch(case: Case, options: dict[str, Any], exact_races: bool) -> FullRun:
+    """One full run: every wave in one lockstep pass, or (`exact_races`) wave after wave
+    with the race rule applied access by access, as the semantics orders them."""
     budget = trip_budget(options, case.n)
-    exhausted: list[int] = []
     fn = case.function
     initial = case.buffers()
-    mem = _Memory(initial, case.n)
-    fates: list[Fault | None] = [None] * case.n
-    steps = [0] * case.n
-    args = [
-        _Ref(p.name) if p.ty.is_buffer else case.args[p.name] for p in fn.params
-    ]
-    n_waves = (case.n + case.wave - 1) // case.wave
-    for w in range(n_waves):
-        lanes = [lane for lane in range(case.wave) if w * case.wave + lane < case.n]
-        run = _WaveRun(case.program, mem, w, case.wave, fates, steps, budget, exhausted)
-        run.call(fn, lanes, {lane: list(args) for lane in lanes}, ())
-    final = {
-        k: np.array(mem.data[k], dtype=v.dtype) for k, v in initial.items()
-    }
-    return FullRun(case.n, case.wave, fates, mem.writes, initial, final, sorted(exhausted),
-                   describe_budget(options, case.n), steps)
+    mem = _Memory(initial, case.n, exact_races)
+    run = _Run(case.program, mem, case.n, case.wave, budget)
+    gids = np.arange(case.n, dtype=np.int64)
+    groups = [gids[w:w + case.wave] for w in range(0, case.n, case.wave)] if exact_races \
+        else [gids]
+    for lanes in groups:
+        args: list[Array] = []
+        for p in fn.params:
+            value = mem.names.index(p.name) if p.ty.is_buffer else case.args[p.name]
+            args.append(np.full(len(lanes), value, dtype=_dtype(p.ty)))
+        run.call(fn, lanes, args, ())
+    if not exact_races and mem.touches.racy():
+        return _launch(case, options, exact_races=True)  # raises OracleError naming the race
+    return FullRun(case.n, case.wave, run.fates, mem.writes, initial, mem.final(),
+                   sorted(run.exhausted), describe_budget(options, case.n),
+                   run.steps.tolist())
+
+
+def run_full(case: Case, options: dict[str, Any] | None = None) -> FullRun:
+    """Run every workitem of the case once, under the budgets of `options` (default: the
+    case's); raises OracleError for a race."""
+    options = case.options if options is None else options
+    return _launch(case, options, exact_races=False)
 
 
 class ReferenceOracle:
