@@ -257,11 +257,12 @@ def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig) -> tupl
         return f"(not saved: {e.strerror or e})", False
 
 
-def warm_up(target: str, out: TextIO = sys.stderr) -> None:
+def warm_up(target: str, out: TextIO | None = None) -> None:
     """Load the target once in the parent, so workers never pay (or race on) a cold
-    compile cache; says so first when it will take a while."""
+    compile cache; says so first when it will take a while (on `out`, default stderr)."""
     from .registry import load_target
 
+    out = sys.stderr if out is None else out
     t = load_target(target)
     note = getattr(t, "cold_start_note", None)
     message = note() if callable(note) else None
@@ -282,8 +283,10 @@ def _raise_stop(signum: int, frame: Any) -> None:
     raise _Stop(signum)
 
 
-def fuzz(config: FuzzConfig, out: TextIO = sys.stderr) -> FuzzSummary:
-    """Run the campaign; raises `Interrupted` (with the summary so far) on SIGINT/SIGTERM."""
+def fuzz(config: FuzzConfig, out: TextIO | None = None) -> FuzzSummary:
+    """Run the campaign, reporting on `out` (default: stderr at the time of the call);
+    raises `Interrupted` (with the summary so far) on SIGINT/SIGTERM."""
+    out = sys.stderr if out is None else out
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     signal.signal(signal.SIGTERM, _raise_stop)
     signal.signal(signal.SIGINT, _raise_stop)

@@ -62,8 +62,9 @@ def _median(xs: list[float] | list[int]) -> float | None:
 
 
 def hunt(target: str, mutants: list[str], docs: dict[str, str], trials: int, seconds: float,
-         workers: int, seed: int, corpus: Path, out: TextIO = sys.stderr
+         workers: int, seed: int, corpus: Path, out: TextIO | None = None
          ) -> list[MutantResult]:
+    out = sys.stderr if out is None else out
     results = []
     for name in mutants:
         res = MutantResult(name, docs.get(name, ""))

@@ -16,7 +16,7 @@ from difftest.case import Case
 from .inputs import arguments
 from .kernels import DEFAULT_FAULT_RATE, GeneratedKernel, kernels
 from .launches import launches
-from .schedules import schedules, target_options
+from .schedules import schedule_by_number, schedule_numbers, target_options
 
 
 def make_case(kernel: GeneratedKernel, n: int, wave: int, args: dict[str, Any],
@@ -37,8 +37,10 @@ def _cases_for(draw: st.DrawFn, kernel: GeneratedKernel,
                launch: st.SearchStrategy[tuple[int, int]]) -> Case:
     n, wave = draw(launch)
     n = min(n, kernel.max_n)  # within the work budget, whatever loops the kernel has
-    return make_case(kernel, n, wave, draw(arguments(kernel, n)), draw(schedules()),
+    case = make_case(kernel, n, wave, draw(arguments(kernel, n)), {},
                      draw(target_options()))
+    case.schedule = schedule_by_number(case, draw(schedule_numbers()))
+    return case
 
 
 _MOSTLY_ALL = st.integers(0, 9)

@@ -10,13 +10,14 @@ target's defaults); shrinking moves toward it.
 Keys (numba-simt reads them; `difftest targets` lists what each target reads):
 - `wave_order`: "ascending" | "descending" | "shuffled", with `order_seed` for shuffles;
 - `slots`: 1..8 resident waves; `quantum`: instructions per turn among them;
-- `stop_on_fault`: whether the deopt flag stops issuing new waves;
 - `replay_order`: "ascending" | "descending" | "shuffled" for deopted workitems, with
-  `replay_seed`; `never_ran`: "host" | "device" (where never-ran waves run).
+  `replay_seed`; `never_ran`: "host" | "device" (where never-ran waves run);
+  `after_exception`: "stop" | "finish" (whether they still run once an exception is
+  reported); `deopt_percent` with `deopt_seed`: DeoptimizeALot, forced deopts.
 
 Target options (`target_options()`, numba-simt's; the fuzz loop keeps only the ones the
 target under test declares): `registers` (small budgets force spills), `uniform_writes`,
-`alloc_order` and `alloc_seed`.
+`alloc_order` and `alloc_seed`, `speculate` (a seed: speculation on).
 """
 
 from __future__ import annotations
@@ -34,16 +35,29 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "wave_order": ORDERS,
     "slots": (1, 2, 3, 4, 8),
     "quantum": (64, 1, 3, 16),
-    "stop_on_fault": (True, False),
     "replay_order": ORDERS,
     "never_ran": ("host", "device"),
+    "after_exception": ("stop", "finish"),
+    "deopt_percent": (10, 50, 100, 3),
 }
-_SEEDS = {"wave_order": "order_seed", "replay_order": "replay_seed"}
+# a key whose value needs a seed too: the seed key, and the values that use it
+_SEEDS = {"wave_order": ("order_seed", ("shuffled",)),
+          "replay_order": ("replay_seed", ("shuffled",)),
+          "deopt_percent": ("deopt_seed", (10, 50, 100, 3))}
+
+
+# numba-simt finishes deopted workitems and never-ran waves on the host, one Python
+# instruction at a time (about 1,000 times slower than the machine): for a large launch a
+# schedule keeps that work bounded, so one case stays well under a second.
+HOST_LANES = 256  # expected deopted workitems a schedule asks for, at most
+HOST_WAVES_N = 256  # never_ran: "host" only for launches up to this size
 
 
 def schedule_by_number(case: Any, number: int) -> dict[str, Any]:
     """The `number`-th schedule for `case` (0: the empty schedule). Deterministic across
-    processes and machines (a `random.Random` seeded by the number alone)."""
+    processes and machines (a `random.Random` seeded by the number alone, then bounded by
+    the case's launch size: `HOST_LANES`, `HOST_WAVES_N`; `case=None` leaves it unbounded).
+    """
     if number == 0:
         return {}
     rng = random.Random(number)
@@ -51,8 +65,14 @@ def schedule_by_number(case: Any, number: int) -> dict[str, Any]:
     for key, values in _CHOICES.items():
         if rng.random() < 0.5:
             out[key] = values[rng.randrange(len(values))]
-            if out[key] == "shuffled" and key in _SEEDS:
-                out[_SEEDS[key]] = rng.randrange(2**16)
+            if key in _SEEDS and out[key] in _SEEDS[key][1]:
+                out[_SEEDS[key][0]] = rng.randrange(2**16)
+    n = getattr(case, "n", None)
+    if n is not None:
+        if "deopt_percent" in out:
+            out["deopt_percent"] = min(out["deopt_percent"], max(1, 100 * HOST_LANES // n))
+        if out.get("never_ran") == "host" and n > HOST_WAVES_N:
+            out["never_ran"] = "device"
     return out
 
 
@@ -73,6 +93,7 @@ _OPTIONS = st.fixed_dictionaries({
 }, optional={
     "uniform_writes": st.sampled_from(("all_lanes", "active")),
     "alloc_seed": st.integers(0, 2**16),
+    "speculate": st.integers(1, 2**16),
 })
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from difftest.runner import check_case, oracle_run
 from generators.cases import kernel_cases
-from generators.schedules import schedules
+from generators.schedules import schedule_by_number, schedule_numbers
 from difftest.registry import load_target
 
 SHARDS = 8
@@ -31,13 +31,14 @@ def test_target_agrees_with_oracle(shard: int, difftest_settings: Any,
 
     @difftest_settings
     @seed(1000 + shard)
-    @given(kernel_cases(), st.lists(schedules(), max_size=1))
-    def prop(kc: Any, extra: list[dict[str, Any]]) -> None:
+    @given(kernel_cases(), st.lists(schedule_numbers(), max_size=1))
+    def prop(kc: Any, numbers: list[int]) -> None:
         kernel, cases = kc
         for case in cases:
             full, oracle_error = oracle_run(case)
             assert oracle_error is None, f"{oracle_error}\n{kernel.source}"
             for target in targets:
+                extra = [schedule_by_number(case, k) for k in numbers]
                 for schedule in [case.schedule, *extra]:
                     res = check_case(case, target, schedule, None, None, full, oracle_error)
                     if not res.verdict.agree:

@@ -75,24 +75,42 @@ class Result:
 def launch(rows: list[tuple[int, ...]], n: int, W: int, *, mem: Any = None,
            buftab: Any = None, params: Any = None, nregs: int = 8, nmasks: int = 6,
            nslots: int = 2, order: Any = None, slots: int = 1, quantum: int = 64,
-           stop_on_fault: bool = True, **kw: Any) -> Result:
-    """Run `rows` as one launch; every argument has a small default."""
+           capacity: int | None = None, eligible: bool = False, **kw: Any) -> Result:
+    """Run `rows` as one launch; every argument has a small default. Frames save every
+    register (so a FAIL's code can be read back from its frame); per workitem the result
+    says 0 never ran (its wave's never-ran bit), 2 deopted (a frame: at this level a
+    fault), else 1 completed, with the frame's infopoint and, for FAIL, the code."""
     mem = np.zeros(1, dtype=np.int64) if mem is None else np.asarray(mem, dtype=np.int64)
     buftab = [[0, len(mem), 64]] if buftab is None else buftab
     params = np.zeros(1, dtype=np.int64) if params is None else params
     nwaves = (n + W - 1) // W
     order = np.arange(nwaves) if order is None else order
-    status = np.full(n, 99, dtype=np.int8)  # the machine must overwrite all of these
-    fault_ip = np.full(n, 99, dtype=np.int64)
-    fault_code = np.full(n, 99, dtype=np.int64)
+    code = code_of(rows)
+    n_ip = max([r[7] for r in rows] + [0]) + 1
+    ip_info = np.zeros((n_ip, 2), dtype=np.int64)
+    ip_info[:, 0] = int(eligible)
+    area = machine.DeoptArea.make(n, W, nmasks, range(nregs), range(nslots), ip_info,
+                                  capacity if capacity is not None else slots * W)
+    area.save[:] = 99  # the machine must write every field of the frames it uses
     counters = np.full(4, 99, dtype=np.int64)
-    rc = machine.run_launch(code_of(rows), n, W, nregs, nmasks, nslots, mem,
+    rc = machine.run_launch(code, n, W, nregs, nmasks, nslots, mem,
                             np.asarray(buftab, dtype=np.int64),
                             np.asarray(params, dtype=np.int64),
-                            np.asarray(order, dtype=np.int64), slots, quantum,
-                            stop_on_fault, status, fault_ip, fault_code, counters, **kw)
-    return Result(rc, status.tolist(), fault_ip.tolist(), fault_code.tolist(),
-                  counters.tolist(), mem)
+                            np.asarray(order, dtype=np.int64), slots, quantum, counters,
+                            area, **kw)
+    status, fault_ip, fault_code = [1] * n, [-1] * n, [0] * n
+    for g in range(n):
+        w = g // W
+        if (int(area.never_ran[w >> 6]) >> (w & 63)) & 1:
+            status[g] = 0
+    values = machine.F_HEAD + (nmasks + 63) // 64 + 1  # one reference-bitmap word
+    for row in area.save[:min(int(area.header[1]), len(area.save))]:
+        g, ip = int(row[machine.F_GID]), int(row[machine.F_IP])
+        status[g], fault_ip[g] = 2, ip
+        if row[machine.F_REASON] == machine.REASON_FAIL:
+            [fail] = [r for r in rows if r[7] == ip and r[0] == int(Op.FAIL)]
+            fault_code[g] = int(row[values + fail[2]])
+    return Result(rc, status, fault_ip, fault_code, counters.tolist(), mem)
 
 
 @dataclass
@@ -212,7 +230,7 @@ def test_division_by_zero_faults_the_lane_at_ip_and_the_others_go_on() -> None:
     ys = [1, 0, 2, 0, 5, 1, 1, 0]
     body = [I(Op.DIV, 2, 0, 1, imm=32, ip=5), I(Op.MOVI, 3, imm=1, wm=1),
             I(Op.ADD, 2, 2, 3, imm=32)]
-    r = execute(body, n, 4, a=xs, b=ys, dump=(2,), stop_on_fault=False)
+    r = execute(body, n, 8, a=xs, b=ys, dump=(2,))
     assert r.rc == 0
     zero = [y == 0 for y in ys]
     assert r.status == [2 if z else 1 for z in zero]
@@ -406,14 +424,14 @@ def test_load_and_store_out_of_bounds_fault() -> None:
     n, W = 6, 4
     idx = [0, 5, 6, -1, 2, 100]  # in bounds: 0 <= i < 6
     body = [I(Op.PARAM, 3, imm=IN_A, wm=1), I(Op.LOAD, 2, 3, 1, ip=11)]
-    r = execute(body, n, W, a=[7, 8, 9, 10, 11, 12], b=idx, stop_on_fault=False)
+    r = execute(body, n, 8, a=[7, 8, 9, 10, 11, 12], b=idx)
     oob = [not 0 <= i < n for i in idx]
     assert r.status == [2 if o else 1 for o in oob]
     assert r.fault_ip == [11 if o else -1 for o in oob]
     assert r.out[0] == [SENTINEL if o else [7, 8, 9, 10, 11, 12][i] for o, i in zip(oob, idx)]
 
     body = [I(Op.PARAM, 3, imm=IN_A, wm=1), I(Op.STORE, a=3, b=1, c=R_GID, ip=12)]
-    r = execute(body, n, W, a=[-1] * n, b=idx, stop_on_fault=False)
+    r = execute(body, n, 8, a=[-1] * n, b=idx)
     size = n  # one dump
     assert r.status == [2 if o else 1 for o in oob]
     assert r.fault_ip == [12 if o else -1 for o in oob]
@@ -466,7 +484,7 @@ def test_fail_faults_every_exec_lane_with_its_code() -> None:
     n, W = 8, 4
     body = even_lanes_exec() + [I(Op.MOVI, 2, imm=10, wm=1), I(Op.MUL, 2, R_GID, 2, imm=64),
                                 I(Op.FAIL, a=2, ip=33)]
-    r = execute(body, n, W, dump=(R_GID,), stop_on_fault=False)
+    r = execute(body, n, 8, dump=(R_GID,))
     even = [g % 2 == 0 for g in range(n)]
     assert r.status == [2 if e else 1 for e in even]
     assert r.fault_ip == [33 if e else -1 for e in even]
@@ -646,7 +664,7 @@ def _fault_in_wave(n: int, W: int, bad_gid: int, **kw: Any) -> Result:
     return launch(rows, n, W, **kw)
 
 
-def test_stop_on_fault_leaves_later_waves_never_ran_and_resident_ones_complete() -> None:
+def test_the_deopt_flag_leaves_later_waves_never_ran_and_resident_ones_complete() -> None:
     n, W = 16, 4
     # one slot: wave 0 faults, waves 1..3 are never issued
     r = _fault_in_wave(n, W, 1)
@@ -658,9 +676,6 @@ def test_stop_on_fault_leaves_later_waves_never_ran_and_resident_ones_complete()
     r = _fault_in_wave(n, W, 1, slots=2, quantum=1)
     assert r.status == [1, 2, 1, 1] + [1] * 4 + [0] * 8
     assert r.counters[2] == 2
-    # without the deopt check every wave runs
-    r = _fault_in_wave(n, W, 1, slots=2, quantum=1, stop_on_fault=False)
-    assert r.status == [1, 2] + [1] * 14 and r.counters[2] == 4
     # the flag is about issue order, not wave numbers: descending order, fault in wave 3
     r = _fault_in_wave(n, W, 13, order=[3, 2, 1, 0])
     assert r.status == [0] * 12 + [1, 2, 1, 1]
@@ -699,25 +714,30 @@ def test_invalid_code_is_an_internal_error_before_anything_runs(rows: list, why:
     mem = np.array([5, 6], dtype=np.int64)
     r = launch(rows, 4, 2, mem=mem, buftab=[[0, 2, 64]], params=[0])
     assert r.rc == machine.ERR_CODE, why
-    assert r.mem.tolist() == [5, 6] and r.status == [0] * 4
+    assert r.mem.tolist() == [5, 6] and r.counters == [0, 0, 0, 0]  # nothing ran
 
 
 def test_inconsistent_arguments_are_internal_errors() -> None:
     halt = [I(Op.HALT)]
-    assert launch(halt, 4, 2, order=[0, 0]).rc == machine.ERR_ARGS      # not a permutation
-    assert launch(halt, 4, 2, order=[0]).rc == machine.ERR_ARGS         # too short
+    assert launch(halt, 4, 2, order=[0, 0]).rc == machine.ERR_ARGS      # a wave twice
+    assert launch(halt, 4, 2, order=[2]).rc == machine.ERR_ARGS         # no such wave
+    assert launch(halt, 4, 2, order=[1]).rc == machine.OK               # a relaunch's subset
     assert launch(halt, 4, 65).rc == machine.ERR_ARGS                   # W > 64
     assert launch(halt, 4, 2, slots=0).rc == machine.ERR_ARGS
     assert launch(halt, 4, 2, quantum=0).rc == machine.ERR_ARGS
     assert launch(halt, 4, 2, nmasks=1).rc == machine.ERR_ARGS
     assert launch(halt, 4, 2, mem=[0], buftab=[[0, 2, 64]]).rc == machine.ERR_BUFFER
     assert launch(halt, 4, 2, mem=[0, 0], buftab=[[1, 1, 16]]).rc == machine.ERR_BUFFER
-    with pytest.raises(TypeError, match="status"):
+    area = machine.DeoptArea.make(1, 1, 2, [0], [], np.zeros((1, 2), np.int64), 1)
+    with pytest.raises(TypeError, match="counters"):
         machine.run_launch(code_of(halt), 1, 1, 1, 2, 0, np.zeros(1, np.int64),
                            np.zeros((1, 3), np.int64), np.zeros(1, np.int64),
-                           np.zeros(1, np.int64), 1, 1, True, np.zeros(1, np.int64),
-                           np.zeros(1, np.int64), np.zeros(1, np.int64),
-                           np.zeros(4, np.int64))
+                           np.zeros(1, np.int64), 1, 1, np.zeros(4, np.float64), area)
+    bad = machine.DeoptArea.make(1, 1, 2, [5], [], np.zeros((1, 2), np.int64), 1)
+    assert machine.run_launch(code_of(halt), 1, 1, 1, 2, 0, np.zeros(1, np.int64),
+                              np.zeros((1, 3), np.int64), np.zeros(1, np.int64),
+                              np.zeros(1, np.int64), 1, 1, np.zeros(4, np.int64),
+                              bad) == machine.ERR_ARGS   # a saved register past nregs
 
 
 def test_a_wave_past_the_step_limit_is_an_internal_error() -> None:

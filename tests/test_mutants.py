@@ -332,10 +332,10 @@ def test_div_floor_floors_in_the_machine_only_under_its_flag() -> None:
 
     def run(flags: int) -> list[int]:
         mem = np.zeros(8, dtype=np.int64)
+        area = machine.DeoptArea.make(4, 4, 2, range(8), [0], np.zeros((4, 2), np.int64), 4)
         rc = machine.run_launch(rows, 4, 4, 8, 2, 1, mem, np.array([[0, 8, 64]]),
-                                np.array([0]), np.array([0]), 1, 64, True,
-                                np.zeros(4, np.int8), np.full(4, -1, np.int64), np.zeros(4, np.int64),
-                                np.zeros(4, np.int64), flags=flags)
+                                np.array([0]), np.array([0]), 1, 64, np.zeros(4, np.int64),
+                                area, flags=flags)
         assert rc == 0
         return [int(x) for x in mem]
 

@@ -193,7 +193,7 @@ def test_targets_lists_each_target_with_its_options_and_the_case_format(
     assert main(["targets"]) == 0
     out = capsys.readouterr().out
     assert "numba-simt:" in out and "reference:" in out
-    assert "registers" in out and "stop_on_fault" in out and "step_budget" in out
+    assert "registers" in out and "after_exception" in out and "step_budget" in out
     assert '"launch": {"n": <workitems>' in out
 
 

@@ -3,8 +3,8 @@
 Every test of tests/test_oracle.py that is about the language's meaning (not about the
 oracle's own race detector, full-run internals or write logs) runs here again with numba-simt
 as the target, at a small register budget so spills are exercised too. numba-simt runs
-with `stop_on_fault: false`, so all waves run and the expected values are the same hand-
-derived ones. The loop-trip budget tests (`test_trip_budget_*`) run here too: both sides
+with `after_exception: finish`, so never-ran waves still run after an exception and the
+expected values are the same hand-derived ones. The loop-trip budget tests (`test_trip_budget_*`) run here too: both sides
 honour the same budget and report the same error.
 """
 
@@ -29,7 +29,7 @@ for _name in dir(semantics):
 
 class _AllWaves:
     def run(self, case: Any, schedule: Any = None, options: Any = None) -> Any:
-        return NumbaSimtTarget().run(case, {"stop_on_fault": False},
+        return NumbaSimtTarget().run(case, {"after_exception": "finish"},
                                      {"registers": 8, **(options or {})})
 
 

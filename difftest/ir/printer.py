@@ -106,6 +106,11 @@ def _sub(e: n.Expr, needs: int) -> str:
     return f"({text})" if _level(e) < needs else text
 
 
+def expr_source(e: n.Expr) -> str:
+    """One expression in the source syntax (for reports and compiler metadata)."""
+    return _expr(e)
+
+
 def _expr(e: n.Expr) -> str:
     if isinstance(e, n.Const):
         return repr(e.value)  # True/False, or the integer with its sign

@@ -1,10 +1,22 @@
-"""Emission: allocated code -> the machine's int64 rows, deopt metadata and a listing.
+"""Emission: allocated code -> the machine's int64 rows, the host's code, deopt metadata
+and a listing.
 
-Contract: input an `Allocation` (every vreg coloured or spilled) and the `Lowered` it came
-from; output a `Compiled` kernel, self-contained and immutable in use: everything a run
-needs (rows, register/mask/slot counts, parameter order) and everything a report needs
-(infopoints with source stacks and where each live variable sits). It is per compilation:
-nothing is kept on the target object.
+Contract: input the device's `Lowered` (after speculation), its `Allocation`, and the
+host's `Lowered` (the code before speculation); output a `Compiled` kernel, self-contained
+and immutable in use: everything a run needs (rows, register/mask/slot counts, parameter
+order), everything the host needs to finish a deopted lane (its own code over virtual
+registers, and per infopoint where to resume and where each value it needs sits on the
+device), and everything a report needs (listing, source stacks, each value's meaning).
+It is per compilation: nothing is kept on the target object.
+
+Deopt metadata (seeds 000/001): at each infopoint, the values live there for the lane --
+per-lane liveness of the *host's* code at the resume point, so a spilled value is found in
+its slot and a DEOPT's frame state is complete -- each with exactly one location; the
+union of the registers and slots live at any infopoint is what every frame saves (one
+deopt exit per kernel); a bitmap says which saved values are buffer references; an
+infopoint is eligible for a forced deopt when no wave operation is reachable from it.
+`check_metadata` validates all of it. The `metadata-misses-spills` and
+`deopt-last-infopoint-live` mutants live here.
 """
 
 from __future__ import annotations
@@ -15,32 +27,53 @@ import numpy as np
 
 from difftest.outcome import Frame
 
-from .isa import FAULTING, WIDTH, Op
-from .liveness import all_lanes, bits, defs, operands
+from . import mutants
+from .isa import INFOPOINTS, WIDTH, Op
+from .liveness import all_lanes, bits, defs, flow, liveness, operands
 from .lower import Instr, Label, Lowered
 from .regalloc import Allocation
+from .speculate import wave_reachable
 
-_KIND_NAMES = {1: "out_of_bounds", 2: "division_by_zero", 3: "fail"}
+_KIND_NAMES = {1: "out_of_bounds", 2: "division_by_zero", 3: "fail", 4: "speculation"}
 
 
 @dataclass(frozen=True)
 class Location:
-    """Where a live variable sits at an infopoint: a register or a spill slot."""
+    """Where a value live at an infopoint sits on the device, and its place in a frame."""
 
-    name: str           # "frame.var" (innermost frames last) or "$tN" for a temporary
+    vreg: int
+    name: str           # what it is: "kernel.x", "loop `j` trip counter (line 5)", ...
     kind: str           # "reg" | "slot"
-    index: int
+    index: int          # the register or spill slot
+    position: int       # its index among a frame's saved values (union regs, then slots)
     is_ref: bool        # holds a buffer reference
 
 
 @dataclass(frozen=True)
 class DeoptInfo:
-    """Deopt metadata of one infopoint: what faults, the source stack, the live values."""
+    """Deopt metadata of one infopoint."""
 
-    pc: int
-    kind: str
+    ip: int
+    pc: int                        # the device instruction (-1: none, e.g. a cold arm's)
+    kind: str                      # out_of_bounds | division_by_zero | fail | speculation
     stack: tuple[Frame, ...]
     live: tuple[Location, ...]
+    host_pc: int                   # where the host resumes (a DEOPT: its arm's start)
+    statement_pc: int              # the host index where the innermost statement starts
+    eligible: bool                 # no wave operation reachable: forced deopts allowed
+    ref_words: tuple[int, ...]     # bitmap over frame positions holding references
+    needs: tuple[int, ...] = ()    # the vregs live there (what `live` must locate)
+
+
+@dataclass
+class HostCode:
+    """The code the host interprets: the lowered program before speculation and register
+    allocation, over virtual registers, jump targets resolved to indices."""
+
+    rows: np.ndarray               # int64[ninstr, WIDTH]
+    nvregs: int
+    nmasks: int
+    vreg_bits: dict[int, int]      # integer vregs' widths (i32 values canonical at 32)
 
 
 @dataclass
@@ -50,11 +83,15 @@ class Compiled:
     nmasks: int
     nslots: int
     params: list[str]
-    infopoints: list[DeoptInfo]
+    infopoints: list[DeoptInfo]  # indexed by ip
     listing: str
     color: dict[int, int]
     slot: dict[int, int]
-    vreg_names: dict[int, str]
+    vreg_names: dict[int, str]   # every vreg's meaning
+    host: HostCode
+    union_regs: list[int]
+    union_slots: list[int]
+    ip_info: np.ndarray          # int64[n_ip, 1 + ref words]: eligible, reference bitmap
 
 
 def _fmt(ins: Instr, color: dict[int, int]) -> str:
@@ -67,7 +104,7 @@ def _fmt(ins: Instr, color: dict[int, int]) -> str:
         return f"{name} @{ins.imm}"
     if op == Op.JZ_MASK:
         return f"{name} m{ins.a}, @{ins.imm}"
-    if op in (Op.HALT, Op.KILL):
+    if op in (Op.HALT, Op.KILL, Op.TRIP, Op.DEOPT):
         return name
     if op == Op.M_GETEXEC:
         return f"{name} m{ins.d}"
@@ -96,7 +133,28 @@ def _fmt(ins: Instr, color: dict[int, int]) -> str:
     return f"{name} {', '.join(parts)}"
 
 
-def emit(lowered: Lowered, alloc: Allocation) -> Compiled:
+def _host_code(host: Lowered) -> tuple[HostCode, dict[int, int], dict[int, int]]:
+    """The host's rows, each label's index, and each infopoint's instruction index."""
+    instrs: list[Instr] = []
+    at: dict[int, int] = {}
+    for item in host.code:
+        if isinstance(item, Label):
+            at[id(item)] = len(instrs)
+        else:
+            instrs.append(item)
+    rows = np.zeros((len(instrs), WIDTH), dtype=np.int64)
+    ip_at: dict[int, int] = {}
+    for i, ins in enumerate(instrs):
+        imm = at[id(ins.target)] if ins.target is not None else ins.imm
+        rows[i] = (int(ins.op), ins.d, ins.a, ins.b, ins.c, imm, ins.wm, ins.ip)
+        if ins.ip >= 0:
+            ip_at[ins.ip] = i
+    bits_of = {v: t.bits for v, t in host.vreg_types.items() if t.is_int}
+    return HostCode(rows, host.nvregs, host.nmasks, bits_of), at, ip_at
+
+
+def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None) -> Compiled:
+    host = lowered if host is None else host
     instrs: list[Instr] = []
     at: dict[int, int] = {}
     for item in alloc.code:
@@ -106,10 +164,7 @@ def emit(lowered: Lowered, alloc: Allocation) -> Compiled:
                   and item.d in alloc.color):
             instrs.append(item)  # a move within one register is dropped
     rows = np.zeros((len(instrs), WIDTH), dtype=np.int64)
-    infos: list[DeoptInfo] = [None] * len(lowered.infopoints)  # type: ignore[list-item]
-    lines = []
-    live = alloc.live
-    flow_index = {id(ins): i for i, ins in enumerate(live.flow.instrs)}
+    device_pc: dict[int, int] = {}
     for pc, ins in enumerate(instrs):
         imm = ins.imm
         if ins.target is not None:
@@ -126,43 +181,141 @@ def emit(lowered: Lowered, alloc: Allocation) -> Compiled:
         if len(src) > 2:
             cc = c[ins.c]
         rows[pc] = (int(ins.op), d, a, b, cc, imm, ins.wm, ins.ip)
-        text = f"{pc:4d}  {_fmt(ins, c)}"
+        if ins.ip >= 0:
+            assert ins.op in INFOPOINTS, ins
+            device_pc[ins.ip] = pc
+    hcode, host_at, host_ip_at = _host_code(host)
+    infos, union_regs, union_slots = _metadata(lowered, alloc, host, hcode, host_at,
+                                               host_ip_at, device_pc)
+    rw = max(1, (len(union_regs) + len(union_slots) + 63) // 64)
+    ip_info = np.zeros((max(1, len(infos)), 1 + rw), dtype=np.int64)
+    for info in infos:
+        ip_info[info.ip, 0] = int(info.eligible)
+        ip_info[info.ip, 1:1 + len(info.ref_words)] = info.ref_words
+    names = {**lowered.vreg_meanings}
+    listing = _listing(lowered, alloc, instrs, infos, names)
+    return Compiled(rows, alloc.nregs, lowered.nmasks, max(1, alloc.nslots), lowered.params,
+                    infos, listing, dict(alloc.color), dict(alloc.slot), names, hcode,
+                    union_regs, union_slots, ip_info)
+
+
+def _metadata(device: Lowered, alloc: Allocation, host: Lowered, hcode: HostCode,
+              host_at: dict[int, int], host_ip_at: dict[int, int],
+              device_pc: dict[int, int]) -> tuple[list[DeoptInfo], list[int], list[int]]:
+    live = liveness(flow(host.code, host.logical), host.regions)
+    reach, _ = wave_reachable(host)
+    raw: list[tuple[int, int, int, list[tuple[int, str, int]]]] = []
+    needs: dict[int, tuple[int, ...]] = {}
+    for ip, point in enumerate(device.infopoints):
+        if ip in device.speculated:
+            hpc = host_at[id(device.speculated[ip])]
+        else:
+            hpc = host_ip_at.get(ip, -1)
+        pc = device_pc.get(ip, -1)
+        where: list[tuple[int, str, int]] = []
+        if pc >= 0 and hpc >= 0:
+            needs[ip] = tuple(bits(live.live_in[hpc]))
+            for v in bits(live.live_in[hpc]):
+                if v in alloc.slot:
+                    if mutants.on("metadata-misses-spills"):
+                        continue  # the old bug: spilled values not listed
+                    where.append((v, "slot", alloc.slot[v]))
+                elif v in alloc.color:
+                    where.append((v, "reg", alloc.color[v]))
+                else:
+                    where.append((v, "missing", -1))  # check_metadata names it
+        raw.append((ip, pc, hpc, where))
+    device_points = [r for r in raw if r[1] >= 0]
+    chosen = device_points[-1:] if mutants.on("deopt-last-infopoint-live") else device_points
+    union_regs = sorted({i for r in chosen for _, k, i in r[3] if k == "reg"})
+    union_slots = sorted({i for r in chosen for _, k, i in r[3] if k == "slot"})
+    pos_reg = {r: p for p, r in enumerate(union_regs)}
+    pos_slot = {s: len(union_regs) + p for p, s in enumerate(union_slots)}
+    rw = max(1, (len(union_regs) + len(union_slots) + 63) // 64)
+    infos = []
+    for (ip, pc, hpc, where), point in zip(raw, device.infopoints):
+        locs = []
+        words = [0] * rw
+        for v, kind, index in where:
+            pos = pos_reg.get(index, -1) if kind == "reg" else pos_slot.get(index, -1)
+            ty = host.vreg_types.get(v)
+            is_ref = bool(ty is not None and ty.is_buffer)
+            if is_ref and pos >= 0:
+                words[pos // 64] |= 1 << (pos % 64)
+            locs.append(Location(v, host.vreg_meanings.get(v, f"v{v}"), kind, index, pos,
+                                 is_ref))
+        stmt_pc = hpc
+        if point.statement is not None and id(point.statement) in host_at:
+            stmt_pc = host_at[id(point.statement)]
+        eligible = 0 <= hpc < len(reach) and not reach[hpc]
+        words = [w - (1 << 64) if w >= 1 << 63 else w for w in words]  # as int64
+        infos.append(DeoptInfo(ip, pc, _KIND_NAMES.get(point.kind, "?"), point.stack,
+                               tuple(locs), hpc, stmt_pc, bool(eligible), tuple(words),
+                               needs.get(ip, ())))
+    return infos, union_regs, union_slots
+
+
+def check_metadata(compiled: Compiled) -> list[str]:
+    """What is wrong with a compilation's deopt metadata (empty: nothing). For every
+    infopoint the device can stop at: each value live there (by the host code's liveness)
+    has exactly one location, no two live values share one, and every location is among
+    the frame's saved values."""
+    problems = []
+    regs, slots = set(compiled.union_regs), set(compiled.union_slots)
+    for info in compiled.infopoints:
+        if info.pc < 0:
+            continue
+        located = [loc.vreg for loc in info.live]
+        for v in info.needs:
+            if located.count(v) != 1:
+                name = compiled.vreg_names.get(v, f"v{v}")
+                problems.append(f"ip{info.ip}: {name} is live there but has "
+                                f"{located.count(v)} locations")
+        seen: dict[tuple[str, int], str] = {}
+        vregs: set[int] = set()
+        for loc in info.live:
+            if loc.kind == "missing":
+                problems.append(f"ip{info.ip}: {loc.name} is live but has no location")
+                continue
+            if loc.vreg in vregs:
+                problems.append(f"ip{info.ip}: {loc.name} has two locations")
+            vregs.add(loc.vreg)
+            key = (loc.kind, loc.index)
+            if key in seen:
+                problems.append(f"ip{info.ip}: {loc.name} and {seen[key]} share "
+                                f"{loc.kind} {loc.index}")
+            seen[key] = loc.name
+            if loc.position < 0 or (loc.kind == "reg" and loc.index not in regs) or (
+                    loc.kind == "slot" and loc.index not in slots):
+                problems.append(f"ip{info.ip}: {loc.name} in {loc.kind} {loc.index} is not "
+                                "saved by a frame")
+    return problems
+
+
+def _listing(lowered: Lowered, alloc: Allocation, instrs: list[Instr],
+             infos: list[DeoptInfo], names: dict[int, str]) -> str:
+    by_pc = {info.pc: info for info in infos if info.pc >= 0}
+    lines = []
+    for pc, ins in enumerate(instrs):
+        text = f"{pc:4d}  {_fmt(ins, alloc.color)}"
         if all_lanes(ins) and defs(ins) is not None or (ins.op in (Op.SPILL,) and ins.wm):
             text += "   [all lanes]"
-        if ins.ip >= 0:
-            assert ins.op in FAULTING, ins
-            ip = lowered.infopoints[ins.ip]
-            here = live.live_in[flow_index[id(ins)]]
-            locs = []
-            named: dict[int, str] = {}
-            for fname, vars_ in ip.frames:
-                for var, v in vars_.items():
-                    named[v] = f"{fname}.{var}"
-            for v in bits(here):
-                name = named.get(v, f"$t{v}")
-                vtype = alloc.vreg_types.get(v)
-                is_ref = bool(vtype is not None and getattr(vtype, "is_buffer", False))
-                if v in alloc.slot:
-                    locs.append(Location(name, "slot", alloc.slot[v], is_ref))
-                elif v in c:
-                    locs.append(Location(name, "reg", c[v], is_ref))
-            info = DeoptInfo(pc, _KIND_NAMES[ip.kind], ip.stack, tuple(locs))
-            infos[ins.ip] = info
-            where = " <- ".join(f"{f.function}:{f.line}" for f in reversed(ip.stack))
+        info = by_pc.get(pc)
+        if info is not None:
+            where = " <- ".join(f"{f.function}:{f.line}" for f in reversed(info.stack))
             live_txt = ", ".join(
-                f"{loc.name}={'r' if loc.kind == 'reg' else 's'}{loc.index}{'*' if loc.is_ref else ''}"
-                for loc in locs
-            )
-            text += f"   ; ip{ins.ip} {info.kind} at {where}; live {{{live_txt}}}"
+                f"{loc.name}={'r' if loc.kind == 'reg' else 's'}{loc.index}"
+                f"{'*' if loc.is_ref else ''}" for loc in info.live)
+            text += (f"   ; ip{info.ip} {info.kind}" + (f" at {where}" if where else "")
+                     + f"; resume host@{info.host_pc}"
+                     + ("" if info.eligible else " (a wave op follows: no forced deopt)")
+                     + f"; live {{{live_txt}}}")
         lines.append(text)
-    header = (f"; {len(instrs)} instructions, {alloc.nregs} registers "
-              f"({len(set(alloc.color.values()))} used), {alloc.nslots} spill slots, "
-              f"{lowered.nmasks} masks; * = buffer reference")
+    used = sorted(set(alloc.color.values()))
+    header = (f"; {len(instrs)} instructions, {alloc.nregs} registers ({len(used)} used), "
+              f"{alloc.nslots} spill slots, {lowered.nmasks} masks; * = buffer reference")
     assignment = ", ".join(
-        f"{lowered.vreg_names[v]}=" + (f"s{alloc.slot[v]}" if v in alloc.slot else f"r{alloc.color[v]}")
-        for v in sorted(lowered.vreg_names) if v in alloc.color or v in alloc.slot
-    )
-    listing = "\n".join([header, f"; variables: {assignment}", *lines])
-    assert all(i is not None for i in infos)
-    return Compiled(rows, alloc.nregs, lowered.nmasks, max(1, alloc.nslots), lowered.params,
-                    infos, listing, dict(alloc.color), dict(alloc.slot), dict(lowered.vreg_names))
+        f"{lowered.vreg_names[v]}=" + (f"s{alloc.slot[v]}" if v in alloc.slot
+                                       else f"r{alloc.color[v]}")
+        for v in sorted(lowered.vreg_names) if v in alloc.color or v in alloc.slot)
+    return "\n".join([header, f"; variables: {assignment}", *lines])

@@ -32,7 +32,7 @@ OP, D, A, B, C, IMM, WM, IP = range(WIDTH)
 EXEC, ALIVE = 0, 1  # fixed mask registers
 
 #: fault kinds as recorded by the machine
-FAULT_NONE, FAULT_OOB, FAULT_DIV0, FAULT_FAIL = 0, 1, 2, 3
+FAULT_NONE, FAULT_OOB, FAULT_DIV0, FAULT_FAIL, FAULT_SPECULATION = 0, 1, 2, 3, 4
 
 
 class Op(enum.IntEnum):
@@ -85,6 +85,8 @@ class Op(enum.IntEnum):
     HALT = 53
     TRIP = 54        # a loop trip: each EXEC lane's trip count += 1; a lane past the
                      # launch's trip budget stops the launch (the step_budget error)
+    DEOPT = 55       # every EXEC lane deopts here (a speculation guard taken): its frame
+                     # goes to the save area and the host finishes it (infopoint in ip)
     # --- whole-wave operations: read all lanes, write V[d] in ALL lanes
     SET_INACTIVE = 60  # V[d][l] = V[a][l] if EXEC[l] else imm        (all lanes)
     WWM_SUM = 61       # V[d][*] = wrap(sum V[a][*], imm)
@@ -105,6 +107,13 @@ class Op(enum.IntEnum):
 
 #: opcodes that may fault, and so carry an infopoint
 FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.FAIL})
+#: opcodes with an infopoint: where a lane can leave the machine for the host
+INFOPOINTS = FAULTING | {Op.DEOPT}
+#: opcodes whose result depends on other lanes: the host cannot finish a lane alone past
+#: one (no forced deopt or speculation where one is reachable)
+WAVE_OPS = frozenset({Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR,
+                      Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL,
+                      Op.READFIRST, Op.SHUFFLE})
 #: opcodes whose destination is a vector register
 WRITES_VREG = frozenset(
     {Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR,

@@ -38,6 +38,8 @@ def uses(ins: Instr) -> list[int]:
     out = operands(ins)
     if ins.keeps:
         out = out + [ins.d]
+    if ins.deopt_uses:
+        out = out + list(ins.deopt_uses)
     return out
 
 

@@ -30,11 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from difftest.ir import nodes as n
+from difftest.ir.printer import expr_source
 from difftest.ir.types import BOOL, I64, Type, int_range
 from difftest.outcome import Frame
 
 from . import mutants
-from .isa import ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB, WRITES_VREG, Op
+from .isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB,
+                  FAULT_SPECULATION, WRITES_VREG, Op)
 
 _ARITH = {"+": Op.ADD, "-": Op.SUB, "*": Op.MUL, "//": Op.DIV, "%": Op.REM, "&": Op.AND,
           "|": Op.OR, "^": Op.XOR, "<<": Op.SHL, ">>": Op.SHR}
@@ -65,16 +67,31 @@ class Instr:
     # A masked write whose register's *inactive* lanes are read later (by an all-lane
     # spill): the write does not kill the old value, so it counts as a use too.
     keeps: bool = False
+    # A DEOPT's frame state: the vregs the host needs to resume the lanes (they must be
+    # alive in some register or slot when the lanes leave), so uses for liveness.
+    deopt_uses: tuple[int, ...] = ()
 
 
 @dataclass
 class Infopoint:
-    """Where a lane can leave the machine: what faults there, the source stack, and the
-    variables in scope (name -> vreg) of every frame, innermost last."""
+    """Where a lane can leave the machine: what faults there, the source stack, the
+    variables in scope (name -> vreg) of every frame, innermost last, and where the
+    innermost source statement containing it starts (a label)."""
 
     kind: int
     stack: tuple[Frame, ...]
     frames: tuple[tuple[str, dict[str, int]], ...]
+    statement: Label | None = None
+
+
+@dataclass
+class ColdIf:
+    """An `if` statement whose then-arm speculation may assume cold: the arm's code spans
+    [start, end); lanes entering it would deopt there."""
+
+    start: Label
+    end: Label
+    line: int
 
 
 #: where the lanes of a region wait: an if's else-arm start while its then-arm runs
@@ -102,12 +119,16 @@ class Lowered:
     nmasks: int
     vreg_types: dict[int, Type]
     vreg_names: dict[int, str]
+    vreg_meanings: dict[int, str]
     infopoints: list[Infopoint]
     regions: list[Region]
     # logical successors that differ from the physical ones: instr id -> labels (or [] =
     # the lane ends here); instr id is id(Instr)
     logical: dict[int, list[Label]]
     params: list[str]
+    cold_ifs: list[ColdIf] = field(default_factory=list)
+    # device code only (speculate.py): a DEOPT's infopoint -> the host's resume label
+    speculated: dict[int, Label] = field(default_factory=dict)
 
 
 @dataclass
@@ -130,6 +151,9 @@ class _Lowerer:
         self.nmasks = 2  # EXEC, ALIVE
         self.types: dict[int, Type] = {}
         self.names: dict[int, str] = {}
+        self.meanings: dict[int, str] = {}
+        self.cold_ifs: list[ColdIf] = []
+        self.statement: Label | None = None
         self.infopoints: list[Infopoint] = []
         self.regions: list[Region] = []
         self.logical: dict[int, list[Label]] = {}
@@ -138,12 +162,18 @@ class _Lowerer:
 
     # ---------------------------------------------------------------- basics
 
-    def vreg(self, ty: Type, name: str = "") -> int:
+    def vreg(self, ty: Type, name: str = "", meaning: str = "") -> int:
+        """A fresh vreg; `name` for a source variable, `meaning` says what else it holds
+        (deopt metadata and listings name every value by what it is, not `$tN`)."""
         v = self.nvregs
         self.nvregs += 1
         self.types[v] = ty
         if name:
             self.names[v] = name
+            fn = self.frames[-1].fn.name if self.frames else ""
+            self.meanings[v] = f"{fn}.{name}" if fn and "." not in name else name
+        elif meaning:
+            self.meanings[v] = meaning
         return v
 
     def mask(self) -> int:
@@ -171,7 +201,7 @@ class _Lowerer:
             stack = fr.callers  # the caller's call line becomes the innermost frame
         frames = tuple((f.fn.name, dict(f.vars)) for f in self.frames)
         ins.ip = len(self.infopoints)
-        self.infopoints.append(Infopoint(kind, stack, frames))
+        self.infopoints.append(Infopoint(kind, stack, frames, self.statement))
 
     def region(self, start: Label, end: Label, parked: Label, why: str, kind: str) -> None:
         assert kind in REGION_KINDS, kind
@@ -193,13 +223,19 @@ class _Lowerer:
         self.block(fn.body)
         self.emit(Op.HALT)
         return Lowered(self.code, self.nvregs, self.nmasks, self.types, self.names,
-                       self.infopoints, self.regions, self.logical, [p.name for p in fn.params])
+                       self.meanings, self.infopoints, self.regions, self.logical,
+                       [p.name for p in fn.params], self.cold_ifs)
 
     # ------------------------------------------------------------ statements
 
     def block(self, stmts: tuple[n.Stmt, ...]) -> None:
+        outer = self.statement  # an inlined body ends inside its caller's statement
         for s in stmts:
+            start = self.label(f"stmt_line{s.line}_")
+            self.place(start)
+            self.statement = start
             getattr(self, "s_" + type(s).__name__)(s)
+        self.statement = outer
 
     def var(self, name: str, ty: Type) -> int:
         fr = self.frames[-1]
@@ -273,20 +309,28 @@ class _Lowerer:
 
     def s_If(self, s: n.If) -> None:
         cond = self.expr(s.cond)
-        self._two_way(cond, lambda: self.block(s.then), lambda: self.block(s.orelse), "if")
+        start, end = self.label("cold_start"), self.label("cold_end")
+
+        def then() -> None:
+            self.place(start)
+            self.block(s.then)
+            self.place(end)
+
+        self._two_way(cond, then, lambda: self.block(s.orelse), "if")
+        self.cold_ifs.append(ColdIf(start, end, s.line))
 
     def s_For(self, s: n.For) -> None:
         start = self.expr(s.start)
         bound = self.expr(s.stop)
         ty = I64 if I64 in (s.start.ty, s.stop.ty) else s.start.ty
         assert ty is not None
-        stop = self.vreg(ty)  # bounds are read once: the body may reassign a parameter
+        stop = self.vreg(ty, meaning=f"loop `{s.var}` bound, read once at entry (line {s.line})")
         self.emit(Op.MOV, d=stop, a=bound)
         k = self.var(s.var, ty)
         # A hidden trip counter: the loop variable is only written at the start of a trip
         # (Python: an empty range leaves it alone, and after the loop it holds the last
         # trip's value, not one past it).
-        ctr = self.vreg(ty)
+        ctr = self.vreg(ty, meaning=f"loop `{s.var}` trip counter (line {s.line})")
         self.emit(Op.MOV, d=ctr, a=start)
         iterating, exitm, cont, act = self.mask(), self.mask(), self.mask(), self.mask()
         top, body, cont_label = self.label("loop_top"), self.label("loop_body"), self.label("loop_continue")
@@ -399,6 +443,8 @@ class _Lowerer:
 
     def expr(self, e: n.Expr) -> int:
         v: int = getattr(self, "e_" + type(e).__name__)(e)
+        if v not in self.meanings:
+            self.meanings[v] = f"`{expr_source(e)}` (line {e.line})"
         return v
 
     def e_Const(self, e: n.Const) -> int:
@@ -502,6 +548,7 @@ class _Lowerer:
         frame = _Frame(fn, {}, caller.callers + (Frame(caller.fn.name, e.line),))
         for p, a in zip(fn.params, args):
             v = self.vreg(p.ty, p.name)
+            self.meanings[v] = f"{fn.name}.{p.name} (inlined at line {e.line})"
             self.emit(Op.MOV, d=v, a=a)
             frame.vars[p.name] = v
         frame.ret_mask = self.mask()

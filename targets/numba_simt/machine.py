@@ -10,9 +10,21 @@ What it owns and its invariants:
 - `run_launch` issues waves in `wave_order` onto `slots` resident wave slots and runs them
   round-robin, `quantum` instructions per turn, each until HALT (with one slot a wave runs
   to its HALT in one turn: there is nothing to interleave); a slot freed by a HALT takes
-  the next wave at once. With `stop_on_fault`, the deopt flag (some lane of some
-  wave has faulted) is checked whenever a wave would be issued: once set, no further wave
-  is issued and its workitems stay never-ran; resident waves run to completion.
+  the next wave at once. `wave_order` lists the waves of this launch (all of them, or a
+  relaunch's never-ran ones).
+- Deoptimization (seeds 000/001; the host side is deopt.py and trampoline.py): a lane
+  that would fault (out of bounds, division by zero, `fail`), one at a DEOPT (a
+  speculation guard taken) and one the schedule forces to deopt at an eligible infopoint
+  (DeoptimizeALot: a hash of (seed, gid, infopoint) below a percentage) leaves its wave
+  before the instruction takes effect for it: it bumps the save area's slot index (one
+  bump per lane: the atomic add), writes its frame there (gid, reason, infopoint, trip
+  count, its bit of every mask register, the infopoint's reference bitmap, and the union
+  of the registers and spill slots live at any infopoint) and sets the deopt flag. The
+  flag is checked whenever a wave would be issued: once set, no further wave starts, each
+  records itself in the never-ran bitmap (one bit a wave) and exits; resident waves run to
+  completion. A slot index past the save area is ERR_SAVE_AREA, never a lost frame. The
+  machine writes nothing per workitem: a wave not in the bitmap ran, and each of its
+  lanes either completed or left a frame.
 - A wave's state at issue: EXEC = ALIVE = the lanes whose gid is below n, every other
   mask register empty, pc 0. Registers and spill slots are *not* cleared: they hold what
   the slot's previous wave left (zero for a slot's first wave), so compiled code that reads
@@ -31,14 +43,14 @@ Semantics beyond isa.py's text (choices made here, pinned by tests/test_machine.
 - EXEC never regains a lane that left ALIVE: every mask op writing EXEC ANDs with ALIVE,
   as M_SETEXEC does (isa.py: a faulted lane leaves EXEC and ALIVE "for good"). ALIVE is
   changed only by faults and KILL; a mask op naming ALIVE as destination is invalid code.
-- A faulting instruction leaves the faulting lane's destination unchanged.
-- Only EXEC lanes touch memory or fault. An all-lane (wm=1) LOAD/LEN writes inactive lanes
+- A faulting instruction leaves the deopting lane's destination unchanged.
+- Only EXEC lanes touch memory or deopt. An all-lane (wm=1) LOAD/LEN writes inactive lanes
   with the value when the buffer id and index are valid, else 0; an all-lane DIV/REM
   writes inactive lanes whose divisor is 0 with 0.
 
-Results per workitem (arrays of length n, all written by the machine): status (0 never
-ran, 1 completed -- a lane killed by KILL included --, 2 faulted), the faulting
-instruction's ip column (else -1) and the FAIL code (else 0). counters (overwritten):
+Results: the save area (frames, and its header: flag, next slot index, overflow), the
+never-ran bitmap, the dispatch trace (T_ISSUE and T_FLAG events with the wave and the
+wave-instructions executed so far), and counters (overwritten):
 [0] wave-instructions executed, [1] active lane-instructions (sum of popcount(EXEC) before
 each executed instruction, exact), [2] waves issued, [3] 0, or after ERR_BUDGET the gid
 of the lane that ran out of its loop-trip budget (a TRIP counts the EXEC lanes' trips;
@@ -51,6 +63,9 @@ measures the cached load (`difftest bench` does both).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -59,17 +74,30 @@ from numba.extending import intrinsic
 from .isa import ALIVE, EXEC, WIDTH, Op
 
 # Error codes returned by run_launch.
-OK, ERR_CODE, ERR_BUFFER, ERR_ARGS, ERR_STEPS, ERR_BUDGET = 0, 1, 2, 3, 4, 5
+OK, ERR_CODE, ERR_BUFFER, ERR_ARGS, ERR_STEPS, ERR_BUDGET, ERR_SAVE_AREA = 0, 1, 2, 3, 4, 5, 6
 ERRORS = {
     ERR_CODE: "invalid code (opcode, operand index, width, jump target, parameter or slot)",
     ERR_BUFFER: "invalid buffer id in an active lane, or a buffer table outside memory",
     ERR_ARGS: "inconsistent launch arguments (sizes, wave order, W, slots, quantum)",
     ERR_STEPS: "a wave exceeded the step limit",
     ERR_BUDGET: "a lane ran out of its loop-trip budget (counters[3] is its gid)",
+    ERR_SAVE_AREA: "the deopt save area overflowed (more deopting lanes than slots)",
 }
 MAX_WAVE_STEPS = 50_000_000  # a wave running this long is a machine or compiler bug
 NO_TRIP_BUDGET = 2**62
-FLAG_DIV_FLOOR = 1  # mutants.MACHINE_FLAGS["div-floor"]
+# mutants.MACHINE_FLAGS: the machine's own bugs, switched on by bits of `mutant_flags`
+FLAG_DIV_FLOOR = 1         # div-floor: // and % floor
+FLAG_NEVER_RAN_UNMARKED = 2  # never-ran-unmarked: a skipped wave sets no never-ran bit
+FLAG_SLOT_NOT_ATOMIC = 4   # slot-index-not-atomic: one slot bump per wave instruction
+
+# Deopt reasons (frame word 1) and the frame layout (a row of the save area).
+REASON_OOB, REASON_DIV0, REASON_FAIL, REASON_SPECULATION, REASON_FORCED = 1, 2, 3, 4, 5
+REASONS = {REASON_OOB: "out_of_bounds", REASON_DIV0: "division_by_zero",
+           REASON_FAIL: "fail", REASON_SPECULATION: "speculation", REASON_FORCED: "forced"}
+F_GID, F_REASON, F_IP, F_TRIPS, F_HEAD = 0, 1, 2, 3, 4  # then mask words, refmap words,
+# the union registers' values, the union spill slots' values
+H_FLAG, H_NEXT, H_OVERFLOW = 0, 1, 2  # the save area's header words
+T_ISSUE, T_FLAG = 1, 2  # dispatch trace events: (kind, wave, wave-instructions so far)
 
 # Opcodes as literals: numba freezes globals into the cached machine code and its cache is
 # keyed on this file only, so isa.py's numbering is restated here and checked at import
@@ -79,7 +107,7 @@ _EQ, _NE, _LT, _LE, _GT, _GE = 11, 12, 13, 14, 15, 16
 _NEG, _NOT, _LNOT, _WRAP, _MOV, _MOVI, _PARAM, _LANEID, _GID, _WAVEID = range(17, 27)
 _LOAD, _STORE, _ATOMIC, _LEN, _FAIL = 30, 31, 32, 33, 34
 _MGET, _MSET, _MCOND, _MANDN, _MOR, _MAND, _MCLR, _KILL = range(40, 48)
-_JMP, _JZE, _JZM, _HALT, _TRIP = 50, 51, 52, 53, 54
+_JMP, _JZE, _JZM, _HALT, _TRIP, _DEOPT = 50, 51, 52, 53, 54, 55
 _SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = range(60, 69)
 _RFL, _SHUF, _SPILL, _RELOAD = 70, 71, 80, 81
 _EXEC, _ALIVE = 0, 1
@@ -93,7 +121,7 @@ _LITERALS = {
     "LEN": _LEN, "FAIL": _FAIL, "M_GETEXEC": _MGET, "M_SETEXEC": _MSET,
     "M_FROMCOND": _MCOND, "M_ANDN": _MANDN, "M_OR": _MOR, "M_AND": _MAND, "M_CLEAR": _MCLR,
     "KILL": _KILL, "JMP": _JMP, "JZ_EXEC": _JZE, "JZ_MASK": _JZM, "HALT": _HALT,
-    "TRIP": _TRIP,
+    "TRIP": _TRIP, "DEOPT": _DEOPT,
     "SET_INACTIVE": _SETI, "WWM_SUM": _WSUM, "WWM_MIN": _WMIN, "WWM_MAX": _WMAX,
     "WWM_OR": _WOR, "WWM_AND": _WAND, "WWM_BALLOT": _WBAL, "WWM_SCAN_EXCL": _WSCX,
     "WWM_SCAN_INCL": _WSCI, "READFIRST": _RFL, "SHUFFLE": _SHUF, "SPILL": _SPILL,
@@ -116,7 +144,7 @@ _FORMS = {
     Op.FAIL: "-v---", Op.M_GETEXEC: "w----", Op.M_SETEXEC: "-m---", Op.M_FROMCOND: "wv---",
     Op.M_ANDN: "wmm--", Op.M_OR: "wmm--", Op.M_AND: "wmm--", Op.M_CLEAR: "w----",
     Op.KILL: "-----", Op.JMP: "----j", Op.JZ_EXEC: "----j", Op.JZ_MASK: "-m--j",
-    Op.HALT: "-----", Op.TRIP: "-----", Op.SET_INACTIVE: "vv---", Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv---",
+    Op.HALT: "-----", Op.TRIP: "-----", Op.DEOPT: "-----", Op.SET_INACTIVE: "vv---", Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv---",
     Op.WWM_MAX: "vv---", Op.WWM_OR: "vv---", Op.WWM_AND: "vv---", Op.WWM_BALLOT: "vv---",
     Op.WWM_SCAN_EXCL: "vv--b", Op.WWM_SCAN_INCL: "vv--b", Op.READFIRST: "vv---",
     Op.SHUFFLE: "vvv--", Op.SPILL: "-v--s", Op.RELOAD: "v---s",
@@ -236,13 +264,70 @@ def _validate(code, nregs, nmasks, nslots, nparams, roles):  # type: ignore[no-u
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _fault(f, base, ip, status, fault_ip):  # type: ignore[no-untyped-def]
-    """Record a fault (no code) for the lanes in lane set f of the wave at base."""
+def _deopt(f, reason, ip, base, k, vo, so, V, S, M, nmasks, TR, union_regs, union_slots,
+           ip_info, save, header, not_atomic):  # type: ignore[no-untyped-def]
+    """Save the frames of the lanes in lane set f (lane order) to the save area: bump the
+    slot index (per lane: an atomic add), write gid, reason, infopoint, trip count, the
+    lane's bit of every mask register, the infopoint's reference bitmap, and the union of
+    the registers and spill slots live at any infopoint. Returns 1 if the save area
+    overflowed (nothing written past its end), else 0. The caller takes the lanes out of
+    EXEC and ALIVE and sets the deopt flag."""
+    cap = save.shape[0]
+    mw = (nmasks + 63) // 64
+    rw = ip_info.shape[1] - 1
+    nr = union_regs.shape[0]
+    shared = header[H_NEXT]
+    if not_atomic:  # the slot-index-not-atomic mutant: one read-and-bump for the wave
+        header[H_NEXT] += 1
     while f != 0:
-        g = base + _ctz(f)
+        lane = _ctz(f)
         f &= f - 1
-        status[g] = 2
-        fault_ip[g] = ip
+        if not_atomic:
+            idx = shared
+        else:
+            idx = header[H_NEXT]
+            header[H_NEXT] += 1
+        if idx < 0 or idx >= cap:
+            header[H_OVERFLOW] = 1
+            return 1
+        save[idx, F_GID] = base + lane
+        save[idx, F_REASON] = reason
+        save[idx, F_IP] = ip
+        save[idx, F_TRIPS] = TR[k, lane]
+        at = F_HEAD
+        for w in range(mw):
+            bits = np.int64(0)
+            for j in range(w * 64, min(nmasks, w * 64 + 64)):
+                b = np.int64(1) if j < 2 else (M[k, j] >> lane) & 1  # EXEC, ALIVE: active
+                bits |= b << (j - w * 64)
+            save[idx, at] = bits
+            at += 1
+        for w in range(rw):
+            save[idx, at] = ip_info[ip, 1 + w]
+            at += 1
+        for i in range(nr):
+            save[idx, at + i] = V[vo + union_regs[i], lane]
+        at += nr
+        for i in range(union_slots.shape[0]):
+            save[idx, at + i] = S[so + union_slots[i], lane]
+    return 0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _forced(ex, base, ip, seed, percent):  # type: ignore[no-untyped-def]
+    """DeoptimizeALot: the lanes of ex whose (seed, gid, infopoint) hash falls below
+    `percent` of 100."""
+    f = np.int64(0)
+    x = ex
+    while x != 0:
+        lane = _ctz(x)
+        x &= x - 1
+        h = (seed * 1000003 + (base + lane) * 7919 + ip * 104729) & 0x7FFFFFFF
+        h = ((h ^ (h >> 13)) * 0x5BD1E995) & 0x7FFFFFFF
+        h ^= h >> 15
+        if h % 100 < percent:
+            f |= np.int64(1) << lane
+    return f
 
 
 # --- the machine ------------------------------------------------------------------------
@@ -254,8 +339,9 @@ def _fault(f, base, ip, status, fault_ip):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, slots,
-            quantum, stop_on_fault, status, fault_ip, fault_code, counters, roles,
-            max_steps, trip_budget, mutant_flags):  # type: ignore[no-untyped-def]
+            quantum, counters, roles, max_steps, trip_budget, mutant_flags, union_regs,
+            union_slots, ip_info, save, header, never_ran, trace, force_seed,
+            force_percent):  # type: ignore[no-untyped-def]
     # ---- arguments (everything below indexes with these, unchecked) ----
     if counters.shape[0] != 4:
         return ERR_ARGS
@@ -265,23 +351,33 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
         return ERR_ARGS
     if slots < 1 or quantum < 1 or max_steps < 1 or trip_budget < 0:
         return ERR_ARGS
-    if status.shape[0] != n or fault_ip.shape[0] != n or fault_code.shape[0] != n:
-        return ERR_ARGS
     if buftab.shape[1] != 3 or roles.shape[0] != _NOP or roles.shape[1] != 7:
         return ERR_ARGS
-    for g in range(n):
-        status[g] = 0
-        fault_ip[g] = -1
-        fault_code[g] = 0
     nwaves = (n + W - 1) // W
-    if wave_order.shape[0] != nwaves:
+    issue_count = wave_order.shape[0]  # the waves of this launch (all, or a relaunch's)
+    if never_ran.shape[0] * 64 < nwaves or header.shape[0] != 3:
+        return ERR_ARGS
+    if trace.shape[0] < issue_count + 1 or trace.shape[1] != 3:
+        return ERR_ARGS
+    for i in range(union_regs.shape[0]):
+        if union_regs[i] < 0 or union_regs[i] >= nregs:
+            return ERR_ARGS
+    for i in range(union_slots.shape[0]):
+        if union_slots[i] < 0 or union_slots[i] >= max(nslots, 1):
+            return ERR_ARGS
+    if ip_info.shape[1] < 1 or save.shape[1] != (F_HEAD + (nmasks + 63) // 64
+                                                  + ip_info.shape[1] - 1
+                                                  + union_regs.shape[0]
+                                                  + union_slots.shape[0]):
         return ERR_ARGS
     seen = np.zeros(nwaves, dtype=np.uint8)
-    for i in range(nwaves):
+    for i in range(issue_count):
         w = wave_order[i]
         if w < 0 or w >= nwaves or seen[w] != 0:
             return ERR_ARGS
         seen[w] = 1
+    for i in range(trace.shape[0]):
+        trace[i, 0] = 0
     nbufs = buftab.shape[0]
     memlen = mem.shape[0]
     for i in range(nbufs):
@@ -291,7 +387,10 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
     err, _, _ = _validate(code, nregs, nmasks, nslots, params.shape[0], roles)
     if err != OK:
         return err
-    if nwaves == 0:
+    for i in range(code.shape[0]):  # every infopoint has its row in ip_info
+        if code[i, 7] >= ip_info.shape[0]:
+            return ERR_CODE
+    if issue_count == 0:
         return OK
     # the code as run: column 6 holds a mode word (_M_*) in place of wm
     dc = code.copy()
@@ -307,13 +406,12 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
         dc[i, 6] = mode
 
     # ---- state of K resident wave slots ----
-    K = min(slots, nwaves)
+    K = min(slots, issue_count)
     V = np.zeros((K * nregs, W), dtype=np.int64)   # slot k's register r: row k*nregs + r
     S = np.zeros((K * max(nslots, 1), W), dtype=np.int64)
     M = np.zeros((K, nmasks), dtype=np.int64)      # lane sets; M[k, EXEC], M[k, ALIVE]
     pcs = np.zeros(K, dtype=np.int64)
     wave_of = np.full(K, -1, dtype=np.int64)
-    faulted = np.zeros(K, dtype=np.int64)          # lanes of the resident wave that faulted
     steps_of = np.zeros(K, dtype=np.int64)
     TR = np.zeros((K, W), dtype=np.int64)          # loop trips per lane of each slot
     T = np.zeros(W, dtype=np.int64)                # a destination's lanes kept aside
@@ -321,8 +419,14 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
     G = np.zeros(W, dtype=np.int64)                # SHUFFLE's gathered sources
     em_key = np.int64(0)
     floor = (mutant_flags & FLAG_DIV_FLOOR) != 0
+    unmarked = (mutant_flags & FLAG_NEVER_RAN_UNMARKED) != 0
+    not_atomic = (mutant_flags & FLAG_SLOT_NOT_ATOMIC) != 0
+    forcing = force_percent > 0
     full = np.int64(-1) if W == 64 else (np.int64(1) << W) - 1
-    flag = False                                   # the deopt flag: some lane faulted
+    header[H_FLAG] = 0
+    header[H_NEXT] = 0
+    header[H_OVERFLOW] = 0
+    ntrace = 0
     nxt = 0                                        # next position in wave_order
     resident = 0
     total_steps = 0
@@ -332,15 +436,24 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
     while True:
         # ---- issue waves into free slots, in order, checking the deopt flag ----
         for kk in range(K):
-            if wave_of[kk] < 0 and nxt < nwaves:
-                if stop_on_fault and flag:
-                    nxt = nwaves  # the flag never clears: no later wave is issued
+            if wave_of[kk] < 0 and nxt < issue_count:
+                if header[H_FLAG] != 0:
+                    # a wave starting after a deopt records itself never-ran and exits
+                    # (the flag never clears during a launch: so do all later ones)
+                    while nxt < issue_count:
+                        w = wave_order[nxt]
+                        nxt += 1
+                        if not unmarked:
+                            never_ran[w >> 6] |= np.int64(1) << (w & 63)
                     break
                 w = wave_order[nxt]
                 nxt += 1
+                trace[ntrace, 0] = T_ISSUE
+                trace[ntrace, 1] = w
+                trace[ntrace, 2] = total_steps
+                ntrace += 1
                 wave_of[kk] = w
                 pcs[kk] = 0
-                faulted[kk] = 0
                 steps_of[kk] = 0
                 live = n - w * W
                 lanes0 = full if live >= W else (np.int64(1) << live) - 1
@@ -365,7 +478,6 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
         pc = pcs[k]
         ex = M[k, _EXEC]
         alive = M[k, _ALIVE]
-        fl = faulted[k]
         left = max_steps - steps_of[k]
         budget = left if K == 1 or quantum > left else quantum
         steps = 0
@@ -378,6 +490,26 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
             b = dc[pc, 3]
             imm = dc[pc, 5]
             mode = dc[pc, 6]
+            ipx = dc[pc, 7]
+            fd = np.int64(0)  # lanes that deopt at this instruction, and why
+            why = 0
+            if forcing and ipx >= 0 and ex != 0 and ip_info[ipx, 0] != 0:
+                fd = _forced(ex, base, ipx, force_seed, force_percent)  # DeoptimizeALot
+                ex &= ~fd  # they leave before the instruction runs
+                why = REASON_FORCED
+                if fd != 0:
+                    if _deopt(fd, why, ipx, base, k, vo, so, V, S, M, nmasks, TR,
+                              union_regs, union_slots, ip_info, save, header,
+                              not_atomic) != 0:
+                        return ERR_SAVE_AREA
+                    alive &= ~fd
+                    if header[H_FLAG] == 0:
+                        trace[ntrace, 0] = T_FLAG
+                        trace[ntrace, 1] = wave
+                        trace[ntrace, 2] = total_steps + steps
+                        ntrace += 1
+                    header[H_FLAG] = 1
+                    fd = np.int64(0)
             steps += 1
             lanes += _popc(ex)
             pc += 1
@@ -575,12 +707,8 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                     if op == _ATOMIC:
                         x += mem[off + idx]
                     mem[off + idx] = (x << bsh) >> bsh
-                if f != 0:
-                    _fault(f, base, dc[pc - 1, 7], status, fault_ip)
-                    ex &= ~f
-                    alive &= ~f
-                    fl |= f
-                    flag = True
+                fd = f
+                why = REASON_OOB
             elif op == _LOAD or op == _LEN:
                 # lane by lane over the write set; only EXEC lanes fault (see the docstring)
                 sel = full if mode & _M_ALL else ex
@@ -604,12 +732,8 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                             f |= np.int64(1) << l
                             continue
                     V[rd, l] = r
-                if f != 0:
-                    _fault(f, base, dc[pc - 1, 7], status, fault_ip)
-                    ex &= ~f
-                    alive &= ~f
-                    fl |= f
-                    flag = True
+                fd = f
+                why = REASON_OOB
             elif op == _DIV or op == _REM:
                 sel = full if mode & _M_ALL else ex
                 sh = 64 - imm
@@ -682,12 +806,8 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                     for l in range(W):
                         m = EM[l]
                         V[rd, l] = (V[rd, l] & m) | (T[l] & ~m)
-                if f != 0:
-                    _fault(f, base, dc[pc - 1, 7], status, fault_ip)
-                    ex &= ~f
-                    alive &= ~f
-                    fl |= f
-                    flag = True
+                fd = f
+                why = REASON_DIV0
             elif op == _SPILL:
                 rs = so + imm
                 if mode & _M_ALL or ex == full:
@@ -756,20 +876,12 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                     else:
                         V[rd, l] = (t << sh) >> sh
                         t += x
-            elif op == _FAIL:
-                f = ex
-                while f != 0:
-                    l = _ctz(f)
-                    f &= f - 1
-                    g = base + l
-                    status[g] = 2
-                    fault_ip[g] = dc[pc - 1, 7]
-                    fault_code[g] = V[ra, l]
-                if ex != 0:
-                    alive &= ~ex
-                    fl |= ex
-                    ex = 0
-                    flag = True
+            elif op == _FAIL:  # every active lane deopts; the host raises the fail
+                fd = ex
+                why = REASON_FAIL
+            elif op == _DEOPT:  # a speculation guard taken: the host finishes them
+                fd = ex
+                why = REASON_SPECULATION
             elif op == _KILL:
                 alive &= ~ex
                 ex = 0
@@ -790,26 +902,30 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                 break
             else:  # unreachable after _validate
                 return ERR_CODE
+            if fd != 0:
+                if _deopt(fd, why, ipx, base, k, vo, so, V, S, M, nmasks, TR, union_regs,
+                          union_slots, ip_info, save, header, not_atomic) != 0:
+                    return ERR_SAVE_AREA
+                ex &= ~fd
+                alive &= ~fd
+                if header[H_FLAG] == 0:
+                    trace[ntrace, 0] = T_FLAG
+                    trace[ntrace, 1] = wave
+                    trace[ntrace, 2] = total_steps + steps
+                    ntrace += 1
+                header[H_FLAG] = 1
         total_steps += steps
         total_lanes += lanes
         counters[0] = total_steps
         counters[1] = total_lanes
         counters[2] = issued
         if halted:
-            ubase = np.uint64(base)  # a valid gid: uint64 skips the wraparound test
-            if fl == 0:
-                for l in range(min(W, n - base)):
-                    status[ubase + np.uint64(l)] = 1
-            else:
-                for l in range(min(W, n - base)):
-                    status[ubase + np.uint64(l)] = 1 + ((fl >> l) & 1)
             wave_of[k] = -1
             resident -= 1
         else:
             pcs[k] = pc
             M[k, _EXEC] = ex
             M[k, _ALIVE] = alive
-            faulted[k] = fl
             steps_of[k] += steps
             if steps_of[k] >= max_steps:
                 return ERR_STEPS
@@ -832,35 +948,81 @@ def _in(arr: np.ndarray, ndim: int) -> np.ndarray:
     return out
 
 
+@dataclass
+class DeoptArea:
+    """What run_launch needs for deoptimization, and where it leaves the result.
+
+    union_regs / union_slots: the registers and spill slots a frame saves (the union of
+    those live at any infopoint); ip_info[ip] = (eligible for a forced deopt, reference
+    bitmap words); save[capacity, frame_words]: the frames; header: flag, next slot index,
+    overflow; never_ran: one bit a wave; trace[waves + 1, 3]: the dispatch trace."""
+
+    union_regs: np.ndarray
+    union_slots: np.ndarray
+    ip_info: np.ndarray
+    save: np.ndarray
+    header: np.ndarray
+    never_ran: np.ndarray
+    trace: np.ndarray
+
+    @staticmethod
+    def make(n: int, W: int, nmasks: int, union_regs: Any, union_slots: Any, ip_info: Any,
+             capacity: int) -> DeoptArea:
+        regs = np.asarray(union_regs, dtype=np.int64).reshape(-1)
+        slots = np.asarray(union_slots, dtype=np.int64).reshape(-1)
+        info = np.asarray(ip_info, dtype=np.int64)
+        if info.ndim != 2 or info.shape[0] == 0:
+            info = np.zeros((1, 1), dtype=np.int64)
+        words = frame_words(nmasks, info.shape[1] - 1, len(regs), len(slots))
+        nwaves = (n + W - 1) // W
+        return DeoptArea(regs, slots, info, np.zeros((max(1, capacity), words), np.int64),
+                         np.zeros(3, np.int64), np.zeros(max(1, (nwaves + 63) // 64), np.int64),
+                         np.zeros((nwaves + 1, 3), np.int64))
+
+
+def frame_words(nmasks: int, ref_words: int, nregs: int, nslots: int) -> int:
+    """int64 words of one saved frame."""
+    return F_HEAD + (nmasks + 63) // 64 + ref_words + nregs + nslots
+
+
 def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots: int,
                mem: np.ndarray, buftab: np.ndarray, params: np.ndarray,
-               wave_order: np.ndarray, slots: int, quantum: int, stop_on_fault: bool,
-               status: np.ndarray, fault_ip: np.ndarray, fault_code: np.ndarray,
-               counters: np.ndarray, max_wave_steps: int = MAX_WAVE_STEPS,
-               trip_budget: int = NO_TRIP_BUDGET, flags: int = 0) -> int:
-    """Run one launch of `code` over n workitems in waves of W lanes; returns OK (0) or an
-    `ERR_*` code (see `ERRORS`).
+               wave_order: np.ndarray, slots: int, quantum: int, counters: np.ndarray,
+               area: DeoptArea, max_wave_steps: int = MAX_WAVE_STEPS,
+               trip_budget: int = NO_TRIP_BUDGET, flags: int = 0, force_seed: int = 0,
+               force_percent: int = 0) -> int:
+    """Run one launch of `code` over the waves `wave_order` of n workitems in waves of W
+    lanes; returns OK (0) or an `ERR_*` code (see `ERRORS`).
 
     Inputs: code int64[ninstr, 8]; buftab int64[nbufs, 3] rows (base, length, bits 32|64)
-    into mem; params (PARAM reads params[imm]); wave_order, a permutation of the wave
-    indices 0..ceil(n/W)-1; `slots` resident waves run round-robin, `quantum` instructions
-    a turn; `stop_on_fault` checks the deopt flag when a wave would be issued.
-    Written in place: mem (int64), status (int8[n]), fault_ip and fault_code (int64[n]),
-    counters (int64[4]), as the module docstring says. `trip_budget`: the loop trips (TRIP
+    into mem; params (PARAM reads params[imm]); wave_order, distinct wave indices in
+    0..ceil(n/W)-1; `slots` resident waves run round-robin, `quantum` instructions a
+    turn; `area` (DeoptArea) the deopt metadata and results. Written in place: mem
+    (int64), counters (int64[4]) and the area's save, header, never_ran and trace, as the
+    module docstring says. `force_seed`/`force_percent`: DeoptimizeALot at the eligible
+    infopoints (0: never). `trip_budget`: the loop trips (TRIP
     instructions executed while active) each lane may run; one more stops the launch with
     ERR_BUDGET and that lane's gid in counters[3]. `max_wave_steps` bounds the instructions
     of one wave: past it is ERR_STEPS, a machine or compiler bug (callers derive it from
-    the trip budget and the code size). `flags`: machine mutants (bit FLAG_DIV_FLOOR: DIV
-    and REM floor instead of truncating; mutants.py), 0 for the correct machine. Array
-    dtypes are checked here, so the jitted entry is only ever compiled for one signature.
+    the trip budget and the code size). `flags`: machine mutants (FLAG_*; mutants.py), 0
+    for the correct machine. Array dtypes are checked here, so the jitted entry is only
+    ever compiled for one signature.
     """
     return int(_launch(
         _in(code, 2), int(n), int(W), int(nregs), int(nmasks), int(nslots),
         _out("mem", mem, np.int64), _in(buftab, 2), _in(params, 1), _in(wave_order, 1),
-        int(slots), int(quantum), bool(stop_on_fault), _out("status", status, np.int8),
-        _out("fault_ip", fault_ip, np.int64), _out("fault_code", fault_code, np.int64),
-        _out("counters", counters, np.int64), _ROLES, int(max_wave_steps), int(trip_budget),
-        int(flags)))
+        int(slots), int(quantum), _out("counters", counters, np.int64), _ROLES,
+        int(max_wave_steps), int(trip_budget), int(flags), _in(area.union_regs, 1),
+        _in(area.union_slots, 1), _in(area.ip_info, 2), _out2("save", area.save),
+        _out("header", area.header, np.int64), _out("never_ran", area.never_ran, np.int64),
+        _out2("trace", area.trace), int(force_seed), int(force_percent)))
+
+
+def _out2(name: str, arr: np.ndarray) -> np.ndarray:
+    if not (isinstance(arr, np.ndarray) and arr.dtype == np.int64 and arr.ndim == 2
+            and arr.flags.c_contiguous and arr.flags.writeable):
+        raise TypeError(f"run_launch: {name} must be a writable contiguous 2-d int64 array")
+    return arr
 
 
 def error_message(rc: int) -> str:
@@ -901,14 +1063,14 @@ def warm_up() -> None:
     ]
     code = np.array(rows, dtype=np.int64)
     n = 2
-    status = np.zeros(n, dtype=np.int8)
-    rc = run_launch(code, n, 2, 4, 2, 1, np.zeros(n, dtype=np.int64),
-                    np.array([[0, n, 32]], dtype=np.int64), np.zeros(1, dtype=np.int64),
-                    np.zeros(1, dtype=np.int64), 1, 64, True, status,
-                    np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                    np.zeros(4, dtype=np.int64))
-    assert rc == OK and status.tolist() == [1, 1], f"machine warm-up failed: {rc} {status}"
+    area = DeoptArea.make(n, 2, 2, [0, 1, 2], [0], np.ones((2, 2), np.int64), 2)
+    mem = np.zeros(n, dtype=np.int64)
+    rc = run_launch(code, n, 2, 4, 2, 1, mem, np.array([[0, n, 32]], dtype=np.int64),
+                    np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1, 64,
+                    np.zeros(4, dtype=np.int64), area, force_seed=1, force_percent=1)
+    assert rc == OK and mem.tolist() == [0, 0] and area.header[1] == 0, (
+        f"machine warm-up failed: {rc} {mem} {area.header}")
 
 
-__all__ = ["ERRORS", "MAX_WAVE_STEPS", "cache_is_warm", "compilations", "error_message",
-           "run_launch", "warm_up"]
+__all__ = ["DeoptArea", "ERRORS", "MAX_WAVE_STEPS", "REASONS", "cache_is_warm",
+           "compilations", "error_message", "frame_words", "run_launch", "warm_up"]

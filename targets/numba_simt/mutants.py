@@ -72,12 +72,37 @@ _ALL = (
            "stack no longer shows the lines through the helper)"),
     Mutant("div-floor", "NOTES: semantics", "machine",
            "the machine's // and % floor (Python, numba) instead of truncating (C, GPUs)"),
+    # --- the deopt runtime (seeds 000 and 001)
+    Mutant("save-area-per-wave", "000", "runtime",
+           "the save area is sized for one wave (W frames), not for the K resident ones"),
+    Mutant("never-ran-unmarked", "000", "machine",
+           "a wave skipped after the deopt flag does not set its never-ran bit"),
+    Mutant("deopt-last-infopoint-live", "001", "emit",
+           "frames save the registers live at the last infopoint, not the union of those "
+           "live at any"),
+    Mutant("metadata-misses-spills", "001", "emit",
+           "the deopt metadata omits values that live in spill slots"),
+    Mutant("replay-stops-at-exception", "001", "runtime",
+           "the host stops resuming deopted workitems at the first exception (the others "
+           "are left half-done)"),
+    Mutant("never-ran-rerun-completed", "000", "runtime",
+           "a wave with a deopted lane is run again whole, its completed workitems too"),
+    Mutant("resume-restarts-statement", "000", "trampoline",
+           "the host restarts the deopting statement instead of resuming at the "
+           "infopoint, so its earlier effects happen twice"),
+    Mutant("speculate-before-convergent", "001", "speculate",
+           "speculation assumes arms cold even where a wave operation follows (the host "
+           "then runs it for one lane)"),
+    Mutant("slot-index-not-atomic", "000", "machine",
+           "the save area's slot index is bumped once per instruction, not per lane: two "
+           "deopting lanes of one wave share a slot"),
 )
 
 REGISTRY: dict[str, Mutant] = {m.name: m for m in _ALL}
 NAMES: tuple[str, ...] = tuple(m.name for m in _ALL)
 #: machine mutants: their bit in run_launch's `flags`
-MACHINE_FLAGS: dict[str, int] = {"div-floor": 1}
+MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
+                                 "slot-index-not-atomic": 4}
 
 _active: frozenset[str] = frozenset()
 
@@ -113,4 +138,14 @@ def machine_flags(names: Iterable[str]) -> int:
 
 def compiler_mutants(names: Iterable[str]) -> frozenset[str]:
     """The mutants that change compiled code (the compile cache's key)."""
-    return frozenset(n for n in names if REGISTRY[n].mechanism != "machine")
+    return frozenset(n for n in names if REGISTRY[n].mechanism in _COMPILER)
+
+
+_COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
+
+
+@contextmanager
+def runtime_switched_on(names: Iterable[str]) -> Iterator[None]:
+    """The run's own mutants (runtime, trampoline) on for the duration of a run."""
+    with switched_on([n for n in names if REGISTRY[n].mechanism in ("runtime", "trampoline")]):
+        yield

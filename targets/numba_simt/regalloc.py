@@ -162,6 +162,8 @@ def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: "_Counter",
             out.append(item)
             continue
         ins = item
+        if v in ins.deopt_uses:  # a spilled value waits in its slot: the frame saves it
+            ins.deopt_uses = tuple(u for u in ins.deopt_uses if u != v)
         used = v in uses(ins)
         defined = defs(ins) == v
         if not used and not defined:

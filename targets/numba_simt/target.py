@@ -1,5 +1,6 @@
 """The numba-simt target: compile (cached per kernel and compile options), lay out memory,
-dispatch waves on the machine, and turn the machine's per-workitem results into an Outcome.
+and run the case through the dispatch (dispatch.py: the machine, the deopt save area, the
+host's trampoline) into an Outcome.
 
 Target options (`--opt KEY=VALUE`; generators draw them too):
 - `registers=N` physical vector registers (4..256, default 24): small values force spills;
@@ -7,15 +8,15 @@ Target options (`--opt KEY=VALUE`; generators draw them too):
   materialised: with all-lane writes (default, as real compilers do) or masked;
 - `alloc_order=lowest|recent|random` (with `alloc_seed=N`): which free register the
   allocator takes (regalloc.py);
+- `speculate=N` (N > 0): speculation, seeded by N: about half the `if` arms after which no
+  wave operation can follow are assumed cold and not compiled; lanes that take one deopt
+  there and the host finishes them (speculate.py);
 - `mutants`: injected bugs (mutants.py), compiler ones keyed into the compile cache and
   machine ones passed to the machine as flags;
 - the common options (`difftest.options`): `step_budget` and `work_budget`, the loop-trip
   budget the oracle honours too (each TRIP instruction is one trip of the active lanes; a
   lane past `trip_budget()` stops the launch with the same `step_budget` error).
-Schedule keys (case `schedule`, or generated): `wave_order` ascending|descending|shuffled
-with `order_seed`, `slots` K resident waves, `quantum` instructions per turn,
-`stop_on_fault` (default true: the deopt flag checked at wave start, so never-ran comes in
-whole waves).
+Schedule keys: see `NumbaSimtTarget.schedule_help` and dispatch.py.
 """
 
 from __future__ import annotations
@@ -29,17 +30,17 @@ import numpy as np
 from difftest.case import Case
 from difftest.errors import DifftestError
 from difftest.ir import nodes as n
-from difftest.options import describe_budget, trip_budget
-from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome
+from difftest.outcome import Outcome
 
 from . import mutants
+from .dispatch import run_case
 from .emit import Compiled, emit
 from .lower import lower
 from .regalloc import ORDERS, AllocationError, allocate_registers
+from .speculate import speculate
 
 DEFAULT_REGISTERS = 24
 CACHE_SIZE = 256
-_STATUS = {0: NEVER_RAN, 1: COMPLETED, 2: FAULTED}
 
 
 class OptionError(DifftestError):
@@ -54,6 +55,7 @@ class CompileOptions:
     uniform_all_lanes: bool = True
     alloc_order: str = "lowest"
     alloc_seed: int = 0
+    speculate: int = 0                     # 0: no speculation; else its seed
     mutants: frozenset[str] = frozenset()  # the compiler's (mutants.compiler_mutants)
 
 
@@ -75,11 +77,15 @@ def compile_options(options: dict[str, Any]) -> CompileOptions:
     seed = options.get("alloc_seed", 0)
     if not _int(seed) or not 0 <= seed < 2**32:
         raise OptionError(f"option alloc_seed={seed!r}: expected an integer in 0..2**32-1")
+    spec = options.get("speculate", 0)
+    if not _int(spec) or not 0 <= spec < 2**32:
+        raise OptionError(f"option speculate={spec!r}: expected 0 (off) or a seed in "
+                          "1..2**32-1")
     names = options.get("mutants", [])
     unknown = [m for m in names if m not in mutants.REGISTRY]
     if unknown:
         raise OptionError(f"unknown mutant '{unknown[0]}'")
-    return CompileOptions(regs, uniform == "all_lanes", order, seed,
+    return CompileOptions(regs, uniform == "all_lanes", order, seed, spec,
                           mutants.compiler_mutants(names))
 
 
@@ -87,10 +93,11 @@ def compile_program(program: n.Program, entry: str, copts: CompileOptions) -> Co
     """Compile one (checked) program. Pure: each compilation owns its state, and the
     mutants it was asked for are on for exactly its duration."""
     with mutants.switched_on(copts.mutants):
-        lowered = lower(program, entry, copts.uniform_all_lanes)
-        alloc = allocate_registers(lowered, copts.registers, copts.alloc_order,
+        host = lower(program, entry, copts.uniform_all_lanes)
+        device = speculate(host, copts.speculate) if copts.speculate else host
+        alloc = allocate_registers(device, copts.registers, copts.alloc_order,
                                    copts.alloc_seed)
-        return emit(lowered, alloc)
+        return emit(device, alloc, host)
 
 
 _CACHE: OrderedDict[tuple[str, str, CompileOptions], Compiled] = OrderedDict()
@@ -112,28 +119,12 @@ def compile_case(case: Case, options: dict[str, Any]) -> Compiled:
     return compiled
 
 
-def wave_order(n_waves: int, schedule: dict[str, Any]) -> np.ndarray:
-    kind = schedule.get("wave_order", "ascending")
-    if kind == "descending":
-        return np.arange(n_waves - 1, -1, -1, dtype=np.int64)
-    if kind == "shuffled":
-        rng = np.random.default_rng(int(schedule.get("order_seed", 0)) & 0xFFFFFFFF)
-        return rng.permutation(n_waves).astype(np.int64)
-    return np.arange(n_waves, dtype=np.int64)
-
-
-def _max_wave_steps(budget: int, wave: int, ninstr: int) -> int:
-    """A bound no correct wave reaches: every back edge passes a TRIP with a lane active,
-    so a wave runs at most wave * budget + 1 stretches of at most ninstr instructions."""
-    return min(2**62, (wave * budget + 1) * (ninstr + 1))
-
-
 class NumbaSimtTarget:
     name = "numba-simt"
     description = ("a small GPU: exec-mask compiler, register allocation with spills, "
                    "deopt metadata, numba-compiled machine")
     capabilities = frozenset({"wave_ops", "faults", "mutants"})
-    option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed")
+    option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed", "speculate")
     option_help = {
         "registers": f"physical vector registers, 4..256 (default {DEFAULT_REGISTERS}); "
                      "small budgets force spills",
@@ -142,14 +133,27 @@ class NumbaSimtTarget:
         "alloc_order": "lowest (default) | recent | random: which free register the "
                        "allocator takes",
         "alloc_seed": "seed of the random allocation order",
+        "speculate": "0 (default: off) | a seed: assume some `if` arms cold (lanes that "
+                     "take one deopt)",
     }
-    schedule_keys = ("wave_order", "order_seed", "slots", "quantum", "stop_on_fault")
+    schedule_keys = ("wave_order", "order_seed", "slots", "quantum", "replay_order",
+                     "replay_seed", "never_ran", "after_exception", "deopt_percent",
+                     "deopt_seed")
     schedule_help = {
         "wave_order": "ascending (default) | descending | shuffled: wave issue order",
         "order_seed": "seed of a shuffled order",
-        "slots": "resident waves run round-robin (default 1)",
+        "slots": "K resident waves run round-robin (default 1); the save area holds K x W "
+                 "frames",
         "quantum": "instructions a resident wave runs per turn (default 64)",
-        "stop_on_fault": "true (default): no wave is issued once a lane has faulted",
+        "replay_order": "ascending (default) | descending | shuffled: the order the host "
+                        "resumes deopted workitems in",
+        "replay_seed": "seed of a shuffled replay order",
+        "never_ran": "device (default) | host: where never-ran waves run when they do",
+        "after_exception": "stop (default) | finish: whether never-ran waves still run "
+                           "once an exception is reported",
+        "deopt_percent": "0 (default) .. 100: DeoptimizeALot, the share of lanes forced to "
+                         "deopt at each eligible infopoint",
+        "deopt_seed": "seed of the forced deopts",
     }
     mutant_names = mutants.NAMES
     mutant_help = {m.name: f"[{m.mechanism}] {m.description}"
@@ -189,8 +193,6 @@ class NumbaSimtTarget:
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:
-        from . import machine
-
         schedule = schedule or {}
         options = options or {}
         try:
@@ -211,43 +213,16 @@ class NumbaSimtTarget:
         params = np.zeros(max(1, len(fn.params)), dtype=np.int64)
         for i, p in enumerate(fn.params):
             params[i] = names.index(p.name) if p.ty.is_buffer else int(case.args[p.name])
-        n, w = case.n, case.wave
-        order = wave_order((n + w - 1) // w, schedule)
-        status = np.zeros(n, dtype=np.int8)
-        fault_ip = np.full(n, -1, dtype=np.int64)
-        fault_code = np.zeros(n, dtype=np.int64)
-        counters = np.zeros(4, dtype=np.int64)
-        budget = trip_budget(options, n)
-        rc = machine.run_launch(
-            compiled.rows, n, w, compiled.nregs, compiled.nmasks, compiled.nslots, mem,
-            buftab, params, order, int(schedule.get("slots", 1)),
-            int(schedule.get("quantum", 64)), bool(schedule.get("stop_on_fault", True)),
-            status, fault_ip, fault_code, counters,
-            max_wave_steps=_max_wave_steps(budget, w, len(compiled.rows)), trip_budget=budget,
-            flags=mutants.machine_flags(options.get("mutants", ())),
-        )
+        with mutants.runtime_switched_on(options.get("mutants", ())):
+            outcome, error, diagnostics = run_case(compiled, case, schedule, options, mem,
+                                                   buftab, params)
         out_bufs = {}
         for i, name in enumerate(names):
             b, length, _ = buftab[i]
             out_bufs[name] = mem[b:b + length].astype(bufs[name].dtype)
-        diagnostics = {"instructions": int(counters[0]), "lane_instructions": int(counters[1]),
-                       "waves": int(counters[2]), "code_size": len(compiled.rows),
-                       "spill_slots": len(compiled.slot)}
-        if rc == machine.ERR_BUDGET:
-            return Outcome(out_bufs, None, [], diagnostics=diagnostics, error=(
-                f"step_budget: workitem {int(counters[3])} ran out of its budget of "
-                f"{describe_budget(options, n)}"))
-        if rc != 0:
-            return Outcome(out_bufs, None, [], error=f"internal: machine error {rc}",
-                           diagnostics=diagnostics)
-        faults: dict[int, Fault] = {}
-        for gid in (int(x) for x in np.nonzero(status == 2)[0]):
-            info = compiled.infopoints[int(fault_ip[gid])]
-            code = int(fault_code[gid]) if info.kind == "fail" else None
-            faults[gid] = Fault(info.kind, info.stack, code)
-        exc = None
-        if faults:
-            first = min(faults)
-            exc = ExceptionReport(first, faults[first])
-        return Outcome(out_bufs, exc, [_STATUS[int(s)] for s in status], faults,
-                       diagnostics=diagnostics)
+        diagnostics.update(code_size=len(compiled.rows), spill_slots=len(compiled.slot))
+        if outcome is None:
+            return Outcome(out_bufs, None, [], error=error, diagnostics=diagnostics)
+        outcome.buffers = out_bufs
+        outcome.diagnostics = diagnostics
+        return outcome

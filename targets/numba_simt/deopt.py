@@ -1,0 +1,57 @@
+"""The deopt save area and the never-ran record, as the host sees them (seed 000).
+
+The save area holds a frame for each lane that left the device; it is sized for the most
+workitems that can be in flight at once -- K resident wave slots times W lanes -- never for
+the whole range: once the deopt flag is set no new wave starts, so every deopt of a launch
+comes from the at most K waves resident at the first one. Never-ran tracking is one bit a
+wave. Both sizes are independent of n except the bitmap's n / W / 8 bytes.
+
+The `save-area-per-wave` mutant sizes the area for one wave (W frames).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import mutants
+from .emit import Compiled
+from .machine import F_GID, DeoptArea
+
+HEADER_BYTES = 3 * 8  # flag, next slot index, overflow
+
+
+def capacity(slots: int, W: int, n_waves: int) -> int:
+    """Frames the save area holds: K resident slots x W lanes."""
+    k = max(1, min(slots, n_waves))
+    if mutants.on("save-area-per-wave"):
+        return W  # the bug: as if only one wave could be resident
+    return k * W
+
+
+def make_area(compiled: Compiled, n: int, W: int, slots: int) -> DeoptArea:
+    n_waves = (n + W - 1) // W
+    return DeoptArea.make(n, W, compiled.nmasks, compiled.union_regs, compiled.union_slots,
+                          compiled.ip_info, capacity(slots, W, n_waves))
+
+
+def frames(area: DeoptArea) -> np.ndarray:
+    """The frames written by the last launch (rows of the save area)."""
+    used = int(min(area.header[1], area.save.shape[0]))
+    return area.save[:used]
+
+
+def never_ran_waves(area: DeoptArea, waves: list[int]) -> list[int]:
+    """The waves among `waves` whose never-ran bit is set, in their order."""
+    return [w for w in waves if (int(area.never_ran[w >> 6]) >> (w & 63)) & 1]
+
+
+def save_area_bytes(area: DeoptArea) -> int:
+    return int(area.save.nbytes) + HEADER_BYTES
+
+
+def never_ran_bytes(area: DeoptArea) -> int:
+    return int(area.never_ran.nbytes)
+
+
+def deopted_gids(rows: np.ndarray) -> list[int]:
+    return [int(r[F_GID]) for r in rows]

@@ -1,0 +1,212 @@
+"""Dispatch: one case on the device and the host, from the first wave to the outcome.
+
+A run is a sequence of rounds. Each round launches its waves on the machine (all of them
+in the schedule's `wave_order` at first) with a fresh save area; lanes that deopt leave
+their frames there and, from then on, no new wave starts (each records itself
+never-ran). After the launch every deopted workitem is resumed on the host from its
+frame, in the schedule's `replay_order` (resumed, never restarted: start means finish or
+fault). The first exception raised on the host is the reported one; the deopted
+workitems that do not fault are still completed. The never-ran waves then run -- only if
+no exception is being reported (or the schedule's `after_exception` is "finish") --
+either relaunched on the machine (`never_ran` "device": the next round) or on the host
+(`never_ran` "host"); otherwise they stay never-ran, in whole waves.
+
+Schedule keys read here: `wave_order` (with `order_seed`), `slots`, `quantum`,
+`replay_order` (with `replay_seed`), `never_ran`, `after_exception`, `deopt_percent`
+(with `deopt_seed`: DeoptimizeALot at eligible infopoints).
+
+The `replay-stops-at-exception` and `never-ran-rerun-completed` mutants live here.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from difftest.case import Case
+from difftest.options import describe_budget, trip_budget
+from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome
+
+from . import deopt, machine, mutants
+from .emit import Compiled
+from .trampoline import Host, HostBudget, HostError
+
+ORDERS = ("ascending", "descending", "shuffled")
+
+
+def wave_order(n_waves: int, schedule: dict[str, Any]) -> list[int]:
+    kind = schedule.get("wave_order", "ascending")
+    if kind == "descending":
+        return list(range(n_waves - 1, -1, -1))
+    if kind == "shuffled":
+        rng = np.random.default_rng(int(schedule.get("order_seed", 0)) & 0xFFFFFFFF)
+        return [int(w) for w in rng.permutation(n_waves)]
+    return list(range(n_waves))
+
+
+def _replay_order(gids: list[int], schedule: dict[str, Any]) -> list[int]:
+    """Indices into the frames, in the order the host resumes them."""
+    idx = list(range(len(gids)))
+    kind = schedule.get("replay_order", "ascending")
+    if kind == "shuffled":
+        random.Random(int(schedule.get("replay_seed", 0))).shuffle(idx)
+        return idx
+    return sorted(idx, key=lambda i: gids[i], reverse=kind == "descending")
+
+
+@dataclass
+class _Run:
+    """What the rounds found so far."""
+
+    n: int
+    status: list[str]
+    faults: dict[int, Fault] = field(default_factory=dict)
+    first: int | None = None  # the gid of the first exception raised
+    deopts: dict[str, int] = field(default_factory=dict)
+    deopted: set[int] = field(default_factory=set)
+    sites: dict[int, int] = field(default_factory=dict)  # infopoint -> frames saved there
+    never_ran_waves: int = 0
+    host_waves: list[int] = field(default_factory=list)
+    trace: list[list[Any]] = field(default_factory=list)
+    rounds: int = 0
+    instructions: int = 0
+    lane_instructions: int = 0
+    save_area_bytes: int = 0
+    never_ran_bytes: int = 0
+    rerun: set[int] = field(default_factory=set)  # waves the rerun mutant ran again
+
+    def take(self, fates: Any) -> None:
+        for gid in fates.completed:
+            self.status[gid] = COMPLETED
+        for gid in fates.order:
+            self.status[gid] = FAULTED
+            self.faults[gid] = fates.faults[gid]
+            if self.first is None:
+                self.first = gid
+
+
+class RunError(Exception):
+    """The run ends with an error instead of an outcome (kind: message)."""
+
+
+def run_case(compiled: Compiled, case: Case, schedule: dict[str, Any],
+             options: dict[str, Any], mem: np.ndarray, buftab: np.ndarray,
+             params: np.ndarray) -> tuple[Outcome | None, str | None, dict[str, Any]]:
+    """(outcome, None, diagnostics) or (None, error, diagnostics); `mem` is written."""
+    n, W = case.n, case.wave
+    n_waves = (n + W - 1) // W
+    budget = trip_budget(options, n)
+    slots = int(schedule.get("slots", 1))
+    flags = 0
+    for name in options.get("mutants", ()):
+        flags |= mutants.MACHINE_FLAGS.get(name, 0)
+    run = _Run(n, [NEVER_RAN] * n)
+    host = Host(compiled, mem, buftab, params, n, W, budget)
+    pending = wave_order(n_waves, schedule)
+    finish = schedule.get("after_exception", "stop") == "finish"
+    on_host = schedule.get("never_ran", "device") == "host"
+    try:
+        while pending:
+            run.rounds += 1
+            never = _device_round(compiled, case, schedule, run, host, mem, buftab, params,
+                                  pending, slots, budget, flags)
+            if not never:
+                break
+            if len(never) >= len(pending) and not mutants.on("never-ran-rerun-completed"):
+                raise RunError(f"dispatch made no progress: waves {never} never ran")
+            if run.first is not None and not finish:
+                break  # "pending new workitems will not run": they stay never-ran
+            if on_host:
+                for w in never:
+                    run.host_waves.append(w)
+                    run.take(host.run_wave(w))
+                break
+            pending = never
+    except HostBudget as e:
+        return None, (f"step_budget: workitem {e.gid} ran out of its budget of "
+                      f"{describe_budget(options, n)}"), _diagnostics(run)
+    except (HostError, RunError) as e:
+        return None, f"internal: {e}", _diagnostics(run)
+    exc = None
+    if run.first is not None:
+        exc = ExceptionReport(run.first, run.faults[run.first])
+    bufs = {}  # filled by the caller
+    return Outcome(bufs, exc, run.status, dict(run.faults)), None, _diagnostics(run)
+
+
+def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run: _Run,
+                  host: Host, mem: np.ndarray, buftab: np.ndarray, params: np.ndarray,
+                  waves: list[int], slots: int, budget: int, flags: int) -> list[int]:
+    """Launch `waves`, resume the deopted workitems; returns the never-ran waves."""
+    n, W = case.n, case.wave
+    area = deopt.make_area(compiled, n, W, slots)
+    counters = np.zeros(4, dtype=np.int64)
+    rc = machine.run_launch(
+        compiled.rows, n, W, compiled.nregs, compiled.nmasks, compiled.nslots, mem, buftab,
+        params, np.array(waves, dtype=np.int64), slots, int(schedule.get("quantum", 64)),
+        counters, area, max_wave_steps=_max_wave_steps(budget, W, len(compiled.rows)),
+        trip_budget=budget, flags=flags, force_seed=int(schedule.get("deopt_seed", 0)),
+        force_percent=int(schedule.get("deopt_percent", 0)))
+    run.instructions += int(counters[0])
+    run.lane_instructions += int(counters[1])
+    run.save_area_bytes = deopt.save_area_bytes(area)
+    run.never_ran_bytes = deopt.never_ran_bytes(area)
+    run.trace += [[run.rounds, *(int(x) for x in row)] for row in area.trace if row[0] != 0]
+    if rc == machine.ERR_BUDGET:
+        raise HostBudget(int(counters[3]))
+    if rc != machine.OK:
+        raise RunError(f"machine error {rc}: {machine.error_message(rc)}")
+    never = deopt.never_ran_waves(area, waves)
+    run.never_ran_waves += len(never)
+    rows = deopt.frames(area)
+    gids = deopt.deopted_gids(rows)
+    # every lane of a wave that ran completed on the device, unless it left a frame
+    for w in waves:
+        if w in never:
+            continue
+        for g in range(w * W, min(n, w * W + W)):
+            run.status[g] = COMPLETED
+    for row in rows:
+        reason = machine.REASONS.get(int(row[machine.F_REASON]), "?")
+        run.deopts[reason] = run.deopts.get(reason, 0) + 1
+        ip = int(row[machine.F_IP])
+        run.sites[ip] = run.sites.get(ip, 0) + 1
+    run.deopted.update(gids)
+    raised = False
+    for i in _replay_order(gids, schedule):
+        fates = host.resume(rows[i])
+        run.take(fates)
+        raised = raised or bool(fates.order)
+        if raised and mutants.on("replay-stops-at-exception"):
+            break  # the bug: the other deopted workitems are never finished
+    if mutants.on("never-ran-rerun-completed"):
+        # the bug: a wave with a deopted lane counts as not done, and runs again whole
+        extra = {g // W for g in gids} - set(never) - run.rerun
+        run.rerun |= extra
+        never = never + [w for w in waves if w in extra]
+    return never
+
+
+def _max_wave_steps(budget: int, wave: int, ninstr: int) -> int:
+    """A bound no correct wave reaches: every back edge passes a TRIP with a lane active,
+    so a wave runs at most wave * budget + 1 stretches of at most ninstr instructions."""
+    return min(2**62, (wave * budget + 1) * (ninstr + 1))
+
+
+def _diagnostics(run: _Run) -> dict[str, Any]:
+    return {
+        "instructions": run.instructions,
+        "lane_instructions": run.lane_instructions,
+        "rounds": run.rounds,
+        "deopts": dict(sorted(run.deopts.items())),
+        "deopted": sorted(run.deopted),
+        "deopt_sites": dict(sorted(run.sites.items())),
+        "never_ran_waves": run.never_ran_waves,
+        "host_waves": list(run.host_waves),
+        "save_area_bytes": run.save_area_bytes,
+        "never_ran_bytes": run.never_ran_bytes,
+        "trace": run.trace,
+    }

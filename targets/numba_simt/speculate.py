@@ -1,0 +1,97 @@
+"""Speculation: the then-arm of chosen `if` statements is assumed cold and not compiled.
+
+Contract: input the lowered program (the host's code, which keeps every arm); output a
+new `Lowered` for the device in which each chosen arm's code is replaced by one DEOPT:
+lanes that take the arm leave the device there, and the host finishes them from the
+arm's first instruction (deopt.py, trampoline.py). The input is not changed.
+
+An arm may be chosen only if no wave operation is reachable from its start (back edges
+and the code after an inlined call's return included): the host finishes a lane alone,
+and a wave operation needs the wave. The DEOPT "uses" every value live at the arm's start
+in the host's code, so register allocation keeps them somewhere the frame can save.
+The `speculate-before-convergent` mutant drops the reachability rule.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+
+from . import mutants
+from .isa import WAVE_OPS, Op
+from .liveness import bits, flow, liveness
+from .lower import FAULT_SPECULATION, Infopoint, Instr, Label, Lowered
+
+
+def wave_reachable(lowered: Lowered) -> tuple[list[bool], dict[int, int]]:
+    """Per instruction of `lowered`: whether a wave operation is reachable from it over
+    the lanes' (logical) control flow; and each label's instruction index."""
+    f = flow(lowered.code, lowered.logical)
+    n = len(f.instrs)
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for i, succ in enumerate(f.logical):
+        for s in succ:
+            preds[s].append(i)
+    reach = [False] * n
+    work = [i for i, ins in enumerate(f.instrs) if ins.op in WAVE_OPS]
+    for i in work:
+        reach[i] = True
+    while work:
+        i = work.pop()
+        for p in preds[i]:
+            if not reach[p]:
+                reach[p] = True
+                work.append(p)
+    return reach, f.label_at
+
+
+def speculate(lowered: Lowered, seed: int) -> Lowered:
+    """The device's code: about half the eligible cold-arm candidates (chosen by `seed`)
+    replaced by a DEOPT. Returns `lowered` itself when none is chosen."""
+    reach, label_at = wave_reachable(lowered)
+    host_flow = flow(lowered.code, lowered.logical)
+    live = liveness(host_flow, lowered.regions)
+    rng = random.Random(seed)
+    chosen = []
+    for cold in lowered.cold_ifs:
+        at = label_at[id(cold.start)]
+        if at >= len(reach) or at == label_at[id(cold.end)]:
+            continue  # an empty arm: nothing to speculate away
+        if reach[at] and not mutants.on("speculate-before-convergent"):
+            continue
+        if rng.random() < 0.5:
+            chosen.append(cold)
+    if not chosen:
+        return lowered
+    out = copy.copy(lowered)
+    out.infopoints = list(lowered.infopoints)
+    code: list[Instr | Label] = []
+    skip_until: Label | None = None
+    starts = {id(c.start): c for c in chosen}
+    removed: set[int] = set()  # ids of labels and instructions taken out with an arm
+    for item in lowered.code:
+        if skip_until is not None:
+            if item is skip_until:
+                skip_until = None
+                code.append(item)
+            else:
+                removed.add(id(item))
+            continue
+        code.append(item)
+        if isinstance(item, Label) and id(item) in starts:
+            cold = starts[id(item)]
+            at = label_at[id(cold.start)]
+            deopt = Instr(Op.DEOPT, ip=len(out.infopoints))
+            deopt.deopt_uses = tuple(bits(live.live_in[at]))
+            out.infopoints.append(Infopoint(FAULT_SPECULATION, (), (), None))
+            code.append(deopt)
+            out.logical = {**out.logical, id(deopt): []}  # the lane's device path ends
+            out.speculated = {**out.speculated, deopt.ip: cold.start}  # host resumes here
+            skip_until = cold.end
+    out.code = code
+    out.regions = [r for r in lowered.regions
+                   if not ({id(r.start), id(r.end), id(r.parked)} & removed)]
+    out.logical = {k: v for k, v in out.logical.items() if k not in removed}
+    out.cold_ifs = [c for c in lowered.cold_ifs if id(c.start) not in removed
+                    and c not in chosen]
+    return out
