@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .errors import CaseError, KernelError
+from .host import parse_host
 from .jsonio import read_json
 from .ir import parse
 from .ir.nodes import Function, Program
@@ -28,7 +29,7 @@ from .ir.types import BOOL, DTYPES, Type, int_range
 
 MAX_WORKITEMS = 1 << 22
 POLICIES = ("stream", "sequential")
-_KNOWN = ("kernel", "entry", "launch", "args", "schedule", "options", "policy")
+_KNOWN = ("kernel", "entry", "launch", "args", "schedule", "options", "policy", "host")
 
 Arg = np.ndarray | int | bool
 
@@ -45,6 +46,7 @@ class Case:
     options: dict[str, Any] = field(default_factory=dict)
     policy: str = "stream"
     extra: dict[str, Any] = field(default_factory=dict)
+    host: list[dict[str, Any]] | None = None  # a host program (difftest/host.py)
 
     @property
     def function(self) -> Function:
@@ -74,6 +76,8 @@ class Case:
             out["options"] = self.options
         if self.policy != "stream":
             out["policy"] = self.policy
+        if self.host is not None:
+            out["host"] = [dict(s) for s in self.host]
         out.update(self.extra)
         return out
 
@@ -116,7 +120,9 @@ def case_from_json(obj: Any, where: str = "case") -> Case:
     if policy not in POLICIES:
         raise CaseError(f"{where}: field 'policy' must be one of {', '.join(POLICIES)}")
     extra = {k: v for k, v in obj.items() if k not in _KNOWN}
-    return Case(kernel, entry, n_items, wave, args, program, schedule, options, policy, extra)
+    host = parse_host(obj["host"], fn, where) if "host" in obj else None
+    return Case(kernel, entry, n_items, wave, args, program, schedule, options, policy, extra,
+                host)
 
 
 def _int(v: Any) -> bool:

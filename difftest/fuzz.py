@@ -61,11 +61,13 @@ class Found:
     statements: int
     n: int
     saved: bool = True
+    host_steps: int = 0  # of its host program (0: none)
 
     def describe(self) -> str:
         where = self.path if self.saved else "(not saved: printed on stderr)"
         return (f"{where}: {self.verdict} [first failure at {self.first:.1f} s, reduced at "
-                f"{self.shrunk:.1f} s to {self.statements} statements, n = {self.n}]")
+                f"{self.shrunk:.1f} s to {self.statements} statements, n = {self.n}"
+                f"{f', {self.host_steps} host steps' if self.host_steps else ''}]")
 
 
 @dataclass
@@ -234,7 +236,7 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
     verdict = str(final.verdict) if not final.verdict.agree else verdict
     path, saved = _keep(reduced, verdict, rule, config)
     return Found(path, verdict, rule, first - start, time.monotonic() - start,
-                 statements(reduced.program), reduced.n, saved)
+                 statements(reduced.program), reduced.n, saved, len(reduced.host or ()))
 
 
 def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig) -> tuple[str, bool]:

@@ -54,6 +54,7 @@ class MutantResult:
             "shrink_max_s": max(shrink) if shrink else None,
             "statements_median": _median([f.statements for f in hits]),
             "n_median": _median([f.n for f in hits]),
+            "host_steps_median": _median([f.host_steps for f in hits]),
         }
 
 
@@ -78,7 +79,9 @@ def hunt(target: str, mutants: list[str], docs: dict[str, str], trials: int, sec
             res.trials.append(Trial(config.seed, found, summary.kernels, summary.cases,
                                     problems))
             what = (f"caught at {found.first:.1f} s, reduced at {found.shrunk:.1f} s to "
-                    f"{found.statements} statements (n = {found.n})" if found else "missed")
+                    f"{found.statements} statements (n = {found.n}"
+                    f"{f', {found.host_steps} host steps' if found.host_steps else ''})"
+                    if found else "missed")
             if problems:
                 what += "; problems: " + "; ".join(problems)
             out.write(f"hunt {name} trial {k + 1}/{trials}: {what}; {summary.cases} cases\n")
@@ -107,7 +110,7 @@ class _Quiet:
 
 def format_table(results: list[MutantResult], budget: float) -> str:
     head = ("| mutant | seed | caught | TTF median / max (s) | first failure -> reduced, "
-            "median / max (s) | reduced size, median (statements, n) |")
+            "median / max (s) | reduced size, median (statements, n, host steps) |")
     lines = [head, "| --- | --- | --- | --- | --- | --- |"]
     for res in results:
         r = res.row(budget)
@@ -119,7 +122,8 @@ def format_table(results: list[MutantResult], budget: float) -> str:
             f"| `{r['mutant']}` | {r['seed']} | {r['caught']}/{r['trials']} | "
             f"{fmt(r['ttf_median_s'])} / {fmt(r['ttf_max_s'])} | "
             f"{fmt(r['shrink_median_s'])} / {fmt(r['shrink_max_s'])} | "
-            f"{fmt(r['statements_median'], 0)}, {fmt(r['n_median'], 0)} |")
+            f"{fmt(r['statements_median'], 0)}, {fmt(r['n_median'], 0)}, "
+            f"{fmt(r['host_steps_median'], 0)} |")
     return "\n".join(lines)
 
 

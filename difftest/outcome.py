@@ -69,6 +69,9 @@ class Outcome:
     faults: dict[int, Fault] | None = None
     error: str | None = None
     diagnostics: dict[str, Any] = field(default_factory=dict)
+    # a host program's own results: {"observations": [[step, [values]], ...],
+    # "error": [step, kind] | None}; status, exception and faults are then its last launch's
+    host: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -80,6 +83,8 @@ class Outcome:
             out["faults"] = {str(g): f.to_json() for g, f in sorted(self.faults.items())}
         if self.error is not None:
             out["error"] = self.error
+        if self.host is not None:
+            out["host"] = self.host
         if self.diagnostics:
             out["diagnostics"] = self.diagnostics
         return out
@@ -128,7 +133,30 @@ class Outcome:
         if error is not None and not isinstance(error, str):
             raise CaseError(f"{where}.error: expected a string")
         diagnostics = obj.get("diagnostics") or {}
-        return Outcome(buffers, exc, status, faults, error, diagnostics)
+        return Outcome(buffers, exc, status, faults, error, diagnostics,
+                       _host(obj.get("host"), f"{where}.host"))
+
+
+def host_result(observations: list[tuple[int, list[int]]],
+                error: tuple[int, str] | None) -> dict[str, Any]:
+    """The `host` field of an outcome, in its JSON form."""
+    return {"observations": [[i, list(v)] for i, v in observations],
+            "error": None if error is None else [error[0], error[1]]}
+
+
+def _host(obj: Any, where: str) -> dict[str, Any] | None:
+    if obj is None:
+        return None
+    ok = isinstance(obj, dict) and isinstance(obj.get("observations"), list) and all(
+        isinstance(o, list) and len(o) == 2 and isinstance(o[0], int)
+        and isinstance(o[1], list) and all(isinstance(x, int) for x in o[1])
+        for o in obj["observations"])
+    err = obj.get("error") if isinstance(obj, dict) else None
+    if not ok or not (err is None or (isinstance(err, list) and len(err) == 2
+                                      and isinstance(err[0], int) and isinstance(err[1], str))):
+        raise CaseError(f"{where}: expected {{\"observations\": [[step, [values]], ...], "
+                        f"\"error\": [step, kind] | null}}")
+    return {"observations": obj["observations"], "error": err}
 
 
 def _fault(obj: Any, where: str) -> Fault:

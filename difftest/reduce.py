@@ -38,7 +38,8 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from .case import Case
-from .errors import KernelError
+from .errors import CaseError, KernelError
+from .host import parse_host
 from .ir import nodes as n
 from .ir import parse, to_source
 
@@ -83,6 +84,8 @@ def measure(case: Case) -> tuple[int, int, int]:
             rest += len(v) + int(np.count_nonzero(v))
         else:
             rest += int(v != 0)
+    if case.host is not None:  # host steps weigh like statements of the kernel's text
+        rest += 1000 * len(case.host) + len(json.dumps(case.host))
     return statements(case.program), case.n, rest
 
 
@@ -99,7 +102,7 @@ def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
     passes: list[Callable[[Case], Iterator[Case]]] = [
         _drop_unused_helpers, _unwrap_compounds, _inline_helpers,
         _shrink_launch, _propagate_copies, _simplify_expressions, _drop_unused_params,
-        _simplify_inputs, _simplify_schedule_and_options,
+        _simplify_inputs, _simplify_schedule_and_options, _simplify_host,
     ]
 
     def test(candidate: Case) -> bool:
@@ -164,6 +167,11 @@ def _with_program(case: Case, program: n.Program, **changes: Any) -> Case | None
         return None
     if case.entry not in checked.names():
         return None
+    if case.host is not None:
+        try:
+            parse_host(case.host, checked.function(case.entry), "candidate")
+        except CaseError:
+            return None  # the program binds a parameter the candidate no longer has
     return dataclasses.replace(case, kernel=text, program=checked, **changes)
 
 
@@ -599,3 +607,36 @@ def _simplify_schedule_and_options(case: Case) -> Iterator[Case]:
         if key != "mutants":
             yield dataclasses.replace(
                 case, options={k: v for k, v in case.options.items() if k != key})
+
+
+def _simplify_host(case: Case) -> Iterator[Case]:
+    """Host programs: no program at all (the plain launch), drop a step, then shorten a
+    step's data."""
+    if case.host is None:
+        return
+    steps = case.host
+    yield dataclasses.replace(case, host=None)  # just the launch
+    for i in range(len(steps)):
+        yield dataclasses.replace(case, host=steps[:i] + steps[i + 1:])
+    for step in steps:  # a mapping with every step through it; a buffer with its uses
+        if step["op"] == "map":
+            yield dataclasses.replace(case, host=[
+                s for s in steps if s is not step and s.get("mapping") != step["as"]])
+        if step["op"] == "create":
+            name = step["buffer"]
+            kept = []
+            for s in steps:
+                if s is step or s.get("buffer") == name:
+                    continue
+                if s["op"] == "launch" and name in s.get("bind", {}).values():
+                    bind = {p: b for p, b in s["bind"].items() if b != name}
+                    s = {"op": "launch", **({"bind": bind} if bind else {})}
+                kept.append(s)
+            yield dataclasses.replace(case, host=kept)
+    for i, step in enumerate(steps):
+        data = step.get("data")
+        if data:
+            for shorter in (data[:len(data) // 2], data[:-1], [0] * len(data)):
+                if shorter != data:
+                    yield dataclasses.replace(
+                        case, host=steps[:i] + [{**step, "data": shorter}] + steps[i + 1:])

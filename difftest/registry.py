@@ -15,7 +15,8 @@ prints them):
 - `mutant_names` / `mutant_help`: injectable bugs, and a line on each;
 - `never_ran_granularity`: "wave" when it checks the deopt flag at wave start (R5);
 - `capabilities`: a set of strings; `"wave_ops"` means it runs wave operations (the
-  generators leave them out for a target without it);
+  generators leave them out for a target without it); `"host_programs"` that it runs
+  cases' host programs (difftest/host.py);
 - `unsupported(case)`: a reason it cannot run a case (None when it can): the fuzz loop and
   the checker skip such a case instead of failing it;
 - `listing(case, options)`: its compiled code as text (`difftest compile`);

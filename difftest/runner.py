@@ -30,8 +30,11 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None) -> tuple[Any, 
     from .errors import OracleError
     from .registry import load_oracle
 
+    opts = {**case.options, **(options or {})}
     try:
-        return load_oracle().run_full(case, {**case.options, **(options or {})}), None
+        if case.host is not None:
+            return load_oracle().run_host(case, opts), None
+        return load_oracle().run_full(case, opts), None
     except OracleError as e:
         return None, str(e)
 

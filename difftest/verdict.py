@@ -20,7 +20,8 @@ import numpy as np
 from .case import Case
 from .outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome
 
-RULES = ("R0 error", "R1 exception", "R2 fates", "R3 memory", "R4 atomics", "R5 granularity")
+RULES = ("R0 error", "R1 exception", "R2 fates", "R3 memory", "R4 atomics", "R5 granularity",
+         "R6 host")
 POLICIES = ("stream", "sequential")
 
 
@@ -126,6 +127,8 @@ def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = 
     the deopt flag at wave start."""
     policy = policy or case.policy
     assert policy in POLICIES, f"unknown policy {policy}"
+    if case.host is not None and oracle_error is None:
+        return _check_host(case, full, outcome, policy, wave_granularity)
 
     # R0 error
     kind = None if outcome.error is None else outcome.error.split(":", 1)[0]
@@ -290,3 +293,59 @@ def _atomic_mismatch(full: Any, status: list[str], name: str, i: int,
                          "missing", [g], want, got)
     who = sorted({g for g, _ in _writers(full, name, i, atomic=True)})
     return _fail("R4 atomics", f"{loc} holds {got}, expected {want}", who[:8], want, got)
+
+
+def _check_host(case: Case, run: Any, outcome: Outcome, policy: str,
+                wave_granularity: bool) -> Verdict:
+    """A host program (docs/semantics.md, "Host programs"): R6 host -- the same host error
+    at the same step and the same observations -- then, when a launch ended the program,
+    that launch by the rules above (its buffers under their parameter names; the others
+    exactly as the model has them), else every buffer exactly and no exception."""
+    got = outcome.host or {"observations": [], "error": None}
+    want_err = None if run.error is None else [run.error[0], run.error[1]]
+    if outcome.error is None and got.get("error") != want_err:
+        return _fail("R6 host", "the host program's error differs", expected=want_err,
+                     actual=got.get("error"))
+    want_obs = [[i, v] for i, v in run.observations]
+    if outcome.error is None or run.ended_by is not None:
+        for k, (w, g) in enumerate(zip(want_obs, got.get("observations", []))):
+            if list(w[0:1]) != list(g[0:1]) or list(w[1]) != list(g[1]):
+                return _fail("R6 host", f"observation {k} (host step {w[0]}) differs",
+                             expected=w, actual=g)
+        if len(want_obs) != len(got.get("observations", [])):
+            return _fail("R6 host", "the host program made another number of observations",
+                         expected=len(want_obs), actual=len(got.get("observations", [])))
+    if run.ended_by is None:
+        if outcome.error is not None:
+            return _fail("R0 error", f"target error: {outcome.error}", actual=outcome.error)
+        if outcome.exception is not None:
+            return _fail("R1 exception", "an exception is reported but no launch faults",
+                         [outcome.exception.gid], None, outcome.exception.to_json())
+        return _same_buffers(run.final, outcome.buffers)
+    bound = set(run.binding.values())
+    launch_bufs = {p: outcome.buffers.get(b, np.zeros(0, np.int64))
+                   for p, b in run.binding.items()}
+    verdict = check_outcome(run.ended_by, run.full, Outcome(
+        launch_bufs, outcome.exception, outcome.status, outcome.faults, outcome.error),
+        policy, wave_granularity)
+    if not verdict.agree or outcome.error is not None:
+        return verdict
+    rest = {k: v for k, v in outcome.buffers.items() if k not in bound}
+    return _same_buffers({k: v for k, v in run.final.items() if k not in bound}, rest)
+
+
+def _same_buffers(want: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> Verdict:
+    if set(want) != set(got):
+        return _fail("R3 memory", "the outcome's buffers are not the program's buffers",
+                     expected=sorted(want), actual=sorted(got))
+    for name, w in want.items():
+        g = np.asarray(got[name], dtype=np.int64)
+        if g.shape != w.shape:
+            return _fail("R3 memory", f"buffer {name} has {g.size} values, not {w.size}",
+                         expected=w.size, actual=g.size)
+        differ = np.nonzero(g != w.astype(np.int64))[0]
+        if differ.size:
+            i = int(differ[0])
+            return _fail("R3 memory", f"buffer {name}[{i}] is {int(g[i])}, not {int(w[i])}",
+                         expected=int(w[i]), actual=int(g[i]))
+    return AGREE

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from difftest.case import Case
 
+from .host import host_programs
 from .inputs import arguments
 from .kernels import DEFAULT_FAULT_RATE, GeneratedKernel, kernels
 from .launches import launches
@@ -40,7 +41,12 @@ def _cases_for(draw: st.DrawFn, kernel: GeneratedKernel,
     case = make_case(kernel, n, wave, draw(arguments(kernel, n)), {},
                      draw(target_options()))
     case.schedule = schedule_by_number(case, draw(schedule_numbers()))
+    if draw(_HOST_PROGRAM) == 0:
+        case.host = draw(host_programs(case))
     return case
+
+
+_HOST_PROGRAM = st.integers(0, 3)  # one case in four carries a host program
 
 
 _MOSTLY_ALL = st.integers(0, 9)

@@ -769,6 +769,11 @@ class ReferenceOracle:
     def run_full(self, case: Case, options: dict[str, Any] | None = None) -> FullRun:
         return run_full(case, options)
 
+    def run_host(self, case: Case, options: dict[str, Any] | None = None) -> Any:
+        from .host_model import run_host
+
+        return run_host(case, options)
+
 
 class ReferenceTarget:
     """The oracle as a target (`--target reference`): runs everything, reports the
@@ -776,13 +781,33 @@ class ReferenceTarget:
 
     name = "reference"
     description = "the reference oracle run as a target: every workitem, in wave order"
-    capabilities = frozenset({"wave_ops", "faults"})
+    capabilities = frozenset({"wave_ops", "faults", "host_programs"})
     option_names: tuple[str, ...] = ()  # only the common ones (difftest.options)
     mutant_names: tuple[str, ...] = ()
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:
         try:
+            if case.host is not None:
+                return _host_outcome(case, options)
             return run_full(case, options).outcome()
         except OracleError as e:
             return Outcome(case.buffers(), None, [], None, error=str(e))
+
+
+def _host_outcome(case: Case, options: dict[str, Any] | None) -> Outcome:
+    from difftest.outcome import host_result
+
+    from .host_model import run_host
+
+    run = run_host(case, options)
+    bufs = {k: v.copy() for k, v in run.final.items()}
+    if run.full is not None:
+        last = run.full.outcome()
+        for param, buf in run.binding.items():
+            bufs[buf] = last.buffers[param]
+        out = Outcome(bufs, last.exception, last.status, last.faults, last.error)
+    else:
+        out = Outcome(bufs, None, [])
+    out.host = host_result(run.observations, run.error)
+    return out

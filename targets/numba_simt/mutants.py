@@ -96,6 +96,22 @@ _ALL = (
     Mutant("slot-index-not-atomic", "000", "machine",
            "the save area's slot index is bumped once per instruction, not per lane: two "
            "deopting lanes of one wave share a slot"),
+    # --- the buffer pool (seed 004, NOTES: r600g's compute memory pool)
+    Mutant("map-without-demote", "004", "pool",
+           "a mapping points into the pool's storage instead of the item's own buffer, so "
+           "it goes stale when the pool grows"),
+    Mutant("grow-loses-item", "004", "pool",
+           "growing the pool skips items already in it that are marked for promoting: "
+           "their contents are lost"),
+    Mutant("promote-before-unmap", "004", "pool",
+           "a launch promotes an item mapped for writing, so writes through the mapping "
+           "after it never reach the pool"),
+    Mutant("fragmented-flag-stale", "004", "pool",
+           "taking an item out of the pool does not set the fragmented flag, so the next "
+           "promotion places an item over one still there"),
+    Mutant("free-wrong-item", "NOTES: r600g later bugs", "pool",
+           "freeing an item unlinks its successor in the pool's list (the list bug that "
+           "freed the wrong buffer)"),
 )
 
 REGISTRY: dict[str, Mutant] = {m.name: m for m in _ALL}
@@ -146,6 +162,7 @@ _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
 
 @contextmanager
 def runtime_switched_on(names: Iterable[str]) -> Iterator[None]:
-    """The run's own mutants (runtime, trampoline) on for the duration of a run."""
-    with switched_on([n for n in names if REGISTRY[n].mechanism in ("runtime", "trampoline")]):
+    """The run's own mutants (runtime, trampoline, pool) on for the duration of a run."""
+    mine = ("runtime", "trampoline", "pool")
+    with switched_on([n for n in names if REGISTRY[n].mechanism in mine]):
         yield

@@ -34,6 +34,7 @@ from difftest.outcome import Outcome
 
 from . import mutants
 from .dispatch import run_case
+from .host_program import run_program
 from .emit import Compiled, emit
 from .lower import lower
 from .regalloc import ORDERS, AllocationError, allocate_registers
@@ -123,7 +124,7 @@ class NumbaSimtTarget:
     name = "numba-simt"
     description = ("a small GPU: exec-mask compiler, register allocation with spills, "
                    "deopt metadata, numba-compiled machine")
-    capabilities = frozenset({"wave_ops", "faults", "mutants"})
+    capabilities = frozenset({"wave_ops", "faults", "host_programs", "mutants"})
     option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed", "speculate")
     option_help = {
         "registers": f"physical vector registers, 4..256 (default {DEFAULT_REGISTERS}); "
@@ -199,6 +200,9 @@ class NumbaSimtTarget:
             compiled = compile_case(case, options)
         except AllocationError as e:
             return Outcome(case.buffers(), None, [], error=f"internal: {e}")
+        if case.host is not None:
+            with mutants.runtime_switched_on(options.get("mutants", ())):
+                return run_program(compiled, case, schedule, options)
         fn = case.function
         bufs = case.buffers()
         names = [p.name for p in fn.params if p.ty.is_buffer]

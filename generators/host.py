@@ -1,0 +1,210 @@
+"""Host programs for a case (difftest/host.py has the steps and their rules).
+
+Drawn step by step against `HostRules`, so nearly every program is valid; a few steps
+break a rule on purpose (a write mapping bound to a launch, a freed buffer read), since
+both sides must report that error the same way. What the pool's bugs need, programs do
+often: buffers created and bound to a later launch (the pool grows and moves what is in
+it), mappings held open across launches and read or written after them, frees and write
+mappings that leave holes (fragmentation), several launches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+from difftest.case import Case
+from difftest.host import HostError, HostRules, binding
+
+MAX_STEPS = 14
+_OPS = ("launch", "create", "map", "map_read", "map_write", "unmap", "read", "write",
+        "free", "misuse", "hold")
+_WEIGHTS = (6, 5, 4, 4, 3, 2, 3, 1, 2, 1, 4)
+_TABLE = tuple(op for op, w in zip(_OPS, _WEIGHTS) for _ in range(w))
+
+
+def host_programs(case: Case) -> st.SearchStrategy[list[dict[str, Any]]]:
+    """Host programs over `case`'s buffers and kernel (at least one launch)."""
+    return _programs(case)
+
+
+@st.composite
+def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
+    fn = case.function
+    params = {p.name: p for p in fn.params if p.ty.is_buffer}
+    rules = HostRules()
+    for name, v in case.args.items():
+        if isinstance(v, np.ndarray):
+            rules.buffers[name] = ("i32" if v.dtype == np.int32 else "i64", len(v))
+    length_of = {name: rules.buffers[name][1] for name in rules.buffers}
+    steps: list[dict[str, Any]] = []
+    count = draw(st.integers(3, MAX_STEPS))
+    fresh = 0
+
+    def pick(seq: list[Any]) -> Any:
+        return seq[draw(st.integers(0, len(seq) - 1))]
+
+    def data(n: int) -> list[int]:
+        k = draw(st.integers(1, max(1, min(n, 4))))
+        return [draw(st.integers(-9, 99)) for _ in range(k)]
+
+    for _ in range(count):
+        op = pick(list(_TABLE))
+        names = sorted(rules.buffers)
+        unmapped = [b for b in names if rules.mode(b) is None]
+        step: dict[str, Any] | None = None
+        if op == "launch":
+            step = _launch(draw, pick, rules, params)
+        elif op == "create" and params:
+            like = pick(sorted(params))
+            dtype = "i32" if params[like].ty.element.bits == 32 else "i64"
+            base = length_of.get(like, 4)
+            fresh += 1
+            step = {"op": "create", "buffer": f"b{fresh}", "dtype": dtype,
+                    "length": base + pick([0, 0, 1, 8, 3 * base])}
+        elif op == "map" and unmapped:
+            step = {"op": "map", "buffer": pick(unmapped), "mode": pick(["read", "write"]),
+                    "as": f"m{len(steps)}"}
+        elif op in ("map_read", "unmap") and rules.mappings:
+            step = {"op": op, "mapping": pick(sorted(rules.mappings))}
+        elif op == "map_write":
+            writable = sorted(m for m, (_, mode) in rules.mappings.items() if mode == "write")
+            if writable:
+                m = pick(writable)
+                n = rules.buffers[rules.mappings[m][0]][1]
+                vals = data(n)
+                step = {"op": "map_write", "mapping": m,
+                        "offset": draw(st.integers(0, max(0, n - len(vals)))), "data": vals}
+        elif op in ("read", "write", "free"):
+            ok = [b for b in names if rules.mode(b) != "write"] if op != "free" else unmapped
+            if ok:
+                b = pick(ok)
+                step = {"op": op, "buffer": b}
+                if op == "write":
+                    n = rules.buffers[b][1]
+                    vals = data(n)
+                    step.update(offset=draw(st.integers(0, max(0, n - len(vals)))), data=vals)
+        elif op == "misuse":
+            step = _misuse(draw, pick, rules, params)
+        elif op == "hold" and unmapped and params:
+            # seed 004's scene: a mapping held open while a launch grows the pool (a
+            # buffer bigger than everything so far, bound), then used again
+            fresh += 1
+            held = pick(unmapped)
+            scene = _hold(draw, pick, rules, params, held, f"b{fresh}", f"m{len(steps)}")
+            first = _launch(draw, pick, rules, params, prefer=held)
+            if first is not None and not any(s["op"] == "launch" for s in steps):
+                scene.insert(0, first)  # so the held buffer is in the pool when mapped
+            ended = False
+            for st_ in scene[:-1]:
+                try:
+                    rules.check(st_, fn)
+                except HostError:
+                    ended = True
+                steps.append(st_)
+                if ended:
+                    break
+            if ended:
+                break
+            step = scene[-1]
+        if step is None:
+            continue
+        try:
+            rules.check(step, fn)
+        except HostError:
+            steps.append(step)
+            break  # the program ends at an error
+        steps.append(step)
+    if not any(s["op"] == "launch" for s in steps):
+        launch = _launch(draw, pick, rules, params)
+        if launch is not None:
+            try:
+                rules.check(launch, fn)
+            except HostError:
+                pass
+            steps.append(launch)
+    return steps
+
+
+def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
+            prefer: str | None = None) -> dict[str, Any] | None:
+    """A launch binding each parameter a distinct buffer of its element type (sometimes
+    its own name; `prefer` to the first parameter it fits) that is not mapped for
+    writing."""
+    bind: dict[str, str] = {}
+    taken: set[str] = set()
+    for name, p in params.items():
+        dtype = "i32" if p.ty.element.bits == 32 else "i64"
+        ok = [b for b, (t, _) in sorted(rules.buffers.items())
+              if t == dtype and b not in taken and rules.mode(b) != "write"]
+        if not ok:
+            return None
+        own = name in ok and draw(st.integers(0, 2)) == 0  # mostly another: the pool moves
+        chosen = name if own else pick(ok)
+        if prefer in ok and prefer not in taken:
+            chosen, prefer = prefer, None
+        bind[name] = chosen
+        taken.add(chosen)
+    step: dict[str, Any] = {"op": "launch"}
+    moved = {p: b for p, b in bind.items() if p != b}
+    if moved:
+        step["bind"] = moved
+    if len(set(binding(step, _Fn(params)).values())) != len(params):
+        return None  # a default binding would alias a moved one
+    return step
+
+
+def _hold(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
+          held: str, big: str, mapping: str) -> list[dict[str, Any]]:
+    mode = pick(["read", "write"])
+    like = pick(sorted(params))
+    dtype = "i32" if params[like].ty.element.bits == 32 else "i64"
+    total = sum(n for _, n in rules.buffers.values())
+    scene: list[dict[str, Any]] = [
+        {"op": "map", "buffer": held, "mode": mode, "as": mapping},
+        {"op": "create", "buffer": big, "dtype": dtype, "length": total + 1},
+    ]
+    rules_after = HostRules(dict(rules.buffers), dict(rules.mappings))
+    rules_after.buffers[big] = (dtype, total + 1)
+    rules_after.mappings[mapping] = (held, mode)
+    launch = _launch(draw, pick, rules_after, params, prefer=big)
+    if launch is not None:
+        scene.append(launch)
+    if mode == "write":
+        n = rules.buffers[held][1]
+        vals = [draw(st.integers(-9, 99))]
+        scene.append({"op": "map_write", "mapping": mapping,
+                      "offset": draw(st.integers(0, max(0, n - 1))), "data": vals})
+        scene.append({"op": "unmap", "mapping": mapping})
+        scene.append({"op": "read", "buffer": held})
+    else:
+        if launch is not None and draw(st.booleans()):
+            scene.append(_launch(draw, pick, rules_after, params, prefer=held) or launch)
+        scene.append({"op": "map_read", "mapping": mapping})
+    return scene
+
+
+def _misuse(draw: st.DrawFn, pick: Any, rules: HostRules,
+            params: dict[str, Any]) -> dict[str, Any] | None:
+    """A step that breaks a rule: a launch binding a buffer mapped for writing, or a
+    read or free of a buffer that is gone or mapped."""
+    written = [b for b, mode in rules.mappings.values() if mode == "write"]
+    if written and params:
+        b = pick(sorted(written))
+        dtype = rules.buffers[b][0]
+        same = [p for p, q in params.items()
+                if ("i32" if q.ty.element.bits == 32 else "i64") == dtype]
+        if same:
+            step = {"op": "launch", "bind": {pick(same): b}}
+            if len(set(binding(step, _Fn(params)).values())) == len(params):
+                return step
+    return {"op": "read", "buffer": "gone"}
+
+
+class _Fn:
+    """Just enough of a Function for `binding`."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = list(params.values())

@@ -1,0 +1,100 @@
+"""The oracle's host: a case's host program against a plain model (a dict of arrays).
+
+No pool, no copies, no mappings as storage: a buffer is its contents, a mapping only a
+name the rules track (`difftest.host.HostRules`). So a read through a mapping for reading
+shows the buffer's current contents, launches included, and a write through a mapping for
+writing is simply a write: the buffer is not used by anything else until it is unmapped.
+Each launch is the reference oracle's full run on the bound buffers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from difftest.case import Case
+from difftest.host import HostError, HostRules, binding
+
+from .reference import FullRun, run_full
+
+_NP = {"i32": np.int32, "i64": np.int64}
+
+
+@dataclass
+class HostRun:
+    """What the program did: its observations (step, contents), the host error that ended
+    it, and either the model's final buffers (no launch ended it) or the launch that did
+    (an exception, or a workitem out of budget): its case and full run, for the checker's
+    per-launch rules."""
+
+    observations: list[tuple[int, list[int]]] = field(default_factory=list)
+    error: tuple[int, str] | None = None
+    final: dict[str, np.ndarray] = field(default_factory=dict)
+    launches: int = 0
+    ended_by: Case | None = None  # the launch case that ended the program
+    full: FullRun | None = None
+    binding: dict[str, str] = field(default_factory=dict)  # its parameter -> buffer
+
+    trips: list[int] = field(default_factory=list)  # the most any workitem ran, per launch
+
+    @property
+    def exhausted(self) -> list[int]:
+        return list(self.full.exhausted) if self.full is not None else []
+
+    @property
+    def fates(self) -> list[Any]:
+        """The ending launch's fates (what statistics of faults count)."""
+        return list(self.full.fates) if self.full is not None else []
+
+
+def run_host(case: Case, options: dict[str, Any] | None = None) -> HostRun:
+    assert case.host is not None
+    fn = case.function
+    rules = HostRules()
+    model: dict[str, np.ndarray] = {}
+    for name, v in case.args.items():
+        if isinstance(v, np.ndarray):
+            model[name] = v.copy()
+            rules.buffers[name] = ("i32" if v.dtype == np.int32 else "i64", len(v))
+    run = HostRun()
+    maps: dict[str, str] = {}  # mapping -> buffer
+    for i, step in enumerate(case.host):
+        op = step["op"]
+        try:
+            rules.check(step, fn)
+        except HostError as e:
+            run.error = (i, e.kind)
+            break
+        if op == "create":
+            model[step["buffer"]] = np.zeros(step["length"], dtype=_NP[step["dtype"]])
+        elif op == "map":
+            maps[step["as"]] = step["buffer"]
+        elif op == "unmap":
+            del maps[step["mapping"]]
+        elif op == "free":
+            del model[step["buffer"]]
+        elif op in ("write", "map_write"):
+            buf = model[step["buffer"] if op == "write" else maps[step["mapping"]]]
+            lo = step["offset"]
+            buf[lo:lo + len(step["data"])] = np.array(step["data"], np.int64).astype(buf.dtype)
+        elif op in ("read", "map_read"):
+            buf = model[step["buffer"] if op == "read" else maps[step["mapping"]]]
+            run.observations.append((i, [int(x) for x in buf]))
+        elif op == "launch":
+            bind = binding(step, fn)
+            args = {p.name: (model[bind[p.name]].copy() if p.ty.is_buffer else case.args[p.name])
+                    for p in fn.params}
+            launch = dataclasses.replace(case, args=args, host=None)
+            full = run_full(launch, options)
+            run.launches += 1
+            run.trips.append(max(full.trips, default=0))
+            if full.exhausted or full.faulting:
+                run.ended_by, run.full, run.binding = launch, full, bind
+                break
+            for param, buf in bind.items():
+                model[buf] = full.final[param].copy()
+    run.final = model
+    return run

@@ -1,0 +1,102 @@
+"""numba-simt's host: a case's host program against the buffer pool (pool.py).
+
+The rules of host programs (which step is an error when) are the language's
+(`difftest.host.HostRules`); everything that holds data -- buffers, mappings, the
+storage a launch runs on -- is the pool's. Each launch promotes its bound items, runs on
+the pool's storage with a buffer table of their current bases, and then refreshes the read
+mappings. A launch that reports an exception (or an error) ends the program.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from difftest.case import Case
+from difftest.host import HostError, HostRules, binding
+from difftest.outcome import Outcome, host_result
+
+from .dispatch import run_case
+from .emit import Compiled
+from .pool import Item, Mapping, Pool
+
+_BITS = {"i32": 32, "i64": 64}
+
+
+def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
+                options: dict[str, Any]) -> Outcome:
+    assert case.host is not None
+    fn = case.function
+    pool, rules = Pool(), HostRules()
+    items: dict[str, Item] = {}
+    dtypes: dict[str, Any] = {}
+    for name, v in case.args.items():
+        if isinstance(v, np.ndarray):
+            dtype = "i32" if v.dtype == np.int32 else "i64"
+            items[name] = pool.create(len(v), _BITS[dtype])
+            pool.write(items[name], 0, v.astype(np.int64))
+            rules.buffers[name] = (dtype, len(v))
+            dtypes[name] = v.dtype
+    maps: dict[str, Mapping] = {}
+    observations: list[tuple[int, list[int]]] = []
+    error = None
+    last = Outcome({}, None, [])
+    launches, diagnostics = 0, {}
+    for i, step in enumerate(case.host):
+        op = step["op"]
+        try:
+            rules.check(step, fn)
+        except HostError as e:
+            error = (i, e.kind)
+            break
+        if op == "create":
+            items[step["buffer"]] = pool.create(step["length"], _BITS[step["dtype"]])
+            dtypes[step["buffer"]] = np.int32 if step["dtype"] == "i32" else np.int64
+        elif op == "write":
+            pool.write(items[step["buffer"]], step["offset"], np.array(step["data"], np.int64))
+        elif op == "read":
+            observations.append((i, _values(pool.read(items[step["buffer"]]))))
+        elif op == "map":
+            maps[step["as"]] = pool.map(items[step["buffer"]], step["mode"])
+        elif op == "map_read":
+            observations.append((i, _values(maps[step["mapping"]].view)))
+        elif op == "map_write":
+            m = maps[step["mapping"]]
+            data = np.array(step["data"], np.int64)
+            if m.item.bits == 32:
+                data = data.astype(np.int32).astype(np.int64)
+            m.view[step["offset"]:step["offset"] + len(data)] = data
+        elif op == "unmap":
+            pool.unmap(maps.pop(step["mapping"]))
+        elif op == "free":
+            pool.free(items.pop(step["buffer"]))
+            del dtypes[step["buffer"]]
+        elif op == "launch":
+            launches += 1
+            bind = binding(step, fn)
+            bound = [items[b] for b in bind.values()]
+            pool.promote(bound)
+            buftab = pool.table(bound)
+            names = list(bind)
+            params = np.zeros(max(1, len(fn.params)), dtype=np.int64)
+            for k, p in enumerate(fn.params):
+                params[k] = names.index(p.name) if p.ty.is_buffer else int(case.args[p.name])
+            outcome, err, diagnostics = run_case(compiled, case, schedule, options,
+                                                 pool.storage, buftab, params)
+            pool.after_launch()
+            if outcome is None:
+                last = Outcome({}, None, [], error=err)
+                break
+            last = outcome
+            if outcome.exception is not None:
+                break
+    last.buffers = {name: pool.read(item).astype(dtypes[name]) for name, item in items.items()}
+    last.host = host_result(observations, error)
+    last.diagnostics = {**diagnostics, "launches": launches, "pool_grown": pool.grown,
+                        "pool_size": int(len(pool.storage))}
+    return last
+
+
+def _values(a: np.ndarray) -> list[int]:
+    return [int(x) for x in a]

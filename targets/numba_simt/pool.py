@@ -1,0 +1,221 @@
+"""numba-simt's device memory: one pool that grows by moving (seed 004, r600g's compute
+memory pool; docs/semantics.md, "Host programs", has why this design).
+
+The machine sees one int64 array (`storage`) and a table of (base, length, bits) rows; a
+buffer is an `Item` whose `start` is its base in the pool, or -1 when it is not in the
+pool. Every item also has an intermediate buffer of its own (`host`), where it lives
+while out of the pool and where every mapping points -- never into the pool, whose storage
+growth replaces (the mapping bug r600g's fix removed).
+
+Item states as in the driver: in the pool or not; mapped for reading / writing; marked
+for promoting (bound to the next launch) / demoting. A launch promotes the items bound to
+it: the pool grows when they do not fit (new storage, every item copied in, compacted:
+bases change) or defragments in place when it is fragmented (bases change too), then
+copies each promoted item in. Mapping demotes: for writing, the item leaves the pool (the
+pool becomes fragmented); for reading, it stays, with a copy in its own buffer that every
+launch refreshes, so the mapping keeps showing the current contents. Unmapping a write
+mapping marks the item for promoting; its own buffer is the truth until then.
+
+The pool's mutants (`mutants.py`, mechanism "pool") live here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import mutants
+
+MAPPED_READ, MAPPED_WRITE, FOR_PROMOTING, FOR_DEMOTING = 1, 2, 4, 8
+MIN_SIZE = 16
+ALIGN = 16  # words
+
+
+@dataclass(eq=False)
+class Item:
+    id: int
+    length: int
+    bits: int
+    start: int = -1  # base in the pool, -1: not in the pool
+    host: np.ndarray | None = None  # its own buffer (int64), None: only in the pool
+    status: int = 0
+
+    @property
+    def in_pool(self) -> bool:
+        return self.start != -1
+
+
+@dataclass(eq=False)
+class Mapping:
+    """What a host mapping holds: the item, and the array the host reads and writes."""
+
+    item: Item
+    mode: str
+    view: np.ndarray
+
+
+class Pool:
+    def __init__(self, size: int = MIN_SIZE) -> None:
+        self.storage = np.zeros(size, dtype=np.int64)
+        self.items: list[Item] = []  # in the pool, by start
+        self.outside: list[Item] = []  # not in the pool
+        self.fragmented = False
+        self.grown = 0  # how many times the storage was replaced
+        self._next_id = 0
+
+    # ------------------------------------------------------------------ host API
+
+    def create(self, length: int, bits: int) -> Item:
+        item = Item(self._next_id, length, bits, host=np.zeros(length, dtype=np.int64))
+        self._next_id += 1
+        self.outside.append(item)
+        return item
+
+    def write(self, item: Item, offset: int, data: np.ndarray) -> None:
+        """A host write (not through a mapping): into wherever the item lives now."""
+        data = _wrap(np.asarray(data, dtype=np.int64), item.bits)
+        if item.in_pool:
+            self.storage[item.start + offset:item.start + offset + len(data)] = data
+            if item.host is not None:  # a read mapping's copy shows it too
+                item.host[offset:offset + len(data)] = data
+        else:
+            assert item.host is not None
+            item.host[offset:offset + len(data)] = data
+
+    def read(self, item: Item) -> np.ndarray:
+        if item.in_pool:
+            return self.storage[item.start:item.start + item.length].copy()
+        assert item.host is not None
+        return item.host.copy()
+
+    def map(self, item: Item, mode: str) -> Mapping:
+        if mutants.on("map-without-demote") and item.in_pool:
+            # the bug: the mapping points into the pool's current storage
+            item.status |= MAPPED_READ if mode == "read" else MAPPED_WRITE
+            return Mapping(item, mode, self.storage[item.start:item.start + item.length])
+        if item.in_pool:
+            item.status |= FOR_DEMOTING
+            self._demote(item, keep_in_pool=(mode == "read"))
+        item.status |= MAPPED_READ if mode == "read" else MAPPED_WRITE
+        assert item.host is not None
+        return Mapping(item, mode, item.host)
+
+    def unmap(self, mapping: Mapping) -> None:
+        item = mapping.item
+        if mapping.mode == "write":
+            item.status &= ~MAPPED_WRITE
+            if not item.in_pool:
+                item.status |= FOR_PROMOTING  # its own buffer is the truth until then
+        else:
+            item.status &= ~MAPPED_READ
+            if item.in_pool:
+                item.host = None  # the copy that served the mapping
+
+    def free(self, item: Item) -> None:
+        if item.in_pool:
+            victim = item
+            if mutants.on("free-wrong-item"):
+                k = self.items.index(item)
+                victim = self.items[k + 1] if k + 1 < len(self.items) else item
+            self.items.remove(victim)
+            victim.start = -1
+            if victim is not item:  # the wrong item's contents are gone
+                victim.host = np.zeros(victim.length, dtype=np.int64)
+                self.outside.append(victim)
+            self._set_fragmented()
+        if item in self.outside:
+            self.outside.remove(item)
+        item.host = None
+
+    # ------------------------------------------------------------------ launches
+
+    def promote(self, bound: list[Item]) -> None:
+        """Before a launch: every bound item in the pool, at its (possibly new) base."""
+        for item in bound:
+            item.status |= FOR_PROMOTING
+        # an item mapped for writing waits for its unmap, even if marked (unmapped, then
+        # mapped again before a launch): its own buffer is the truth until then
+        promote = [i for i in self.outside
+                   if i.status & FOR_PROMOTING and not i.status & MAPPED_WRITE]
+        if mutants.on("promote-before-unmap"):
+            promote += [i for i in self.outside
+                        if i.status & MAPPED_WRITE and i not in promote]
+        used = sum(i.length for i in self.items)
+        need = used + sum(i.length for i in promote)
+        if need > len(self.storage):
+            self._grow(-(-need // ALIGN) * ALIGN)  # as r600g: what is needed, aligned
+        elif self.fragmented:
+            self._defragment()
+        end = self.items[-1].start + self.items[-1].length if self.items else 0
+        if mutants.on("fragmented-flag-stale") and not self.fragmented:
+            end = used  # trusts the flag: no holes, so the items end at their total size
+        for item in promote:
+            assert item.host is not None
+            item.start = end
+            self.storage[end:end + item.length] = item.host
+            end += item.length
+            self.outside.remove(item)
+            self.items.append(item)
+            if not item.status & (MAPPED_READ | MAPPED_WRITE):
+                item.host = None
+        self.items.sort(key=lambda i: i.start)
+        for item in self.items:
+            item.status &= ~FOR_PROMOTING
+
+    def after_launch(self) -> None:
+        """A read mapping shows the current contents: refresh its copy (in place: the
+        mapping holds that array)."""
+        for item in self.items:
+            if item.status & MAPPED_READ and item.host is not None:
+                item.host[:] = self.storage[item.start:item.start + item.length]
+
+    def table(self, items: list[Item]) -> np.ndarray:
+        """The machine's buffer table for `items` (all in the pool)."""
+        rows = np.zeros((max(1, len(items)), 3), dtype=np.int64)
+        for k, item in enumerate(items):
+            assert item.in_pool
+            rows[k] = (item.start, item.length, item.bits)
+        return rows
+
+    # ------------------------------------------------------------------ internals
+
+    def _demote(self, item: Item, keep_in_pool: bool) -> None:
+        item.host = self.storage[item.start:item.start + item.length].copy()
+        if not keep_in_pool:
+            self.items.remove(item)
+            item.start = -1
+            self.outside.append(item)
+            self._set_fragmented()
+        item.status &= ~FOR_DEMOTING
+
+    def _set_fragmented(self) -> None:
+        if not mutants.on("fragmented-flag-stale"):
+            self.fragmented = True
+
+    def _grow(self, size: int) -> None:
+        """New storage, every item copied in, compacted: bases change."""
+        new = np.zeros(size, dtype=np.int64)
+        at = 0
+        for item in self.items:
+            if not (mutants.on("grow-loses-item") and item.status & FOR_PROMOTING):
+                new[at:at + item.length] = self.storage[item.start:item.start + item.length]
+            item.start = at
+            at += item.length
+        self.storage = new
+        self.fragmented = False
+        self.grown += 1
+
+    def _defragment(self) -> None:
+        at = 0
+        for item in self.items:  # by start: moving down never overwrites what follows
+            self.storage[at:at + item.length] = self.storage[
+                item.start:item.start + item.length].copy()
+            item.start = at
+            at += item.length
+        self.storage[at:] = 0
+        self.fragmented = False
+
+
+def _wrap(data: np.ndarray, bits: int) -> np.ndarray:
+    return data.astype(np.int32).astype(np.int64) if bits == 32 else data

@@ -1,0 +1,111 @@
+"""Host programs (difftest/host.py): the case format and its one-line errors, the oracle's
+plain model against hand-derived observations, and generated programs agreeing on
+numba-simt."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from difftest.case import case_from_json
+from difftest.cli import main
+from difftest.runner import check_case, oracle_run
+from generators.cases import cases_for
+from generators.host import host_programs
+from generators.kernels import kernels
+from targets.numba_simt.target import NumbaSimtTarget
+
+KERNEL = "def k(out: Buffer[i32], inp: Buffer[i32]):\n    g = gid()\n    out[g] = inp[g] * 2\n"
+
+
+def _case(host: list[dict[str, Any]], n: int = 2) -> dict[str, Any]:
+    return {"kernel": KERNEL, "entry": "k", "launch": {"n": n, "wave": 2},
+            "args": {"out": {"dtype": "i32", "data": [0] * n},
+                     "inp": {"dtype": "i32", "data": list(range(1, n + 1))}},
+            "host": host}
+
+
+@pytest.mark.parametrize("host, message", [
+    ("x", "field 'host' must be a list of steps"),
+    ([{"op": "jump"}], "host step 0: a step is an object with 'op' one of"),
+    ([{"op": "read"}], "host step 0: 'read' needs field 'buffer'"),
+    ([{"op": "read", "buffer": "out", "extra": 1}], "unknown field 'extra' for 'read'"),
+    ([{"op": "create", "buffer": "b", "dtype": "f32", "length": 2}], "field 'dtype'"),
+    ([{"op": "create", "buffer": "b", "dtype": "i32", "length": -1}], "field 'length'"),
+    ([{"op": "write", "buffer": "out", "offset": 0, "data": [1.5]}], "field 'data'"),
+    ([{"op": "map", "buffer": "out", "mode": "rw", "as": "m"}], "field 'mode'"),
+    ([{"op": "launch", "bind": {"nope": "out"}}], "'nope' is not a buffer parameter"),
+    ([{"op": "launch", "bind": {"out": "inp"}}], "binds one buffer to two parameters"),
+])
+def test_a_bad_host_program_is_one_line_exit_2(tmp_path: Path, host: Any, message: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.case.json"
+    path.write_text(json.dumps(_case(host)))
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and str(path) in err
+
+
+def test_a_host_program_round_trips_through_json() -> None:
+    host = [{"op": "create", "buffer": "b", "dtype": "i32", "length": 2},
+            {"op": "launch", "bind": {"out": "b"}}, {"op": "read", "buffer": "b"}]
+    case = case_from_json(_case(host))
+    again = case_from_json(json.loads(json.dumps(case.to_json())))
+    assert again.host == host == case.host
+
+
+def test_the_model_by_hand() -> None:
+    # inp = [1, 2]; out mapped for reading across two launches, the second writing
+    # out = inp * 2 through a rebinding; a write mapping of inp written before a launch
+    host = [
+        {"op": "map", "buffer": "out", "mode": "read", "as": "r"},
+        {"op": "map_read", "mapping": "r"},                          # [0, 0]
+        {"op": "launch"},                                            # out = [2, 4]
+        {"op": "map_read", "mapping": "r"},                          # [2, 4]
+        {"op": "map", "buffer": "inp", "mode": "write", "as": "w"},
+        {"op": "map_write", "mapping": "w", "offset": 1, "data": [2**31]},  # wraps
+        {"op": "map_read", "mapping": "w"},                          # [1, -2**31]
+        {"op": "unmap", "mapping": "w"},
+        {"op": "create", "buffer": "c", "dtype": "i32", "length": 2},
+        {"op": "launch", "bind": {"out": "c"}},                      # c = [2, 0]
+        {"op": "read", "buffer": "c"},
+        {"op": "free", "buffer": "c"},
+        {"op": "read", "buffer": "c"},                               # no_buffer: ends
+        {"op": "read", "buffer": "out"},
+    ]
+    case = case_from_json(_case(host))
+    run, error = oracle_run(case)
+    assert error is None
+    assert run.observations == [(1, [0, 0]), (3, [2, 4]), (6, [1, -2**31]), (10, [2, 0])]
+    assert run.error == (12, "no_buffer")
+    assert {k: v.tolist() for k, v in run.final.items()} == {"out": [2, 4],
+                                                              "inp": [1, -2**31]}
+    assert check_case(case, NumbaSimtTarget()).verdict.agree
+
+
+def test_an_exception_ends_the_program_and_its_launch_is_checked() -> None:
+    host = [{"op": "launch"}, {"op": "read", "buffer": "out"}]
+    obj = _case(host, n=4)
+    obj["args"]["inp"]["data"] = [1, 2, 3]  # inp[3] is out of bounds
+    case = case_from_json(obj)
+    run, _ = oracle_run(case)
+    assert run.ended_by is not None and run.observations == []
+    res = check_case(case, NumbaSimtTarget(), {"wave_order": "descending"})
+    assert res.verdict.agree and res.outcome.exception is not None
+
+
+@settings(max_examples=12, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_generated_host_programs_agree_on_numba_simt(data: st.DataObject) -> None:
+    kernel = data.draw(kernels())
+    case = data.draw(cases_for(kernel, max_n=64))
+    case.host = data.draw(host_programs(case))
+    res = check_case(case, NumbaSimtTarget())
+    assert res.oracle_error is not None or res.verdict.agree, (
+        f"{res.verdict}\n{json.dumps(case.to_json())}")
