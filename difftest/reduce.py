@@ -610,6 +610,18 @@ def _simplify_schedule_and_options(case: Case) -> Iterator[Case]:
 
 
 def _simplify_host(case: Case) -> Iterator[Case]:
+    """Host programs: no program at all (the plain launch), drop a step or a mapping or
+    buffer with its uses, shorten a step's data -- each candidate still a valid program."""
+    for cand in _host_candidates(case):
+        if cand.host is not None:
+            try:
+                parse_host(cand.host, cand.function, "candidate")
+            except CaseError:
+                continue
+        yield cand
+
+
+def _host_candidates(case: Case) -> Iterator[Case]:
     """Host programs: no program at all (the plain launch), drop a step, then shorten a
     step's data."""
     if case.host is None:

@@ -20,8 +20,8 @@ from difftest.host import HostError, HostRules, binding
 
 MAX_STEPS = 14
 _OPS = ("launch", "create", "map", "map_read", "map_write", "unmap", "read", "write",
-        "free", "misuse", "hold")
-_WEIGHTS = (6, 5, 4, 4, 3, 2, 3, 1, 2, 1, 4)
+        "free", "misuse", "hold", "churn")
+_WEIGHTS = (6, 5, 4, 4, 3, 2, 3, 1, 2, 1, 4, 3)
 _TABLE = tuple(op for op, w in zip(_OPS, _WEIGHTS) for _ in range(w))
 
 
@@ -88,6 +88,24 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
                     step.update(offset=draw(st.integers(0, max(0, n - len(vals)))), data=vals)
         elif op == "misuse":
             step = _misuse(draw, pick, rules, params)
+        elif op == "churn" and len(unmapped) >= 2 and params:
+            # the pool's list after a hole (NOTES: r600g's later bugs): every buffer in
+            # the pool, one freed, a new one promoted into the hole's pool, all read back
+            fresh += 1
+            scene = _churn(draw, pick, rules, params, pick(unmapped), f"b{fresh}")
+            scene = [x for x in scene if x is not None]
+            ended = False
+            for st_ in scene[:-1]:
+                try:
+                    rules.check(st_, fn)
+                except HostError:
+                    ended = True
+                steps.append(st_)
+                if ended:
+                    break
+            if ended:
+                break
+            step = scene[-1]
         elif op == "hold" and unmapped and params:
             # seed 004's scene: a mapping held open while a launch grows the pool (a
             # buffer bigger than everything so far, bound), then used again
@@ -183,6 +201,24 @@ def _hold(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
         if launch is not None and draw(st.booleans()):
             scene.append(_launch(draw, pick, rules_after, params, prefer=held) or launch)
         scene.append({"op": "map_read", "mapping": mapping})
+    return scene
+
+
+def _churn(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
+           victim: str, new: str) -> list[Any]:
+    like = pick(sorted(params))
+    dtype = "i32" if params[like].ty.element.bits == 32 else "i64"
+    before = HostRules(dict(rules.buffers), dict(rules.mappings))
+    scene: list[Any] = [_launch(draw, pick, before, params, prefer=victim)]
+    after = HostRules(dict(rules.buffers), dict(rules.mappings))
+    del after.buffers[victim]
+    scene.append({"op": "free", "buffer": victim})
+    scene.append({"op": "create", "buffer": new, "dtype": dtype,
+                  "length": pick([1, 2, rules.buffers[victim][1]])})
+    after.buffers[new] = (dtype, scene[-1]["length"])
+    scene.append(_launch(draw, pick, after, params, prefer=new))
+    scene += [{"op": "read", "buffer": b} for b in sorted(after.buffers)
+              if after.mode(b) != "write"]
     return scene
 
 
