@@ -55,6 +55,7 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
         names = sorted(rules.buffers)
         unmapped = [b for b in names if rules.mode(b) is None]
         step: dict[str, Any] | None = None
+        batch: list[dict[str, Any]] = []  # a scene's steps
         if op == "launch":
             step = _launch(draw, pick, rules, params)
         elif op == "create" and params:
@@ -93,19 +94,7 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
             # the pool, one freed, a new one promoted into the hole's pool, all read back
             fresh += 1
             scene = _churn(draw, pick, rules, params, pick(unmapped), f"b{fresh}")
-            scene = [x for x in scene if x is not None]
-            ended = False
-            for st_ in scene[:-1]:
-                try:
-                    rules.check(st_, fn)
-                except HostError:
-                    ended = True
-                steps.append(st_)
-                if ended:
-                    break
-            if ended:
-                break
-            step = scene[-1]
+            batch = [x for x in scene if x is not None]
         elif op == "hold" and unmapped and params:
             # seed 004's scene: a mapping held open while a launch grows the pool (a
             # buffer bigger than everything so far, bound), then used again
@@ -115,26 +104,11 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
             first = _launch(draw, pick, rules, params, prefer=held)
             if first is not None and not any(s["op"] == "launch" for s in steps):
                 scene.insert(0, first)  # so the held buffer is in the pool when mapped
-            ended = False
-            for st_ in scene[:-1]:
-                try:
-                    rules.check(st_, fn)
-                except HostError:
-                    ended = True
-                steps.append(st_)
-                if ended:
-                    break
-            if ended:
-                break
-            step = scene[-1]
-        if step is None:
-            continue
-        try:
-            rules.check(step, fn)
-        except HostError:
-            steps.append(step)
+            batch = scene
+        if step is not None:
+            batch = [step]
+        if _take(batch, rules, fn, steps):
             break  # the program ends at an error
-        steps.append(step)
     if not any(s["op"] == "launch" for s in steps):
         launch = _launch(draw, pick, rules, params)
         if launch is not None:
@@ -144,6 +118,19 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
                 pass
             steps.append(launch)
     return steps
+
+
+def _take(batch: list[dict[str, Any]], rules: HostRules, fn: Any,
+          steps: list[dict[str, Any]]) -> bool:
+    """Append `batch` to the program, applying each step to `rules`; True when one broke
+    a rule (it is kept: the program ends there)."""
+    for step in batch:
+        steps.append(step)
+        try:
+            rules.check(step, fn)
+        except HostError:
+            return True
+    return False
 
 
 def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
