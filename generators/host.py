@@ -93,7 +93,11 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
             # the pool's list after a hole (NOTES: r600g's later bugs): every buffer in
             # the pool, one freed, a new one promoted into the hole's pool, all read back
             fresh += 1
-            scene = _churn(draw, pick, rules, params, pick(unmapped), f"b{fresh}")
+            # often the oldest buffer: it sits before others in the pool, so its hole is
+            # not at the end (where a stale fragmented flag would do no harm)
+            oldest = [b for b in rules.buffers if b in unmapped][0]
+            victim = oldest if draw(st.booleans()) else pick(unmapped)
+            scene = _churn(draw, pick, rules, params, victim, f"b{fresh}")
             batch = [x for x in scene if x is not None]
         elif op == "hold" and unmapped and params:
             # seed 004's scene: a mapping held open while a launch grows the pool (a
