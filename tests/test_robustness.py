@@ -32,8 +32,11 @@ CASE = str(EXAMPLES / "simple_deopt.case.json")
 
 
 def test_nothing_in_the_repository_reads_a_folder_beside_it() -> None:
-    """A clone from the public repository has no ../shared: nothing may need it."""
-    pattern = re.compile(r"\.\./shared|parents?\[\d\]\s*/\s*[\"']shared|/ *\"shared\"")
+    """A clone from the public repository has no sibling folder of the development tree
+    (the design documents' folder): nothing may need it."""
+    sibling = "sha" + "red"  # spelled apart so this file does not match itself
+    pattern = re.compile(r"\.\./" + sibling + r"|parents?\[\d\]\s*/\s*[\"']" + sibling
+                         + r"|/ *\"" + sibling + r"\"")
     offenders = []
     for path in REPO.rglob("*"):
         rel = path.relative_to(REPO)
@@ -44,7 +47,6 @@ def test_nothing_in_the_repository_reads_a_folder_beside_it() -> None:
             continue
         if pattern.search(path.read_text(errors="replace")):
             offenders.append(str(rel))
-    offenders = [o for o in offenders if o != "tests/test_robustness.py"]
     assert not offenders, offenders
 
 
