@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .errors import CaseError
 from .ir.nodes import Function
 from .ir.types import DTYPES, I64, int_range
@@ -133,6 +135,11 @@ def binding(step: dict[str, Any], fn: Function) -> dict[str, str]:
     return {p.name: bind.get(p.name, p.name) for p in fn.params if p.ty.is_buffer}
 
 
+def dtype_name(element: Any) -> str:
+    """"i32" or "i64" for an element type or a NumPy dtype."""
+    return "i32" if getattr(element, "bits", None) == 32 or element == np.int32 else "i64"
+
+
 @dataclass
 class HostRules:
     """The program's state as the rules see it: which buffers exist (with their element
@@ -140,6 +147,12 @@ class HostRules:
 
     buffers: dict[str, tuple[str, int]] = field(default_factory=dict)
     mappings: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (buf, mode)
+
+    @classmethod
+    def for_case(cls, args: dict[str, Any]) -> HostRules:
+        """The state before the first step: the case's buffer arguments exist."""
+        return cls({name: (dtype_name(v.dtype), len(v)) for name, v in args.items()
+                    if isinstance(v, np.ndarray)})
 
     def mode(self, buffer: str) -> str | None:
         for buf, mode in self.mappings.values():

@@ -306,15 +306,16 @@ def _check_host(case: Case, run: Any, outcome: Outcome, policy: str,
     if outcome.error is None and got.get("error") != want_err:
         return _fail("R6 host", "the host program's error differs", expected=want_err,
                      actual=got.get("error"))
-    want_obs = [[i, v] for i, v in run.observations]
+    want_obs = [[i, list(v)] for i, v in run.observations]
+    got_obs = [[i, list(v)] for i, v in got.get("observations", [])]
     if outcome.error is None or run.ended_by is not None:
-        for k, (w, g) in enumerate(zip(want_obs, got.get("observations", []))):
-            if list(w[0:1]) != list(g[0:1]) or list(w[1]) != list(g[1]):
+        for k, (w, g) in enumerate(zip(want_obs, got_obs)):
+            if w != g:
                 return _fail("R6 host", f"observation {k} (host step {w[0]}) differs",
                              expected=w, actual=g)
-        if len(want_obs) != len(got.get("observations", [])):
+        if len(want_obs) != len(got_obs):
             return _fail("R6 host", "the host program made another number of observations",
-                         expected=len(want_obs), actual=len(got.get("observations", [])))
+                         expected=len(want_obs), actual=len(got_obs))
     if run.ended_by is None:
         if outcome.error is not None:
             return _fail("R0 error", f"target error: {outcome.error}", actual=outcome.error)

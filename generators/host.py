@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from hypothesis import strategies as st
 
 from difftest.case import Case
-from difftest.host import HostError, HostRules, binding
+from difftest.host import HostError, HostRules, dtype_name
 
 MAX_STEPS = 14
 _OPS = ("launch", "create", "map", "map_read", "map_write", "unmap", "read", "write",
@@ -34,10 +33,7 @@ def host_programs(case: Case) -> st.SearchStrategy[list[dict[str, Any]]]:
 def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
     fn = case.function
     params = {p.name: p for p in fn.params if p.ty.is_buffer}
-    rules = HostRules()
-    for name, v in case.args.items():
-        if isinstance(v, np.ndarray):
-            rules.buffers[name] = ("i32" if v.dtype == np.int32 else "i64", len(v))
+    rules = HostRules.for_case(case.args)
     length_of = {name: rules.buffers[name][1] for name in rules.buffers}
     steps: list[dict[str, Any]] = []
     count = draw(st.integers(3, MAX_STEPS))
@@ -60,7 +56,7 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
             step = _launch(draw, pick, rules, params)
         elif op == "create" and params:
             like = pick(sorted(params))
-            dtype = "i32" if params[like].ty.element.bits == 32 else "i64"
+            dtype = dtype_name(params[like].ty.element)
             base = length_of.get(like, 4)
             fresh += 1
             step = {"op": "create", "buffer": f"b{fresh}", "dtype": dtype,
@@ -145,7 +141,7 @@ def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any]
     bind: dict[str, str] = {}
     taken: set[str] = set()
     for name, p in params.items():
-        dtype = "i32" if p.ty.element.bits == 32 else "i64"
+        dtype = dtype_name(p.ty.element)
         ok = [b for b, (t, _) in sorted(rules.buffers.items())
               if t == dtype and b not in taken and rules.mode(b) != "write"]
         if not ok:
@@ -160,7 +156,7 @@ def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any]
     moved = {p: b for p, b in bind.items() if p != b}
     if moved:
         step["bind"] = moved
-    if len(set(binding(step, _Fn(params)).values())) != len(params):
+    if len({moved.get(p, p) for p in params}) != len(params):
         return None  # a default binding would alias a moved one
     return step
 
@@ -169,7 +165,7 @@ def _hold(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
           held: str, big: str, mapping: str) -> list[dict[str, Any]]:
     mode = pick(["read", "write"])
     like = pick(sorted(params))
-    dtype = "i32" if params[like].ty.element.bits == 32 else "i64"
+    dtype = dtype_name(params[like].ty.element)
     total = sum(n for _, n in rules.buffers.values())
     scene: list[dict[str, Any]] = [
         {"op": "map", "buffer": held, "mode": mode, "as": mapping},
@@ -198,7 +194,7 @@ def _hold(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
 def _churn(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
            victim: str, new: str) -> list[Any]:
     like = pick(sorted(params))
-    dtype = "i32" if params[like].ty.element.bits == 32 else "i64"
+    dtype = dtype_name(params[like].ty.element)
     before = HostRules(dict(rules.buffers), dict(rules.mappings))
     scene: list[Any] = [_launch(draw, pick, before, params, prefer=victim)]
     after = HostRules(dict(rules.buffers), dict(rules.mappings))
@@ -222,16 +218,10 @@ def _misuse(draw: st.DrawFn, pick: Any, rules: HostRules,
         b = pick(sorted(written))
         dtype = rules.buffers[b][0]
         same = [p for p, q in params.items()
-                if ("i32" if q.ty.element.bits == 32 else "i64") == dtype]
+                if dtype_name(q.ty.element) == dtype]
         if same:
             step = {"op": "launch", "bind": {pick(same): b}}
-            if len(set(binding(step, _Fn(params)).values())) == len(params):
+            if len({step["bind"].get(p, p) for p in params}) == len(params):
                 return step
     return {"op": "read", "buffer": "gone"}
 
-
-class _Fn:
-    """Just enough of a Function for `binding`."""
-
-    def __init__(self, params: dict[str, Any]) -> None:
-        self.params = list(params.values())

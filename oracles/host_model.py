@@ -53,12 +53,8 @@ class HostRun:
 def run_host(case: Case, options: dict[str, Any] | None = None) -> HostRun:
     assert case.host is not None
     fn = case.function
-    rules = HostRules()
-    model: dict[str, np.ndarray] = {}
-    for name, v in case.args.items():
-        if isinstance(v, np.ndarray):
-            model[name] = v.copy()
-            rules.buffers[name] = ("i32" if v.dtype == np.int32 else "i64", len(v))
+    rules = HostRules.for_case(case.args)
+    model = {k: v.copy() for k, v in case.args.items() if isinstance(v, np.ndarray)}
     run = HostRun()
     maps: dict[str, str] = {}  # mapping -> buffer
     for i, step in enumerate(case.host):

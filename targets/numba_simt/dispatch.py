@@ -92,6 +92,16 @@ class RunError(Exception):
     """The run ends with an error instead of an outcome (kind: message)."""
 
 
+def kernel_params(case: Case, buffers: list[str]) -> np.ndarray:
+    """The machine's `params`: each buffer parameter its row in the buffer table (the
+    order of `buffers`), each scalar its value."""
+    fn = case.function
+    params = np.zeros(max(1, len(fn.params)), dtype=np.int64)
+    for i, p in enumerate(fn.params):
+        params[i] = buffers.index(p.name) if p.ty.is_buffer else int(case.args[p.name])
+    return params
+
+
 def run_case(compiled: Compiled, case: Case, schedule: dict[str, Any],
              options: dict[str, Any], mem: np.ndarray, buftab: np.ndarray,
              params: np.ndarray) -> tuple[Outcome | None, str | None, dict[str, Any]]:

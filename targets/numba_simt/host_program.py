@@ -17,7 +17,7 @@ from difftest.case import Case
 from difftest.host import HostError, HostRules, binding
 from difftest.outcome import Outcome, host_result
 
-from .dispatch import run_case
+from .dispatch import kernel_params, run_case
 from .emit import Compiled
 from .pool import Item, Mapping, Pool
 
@@ -28,15 +28,13 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
                 options: dict[str, Any]) -> Outcome:
     assert case.host is not None
     fn = case.function
-    pool, rules = Pool(), HostRules()
+    pool, rules = Pool(), HostRules.for_case(case.args)
     items: dict[str, Item] = {}
     dtypes: dict[str, Any] = {}
     for name, v in case.args.items():
         if isinstance(v, np.ndarray):
-            dtype = "i32" if v.dtype == np.int32 else "i64"
-            items[name] = pool.create(len(v), _BITS[dtype])
+            items[name] = pool.create(len(v), 32 if v.dtype == np.int32 else 64)
             pool.write(items[name], 0, v.astype(np.int64))
-            rules.buffers[name] = (dtype, len(v))
             dtypes[name] = v.dtype
     maps: dict[str, Mapping] = {}
     observations: list[tuple[int, list[int]]] = []
@@ -78,12 +76,9 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
             bound = [items[b] for b in bind.values()]
             pool.promote(bound)
             buftab = pool.table(bound)
-            names = list(bind)
-            params = np.zeros(max(1, len(fn.params)), dtype=np.int64)
-            for k, p in enumerate(fn.params):
-                params[k] = names.index(p.name) if p.ty.is_buffer else int(case.args[p.name])
             outcome, err, diagnostics = run_case(compiled, case, schedule, options,
-                                                 pool.storage, buftab, params)
+                                                 pool.storage, buftab,
+                                                 kernel_params(case, list(bind)))
             pool.after_launch()
             if outcome is None:
                 last = Outcome({}, None, [], error=err)

@@ -33,7 +33,7 @@ from difftest.ir import nodes as n
 from difftest.outcome import Outcome
 
 from . import mutants
-from .dispatch import run_case
+from .dispatch import kernel_params, run_case
 from .host_program import run_program
 from .emit import Compiled, emit
 from .lower import lower
@@ -214,9 +214,7 @@ class NumbaSimtTarget:
             chunks.append(data.astype(np.int64))
             base += len(data)
         mem = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
-        params = np.zeros(max(1, len(fn.params)), dtype=np.int64)
-        for i, p in enumerate(fn.params):
-            params[i] = names.index(p.name) if p.ty.is_buffer else int(case.args[p.name])
+        params = kernel_params(case, names)
         with mutants.runtime_switched_on(options.get("mutants", ())):
             outcome, error, diagnostics = run_case(compiled, case, schedule, options, mem,
                                                    buftab, params)

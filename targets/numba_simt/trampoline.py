@@ -104,7 +104,6 @@ class Host:
         self.infopoints = compiled.infopoints
         self.union = len(compiled.union_regs) + len(compiled.union_slots)
         self.mem = mem
-        self.buftab = buftab
         self.params = [int(x) for x in params]
         self.n = n
         self.W = W
@@ -232,7 +231,7 @@ class _Wave:
                 for lane in write:
                     active = ex >> lane & 1
                     bid = regs[a][lane]
-                    if not active and not 0 <= bid < len(self.h.buftab):
+                    if not active and not 0 <= bid < len(self.h.buffers):
                         regs[d][lane] = 0
                         continue
                     base, length, _ = self.buffer(bid)
