@@ -36,7 +36,7 @@ from difftest.ir.types import I32, I64
 STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "While", "Break", "Continue",
               "Return", "Fail", "CallStmt")
 EXPR_KINDS = ("Const", "Name", "WorkId", "Unary", "Binary", "Compare", "Logic", "Select",
-              "Load", "Len", "Cast", "Call", "WaveOp")
+              "Load", "Len", "Alloc", "Cast", "Call", "WaveOp")
 FAULT_KINDS = ("out_of_bounds", "division_by_zero", "fail")
 EXTRA = ("rmw", "atomic", "helper", "div", "else", "nested_loop", "wave_op_diverged",
          "wave_after_return", "call_short_circuit", "nested_call", "buffer_local", "i64",
@@ -54,7 +54,7 @@ ALL_CONSTRUCTS: tuple[str, ...] = (
 _CHILDREN: dict[type, tuple[str, ...]] = {
     n.Unary: ("operand",), n.Binary: ("left", "right"), n.Compare: ("left", "right"),
     n.Logic: ("left", "right"), n.Select: ("cond", "then", "orelse"), n.Load: ("index",),
-    n.Cast: ("operand",), n.Call: ("args",), n.WaveOp: ("args",),
+    n.Cast: ("operand",), n.Alloc: ("size",), n.Call: ("args",), n.WaveOp: ("args",),
     n.Assign: ("value",), n.Store: ("value", "index"), n.AtomicAdd: ("index", "value"),
     n.If: ("cond", "then", "orelse"), n.For: ("start", "stop", "body"), n.While: ("body",),
     n.Return: ("value",), n.Fail: ("code",), n.CallStmt: ("call",),

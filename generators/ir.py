@@ -10,7 +10,8 @@ statements, defined before or after their callers (source order is shuffled; the
 graph stays acyclic); buffer-typed locals assigned from a select of two buffers;
 declared assignments `x: T = v`; bool, i32, i64 and buffer parameters; the extreme
 constants (-2**31, 2**31 - 1, -2**63, 2**63 - 1); empty blocks (`pass`), `elif` chains,
-and arbitrarily nested operators for the printer's parentheses.
+and arbitrarily nested operators for the printer's parentheses; one program in four allocates
+(`alloc(size)` where a `Buffer[i32]` is wanted) and then has no wave operations.
 
 Built type-directed, so no draw is ever rejected: every expression is drawn for a wanted
 type from a typed environment of the variables definitely assigned at that point (the
@@ -64,8 +65,10 @@ def _const(value: int | bool) -> Typed:
 class _Function:
     """Draws one function's body; `callees` are the functions it may call."""
 
-    def __init__(self, draw: st.DrawFn, fn: n.Function, callees: list[n.Function]) -> None:
+    def __init__(self, draw: st.DrawFn, fn: n.Function, callees: list[n.Function],
+                 allocates: bool = False) -> None:
         self.draw = draw
+        self.allocates = allocates  # alloc() instead of wave operations (the checker's rule)
         self.fn = fn
         self.callees = callees
         self.count = 0
@@ -91,7 +94,7 @@ class _Function:
         kinds = ["const"] + (["name"] if names else []) + (["workid"] if want.is_int else [])
         if depth > 0:
             kinds += ["select"] + (self.int_kinds(want, env) if want.is_int else
-                                   ["compare", "logic", "not", "wave"])
+                                   ["compare", "logic", "not"] + self.wave_kinds())
             if self.valued(env, want):
                 kinds.append("call")
         k = self.pick(kinds)
@@ -158,17 +161,22 @@ class _Function:
         return n.Cast(to, self.expr(self.draw(st.sampled_from(SCALARS)), env, sub)[0]), to
 
     def int_kinds(self, want: Type, env: Env) -> list[str]:
-        kinds = ["unary", "binary", "cast", "wave"]
+        kinds = ["unary", "binary", "cast"] + self.wave_kinds()
         if self.buffers(env, lambda t: _fits(t.element, want)):
             kinds.append("load")
         if self.buffers(env):
             kinds.append("len")
         if want is I64:
-            kinds.append("ballot")
+            kinds += [k.replace("wave", "ballot") for k in self.wave_kinds()]
         return kinds
+
+    def wave_kinds(self) -> list[str]:
+        return [] if self.allocates else ["wave"]
 
     def buffer(self, want: Type, env: Env, depth: int) -> Typed:
         names = self.buffers(env, lambda t: t == want)
+        if self.allocates and want is BUF_I32 and depth > 0 and self.draw(st.booleans()):
+            return n.Alloc(self.expr(I32, env, depth - 1)[0]), want
         if depth > 0 and self.draw(st.booleans()):
             cond = self.expr(BOOL, env, depth - 1)[0]
             return n.Select(cond, n.Name(self.pick(names)), n.Name(self.pick(names))), want
@@ -301,9 +309,10 @@ class _Function:
 
 
 def _function(draw: st.DrawFn, name: str, params: tuple[n.Param, ...], returns: Type | None,
-              callees: list[n.Function]) -> n.Function:
+              callees: list[n.Function], allocates: bool) -> n.Function:
     shell = n.Function(name, params, returns, ())
-    return n.Function(name, params, returns, _Function(draw, shell, callees).body())
+    return n.Function(name, params, returns,
+                      _Function(draw, shell, callees, allocates).body())
 
 
 @st.composite
@@ -312,11 +321,12 @@ def programs(draw: st.DrawFn) -> n.Program:
     drawn before it) and `kernel(a, c: Buffer[i32], b: Buffer[i64], m: i32, q: i64,
     f: bool)`, which may call any helper, in a shuffled source order."""
     helpers: list[n.Function] = []
+    allocates = draw(st.integers(0, 3)) == 3  # then no wave operations anywhere
     for i in range(draw(st.integers(0, 3))):
         types = draw(st.lists(st.sampled_from(SCALARS + (BUF_I32, BUF_I64)), max_size=3))
         params = tuple(n.Param(f"p{j}", t) for j, t in enumerate(types))
         returns = draw(st.sampled_from((None, I32, I64, BOOL)))
-        helpers.append(_function(draw, f"h{i}", params, returns, list(helpers)))
-    kernel = _function(draw, "kernel", KERNEL_PARAMS, None, helpers)
+        helpers.append(_function(draw, f"h{i}", params, returns, list(helpers), allocates))
+    kernel = _function(draw, "kernel", KERNEL_PARAMS, None, helpers, allocates)
     order = draw(st.permutations([*helpers, kernel]))
     return check(n.Program(tuple(order)))

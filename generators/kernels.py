@@ -79,6 +79,11 @@ FEATURES = ("branch", "loop", "wave", "memory", "atomic", "helper", "return", "l
 #: Vulkan CTS reconvergence programs reach), with small trip counts.
 RARE_FEATURES = ("deep",)
 RARE_PERCENT = 15
+#: `alloc()` in the kernel (a program that allocates has no wave operations: "wave" goes
+#: off), with this probability; its workitems finish on numba-simt's host, one by one, so
+#: such kernels launch at most ALLOC_MAX_N workitems
+ALLOC_PERCENT = 20
+ALLOC_MAX_N = 256
 #: Fault features: each enabled with probability `fault_rate`.
 FAULT_FEATURES = ("fault_oob", "fault_div", "fault_fail")
 DEFAULT_FAULT_RATE = 0.3
@@ -544,7 +549,7 @@ class _Gen:
         """Statement productions for where `fn` is now, simplest first (repeats are
         weights)."""
         key = ("stmt", fn.loops > 0, fn.loops < fn.max_loops, fn.nest, bool(fn.locals),
-               len(fn.outs), len(fn.ins), fn.no_continue > 0)
+               len(fn.outs), tuple(b for b, _ in fn.ins), fn.no_continue > 0)
         menu = fn.menus.get(key)
         if menu is not None:
             return menu
@@ -587,6 +592,10 @@ class _Gen:
             m += ["call_assign"] if fn.is_kernel else ["call_assign"] * 3
         if "memory" in on and fn.is_kernel:
             m += ["alias", "alias"]
+        if "alloc" in on and fn.is_kernel:
+            m += ["alloc"] * 2
+            if any(b.startswith("p") for b, _ in fn.ins):
+                m += ["alloc_store"] * 3
         menu = fn.menus[key] = tuple(m)
         return menu
 
@@ -638,7 +647,16 @@ class _Gen:
             return [f"{pad}{self.new_var(fn, ty)} = {value}"]
         if k == "reassign":
             name = self.pick(fn.locals)
-            value, _ = self.int_expr(fn, fn.vars[name], 2)
+            ty = fn.vars[name]
+            others = [v for v, t in fn.vars.items()
+                      if v != name and (t is I32 or (t is I64 and ty is I64))]
+            if others and self.pick(("expr", "mix")) == "mix":
+                # a masked def that does not read the old value, of other live values:
+                # under register pressure its operands are reloaded between the reload
+                # that carries the inactive lanes' old value and the def itself
+                a, b = self.pick(others), self.pick(others)
+                return [f"{pad}{name} = {a} {self.pick(_ARITH[:3] + _ARITH[4:6])} {b}"]
+            value, _ = self.int_expr(fn, ty, 2)
             return [f"{pad}{name} = {value}"]
         if k == "assign_bool":
             c = self.cond(fn, 1)
@@ -746,6 +764,17 @@ class _Gen:
             inbuf = self.pick([b for b, t in fn.ins if t is I32])
             acc = f", {fn.accs[0][0]}" if self.hv_acc else ""
             return [f"{pad}hv({buf}, {v}, {inbuf}{acc})"]
+        if k == "alloc":
+            # a private buffer, at least one element (so `% len(p)` never divides by 0);
+            # readable like an input, writable by its owner alone
+            size, _ = self.int_expr(fn, I32, 1, "dyn")
+            name = self.name("p")
+            fn.ins.append((name, I32))
+            return [f"{pad}{name} = alloc(({size} & 7) + 1)"]
+        if k == "alloc_store":
+            buf = self.pick([b for b, _ in fn.ins if b.startswith("p")])
+            value, _ = self.int_expr(fn, I32, 1)
+            return [f"{pad}{buf}[{self.index(fn, buf, 1)}] = {value}"]
         assert k == "alias", k
         # A buffer reference in a local: the role (and privacy) goes with it.
         role = self.pick(("out", "in"))
@@ -792,7 +821,8 @@ class _Gen:
         # Each enabled feature's main statement appears at least once (the last ones
         # drawn when not drawn before), so a feature switched on is a feature used.
         anchors = {"memory": "alias", "atomic": "atomic", "loop": "for", "branch": "ifelse",
-                   "helper": "call_void", "return": "return", "while": "while"}
+                   "helper": "call_void", "return": "return", "while": "while",
+                   "alloc": "alloc"}
         required = tuple(s for f, s in anchors.items() if f in on)
         if "helper" in on:
             required += ("call_assign",)
@@ -958,6 +988,9 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int) -> GeneratedKernel:
     for f in RARE_FEATURES:
         if draw(_PERCENT) >= 100 - RARE_PERCENT:  # shrinks to 0: off
             on.add(f)
+    if draw(_PERCENT) >= 100 - ALLOC_PERCENT:
+        on.add("alloc")
+        on.discard("wave")
     for f in FAULT_FEATURES:
         if pct >= 100 or (pct > 0 and draw(_PERCENT) >= 100 - pct):
             on.add(f)
@@ -972,4 +1005,6 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int) -> GeneratedKernel:
     for name in sorted(found):
         event(f"construct: {name}")
     max_n = max(1, DEFAULT_WORK_BUDGET // (trip_bound(program, ENTRY) + 1))
+    if "alloc" in features:
+        max_n = min(max_n, ALLOC_MAX_N)
     return GeneratedKernel(source, ENTRY, program, bufs, scalars, features, found, max_n)

@@ -341,6 +341,7 @@ class _Memory:
 
     def __init__(self, buffers: dict[str, np.ndarray], n_items: int, exact_races: bool) -> None:
         self.names = list(buffers)
+        self.shared = len(self.names)  # the case's buffers; after them, `alloc()`'s
         arrays = list(buffers.values())
         self.dtypes = [v.dtype for v in arrays]
         self.sizes = np.array([len(v) for v in arrays], dtype=np.int64)
@@ -353,6 +354,19 @@ class _Memory:
         # location -> (plain writers, readers, atomic updaters), at most two gids each:
         # enough to name a second workitem whenever one exists (exact mode only).
         self.touched: dict[tuple[str, int], tuple[list[int], list[int], list[int]]] = {}
+
+    def allocate(self, gids: Lanes, sizes: Array) -> Array:
+        """A fresh zeroed Buffer[i32] for each lane; returns their references. Private to
+        the workitem (a reference cannot leave it), so neither the race rule nor the
+        write logs (what the checker replays onto the case's buffers) see them."""
+        refs = np.arange(len(self.names), len(self.names) + len(gids), dtype=np.int64)
+        self.names += [f"<alloc {g}.{r}>" for g, r in zip(gids.tolist(), refs.tolist())]
+        self.dtypes += [np.dtype(np.int32)] * len(gids)
+        self.offsets = np.concatenate([self.offsets, len(self.flat) + np.cumsum(sizes) - sizes])
+        self.sizes = np.concatenate([self.sizes, sizes.astype(np.int64)])
+        self.is32 = np.concatenate([self.is32, np.ones(len(gids), dtype=bool)])
+        self.flat = np.concatenate([self.flat, np.zeros(int(sizes.sum()), np.int64)])
+        return refs
 
     def in_bounds(self, refs: Array, index: Array) -> Array:
         return (index >= 0) & (index < self.sizes[refs])
@@ -383,18 +397,21 @@ class _Memory:
     def _access(self, kind: int, gids: Lanes, refs: Array, index: Array) -> Array:
         """Apply the race rule to in-bounds accesses (lanes ascending, as the semantics
         orders a statement's lanes); returns their locations in `flat`."""
+        shared = refs < self.shared
         if self.exact_races:
-            for g, r, i in zip(gids.tolist(), refs.tolist(), index.tolist()):
+            for g, r, i in zip(gids[shared].tolist(), refs[shared].tolist(),
+                               index[shared].tolist()):
                 self._touch(g, self.names[r], i, kind)
         where = self.offsets[refs] + index
         if not self.exact_races:
-            self.touches.add(kind, where, gids)
+            self.touches.add(kind, where[shared], gids[shared])
         return where
 
     def _log(self, gids: Lanes, refs: Array, index: Array, values: Array,
              atomic: bool) -> None:
         for g, r, i, v in zip(gids.tolist(), refs.tolist(), index.tolist(), values.tolist()):
-            self.writes[g].append(Write(self.names[r], i, v, atomic))
+            if r < self.shared:
+                self.writes[g].append(Write(self.names[r], i, v, atomic))
 
     def load(self, gids: Lanes, refs: Array, index: Array) -> Array:
         return self.flat[self._access(LOAD, gids, refs, index)]
@@ -413,8 +430,9 @@ class _Memory:
 
     def final(self) -> dict[str, np.ndarray]:
         return {name: self.flat[off:off + size].astype(dtype)
-                for name, off, size, dtype in zip(self.names, self.offsets.tolist(),
-                                                  self.sizes.tolist(), self.dtypes)}
+                for name, off, size, dtype in zip(self.names[:self.shared],
+                                                  self.offsets.tolist(), self.sizes.tolist(),
+                                                  self.dtypes)}
 
 
 class _Run:
@@ -662,6 +680,13 @@ class _Run:
 
     def e_Len(self, act: _Activation, e: n.Len, lanes: Lanes) -> Vals:
         return lanes, self.mem.sizes[act.get(e.buffer, lanes)]
+
+    def e_Alloc(self, act: _Activation, e: n.Alloc, lanes: Lanes) -> Vals:
+        done, size = self.evaluate(act, e.size, lanes)
+        ok = (size >= 0) & (size <= n.ALLOC_MAX)
+        if not ok.all():
+            self.fault(act, done[~ok], "out_of_bounds", e.line)
+        return done[ok], self.mem.allocate(done[ok], size[ok])
 
     def e_Cast(self, act: _Activation, e: n.Cast, lanes: Lanes) -> Vals:
         done, v = self.evaluate(act, e.operand, lanes)

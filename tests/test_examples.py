@@ -73,6 +73,28 @@ def test_payload_clobber() -> None:
     assert out["exception"] is None
 
 
+def test_alloc_relocation_on_the_oracle() -> None:
+    out = run_example("alloc_relocation")
+    inp = [1, 2, 3, 4, 5]
+    expected = [sum(inp[:g % 5 + 1]) + 10 * g * (g % 5 + 1) for g in range(12)]
+    assert out["buffers"]["out"] == expected
+    assert out["buffers"]["inp"] == inp  # the private buffers are nobody's output
+    assert out["exception"] is None and out["status"] == ["completed"] * 12
+
+
+def test_alloc_size_out_of_range_faults_at_the_alloc() -> None:
+    kernel = ("def kernel(out: Buffer[i32], s: i32):\n"
+              "    p = alloc(s - gid())\n"
+              "    out[gid()] = len(p)\n")
+    obj = {"kernel": kernel, "entry": "kernel", "launch": {"n": 4, "wave": 2},
+           "args": {"out": {"dtype": "i32", "data": [9] * 4}, "s": 1025}}
+    out = ReferenceTarget().run(case_from_json(obj)).to_json()
+    # sizes 1025, 1024, 1023, 1022: only gid 0 is past the limit (1024)
+    assert out["exception"]["gid"] == 0 and out["exception"]["kind"] == "out_of_bounds"
+    assert stack(out["exception"]) == [("kernel", 2)]
+    assert out["buffers"]["out"] == [9, 1024, 1023, 1022]
+
+
 @pytest.mark.parametrize("wave", [1, 2, 4, 8, 16, 32, 64])
 def test_simple_deopt_any_wave_size(wave: int) -> None:
     out = run_example("simple_deopt", launch={"n": 20, "wave": wave})

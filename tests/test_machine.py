@@ -7,8 +7,8 @@ worked out in comments), never taken from the machine's output.
 
 Program layout used by most tests (`execute`): buffer 0 is `out` (one block of n cells per
 dumped register, prefilled with SENTINEL), buffers 1 and 2 hold per-workitem inputs a and
-b; params = [0, 1, 2] (the buffer ids). The prologue loads a into r0 and b into r1 and
-keeps the out buffer id in r7 and gid in r6; r5 is the epilogue's scratch. The epilogue
+b; params = their base offsets (a buffer reference is its base, isa.py). The prologue loads
+a into r0 and b into r1 and keeps the out buffer's reference in r7 and gid in r6; r5 is the epilogue's scratch. The epilogue
 sets EXEC = ALIVE (so inactive-but-alive lanes are dumped too) and stores each dumped
 register to out[i * n + gid].
 """
@@ -26,7 +26,7 @@ from targets.numba_simt.isa import ALIVE, EXEC, Op
 
 SENTINEL = -777
 R_BUF, R_GID, R_TMP = 7, 6, 5
-OUT, IN_A, IN_B = 0, 1, 2
+OUT, IN_A, IN_B = 0, 1, 2  # parameter indices
 MIN32, MAX32 = -(2**31), 2**31 - 1
 MIN64, MAX64 = -(2**63), 2**63 - 1
 
@@ -142,8 +142,11 @@ def execute(body: list[tuple[int, ...]], n: int, W: int, *, a: Any = None, b: An
     size = len(dump) * n
     mem = np.array([SENTINEL] * size + a + b, dtype=np.int64)
     buftab = [[0, size, 64], [size, n, in_bits], [size + n, n, in_bits]]
+    if size == 0:  # an empty out goes last: no two buffers may share a base
+        buftab[0][0] = 2 * n
+    params = [row[0] for row in buftab]
     rows = prologue() + body + epilogue(n, dump)
-    r = launch(rows, n, W, mem=mem, buftab=buftab, params=[OUT, IN_A, IN_B], **kw)
+    r = launch(rows, n, W, mem=mem, buftab=buftab, params=params, **kw)
     out = [r.mem[i * n:(i + 1) * n].tolist() for i in range(len(dump))]
     return Dumped(r.rc, r.status, r.fault_ip, r.fault_code, r.counters, r.mem, out)
 
@@ -293,7 +296,8 @@ def test_constants_parameters_and_ids() -> None:
             I(Op.WAVEID, 0), I(Op.GID, 1)]
     r = execute(body, n, W, dump=(2, 3, 4, 0, 1))
     assert r.rc == 0
-    assert r.out == [[-42] * n, [IN_B] * n, [g % W for g in range(n)],
+    in_b_base = 5 * n + n  # after out's five dumps and a (execute's layout)
+    assert r.out == [[-42] * n, [in_b_base] * n, [g % W for g in range(n)],
                      [g // W for g in range(n)], list(range(n))]
 
 

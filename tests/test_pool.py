@@ -20,9 +20,11 @@ from hypothesis.stateful import (
 
 from difftest.case import case_from_json
 from difftest.runner import check_case
+from generators.schedules import schedule_by_number
 from targets.numba_simt import mutants
 from targets.numba_simt.pool import FOR_PROMOTING, MAPPED_WRITE, Pool
 from targets.numba_simt.target import NumbaSimtTarget
+from targets.numba_simt.trampoline import relocate_waiting
 
 from .conftest import EXAMPLES
 
@@ -49,6 +51,28 @@ def test_growth_moves_items_already_in_the_pool() -> None:
     assert b.start != b_start  # moved: growth compacts, never only appends
     assert pool.read(b).tolist() == list(range(200, 208))
     assert pool.read(c).tolist() == [0] * 40
+
+
+def test_allocating_past_the_end_grows_and_moves_every_item() -> None:
+    pool, items = _pool_with(5, 7)
+    before = [i.start for i in items]
+    size = len(pool.storage)
+    fresh, moves = pool.allocate(len(pool.storage))  # cannot fit: the pool grows
+    assert len(pool.storage) > size and fresh.start == 0
+    assert all(i.start != b for i, b in zip(items, before))  # every old item moved
+    assert moves == {b: i.start for i, b in zip(items, before)}
+    pool.release_allocations()
+    assert fresh not in pool.items
+
+
+def test_relocating_a_frame_touches_only_its_reference_slots() -> None:
+    # frame: gid, reason, ip, trips, one reference-bitmap word (slots 0 and 2), 3 values
+    frame = np.array([0, 6, 0, 0, 0b101, 16, 16, 32], dtype=np.int64)
+    relocate_waiting([frame], {16: 48, 32: 64}, 0, 3)
+    assert frame.tolist() == [0, 6, 0, 0, 0b101, 48, 16, 64]  # slot 1: a plain 16, kept
+    with mutants.switched_on(["stale-frame-reference"]):
+        relocate_waiting([frame], {48: 80}, 0, 3)
+    assert frame[5] == 48  # the mutant leaves saved frames alone
 
 
 def test_defragmenting_in_place_moves_items_down() -> None:
@@ -218,6 +242,34 @@ class PoolAgainstModel(RuleBasedStateMachine):
 
     @precondition(lambda self: self.items)
     @rule(data=st.data())
+    def launch_that_allocates(self, data: st.DataObject) -> None:
+        """A launch whose lanes alloc() on the host while other lanes' saved frames wait,
+        holding references to bound items (and plain values) at the positions their
+        reference bitmaps mark: after every allocation each frame's references name the
+        items' current bases, its other values unchanged."""
+        ok = sorted(n for n in self.items if self._mode(n) != "write")
+        bound = data.draw(st.lists(st.sampled_from(ok), min_size=1, unique=True)) if ok else []
+        if not bound:
+            return
+        self.pool.promote([self.items[n] for n in bound])
+        frames, expect = [], []
+        for _ in range(data.draw(st.integers(1, 3))):
+            slots = data.draw(st.lists(st.one_of(st.sampled_from(bound),
+                                                 st.integers(0, 40)), min_size=1, max_size=5))
+            bitmap = sum(1 << p for p, s in enumerate(slots) if isinstance(s, str))
+            values = [self.items[s].start if isinstance(s, str) else s for s in slots]
+            frames.append(np.array([0, 0, 0, 0, bitmap] + values, dtype=np.int64))
+            expect.append(slots)
+        for size in data.draw(st.lists(st.integers(0, 40), min_size=1, max_size=3)):
+            _, moves = self.pool.allocate(size)
+            for frame, slots in zip(frames, expect):
+                relocate_waiting([frame], moves, 0, len(slots))
+                want = [self.items[s].start if isinstance(s, str) else s for s in slots]
+                assert frame[5:].tolist() == want, "a stale reference in a saved frame"
+        self.pool.release_allocations()
+
+    @precondition(lambda self: self.items)
+    @rule(data=st.data())
     def read_or_free(self, data: st.DataObject) -> None:
         ok = sorted(n for n in self.items if self._mode(n) is None)
         if ok:
@@ -246,7 +298,8 @@ def test_the_pool_keeps_every_write_and_no_mapping_goes_stale() -> None:
 
 
 @pytest.mark.parametrize("mutant", [m for m in mutants.NAMES
-                                    if mutants.REGISTRY[m].mechanism == "pool"])
+                                    if mutants.REGISTRY[m].mechanism == "pool"]
+                         + ["stale-frame-reference"])
 def test_the_stateful_test_finds_each_pool_mutant(mutant: str) -> None:
     with mutants.switched_on([mutant]):
         with pytest.raises(AssertionError):
@@ -267,6 +320,21 @@ def test_the_host_program_example_agrees_and_each_pool_mutant_flips_it() -> None
     for m in mutants.NAMES:
         if mutants.REGISTRY[m].mechanism == "pool":
             assert not check_case(case, target, options={"mutants": [m]}).verdict.agree, m
+
+
+def test_the_alloc_example_agrees_and_stale_frame_reference_flips_it() -> None:
+    from difftest.case import load_case
+    case = load_case(EXAMPLES / "alloc_relocation.case.json")
+    target = NumbaSimtTarget()
+    diag = target.run(case, {}, {}).diagnostics
+    assert diag["allocations"] == 12 and diag["pool_grown"] >= 1
+    flipped = 0
+    for number in range(12):
+        schedule = schedule_by_number(case, number)
+        assert check_case(case, target, schedule).verdict.agree, schedule
+        mutant = check_case(case, target, schedule, {"mutants": ["stale-frame-reference"]})
+        flipped += not mutant.verdict.agree
+    assert flipped >= 6  # a move with frames waiting is the common case here
 
 
 def test_binding_a_buffer_mapped_for_writing_is_an_error_on_both_sides() -> None:

@@ -16,6 +16,7 @@ Rules (docs/semantics.md has the prose):
   sides, but a loop nothing can leave is a mistake worth naming);
 - `break`/`continue` only inside a loop of the same function; a function with a return
   type returns a value on every path; kernels and void helpers `return` without one;
+- a program that calls `alloc(size)` has no wave operations;
 - helper calls nest at most `MAX_CALL_DEPTH` deep, and statements and expressions at most
   `MAX_NESTING` deep counting inlined helpers (every pass over the IR, the oracle's and
   the compiler's included, recurses along it: this keeps them far below Python's
@@ -27,14 +28,14 @@ parser does.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from typing import Any, Callable
 
 from ..errors import KernelError
 from . import nodes as n
-from .types import BOOL, I32, I64, Type, int_range, widest
+from .types import BOOL, BUF_I32, I32, I64, Type, int_range, widest
 
 RESERVED = frozenset(
-    {"gid", "lane", "wave", "len", "i32", "i64", "bool", "fail", "atomic_add", "range",
+    {"gid", "lane", "wave", "len", "alloc", "i32", "i64", "bool", "fail", "atomic_add", "range",
      "Buffer", "True", "False", "None"}
     | set(n.WAVE_OPS)
 )
@@ -56,6 +57,7 @@ def check(program: n.Program) -> n.Program:
         seen[f.name] = f
     _check_no_recursion(program, seen)
     _check_depth(program, seen)
+    _check_alloc_without_wave_ops(program)
     return n.Program(tuple(_FunctionChecker(f, seen).run() for f in program.functions))
 
 
@@ -105,10 +107,14 @@ def _nesting(node: object, funcs: dict[str, n.Function], nesting: dict[str, int]
 
 
 def _calls_in(f: n.Function) -> list[n.Call]:
-    found: list[n.Call] = []
+    return _nodes_in(f, n.Call)
+
+
+def _nodes_in(f: n.Function, kind: type) -> list[Any]:
+    found: list[Any] = []
 
     def visit(node: object) -> None:
-        if isinstance(node, n.Call):
+        if isinstance(node, kind):
             found.append(node)
         if dataclasses.is_dataclass(node):
             for fld in dataclasses.fields(node):
@@ -119,6 +125,18 @@ def _calls_in(f: n.Function) -> list[n.Call]:
 
     visit(f.body)
     return found
+
+
+def _check_alloc_without_wave_ops(program: n.Program) -> None:
+    """A program that allocates has no wave operations (docs/semantics.md: an allocating
+    workitem finishes its run outside its wave)."""
+    allocs = [a for f in program.functions for a in _nodes_in(f, n.Alloc)]
+    waves = [w for f in program.functions for w in _nodes_in(f, n.WaveOp)]
+    if allocs and waves:
+        raise KernelError(
+            f"alloc() (line {allocs[0].line}) and wave operations ({waves[0].op}() on line "
+            f"{waves[0].line}) in one program: a program that allocates has no wave "
+            "operations", waves[0].line)
 
 
 def _check_no_recursion(program: n.Program, funcs: dict[str, n.Function]) -> None:
@@ -472,6 +490,10 @@ class _FunctionChecker:
     def e_Len(self, e: n.Len, d: frozenset[str]) -> n.Expr:
         self._buffer(e.buffer, d, e.line)
         return dataclasses.replace(e, ty=I32)
+
+    def e_Alloc(self, e: n.Alloc, d: frozenset[str]) -> n.Expr:
+        size = self.int_expr(e.size, d, "size of alloc()")
+        return dataclasses.replace(e, size=size, ty=BUF_I32)
 
     def e_Cast(self, e: n.Cast, d: frozenset[str]) -> n.Expr:
         if e.to not in (I32, I64):

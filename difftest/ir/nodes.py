@@ -145,6 +145,20 @@ class Len:
     ty: Type | None = _ty()
 
 
+#: the largest `alloc(size)`; a size outside 0..ALLOC_MAX faults (out of bounds)
+ALLOC_MAX = 1024
+
+
+@dataclass(frozen=True)
+class Alloc:
+    """`alloc(size)`: a fresh zeroed `Buffer[i32]` of `size` elements, private to the
+    workitem that evaluated it, alive until the launch ends (docs/semantics.md)."""
+
+    size: Expr
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
 @dataclass(frozen=True)
 class Cast:
     """`i32(x)` / `i64(x)`: wraps on narrowing; a bool converts to 0/1."""
@@ -175,8 +189,10 @@ class WaveOp:
     ty: Type | None = _ty()
 
 
-Expr = Union[Const, Name, WorkId, Unary, Binary, Compare, Logic, Select, Load, Len, Cast, Call, WaveOp]
-EXPR_NODES = (Const, Name, WorkId, Unary, Binary, Compare, Logic, Select, Load, Len, Cast, Call, WaveOp)
+Expr = Union[Const, Name, WorkId, Unary, Binary, Compare, Logic, Select, Load, Len, Alloc, Cast,
+             Call, WaveOp]
+EXPR_NODES = (Const, Name, WorkId, Unary, Binary, Compare, Logic, Select, Load, Len, Alloc, Cast,
+              Call, WaveOp)
 
 # ----------------------------------------------------------------- statements
 

@@ -317,6 +317,9 @@ def _call(e: ast.Call) -> n.Expr:
     if name == "len":
         arity(1)
         return n.Len(_buffer_name(e.args[0], line), line=line)
+    if name == "alloc":
+        arity(1)
+        return n.Alloc(_expr(e.args[0]), line=line)
     if name in ("i32", "i64"):
         arity(1)
         return n.Cast(I32 if name == "i32" else I64, _expr(e.args[0]), line=line)

@@ -143,6 +143,8 @@ def _expr(e: n.Expr) -> str:
         return f"{e.buffer}[{_expr(e.index)}]"
     if isinstance(e, n.Len):
         return f"len({e.buffer})"
+    if isinstance(e, n.Alloc):
+        return f"alloc({_expr(e.size)})"
     if isinstance(e, n.Cast):
         return f"{e.to}({_expr(e.operand)})"
     if isinstance(e, n.Call):

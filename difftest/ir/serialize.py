@@ -176,6 +176,7 @@ _SHAPES: dict[str, dict[str, _Reader]] = {
     "Select": {"cond": _expr, "then": _expr, "orelse": _expr},
     "Load": {"buffer": _ident, "index": _expr},
     "Len": {"buffer": _ident},
+    "Alloc": {"size": _expr},
     "Cast": {"to": _type, "operand": _expr},
     "Call": {"func": _ident, "args": _list(_expr)},
     "WaveOp": {"op": _one_of(n.WAVE_OPS), "args": _list(_expr)},

@@ -11,6 +11,11 @@ no exception is being reported (or the schedule's `after_exception` is "finish")
 either relaunched on the machine (`never_ran` "device": the next round) or on the host
 (`never_ran` "host"); otherwise they stay never-ran, in whole waves.
 
+Memory is the pool's (pool.py): each round launches on its current storage, with a
+buffer table and parameters made from its items' current bases, because a lane the host
+finishes may `alloc()` -- and an allocation that does not fit moves every item (the host
+relocates what it holds: trampoline.py). The allocated items are freed when the run ends.
+
 Schedule keys read here: `wave_order` (with `order_seed`), `slots`, `quantum`,
 `replay_order` (with `replay_seed`), `never_ran`, `after_exception`, `deopt_percent`
 (with `deopt_seed`: DeoptimizeALot at eligible infopoints).
@@ -32,6 +37,7 @@ from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fau
 
 from . import deopt, machine, mutants
 from .emit import Compiled
+from .pool import Item, Pool
 from .trampoline import Host, HostBudget, HostError
 
 ORDERS = ("ascending", "descending", "shuffled")
@@ -92,21 +98,38 @@ class RunError(Exception):
     """The run ends with an error instead of an outcome (kind: message)."""
 
 
-def kernel_params(case: Case, buffers: list[str]) -> np.ndarray:
-    """The machine's `params`: each buffer parameter its row in the buffer table (the
-    order of `buffers`), each scalar its value."""
+def kernel_params(case: Case, bound: dict[str, Item]) -> np.ndarray:
+    """The machine's `params`: each buffer parameter a reference to its item (its base in
+    the pool), each scalar its value."""
     fn = case.function
     params = np.zeros(max(1, len(fn.params)), dtype=np.int64)
     for i, p in enumerate(fn.params):
-        params[i] = buffers.index(p.name) if p.ty.is_buffer else int(case.args[p.name])
+        params[i] = bound[p.name].start if p.ty.is_buffer else int(case.args[p.name])
     return params
 
 
 def run_case(compiled: Compiled, case: Case, schedule: dict[str, Any],
-             options: dict[str, Any], mem: np.ndarray, buftab: np.ndarray,
-             params: np.ndarray) -> tuple[Outcome | None, str | None, dict[str, Any]]:
-    """(outcome, None, diagnostics) or (None, error, diagnostics); `mem` is written."""
+             options: dict[str, Any], pool: Pool, bound: dict[str, Item]
+             ) -> tuple[Outcome | None, str | None, dict[str, Any]]:
+    """(outcome, None, diagnostics) or (None, error, diagnostics). `bound`: each buffer
+    parameter's item, in the pool; the pool's storage is written."""
+    try:
+        return _run(compiled, case, schedule, options, pool, bound)
+    finally:
+        pool.release_allocations()  # alloc()'s buffers live until the launch ends
+
+
+def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict[str, Any],
+         pool: Pool, bound: dict[str, Item]) -> tuple[Outcome | None, str | None,
+                                                      dict[str, Any]]:
     n, W = case.n, case.wave
+    items = list(bound.values())
+
+    def allocate(size: int) -> tuple[int, dict[int, int], np.ndarray]:
+        item, moves = pool.allocate(size)
+        return item.start, moves, pool.storage
+
+    ref_params = frozenset(i for i, p in enumerate(case.function.params) if p.ty.is_buffer)
     n_waves = (n + W - 1) // W
     budget = trip_budget(options, n)
     slots = int(schedule.get("slots", 1))
@@ -114,15 +137,18 @@ def run_case(compiled: Compiled, case: Case, schedule: dict[str, Any],
     for name in options.get("mutants", ()):
         flags |= mutants.MACHINE_FLAGS.get(name, 0)
     run = _Run(n, [NEVER_RAN] * n)
-    host = Host(compiled, mem, buftab, params, n, W, budget)
+    host = Host(compiled, pool.storage, pool.table(items), kernel_params(case, bound), n, W,
+                budget, allocate, ref_params)
     pending = wave_order(n_waves, schedule)
     finish = schedule.get("after_exception", "stop") == "finish"
     on_host = schedule.get("never_ran", "device") == "host"
     try:
         while pending:
             run.rounds += 1
-            never = _device_round(compiled, case, schedule, run, host, mem, buftab, params,
-                                  pending, slots, budget, flags)
+            # the items' current bases: an alloc() on the host may have moved them
+            never = _device_round(compiled, case, schedule, run, host, pool.storage,
+                                  pool.table(items), kernel_params(case, bound), pending,
+                                  slots, budget, flags)
             if not never:
                 break
             if len(never) >= len(pending) and not mutants.on("never-ran-rerun-completed"):
@@ -137,14 +163,14 @@ def run_case(compiled: Compiled, case: Case, schedule: dict[str, Any],
             pending = never
     except HostBudget as e:
         return None, (f"step_budget: workitem {e.gid} ran out of its budget of "
-                      f"{describe_budget(options, n)}"), _diagnostics(run)
+                      f"{describe_budget(options, n)}"), _diagnostics(run, host)
     except (HostError, RunError) as e:
-        return None, f"internal: {e}", _diagnostics(run)
+        return None, f"internal: {e}", _diagnostics(run, host)
     exc = None
     if run.first is not None:
         exc = ExceptionReport(run.first, run.faults[run.first])
     bufs = {}  # filled by the caller
-    return Outcome(bufs, exc, run.status, dict(run.faults)), None, _diagnostics(run)
+    return Outcome(bufs, exc, run.status, dict(run.faults)), None, _diagnostics(run, host)
 
 
 def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run: _Run,
@@ -186,12 +212,15 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
         run.sites[ip] = run.sites.get(ip, 0) + 1
     run.deopted.update(gids)
     raised = False
-    for i in _replay_order(gids, schedule):
+    order = _replay_order(gids, schedule)
+    for k, i in enumerate(order):
+        host.waiting = [rows[j] for j in order[k + 1:]]  # relocated if an alloc() moves
         fates = host.resume(rows[i])
         run.take(fates)
         raised = raised or bool(fates.order)
         if raised and mutants.on("replay-stops-at-exception"):
             break  # the bug: the other deopted workitems are never finished
+    host.waiting = []
     if mutants.on("never-ran-rerun-completed"):
         # the bug: a wave with a deopted lane counts as not done, and runs again whole
         extra = {g // W for g in gids} - set(never) - run.rerun
@@ -206,8 +235,9 @@ def _max_wave_steps(budget: int, wave: int, ninstr: int) -> int:
     return min(2**62, (wave * budget + 1) * (ninstr + 1))
 
 
-def _diagnostics(run: _Run) -> dict[str, Any]:
+def _diagnostics(run: _Run, host: Host) -> dict[str, Any]:
     return {
+        "allocations": host.allocations,
         "instructions": run.instructions,
         "lane_instructions": run.lane_instructions,
         "rounds": run.rounds,

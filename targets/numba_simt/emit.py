@@ -34,7 +34,8 @@ from .lower import Instr, Label, Lowered
 from .regalloc import Allocation
 from .speculate import wave_reachable
 
-_KIND_NAMES = {1: "out_of_bounds", 2: "division_by_zero", 3: "fail", 4: "speculation"}
+_KIND_NAMES = {1: "out_of_bounds", 2: "division_by_zero", 3: "fail", 4: "speculation",
+               5: "alloc"}
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class HostCode:
     nvregs: int
     nmasks: int
     vreg_bits: dict[int, int]      # integer vregs' widths (i32 values canonical at 32)
+    ref_vregs: frozenset[int] = frozenset()  # vregs holding buffer references
 
 
 @dataclass
@@ -150,7 +152,8 @@ def _host_code(host: Lowered) -> tuple[HostCode, dict[int, int], dict[int, int]]
         if ins.ip >= 0:
             ip_at[ins.ip] = i
     bits_of = {v: t.bits for v, t in host.vreg_types.items() if t.is_int}
-    return HostCode(rows, host.nvregs, host.nmasks, bits_of), at, ip_at
+    refs = frozenset(v for v, t in host.vreg_types.items() if t.is_buffer)
+    return HostCode(rows, host.nvregs, host.nmasks, bits_of, refs), at, ip_at
 
 
 def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None) -> Compiled:

@@ -17,7 +17,7 @@ from difftest.case import Case
 from difftest.host import HostError, HostRules, binding
 from difftest.outcome import Outcome, host_result
 
-from .dispatch import kernel_params, run_case
+from .dispatch import run_case
 from .emit import Compiled
 from .pool import Item, Mapping, Pool
 
@@ -72,13 +72,10 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
             del dtypes[step["buffer"]]
         elif op == "launch":
             launches += 1
-            bind = binding(step, fn)
-            bound = [items[b] for b in bind.values()]
-            pool.promote(bound)
-            buftab = pool.table(bound)
-            outcome, err, diagnostics = run_case(compiled, case, schedule, options,
-                                                 pool.storage, buftab,
-                                                 kernel_params(case, list(bind)))
+            bound = {param: items[b] for param, b in binding(step, fn).items()}
+            pool.promote(list(bound.values()))
+            outcome, err, diagnostics = run_case(compiled, case, schedule, options, pool,
+                                                 bound)
             pool.after_launch()
             if outcome is None:
                 last = Outcome({}, None, [], error=err)

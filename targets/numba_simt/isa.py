@@ -12,9 +12,11 @@ One instruction is one int64 row of `WIDTH` columns: [op, d, a, b, c, imm, wm, i
 
 State of one wave: vector registers V[nregs, W] (int64), mask registers M[nmasks, W]
 (uint8; M[EXEC] is the exec mask, M[ALIVE] the lanes neither faulted nor returned from
-the kernel), spill slots S[nslots, W] (int64), a pc. Memory is one int64 array; a buffer
-reference value is a buffer id indexing the buffer table [nbufs, 3] = (base, length,
-bits); i32 buffers hold values wrapped to 32 bits.
+the kernel), spill slots S[nslots, W] (int64), a pc. Memory is one int64 array (the
+pool's storage); a buffer reference value is the buffer's base offset in it, resolved
+through the buffer table [nbufs, 3] = (base, length, bits) -- so when the pool moves a
+buffer, every reference to it held anywhere (a saved frame too) must be relocated; i32
+buffers hold values wrapped to 32 bits.
 
 Arithmetic wraps to `imm` bits (32 or 64) with two's complement; DIV/REM truncate toward
 zero (MIN // -1 == MIN, MIN % -1 == 0) and fault on a zero divisor; shift amounts are
@@ -32,7 +34,7 @@ OP, D, A, B, C, IMM, WM, IP = range(WIDTH)
 EXEC, ALIVE = 0, 1  # fixed mask registers
 
 #: fault kinds as recorded by the machine
-FAULT_NONE, FAULT_OOB, FAULT_DIV0, FAULT_FAIL, FAULT_SPECULATION = 0, 1, 2, 3, 4
+FAULT_NONE, FAULT_OOB, FAULT_DIV0, FAULT_FAIL, FAULT_SPECULATION, FAULT_ALLOC = 0, 1, 2, 3, 4, 5
 
 
 class Op(enum.IntEnum):
@@ -59,7 +61,7 @@ class Op(enum.IntEnum):
     WRAP = 20        # V[d] = wrap(V[a], imm)  (i32(x) narrowing)
     MOV = 21         # V[d] = V[a]
     MOVI = 22        # V[d] = imm
-    PARAM = 23       # V[d] = params[imm]   (kernel arguments; buffer ids for buffers)
+    PARAM = 23       # V[d] = params[imm]   (kernel arguments; base offsets for buffers)
     LANEID = 24      # V[d] = lane
     GID = 25         # V[d] = wave_base + lane
     WAVEID = 26      # V[d] = wave index
@@ -69,6 +71,8 @@ class Op(enum.IntEnum):
     ATOMIC_ADD = 32  # mem[V[a]][V[b]] += V[c] (wrapped to the buffer's bits), lane order
     LEN = 33         # V[d] = length of buffer V[a]
     FAIL = 34        # every EXEC lane faults (fail) at ip with code V[a]
+    ALLOC = 35       # every EXEC lane deopts here: the host allocates V[d] = a fresh zeroed
+                     # Buffer[i32] of V[a] elements (device code cannot) and finishes it
     # --- masks
     M_GETEXEC = 40   # M[d] = EXEC
     M_SETEXEC = 41   # EXEC = M[a] & ALIVE
@@ -108,7 +112,7 @@ class Op(enum.IntEnum):
 #: opcodes that may fault, and so carry an infopoint
 FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.FAIL})
 #: opcodes with an infopoint: where a lane can leave the machine for the host
-INFOPOINTS = FAULTING | {Op.DEOPT}
+INFOPOINTS = FAULTING | {Op.DEOPT, Op.ALLOC}
 #: opcodes whose result depends on other lanes: the host cannot finish a lane alone past
 #: one (no forced deopt or speculation where one is reachable)
 WAVE_OPS = frozenset({Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR,
@@ -119,7 +123,7 @@ WRITES_VREG = frozenset(
     {Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR,
      Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.NEG, Op.NOT,
      Op.LNOT, Op.WRAP, Op.MOV, Op.MOVI, Op.PARAM, Op.LANEID, Op.GID, Op.WAVEID, Op.LOAD,
-     Op.LEN, Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
+     Op.LEN, Op.ALLOC, Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
      Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.RELOAD}
 )
 #: opcodes that always write every lane of their destination, whatever `wm` says

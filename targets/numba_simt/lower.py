@@ -31,11 +31,11 @@ from typing import Any
 
 from difftest.ir import nodes as n
 from difftest.ir.printer import expr_source
-from difftest.ir.types import BOOL, I64, Type, int_range
+from difftest.ir.types import BOOL, BUF_I32, I64, Type, int_range
 from difftest.outcome import Frame
 
 from . import mutants
-from .isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB,
+from .isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB,
                   FAULT_SPECULATION, WRITES_VREG, Op)
 
 _ARITH = {"+": Op.ADD, "-": Op.SUB, "*": Op.MUL, "//": Op.DIV, "%": Op.REM, "&": Op.AND,
@@ -527,6 +527,15 @@ class _Lowerer:
     def e_Len(self, e: n.Len) -> int:
         v = self.vreg(e.ty or I64)
         self.emit(Op.LEN, d=v, a=self.frames[-1].vars[e.buffer])
+        return v
+
+    def e_Alloc(self, e: n.Alloc) -> int:
+        """Device code cannot allocate: every lane that gets here deopts (ALLOC), and the
+        host allocates in the pool -- possibly moving it -- and finishes the lane."""
+        size = self.expr(e.size)
+        v = self.vreg(BUF_I32)
+        ins = self.emit(Op.ALLOC, d=v, a=size)
+        self.infopoint(ins, FAULT_ALLOC, e.line)
         return v
 
     def e_Cast(self, e: n.Cast) -> int:

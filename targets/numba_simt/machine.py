@@ -92,8 +92,10 @@ FLAG_SLOT_NOT_ATOMIC = 4   # slot-index-not-atomic: one slot bump per wave instr
 
 # Deopt reasons (frame word 1) and the frame layout (a row of the save area).
 REASON_OOB, REASON_DIV0, REASON_FAIL, REASON_SPECULATION, REASON_FORCED = 1, 2, 3, 4, 5
+REASON_ALLOC = 6
 REASONS = {REASON_OOB: "out_of_bounds", REASON_DIV0: "division_by_zero",
-           REASON_FAIL: "fail", REASON_SPECULATION: "speculation", REASON_FORCED: "forced"}
+           REASON_FAIL: "fail", REASON_SPECULATION: "speculation", REASON_FORCED: "forced",
+           REASON_ALLOC: "alloc"}
 F_GID, F_REASON, F_IP, F_TRIPS, F_HEAD = 0, 1, 2, 3, 4  # then mask words, refmap words,
 # the union registers' values, the union spill slots' values
 H_FLAG, H_NEXT, H_OVERFLOW = 0, 1, 2  # the save area's header words
@@ -105,7 +107,7 @@ T_ISSUE, T_FLAG = 1, 2  # dispatch trace events: (kind, wave, wave-instructions 
 _ADD, _SUB, _MUL, _DIV, _REM, _AND, _OR, _XOR, _SHL, _SHR = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 _EQ, _NE, _LT, _LE, _GT, _GE = 11, 12, 13, 14, 15, 16
 _NEG, _NOT, _LNOT, _WRAP, _MOV, _MOVI, _PARAM, _LANEID, _GID, _WAVEID = range(17, 27)
-_LOAD, _STORE, _ATOMIC, _LEN, _FAIL = 30, 31, 32, 33, 34
+_LOAD, _STORE, _ATOMIC, _LEN, _FAIL, _ALLOC = 30, 31, 32, 33, 34, 35
 _MGET, _MSET, _MCOND, _MANDN, _MOR, _MAND, _MCLR, _KILL = range(40, 48)
 _JMP, _JZE, _JZM, _HALT, _TRIP, _DEOPT = 50, 51, 52, 53, 54, 55
 _SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = range(60, 69)
@@ -118,7 +120,7 @@ _LITERALS = {
     "CMP_LE": _LE, "CMP_GT": _GT, "CMP_GE": _GE, "NEG": _NEG, "NOT": _NOT, "LNOT": _LNOT,
     "WRAP": _WRAP, "MOV": _MOV, "MOVI": _MOVI, "PARAM": _PARAM, "LANEID": _LANEID,
     "GID": _GID, "WAVEID": _WAVEID, "LOAD": _LOAD, "STORE": _STORE, "ATOMIC_ADD": _ATOMIC,
-    "LEN": _LEN, "FAIL": _FAIL, "M_GETEXEC": _MGET, "M_SETEXEC": _MSET,
+    "LEN": _LEN, "FAIL": _FAIL, "ALLOC": _ALLOC, "M_GETEXEC": _MGET, "M_SETEXEC": _MSET,
     "M_FROMCOND": _MCOND, "M_ANDN": _MANDN, "M_OR": _MOR, "M_AND": _MAND, "M_CLEAR": _MCLR,
     "KILL": _KILL, "JMP": _JMP, "JZ_EXEC": _JZE, "JZ_MASK": _JZM, "HALT": _HALT,
     "TRIP": _TRIP, "DEOPT": _DEOPT,
@@ -141,7 +143,7 @@ _FORMS = {
     Op.LNOT: "vv---", Op.WRAP: "vv--b", Op.MOV: "vv---", Op.MOVI: "v----",
     Op.PARAM: "v---p", Op.LANEID: "v----", Op.GID: "v----", Op.WAVEID: "v----",
     Op.LOAD: "vvv--", Op.STORE: "-vvv-", Op.ATOMIC_ADD: "-vvv-", Op.LEN: "vv---",
-    Op.FAIL: "-v---", Op.M_GETEXEC: "w----", Op.M_SETEXEC: "-m---", Op.M_FROMCOND: "wv---",
+    Op.FAIL: "-v---", Op.ALLOC: "vv---", Op.M_GETEXEC: "w----", Op.M_SETEXEC: "-m---", Op.M_FROMCOND: "wv---",
     Op.M_ANDN: "wmm--", Op.M_OR: "wmm--", Op.M_AND: "wmm--", Op.M_CLEAR: "w----",
     Op.KILL: "-----", Op.JMP: "----j", Op.JZ_EXEC: "----j", Op.JZ_MASK: "-m--j",
     Op.HALT: "-----", Op.TRIP: "-----", Op.DEOPT: "-----", Op.SET_INACTIVE: "vv---", Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv---",
@@ -261,6 +263,15 @@ def _validate(code, nregs, nmasks, nslots, nparams, roles):  # type: ignore[no-u
                 return ERR_CODE, 0, 0
             used_slots = max(used_slots, imm + 1)
     return OK, used_regs, used_slots
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _row(buftab, nbufs, ref):  # type: ignore[no-untyped-def]
+    """The buffer table row whose base is `ref` (a buffer reference), or -1."""
+    for i in range(nbufs):
+        if buftab[i, 0] == ref:
+            return i
+    return -1
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -384,6 +395,9 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
         bb, bl, bits = buftab[i, 0], buftab[i, 1], buftab[i, 2]
         if bb < 0 or bl < 0 or bb > memlen or bl > memlen - bb or (bits != 32 and bits != 64):
             return ERR_BUFFER
+        for j in range(i):  # a reference is a base: two rows may not share one
+            if buftab[j, 0] == bb:
+                return ERR_BUFFER
     err, _, _ = _validate(code, nregs, nmasks, nslots, params.shape[0], roles)
     if err != OK:
         return err
@@ -667,16 +681,17 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                 cur = np.int64(-1)  # the buffer whose row is in off/length/bsh
                 odd = np.int64(ex)  # nonzero: take the checked path
                 if ex != 0:
-                    buf = V[ra, _ctz(ex)]
-                    if buf >= 0 and buf < nbufs:
-                        cur = buf
-                        off = buftab[buf, 0]
-                        length = buftab[buf, 1]
-                        bsh = 64 - buftab[buf, 2]
+                    ref = V[ra, _ctz(ex)]
+                    row = _row(buftab, nbufs, ref)
+                    if row >= 0:
+                        cur = ref
+                        off = buftab[row, 0]
+                        length = buftab[row, 1]
+                        bsh = 64 - buftab[row, 2]
                         odd = 0
                         for l in range(W):
                             i = V[rb, l]
-                            odd |= (((V[ra, l] ^ buf) | np.int64(i < 0) | np.int64(i >= length))
+                            odd |= (((V[ra, l] ^ ref) | np.int64(i < 0) | np.int64(i >= length))
                                     & -((ex >> l) & 1))
                 rest = ex
                 if odd == 0 and ex == full and op == _STORE:
@@ -691,14 +706,15 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                 while odd != 0 and rest != 0:  # active lanes, in lane order
                     l = _ctz(rest)
                     rest &= rest - 1
-                    buf = V[ra, l]
-                    if buf != cur or cur < 0:
-                        if buf < 0 or buf >= nbufs:
+                    ref = V[ra, l]
+                    if ref != cur or cur < 0:
+                        row = _row(buftab, nbufs, ref)
+                        if row < 0:
                             return ERR_BUFFER
-                        cur = buf
-                        off = buftab[buf, 0]
-                        length = buftab[buf, 1]
-                        bsh = 64 - buftab[buf, 2]
+                        cur = ref
+                        off = buftab[row, 0]
+                        length = buftab[row, 1]
+                        bsh = 64 - buftab[row, 2]
                     idx = V[rb, l]
                     if idx < 0 or idx >= length:
                         f |= np.int64(1) << l
@@ -717,17 +733,17 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
                     if (sel >> l) & 1 == 0:
                         continue
                     act = (ex >> l) & 1
-                    buf = V[ra, l]
+                    row = _row(buftab, nbufs, V[ra, l])
                     r = np.int64(0)
-                    if buf < 0 or buf >= nbufs:
+                    if row < 0:
                         if act != 0:
                             return ERR_BUFFER
                     elif op == _LEN:
-                        r = buftab[buf, 1]
+                        r = buftab[row, 1]
                     else:
                         idx = V[rb, l]
-                        if idx >= 0 and idx < buftab[buf, 1]:
-                            r = mem[buftab[buf, 0] + idx]
+                        if idx >= 0 and idx < buftab[row, 1]:
+                            r = mem[buftab[row, 0] + idx]
                         elif act != 0:
                             f |= np.int64(1) << l
                             continue
@@ -879,6 +895,9 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
             elif op == _FAIL:  # every active lane deopts; the host raises the fail
                 fd = ex
                 why = REASON_FAIL
+            elif op == _ALLOC:  # the host allocates: every active lane finishes there
+                fd = ex
+                why = REASON_ALLOC
             elif op == _DEOPT:  # a speculation guard taken: the host finishes them
                 fd = ex
                 why = REASON_SPECULATION

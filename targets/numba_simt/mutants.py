@@ -112,6 +112,9 @@ _ALL = (
     Mutant("free-wrong-item", "NOTES: r600g later bugs", "pool",
            "freeing an item unlinks its successor in the pool's list (the list bug that "
            "freed the wrong buffer)"),
+    Mutant("stale-frame-reference", "000", "trampoline",
+           "when an alloc() moves the pool, the references in saved frames not yet "
+           "resumed are not relocated (seed 000's oops in saved registers left stale)"),
 )
 
 REGISTRY: dict[str, Mutant] = {m.name: m for m in _ALL}

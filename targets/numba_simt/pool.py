@@ -45,6 +45,12 @@ class Item:
     def in_pool(self) -> bool:
         return self.start != -1
 
+    @property
+    def span(self) -> int:
+        """Words it takes in the pool: at least one, so no two items share a base (a
+        buffer reference is its base)."""
+        return max(1, self.length)
+
 
 @dataclass(eq=False)
 class Mapping:
@@ -62,6 +68,7 @@ class Pool:
         self.outside: list[Item] = []  # not in the pool
         self.fragmented = False
         self.grown = 0  # how many times the storage was replaced
+        self.allocated: list[Item] = []  # made by alloc() in the launch in progress
         self._next_id = 0
 
     # ------------------------------------------------------------------ host API
@@ -141,20 +148,20 @@ class Pool:
         if mutants.on("promote-before-unmap"):
             promote += [i for i in self.outside
                         if i.status & MAPPED_WRITE and i not in promote]
-        used = sum(i.length for i in self.items)
-        need = used + sum(i.length for i in promote)
+        used = sum(i.span for i in self.items)
+        need = used + sum(i.span for i in promote)
         if need > len(self.storage):
             self._grow(-(-need // ALIGN) * ALIGN)  # as r600g: what is needed, aligned
         elif self.fragmented:
             self._defragment()
-        end = self.items[-1].start + self.items[-1].length if self.items else 0
+        end = self.items[-1].start + self.items[-1].span if self.items else 0
         if mutants.on("fragmented-flag-stale") and not self.fragmented:
             end = used  # trusts the flag: no holes, so the items end at their total size
         for item in promote:
             assert item.host is not None
             item.start = end
             self.storage[end:end + item.length] = item.host
-            end += item.length
+            end += item.span
             self.outside.remove(item)
             self.items.append(item)
             if not item.status & (MAPPED_READ | MAPPED_WRITE):
@@ -162,6 +169,43 @@ class Pool:
         self.items.sort(key=lambda i: i.start)
         for item in self.items:
             item.status &= ~FOR_PROMOTING
+
+    def allocate(self, length: int, bits: int = 32) -> tuple[Item, dict[int, int]]:
+        """A kernel's `alloc()` (the host serving a deopted lane, mid-launch): a fresh
+        zeroed item in the pool at once. When it does not fit, the pool grows: new storage
+        with the new item at its bottom and the old contents copied above it, so *every*
+        item moves (as a copying collector moves every survivor). Returns the item and
+        the moves {old base: new base}: every reference held anywhere -- the launch's
+        parameters, registers, saved frames -- must be relocated by them."""
+        item = Item(self._next_id, length, bits)
+        self._next_id += 1
+        end = self.items[-1].start + self.items[-1].span if self.items else 0
+        moves: dict[int, int] = {}
+        if end + item.span <= len(self.storage):
+            item.start = end
+        else:
+            shift = -(-item.span // ALIGN) * ALIGN
+            new = np.zeros(-(-(shift + end) // ALIGN) * ALIGN, dtype=np.int64)
+            new[shift:shift + end] = self.storage[:end]
+            for other in self.items:
+                moves[other.start] = other.start + shift
+                other.start += shift
+            self.storage = new
+            self.grown += 1
+            item.start = 0
+            if item.span < shift:
+                self._set_fragmented()  # the hole between the new item and the old ones
+        self.storage[item.start:item.start + item.span] = 0
+        self.items.append(item)
+        self.items.sort(key=lambda i: i.start)
+        self.allocated.append(item)
+        return item, moves
+
+    def release_allocations(self) -> None:
+        """At the end of a launch: alloc()'s items are garbage."""
+        for item in self.allocated:
+            self.free(item)
+        self.allocated = []
 
     def after_launch(self) -> None:
         """A read mapping shows the current contents: refresh its copy (in place: the
@@ -201,7 +245,7 @@ class Pool:
             if not (mutants.on("grow-loses-item") and item.status & FOR_PROMOTING):
                 new[at:at + item.length] = self.storage[item.start:item.start + item.length]
             item.start = at
-            at += item.length
+            at += item.span
         self.storage = new
         self.fragmented = False
         self.grown += 1
@@ -212,7 +256,7 @@ class Pool:
             self.storage[at:at + item.length] = self.storage[
                 item.start:item.start + item.length].copy()
             item.start = at
-            at += item.length
+            at += item.span
         self.storage[at:] = 0
         self.fragmented = False
 

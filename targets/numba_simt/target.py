@@ -33,10 +33,11 @@ from difftest.ir import nodes as n
 from difftest.outcome import Outcome
 
 from . import mutants
-from .dispatch import kernel_params, run_case
+from .dispatch import run_case
 from .host_program import run_program
 from .emit import Compiled, emit
 from .lower import lower
+from .pool import Pool
 from .regalloc import ORDERS, AllocationError, allocate_registers
 from .speculate import speculate
 
@@ -203,26 +204,20 @@ class NumbaSimtTarget:
         if case.host is not None:
             with mutants.runtime_switched_on(options.get("mutants", ())):
                 return run_program(compiled, case, schedule, options)
-        fn = case.function
         bufs = case.buffers()
-        names = [p.name for p in fn.params if p.ty.is_buffer]
-        buftab = np.zeros((max(1, len(names)), 3), dtype=np.int64)
-        chunks, base = [], 0
-        for i, name in enumerate(names):
-            data = bufs[name]
-            buftab[i] = (base, len(data), 32 if data.dtype == np.int32 else 64)
-            chunks.append(data.astype(np.int64))
-            base += len(data)
-        mem = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
-        params = kernel_params(case, names)
+        pool = Pool()
+        bound = {}
+        for name, data in bufs.items():
+            bound[name] = pool.create(len(data), 32 if data.dtype == np.int32 else 64)
+            pool.write(bound[name], 0, data.astype(np.int64))
+        pool.promote(list(bound.values()))
         with mutants.runtime_switched_on(options.get("mutants", ())):
-            outcome, error, diagnostics = run_case(compiled, case, schedule, options, mem,
-                                                   buftab, params)
-        out_bufs = {}
-        for i, name in enumerate(names):
-            b, length, _ = buftab[i]
-            out_bufs[name] = mem[b:b + length].astype(bufs[name].dtype)
-        diagnostics.update(code_size=len(compiled.rows), spill_slots=len(compiled.slot))
+            outcome, error, diagnostics = run_case(compiled, case, schedule, options, pool,
+                                                   bound)
+        out_bufs = {name: pool.read(item).astype(bufs[name].dtype)
+                    for name, item in bound.items()}
+        diagnostics.update(code_size=len(compiled.rows), spill_slots=len(compiled.slot),
+                           pool_grown=pool.grown)
         if outcome is None:
             return Outcome(out_bufs, None, [], error=error, diagnostics=diagnostics)
         outcome.buffers = out_bufs

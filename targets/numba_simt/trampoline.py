@@ -14,16 +14,24 @@ its wave: the compiler never lets a lane deopt where a wave operation could foll
 fault re-faults at once). A fault on the host is final: the lane's fate, with the stack
 of the infopoint that faulted.
 
-The `resume-restarts-statement` mutant lives here.
+A lane at an `alloc()` (ALLOC) asks the pool for a fresh buffer (`allocate`, given by
+dispatch); when that moves the pool, every buffer reference the host holds is relocated:
+the launch's parameters, the registers of the wave it is running (the vregs the host code
+types as references), and the reference slots of every saved frame still waiting to be
+resumed (`waiting`), found through each frame's reference bitmap -- seed 000's oops in
+saved registers, updated in place.
+
+The `resume-restarts-statement` and `stale-frame-reference` mutants live here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
+from difftest.ir.nodes import ALLOC_MAX
 from difftest.outcome import Fault
 
 from . import mutants
@@ -79,7 +87,34 @@ _UNARY = {
     Op.MOV: lambda a, w: a,
 }
 _KIND = {Op.DIV: "division_by_zero", Op.REM: "division_by_zero", Op.LOAD: "out_of_bounds",
-         Op.STORE: "out_of_bounds", Op.ATOMIC_ADD: "out_of_bounds", Op.FAIL: "fail"}
+         Op.STORE: "out_of_bounds", Op.ATOMIC_ADD: "out_of_bounds", Op.FAIL: "fail",
+         Op.ALLOC: "out_of_bounds"}
+#: the pool's side of `alloc()`: size -> (reference, moves {old base: new base}, storage)
+Allocate = Callable[[int], tuple[int, dict[int, int], np.ndarray]]
+
+
+def relocate_frame(frame: np.ndarray, moves: dict[int, int], nmasks: int, union: int) -> None:
+    """Relocate the references a saved frame holds (its reference bitmap says which of
+    its saved values are references), in place."""
+    mw = (nmasks + 63) // 64
+    rw = len(frame) - F_HEAD - mw - union
+    values = F_HEAD + mw + rw
+    for w in range(rw):
+        word = int(frame[F_HEAD + mw + w]) & ((1 << 64) - 1)
+        while word:
+            low = word & -word
+            pos = values + w * 64 + low.bit_length() - 1
+            frame[pos] = moves.get(int(frame[pos]), int(frame[pos]))
+            word ^= low
+
+
+def relocate_waiting(frames: list[np.ndarray], moves: dict[int, int], nmasks: int,
+                     union: int) -> None:
+    """After the pool moved: relocate every saved frame still waiting to be resumed."""
+    if mutants.on("stale-frame-reference"):
+        return  # the bug: the frames keep the old bases
+    for frame in frames:
+        relocate_frame(frame, moves, nmasks, union)
 
 
 @dataclass
@@ -95,10 +130,18 @@ class Host:
     """The host's view of one launch: the code, memory and launch parameters."""
 
     def __init__(self, compiled: Any, mem: np.ndarray, buftab: np.ndarray,
-                 params: np.ndarray, n: int, W: int, trip_budget: int) -> None:
+                 params: np.ndarray, n: int, W: int, trip_budget: int,
+                 allocate: Allocate | None = None, ref_params: frozenset[int] = frozenset()
+                 ) -> None:
         # decoded once: Python ints and Op members (a numpy row per step costs 10x more)
         self.code = [(Op(int(r[0])), *(int(x) for x in r[1:])) for r in compiled.host.rows]
-        self.buffers = [tuple(int(x) for x in row) for row in buftab]
+        # a buffer reference is its base: base -> (base, length, bits)
+        self.buffers = {int(row[0]): tuple(int(x) for x in row) for row in buftab}
+        self.ref_vregs = compiled.host.ref_vregs
+        self.ref_params = ref_params
+        self._allocate = allocate
+        self.waiting: list[np.ndarray] = []  # saved frames not resumed yet
+        self.allocations = 0
         self.nvregs = compiled.host.nvregs
         self.nmasks = compiled.host.nmasks
         self.infopoints = compiled.infopoints
@@ -134,6 +177,24 @@ class Host:
         if mutants.on("resume-restarts-statement"):
             start = info.statement_pc  # the statement's earlier effects happen again
         return state.run(start)
+
+    def allocate(self, size: int, running: "_Wave") -> int:
+        """A fresh buffer from the pool; relocates every reference the host holds when
+        the pool moved (the saved frames not under `stale-frame-reference`)."""
+        if self._allocate is None:
+            raise HostError("alloc() with no pool to allocate from")
+        ref, moves, self.mem = self._allocate(size)
+        self.allocations += 1
+        if moves:
+            self.buffers = {moves.get(b, b): (moves.get(b, b), ln, bits)
+                            for b, (_, ln, bits) in self.buffers.items()}
+            self.params = [moves.get(p, p) if i in self.ref_params else p
+                           for i, p in enumerate(self.params)]
+            for v in self.ref_vregs:
+                running.regs[v] = [moves.get(x, x) for x in running.regs[v]]
+            relocate_waiting(self.waiting, moves, self.nmasks, self.union)
+        self.buffers[ref] = (ref, size, 32)
+        return ref
 
     def run_wave(self, wave: int) -> LaneFates:
         """Run a whole never-ran wave from the start."""
@@ -173,10 +234,11 @@ class _Wave:
         self.masks[EXEC] &= ~(1 << lane)
         self.masks[ALIVE] &= ~(1 << lane)
 
-    def buffer(self, bid: int) -> tuple[int, int, int]:
-        if not 0 <= bid < len(self.h.buffers):
-            raise HostError(f"invalid buffer reference {bid}")
-        return self.h.buffers[bid]
+    def buffer(self, ref: int) -> tuple[int, int, int]:
+        row = self.h.buffers.get(ref)
+        if row is None:
+            raise HostError(f"invalid buffer reference {ref}")
+        return row
 
     def run(self, pc: int) -> LaneFates:
         code, regs, masks, W = self.h.code, self.regs, self.masks, self.h.W
@@ -230,11 +292,11 @@ class _Wave:
             elif op in (Op.LOAD, Op.LEN):
                 for lane in write:
                     active = ex >> lane & 1
-                    bid = regs[a][lane]
-                    if not active and not 0 <= bid < len(self.h.buffers):
+                    ref = regs[a][lane]
+                    if not active and ref not in self.h.buffers:
                         regs[d][lane] = 0
                         continue
-                    base, length, _ = self.buffer(bid)
+                    base, length, _ = self.buffer(ref)
                     if op == Op.LEN:
                         regs[d][lane] = length
                         continue
@@ -259,6 +321,13 @@ class _Wave:
             elif op == Op.FAIL:
                 for lane in self.active(ex):
                     self.fault(lane, op, ip, regs[a][lane])
+            elif op == Op.ALLOC:
+                for lane in self.active(ex):
+                    size = regs[a][lane]
+                    if not 0 <= size <= ALLOC_MAX:
+                        self.fault(lane, op, ip)
+                        continue
+                    regs[d][lane] = self.h.allocate(size, self)
             elif op == Op.M_GETEXEC:
                 masks[d] = ex
             elif op == Op.M_SETEXEC:
