@@ -166,8 +166,8 @@ class _Function:
             kinds.append("load")
         if self.buffers(env):
             kinds.append("len")
-        if want is I64:
-            kinds += [k.replace("wave", "ballot") for k in self.wave_kinds()]
+        if want is I64 and not self.allocates:
+            kinds.append("ballot")
         return kinds
 
     def wave_kinds(self) -> list[str]:

@@ -549,7 +549,7 @@ class _Gen:
         """Statement productions for where `fn` is now, simplest first (repeats are
         weights)."""
         key = ("stmt", fn.loops > 0, fn.loops < fn.max_loops, fn.nest, bool(fn.locals),
-               len(fn.outs), tuple(b for b, _ in fn.ins), fn.no_continue > 0)
+               len(fn.outs), len(fn.ins), bool(_private(fn)), fn.no_continue > 0)
         menu = fn.menus.get(key)
         if menu is not None:
             return menu
@@ -594,7 +594,7 @@ class _Gen:
             m += ["alias", "alias"]
         if "alloc" in on and fn.is_kernel:
             m += ["alloc"] * 2
-            if any(b.startswith("p") for b, _ in fn.ins):
+            if _private(fn):
                 m += ["alloc_store"] * 3
         menu = fn.menus[key] = tuple(m)
         return menu
@@ -768,11 +768,11 @@ class _Gen:
             # a private buffer, at least one element (so `% len(p)` never divides by 0);
             # readable like an input, writable by its owner alone
             size, _ = self.int_expr(fn, I32, 1, "dyn")
-            name = self.name("p")
+            name = self.name(_PRIVATE)
             fn.ins.append((name, I32))
             return [f"{pad}{name} = alloc(({size} & 7) + 1)"]
         if k == "alloc_store":
-            buf = self.pick([b for b, _ in fn.ins if b.startswith("p")])
+            buf = self.pick(_private(fn))
             value, _ = self.int_expr(fn, I32, 1)
             return [f"{pad}{buf}[{self.index(fn, buf, 1)}] = {value}"]
         assert k == "alias", k
@@ -890,6 +890,14 @@ class _Gen:
         head = f"def hv(o: Buffer[{out_ty}], v: i32, b: Buffer[i32]" + (
             f", r: Buffer[{accs[0][1]}]):" if accs else "):")
         return "\n".join([head] + [line for line in body if line != "    pass"])
+
+
+_PRIVATE = "p"  # the prefix of the names alloc() results get, and only they
+
+
+def _private(fn: _Fn) -> list[str]:
+    """The buffers `fn` allocated (readable like inputs, and writable by their owner)."""
+    return [b for b, _ in fn.ins if b.startswith(_PRIVATE)]
 
 
 def _widest(a: Type, b: Type) -> Type:

@@ -31,11 +31,9 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
     pool, rules = Pool(), HostRules.for_case(case.args)
     items: dict[str, Item] = {}
     dtypes: dict[str, Any] = {}
-    for name, v in case.args.items():
-        if isinstance(v, np.ndarray):
-            items[name] = pool.create(len(v), 32 if v.dtype == np.int32 else 64)
-            pool.write(items[name], 0, v.astype(np.int64))
-            dtypes[name] = v.dtype
+    arrays = {name: v for name, v in case.args.items() if isinstance(v, np.ndarray)}
+    items.update(pool.create_from(arrays))
+    dtypes.update({name: v.dtype for name, v in arrays.items()})
     maps: dict[str, Mapping] = {}
     observations: list[tuple[int, list[int]]] = []
     error = None

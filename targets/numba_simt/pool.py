@@ -79,6 +79,14 @@ class Pool:
         self.outside.append(item)
         return item
 
+    def create_from(self, arrays: dict[str, np.ndarray]) -> dict[str, Item]:
+        """An item per array (a case's buffer arguments), holding its contents."""
+        items = {}
+        for name, data in arrays.items():
+            items[name] = self.create(len(data), 32 if data.dtype == np.int32 else 64)
+            self.write(items[name], 0, data.astype(np.int64))
+        return items
+
     def write(self, item: Item, offset: int, data: np.ndarray) -> None:
         """A host write (not through a mapping): into wherever the item lives now."""
         data = _wrap(np.asarray(data, dtype=np.int64), item.bits)

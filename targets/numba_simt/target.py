@@ -25,8 +25,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from difftest.case import Case
 from difftest.errors import DifftestError
 from difftest.ir import nodes as n
@@ -206,10 +204,7 @@ class NumbaSimtTarget:
                 return run_program(compiled, case, schedule, options)
         bufs = case.buffers()
         pool = Pool()
-        bound = {}
-        for name, data in bufs.items():
-            bound[name] = pool.create(len(data), 32 if data.dtype == np.int32 else 64)
-            pool.write(bound[name], 0, data.astype(np.int64))
+        bound = pool.create_from(bufs)
         pool.promote(list(bound.values()))
         with mutants.runtime_switched_on(options.get("mutants", ())):
             outcome, error, diagnostics = run_case(compiled, case, schedule, options, pool,

@@ -93,14 +93,20 @@ _KIND = {Op.DIV: "division_by_zero", Op.REM: "division_by_zero", Op.LOAD: "out_o
 Allocate = Callable[[int], tuple[int, dict[int, int], np.ndarray]]
 
 
+def _layout(frame: np.ndarray, nmasks: int, union: int) -> tuple[int, int, int]:
+    """Where a frame's parts start after its head (machine.py's layout): the reference
+    bitmap, and the saved values; and how many bitmap words there are."""
+    bitmap = F_HEAD + (nmasks + 63) // 64
+    values = len(frame) - union
+    return bitmap, values - bitmap, values
+
+
 def relocate_frame(frame: np.ndarray, moves: dict[int, int], nmasks: int, union: int) -> None:
     """Relocate the references a saved frame holds (its reference bitmap says which of
     its saved values are references), in place."""
-    mw = (nmasks + 63) // 64
-    rw = len(frame) - F_HEAD - mw - union
-    values = F_HEAD + mw + rw
+    bitmap, rw, values = _layout(frame, nmasks, union)
     for w in range(rw):
-        word = int(frame[F_HEAD + mw + w]) & ((1 << 64) - 1)
+        word = int(frame[bitmap + w]) & ((1 << 64) - 1)
         while word:
             low = word & -word
             pos = values + w * 64 + low.bit_length() - 1
@@ -162,13 +168,11 @@ class Host:
         info = self.infopoints[ip]
         wave, lane = divmod(gid, self.W)
         state = _Wave(self, wave, 1 << lane)
-        mw = (self.nmasks + 63) // 64
         for j in range(self.nmasks):
             bit = (int(frame[F_HEAD + j // 64]) >> (j % 64)) & 1
             state.masks[j] = bit << lane
         state.masks[EXEC] = state.masks[ALIVE] = 1 << lane
-        refs = len(frame) - F_HEAD - mw - self.union
-        values = F_HEAD + mw + refs
+        values = _layout(frame, self.nmasks, self.union)[2]
         for loc in info.live:
             if loc.position >= 0:
                 state.regs[loc.vreg][lane] = int(frame[values + loc.position])
