@@ -114,6 +114,22 @@ def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
             return True
         return False
 
+    def apply(make: Callable[[Case], Iterator[Case]]) -> bool:
+        """Runs one pass to its fixed point; True when it kept a candidate."""
+        nonlocal best
+        kept, restart = False, True
+        while restart and time.monotonic() < deadline:
+            restart = False
+            for candidate in make(best):
+                if time.monotonic() >= deadline:
+                    break
+                if test(candidate):
+                    best = candidate
+                    kept = restart = True
+                    break
+        return kept
+
+    apply(_shrink_launch)  # first: a smaller launch makes every later check cheaper
     progress = True
     polished = False
     while progress and time.monotonic() < deadline:
@@ -122,16 +138,7 @@ def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
         if smaller is not best:
             best, progress = smaller, True
         for make in passes:
-            restart = True
-            while restart and time.monotonic() < deadline:
-                restart = False
-                for candidate in make(best):
-                    if time.monotonic() >= deadline:
-                        break
-                    if test(candidate):
-                        best = candidate
-                        progress = restart = True
-                        break
+            progress = apply(make) or progress
         if not progress and variants is not None and not polished:
             polished = True
             smaller = _delete_with_variants(best, test, deadline, variants)

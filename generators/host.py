@@ -20,7 +20,7 @@ from difftest.host import HostError, HostRules, dtype_name
 MAX_STEPS = 14
 _OPS = ("launch", "create", "map", "map_read", "map_write", "unmap", "read", "write",
         "free", "misuse", "hold", "churn")
-_WEIGHTS = (6, 5, 4, 4, 3, 2, 3, 1, 2, 1, 4, 3)
+_WEIGHTS = (6, 5, 4, 4, 3, 2, 3, 1, 2, 1, 4, 5)
 _TABLE = tuple(op for op, w in zip(_OPS, _WEIGHTS) for _ in range(w))
 
 
@@ -35,6 +35,7 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
     params = {p.name: p for p in fn.params if p.ty.is_buffer}
     rules = HostRules.for_case(case.args)
     length_of = {name: rules.buffers[name][1] for name in rules.buffers}
+    need = {name: length_of.get(name, 0) for name in params}  # what the kernel indexes
     steps: list[dict[str, Any]] = []
     count = draw(st.integers(3, MAX_STEPS))
     fresh = 0
@@ -53,7 +54,7 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
         step: dict[str, Any] | None = None
         batch: list[dict[str, Any]] = []  # a scene's steps
         if op == "launch":
-            step = _launch(draw, pick, rules, params)
+            step = _launch(draw, pick, rules, params, need)
         elif op == "create" and params:
             like = pick(sorted(params))
             dtype = dtype_name(params[like].ty.element)
@@ -93,15 +94,15 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
             # not at the end (where a stale fragmented flag would do no harm)
             oldest = [b for b in rules.buffers if b in unmapped][0]
             victim = oldest if draw(st.booleans()) else pick(unmapped)
-            scene = _churn(draw, pick, rules, params, victim, f"b{fresh}")
+            scene = _churn(draw, pick, rules, params, need, victim, f"b{fresh}")
             batch = [x for x in scene if x is not None]
         elif op == "hold" and unmapped and params:
             # seed 004's scene: a mapping held open while a launch grows the pool (a
             # buffer bigger than everything so far, bound), then used again
             fresh += 1
             held = pick(unmapped)
-            scene = _hold(draw, pick, rules, params, held, f"b{fresh}", f"m{len(steps)}")
-            first = _launch(draw, pick, rules, params, prefer=held)
+            scene = _hold(draw, pick, rules, params, need, held, f"b{fresh}", f"m{len(steps)}")
+            first = _launch(draw, pick, rules, params, need, prefer=held)
             if first is not None and not any(s["op"] == "launch" for s in steps):
                 scene.insert(0, first)  # so the held buffer is in the pool when mapped
             batch = scene
@@ -110,7 +111,7 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
         if _take(batch, rules, fn, steps):
             break  # the program ends at an error
     if not any(s["op"] == "launch" for s in steps):
-        launch = _launch(draw, pick, rules, params)
+        launch = _launch(draw, pick, rules, params, need)
         if launch is not None:
             try:
                 rules.check(launch, fn)
@@ -134,10 +135,11 @@ def _take(batch: list[dict[str, Any]], rules: HostRules, fn: Any,
 
 
 def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
-            prefer: str | None = None) -> dict[str, Any] | None:
+            need: dict[str, int], prefer: str | None = None) -> dict[str, Any] | None:
     """A launch binding each parameter a distinct buffer of its element type (sometimes
     its own name; `prefer` to the first parameter it fits) that is not mapped for
-    writing."""
+    writing; mostly one at least as long as the case's own (`need`), since a kernel
+    indexes its buffers by the launch size: a shorter one faults, and the program ends."""
     bind: dict[str, str] = {}
     taken: set[str] = set()
     for name, p in params.items():
@@ -146,6 +148,9 @@ def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any]
               if t == dtype and b not in taken and rules.mode(b) != "write"]
         if not ok:
             return None
+        long_enough = [b for b in ok if rules.buffers[b][1] >= need[name]]
+        if long_enough and draw(st.integers(0, 3)):
+            ok = long_enough
         own = name in ok and draw(st.integers(0, 2)) == 0  # mostly another: the pool moves
         chosen = name if own else pick(ok)
         if prefer in ok and prefer not in taken:
@@ -162,7 +167,7 @@ def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any]
 
 
 def _hold(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
-          held: str, big: str, mapping: str) -> list[dict[str, Any]]:
+          need: dict[str, int], held: str, big: str, mapping: str) -> list[dict[str, Any]]:
     mode = pick(["read", "write"])
     like = pick(sorted(params))
     dtype = dtype_name(params[like].ty.element)
@@ -174,7 +179,7 @@ def _hold(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
     rules_after = HostRules(dict(rules.buffers), dict(rules.mappings))
     rules_after.buffers[big] = (dtype, total + 1)
     rules_after.mappings[mapping] = (held, mode)
-    launch = _launch(draw, pick, rules_after, params, prefer=big)
+    launch = _launch(draw, pick, rules_after, params, need, prefer=big)
     if launch is not None:
         scene.append(launch)
     if mode == "write":
@@ -186,24 +191,27 @@ def _hold(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
         scene.append({"op": "read", "buffer": held})
     else:
         if launch is not None and draw(st.booleans()):
-            scene.append(_launch(draw, pick, rules_after, params, prefer=held) or launch)
+            scene.append(_launch(draw, pick, rules_after, params, need, prefer=held) or launch)
         scene.append({"op": "map_read", "mapping": mapping})
     return scene
 
 
 def _churn(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
-           victim: str, new: str) -> list[Any]:
-    like = pick(sorted(params))
-    dtype = dtype_name(params[like].ty.element)
+           need: dict[str, int], victim: str, new: str) -> list[Any]:
+    dtype = rules.buffers[victim][0]  # so the next launch can bind it where the victim was
     before = HostRules(dict(rules.buffers), dict(rules.mappings))
-    scene: list[Any] = [_launch(draw, pick, before, params, prefer=victim)]
+    scene: list[Any] = [_launch(draw, pick, before, params, need, prefer=victim)]
     after = HostRules(dict(rules.buffers), dict(rules.mappings))
     del after.buffers[victim]
     scene.append({"op": "free", "buffer": victim})
     scene.append({"op": "create", "buffer": new, "dtype": dtype,
-                  "length": pick([1, 2, rules.buffers[victim][1]])})
+                  "length": pick([1, rules.buffers[victim][1], rules.buffers[victim][1]])})
     after.buffers[new] = (dtype, scene[-1]["length"])
-    scene.append(_launch(draw, pick, after, params, prefer=new))
+    # its own contents, not zeros: promoted over another item's tail (a stale flag), it
+    # shows in that item's read-back whatever the kernel leaves there
+    scene.append({"op": "write", "buffer": new, "offset": 0,
+                  "data": [draw(st.integers(1, 99)) for _ in range(min(2, scene[-1]["length"]))]})
+    scene.append(_launch(draw, pick, after, params, need, prefer=new))
     scene += [{"op": "read", "buffer": b} for b in sorted(after.buffers)
               if after.mode(b) != "write"]
     return scene
