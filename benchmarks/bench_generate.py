@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st

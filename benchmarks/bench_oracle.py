@@ -18,7 +18,8 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 for p in (REPO, REPO / "tests"):

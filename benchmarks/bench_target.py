@@ -234,7 +234,8 @@ def format_bench(r: dict[str, Any]) -> str:
                      f"  {row['ratio']:7.1f}x  {row['lane_instructions_per_s'] / 1e9:6.2f} G")
     o = r["vs_oracle"]
     lines.append(f"oracle vs numba-simt (whole target run) at n = 65536, W = 32: "
-                 f"{o['oracle_s'] * 1e3:.0f} ms vs {o['target_s'] * 1e3:.1f} ms = {o['ratio']:.0f}x")
+                 f"{o['oracle_s'] * 1e3:.0f} ms vs {o['target_s'] * 1e3:.1f} ms = "
+                 f"{o['ratio']:.0f}x")
     j = r["jit"]
     lines.append(f"machine JIT compilations while running {j['kernels']} generated kernels: "
                  f"{j['compilations']}")

@@ -138,7 +138,8 @@ def _launch(obj: Any, where: str) -> tuple[int, int]:
     n_items, wave = obj.get("n"), obj.get("wave")
     if not isinstance(n_items, int) or isinstance(n_items, bool) \
             or not 1 <= n_items <= MAX_WORKITEMS:
-        raise CaseError(f"{where}: launch.n must be an integer in 1..{MAX_WORKITEMS}, got {n_items!r}")
+        raise CaseError(f"{where}: launch.n must be an integer in 1..{MAX_WORKITEMS}, "
+                        f"got {n_items!r}")
     if not isinstance(wave, int) or isinstance(wave, bool) \
             or wave not in (1, 2, 4, 8, 16, 32, 64):
         raise CaseError(f"{where}: launch.wave must be a power of two in 1..64, got {wave!r}")

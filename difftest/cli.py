@@ -15,7 +15,8 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import Any, NoReturn
+from collections.abc import Sequence
 
 from .case import Case, load_case
 from .errors import DifftestError, OracleError
@@ -166,10 +167,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from .corpus import entries, files
-    from .registry import load_target, target_names
+    from .registry import installed_target_names, load_target
     from .runner import replay
 
-    names = args.target or target_names()
+    names = args.target or installed_target_names()
     if args.target:
         for name in names:
             load_target(name)  # a target the user named must exist: exit 2 before work

@@ -20,7 +20,8 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from .case import Case, case_from_json
 from .errors import CaseError, DifftestError

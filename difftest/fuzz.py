@@ -140,7 +140,7 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
     from generators.coverage import constructs, fault_kinds
     from generators.schedules import schedule_by_number, schedule_numbers
 
-    from .registry import load_target
+    from .registry import capabilities, load_target
     from .runner import check_case, oracle_run, target_options
 
     target = load_target(config.target)
@@ -159,9 +159,9 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
                   phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
                   suppress_health_check=list(HealthCheck))
         @seed(config.seed * 1_000_003 + index * 7_919 + batch_no)
-        @given(kernel_cases(), st.lists(schedule_numbers(),
-                                        min_size=config.schedules_per_case - 1,
-                                        max_size=config.schedules_per_case - 1))
+        @given(kernel_cases(capabilities=capabilities(target)),
+               st.lists(schedule_numbers(), min_size=config.schedules_per_case - 1,
+                        max_size=config.schedules_per_case - 1))
         def prop(kc: Any, extra_numbers: list[int]) -> None:
             if best and time.monotonic() - best[3] > SHRINK_SECONDS:
                 raise _ShrinkBudgetSpent
@@ -399,7 +399,8 @@ def _terminate(procs: list[Any]) -> None:
 def _progress(arrays: list[Any], names: list[str], elapsed: float) -> str:
     tot = [sum(a[i] for a in arrays) for i in range(_FIXED)]
     seen = sum(1 for i in range(len(names)) if any(a[_FIXED + i] for a in arrays))
-    rate = (lambda c: c / elapsed if elapsed > 0 else 0.0)
+    def rate(c: float) -> float:
+        return c / elapsed if elapsed > 0 else 0.0
     return (f"[{elapsed:6.1f}s] kernels {tot[_KERNELS]} ({rate(tot[_KERNELS]):.0f}/s)  "
             f"cases {tot[_CASES]} ({rate(tot[_CASES]):.0f}/s)  "
             f"execs {tot[_EXECS]} ({rate(tot[_EXECS]):.0f}/s)  "

@@ -172,9 +172,9 @@ class HostRules:
         if op in ("map_read", "map_write", "unmap"):
             if step["mapping"] not in self.mappings:
                 raise HostError("no_mapping")
-            buf, mode = self.mappings[step["mapping"]]
+            buf, mapped = self.mappings[step["mapping"]]
             if op == "map_write":
-                if mode != "write":
+                if mapped != "write":
                     raise HostError("read_only_mapping")
                 self._range(buf, step)
             if op == "unmap":

@@ -16,7 +16,7 @@ import statistics
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from .fuzz import Found, FuzzConfig, fuzz
 
@@ -73,7 +73,7 @@ def hunt(target: str, mutants: list[str], docs: dict[str, str], trials: int, sec
             config = FuzzConfig(target=target, seconds=seconds, workers=workers,
                                 seed=seed + 1000 * k, options={"mutants": [name]},
                                 corpus=corpus, stop_on_first=True)
-            summary = fuzz(config, out=_Quiet(out))
+            summary = fuzz(config, out=cast(TextIO, _Quiet(out)))
             found = summary.found[0] if summary.found else None
             problems = [f for f in summary.failures if not found or f != found.describe()]
             res.trials.append(Trial(config.seed, found, summary.kernels, summary.cases,

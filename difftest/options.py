@@ -16,7 +16,8 @@ A target adds its own through `option_names` and checks their values in
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from .errors import DifftestError
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
@@ -67,7 +68,7 @@ def profile_name(config: pytest.Config) -> str:
 
 
 def target_names(config: pytest.Config) -> list[str]:
-    from difftest.registry import target_names as registered
+    from difftest.registry import installed_target_names as registered
 
     chosen: list[str] | None = config.getoption(OPTION_TARGET)
     return list(chosen) if chosen else registered()

@@ -33,7 +33,8 @@ import dataclasses
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -227,7 +228,8 @@ def _set_block(program: n.Program, path: BlockPath, new: tuple[n.Stmt, ...]) -> 
             return new
         (i, field), tail = rest[0], rest[1:]
         inner = rebuild(getattr(stmts[i], field), tail)
-        return stmts[:i] + (dataclasses.replace(stmts[i], **{field: inner}),) + stmts[i + 1:]
+        changed: n.Stmt = dataclasses.replace(stmts[i], **{field: inner})  # type: ignore[arg-type]
+        return stmts[:i] + (changed,) + stmts[i + 1:]
 
     fn = program.functions[fi]
     return _replace_function(program, fi, dataclasses.replace(fn, body=rebuild(fn.body, steps)))
@@ -387,9 +389,10 @@ def _inlined(fn: n.Function, call: n.Call, target: str | None) -> tuple[n.Stmt, 
     body = fn.body
     result: n.Expr | None = None
     if fn.returns is not None:
-        if not body or not isinstance(body[-1], n.Return) or body[-1].value is None:
+        last = body[-1] if body else None
+        if not isinstance(last, n.Return) or last.value is None:
             return None
-        body, result = body[:-1], body[-1].value
+        body, result = body[:-1], last.value
     if any(isinstance(x, n.Return) for x in _walk(body)):
         return None
     prefix = f"{fn.name}_"

@@ -14,9 +14,10 @@ prints them):
   `difftest.options`) and a line on each; `validate_options(options)` checks their values;
 - `mutant_names` / `mutant_help`: injectable bugs, and a line on each;
 - `never_ran_granularity`: "wave" when it checks the deopt flag at wave start (R5);
-- `capabilities`: a set of strings; `"wave_ops"` means it runs wave operations (the
-  generators leave them out for a target without it); `"host_programs"` that it runs
-  cases' host programs (difftest/host.py);
+- `capabilities`: a set of strings; `"wave_ops"` means it runs wave operations,
+  `"alloc"` kernels that call `alloc()`, `"host_programs"` cases' host programs
+  (difftest/host.py): the fuzz loop's generators leave out what a target does not
+  declare (`generators.cases.NEEDS`);
 - `unsupported(case)`: a reason it cannot run a case (None when it can): the fuzz loop and
   the checker skip such a case instead of failing it;
 - `listing(case, options)`: its compiled code as text (`difftest compile`);
@@ -61,6 +62,24 @@ def _names(group: str) -> list[str]:
 
 def target_names() -> list[str]:
     return _names(TARGETS)
+
+
+def installed_target_names() -> list[str]:
+    """The registered targets whose package loads here: a plugin registered by this
+    distribution whose extra is not installed (say `opencl` without `[opencl]`) is left
+    out of "every target" (corpus replay); naming it still fails with the reason."""
+    out = []
+    for name in target_names():
+        try:
+            _entry(TARGETS, name).load()
+        except ImportError:
+            continue
+        out.append(name)
+    return out
+
+
+def _entry(group: str, name: str) -> Any:
+    return next(ep for ep in entry_points(group=group) if ep.name == name)
 
 
 def oracle_names() -> list[str]:

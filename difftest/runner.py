@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from .case import Case
 from .outcome import Outcome
@@ -33,7 +34,7 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None) -> tuple[Any, 
     opts = {**case.options, **(options or {})}
     try:
         if case.host is not None:
-            return load_oracle().run_host(case, opts), None
+            return load_oracle().run_host(case, opts), None  # type: ignore[attr-defined]
         return load_oracle().run_full(case, opts), None
     except OracleError as e:
         return None, str(e)

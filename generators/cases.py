@@ -33,15 +33,27 @@ def cases_for(kernel: GeneratedKernel, max_n: int = 3000) -> st.SearchStrategy[C
     return _cases_for(kernel, launches(max_n))
 
 
+#: what a target must declare (registry capabilities) for the generators to draw each
+#: feature; a target without one gets kernels and cases without it
+NEEDS = {"wave": "wave_ops", "alloc": "alloc", "host": "host_programs"}
+
+
+def leave_out(capabilities: frozenset[str] | None) -> frozenset[str]:
+    """The features a target with `capabilities` cannot run (None: it runs everything)."""
+    if capabilities is None:
+        return frozenset()
+    return frozenset(f for f, need in NEEDS.items() if need not in capabilities)
+
+
 @st.composite
 def _cases_for(draw: st.DrawFn, kernel: GeneratedKernel,
-               launch: st.SearchStrategy[tuple[int, int]]) -> Case:
+               launch: st.SearchStrategy[tuple[int, int]], host: bool = True) -> Case:
     n, wave = draw(launch)
     n = min(n, kernel.max_n)  # within the work budget, whatever loops the kernel has
     case = make_case(kernel, n, wave, draw(arguments(kernel, n)), {},
                      draw(target_options()))
     case.schedule = schedule_by_number(case, draw(schedule_numbers()))
-    if draw(_HOST_PROGRAM[not kernel.faults]) == 0:
+    if draw(_HOST_PROGRAM[not kernel.faults]) == 0 and host:
         case.host = draw(host_programs(case))
     return case
 
@@ -56,24 +68,27 @@ _MOSTLY_ALL = st.integers(0, 9)
 
 
 def kernel_cases(per_kernel: int = 3, max_n: int = 3000,
-                 fault_rate: float = DEFAULT_FAULT_RATE
+                 fault_rate: float = DEFAULT_FAULT_RATE,
+                 capabilities: frozenset[str] | None = None
                  ) -> st.SearchStrategy[tuple[GeneratedKernel, list[Case]]]:
     """A kernel and `per_kernel` cases of it, each with its own launch, arguments,
     schedule and options (nine times in ten; otherwise one case, which is also where
     shrinking goes: the first case alone). `max_n` caps the launch size; `fault_rate` is
-    `kernels()`'s."""
+    `kernels()`'s; `capabilities` (a target's) leaves out what it cannot run (`NEEDS`)."""
     if isinstance(per_kernel, bool) or not isinstance(per_kernel, int) or per_kernel < 1:
         raise ValueError(f"Invalid per_kernel={per_kernel!r} < 1")
-    return _kernel_cases(kernels(fault_rate), per_kernel, launches(max_n))
+    out = leave_out(capabilities)
+    return _kernel_cases(kernels(fault_rate, without=out - {"host"}), per_kernel,
+                         launches(max_n), "host" not in out)
 
 
 @st.composite
 def _kernel_cases(draw: st.DrawFn, kernel_strategy: st.SearchStrategy[GeneratedKernel],
-                  per_kernel: int, launch: st.SearchStrategy[tuple[int, int]]
+                  per_kernel: int, launch: st.SearchStrategy[tuple[int, int]], host: bool
                   ) -> tuple[GeneratedKernel, list[Case]]:
     kernel = draw(kernel_strategy)
     count = 1 if per_kernel == 1 or draw(_MOSTLY_ALL) == 0 else per_kernel
-    return kernel, [draw(_cases_for(kernel, launch)) for _ in range(count)]
+    return kernel, [draw(_cases_for(kernel, launch, host)) for _ in range(count)]
 
 
 def cases(max_n: int = 3000, fault_rate: float = DEFAULT_FAULT_RATE

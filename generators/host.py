@@ -149,7 +149,7 @@ def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any]
         if not ok:
             return None
         long_enough = [b for b in ok if rules.buffers[b][1] >= need[name]]
-        if long_enough and draw(st.integers(0, 3)):
+        if long_enough and draw(st.integers(0, 3)) != 0:
             ok = long_enough
         own = name in ok and draw(st.integers(0, 2)) == 0  # mostly another: the pool moves
         chosen = name if own else pick(ok)
@@ -228,8 +228,8 @@ def _misuse(draw: st.DrawFn, pick: Any, rules: HostRules,
         same = [p for p, q in params.items()
                 if dtype_name(q.ty.element) == dtype]
         if same:
-            step = {"op": "launch", "bind": {pick(same): b}}
-            if len({step["bind"].get(p, p) for p in params}) == len(params):
-                return step
+            bind = {pick(same): b}
+            if len({bind.get(p, p) for p in params}) == len(params):
+                return {"op": "launch", "bind": bind}
     return {"op": "read", "buffer": "gone"}
 

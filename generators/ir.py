@@ -27,7 +27,8 @@ constants, with helpers dropped and functions back in dependency order.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, TypeVar
+from typing import TypeVar
+from collections.abc import Callable, Sequence
 
 from hypothesis import strategies as st
 
@@ -267,7 +268,7 @@ class _Function:
         if k == "while":  # left by a break: first, last, or under a condition
             body = self.block(dict(env), depth - 1, frozen | {""})
             cond = self.expr(BOOL, env, self.depth())[0]
-            exit_ = self.pick(((n.Break(),), (n.If(cond, (n.Break(),)),)))
+            exit_: tuple[n.Stmt, ...] = self.pick(((n.Break(),), (n.If(cond, (n.Break(),)),)))
             first = self.draw(st.booleans())
             return n.While(exit_ + body if first else body + (n.Break(),))
         assert k == "for", k

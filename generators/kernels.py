@@ -60,7 +60,8 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from hypothesis import event
 from hypothesis import strategies as st
@@ -920,22 +921,27 @@ def _checked(source: str) -> tuple[n.Program, frozenset[str]]:
     return program, constructs(program)
 
 
-def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14
-            ) -> st.SearchStrategy[GeneratedKernel]:
+def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
+            without: frozenset[str] = frozenset()) -> st.SearchStrategy[GeneratedKernel]:
     """Kernels (see the module docstring for their shape and guarantees).
 
     `fault_rate` is the probability that each fault kind (out-of-bounds, division by
     zero, `fail`) is enabled for a kernel, in steps of 1%: 0 gives kernels that never
     fault, 1 kernels that may fault every way. `max_statements` bounds the statements
-    drawn for the kernel (each helper called gets at least two more).
+    drawn for the kernel (each helper called gets at least two more). `without` names
+    features never enabled (`"wave"`, `"alloc"`: what a target cannot run; the draws are
+    the same, so a seed's other choices do not move).
     Shrinks toward: no features, one statement, the constant 0."""
+    unknown = set(without) - set(FEATURES) - set(RARE_FEATURES) - {"alloc"}
+    if unknown:
+        raise ValueError(f"Invalid without={sorted(unknown)!r}: not generator features")
     if isinstance(fault_rate, bool) or not isinstance(fault_rate, (int, float)) or not (
             0.0 <= fault_rate <= 1.0):
         raise ValueError(f"Invalid fault_rate={fault_rate!r}: expected 0.0 <= fault_rate <= 1.0")
     if isinstance(max_statements, bool) or not isinstance(max_statements, int) or (
             max_statements < 1):
         raise ValueError(f"Invalid max_statements={max_statements!r} < 1")
-    return _kernels(round(fault_rate * 100), max_statements)
+    return _kernels(round(fault_rate * 100), max_statements, frozenset(without))
 
 
 def trip_bound(program: n.Program, entry: str) -> int:
@@ -990,15 +996,17 @@ def trip_bound(program: n.Program, entry: str) -> int:
 
 
 @st.composite
-def _kernels(draw: st.DrawFn, pct: int, max_statements: int) -> GeneratedKernel:
+def _kernels(draw: st.DrawFn, pct: int, max_statements: int,
+             without: frozenset[str]) -> GeneratedKernel:
     # One boolean per feature (not one bitmask) so the shrinker can switch each off.
     on = {f for f in FEATURES if draw(_BOOL)}
     for f in RARE_FEATURES:
         if draw(_PERCENT) >= 100 - RARE_PERCENT:  # shrinks to 0: off
             on.add(f)
-    if draw(_PERCENT) >= 100 - ALLOC_PERCENT:
+    if draw(_PERCENT) >= 100 - ALLOC_PERCENT and "alloc" not in without:
         on.add("alloc")
         on.discard("wave")
+    on -= without
     for f in FAULT_FEATURES:
         if pct >= 100 or (pct > 0 and draw(_PERCENT) >= 100 - pct):
             on.add(f)

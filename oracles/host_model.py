@@ -77,8 +77,8 @@ def run_host(case: Case, options: dict[str, Any] | None = None) -> HostRun:
             lo = step["offset"]
             buf[lo:lo + len(step["data"])] = np.array(step["data"], np.int64).astype(buf.dtype)
         elif op in ("read", "map_read"):
-            buf = model[step["buffer"] if op == "read" else maps[step["mapping"]]]
-            run.observations.append((i, [int(x) for x in buf]))
+            seen = model[step["buffer"] if op == "read" else maps[step["mapping"]]]
+            run.observations.append((i, [int(x) for x in seen]))
         elif op == "launch":
             bind = binding(step, fn)
             args = {p.name: (model[bind[p.name]].copy() if p.ty.is_buffer else case.args[p.name])
@@ -90,7 +90,7 @@ def run_host(case: Case, options: dict[str, Any] | None = None) -> HostRun:
             if full.exhausted or full.faulting:
                 run.ended_by, run.full, run.binding = launch, full, bind
                 break
-            for param, buf in bind.items():
-                model[buf] = full.final[param].copy()
+            for param, name in bind.items():
+                model[name] = full.final[param].copy()
     run.final = model
     return run

@@ -54,7 +54,8 @@ needs, and it never runs more than `work_budget` trips in all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -806,7 +807,7 @@ class ReferenceTarget:
 
     name = "reference"
     description = "the reference oracle run as a target: every workitem, in wave order"
-    capabilities = frozenset({"wave_ops", "faults", "host_programs"})
+    capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc"})
     option_names: tuple[str, ...] = ()  # only the common ones (difftest.options)
     mutant_names: tuple[str, ...] = ()
 

@@ -29,7 +29,8 @@ needs, and it never runs more than `work_budget` trips in all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -37,7 +38,7 @@ from difftest.case import Case
 from difftest.errors import OracleError
 from difftest.options import describe_budget, trip_budget
 from difftest.ir import nodes as n
-from difftest.ir.types import I64, Type
+from difftest.ir.types import Type
 from difftest.outcome import (
     COMPLETED,
     FAULTED,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings

@@ -425,7 +425,7 @@ def test_shuffle_out_of_range_source_is_zero_and_in_place_gathers_first() -> Non
 # --- memory -----------------------------------------------------------------------------
 
 def test_load_and_store_out_of_bounds_fault() -> None:
-    n, W = 6, 4
+    n = 6
     idx = [0, 5, 6, -1, 2, 100]  # in bounds: 0 <= i < 6
     body = [I(Op.PARAM, 3, imm=IN_A, wm=1), I(Op.LOAD, 2, 3, 1, ip=11)]
     r = execute(body, n, 8, a=[7, 8, 9, 10, 11, 12], b=idx)
@@ -485,7 +485,7 @@ def test_all_lane_load_in_inactive_lanes_never_faults() -> None:
 
 
 def test_fail_faults_every_exec_lane_with_its_code() -> None:
-    n, W = 8, 4
+    n = 8
     body = even_lanes_exec() + [I(Op.MOVI, 2, imm=10, wm=1), I(Op.MUL, 2, R_GID, 2, imm=64),
                                 I(Op.FAIL, a=2, ip=33)]
     r = execute(body, n, 8, dump=(R_GID,))

@@ -6,7 +6,6 @@ corpus's business: `corpus/` holds a counterexample per mutant.)"""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,7 @@ from difftest.case import case_from_json
 from difftest.ir import parse
 from targets.numba_simt import machine, mutants
 from targets.numba_simt.isa import EXEC, Op
-from targets.numba_simt.liveness import all_lanes, bits, defs, flow, liveness
+from targets.numba_simt.liveness import all_lanes, defs, flow, liveness
 from targets.numba_simt.lower import Instr, lower
 from targets.numba_simt.regalloc import allocate_registers, interference
 from targets.numba_simt.target import NumbaSimtTarget, compile_program, compile_options

@@ -28,7 +28,8 @@ parser does.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..errors import KernelError
 from . import nodes as n

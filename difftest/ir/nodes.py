@@ -12,7 +12,6 @@ Invariants every node keeps:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from .types import Type
 
@@ -189,8 +188,8 @@ class WaveOp:
     ty: Type | None = _ty()
 
 
-Expr = Union[Const, Name, WorkId, Unary, Binary, Compare, Logic, Select, Load, Len, Alloc, Cast,
-             Call, WaveOp]
+Expr = (Const | Name | WorkId | Unary | Binary | Compare | Logic | Select | Load | Len | Alloc
+        | Cast | Call | WaveOp)
 EXPR_NODES = (Const, Name, WorkId, Unary, Binary, Compare, Logic, Select, Load, Len, Alloc, Cast,
               Call, WaveOp)
 
@@ -288,7 +287,8 @@ class CallStmt:
     line: int = _line()
 
 
-Stmt = Union[Assign, Store, AtomicAdd, If, For, While, Break, Continue, Return, Fail, CallStmt]
+Stmt = (Assign | Store | AtomicAdd | If | For | While | Break | Continue | Return | Fail
+        | CallStmt)
 STMT_NODES = (Assign, Store, AtomicAdd, If, For, While, Break, Continue, Return, Fail, CallStmt)
 
 # -------------------------------------------------------------------- program

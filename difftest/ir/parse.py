@@ -309,7 +309,8 @@ def _call(e: ast.Call) -> n.Expr:
 
     def arity(k: int) -> None:
         if nargs != k:
-            raise KernelError(f"{name}() takes {k} argument{'s' if k != 1 else ''}, got {nargs}", line)
+            raise KernelError(
+                f"{name}() takes {k} argument{'s' if k != 1 else ''}, got {nargs}", line)
 
     if name in n.WORK_IDS:
         arity(0)

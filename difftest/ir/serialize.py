@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..errors import KernelError
 from . import nodes as n

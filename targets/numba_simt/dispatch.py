@@ -169,7 +169,7 @@ def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict
     exc = None
     if run.first is not None:
         exc = ExceptionReport(run.first, run.faults[run.first])
-    bufs = {}  # filled by the caller
+    bufs: dict[str, Any] = {}  # filled by the caller
     return Outcome(bufs, exc, run.status, dict(run.faults)), None, _diagnostics(run, host)
 
 

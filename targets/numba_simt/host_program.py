@@ -38,7 +38,7 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
     observations: list[tuple[int, list[int]]] = []
     error = None
     last = Outcome({}, None, [])
-    launches, diagnostics = 0, {}
+    launches, diagnostics = 0, dict[str, Any]()
     for i, step in enumerate(case.host):
         op = step["op"]
         try:

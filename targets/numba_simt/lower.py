@@ -36,7 +36,7 @@ from difftest.outcome import Frame
 
 from . import mutants
 from .isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB,
-                  FAULT_SPECULATION, WRITES_VREG, Op)
+                  WRITES_VREG, Op)
 
 _ARITH = {"+": Op.ADD, "-": Op.SUB, "*": Op.MUL, "//": Op.DIV, "%": Op.REM, "&": Op.AND,
           "|": Op.OR, "^": Op.XOR, "<<": Op.SHL, ">>": Op.SHR}
@@ -139,7 +139,8 @@ class _Frame:
     ret_mask: int = -1
     ret_vreg: int = -1
     ret_label: Label | None = None
-    loops: list[tuple[int, int, Label, Label]] = field(default_factory=list)  # exitm, cont, exit, cont label
+    # (exit mask, continue mask, exit label, continue label) of each enclosing loop
+    loops: list[tuple[int, int, Label, Label]] = field(default_factory=list)
 
 
 class _Lowerer:
@@ -333,7 +334,8 @@ class _Lowerer:
         ctr = self.vreg(ty, meaning=f"loop `{s.var}` trip counter (line {s.line})")
         self.emit(Op.MOV, d=ctr, a=start)
         iterating, exitm, cont, act = self.mask(), self.mask(), self.mask(), self.mask()
-        top, body, cont_label = self.label("loop_top"), self.label("loop_body"), self.label("loop_continue")
+        top, body = self.label("loop_top"), self.label("loop_body")
+        cont_label = self.label("loop_continue")
         exit_label, after = self.label("loop_exit"), self.label("loop_after")
         self.emit(Op.M_GETEXEC, d=iterating)
         self.emit(Op.M_CLEAR, d=exitm)
@@ -375,7 +377,8 @@ class _Lowerer:
         """`while True:` as a `for` without the range check: every iterating lane starts
         each trip; the exit mask collects the lanes that break."""
         iterating, exitm, cont = self.mask(), self.mask(), self.mask()
-        top, body, cont_label = self.label("while_top"), self.label("while_body"), self.label("while_continue")
+        top, body = self.label("while_top"), self.label("while_body")
+        cont_label = self.label("while_continue")
         exit_label = self.label("while_exit")
         self.emit(Op.M_GETEXEC, d=iterating)
         self.emit(Op.M_CLEAR, d=exitm)

@@ -143,10 +143,12 @@ _FORMS = {
     Op.LNOT: "vv---", Op.WRAP: "vv--b", Op.MOV: "vv---", Op.MOVI: "v----",
     Op.PARAM: "v---p", Op.LANEID: "v----", Op.GID: "v----", Op.WAVEID: "v----",
     Op.LOAD: "vvv--", Op.STORE: "-vvv-", Op.ATOMIC_ADD: "-vvv-", Op.LEN: "vv---",
-    Op.FAIL: "-v---", Op.ALLOC: "vv---", Op.M_GETEXEC: "w----", Op.M_SETEXEC: "-m---", Op.M_FROMCOND: "wv---",
+    Op.FAIL: "-v---", Op.ALLOC: "vv---", Op.M_GETEXEC: "w----", Op.M_SETEXEC: "-m---",
+    Op.M_FROMCOND: "wv---",
     Op.M_ANDN: "wmm--", Op.M_OR: "wmm--", Op.M_AND: "wmm--", Op.M_CLEAR: "w----",
     Op.KILL: "-----", Op.JMP: "----j", Op.JZ_EXEC: "----j", Op.JZ_MASK: "-m--j",
-    Op.HALT: "-----", Op.TRIP: "-----", Op.DEOPT: "-----", Op.SET_INACTIVE: "vv---", Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv---",
+    Op.HALT: "-----", Op.TRIP: "-----", Op.DEOPT: "-----", Op.SET_INACTIVE: "vv---",
+    Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv---",
     Op.WWM_MAX: "vv---", Op.WWM_OR: "vv---", Op.WWM_AND: "vv---", Op.WWM_BALLOT: "vv---",
     Op.WWM_SCAN_EXCL: "vv--b", Op.WWM_SCAN_INCL: "vv--b", Op.READFIRST: "vv---",
     Op.SHUFFLE: "vvv--", Op.SPILL: "-v--s", Op.RELOAD: "v---s",
@@ -1061,7 +1063,7 @@ def cache_is_warm() -> bool:
     cache index (its own freshness check against the source), and says False when it
     cannot tell."""
     try:
-        return bool(_launch._cache._cache_file._load_index())
+        return bool(_launch._cache._cache_file._load_index())  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - numba internals; any doubt means "cold"
         return False
 

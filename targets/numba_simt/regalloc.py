@@ -153,7 +153,7 @@ def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[i
     return color, victims
 
 
-def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: "_Counter",
+def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: _Counter,
            temps: set[int]) -> list[Instr | Label]:
     out: list[Instr | Label] = []
     wm = 0 if mutants.on("spill-under-mask") else 1  # spills must move every lane

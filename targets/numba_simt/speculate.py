@@ -18,9 +18,9 @@ import copy
 import random
 
 from . import mutants
-from .isa import WAVE_OPS, Op
+from .isa import FAULT_SPECULATION, WAVE_OPS, Op
 from .liveness import bits, flow, liveness
-from .lower import FAULT_SPECULATION, Infopoint, Instr, Label, Lowered
+from .lower import Infopoint, Instr, Label, Lowered
 
 
 def wave_reachable(lowered: Lowered) -> tuple[list[bool], dict[int, int]]:

@@ -123,7 +123,7 @@ class NumbaSimtTarget:
     name = "numba-simt"
     description = ("a small GPU: exec-mask compiler, register allocation with spills, "
                    "deopt metadata, numba-compiled machine")
-    capabilities = frozenset({"wave_ops", "faults", "host_programs", "mutants"})
+    capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "mutants"})
     option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed", "speculate")
     option_help = {
         "registers": f"physical vector registers, 4..256 (default {DEFAULT_REGISTERS}); "

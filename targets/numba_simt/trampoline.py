@@ -27,7 +27,8 @@ The `resume-restarts-statement` and `stale-frame-reference` mutants live here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -182,7 +183,7 @@ class Host:
             start = info.statement_pc  # the statement's earlier effects happen again
         return state.run(start)
 
-    def allocate(self, size: int, running: "_Wave") -> int:
+    def allocate(self, size: int, running: _Wave) -> int:
         """A fresh buffer from the pool; relocates every reference the host holds when
         the pool moved (the saved frames not under `stale-frame-reference`)."""
         if self._allocate is None:
@@ -195,7 +196,7 @@ class Host:
             self.params = [moves.get(p, p) if i in self.ref_params else p
                            for i, p in enumerate(self.params)]
             for v in self.ref_vregs:
-                running.regs[v] = [moves.get(x, x) for x in running.regs[v]]
+                running.regs[v] = [moves.get(x, x) for x in running.regs[v]]  # type: ignore[misc]
             relocate_waiting(self.waiting, moves, self.nmasks, self.union)
         self.buffers[ref] = (ref, size, 32)
         return ref
@@ -242,11 +243,12 @@ class _Wave:
         row = self.h.buffers.get(ref)
         if row is None:
             raise HostError(f"invalid buffer reference {ref}")
-        return row
+        return row  # type: ignore[return-value]
 
     def run(self, pc: int) -> LaneFates:
         code, regs, masks, W = self.h.code, self.regs, self.masks, self.h.W
         steps = 0
+        op: Any  # an Op's value: the rows hold plain ints
         while True:
             if not 0 <= pc < len(code):
                 raise HostError(f"host pc {pc} outside the code")
