@@ -242,9 +242,14 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     corpus = Path(args.corpus)
     check_writable(corpus, "--corpus")
     seconds = args.time if args.time is not None or args.examples is not None else 60.0
+    database = None
+    if args.database is not None:
+        from .shared import check_url
+
+        database = check_url(args.database)
     config = FuzzConfig(target=args.target, seconds=seconds, examples=args.examples,
                         workers=_workers(args.workers), seed=args.seed, options=options,
-                        corpus=corpus)
+                        corpus=corpus, database=database)
     try:
         summary = fuzz(config)
     except Interrupted as stop:
@@ -532,6 +537,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_opt(fz)
     fz.add_argument("--corpus", default="corpus", metavar="DIR",
                     help="where shrunk counterexamples are written (default: corpus)")
+    fz.add_argument("--database", default=None, metavar="redis://HOST:PORT",
+                    help="share the campaign through a Redis server: Hypothesis's example "
+                    "database and announced counterexamples (the corpus stays local)")
     fz.set_defaults(func=cmd_fuzz)
 
     sm = command("sample", "write N generated cases as case files")

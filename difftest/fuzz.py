@@ -46,6 +46,7 @@ class FuzzConfig:
     corpus: Path = Path("corpus")
     schedules_per_case: int = 2
     stop_on_first: bool = False
+    database: str | None = None  # redis://HOST:PORT: a campaign shared across machines
 
 
 @dataclass
@@ -81,6 +82,9 @@ class FuzzSummary:
     workers: int
     skipped: int = 0
     found: list[Found] = field(default_factory=list)
+    # counterexamples announced by other workers (--database), replayed here:
+    # (corpus path, verdict), the path "" when it agrees here
+    replayed: list[tuple[str, str]] = field(default_factory=list)
 
     def rate(self, count: int) -> float:
         return count / self.elapsed if self.elapsed > 0 else 0.0
@@ -145,6 +149,15 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
 
     target = load_target(config.target)
     unsupported = getattr(target, "unsupported", None)
+    shared = None
+    database = None
+    phases = [Phase.generate, Phase.shrink]
+    if config.database is not None:
+        from .shared import Shared
+
+        shared = Shared(config.database, lambda text: results.put(("warning", text)))
+        database = shared.database()
+        phases.insert(0, Phase.reuse)  # what any worker anywhere saw fail, first
     names = _names()
     slot = {name: _FIXED + i for i, name in enumerate(names)}
     done = 0
@@ -154,9 +167,11 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
         # the first failure: [case JSON, verdict, rule, when]; later ones by the same
         # rule (Hypothesis shrinking) replace the case and verdict
         best: list[Any] = []
+        if shared is not None:
+            _replay_announced(shared, config, target, results)
 
-        @settings(max_examples=batch, database=None, deadline=None,
-                  phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
+        @settings(max_examples=batch, database=database, deadline=None,
+                  phases=phases, report_multiple_bugs=False,
                   suppress_health_check=list(HealthCheck))
         @seed(config.seed * 1_000_003 + index * 7_919 + batch_no)
         @given(kernel_cases(capabilities=capabilities(target)),
@@ -212,8 +227,10 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
                 results.put(("error", f"worker {index}: {type(e).__name__}: {e}"))
                 return
         if best:
-            found = _reduce_and_keep(best[0], best[1], best[2], best[3], start, config,
-                                     target)
+            found, entry = _reduce_and_keep(best[0], best[1], best[2], best[3], start,
+                                            config, target)
+            if shared is not None:
+                shared.announce(entry)
             counters[_FAILURES] += 1
             results.put(("done", found, index))
             return
@@ -221,9 +238,37 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
         batch_no += 1
 
 
+def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any) -> None:
+    """Replay the counterexamples other workers announced on this worker's target and
+    options; keep those that fail here too in the local corpus."""
+    from .case import case_from_json
+    from .corpus import save
+    from .errors import CaseError
+    from .runner import check_case, target_options
+
+    for entry in shared.new_announcements():
+        try:
+            case = case_from_json(entry, "announced counterexample")
+        except CaseError as e:
+            results.put(("warning", f"an announced counterexample is malformed: {e}"))
+            continue
+        options = target_options(target, {**case.options, **config.options})
+        verdict = check_case(case, target, options=options).verdict
+        if verdict.agree:
+            results.put(("replayed", "", "agrees here"))
+            continue
+        try:
+            path = str(save(config.corpus, entry))
+        except OSError as e:
+            path = f"(not saved: {e.strerror or e})"
+        results.put(("replayed", path, str(verdict)))
+
+
 def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
-                     first: float, start: float, config: FuzzConfig, target: Any) -> Found:
-    """Reduce the shrunk case (IR reducer), keep it in the corpus, and describe it."""
+                     first: float, start: float, config: FuzzConfig, target: Any
+                     ) -> tuple[Found, dict[str, Any]]:
+    """Reduce the shrunk case (IR reducer), keep it in the corpus, and describe it (with
+    its corpus entry)."""
     from .case import case_from_json
     from .reduce import reduce_case, statements
     from .runner import check_case, oracle_run, still_fails
@@ -234,12 +279,14 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
     full, error = oracle_run(reduced)
     final = check_case(reduced, target, reduced.schedule, reduced.options, None, full, error)
     verdict = str(final.verdict) if not final.verdict.agree else verdict
-    path, saved = _keep(reduced, verdict, rule, config)
+    path, saved, entry = _keep(reduced, verdict, rule, config)
     return Found(path, verdict, rule, first - start, time.monotonic() - start,
-                 statements(reduced.program), reduced.n, saved, len(reduced.host or ()))
+                 statements(reduced.program), reduced.n, saved,
+                 len(reduced.host or ())), entry
 
 
-def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig) -> tuple[str, bool]:
+def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig
+          ) -> tuple[str, bool, dict[str, Any]]:
     """Write a counterexample to the corpus; if that fails, print it whole on stderr."""
     from .corpus import corpus_json, save
 
@@ -250,13 +297,13 @@ def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig) -> tupl
     obj = corpus_json(case, config.target, expected,
                       f"found by difftest fuzz: {verdict}", mutants)
     try:
-        return str(save(config.corpus, obj)), True
+        return str(save(config.corpus, obj)), True, obj
     except OSError as e:
         sys.stderr.write(f"difftest: could not write the counterexample to {config.corpus}: "
                          f"{e.strerror or e}; here it is, whole:\n"
                          f"{json.dumps(obj, indent=1, sort_keys=True)}\n")
         sys.stderr.flush()
-        return f"(not saved: {e.strerror or e})", False
+        return f"(not saved: {e.strerror or e})", False, obj
 
 
 def warm_up(target: str, out: TextIO | None = None) -> None:
@@ -308,6 +355,8 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
     failures: list[str] = []
     found: list[Found] = []
     finder: list[int] = []  # the worker whose failure a stop_on_first campaign keeps
+    warned: set[str] = set()
+    replayed: list[tuple[str, str]] = []  # announced counterexamples: (path or "", verdict)
     start = time.monotonic()
     tty = out.isatty()
 
@@ -321,6 +370,16 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
             if config.stop_on_first:  # the finder reduces it with the machine to itself
                 finder.append(msg[1])
                 _terminate([p for i, p in enumerate(procs) if i != msg[1]])
+        elif kind == "warning":  # each once per campaign, however many workers saw it
+            key = "server" if msg[1].startswith("the shared database") else msg[1]
+            if key not in warned:
+                warned.add(key)
+                out.write(("\n" if tty else "") + f"warning: {msg[1]}\n")
+        elif kind == "replayed":
+            replayed.append((msg[1], msg[2]))
+            if msg[1]:
+                out.write(("\n" if tty else "") + f"replayed an announced counterexample: "
+                          f"{msg[1]}: {msg[2]}\n")
         elif kind == "done":
             if config.stop_on_first and finder and msg[2] != finder[0]:
                 return
@@ -338,7 +397,7 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
         return FuzzSummary(time.monotonic() - start, totals[_KERNELS], totals[_CASES],
                            totals[_EXECS], failures,
                            {name: totals[_FIXED + i] for i, name in enumerate(names)},
-                           config.workers, totals[_SKIPPED], found)
+                           config.workers, totals[_SKIPPED], found, replayed)
 
     try:
         warm_up(config.target, out)
@@ -430,6 +489,11 @@ def format_summary(s: FuzzSummary, target: str) -> str:
     missing = [name for name, c in items if c == 0]
     if missing and s.kernels:
         lines.append(f"  never seen: {', '.join(missing)}")
+    if s.replayed:
+        failing = [p for p, _ in s.replayed if p]
+        lines.append(f"  announced counterexamples replayed: {len(s.replayed)}, "
+                     f"{len(failing)} failing here too")
+        lines += [f"    {p}" for p in failing]
     if s.failures:
         lines.append(f"  COUNTEREXAMPLES: {len(s.failures)}")
         lines += [f"    {f}" for f in s.failures]

@@ -52,3 +52,22 @@ def test_profile_fixture_and_bad_target(pytester: pytest.Pytester) -> None:
     bad.stderr.fnmatch_lines(["*--difftest-target: unknown target 'nope'*"])
     bad = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--difftest-profile", "turbo")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_fuzz_shards_run_on_xdist_gateways() -> None:
+    """The fuzz shards through xdist's own gateways (`--tx`): popen here; `--tx
+    ssh=HOST//python=...` spreads the same shards over machines (README, "pytest")."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    shards = [f"tests/test_fuzz.py::test_target_agrees_with_oracle[{k}]" for k in (0, 1)]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *shards,
+         "--tx", f"2*popen//python={sys.executable}", "--dist", "load",
+         "--difftest-profile", "ci", "--difftest-target", "reference"],
+        cwd=repo, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
+    assert "bringing up nodes" in done.stdout  # xdist's gateways ran them

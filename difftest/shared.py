@@ -1,0 +1,135 @@
+"""A campaign shared across processes and machines through a Redis server
+(`difftest fuzz --database redis://HOST:PORT`).
+
+Two things travel through the server; the corpus stays files on each machine:
+- Hypothesis's example database: the local one (`.hypothesis/difftest`) multiplexed with
+  `hypothesis.extra.redis.RedisExampleDatabase`, so a failure one worker saw is replayed
+  first by every worker's next batch, wherever it runs;
+- announced counterexamples: each reduced counterexample (its corpus JSON) is appended to
+  a Redis list, and every worker, before each batch, replays the ones announced since it
+  last looked on its own target and options, keeping those that still fail in its own
+  corpus.
+
+The server is a convenience, never a dependency of the campaign: the first Redis error
+(the server killed, unreachable) turns sharing off in that process, with one warning,
+and the campaign goes on local-only. Nothing read from the server is unpickled or
+evaluated: example-database entries are Hypothesis's own bytes, announcements are JSON
+checked like any corpus file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from hypothesis.database import (
+    DirectoryBasedExampleDatabase,
+    ExampleDatabase,
+    MultiplexedDatabase,
+)
+
+from .errors import DifftestError
+
+ANNOUNCED = b"difftest:counterexamples"
+PREFIX = b"difftest:examples:"
+LOCAL = ".hypothesis/difftest"
+
+
+class DatabaseError(DifftestError):
+    """A --database value that is not a redis:// URL, or a redis package missing."""
+
+
+def check_url(url: str) -> str:
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise DatabaseError(f"--database {url!r}: expected redis://HOST:PORT")
+    try:
+        import redis  # noqa: F401
+    except ImportError:
+        raise DatabaseError("--database needs the redis package: pip install "
+                            "'difftest-simt[redis]'") from None
+    return url
+
+
+class Shared:
+    """One process's connection to the campaign's server. `warn` is called once, with
+    the reason, when the server first fails; from then on every call is local-only."""
+
+    def __init__(self, url: str, warn: Callable[[str], None]) -> None:
+        import redis
+
+        self.url = url
+        self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+        self._client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+        self._warn = warn
+        self.up = True
+        self.seen = 0  # announcements already replayed (or skipped) by this process
+        self.origin = f"{socket.gethostname()}:{os.getpid()}"  # its own are not replayed
+
+    def _failed(self, e: BaseException) -> None:
+        if self.up:
+            self.up = False
+            self._warn(f"the shared database at {self.url} failed ({type(e).__name__}: "
+                       f"{e}); going on with the local database and corpus only")
+
+    def call(self, f: Callable[[], Any], default: Any) -> Any:
+        if not self.up:
+            return default
+        try:
+            return f()
+        except self._errors as e:
+            self._failed(e)
+            return default
+
+    def database(self, local: str = LOCAL) -> ExampleDatabase:
+        """Hypothesis's database: the local directory and the server's, together."""
+        from hypothesis.extra.redis import RedisExampleDatabase
+
+        remote = _Tolerant(self, RedisExampleDatabase(self._client, key_prefix=PREFIX))
+        return MultiplexedDatabase(DirectoryBasedExampleDatabase(local), remote)
+
+    def announce(self, entry: dict[str, Any]) -> bool:
+        """Tell every worker about a counterexample (its corpus JSON)."""
+        text = json.dumps({"origin": self.origin, "entry": entry}, sort_keys=True)
+        return bool(self.call(lambda: self._client.rpush(ANNOUNCED, text), False))
+
+    def new_announcements(self) -> list[dict[str, Any]]:
+        """The counterexamples announced since this process last asked (malformed ones
+        are dropped: a shared server is input like any other)."""
+        raw = self.call(lambda: self._client.lrange(ANNOUNCED, self.seen, -1), [])
+        self.seen += len(raw)
+        out = []
+        for item in raw:
+            try:
+                message = json.loads(item)
+            except (ValueError, UnicodeDecodeError):
+                continue
+            if not isinstance(message, dict) or message.get("origin") == self.origin:
+                continue
+            if isinstance(message.get("entry"), dict):
+                out.append(message["entry"])
+        return out
+
+
+class _Tolerant(ExampleDatabase):
+    """The server's example database, turned off (empty, writes dropped) after the first
+    error, so the local half of the multiplexed database carries on alone."""
+
+    def __init__(self, shared: Shared, db: ExampleDatabase) -> None:
+        super().__init__()
+        self._shared = shared
+        self._db = db
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        return list(self._shared.call(lambda: list(self._db.fetch(key)), []))
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self._shared.call(lambda: self._db.save(key, value), None)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        self._shared.call(lambda: self._db.delete(key, value), None)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        self._shared.call(lambda: self._db.move(src, dest, value), None)
