@@ -119,7 +119,7 @@ def test_a_counterexample_that_cannot_be_written_is_printed_whole(
     config = fuzz.FuzzConfig(target="numba-simt", corpus=tmp_path / "file" / "sub")
     case = load_case(CASE)
     case.options = {"registers": 8, "mutants": ["div-floor"]}
-    where, saved = fuzz._keep(case, "disagree: R3 memory: x", "R3 memory", config)
+    where, saved, _ = fuzz._keep(case, "disagree: R3 memory: x", "R3 memory", config)
     err = capsys.readouterr().err
     assert not saved and "not saved" in where
     assert "could not write the counterexample" in err
