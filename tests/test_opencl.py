@@ -146,3 +146,35 @@ def test_generated_cases_agree_with_the_oracle(kc) -> None:  # type: ignore[no-u
         for opt in ("on", "off"):
             result = check_case(c, TARGET, options={"opt": opt})
             assert result.verdict.agree, (opt, result.verdict, c.kernel)
+
+
+def test_each_mutant_changes_its_own_part_of_the_translation() -> None:
+    """The mutants' own output (the C text), not a corruption of results."""
+    loop = parse("def kernel(out: Buffer[i32], s: i32):\n"
+                 "    for k in range(0, s):\n        s = 0\n    out[0] = s\n")
+    assert "_stop = (long)v_s;" in translate(loop, "kernel").source
+    assert "< (long)v_s;" in translate(loop, "kernel", frozenset({"bound-per-trip"})).source
+    call = parse("def kernel(out: Buffer[i32]):\n    out[0] = h(out)\n\n\n"
+                 "def h(b: Buffer[i32]) -> i32:\n    return b[5]\n")
+    plain = translate(call, "kernel").source
+    mutated = translate(call, "kernel", frozenset({"call-no-check"})).source
+    assert plain.count("if (C->kind)") == mutated.count("if (C->kind)") + 1
+
+
+@pytest.mark.parametrize("mutant", ["bound-per-trip", "call-no-check"])
+def test_each_mutant_is_caught_by_a_corpus_case(mutant: str) -> None:
+    """Non-equivalent: its reduced hunt counterexample (kept in tests/data, not corpus/,
+    so a checkout without the [opencl] extra replays no opencl entry) disagrees with it
+    and agrees without."""
+    import json
+    from pathlib import Path
+
+    from difftest.case import case_from_json
+
+    kept = Path(__file__).parent / "data" / "opencl_mutants"
+    entries = [json.loads(p.read_text()) for p in kept.glob("*.json")]
+    mine = [e for e in entries if e.get("target") == "opencl" and e.get("mutants") == [mutant]]
+    assert mine, f"no corpus entry for opencl mutant {mutant}"
+    c = case_from_json(mine[0])
+    assert not check_case(c, TARGET, options={"mutants": [mutant]}).verdict.agree
+    assert check_case(c, TARGET, options={}).verdict.agree

@@ -27,7 +27,7 @@ from difftest.errors import DifftestError
 from difftest.options import describe_budget, trip_budget
 from difftest.outcome import COMPLETED, FAULTED, ExceptionReport, Fault, Frame, Outcome
 
-from .translate import EXHAUSTED, KINDS, Translation, translate, unsupported
+from .translate import EXHAUSTED, KINDS, MUTANTS, Translation, translate, unsupported
 
 CACHE_SIZE = 128
 
@@ -87,6 +87,9 @@ class OpenCLTarget:
     capabilities = frozenset({"faults"})
     option_names = ("opt",)
     option_help = {"opt": "on (default) | off: build with -cl-opt-disable"}
+    mutant_names = tuple(MUTANTS)
+    mutant_help = {name: f"[translate] {text}" for name, (_, text) in MUTANTS.items()}
+    mutant_seeds = {name: seed for name, (seed, _) in MUTANTS.items()}
 
     def validate_options(self, options: dict[str, Any]) -> None:
         opt = options.get("opt", "on")
@@ -101,7 +104,8 @@ class OpenCLTarget:
         return unsupported(case.program)
 
     def listing(self, case: Case, options: dict[str, Any]) -> str:
-        return translate(case.program, case.entry).source
+        return translate(case.program, case.entry,
+                         frozenset(options.get("mutants", ()))).source
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:
@@ -109,7 +113,7 @@ class OpenCLTarget:
         why = self.unsupported(case)
         if why is not None:
             return Outcome(case.buffers(), None, [], error=f"unsupported: {why}")
-        tr = translate(case.program, case.entry)
+        tr = translate(case.program, case.entry, frozenset(options.get("mutants", ())))
         flags = "-w" + (" -cl-opt-disable" if options.get("opt", "on") == "off" else "")
         dev = _get_device()
         try:

@@ -32,6 +32,16 @@ from difftest.ir.types import BOOL, I32, I64, Type, widest
 OUT_OF_BOUNDS, DIVISION_BY_ZERO, FAIL, EXHAUSTED = 1, 2, 3, 4
 KINDS = {OUT_OF_BOUNDS: "out_of_bounds", DIVISION_BY_ZERO: "division_by_zero", FAIL: "fail"}
 
+#: the translation's injectable bugs (`--opt mutants=NAME`): name -> (seed, description)
+MUTANTS = {
+    "bound-per-trip": ("this target's own history",
+                       "a `for` loop's stop bound is read again at every trip instead of "
+                       "once at entry (the body may assign what it reads)"),
+    "call-no-check": ("NOTES: exception stacks",
+                      "no fault check after a helper call: a workitem that faulted inside "
+                      "the helper goes on running its caller"),
+}
+
 
 @dataclass(frozen=True)
 class Translation:
@@ -58,7 +68,8 @@ def unsupported(program: n.Program) -> str | None:
     return None
 
 
-def translate(program: n.Program, entry: str) -> Translation:
+def translate(program: n.Program, entry: str,
+              mutants: frozenset[str] = frozenset()) -> Translation:
     why = unsupported(program)
     if why is not None:
         raise Unsupported(why)
@@ -70,9 +81,9 @@ def translate(program: n.Program, entry: str) -> Translation:
     # helpers first, callees before callers (C needs a declaration before a call)
     for fn in _call_order(program, entry):
         if fn.name != entry:
-            out.append(_Function(fn, fid, program).helper())
+            out.append(_Function(fn, fid, program, mutants).helper())
     kernel_fn = program.function(entry)
-    out.append(_Function(kernel_fn, fid, program).kernel(row))
+    out.append(_Function(kernel_fn, fid, program, mutants).kernel(row))
     return Translation("\n".join(out), f"k_{entry}", names, row, kernel_fn.params)
 
 
@@ -161,8 +172,10 @@ class _Function:
     """Emits one function: statements as C statements, every expression through
     temporaries in evaluation order."""
 
-    def __init__(self, fn: n.Function, fid: dict[str, int], program: n.Program) -> None:
+    def __init__(self, fn: n.Function, fid: dict[str, int], program: n.Program,
+                 mutants: frozenset[str] = frozenset()) -> None:
         self.fn = fn
+        self.mutants = mutants
         self.fid = fid
         self.program = program
         self.lines: list[str] = []
@@ -316,8 +329,12 @@ class _Function:
         self.temps += 1
         k = f"k{self.temps}"
         # the bounds once, at entry (the body may assign what they read)
-        self.emit(f"long {k}_stop = (long){stop};")
-        self.emit(f"for (long {k} = (long){start}; {k} < {k}_stop; {k}++) {{")
+        bound = f"{k}_stop"
+        if "bound-per-trip" in self.mutants:
+            bound = f"(long){stop}"  # the bug: a variable bound is read at every trip
+        else:
+            self.emit(f"long {k}_stop = (long){stop};")
+        self.emit(f"for (long {k} = (long){start}; {k} < {bound}; {k}++) {{")
         self.indent += 1
         self.trip()
         self.emit(f"v_{s.var} = ({_ctype(ty)}){k};")
@@ -521,7 +538,8 @@ class _Function:
         else:
             result = self.temp(callee.returns, call)
         self.emit("C->depth--;")
-        self.check()
+        if "call-no-check" not in self.mutants:
+            self.check()
         return result
 
     def e_Alloc(self, e: n.Alloc) -> str:
