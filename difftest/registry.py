@@ -69,17 +69,13 @@ def installed_target_names() -> list[str]:
     distribution whose extra is not installed (say `opencl` without `[opencl]`) is left
     out of "every target" (corpus replay); naming it still fails with the reason."""
     out = []
-    for name in target_names():
+    for ep in entry_points(group=TARGETS):
         try:
-            _entry(TARGETS, name).load()
+            ep.load()
         except ImportError:
             continue
-        out.append(name)
-    return out
-
-
-def _entry(group: str, name: str) -> Any:
-    return next(ep for ep in entry_points(group=group) if ep.name == name)
+        out.append(ep.name)
+    return sorted(set(out))
 
 
 def oracle_names() -> list[str]:

@@ -182,16 +182,14 @@ class _Function:
         self.indent = 1
         self.temps = 0
         self.is_kernel = False
-        self.types = {p.name: p.ty for p in fn.params} | _variables(fn)
+        self.locals = _variables(fn)
+        self.types = {p.name: p.ty for p in fn.params} | self.locals
 
     # ------------------------------------------------------------------ functions
 
     def _declarations(self) -> list[str]:
         out = []
-        params = {p.name for p in self.fn.params}
-        for name, ty in _variables(self.fn).items():
-            if name in params:
-                continue
+        for name, ty in self.locals.items():
             if ty.is_buffer:
                 out.append(f"    __global {_elem(ty)}* v_{name} = 0; long n_{name} = 0;")
             else:
