@@ -170,15 +170,21 @@ def bench_compile_time() -> dict[str, float]:
     return {"cold_s": times[0], "cached_s": times[1]}
 
 
-def bench_generation(kernels: int, seed: int) -> dict[str, float]:
-    """Generated kernels/s (the strategy alone), and fully checked cases/s on one core
-    (generation + oracle + target + verdict) for the reference and numba-simt targets."""
+def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
+    """Generated kernels/s (the strategy alone), and checked cases per CPU-second on one
+    core doing exactly the fuzz loop's work per case (`difftest fuzz`'s defaults): one
+    oracle run, then `schedules_per_case` (case, schedule) checks against it -- each a
+    checked case -- with the CPU time split into generation, oracle, target and verdict."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
+    from hypothesis import strategies as st
 
-    from difftest.runner import check_case, oracle_run
+    from difftest.fuzz import FuzzConfig
+    from difftest.runner import oracle_run, run_target, target_options
+    from difftest.verdict import check_outcome
     from generators.cases import kernel_cases
     from generators.kernels import kernels as kernel_strategy
+    from generators.schedules import schedule_by_number, schedule_numbers
     from oracles.reference import ReferenceTarget
 
     from targets.numba_simt.target import NumbaSimtTarget
@@ -193,24 +199,82 @@ def bench_generation(kernels: int, seed: int) -> dict[str, float]:
         count[0] += 1
 
     t_gen = _time(gen_only)
-    out = {"kernels_per_s": count[0] / t_gen}
+    out: dict[str, Any] = {"kernels_per_s": count[0] / t_gen}
+    extra = FuzzConfig("numba-simt").schedules_per_case - 1
     for target in (ReferenceTarget(), NumbaSimtTarget()):
         checked = [0]
+        by_wave = getattr(target, "never_ran_granularity", None) == "wave"
+        split = {"oracle": 0.0, "target": 0.0, "verdict": 0.0}
+
+        def timed(part: str, fn: Any, *a: Any) -> Any:
+            t0 = time.process_time()
+            result = fn(*a)
+            split[part] += time.process_time() - t0
+            return result
 
         @settings(max_examples=kernels // 2, database=None, deadline=None,
                   suppress_health_check=quiet)
         @hseed(seed)
-        @given(kernel_cases())
-        def full(kc: Any) -> None:
+        @given(kernel_cases(), st.lists(schedule_numbers(), min_size=extra, max_size=extra))
+        def full(kc: Any, numbers: list[int]) -> None:
             for case in kc[1]:
-                f, err = oracle_run(case)
-                res = check_case(case, target, None, None, None, f, err)
-                assert res.verdict.agree, str(res.verdict)
-                checked[0] += 1
+                options = target_options(target, case.options)
+                f, err = timed("oracle", oracle_run, case, options)
+                for sched in [case.schedule, *(schedule_by_number(case, k) for k in numbers)]:
+                    o = timed("target", run_target, target, case, sched, options)
+                    v = timed("verdict", check_outcome, case, f, o, None, by_wave, err)
+                    assert v.agree, str(v)
+                    checked[0] += 1
 
+        full()  # warm: compile caches, imports
+        for part in split:
+            split[part] = 0.0
+        checked[0] = 0
         t = _time(full)
+        split["generation"] = t - sum(split.values())
         out[f"checked_cases_per_s_{target.name}"] = checked[0] / t
+        out[f"split_{target.name}"] = {k: v / t for k, v in split.items()}
     return out
+
+
+def bench_fault_path(n: int, waves: list[int], repeat: int) -> dict[int, dict[str, float]]:
+    """SimpleDeopt with `length = n`: workitem n/2 writes out of bounds, so it deopts and
+    faults on the host while every other workitem runs on the device; the whole target
+    run (pool, machine, deopt, host, read-back) against the `@njit` loop."""
+    from targets.numba_simt.target import NumbaSimtTarget
+
+    baseline = _baseline()
+    out = np.full(n, -1, dtype=np.int32)
+    assert baseline(out, n) == 1
+    target = NumbaSimtTarget()
+    rows = {}
+    for w in waves:
+        case = _case(n, w)
+        case.args["length"] = n
+        outcome = target.run(case)
+        assert outcome.exception is not None and outcome.exception.gid == n // 2, outcome
+        t_target, t_njit = float("inf"), float("inf")
+        for _ in range(repeat):
+            t_njit = min(t_njit, _time(lambda: baseline(out, n)))
+            t_target = min(t_target, _time(lambda: target.run(case)))
+        rows[w] = {"target_s": t_target, "njit_s": t_njit, "ratio": t_target / t_njit}
+    return rows
+
+
+def bench_bookkeeping(log2s: list[int], wave: int) -> dict[int, dict[str, int]]:
+    """The deopt runtime's bookkeeping bytes (save area, never-ran bits) against n, from
+    a run's own diagnostics (SimpleDeopt, the fault at n/2)."""
+    from targets.numba_simt.target import NumbaSimtTarget
+
+    target = NumbaSimtTarget()
+    rows = {}
+    for k in log2s:
+        case = _case(1 << k, wave)
+        case.args["length"] = 1 << k
+        d = target.run(case).diagnostics
+        rows[1 << k] = {"save_area_bytes": int(d["save_area_bytes"]),
+                        "never_ran_bytes": int(d["never_ran_bytes"])}
+    return rows
 
 
 def run_bench(n_log2: int = 22, oracle_log2: int = 16, repeat: int = 5,
@@ -219,6 +283,10 @@ def run_bench(n_log2: int = 22, oracle_log2: int = 16, repeat: int = 5,
     result: dict[str, Any] = {"n": 1 << n_log2}
     result["waves"] = {str(w): r for w, r in bench_ratios(1 << n_log2, waves, repeat).items()}
     result["ratio_vs_njit"] = result["waves"]["32"]["ratio"]
+    result["fault_path"] = {str(w): r for w, r in
+                            bench_fault_path(1 << n_log2, waves, repeat).items()}
+    result["bookkeeping"] = {str(k): r for k, r in
+                             bench_bookkeeping([10, 14, 18, n_log2], 32).items()}
     result["vs_oracle"] = bench_oracle(1 << oracle_log2, 32)
     result["jit"] = bench_jit_compilations(kernels, 0)
     result["compile"] = bench_compile_time()
@@ -232,6 +300,14 @@ def format_bench(r: dict[str, Any]) -> str:
     for w, row in r["waves"].items():
         lines.append(f"{int(w):4d}  {row['machine_s'] * 1e3:9.1f} ms  {row['njit_s'] * 1e3:9.1f} ms"
                      f"  {row['ratio']:7.1f}x  {row['lane_instructions_per_s'] / 1e9:6.2f} G")
+    lines.append("SimpleDeopt, length = n: workitem n/2 faults (deopt path; whole target run)")
+    lines.append("   W   numba-simt      @njit loop    ratio")
+    for w, row in r["fault_path"].items():
+        lines.append(f"{int(w):4d}  {row['target_s'] * 1e3:9.1f} ms  {row['njit_s'] * 1e3:9.1f} ms"
+                     f"  {row['ratio']:7.1f}x")
+    lines.append("deopt bookkeeping (W = 32): " + "; ".join(
+        f"n = {k}: save area {v['save_area_bytes']} B, never-ran {v['never_ran_bytes']} B"
+        for k, v in r["bookkeeping"].items()))
     o = r["vs_oracle"]
     lines.append(f"oracle vs numba-simt (whole target run) at n = 65536, W = 32: "
                  f"{o['oracle_s'] * 1e3:.0f} ms vs {o['target_s'] * 1e3:.1f} ms = "
@@ -242,9 +318,11 @@ def format_bench(r: dict[str, Any]) -> str:
     c = r["compile"]
     lines.append(f"machine compile: cold {c['cold_s']:.1f} s, cached {c['cached_s']:.2f} s")
     g = r["generation"]
-    lines.append(f"generation (one core): {g['kernels_per_s']:.0f} kernels/s; fully checked "
-                 f"cases/s: {g['checked_cases_per_s_reference']:.0f} on reference, "
-                 f"{g['checked_cases_per_s_numba-simt']:.0f} on numba-simt")
+    lines.append(f"generation (one core): {g['kernels_per_s']:.0f} kernels/s")
+    for name in ("reference", "numba-simt"):
+        split = ", ".join(f"{k} {v:.0%}" for k, v in g[f"split_{name}"].items())
+        lines.append(f"checked cases per CPU-second (one core, the fuzz loop's work) on "
+                     f"{name}: {g[f'checked_cases_per_s_{name}']:.0f} ({split})")
     lines.append(f"ratio_vs_njit (W = 32): {r['ratio_vs_njit']:.2f}")
     return "\n".join(lines)
 

@@ -8,8 +8,8 @@ what "fails" means: the same verdict rule, and for a mutant also agreement witho
 - delete statements (halves, then quarters, ... then one at a time, in every block);
 - unwrap compound statements (an `if` into one of its arms, a loop into its body);
 - drop helpers nobody calls, inline calls of straight-line helpers;
-- propagate copies (a variable assigned once from an id, a constant, a parameter or a
-  length is replaced by that value, and its assignment deleted);
+- propagate copies (a variable assigned once from an id, a constant, a parameter, another
+  variable or a length is replaced by that value, and its assignment deleted);
 - simplify expressions (a node into `0`, `1`, `False`, `True` or one of its operands);
 - drop unused kernel parameters; lower the launch (n, then the wave size); simplify inputs
   (truncate buffers, zero them, scalars to 0 or 1); drop schedule keys and options.
@@ -525,8 +525,10 @@ def _propagate_copies(case: Case) -> Iterator[Case]:
                         and s.target not in params and s.declared is None):
                     continue
                 v = s.value
-                simple = isinstance(v, (n.WorkId, n.Const, n.Len)) or (
-                    isinstance(v, n.Name) and v.id in params)
+                # a copy of another local too: if that local changes before a use the
+                # candidate means something else, and the check (the same failure
+                # under the mutant, agreement without) judges it like any other
+                simple = isinstance(v, (n.WorkId, n.Const, n.Len, n.Name))
                 if not simple:
                     continue
                 prog = _set_block(program, path, block[:i] + block[i + 1:])

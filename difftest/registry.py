@@ -26,6 +26,7 @@ prints them):
 
 from __future__ import annotations
 
+import functools
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
@@ -101,7 +102,10 @@ def load_target(name: str) -> Target:
     return target  # type: ignore[no-any-return]
 
 
+@functools.cache
 def load_oracle(name: str = "reference") -> Oracle:
+    """The registered oracle `name`, made once per process (oracles hold no state; the
+    entry-point lookup costs more than a small case's whole oracle run)."""
     oracle = _load(ORACLES, name, "oracle")
     assert isinstance(oracle, Oracle), f"oracle {name} does not implement Oracle"
     return oracle  # type: ignore[no-any-return]

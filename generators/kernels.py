@@ -41,7 +41,10 @@ probability `fault_rate`), then draws every statement and expression only from t
 productions those features enable. So rare combinations are not drowned out. An enabled
 feature is also a used one: its main statement (a loop, an if/else, an early return, a
 helper call, an atomic, a buffer alias, a `fail`) is placed in the kernel's top-level
-block when the draws did not produce it. Productions repeat in their lists as weights,
+block when the draws did not produce it; with `return` on, the valued helper `h0` gets
+an early return, followed by whole-wave code when wave operations are on (seed 003's
+call-return form: the lanes that returned wait with their value while the others run
+all-lane writes). Productions repeat in their lists as weights,
 wave operations weigh more under divergence, and fault sites fire for few workitems (a
 value equal to a small constant, `gid == C`, `gid - C` as divisor, `gid + C` as index),
 so a faulting run still runs most of the kernel.
@@ -576,6 +579,9 @@ class _Gen:
             m += ["break"] * 2 + (["continue"] * 2 if not fn.no_continue else [])
         if "return" in on:
             m += ["return"] * 3
+            if "wave" in on and fn.returns is not None:
+                # 003's call-return form: whole-wave code after some lanes returned
+                m += ["return_wave"] * 2
         if "wave" in on:
             # More under divergence: that is where wave operations go wrong.
             m += ["wave_assign"] * (5 if fn.nest else 3)
@@ -743,6 +749,11 @@ class _Gen:
                 return [f"{pad}if {c}:", *self.witness(fn, pad + "    "),
                         f"{pad}    return"]
             return [f"{pad}if {c}:", f"{pad}    {k}"]
+        if k == "return_wave":
+            # The lanes that return wait with their value at the call's return point
+            # while the others run whole-wave code (a wave operation's all-lane writes)
+            lines = self.stmt(fn, pad, "return")
+            return lines + self.stmt(fn, pad, "wave_assign")
         if k == "plant_fail":
             # SimpleDeopt-style: exactly one workitem faults, whatever the inputs.
             victim = self.num(0, 12)
@@ -870,8 +881,11 @@ class _Gen:
     def valued_helper(self) -> str:
         x_ty = self.h0_x
         fn = self.helper_fn("h0", {"a": I32, "x": x_ty}, [("b", I32)], [], [], (), I32)
-        self.budget = max(self.budget, 2)
-        body = self.block(fn, "    ", 0, 3, scoped=False, required=self.helper_loop(fn))
+        self.budget = max(self.budget, 3)  # its own statements, whatever the kernel used
+        required = self.helper_loop(fn)
+        if "return" in self.on:  # an early return: the feature used where it means most
+            required += ("return_wave" if "wave" in self.on else "return",)
+        body = self.block(fn, "    ", 0, 3, scoped=False, required=required)
         value, _ = self.int_expr(fn, I32, 2)
         body = [line for line in body if line != "    pass"]
         body.append(f"    return {self.folded(fn, value)}")

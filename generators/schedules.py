@@ -49,7 +49,7 @@ _SEEDS = {"wave_order": ("order_seed", ("shuffled",)),
 # numba-simt finishes deopted workitems and never-ran waves on the host, one Python
 # instruction at a time (about 1,000 times slower than the machine): for a large launch a
 # schedule keeps that work bounded, so one case stays well under a second.
-HOST_LANES = 256  # expected deopted workitems a schedule asks for, at most
+HOST_LANES = 32  # expected deopted workitems a schedule asks for, at most
 HOST_WAVES_N = 256  # never_ran: "host" only for launches up to this size
 
 

@@ -190,7 +190,7 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
     run.lane_instructions += int(counters[1])
     run.save_area_bytes = deopt.save_area_bytes(area)
     run.never_ran_bytes = deopt.never_ran_bytes(area)
-    run.trace += [[run.rounds, *(int(x) for x in row)] for row in area.trace if row[0] != 0]
+    run.trace += [[run.rounds, *row] for row in area.trace[area.trace[:, 0] != 0].tolist()]
     if rc == machine.ERR_BUDGET:
         raise HostBudget(int(counters[3]))
     if rc != machine.OK:
@@ -200,11 +200,12 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
     rows = deopt.frames(area)
     gids = deopt.deopted_gids(rows)
     # every lane of a wave that ran completed on the device, unless it left a frame
+    skipped = set(never)
     for w in waves:
-        if w in never:
+        if w in skipped:
             continue
-        for g in range(w * W, min(n, w * W + W)):
-            run.status[g] = COMPLETED
+        hi = min(n, w * W + W)
+        run.status[w * W:hi] = [COMPLETED] * (hi - w * W)
     for row in rows:
         reason = machine.REASONS.get(int(row[machine.F_REASON]), "?")
         run.deopts[reason] = run.deopts.get(reason, 0) + 1

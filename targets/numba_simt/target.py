@@ -173,6 +173,8 @@ class NumbaSimtTarget:
         out += [{**base, "alloc_order": "random", "alloc_seed": s} for s in range(4)]
         out += [{**base, "registers": r, "alloc_order": "lowest"} for r in (4, 5, 6, 8)
                 if r != regs]
+        out += [{**base, "registers": r, "alloc_order": "random", "alloc_seed": s}
+                for r in (4, 6) for s in range(3) if r != regs]
         return [o for o in out if o != options]
 
     def cold_start_note(self) -> str | None:
