@@ -21,11 +21,24 @@ types as references), and the reference slots of every saved frame still waiting
 resumed (`waiting`), found through each frame's reference bitmap -- seed 000's oops in
 saved registers, updated in place.
 
+Speed (this loop dominates the fuzz loop's CPU time, so it is built for CPython): the code
+is decoded once per launch (`_decode`) into tuples naming a handler kind, tested most
+frequent first, whether the instruction writes every owned lane, and for arithmetic a
+function specialised to its width; a jump outside the code, or running off its end,
+lands on a sentinel entry instead of a bounds check per step; a mask's lanes come from a
+per-launch cache. A resume owns one lane, so `run_lane` keeps that lane's values alone
+(no nvregs x W register file to build) and hands over to the wave loop `run` at the first
+instruction that reads or relocates other lanes (a wave operation, ALLOC). The two loops
+are one semantics, step for step (step count, fault order, errors included).
+
 The `resume-restarts-statement` and `stale-frame-reference` mutants live here.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
@@ -87,6 +100,49 @@ _UNARY = {
     Op.WRAP: lambda a, w: _wrap(a, w),
     Op.MOV: lambda a, w: a,
 }
+
+
+@functools.lru_cache(maxsize=1024)
+def _binary(op: Op, w: int) -> Callable[[int, int], int]:
+    """`_BINARY[op]` at width `w` (the instruction's imm, 64 when 0) as a function of the
+    two lane values, with `_wrap` inlined as ((x + half) & mask) - half: the same number
+    for every w >= 1 (the compiler's widths are 32 and 64)."""
+    if w < 1:
+        return lambda x, y: _BINARY[op](x, y, w)
+    mask, half, sh = (1 << w) - 1, 1 << (w - 1), w - 1
+    fast: dict[Op, Callable[[int, int], int]] = {
+        Op.ADD: lambda x, y: ((x + y + half) & mask) - half,
+        Op.SUB: lambda x, y: ((x - y + half) & mask) - half,
+        Op.MUL: lambda x, y: ((x * y + half) & mask) - half,
+        Op.SHL: lambda x, y: (((x << (y & sh)) + half) & mask) - half,
+        Op.SHR: lambda x, y: (((x >> (y & sh)) + half) & mask) - half,
+        Op.AND: operator.and_,
+        Op.OR: operator.or_,
+        Op.XOR: operator.xor,
+        Op.CMP_EQ: lambda x, y: 1 if x == y else 0,
+        Op.CMP_NE: lambda x, y: 1 if x != y else 0,
+        Op.CMP_LT: lambda x, y: 1 if x < y else 0,
+        Op.CMP_LE: lambda x, y: 1 if x <= y else 0,
+        Op.CMP_GT: lambda x, y: 1 if x > y else 0,
+        Op.CMP_GE: lambda x, y: 1 if x >= y else 0,
+    }
+    return fast[op]
+
+
+@functools.lru_cache(maxsize=1024)
+def _unary(op: Op, w: int) -> Callable[[int], int]:
+    """`_UNARY[op]` at width `w`, as `_binary` (MOV has its own handler)."""
+    if w < 1 or op == Op.LNOT:
+        return lambda x: _UNARY[op](x, w)
+    mask, half = (1 << w) - 1, 1 << (w - 1)
+    fast: dict[Op, Callable[[int], int]] = {
+        Op.NEG: lambda x: ((half - x) & mask) - half,
+        Op.NOT: lambda x: ((~x + half) & mask) - half,
+        Op.WRAP: lambda x: ((x + half) & mask) - half,
+    }
+    return fast[op]
+
+
 _KIND = {Op.DIV: "division_by_zero", Op.REM: "division_by_zero", Op.LOAD: "out_of_bounds",
          Op.STORE: "out_of_bounds", Op.ATOMIC_ADD: "out_of_bounds", Op.FAIL: "fail",
          Op.ALLOC: "out_of_bounds"}
@@ -140,8 +196,9 @@ class Host:
                  params: np.ndarray, n: int, W: int, trip_budget: int,
                  allocate: Allocate | None = None, ref_params: frozenset[int] = frozenset()
                  ) -> None:
-        # decoded once: Python ints and Op members (a numpy row per step costs 10x more)
-        self.code = [(Op(int(r[0])), *(int(x) for x in r[1:])) for r in compiled.host.rows]
+        self.rows = compiled.host.rows
+        _check_ops(self.rows)
+        self._code: list[_Instr] | None = None  # decoded when first run
         # a buffer reference is its base: base -> (base, length, bits)
         self.buffers = {int(row[0]): tuple(int(x) for x in row) for row in buftab}
         self.ref_vregs = compiled.host.ref_vregs
@@ -158,30 +215,39 @@ class Host:
         self.n = n
         self.W = W
         self.budget = trip_budget
+        self.lanes_of = _LaneLists()
+
+    @property
+    def code(self) -> list[_Instr]:
+        """The host code decoded (`_decode`), once per launch."""
+        if self._code is None:
+            self._code = _decode(self.rows)
+        return self._code
 
     # ------------------------------------------------------------------ entries
 
     def resume(self, frame: np.ndarray) -> LaneFates:
         """Finish one deopted lane from its frame (a row of the save area)."""
-        gid, ip = int(frame[F_GID]), int(frame[F_IP])
+        saved = frame.tolist()  # Python ints (a numpy element per read costs 10x more)
+        gid, ip = saved[F_GID], saved[F_IP]
         if not (0 <= gid < self.n and 0 <= ip < len(self.infopoints)):
             raise HostError(f"frame names workitem {gid} at infopoint {ip}")
         info = self.infopoints[ip]
         wave, lane = divmod(gid, self.W)
         state = _Wave(self, wave, 1 << lane)
-        for j in range(self.nmasks):
-            bit = (int(frame[F_HEAD + j // 64]) >> (j % 64)) & 1
-            state.masks[j] = bit << lane
+        state.masks = [((saved[F_HEAD + j // 64] >> (j % 64)) & 1) << lane
+                       for j in range(self.nmasks)]
         state.masks[EXEC] = state.masks[ALIVE] = 1 << lane
         values = _layout(frame, self.nmasks, self.union)[2]
+        vals = [0] * self.nvregs  # the lane's registers
         for loc in info.live:
             if loc.position >= 0:
-                state.regs[loc.vreg][lane] = int(frame[values + loc.position])
-        state.trips[lane] = int(frame[F_TRIPS])
+                vals[loc.vreg] = saved[values + loc.position]
+        state.trips[lane] = saved[F_TRIPS]
         start = info.host_pc
         if mutants.on("resume-restarts-statement"):
             start = info.statement_pc  # the statement's earlier effects happen again
-        return state.run(start)
+        return state.run_lane(lane, vals, start)
 
     def allocate(self, size: int, running: _Wave) -> int:
         """A fresh buffer from the pool; relocates every reference the host holds when
@@ -207,7 +273,83 @@ class Host:
         lanes = (1 << live) - 1
         state = _Wave(self, wave, lanes)
         state.masks[EXEC] = state.masks[ALIVE] = lanes
+        state.regs = state.fresh_regs()
         return state.run(0)
+
+
+class _LaneLists(dict[int, list[int]]):
+    """mask -> its lanes, lowest first: computed once per mask and launch (the host asks
+    for the same few masks at nearly every instruction). The lists are never changed."""
+
+    def __missing__(self, mask: int) -> list[int]:
+        out, m = [], mask
+        while m:
+            low = m & -m
+            out.append(low.bit_length() - 1)
+            m ^= low
+        self[mask] = out
+        return out
+
+
+# What an instruction does, decoded from its opcode: `_Wave.run` tests them in this order,
+# the most frequent in the fuzz loop first.
+(K_BINARY, K_MOVI, K_SETEXEC, K_M_OR, K_GETEXEC, K_JZ_EXEC, K_MOV, K_CLEAR, K_FROMCOND,
+ K_M_ANDN, K_LOAD, K_JMP, K_TRIP, K_LEN, K_UNARY, K_LANEID, K_GID, K_STORE, K_DIVREM,
+ K_HALT, K_WAVE_OP, K_M_AND, K_WAVEID, K_KILL, K_PARAM, K_JZ_MASK, K_ALLOC, K_FAIL,
+ K_CANNOT, K_OUTSIDE) = range(30)
+
+_KINDS = {
+    Op.MOVI: K_MOVI, Op.M_SETEXEC: K_SETEXEC, Op.M_OR: K_M_OR, Op.M_GETEXEC: K_GETEXEC,
+    Op.JZ_EXEC: K_JZ_EXEC, Op.MOV: K_MOV, Op.M_CLEAR: K_CLEAR, Op.M_FROMCOND: K_FROMCOND,
+    Op.M_ANDN: K_M_ANDN, Op.LOAD: K_LOAD, Op.JMP: K_JMP, Op.TRIP: K_TRIP, Op.LEN: K_LEN,
+    Op.LANEID: K_LANEID, Op.GID: K_GID, Op.STORE: K_STORE, Op.ATOMIC_ADD: K_STORE,
+    Op.DIV: K_DIVREM, Op.REM: K_DIVREM, Op.HALT: K_HALT, Op.M_AND: K_M_AND,
+    Op.WAVEID: K_WAVEID, Op.KILL: K_KILL, Op.PARAM: K_PARAM, Op.JZ_MASK: K_JZ_MASK,
+    Op.ALLOC: K_ALLOC, Op.FAIL: K_FAIL,
+    **{op: K_BINARY for op in _BINARY}, **{op: K_UNARY for op in _UNARY if op != Op.MOV},
+    **{op: K_WAVE_OP for op in (Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX,
+                                Op.WWM_OR, Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL,
+                                Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE)},
+}  # any other opcode (DEOPT, SPILL, RELOAD: device code only) is K_CANNOT
+_JUMPS = frozenset({Op.JMP, Op.JZ_EXEC, Op.JZ_MASK})
+_OPS = frozenset(int(op) for op in Op)
+
+#: a decoded instruction: (kind, every, d, a, b, c, imm, ip, f, op) -- `every`: it writes
+#: every lane the run owns (else the EXEC lanes); `f`: an arithmetic op's function
+_Instr = tuple[int, bool, int, int, int, int, int, int, Any, Op]
+
+
+def _check_ops(rows: np.ndarray) -> None:
+    """Reject an unknown opcode when the launch starts (`Op` raises), as decoding would."""
+    ops = [r[0] for r in rows.tolist()]
+    if not _OPS.issuperset(ops):
+        for x in ops:
+            Op(x)
+
+
+def _decode(rows: np.ndarray) -> list[_Instr]:
+    """The host code as `_Instr`s. Past the last instruction, and at every jump target
+    outside the code, sits a K_OUTSIDE entry (its imm: the pc) that raises the error the
+    pc check would, so the loop needs no bounds check."""
+    table = rows.tolist()
+    outside = {len(table): len(table)}  # pc outside the code -> its entry's index
+    code: list[_Instr] = []
+    for op_, d, a, b, c, imm, wm, ip in table:
+        op = Op(op_)
+        kind = _KINDS.get(op, K_CANNOT)
+        f: Any = None
+        if kind == K_BINARY:
+            f = _binary(op, imm if imm else 64)
+        elif kind == K_UNARY:
+            f = _unary(op, imm if imm else 64)
+        elif op in _JUMPS and not 0 <= imm < len(table):
+            imm = outside.setdefault(imm, len(table) + len(outside))
+        code.append((kind, op in ALWAYS_ALL_LANES or wm == 1, d, a, b, c, imm, ip, f, op))
+    code += [(K_OUTSIDE, False, 0, 0, 0, 0, pc, -1, None, Op.HALT) for pc in outside]
+    return code
+
+
+_STEP_LIMIT = 50_000_000
 
 
 class _Wave:
@@ -218,18 +360,14 @@ class _Wave:
         self.wave = wave
         self.base = wave * host.W
         self.lanes = lanes  # the lanes this run owns
-        self.regs = [[0] * host.W for _ in range(host.nvregs)]
+        self.regs: list[list[int]] = []  # vreg -> its value in each lane (`fresh_regs`)
         self.masks = [0] * host.nmasks
         self.trips = [0] * host.W
         self.fates = LaneFates()
 
-    def active(self, m: int) -> list[int]:
-        out = []
-        while m:
-            low = m & -m
-            out.append(low.bit_length() - 1)
-            m ^= low
-        return out
+    def fresh_regs(self) -> list[list[int]]:
+        """Every vreg, 0 in every lane."""
+        return list(map(list, itertools.repeat((0,) * self.h.W, self.h.nvregs)))
 
     def fault(self, lane: int, op: Op, ip: int, code: int | None = None) -> None:
         info = self.h.infopoints[ip]
@@ -245,173 +383,343 @@ class _Wave:
             raise HostError(f"invalid buffer reference {ref}")
         return row  # type: ignore[return-value]
 
-    def run(self, pc: int) -> LaneFates:
-        code, regs, masks, W = self.h.code, self.regs, self.masks, self.h.W
-        steps = 0
-        op: Any  # an Op's value: the rows hold plain ints
+    def run(self, pc: int, steps: int = 0) -> LaneFates:
+        """Run the lanes this run owns from `pc` to HALT (`steps`: instructions already
+        run, by `run_lane`)."""
+        h = self.h
+        code, regs, masks, lanes_of = h.code, self.regs, self.masks, h.lanes_of
+        owned = lanes_of[self.lanes]
+        if not 0 <= pc < len(h.rows):
+            raise HostError(f"host pc {pc} outside the code")
         while True:
-            if not 0 <= pc < len(code):
-                raise HostError(f"host pc {pc} outside the code")
-            op, d, a, b, c, imm, wm, ip = code[pc]
+            kind, every, d, a, b, c, imm, ip, f, op = code[pc]
             pc += 1
             steps += 1
-            if steps > 50_000_000:
+            if steps > _STEP_LIMIT:
+                if kind == K_OUTSIDE:
+                    raise HostError(f"host pc {imm} outside the code")
                 raise HostError("the host ran past its step limit")
             ex = masks[EXEC]
-            every = op in ALWAYS_ALL_LANES or wm == 1
-            write = self.active(self.lanes if every else ex)
-            if op in _BINARY:
-                f2 = _BINARY[op]
+            # the lanes an instruction writes: `owned if every else lanes_of[ex]`
+            if kind == K_BINARY:
                 ra, rb, rd = regs[a], regs[b], regs[d]
-                for lane in write:
-                    rd[lane] = f2(ra[lane], rb[lane], imm if imm else 64)
-            elif op in _UNARY:
-                f1 = _UNARY[op]
-                ra, rd = regs[a], regs[d]
-                for lane in write:
-                    rd[lane] = f1(ra[lane], imm if imm else 64)
-            elif op in (Op.DIV, Op.REM):
-                ra, rb, rd = regs[a], regs[b], regs[d]
-                for lane in write:
-                    x, y = ra[lane], rb[lane]
-                    if y == 0:
-                        if ex >> lane & 1:
-                            self.fault(lane, op, ip)
-                        continue
-                    q = _tdiv(x, y)
-                    rd[lane] = _wrap(q if op == Op.DIV else x - q * y, imm)
-            elif op == Op.MOVI:
-                for lane in write:
+                for lane in owned if every else lanes_of[ex]:
+                    rd[lane] = f(ra[lane], rb[lane])
+            elif kind == K_MOVI:
+                for lane in owned if every else lanes_of[ex]:
                     regs[d][lane] = imm
-            elif op == Op.PARAM:
-                for lane in write:
-                    regs[d][lane] = self.h.params[imm]
-            elif op == Op.LANEID:
-                for lane in write:
+            elif kind == K_SETEXEC:
+                masks[EXEC] = masks[a] & masks[ALIVE]
+            elif kind == K_M_OR:
+                t = masks[a] | masks[b]
+                masks[d] = t & masks[ALIVE] if d == EXEC else t
+            elif kind == K_GETEXEC:
+                masks[d] = ex
+            elif kind == K_JZ_EXEC:
+                if ex == 0:
+                    pc = imm
+            elif kind == K_MOV:
+                ra, rd = regs[a], regs[d]
+                for lane in owned if every else lanes_of[ex]:
+                    rd[lane] = ra[lane]
+            elif kind == K_CLEAR:
+                masks[d] = 0
+            elif kind == K_FROMCOND:
+                cond = 0
+                for lane in lanes_of[ex]:
+                    if regs[a][lane]:
+                        cond |= 1 << lane
+                masks[d] = cond & ex
+            elif kind == K_M_ANDN:
+                t = masks[a] & ~masks[b]
+                masks[d] = t & masks[ALIVE] if d == EXEC else t
+            elif kind == K_LOAD or kind == K_LEN:
+                self.load(op, d, a, b, ip, owned if every else lanes_of[ex], ex)
+            elif kind == K_JMP:
+                pc = imm
+            elif kind == K_TRIP:
+                trips = self.trips
+                for lane in lanes_of[ex]:
+                    trips[lane] += 1
+                    if trips[lane] > h.budget:
+                        raise HostBudget(self.base + lane)
+            elif kind == K_UNARY:
+                ra, rd = regs[a], regs[d]
+                for lane in owned if every else lanes_of[ex]:
+                    rd[lane] = f(ra[lane])
+            elif kind == K_LANEID:
+                for lane in owned if every else lanes_of[ex]:
                     regs[d][lane] = lane
-            elif op == Op.GID:
-                for lane in write:
+            elif kind == K_GID:
+                for lane in owned if every else lanes_of[ex]:
                     regs[d][lane] = self.base + lane
-            elif op == Op.WAVEID:
-                for lane in write:
+            elif kind == K_STORE:
+                self.store(op, a, b, c, ip, lanes_of[ex])
+            elif kind == K_DIVREM:
+                self.divrem(op, d, a, b, imm, ip, owned if every else lanes_of[ex], ex)
+            elif kind == K_HALT:
+                break
+            elif kind == K_WAVE_OP:
+                self.wave_op(op, d, a, b, imm, owned if every else lanes_of[ex], ex)
+            elif kind == K_M_AND:
+                t = masks[a] & masks[b]
+                masks[d] = t & masks[ALIVE] if d == EXEC else t
+            elif kind == K_WAVEID:
+                for lane in owned if every else lanes_of[ex]:
                     regs[d][lane] = self.wave
-            elif op in (Op.LOAD, Op.LEN):
-                for lane in write:
-                    active = ex >> lane & 1
-                    ref = regs[a][lane]
-                    if not active and ref not in self.h.buffers:
-                        regs[d][lane] = 0
-                        continue
-                    base, length, _ = self.buffer(ref)
-                    if op == Op.LEN:
-                        regs[d][lane] = length
-                        continue
-                    i = regs[b][lane]
-                    if 0 <= i < length:
-                        regs[d][lane] = int(self.h.mem[base + i])
-                    elif active:
-                        self.fault(lane, op, ip)
-                    else:
-                        regs[d][lane] = 0
-            elif op in (Op.STORE, Op.ATOMIC_ADD):
-                for lane in self.active(ex):
-                    base, length, bits = self.buffer(regs[a][lane])
-                    i = regs[b][lane]
-                    if not 0 <= i < length:
-                        self.fault(lane, op, ip)
-                        continue
-                    v = regs[c][lane]
-                    if op == Op.ATOMIC_ADD:
-                        v += int(self.h.mem[base + i])
-                    self.h.mem[base + i] = _wrap(v, bits)
-            elif op == Op.FAIL:
-                for lane in self.active(ex):
-                    self.fault(lane, op, ip, regs[a][lane])
-            elif op == Op.ALLOC:
-                for lane in self.active(ex):
+            elif kind == K_KILL:
+                masks[ALIVE] &= ~ex
+                masks[EXEC] = 0
+            elif kind == K_PARAM:
+                for lane in owned if every else lanes_of[ex]:
+                    regs[d][lane] = h.params[imm]
+            elif kind == K_JZ_MASK:
+                if masks[a] == 0:
+                    pc = imm
+            elif kind == K_ALLOC:  # `allocate` may replace the lists of reference vregs
+                for lane in lanes_of[ex]:
                     size = regs[a][lane]
                     if not 0 <= size <= ALLOC_MAX:
                         self.fault(lane, op, ip)
                         continue
-                    regs[d][lane] = self.h.allocate(size, self)
-            elif op == Op.M_GETEXEC:
-                masks[d] = ex
-            elif op == Op.M_SETEXEC:
-                masks[EXEC] = masks[a] & masks[ALIVE]
-            elif op == Op.M_FROMCOND:
-                cond = 0
-                for lane in self.active(ex):
-                    if regs[a][lane]:
-                        cond |= 1 << lane
-                masks[d] = cond & ex if d != EXEC else cond & ex
-            elif op in (Op.M_ANDN, Op.M_OR, Op.M_AND):
-                x, y = masks[a], masks[b]
-                t = x & ~y if op == Op.M_ANDN else (x | y if op == Op.M_OR else x & y)
-                masks[d] = t & masks[ALIVE] if d == EXEC else t
-            elif op == Op.M_CLEAR:
-                masks[d] = 0
-            elif op == Op.KILL:
-                masks[ALIVE] &= ~ex
-                masks[EXEC] = 0
-            elif op == Op.JMP:
-                pc = imm
-            elif op == Op.JZ_EXEC:
-                if ex == 0:
-                    pc = imm
-            elif op == Op.JZ_MASK:
-                if masks[a] == 0:
-                    pc = imm
-            elif op == Op.TRIP:
-                for lane in self.active(ex):
-                    self.trips[lane] += 1
-                    if self.trips[lane] > self.h.budget:
-                        raise HostBudget(self.base + lane)
-            elif op == Op.HALT:
-                break
-            elif op == Op.SET_INACTIVE:
-                for lane in range(W):
-                    regs[d][lane] = regs[a][lane] if ex >> lane & 1 else imm
-            elif op in (Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
-                        Op.WWM_BALLOT):
-                xs = regs[a]
-                if op == Op.WWM_SUM:
-                    t = _wrap(sum(xs), imm)
-                elif op == Op.WWM_MIN:
-                    t = min(xs)
-                elif op == Op.WWM_MAX:
-                    t = max(xs)
-                elif op == Op.WWM_OR:
-                    t = int(any(xs))
-                elif op == Op.WWM_AND:
-                    t = int(all(xs))
-                else:
-                    t = _wrap(sum(1 << lane for lane in range(W) if xs[lane]), 64)
-                for lane in range(W):
-                    regs[d][lane] = t
-            elif op in (Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL):
-                running, out = 0, []
-                for lane in range(W):
-                    if op == Op.WWM_SCAN_INCL:
-                        running += regs[a][lane]
-                        out.append(_wrap(running, imm))
-                    else:
-                        out.append(_wrap(running, imm))
-                        running += regs[a][lane]
-                regs[d] = out
-            elif op == Op.READFIRST:
-                if ex:
-                    first = regs[a][(ex & -ex).bit_length() - 1]
-                    for lane in write:
-                        regs[d][lane] = first
-            elif op == Op.SHUFFLE:
-                src = regs[a]
-                gathered = [src[i] if 0 <= i < W else 0 for i in regs[b]]
-                for lane in write:
-                    regs[d][lane] = gathered[lane]
+                    regs[d][lane] = h.allocate(size, self)
+            elif kind == K_FAIL:
+                for lane in lanes_of[ex]:
+                    self.fault(lane, op, ip, regs[a][lane])
+            elif kind == K_OUTSIDE:
+                raise HostError(f"host pc {imm} outside the code")
             else:
                 raise HostError(f"the host cannot run {op.name}")
-        for lane in self.active(self.lanes):
+        faults = self.fates.faults
+        for lane in owned:
             gid = self.base + lane
-            if gid not in self.fates.faults:
+            if gid not in faults:
                 self.fates.completed.append(gid)
         return self.fates
+
+    def run_lane(self, lane: int, vals: list[int], pc: int) -> LaneFates:
+        """`run` for a run that owns one lane (a resume), on that lane's values alone
+        (`vals[vreg]`): every mask is 0 or the lane's bit, so an instruction writes the
+        lane (`every`, or EXEC set) or nothing. An instruction that reads or relocates
+        other lanes (a wave operation, ALLOC) makes the registers a wave's (the other
+        lanes still 0) and `run` goes on from it."""
+        h = self.h
+        code, masks = h.code, self.masks
+        if not 0 <= pc < len(h.rows):
+            raise HostError(f"host pc {pc} outside the code")
+        steps = 0
+        while True:
+            kind, every, d, a, b, c, imm, ip, f, op = code[pc]
+            pc += 1
+            steps += 1
+            if steps > _STEP_LIMIT:
+                if kind == K_OUTSIDE:
+                    raise HostError(f"host pc {imm} outside the code")
+                raise HostError("the host ran past its step limit")
+            ex = masks[EXEC]
+            if kind == K_BINARY:
+                if every or ex:
+                    vals[d] = f(vals[a], vals[b])
+            elif kind == K_MOVI:
+                if every or ex:
+                    vals[d] = imm
+            elif kind == K_SETEXEC:
+                masks[EXEC] = masks[a] & masks[ALIVE]
+            elif kind == K_M_OR:
+                t = masks[a] | masks[b]
+                masks[d] = t & masks[ALIVE] if d == EXEC else t
+            elif kind == K_GETEXEC:
+                masks[d] = ex
+            elif kind == K_JZ_EXEC:
+                if ex == 0:
+                    pc = imm
+            elif kind == K_MOV:
+                if every or ex:
+                    vals[d] = vals[a]
+            elif kind == K_CLEAR:
+                masks[d] = 0
+            elif kind == K_FROMCOND:
+                masks[d] = ex if ex and vals[a] else 0
+            elif kind == K_M_ANDN:
+                t = masks[a] & ~masks[b]
+                masks[d] = t & masks[ALIVE] if d == EXEC else t
+            elif kind == K_LOAD or kind == K_LEN:
+                if every or ex:
+                    ref = vals[a]
+                    row = h.buffers.get(ref)
+                    if row is None:
+                        if ex:
+                            raise HostError(f"invalid buffer reference {ref}")
+                        vals[d] = 0
+                    elif kind == K_LEN:
+                        vals[d] = row[1]
+                    elif 0 <= vals[b] < row[1]:
+                        vals[d] = int(h.mem[row[0] + vals[b]])
+                    elif ex:
+                        self.fault(lane, op, ip)
+                    else:
+                        vals[d] = 0
+            elif kind == K_JMP:
+                pc = imm
+            elif kind == K_TRIP:
+                if ex:
+                    self.trips[lane] += 1
+                    if self.trips[lane] > h.budget:
+                        raise HostBudget(self.base + lane)
+            elif kind == K_UNARY:
+                if every or ex:
+                    vals[d] = f(vals[a])
+            elif kind == K_LANEID:
+                if every or ex:
+                    vals[d] = lane
+            elif kind == K_GID:
+                if every or ex:
+                    vals[d] = self.base + lane
+            elif kind == K_STORE:
+                if ex:
+                    base, length, bits = self.buffer(vals[a])
+                    i = vals[b]
+                    if not 0 <= i < length:
+                        self.fault(lane, op, ip)
+                    else:
+                        v = vals[c]
+                        if op == Op.ATOMIC_ADD:
+                            v += int(h.mem[base + i])
+                        h.mem[base + i] = _wrap(v, bits)
+            elif kind == K_DIVREM:
+                if every or ex:
+                    x, y = vals[a], vals[b]
+                    if y == 0:
+                        if ex:
+                            self.fault(lane, op, ip)
+                    else:
+                        q = _tdiv(x, y)
+                        vals[d] = _wrap(q if op == Op.DIV else x - q * y, imm)
+            elif kind == K_HALT:
+                break
+            elif kind == K_WAVE_OP or kind == K_ALLOC:
+                self.regs = self.fresh_regs()
+                for v, x in enumerate(vals):
+                    self.regs[v][lane] = x
+                return self.run(pc - 1, steps - 1)
+            elif kind == K_M_AND:
+                t = masks[a] & masks[b]
+                masks[d] = t & masks[ALIVE] if d == EXEC else t
+            elif kind == K_WAVEID:
+                if every or ex:
+                    vals[d] = self.wave
+            elif kind == K_KILL:
+                masks[ALIVE] &= ~ex
+                masks[EXEC] = 0
+            elif kind == K_PARAM:
+                if every or ex:
+                    vals[d] = h.params[imm]
+            elif kind == K_JZ_MASK:
+                if masks[a] == 0:
+                    pc = imm
+            elif kind == K_FAIL:
+                if ex:
+                    self.fault(lane, op, ip, vals[a])
+            elif kind == K_OUTSIDE:
+                raise HostError(f"host pc {imm} outside the code")
+            else:
+                raise HostError(f"the host cannot run {op.name}")
+        if self.base + lane not in self.fates.faults:
+            self.fates.completed.append(self.base + lane)
+        return self.fates
+
+    # -------------------------------------------------- the less frequent instructions
+
+    def load(self, op: Op, d: int, a: int, b: int, ip: int, write: list[int],
+             ex: int) -> None:
+        """LOAD / LEN: an inactive lane (a whole-wave write) reads 0 where an active
+        one would fault or read an invalid reference."""
+        regs, buffers, mem = self.regs, self.h.buffers, self.h.mem
+        for lane in write:
+            active = ex >> lane & 1
+            ref = regs[a][lane]
+            if not active and ref not in buffers:
+                regs[d][lane] = 0
+                continue
+            base, length, _ = self.buffer(ref)
+            if op == Op.LEN:
+                regs[d][lane] = length
+                continue
+            i = regs[b][lane]
+            if 0 <= i < length:
+                regs[d][lane] = int(mem[base + i])
+            elif active:
+                self.fault(lane, op, ip)
+            else:
+                regs[d][lane] = 0
+
+    def store(self, op: Op, a: int, b: int, c: int, ip: int, active: list[int]) -> None:
+        """STORE / ATOMIC_ADD, lane by lane."""
+        regs, mem = self.regs, self.h.mem
+        for lane in active:
+            base, length, bits = self.buffer(regs[a][lane])
+            i = regs[b][lane]
+            if not 0 <= i < length:
+                self.fault(lane, op, ip)
+                continue
+            v = regs[c][lane]
+            if op == Op.ATOMIC_ADD:
+                v += int(mem[base + i])
+            mem[base + i] = _wrap(v, bits)
+
+    def divrem(self, op: Op, d: int, a: int, b: int, imm: int, ip: int, write: list[int],
+               ex: int) -> None:
+        ra, rb, rd = self.regs[a], self.regs[b], self.regs[d]
+        for lane in write:
+            x, y = ra[lane], rb[lane]
+            if y == 0:
+                if ex >> lane & 1:
+                    self.fault(lane, op, ip)
+                continue
+            q = _tdiv(x, y)
+            rd[lane] = _wrap(q if op == Op.DIV else x - q * y, imm)
+
+    def wave_op(self, op: Op, d: int, a: int, b: int, imm: int, write: list[int],
+                ex: int) -> None:
+        """The operations that read other lanes."""
+        regs, W = self.regs, self.h.W
+        if op == Op.SET_INACTIVE:
+            for lane in range(W):
+                regs[d][lane] = regs[a][lane] if ex >> lane & 1 else imm
+        elif op in (Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
+                    Op.WWM_BALLOT):
+            xs = regs[a]
+            if op == Op.WWM_SUM:
+                t = _wrap(sum(xs), imm)
+            elif op == Op.WWM_MIN:
+                t = min(xs)
+            elif op == Op.WWM_MAX:
+                t = max(xs)
+            elif op == Op.WWM_OR:
+                t = int(any(xs))
+            elif op == Op.WWM_AND:
+                t = int(all(xs))
+            else:
+                t = _wrap(sum(1 << lane for lane in range(W) if xs[lane]), 64)
+            for lane in range(W):
+                regs[d][lane] = t
+        elif op in (Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL):
+            running, out = 0, []
+            for lane in range(W):
+                if op == Op.WWM_SCAN_INCL:
+                    running += regs[a][lane]
+                    out.append(_wrap(running, imm))
+                else:
+                    out.append(_wrap(running, imm))
+                    running += regs[a][lane]
+            regs[d] = out
+        elif op == Op.READFIRST:
+            if ex:
+                first = regs[a][(ex & -ex).bit_length() - 1]
+                for lane in write:
+                    regs[d][lane] = first
+        else:  # SHUFFLE
+            src = regs[a]
+            gathered = [src[i] if 0 <= i < W else 0 for i in regs[b]]
+            for lane in write:
+                regs[d][lane] = gathered[lane]
