@@ -599,7 +599,9 @@ class _Gen:
             m += ["call_assign"] if fn.is_kernel else ["call_assign"] * 3
         if "memory" in on and fn.is_kernel:
             m += ["alias", "alias"]
-        if "alloc" in on and fn.is_kernel:
+        if "alloc" in on and fn.is_kernel and not fn.loops:
+            # not in loops: every alloc() that does not fit moves the whole pool, so a
+            # launch's cost grows with the square of its allocations
             m += ["alloc"] * 2
             if _private(fn):
                 m += ["alloc_store"] * 3

@@ -17,7 +17,8 @@ Keys (numba-simt reads them; `difftest targets` lists what each target reads):
 
 Target options (`target_options()`, numba-simt's; the fuzz loop keeps only the ones the
 target under test declares): `registers` (small budgets force spills), `uniform_writes`,
-`alloc_order` and `alloc_seed`, `speculate` (a seed: speculation on).
+`alloc_order` and `alloc_seed`, `speculate` (a seed: speculation on), `reduce` (tree:
+reductions as shuffle butterflies, whose whole-wave sections are long enough to spill in).
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ _OPTIONS = st.fixed_dictionaries({
     # small budgets (4..7) force spills, and a clobber often needs one of them
     "registers": st.sampled_from((24, 6, 4, 8, 5, 12, 7, 6, 4, 16, 32, 5)),
     "alloc_order": st.sampled_from(("lowest", "random", "recent", "random")),
+    "reduce": st.sampled_from(("native", "tree")),
 }, optional={
     "uniform_writes": st.sampled_from(("all_lanes", "active")),
     "alloc_seed": st.integers(0, 2**16),

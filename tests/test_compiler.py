@@ -191,3 +191,75 @@ def test_spill_temp_of_a_masked_def_keeps_its_register_until_the_spill() -> None
                         assert alloc.color[other] != reg, (name, registers, j)
                 checked += 1
     assert checked > 0
+
+
+# --- reduce=tree: reductions as shuffle butterflies, and whole-wave liveness
+
+TREE = """\
+def k(out: Buffer[i32], inp: Buffer[i32]):
+    g = gid()
+    a = inp[g % len(inp)]
+    if lane() % 3 != 1:
+        out[g] = wave_sum(a * 3 + g)
+    else:
+        out[g] = i32(wave_any(a > 5))
+"""
+
+
+def _lane_id(lowered) -> int:
+    [v] = [v for v, m in lowered.vreg_meanings.items() if m == "lane id (all lanes)"]
+    return v
+
+
+def test_tree_lowers_each_reduction_to_six_whole_wave_shuffle_steps() -> None:
+    lowered = lower(parse(TREE), "k", tree=True)
+    instrs = [i for i in lowered.code if isinstance(i, Instr)]
+    shuffles = [i for i in instrs if i.op == Op.SHUFFLE]
+    assert len(shuffles) == 12 and all(i.wm == 1 for i in shuffles)
+    assert not any(i.op in (Op.WWM_SUM, Op.WWM_OR) for i in instrs)
+    lane = _lane_id(lowered)
+    [prologue] = [i for i in instrs if i.op == Op.LANEID and i.d == lane]
+    assert prologue.wm == 1 and instrs.index(prologue) < instrs.index(shuffles[0])
+    xors = [i for i in instrs if i.op == Op.XOR]
+    assert len(xors) == 12 and all(i.a == lane and i.wm == 1 for i in xors)
+    native = [i for i in lower(parse(TREE), "k").code if isinstance(i, Instr)]
+    assert {Op.WWM_SUM, Op.WWM_OR} <= {i.op for i in native}
+
+
+def test_lane_id_is_live_in_every_lane_across_the_then_arm() -> None:
+    # The else-arm's shuffles read the lane id in *every* lane, the then-lanes too: per
+    # lane it is dead for them, but a masked write in the then-arm must not clobber it
+    # (without the whole-wave liveness, registers=4 put wave_sum's result over it).
+    lowered = lower(parse(TREE), "k", tree=True)
+    live = liveness(flow(lowered.code, lowered.logical), lowered.regions)
+    lane = _lane_id(lowered)
+    instrs = live.flow.instrs
+    first_or = next(i for i, ins in enumerate(instrs) if ins.op == Op.OR)
+    movs = [i for i, ins in enumerate(instrs) if ins.op == Op.MOV and i < first_or]
+    then_result = instrs[movs[-1]].d  # out = whole: wave_sum's value, a masked write
+    assert live.whole[movs[-1]] >> lane & 1
+    graph = interference(live)
+    assert lane in graph[then_result]
+    for regs in (4, 5, 6, 8):
+        alloc = allocate_registers(lowered, regs)
+        lane_reg = alloc.color.get(lane)
+        assert lane_reg is None or lane_reg != alloc.color.get(then_result)
+
+
+def test_spill_under_mask_spills_the_lane_id_under_the_exec_mask() -> None:
+    lowered = lower(parse(TREE), "k", tree=True)
+    lane = _lane_id(lowered)
+
+    def lane_spills(names: list[str], seed: int) -> list[Instr]:
+        with mutants.switched_on(names):
+            alloc = allocate_registers(lowered, 4, "random", seed)
+        if lane not in alloc.slot:
+            return []
+        return [i for i in alloc.code if isinstance(i, Instr)
+                and i.op in (Op.SPILL, Op.RELOAD) and i.imm == alloc.slot[lane]]
+
+    spilled = [s for s in range(20) if lane_spills([], s)]
+    assert spilled, "some allocation order spills the lane id at registers=4"
+    for seed in spilled:
+        assert all(i.wm == 1 for i in lane_spills([], seed))
+        assert all(i.wm == 0 for i in lane_spills(["spill-under-mask"], seed))

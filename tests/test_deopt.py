@@ -285,6 +285,31 @@ def test_never_ran_waves_run_after_a_deopt_without_exception(where: str) -> None
     assert bad.buffers["acc"].tolist() != [16]  # a wave run twice counts twice
 
 
+TREE_TAIL = """
+def k(out: Buffer[i32], acc: Buffer[i64], inp: Buffer[i32]):
+    g = gid()
+    if g == 1:
+        atomic_add(acc, 0, 1)
+    out[g] = wave_sum(inp[g]) * 1000 + inclusive_sum(g)
+"""
+
+
+def test_a_never_ran_partial_wave_on_the_host_runs_whole_wave_code_in_every_lane() -> None:
+    # reduce=tree's shuffle steps read lanes past n (they hold the identity after the
+    # first step only if every step wrote them): on the machine every hardware lane is
+    # written; the host must do the same for a never-ran wave it runs (n = 7, W = 4: the
+    # second wave has a lane past n). Found by the fuzz test when reduce=tree landed.
+    case = make(TREE_TAIL, 7, 4, out=("i32", [0] * 7), acc=("i64", [0]),
+                inp=("i32", [1, 2, 3, 4, 5, 6, 7]))
+    sched = {"deopt_percent": 100, "deopt_seed": 1, "never_ran": "host"}
+    for reduce in ("native", "tree"):
+        out = run(case, sched, reduce=reduce)
+        assert out.error is None and out.diagnostics["host_waves"] == [1], out.diagnostics
+        assert out.buffers["out"].tolist() == [
+            10000, 10001, 10003, 10006, 18004, 18009, 18015]
+        assert check_case(case, TARGET, sched, {"reduce": reduce}).verdict.agree
+
+
 def test_never_ran_waves_stay_never_ran_once_an_exception_is_reported() -> None:
     case = load_case(EXAMPLES / "simple_deopt.case.json")
     out = run(case, {"never_ran": "host"})

@@ -8,7 +8,9 @@ Two CFGs over the same instructions:
 which touch only the lanes that are on that path. `parked[i]` holds the values live in
 lanes that are *inactive* at i but still need them later (they wait at a parking point of
 an enclosing region); an all-lane write at i must not clobber those. Together they are
-the liveness rule (docs/semantics.md); `live_any(i) = live_out[i] | parked[i]`.
+the liveness rule (docs/semantics.md). `whole[i]` holds the values an all-lane
+instruction reads later (every lane's copy), live over the physical CFG: any write at i
+must leave them alone. `live_any(i) = live_out[i] | parked[i] | whole[i]`.
 
 Sets are Python ints used as bitsets (bit v = virtual register v).
 """
@@ -108,9 +110,64 @@ class Liveness:
     live_in: list[int]
     live_out: list[int]
     parked: list[int]
+    whole: list[int]  # values some all-lane instruction reads later, live in every lane
 
     def live_any(self, i: int) -> int:
-        return self.live_out[i] | self.parked[i]
+        return self.live_out[i] | self.parked[i] | self.whole[i]
+
+
+def _reads_all_lanes(ins: Instr) -> list[int]:
+    """The operands an instruction reads in every lane, inactive ones too (an all-lane
+    op's operands; SET_INACTIVE reads only the active lanes, and a spill's temporary
+    carries its inactive lanes by itself)."""
+    if ins.op in (Op.SET_INACTIVE, Op.SPILL) or not all_lanes(ins):
+        return []
+    return operands(ins)
+
+
+def _whole_wave(f: Flow) -> list[int]:
+    """Liveness over the *physical* CFG of the values all-lane instructions read: every
+    lane's copy is read there, so the value must survive in every lane on every path
+    the wave executes from its def to that read -- through arms and iterations other
+    lanes take (a whole-wave value kept across divergence, as compilers keep the lane
+    id). Per-lane liveness would let a masked write in another arm clobber it."""
+    n = len(f.instrs)
+    use_bits = [0] * n
+    for i, ins in enumerate(f.instrs):
+        for u in _reads_all_lanes(ins):
+            use_bits[i] |= 1 << u
+    tracked = 0
+    for b in use_bits:
+        tracked |= b
+    if not tracked:
+        return [0] * n
+    kill = [0] * n  # correct code defines these values in all lanes; a masked def (a
+    for i, ins in enumerate(f.instrs):  # mutant's) leaves garbage, which is the bug
+        d = defs(ins)
+        if d is not None:
+            kill[i] = (1 << d) & tracked
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for i, succ in enumerate(f.physical):
+        for s in succ:
+            preds[s].append(i)
+    live_in, live_out = [0] * n, [0] * n
+    work = list(range(n))
+    queued = [True] * n
+    while work:
+        i = work.pop()
+        queued[i] = False
+        out = 0
+        for s in f.physical[i]:
+            out |= live_in[s]
+        live_out[i] = out
+        new_in = use_bits[i] | (out & ~kill[i])
+        if new_in != live_in[i]:
+            live_in[i] = new_in
+            for p in preds[i]:
+                if not queued[p]:
+                    queued[p] = True
+                    work.append(p)
+    return live_out
 
 
 def liveness(f: Flow, regions: list[Region]) -> Liveness:
@@ -154,7 +211,7 @@ def liveness(f: Flow, regions: list[Region]) -> Liveness:
         waiting = live_in[f.label_at[id(r.parked)]] if f.label_at[id(r.parked)] < n else 0
         for i in range(start, stop):
             parked[i] |= waiting
-    return Liveness(f, live_in, live_out, parked)
+    return Liveness(f, live_in, live_out, parked, _whole_wave(f))
 
 
 #: liveness mutants: the physical edges (region kinds) each one forgets

@@ -31,7 +31,7 @@ from typing import Any
 
 from difftest.ir import nodes as n
 from difftest.ir.printer import expr_source
-from difftest.ir.types import BOOL, BUF_I32, I64, Type, int_range
+from difftest.ir.types import BOOL, BUF_I32, I32, I64, Type, int_range
 from difftest.outcome import Frame
 
 from . import mutants
@@ -144,9 +144,12 @@ class _Frame:
 
 
 class _Lowerer:
-    def __init__(self, program: n.Program, uniform_all_lanes: bool) -> None:
+    def __init__(self, program: n.Program, uniform_all_lanes: bool, tree: bool = False
+                 ) -> None:
         self.program = program
         self.uniform_wm = 1 if uniform_all_lanes else 0
+        self.tree = tree  # wave_sum / wave_any as shuffle trees (`reduce=tree`)
+        self.lane_all = -1  # under `tree`: the prologue's all-lane lane id
         self.code: list[Instr | Label] = []
         self.nvregs = 0
         self.nmasks = 2  # EXEC, ALIVE
@@ -221,6 +224,11 @@ class _Lowerer:
             v = self.vreg(p.ty, p.name)
             self.emit(Op.PARAM, d=v, imm=i, wm=self.uniform_wm)
             frame.vars[p.name] = v
+        if self.tree:
+            # the lane id, computed once in the prologue in every lane, as compilers keep
+            # it in a register for the whole kernel: a long-lived whole-wave value
+            self.lane_all = self.vreg(I32, meaning="lane id (all lanes)")
+            self.emit(Op.LANEID, d=self.lane_all, wm=1)
         self.block(fn.body)
         self.emit(Op.HALT)
         return Lowered(self.code, self.nvregs, self.nmasks, self.types, self.names,
@@ -608,6 +616,20 @@ class _Lowerer:
             src = x if mutants.on("shuffle-reads-inactive") else staged
             self.emit(Op.SHUFFLE, d=out, a=src, b=args[1])
             return out
+        if self.tree and e.op in _TREE:
+            if e.op == "ballot":  # each lane's bit in place, then OR them together
+                placed = self.vreg(ty)
+                self.emit(Op.SHL, d=placed, a=staged, b=self.lane_all, imm=64, wm=1)
+                staged, bits = placed, 64
+            whole = self._tree(staged, _TREE[e.op], bits, ty, scan=e.op in _SCANS)
+            if e.op == "prefix_sum":  # exclusive: the inclusive sum of the lane below
+                one, below, shifted = self.vreg(I32), self.vreg(I32), self.vreg(ty)
+                self.emit(Op.MOVI, d=one, imm=1, wm=1)
+                self.emit(Op.SUB, d=below, a=self.lane_all, b=one, imm=32, wm=1)
+                self.emit(Op.SHUFFLE, d=shifted, a=whole, b=below, wm=1)
+                whole = shifted
+            self.emit(Op.MOV, d=out, a=whole)
+            return out
         whole = self.vreg(ty)
         op = {"wave_sum": Op.WWM_SUM, "wave_min": Op.WWM_MIN, "wave_max": Op.WWM_MAX,
               "wave_any": Op.WWM_OR, "wave_all": Op.WWM_AND, "ballot": Op.WWM_BALLOT,
@@ -616,10 +638,42 @@ class _Lowerer:
         self.emit(Op.MOV, d=out, a=whole)
         return out
 
+    def _tree(self, staged: int, op: Op, bits: int, ty: Type, scan: bool) -> int:
+        """A butterfly over the whole wave, as GPUs without a native reduction do it
+        (shuffle-xor steps in whole-wave mode): after the step with distance k every lane
+        holds the combination of its 2k-lane group. Every step writes all lanes and reads
+        the lane id the prologue computed in all lanes, a whole-wave value live from the
+        kernel's start: where the native op keeps one whole-wave value for one
+        instruction, this keeps one for the whole kernel, which spills under pressure.
+        A `scan` reads the lane k below instead (Hillis-Steele): an inclusive sum. A
+        distance past the wave (or below lane 0) reads a lane that does not exist, which
+        gives 0: the identity of `+` and `|`, so one code serves every wave size."""
+        acc = staged
+        for k in (1, 2, 4, 8, 16, 32):
+            dist, idx = self.vreg(I32), self.vreg(I32)
+            got, nxt = self.vreg(ty), self.vreg(ty)
+            self.emit(Op.MOVI, d=dist, imm=k, wm=1)
+            self.emit(Op.SUB if scan else Op.XOR, d=idx, a=self.lane_all, b=dist, imm=32,
+                      wm=1)
+            self.emit(Op.SHUFFLE, d=got, a=acc, b=idx, wm=1)
+            self.emit(op, d=nxt, a=acc, b=got, imm=bits, wm=1)
+            acc = nxt
+        return acc
 
-def lower(program: n.Program, entry: str, uniform_all_lanes: bool = True) -> Lowered:
-    """Lower the kernel `entry` (helpers inlined). Pure: the program is not changed."""
-    return _Lowerer(program, uniform_all_lanes).kernel(entry)
+
+#: the wave operations `reduce=tree` builds from shuffles, and how each step combines
+#: (0, what a lane past the wave reads, is the identity of both)
+_TREE = {"wave_sum": Op.ADD, "wave_any": Op.OR, "ballot": Op.OR, "inclusive_sum": Op.ADD,
+         "prefix_sum": Op.ADD}
+_SCANS = ("inclusive_sum", "prefix_sum")
+
+
+def lower(program: n.Program, entry: str, uniform_all_lanes: bool = True,
+          tree: bool = False) -> Lowered:
+    """Lower the kernel `entry` (helpers inlined). Pure: the program is not changed.
+    `tree`: sums, scans, wave_any and ballot as shuffle trees instead of one native
+    instruction."""
+    return _Lowerer(program, uniform_all_lanes, tree).kernel(entry)
 
 
 __all__ = ["ALIVE", "EXEC", "Infopoint", "Instr", "Label", "Lowered", "Region", "lower"]

@@ -80,7 +80,7 @@ def interference(live: Liveness) -> dict[int, set[int]]:
         if d is None:
             continue
         graph.setdefault(d, set())
-        across = live.live_out[i]
+        across = live.live_out[i] | live.whole[i]  # whole-wave values: every write
         if _writes_all(ins) and not mutants.on("wwm-ignores-inactive"):
             across = live.live_any(i)  # every lane is written: parked values too
         others = bits(across & ~(1 << d))

@@ -8,6 +8,9 @@ Target options (`--opt KEY=VALUE`; generators draw them too):
   materialised: with all-lane writes (default, as real compilers do) or masked;
 - `alloc_order=lowest|recent|random` (with `alloc_seed=N`): which free register the
   allocator takes (regalloc.py);
+- `reduce=native|tree`: wave_sum and wave_any as one whole-wave instruction (default) or
+  as a butterfly of shuffles in whole-wave mode (lower.py), whose sections keep several
+  whole-wave values live at once: where spills of whole-wave values happen;
 - `speculate=N` (N > 0): speculation, seeded by N: about half the `if` arms after which no
   wave operation can follow are assumed cold and not compiled; lanes that take one deopt
   there and the host finishes them (speculate.py);
@@ -56,6 +59,7 @@ class CompileOptions:
     alloc_order: str = "lowest"
     alloc_seed: int = 0
     speculate: int = 0                     # 0: no speculation; else its seed
+    reduce_tree: bool = False              # `reduce=tree`
     mutants: frozenset[str] = frozenset()  # the compiler's (mutants.compiler_mutants)
 
 
@@ -81,11 +85,14 @@ def compile_options(options: dict[str, Any]) -> CompileOptions:
     if not _int(spec) or not 0 <= spec < 2**32:
         raise OptionError(f"option speculate={spec!r}: expected 0 (off) or a seed in "
                           "1..2**32-1")
+    reduce = options.get("reduce", "native")
+    if reduce not in ("native", "tree"):
+        raise OptionError(f"option reduce={reduce!r}: expected native or tree")
     names = options.get("mutants", [])
     unknown = [m for m in names if m not in mutants.REGISTRY]
     if unknown:
         raise OptionError(f"unknown mutant '{unknown[0]}'")
-    return CompileOptions(regs, uniform == "all_lanes", order, seed, spec,
+    return CompileOptions(regs, uniform == "all_lanes", order, seed, spec, reduce == "tree",
                           mutants.compiler_mutants(names))
 
 
@@ -93,7 +100,7 @@ def compile_program(program: n.Program, entry: str, copts: CompileOptions) -> Co
     """Compile one (checked) program. Pure: each compilation owns its state, and the
     mutants it was asked for are on for exactly its duration."""
     with mutants.switched_on(copts.mutants):
-        host = lower(program, entry, copts.uniform_all_lanes)
+        host = lower(program, entry, copts.uniform_all_lanes, copts.reduce_tree)
         device = speculate(host, copts.speculate) if copts.speculate else host
         alloc = allocate_registers(device, copts.registers, copts.alloc_order,
                                    copts.alloc_seed)
@@ -124,7 +131,8 @@ class NumbaSimtTarget:
     description = ("a small GPU: exec-mask compiler, register allocation with spills, "
                    "deopt metadata, numba-compiled machine")
     capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "mutants"})
-    option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed", "speculate")
+    option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed", "speculate",
+                    "reduce")
     option_help = {
         "registers": f"physical vector registers, 4..256 (default {DEFAULT_REGISTERS}); "
                      "small budgets force spills",
@@ -135,6 +143,8 @@ class NumbaSimtTarget:
         "alloc_seed": "seed of the random allocation order",
         "speculate": "0 (default: off) | a seed: assume some `if` arms cold (lanes that "
                      "take one deopt)",
+        "reduce": "native (default) | tree: wave_sum and wave_any as one instruction or as "
+                  "a butterfly of whole-wave shuffles",
     }
     schedule_keys = ("wave_order", "order_seed", "slots", "quantum", "replay_order",
                      "replay_seed", "never_ran", "after_exception", "deopt_percent",

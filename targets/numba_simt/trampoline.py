@@ -271,7 +271,7 @@ class Host:
         """Run a whole never-ran wave from the start."""
         live = min(self.W, self.n - wave * self.W)
         lanes = (1 << live) - 1
-        state = _Wave(self, wave, lanes)
+        state = _Wave(self, wave, lanes, (1 << self.W) - 1)
         state.masks[EXEC] = state.masks[ALIVE] = lanes
         state.regs = state.fresh_regs()
         return state.run(0)
@@ -355,11 +355,15 @@ _STEP_LIMIT = 50_000_000
 class _Wave:
     """One wave (or one lane of it) on the host."""
 
-    def __init__(self, host: Host, wave: int, lanes: int) -> None:
+    def __init__(self, host: Host, wave: int, lanes: int, hardware: int | None = None
+                 ) -> None:
         self.h = host
         self.wave = wave
         self.base = wave * host.W
         self.lanes = lanes  # the lanes this run owns
+        # the lanes an all-lane write covers: a whole wave's every hardware lane (lanes
+        # past n too, as on the machine: whole-wave code reads them); a resumed lane alone
+        self.hardware = lanes if hardware is None else hardware
         self.regs: list[list[int]] = []  # vreg -> its value in each lane (`fresh_regs`)
         self.masks = [0] * host.nmasks
         self.trips = [0] * host.W
@@ -389,6 +393,7 @@ class _Wave:
         h = self.h
         code, regs, masks, lanes_of = h.code, self.regs, self.masks, h.lanes_of
         owned = lanes_of[self.lanes]
+        every_lane = lanes_of[self.hardware]
         if not 0 <= pc < len(h.rows):
             raise HostError(f"host pc {pc} outside the code")
         while True:
@@ -400,13 +405,13 @@ class _Wave:
                     raise HostError(f"host pc {imm} outside the code")
                 raise HostError("the host ran past its step limit")
             ex = masks[EXEC]
-            # the lanes an instruction writes: `owned if every else lanes_of[ex]`
+            # the lanes an instruction writes: `every_lane if every else lanes_of[ex]`
             if kind == K_BINARY:
                 ra, rb, rd = regs[a], regs[b], regs[d]
-                for lane in owned if every else lanes_of[ex]:
+                for lane in every_lane if every else lanes_of[ex]:
                     rd[lane] = f(ra[lane], rb[lane])
             elif kind == K_MOVI:
-                for lane in owned if every else lanes_of[ex]:
+                for lane in every_lane if every else lanes_of[ex]:
                     regs[d][lane] = imm
             elif kind == K_SETEXEC:
                 masks[EXEC] = masks[a] & masks[ALIVE]
@@ -420,7 +425,7 @@ class _Wave:
                     pc = imm
             elif kind == K_MOV:
                 ra, rd = regs[a], regs[d]
-                for lane in owned if every else lanes_of[ex]:
+                for lane in every_lane if every else lanes_of[ex]:
                     rd[lane] = ra[lane]
             elif kind == K_CLEAR:
                 masks[d] = 0
@@ -434,7 +439,7 @@ class _Wave:
                 t = masks[a] & ~masks[b]
                 masks[d] = t & masks[ALIVE] if d == EXEC else t
             elif kind == K_LOAD or kind == K_LEN:
-                self.load(op, d, a, b, ip, owned if every else lanes_of[ex], ex)
+                self.load(op, d, a, b, ip, every_lane if every else lanes_of[ex], ex)
             elif kind == K_JMP:
                 pc = imm
             elif kind == K_TRIP:
@@ -445,33 +450,33 @@ class _Wave:
                         raise HostBudget(self.base + lane)
             elif kind == K_UNARY:
                 ra, rd = regs[a], regs[d]
-                for lane in owned if every else lanes_of[ex]:
+                for lane in every_lane if every else lanes_of[ex]:
                     rd[lane] = f(ra[lane])
             elif kind == K_LANEID:
-                for lane in owned if every else lanes_of[ex]:
+                for lane in every_lane if every else lanes_of[ex]:
                     regs[d][lane] = lane
             elif kind == K_GID:
-                for lane in owned if every else lanes_of[ex]:
+                for lane in every_lane if every else lanes_of[ex]:
                     regs[d][lane] = self.base + lane
             elif kind == K_STORE:
                 self.store(op, a, b, c, ip, lanes_of[ex])
             elif kind == K_DIVREM:
-                self.divrem(op, d, a, b, imm, ip, owned if every else lanes_of[ex], ex)
+                self.divrem(op, d, a, b, imm, ip, every_lane if every else lanes_of[ex], ex)
             elif kind == K_HALT:
                 break
             elif kind == K_WAVE_OP:
-                self.wave_op(op, d, a, b, imm, owned if every else lanes_of[ex], ex)
+                self.wave_op(op, d, a, b, imm, every_lane if every else lanes_of[ex], ex)
             elif kind == K_M_AND:
                 t = masks[a] & masks[b]
                 masks[d] = t & masks[ALIVE] if d == EXEC else t
             elif kind == K_WAVEID:
-                for lane in owned if every else lanes_of[ex]:
+                for lane in every_lane if every else lanes_of[ex]:
                     regs[d][lane] = self.wave
             elif kind == K_KILL:
                 masks[ALIVE] &= ~ex
                 masks[EXEC] = 0
             elif kind == K_PARAM:
-                for lane in owned if every else lanes_of[ex]:
+                for lane in every_lane if every else lanes_of[ex]:
                     regs[d][lane] = h.params[imm]
             elif kind == K_JZ_MASK:
                 if masks[a] == 0:
