@@ -87,7 +87,7 @@ RARE_PERCENT = 15
 #: off), with this probability; its workitems finish on numba-simt's host, one by one, so
 #: such kernels launch at most ALLOC_MAX_N workitems
 ALLOC_PERCENT = 20
-ALLOC_MAX_N = 256
+ALLOC_MAX_N = 64
 #: Fault features: each enabled with probability `fault_rate`.
 FAULT_FEATURES = ("fault_oob", "fault_div", "fault_fail")
 DEFAULT_FAULT_RATE = 0.3

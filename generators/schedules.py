@@ -50,8 +50,8 @@ _SEEDS = {"wave_order": ("order_seed", ("shuffled",)),
 # numba-simt finishes deopted workitems and never-ran waves on the host, one Python
 # instruction at a time (about 1,000 times slower than the machine): for a large launch a
 # schedule keeps that work bounded, so one case stays well under a second.
-HOST_LANES = 32  # expected deopted workitems a schedule asks for, at most
-HOST_WAVES_N = 256  # never_ran: "host" only for launches up to this size
+HOST_LANES = 16  # expected deopted workitems a schedule asks for, at most
+HOST_WAVES_N = 64  # never_ran: "host" only for launches up to this size
 
 
 def schedule_by_number(case: Any, number: int) -> dict[str, Any]:
