@@ -146,8 +146,15 @@ def _whole_wave(f: Flow) -> list[int]:
         d = defs(ins)
         if d is not None:
             kill[i] = (1 << d) & tracked
+    return _backward(f.physical, use_bits, kill)[1]
+
+
+def _backward(succs: list[list[int]], use_bits: list[int], def_bits: list[int]
+              ) -> tuple[list[int], list[int]]:
+    """Backward liveness to a fixed point over the CFG `succs`: (live_in, live_out)."""
+    n = len(succs)
     preds: list[list[int]] = [[] for _ in range(n)]
-    for i, succ in enumerate(f.physical):
+    for i, succ in enumerate(succs):
         for s in succ:
             preds[s].append(i)
     live_in, live_out = [0] * n, [0] * n
@@ -157,17 +164,17 @@ def _whole_wave(f: Flow) -> list[int]:
         i = work.pop()
         queued[i] = False
         out = 0
-        for s in f.physical[i]:
+        for s in succs[i]:
             out |= live_in[s]
         live_out[i] = out
-        new_in = use_bits[i] | (out & ~kill[i])
+        new_in = use_bits[i] | (out & ~def_bits[i])
         if new_in != live_in[i]:
             live_in[i] = new_in
             for p in preds[i]:
                 if not queued[p]:
                     queued[p] = True
                     work.append(p)
-    return live_out
+    return live_in, live_out
 
 
 def liveness(f: Flow, regions: list[Region]) -> Liveness:
@@ -180,28 +187,7 @@ def liveness(f: Flow, regions: list[Region]) -> Liveness:
         d = defs(ins)
         if d is not None:
             def_bits[i] = 1 << d
-    live_in = [0] * n
-    live_out = [0] * n
-    preds: list[list[int]] = [[] for _ in range(n)]
-    for i, succ in enumerate(f.logical):
-        for s in succ:
-            preds[s].append(i)
-    work = list(range(n))
-    queued = [True] * n
-    while work:
-        i = work.pop()
-        queued[i] = False
-        out = 0
-        for s in f.logical[i]:
-            out |= live_in[s]
-        new_in = use_bits[i] | (out & ~def_bits[i])
-        live_out[i] = out
-        if new_in != live_in[i]:
-            live_in[i] = new_in
-            for p in preds[i]:
-                if not queued[p]:
-                    queued[p] = True
-                    work.append(p)
+    live_in, live_out = _backward(f.logical, use_bits, def_bits)
     parked = [0] * n
     dropped = {kind for name, kind in _DROPS.items() if mutants.on(name)}
     for r in regions:
