@@ -240,6 +240,10 @@ def test_lane_id_is_live_in_every_lane_across_the_then_arm() -> None:
     assert live.whole[movs[-1]] >> lane & 1
     graph = interference(live)
     assert lane in graph[then_result]
+    with mutants.switched_on(["whole-wave-read-not-live"]):
+        forgetful = liveness(flow(lowered.code, lowered.logical), lowered.regions)
+    assert not forgetful.whole[movs[-1]] >> lane & 1
+    assert lane not in interference(forgetful)[then_result]
     for regs in (4, 5, 6, 8):
         alloc = allocate_registers(lowered, regs)
         lane_reg = alloc.color.get(lane)

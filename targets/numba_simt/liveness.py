@@ -139,7 +139,7 @@ def _whole_wave(f: Flow) -> list[int]:
     tracked = 0
     for b in use_bits:
         tracked |= b
-    if not tracked:
+    if not tracked or mutants.on("whole-wave-read-not-live"):
         return [0] * n
     kill = [0] * n  # correct code defines these values in all lanes; a masked def (a
     for i, ins in enumerate(f.instrs):  # mutant's) leaves garbage, which is the bug

@@ -41,6 +41,10 @@ _ALL = (
     Mutant("wwm-call-return", "003", "liveness",
            "values of lanes that returned from an inlined helper are not live while the rest "
            "of its body runs"),
+    Mutant("whole-wave-read-not-live", "this project (reduce=tree's first version)",
+           "liveness",
+           "a value an all-lane instruction reads is live only per lane, so a masked write "
+           "in another arm may take its register (the lane id the shuffle trees read)"),
     Mutant("uniform-writemask-all", "002", "regalloc",
            "a uniform value (constant, parameter) written to all lanes is allocated as if "
            "its write were masked (002's `b = 7`)"),
