@@ -8,9 +8,9 @@ Target options (`--opt KEY=VALUE`; generators draw them too):
   materialised: with all-lane writes (default, as real compilers do) or masked;
 - `alloc_order=lowest|recent|random` (with `alloc_seed=N`): which free register the
   allocator takes (regalloc.py);
-- `reduce=native|tree`: wave_sum and wave_any as one whole-wave instruction (default) or
-  as a butterfly of shuffles in whole-wave mode (lower.py), whose sections keep several
-  whole-wave values live at once: where spills of whole-wave values happen;
+- `reduce=native|tree`: sums, scans, wave_any and ballot as one whole-wave instruction
+  (default) or as shuffle butterflies in whole-wave mode reading a lane id the prologue
+  computes in all lanes (lower.py): a long-lived whole-wave value, which spills;
 - `speculate=N` (N > 0): speculation, seeded by N: about half the `if` arms after which no
   wave operation can follow are assumed cold and not compiled; lanes that take one deopt
   there and the host finishes them (speculate.py);
@@ -143,8 +143,8 @@ class NumbaSimtTarget:
         "alloc_seed": "seed of the random allocation order",
         "speculate": "0 (default: off) | a seed: assume some `if` arms cold (lanes that "
                      "take one deopt)",
-        "reduce": "native (default) | tree: wave_sum and wave_any as one instruction or as "
-                  "a butterfly of whole-wave shuffles",
+        "reduce": "native (default) | tree: sums, scans, wave_any and ballot as one "
+                  "instruction or as butterflies of whole-wave shuffles",
     }
     schedule_keys = ("wave_order", "order_seed", "slots", "quantum", "replay_order",
                      "replay_seed", "never_ran", "after_exception", "deopt_percent",
