@@ -579,7 +579,7 @@ class _Gen:
             m += ["break"] * 2 + (["continue"] * 2 if not fn.no_continue else [])
         if "return" in on:
             m += ["return"] * 3
-            if "wave" in on and fn.returns is not None:
+            if "wave" in on and (fn.returns is not None or fn.is_kernel):
                 # 003's call-return form: whole-wave code after some lanes returned
                 m += ["return_wave"] * 2
         if "wave" in on:
@@ -752,8 +752,10 @@ class _Gen:
                         f"{pad}    return"]
             return [f"{pad}if {c}:", f"{pad}    {k}"]
         if k == "return_wave":
-            # The lanes that return wait with their value at the call's return point
-            # while the others run whole-wave code (a wave operation's all-lane writes)
+            # The lanes that return wait with their value at the call's return point (or,
+            # in the kernel, are done) while the others run whole-wave code: a wave
+            # operation's all-lane writes, and (reduce=tree) its all-lane reads of
+            # registers the returned lanes' last statements may have reused
             lines = self.stmt(fn, pad, "return")
             return lines + self.stmt(fn, pad, "wave_assign")
         if k == "plant_fail":
@@ -837,12 +839,20 @@ class _Gen:
         anchors = {"memory": "alias", "atomic": "atomic", "loop": "for", "branch": "ifelse",
                    "helper": "call_void", "return": "return", "while": "while",
                    "alloc": "alloc"}
+        if "wave" in on:
+            anchors["return"] = "return_wave"
         required = tuple(s for f, s in anchors.items() if f in on)
         if "helper" in on:
             required += ("call_assign",)
         if "fault_fail" in on:
             required += ("fail",)
-        body = ["    g = gid()"] + self.block(fn, "    ", 2, 7, False, required)
+        body = ["    g = gid()"]
+        if "return_wave" in required and self.pick((False, True)):
+            # first: few values are held for the other lanes yet, so the returned lanes'
+            # temporaries take the registers of those few (whole-wave ones among them)
+            body += self.stmt(fn, "    ", "return_wave")
+            required = tuple(r for r in required if r != "return_wave")
+        body += self.block(fn, "    ", 2, 7, False, required)
         body = [line for line in body if line != "    pass"]
         body += self.witness(fn, "    ")
         # The sink: a read-modify-write of the last values, so they are observable.
