@@ -70,7 +70,7 @@ def _target_and_options(name: str, case: Case | None, case_path: str, pairs: Seq
                         ) -> tuple[Any, dict[str, Any]]:
     """The target and the run options: the case file's, overridden by `--opt`; both
     validated by the one path (difftest.options.validate)."""
-    from .options import parse_cli, validate
+    from .options import parse_cli, validate, validate_schedule
     from .registry import load_target
 
     target = load_target(name)
@@ -80,6 +80,8 @@ def _target_and_options(name: str, case: Case | None, case_path: str, pairs: Seq
         print(message, file=sys.stderr, flush=True)
     cli_options = validate(target, parse_cli(pairs), "--opt")
     case_options = validate(target, case.options, f"{case_path}: options") if case else {}
+    if case:
+        validate_schedule(target, case.schedule, case_path)
     return target, {**case_options, **cli_options}
 
 

@@ -10,7 +10,8 @@ Common options (docs/semantics.md, "Budgets"):
 - `mutants`: names of the target's injected bugs to switch on (a list; on the command
   line `--opt mutant=NAME`, repeatable, or `--opt mutants=A,B`).
 A target adds its own through `option_names` and checks their values in
-`validate_options(options)` (raising `DifftestError`).
+`validate_options(options)` (raising `DifftestError`); likewise the values of the schedule
+keys it reads, in `validate_schedule(schedule)`.
 """
 
 from __future__ import annotations
@@ -99,6 +100,18 @@ def validate(target: Any, options: Any, where: str = "options") -> dict[str, Any
         except DifftestError as e:
             raise OptionError(f"{where}: {e}") from None
     return options
+
+
+def validate_schedule(target: Any, schedule: dict[str, Any], where: str = "case"
+                      ) -> None:
+    """Check the values of the schedule keys `target` reads (its `validate_schedule`); a
+    schedule is an open mapping, so keys for other targets pass."""
+    check = getattr(target, "validate_schedule", None)
+    if callable(check):
+        try:
+            check(schedule)
+        except DifftestError as e:
+            raise OptionError(f"{where}: {e}") from None
 
 
 def _short(v: Any) -> str:

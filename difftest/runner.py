@@ -111,7 +111,7 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
     that cannot run the case, by its declared capabilities, is skipped). A target that is
     not installed, or options it rejects, fail this case alone."""
     from .errors import DifftestError
-    from .options import validate
+    from .options import validate, validate_schedule
     from .registry import load_target
 
     full, oracle_error = oracle_run(case)
@@ -127,6 +127,7 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
             if name != recorded_target:
                 options = target_options(target, options)
             validate(target, options, "corpus options")
+            validate_schedule(target, case.schedule, "corpus")
         except DifftestError as e:
             results.append(ReplayResult(name, muts, False, None, exp, str(e)))
             continue

@@ -63,6 +63,11 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     (["check", "{tmp}/opt_mutant.json"], "unknown mutant 'nope'"),
     (["run", "{tmp}/opt_mutant_str.json"], "option mutants='abc': expected a list"),
     (["run", CASE, "--opt", "step_budget=1.5"], "--opt: option step_budget=1.5"),
+    # schedule values in case files, for the keys the target reads
+    (["run", "{tmp}/sched_quantum.json"], "schedule quantum='x': expected an integer >= 1"),
+    (["check", "{tmp}/sched_order.json"], "schedule wave_order='sideways': expected one of"),
+    (["run", "{tmp}/sched_percent.json"], "schedule deopt_percent=101: expected 0..100"),
+    (["check", "{tmp}/sched_limit.json"], "schedule deopt_limit=-1: expected an integer >= 0"),
     # unwritable places
     (["sample", "--count", "2", "--out", "{tmp}/file/sub"], "/file/sub: cannot write there"),
     (["fuzz", "--corpus", "{tmp}/file/sub", "--time", "1"], "cannot write there"),
@@ -124,6 +129,10 @@ def _write_hostile_files(tmp: Path) -> None:
     (tmp / "opt_unknown.json").write_text(_case_with(options={"frobs": 1}))
     (tmp / "opt_mutant.json").write_text(_case_with(options={"mutants": ["nope"]}))
     (tmp / "opt_mutant_str.json").write_text(_case_with(options={"mutants": "abc"}))
+    (tmp / "sched_quantum.json").write_text(_case_with(schedule={"quantum": "x"}))
+    (tmp / "sched_order.json").write_text(_case_with(schedule={"wave_order": "sideways"}))
+    (tmp / "sched_percent.json").write_text(_case_with(schedule={"deopt_percent": 101}))
+    (tmp / "sched_limit.json").write_text(_case_with(schedule={"deopt_limit": -1}))
 
 
 def test_replay_reports_a_hostile_corpus_file_by_name_and_goes_on(
