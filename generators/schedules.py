@@ -13,7 +13,8 @@ Keys (numba-simt reads them; `difftest targets` lists what each target reads):
 - `replay_order`: "ascending" | "descending" | "shuffled" for deopted workitems, with
   `replay_seed`; `never_ran`: "host" | "device" (where never-ran waves run);
   `after_exception`: "stop" | "finish" (whether they still run once an exception is
-  reported); `deopt_percent` with `deopt_seed`: DeoptimizeALot, forced deopts.
+  reported); `deopt_percent` with `deopt_seed`: DeoptimizeALot, forced deopts, and
+  `deopt_limit`: at most that many of them in a run.
 
 Target options (`target_options()`, numba-simt's; the fuzz loop keeps only the ones the
 target under test declares): `registers` (small budgets force spills), `uniform_writes`,
@@ -48,9 +49,12 @@ _SEEDS = {"wave_order": ("order_seed", ("shuffled",)),
 
 
 # numba-simt finishes deopted workitems and never-ran waves on the host, one Python
-# instruction at a time (about 1,000 times slower than the machine): for a large launch a
-# schedule keeps that work bounded, so one case stays well under a second.
-HOST_LANES = 16  # expected deopted workitems a schedule asks for, at most
+# instruction at a time (about 1,000 times slower than the machine): a schedule keeps
+# that work bounded, so one case stays well under a second. A percentage applies at every
+# infopoint a lane passes, so without a limit a lane passing 20 of them deopts 20 times
+# as often as the percentage says: forced deopts were most of the fuzz loop's CPU time.
+HOST_LANES = 16  # the share of lanes forced to deopt at an infopoint: 16 / n, at most
+DEOPT_LIMITS = (1, 2, 4, 8, 16)  # forced deopts in a run, at most
 HOST_WAVES_N = 64  # never_ran: "host" only for launches up to this size
 
 
@@ -68,6 +72,8 @@ def schedule_by_number(case: Any, number: int) -> dict[str, Any]:
             out[key] = values[rng.randrange(len(values))]
             if key in _SEEDS and out[key] in _SEEDS[key][1]:
                 out[_SEEDS[key][0]] = rng.randrange(2**16)
+    if "deopt_percent" in out:
+        out["deopt_limit"] = DEOPT_LIMITS[rng.randrange(len(DEOPT_LIMITS))]
     n = getattr(case, "n", None)
     if n is not None:
         if "deopt_percent" in out:

@@ -403,3 +403,16 @@ def test_show_draws_deopted_lanes(capsys: pytest.CaptureFixture[str]) -> None:
 def test_compile_options_reject_a_bad_speculate_seed() -> None:
     with pytest.raises(Exception, match="speculate"):
         compile_options({"speculate": -1})
+
+
+@pytest.mark.parametrize("limit", [0, 1, 3, 8])
+def test_deopt_limit_caps_the_forced_deopts_of_a_run_lowest_lanes_first(limit: int) -> None:
+    # every lane would deopt at its first infopoint (100%); the limit keeps `limit` of
+    # them, over all rounds, and the run still agrees with the oracle
+    case = _resume_case(8)
+    sched = {"deopt_percent": 100, "deopt_seed": 1, "deopt_limit": limit}
+    out = run(case, sched)
+    assert out.error is None and out.exception is None
+    assert out.diagnostics["deopts"].get("forced", 0) == limit
+    assert out.diagnostics["deopted"] == list(range(limit))  # one wave of 4 at a time
+    assert check_case(case, TARGET, sched, {}).verdict.agree

@@ -18,7 +18,8 @@ relocates what it holds: trampoline.py). The allocated items are freed when the 
 
 Schedule keys read here: `wave_order` (with `order_seed`), `slots`, `quantum`,
 `replay_order` (with `replay_seed`), `never_ran`, `after_exception`, `deopt_percent`
-(with `deopt_seed`: DeoptimizeALot at eligible infopoints).
+(with `deopt_seed`: DeoptimizeALot at eligible infopoints), `deopt_limit` (at most this
+many forced deopts in the run, over all its rounds).
 
 The `replay-stops-at-exception` and `never-ran-rerun-completed` mutants live here.
 """
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from difftest.case import Case
+from difftest.errors import DifftestError
 from difftest.options import describe_budget, trip_budget
 from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome
 
@@ -41,6 +43,33 @@ from .pool import Item, Pool
 from .trampoline import Host, HostBudget, HostError
 
 ORDERS = ("ascending", "descending", "shuffled")
+
+# the schedule keys read here: the words each may be, or the least integer it may be
+_WORDS = {"wave_order": ORDERS, "replay_order": ORDERS, "never_ran": ("host", "device"),
+          "after_exception": ("stop", "finish")}
+_LEAST = {"slots": 1, "quantum": 1, "deopt_percent": 0, "deopt_limit": 0,
+          "order_seed": None, "replay_seed": None, "deopt_seed": None}
+
+
+class ScheduleError(DifftestError):
+    pass
+
+
+def check_schedule(schedule: dict[str, Any]) -> None:
+    """A clear error for a bad value of a key this target reads (other keys are other
+    targets': a schedule is an open mapping)."""
+    for key, value in schedule.items():
+        if key in _WORDS and value not in _WORDS[key]:
+            raise ScheduleError(f"schedule {key}={value!r}: expected one of "
+                                f"{', '.join(_WORDS[key])}")
+        if key in _LEAST:
+            least = _LEAST[key]
+            if (not isinstance(value, int) or isinstance(value, bool)
+                    or (least is not None and value < least)
+                    or (key == "deopt_percent" and value > 100) or abs(value) >= 2**62):
+                want = ("0..100" if key == "deopt_percent" else
+                        f"an integer >= {least}" if least is not None else "an integer")
+                raise ScheduleError(f"schedule {key}={value!r}: expected {want}")
 
 
 def wave_order(n_waves: int, schedule: dict[str, Any]) -> list[int]:
@@ -185,7 +214,8 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
         params, np.array(waves, dtype=np.int64), slots, int(schedule.get("quantum", 64)),
         counters, area, max_wave_steps=_max_wave_steps(budget, W, len(compiled.rows)),
         trip_budget=budget, flags=flags, force_seed=int(schedule.get("deopt_seed", 0)),
-        force_percent=int(schedule.get("deopt_percent", 0)))
+        force_percent=int(schedule.get("deopt_percent", 0)),
+        force_limit=_forced_left(schedule, run))
     run.instructions += int(counters[0])
     run.lane_instructions += int(counters[1])
     run.save_area_bytes = deopt.save_area_bytes(area)
@@ -228,6 +258,14 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
         run.rerun |= extra
         never = never + [w for w in waves if w in extra]
     return never
+
+
+def _forced_left(schedule: dict[str, Any], run: _Run) -> int:
+    """The forced deopts the schedule's `deopt_limit` leaves this round (-1: no limit)."""
+    limit = schedule.get("deopt_limit")
+    if limit is None:
+        return -1
+    return max(0, int(limit) - run.deopts.get("forced", 0))
 
 
 def _max_wave_steps(budget: int, wave: int, ninstr: int) -> int:

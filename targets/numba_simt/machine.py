@@ -15,7 +15,8 @@ What it owns and its invariants:
 - Deoptimization (seeds 000/001; the host side is deopt.py and trampoline.py): a lane
   that would fault (out of bounds, division by zero, `fail`), one at a DEOPT (a
   speculation guard taken) and one the schedule forces to deopt at an eligible infopoint
-  (DeoptimizeALot: a hash of (seed, gid, infopoint) below a percentage) leaves its wave
+  (DeoptimizeALot: a hash of (seed, gid, infopoint) below a percentage, the lowest lanes
+  first up to a limit per launch) leaves its wave
   before the instruction takes effect for it: it bumps the save area's slot index (one
   bump per lane: the atomic add), writes its frame there (gid, reason, infopoint, trip
   count, its bit of every mask register, the infopoint's reference bitmap, and the union
@@ -343,6 +344,18 @@ def _forced(ex, base, ip, seed, percent):  # type: ignore[no-untyped-def]
     return f
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _lowest(x, k):  # type: ignore[no-untyped-def]
+    """The lowest `k` lanes of the set x."""
+    out = np.int64(0)
+    while x != 0 and k > 0:
+        low = x & -x
+        out |= low
+        x ^= low
+        k -= 1
+    return out
+
+
 # --- the machine ------------------------------------------------------------------------
 #
 # Lane loops are written so LLVM vectorizes them: no helper calls with array arguments
@@ -354,7 +367,7 @@ def _forced(ex, base, ip, seed, percent):  # type: ignore[no-untyped-def]
 def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, slots,
             quantum, counters, roles, max_steps, trip_budget, mutant_flags, union_regs,
             union_slots, ip_info, save, header, never_ran, trace, force_seed,
-            force_percent):  # type: ignore[no-untyped-def]
+            force_percent, force_limit):  # type: ignore[no-untyped-def]
     # ---- arguments (everything below indexes with these, unchecked) ----
     if counters.shape[0] != 4:
         return ERR_ARGS
@@ -437,7 +450,8 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
     floor = (mutant_flags & FLAG_DIV_FLOOR) != 0
     unmarked = (mutant_flags & FLAG_NEVER_RAN_UNMARKED) != 0
     not_atomic = (mutant_flags & FLAG_SLOT_NOT_ATOMIC) != 0
-    forcing = force_percent > 0
+    forcing = force_percent > 0 and force_limit != 0
+    forced_left = force_limit  # < 0: no limit
     full = np.int64(-1) if W == 64 else (np.int64(1) << W) - 1
     header[H_FLAG] = 0
     header[H_NEXT] = 0
@@ -511,6 +525,10 @@ def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, 
             why = 0
             if forcing and ipx >= 0 and ex != 0 and ip_info[ipx, 0] != 0:
                 fd = _forced(ex, base, ipx, force_seed, force_percent)  # DeoptimizeALot
+                if forced_left >= 0 and fd != 0:
+                    fd = _lowest(fd, forced_left)  # the launch's limit: the lowest lanes
+                    forced_left -= _popc(fd)
+                    forcing = forced_left > 0
                 ex &= ~fd  # they leave before the instruction runs
                 why = REASON_FORCED
                 if fd != 0:
@@ -1011,7 +1029,7 @@ def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots
                wave_order: np.ndarray, slots: int, quantum: int, counters: np.ndarray,
                area: DeoptArea, max_wave_steps: int = MAX_WAVE_STEPS,
                trip_budget: int = NO_TRIP_BUDGET, flags: int = 0, force_seed: int = 0,
-               force_percent: int = 0) -> int:
+               force_percent: int = 0, force_limit: int = -1) -> int:
     """Run one launch of `code` over the waves `wave_order` of n workitems in waves of W
     lanes; returns OK (0) or an `ERR_*` code (see `ERRORS`).
 
@@ -1021,13 +1039,13 @@ def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots
     turn; `area` (DeoptArea) the deopt metadata and results. Written in place: mem
     (int64), counters (int64[4]) and the area's save, header, never_ran and trace, as the
     module docstring says. `force_seed`/`force_percent`: DeoptimizeALot at the eligible
-    infopoints (0: never). `trip_budget`: the loop trips (TRIP
-    instructions executed while active) each lane may run; one more stops the launch with
-    ERR_BUDGET and that lane's gid in counters[3]. `max_wave_steps` bounds the instructions
-    of one wave: past it is ERR_STEPS, a machine or compiler bug (callers derive it from
-    the trip budget and the code size). `flags`: machine mutants (FLAG_*; mutants.py), 0
-    for the correct machine. Array dtypes are checked here, so the jitted entry is only
-    ever compiled for one signature.
+    infopoints (0: never), at most `force_limit` lanes in the launch (< 0: no limit).
+    `trip_budget`: the loop trips (TRIP instructions executed while active) each lane may
+    run; one more stops the launch with ERR_BUDGET and that lane's gid in counters[3].
+    `max_wave_steps` bounds the instructions of one wave: past it is ERR_STEPS, a machine
+    or compiler bug (callers derive it from the trip budget and the code size). `flags`:
+    machine mutants (FLAG_*; mutants.py), 0 for the correct machine. Array dtypes are
+    checked here, so the jitted entry is only ever compiled for one signature.
     """
     return int(_launch(
         _in(code, 2), int(n), int(W), int(nregs), int(nmasks), int(nslots),
@@ -1036,7 +1054,7 @@ def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots
         int(max_wave_steps), int(trip_budget), int(flags), _in(area.union_regs, 1),
         _in(area.union_slots, 1), _in(area.ip_info, 2), _out2("save", area.save),
         _out("header", area.header, np.int64), _out("never_ran", area.never_ran, np.int64),
-        _out2("trace", area.trace), int(force_seed), int(force_percent)))
+        _out2("trace", area.trace), int(force_seed), int(force_percent), int(force_limit)))
 
 
 def _out2(name: str, arr: np.ndarray) -> np.ndarray:

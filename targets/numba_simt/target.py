@@ -34,7 +34,7 @@ from difftest.ir import nodes as n
 from difftest.outcome import Outcome
 
 from . import mutants
-from .dispatch import run_case
+from .dispatch import check_schedule, run_case
 from .host_program import run_program
 from .emit import Compiled, emit
 from .lower import lower
@@ -148,7 +148,7 @@ class NumbaSimtTarget:
     }
     schedule_keys = ("wave_order", "order_seed", "slots", "quantum", "replay_order",
                      "replay_seed", "never_ran", "after_exception", "deopt_percent",
-                     "deopt_seed")
+                     "deopt_seed", "deopt_limit")
     schedule_help = {
         "wave_order": "ascending (default) | descending | shuffled: wave issue order",
         "order_seed": "seed of a shuffled order",
@@ -164,6 +164,8 @@ class NumbaSimtTarget:
         "deopt_percent": "0 (default) .. 100: DeoptimizeALot, the share of lanes forced to "
                          "deopt at each eligible infopoint",
         "deopt_seed": "seed of the forced deopts",
+        "deopt_limit": "no limit (default) | N >= 0: at most N forced deopts in the run "
+                       "(the lowest lanes first at each infopoint)",
     }
     mutant_names = mutants.NAMES
     mutant_help = {m.name: f"[{m.mechanism}] {m.description}"
@@ -173,6 +175,9 @@ class NumbaSimtTarget:
 
     def validate_options(self, options: dict[str, Any]) -> None:
         compile_options(options)
+
+    def validate_schedule(self, schedule: dict[str, Any]) -> None:
+        check_schedule(schedule)
 
     def option_variants(self, options: dict[str, Any]) -> list[dict[str, Any]]:
         """Other allocation settings for the reducer's polish pass (a deletion that moves
@@ -207,6 +212,7 @@ class NumbaSimtTarget:
             options: dict[str, Any] | None = None) -> Outcome:
         schedule = schedule or {}
         options = options or {}
+        check_schedule(schedule)
         try:
             compiled = compile_case(case, options)
         except AllocationError as e:
