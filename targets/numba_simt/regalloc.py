@@ -29,6 +29,7 @@ all-lane write interferes with, how uniform writes count, and how spill code mov
 
 from __future__ import annotations
 
+import bisect
 import copy
 import random
 from dataclasses import dataclass, field
@@ -38,7 +39,8 @@ from difftest.errors import DifftestError
 
 from . import mutants
 from .isa import Op
-from .liveness import CROSS_LANE, Liveness, all_lanes, bits, defs, flow, liveness, uses
+from .liveness import (CROSS_LANE, Liveness, all_lanes, bits, defs, flow, liveness, operands,
+                       uses)
 from .lower import Instr, Label, Lowered, Region
 
 MAX_ROUNDS = 200
@@ -109,7 +111,7 @@ def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[i
         if order == "recent":
             for u in bits(live.live_in[i]) + uses(ins):
                 last_use[u] = i
-    ended: dict[int, list[int]] = {}  # register -> where its occupants' ranges end
+    ended: dict[int, list[int]] = {}  # register -> where its occupants' ranges end, sorted
     victims: list[int] = []
     for v in vregs:
         if v not in first_def:
@@ -144,17 +146,35 @@ def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[i
             choice = max(holders)[1]
         elif order == "recent":
             def freed_at(r: int) -> int:
-                return max((e for e in ended.get(r, ()) if e <= i), default=-1)
+                ends = ended.get(r, ())
+                k = bisect.bisect_right(ends, i)
+                return ends[k - 1] if k else -1
             choice = max(free, key=lambda r: (freed_at(r), -r))
         else:
             choice = free[0]
         color[v] = choice
-        ended.setdefault(choice, []).append(last_use.get(v, i))
+        bisect.insort(ended.setdefault(choice, []), last_use.get(v, i))
     return color, victims
 
 
-def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: _Counter,
-           temps: set[int]) -> list[Instr | Label]:
+def _spill(code: list[Instr | Label], victims: dict[int, int], new_vreg: _Counter,
+           temps: dict[int, int]) -> list[Instr | Label]:
+    """Spill each victim (vreg -> slot) everywhere, in one pass over the code; the same
+    code, temporaries numbered alike, as spilling them one pass each in `victims`' order
+    (each victim's temporaries in code order, the first victim's first). `temps` gets
+    each new temporary's victim."""
+    touching = dict.fromkeys(victims, 0)  # instructions that get a temporary of each
+    for item in code:
+        if isinstance(item, Instr):
+            named = set(operands(item))  # a deopt use alone gets none: the slot has it
+            if item.keeps or defs(item) is not None:
+                named.add(item.d)
+            for v in named & touching.keys():
+                touching[v] += 1
+    next_temp = {}
+    for v in victims:
+        next_temp[v] = new_vreg.next
+        new_vreg.next += touching[v]
     out: list[Instr | Label] = []
     wm = 0 if mutants.on("spill-under-mask") else 1  # spills must move every lane
     for item in code:
@@ -162,32 +182,43 @@ def _spill(code: list[Instr | Label], v: int, slot: int, new_vreg: _Counter,
             out.append(item)
             continue
         ins = item
-        if v in ins.deopt_uses:  # a spilled value waits in its slot: the frame saves it
-            ins.deopt_uses = tuple(u for u in ins.deopt_uses if u != v)
-        used = v in uses(ins)
-        defined = defs(ins) == v
-        if not used and not defined:
+        if ins.deopt_uses and not victims.keys().isdisjoint(ins.deopt_uses):
+            # a spilled value waits in its slot: the frame saves it
+            ins.deopt_uses = tuple(u for u in ins.deopt_uses if u not in victims)
+        used = set(operands(ins))
+        if ins.keeps:
+            used.add(ins.d)
+        d = defs(ins)
+        if victims.keys().isdisjoint(used) and d not in victims:
             out.append(ins)
             continue
-        t = new_vreg()
-        temps.add(t)
-        partial = defined and not all_lanes(ins)
-        carried = partial and not mutants.on("partial-def-no-reload")
-        if used or carried:
-            # before a partial def, the reload carries the lanes the def leaves alone
-            under_mask = partial and mutants.on("reload-under-mask")
-            out.append(Instr(Op.RELOAD, d=t, imm=slot, wm=0 if under_mask else wm))
-        for fld in ("a", "b", "c"):
-            if getattr(ins, fld) == v and v in uses(ins):
-                setattr(ins, fld, t)
-        if defined:
-            ins.d = t
-            # The spill after a masked def moves all lanes: the lanes this def leaves
-            # alone (reloaded above) must survive until then.
-            ins.keeps = carried and not mutants.on("masked-def-no-keep")
+        spill_after: Instr | None = None
+        for v, slot in victims.items():
+            defined = d == v
+            if v not in used and not defined:
+                continue
+            t = next_temp[v]
+            next_temp[v] += 1
+            temps[t] = v
+            partial = defined and not all_lanes(ins)
+            carried = partial and not mutants.on("partial-def-no-reload")
+            if v in used or carried:
+                # before a partial def, the reload carries the lanes the def leaves alone
+                under_mask = partial and mutants.on("reload-under-mask")
+                out.append(Instr(Op.RELOAD, d=t, imm=slot, wm=0 if under_mask else wm))
+            if v in used:
+                for fld in ("a", "b", "c"):
+                    if getattr(ins, fld) == v and v in uses(ins):
+                        setattr(ins, fld, t)
+            if defined:
+                ins.d = t
+                # The spill after a masked def moves all lanes: the lanes this def leaves
+                # alone (reloaded above) must survive until then.
+                ins.keeps = carried and not mutants.on("masked-def-no-keep")
+                spill_after = Instr(Op.SPILL, a=t, imm=slot, wm=wm)
         out.append(ins)
-        if defined:
-            out.append(Instr(Op.SPILL, a=t, imm=slot, wm=wm))
+        if spill_after is not None:
+            out.append(spill_after)
     return out
 
 
@@ -276,12 +307,14 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
             return Allocation(code, color, slots, temps, live, nregs, len(slots), types, graph)
         # every victim of this round is spilled before the next (one victim a round made
         # small register budgets cost tens of rounds a kernel)
+        now: dict[int, int] = {}
         for victim in chosen:
-            slots[victim] = len(slots)
-            before = new_vreg.next
-            code = _spill(code, victim, slots[victim], new_vreg, temps)
-            for t in range(before, new_vreg.next):
-                types[t] = types[victim]
+            slots[victim] = now[victim] = len(slots)
+        new_temps: dict[int, int] = {}
+        code = _spill(code, now, new_vreg, new_temps)
+        for t, victim in new_temps.items():
+            temps.add(t)
+            types[t] = types[victim]
     raise AllocationError(f"register allocation did not converge with registers={nregs}")
 
 
