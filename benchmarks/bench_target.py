@@ -174,7 +174,9 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
     """Generated kernels/s (the strategy alone), and checked cases per CPU-second on one
     core doing exactly the fuzz loop's work per case (`difftest fuzz`'s defaults): one
     oracle run, then `schedules_per_case` (case, schedule) checks against it -- each a
-    checked case -- with the CPU time split into generation, oracle, target and verdict."""
+    checked case -- with the CPU time split into generation, oracle, compile (numba-simt:
+    once per case and options, as the fuzz loop pays it: the compile cache is emptied
+    before the timed pass), target (the runs) and verdict."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
     from hypothesis import strategies as st
@@ -187,7 +189,15 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
     from generators.schedules import schedule_by_number, schedule_numbers
     from oracles.reference import ReferenceTarget
 
+    from targets.numba_simt import target as numba_simt
+    from targets.numba_simt.regalloc import AllocationError
     from targets.numba_simt.target import NumbaSimtTarget
+
+    def compile_once(case: Any, options: dict[str, Any]) -> None:
+        try:
+            numba_simt.compile_case(case, options)
+        except AllocationError:
+            pass  # the target reports it as its outcome
 
     quiet = list(HealthCheck)
     count = [0]
@@ -204,7 +214,7 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
     for target in (ReferenceTarget(), NumbaSimtTarget()):
         checked = [0]
         by_wave = getattr(target, "never_ran_granularity", None) == "wave"
-        split = {"oracle": 0.0, "target": 0.0, "verdict": 0.0}
+        split = {"oracle": 0.0, "compile": 0.0, "target": 0.0, "verdict": 0.0}
 
         def timed(part: str, fn: Any, *a: Any) -> Any:
             t0 = time.process_time()
@@ -220,13 +230,16 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
             for case in kc[1]:
                 options = target_options(target, case.options)
                 f, err = timed("oracle", oracle_run, case, options)
+                if isinstance(target, NumbaSimtTarget):
+                    timed("compile", compile_once, case, options)
                 for sched in [case.schedule, *(schedule_by_number(case, k) for k in numbers)]:
                     o = timed("target", run_target, target, case, sched, options)
                     v = timed("verdict", check_outcome, case, f, o, None, by_wave, err)
                     assert v.agree, str(v)
                     checked[0] += 1
 
-        full()  # warm: compile caches, imports
+        full()  # warm: imports, numba's own compilation
+        numba_simt._CACHE.clear()  # the fuzz loop compiles every kernel it generates
         for part in split:
             split[part] = 0.0
         checked[0] = 0

@@ -21,7 +21,11 @@ infopoint is eligible for a forced deopt when no wave operation is reachable fro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from typing import Any
 
 import numpy as np
 
@@ -76,6 +80,9 @@ class HostCode:
     nmasks: int
     vreg_bits: dict[int, int]      # integer vregs' widths (i32 values canonical at 32)
     ref_vregs: frozenset[int] = frozenset()  # vregs holding buffer references
+    # the host's decoding of `rows` (trampoline.py), made by the first launch that needs
+    # it: every later launch of the compiled kernel reuses it
+    decoded: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -86,7 +93,7 @@ class Compiled:
     nslots: int
     params: list[str]
     infopoints: list[DeoptInfo]  # indexed by ip
-    listing: str
+    make_listing: Callable[[], str] = field(repr=False, compare=False)
     color: dict[int, int]
     slot: dict[int, int]
     vreg_names: dict[int, str]   # every vreg's meaning
@@ -94,6 +101,12 @@ class Compiled:
     union_regs: list[int]
     union_slots: list[int]
     ip_info: np.ndarray          # int64[n_ip, 1 + ref words]: eligible, reference bitmap
+
+    @functools.cached_property
+    def listing(self) -> str:
+        """The annotated listing, made when first asked for (`difftest compile`, reports):
+        a tenth of a compile's time, which the fuzz loop never reads."""
+        return self.make_listing()
 
 
 def _fmt(ins: Instr, color: dict[int, int]) -> str:
@@ -196,9 +209,9 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None) -> Co
         ip_info[info.ip, 0] = int(info.eligible)
         ip_info[info.ip, 1:1 + len(info.ref_words)] = info.ref_words
     names = {**lowered.vreg_meanings}
-    listing = _listing(lowered, alloc, instrs, infos, names)
     return Compiled(rows, alloc.nregs, lowered.nmasks, max(1, alloc.nslots), lowered.params,
-                    infos, listing, dict(alloc.color), dict(alloc.slot), names, hcode,
+                    infos, functools.partial(_listing, lowered, alloc, instrs, infos, names),
+                    dict(alloc.color), dict(alloc.slot), names, hcode,
                     union_regs, union_slots, ip_info)
 
 

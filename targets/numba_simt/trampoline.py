@@ -22,7 +22,7 @@ resumed (`waiting`), found through each frame's reference bitmap -- seed 000's o
 saved registers, updated in place.
 
 Speed (this loop dominates the fuzz loop's CPU time, so it is built for CPython): the code
-is decoded once per launch (`_decode`) into tuples naming a handler kind, tested most
+is decoded once per compiled kernel (`_decode`) into tuples naming a handler kind, tested most
 frequent first, whether the instruction writes every owned lane, and for arithmetic a
 function specialised to its width; a jump outside the code, or running off its end,
 lands on a sentinel entry instead of a bounds check per step; a mask's lanes come from a
@@ -37,7 +37,6 @@ The `resume-restarts-statement` and `stale-frame-reference` mutants live here.
 from __future__ import annotations
 
 import functools
-import itertools
 import operator
 from dataclasses import dataclass, field
 from typing import Any
@@ -197,8 +196,9 @@ class Host:
                  allocate: Allocate | None = None, ref_params: frozenset[int] = frozenset()
                  ) -> None:
         self.rows = compiled.host.rows
-        _check_ops(self.rows)
-        self._code: list[_Instr] | None = None  # decoded when first run
+        if compiled.host.decoded is None:  # an unknown opcode raises here, at launch
+            compiled.host.decoded = _decode(self.rows)
+        self.code: list[_Instr] = compiled.host.decoded
         # a buffer reference is its base: base -> (base, length, bits)
         self.buffers = {int(row[0]): tuple(int(x) for x in row) for row in buftab}
         self.ref_vregs = compiled.host.ref_vregs
@@ -216,13 +216,6 @@ class Host:
         self.W = W
         self.budget = trip_budget
         self.lanes_of = _LaneLists()
-
-    @property
-    def code(self) -> list[_Instr]:
-        """The host code decoded (`_decode`), once per launch."""
-        if self._code is None:
-            self._code = _decode(self.rows)
-        return self._code
 
     # ------------------------------------------------------------------ entries
 
@@ -277,6 +270,18 @@ class Host:
         return state.run(0)
 
 
+class _Regs(dict[int, list[int]]):
+    """vreg -> its value in each of W lanes, 0 until written."""
+
+    def __init__(self, W: int) -> None:
+        super().__init__()
+        self.W = W
+
+    def __missing__(self, vreg: int) -> list[int]:
+        lanes = self[vreg] = [0] * self.W
+        return lanes
+
+
 class _LaneLists(dict[int, list[int]]):
     """mask -> its lanes, lowest first: computed once per mask and launch (the host asks
     for the same few masks at nearly every instruction). The lists are never changed."""
@@ -312,25 +317,17 @@ _KINDS = {
                                 Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE)},
 }  # any other opcode (DEOPT, SPILL, RELOAD: device code only) is K_CANNOT
 _JUMPS = frozenset({Op.JMP, Op.JZ_EXEC, Op.JZ_MASK})
-_OPS = frozenset(int(op) for op in Op)
 
 #: a decoded instruction: (kind, every, d, a, b, c, imm, ip, f, op) -- `every`: it writes
 #: every lane the run owns (else the EXEC lanes); `f`: an arithmetic op's function
 _Instr = tuple[int, bool, int, int, int, int, int, int, Any, Op]
 
 
-def _check_ops(rows: np.ndarray) -> None:
-    """Reject an unknown opcode when the launch starts (`Op` raises), as decoding would."""
-    ops = [r[0] for r in rows.tolist()]
-    if not _OPS.issuperset(ops):
-        for x in ops:
-            Op(x)
-
-
 def _decode(rows: np.ndarray) -> list[_Instr]:
-    """The host code as `_Instr`s. Past the last instruction, and at every jump target
-    outside the code, sits a K_OUTSIDE entry (its imm: the pc) that raises the error the
-    pc check would, so the loop needs no bounds check."""
+    """The host code as `_Instr`s (an unknown opcode raises, from `Op`). Past the last
+    instruction, and at every jump target outside the code, sits a K_OUTSIDE entry (its
+    imm: the pc) that raises the error the pc check would, so the loop needs no bounds
+    check."""
     table = rows.tolist()
     outside = {len(table): len(table)}  # pc outside the code -> its entry's index
     code: list[_Instr] = []
@@ -364,14 +361,15 @@ class _Wave:
         # the lanes an all-lane write covers: a whole wave's every hardware lane (lanes
         # past n too, as on the machine: whole-wave code reads them); a resumed lane alone
         self.hardware = lanes if hardware is None else hardware
-        self.regs: list[list[int]] = []  # vreg -> its value in each lane (`fresh_regs`)
+        self.regs: _Regs = _Regs(0)  # vreg -> its value in each lane (`fresh_regs`)
         self.masks = [0] * host.nmasks
         self.trips = [0] * host.W
         self.fates = LaneFates()
 
-    def fresh_regs(self) -> list[list[int]]:
-        """Every vreg, 0 in every lane."""
-        return list(map(list, itertools.repeat((0,) * self.h.W, self.h.nvregs)))
+    def fresh_regs(self) -> _Regs:
+        """Every vreg, 0 in every lane (a vreg's lanes are made when it is first named:
+        a resume hands over to `run` with a few hundred vregs, and reads a few)."""
+        return _Regs(self.h.W)
 
     def fault(self, lane: int, op: Op, ip: int, code: int | None = None) -> None:
         info = self.h.infopoints[ip]
@@ -605,7 +603,8 @@ class _Wave:
             elif kind == K_WAVE_OP or kind == K_ALLOC:
                 self.regs = self.fresh_regs()
                 for v, x in enumerate(vals):
-                    self.regs[v][lane] = x
+                    if x:
+                        self.regs[v][lane] = x
                 return self.run(pc - 1, steps - 1)
             elif kind == K_M_AND:
                 t = masks[a] & masks[b]
