@@ -84,18 +84,17 @@ def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
     end = len(instrs)
     physical: list[list[int]] = []
     logical: list[list[int]] = []
+    halt, jmp, jz = Op.HALT, Op.JMP, (Op.JZ_EXEC, Op.JZ_MASK)
     for i, ins in enumerate(instrs):
-        if ins.op == Op.HALT:
+        op = ins.op
+        if op == halt:
             succ = []
-        elif ins.op == Op.JMP:
+        elif op == jmp or op in jz:
             assert ins.target is not None
-            succ = [label_at[id(ins.target)]]
-        elif ins.op in (Op.JZ_EXEC, Op.JZ_MASK):
-            assert ins.target is not None
-            succ = [i + 1, label_at[id(ins.target)]]
+            t = label_at[id(ins.target)]
+            succ = [s for s in ((t,) if op == jmp else (i + 1, t)) if s < end]
         else:
-            succ = [i + 1]
-        succ = [s for s in succ if s < end]
+            succ = [i + 1] if i + 1 < end else []
         physical.append(succ)
         if id(ins) in overrides:
             logical.append([label_at[id(lab)] for lab in overrides[id(ins)]])

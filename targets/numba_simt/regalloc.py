@@ -76,22 +76,28 @@ class Allocation:
 
 
 def interference(live: Liveness) -> dict[int, set[int]]:
-    graph: dict[int, set[int]] = {}
+    adjacent: dict[int, int] = {}  # vreg -> the vregs it interferes with, as a bitset
+    named = 0  # every vreg in the graph
     for i, ins in enumerate(live.flow.instrs):
         d = defs(ins)
         if d is None:
             continue
-        graph.setdefault(d, set())
         across = live.live_out[i] | live.whole[i]  # whole-wave values: every write
         if _writes_all(ins) and not mutants.on("wwm-ignores-inactive"):
             across = live.live_any(i)  # every lane is written: parked values too
-        others = bits(across & ~(1 << d))
+        others = across & ~(1 << d)
         if ins.op in CROSS_LANE:
-            others += [u for u in uses(ins) if u != d]
-        for u in others:
-            graph[d].add(u)
-            graph.setdefault(u, set()).add(d)
-    return graph
+            for u in uses(ins):
+                if u != d:
+                    others |= 1 << u
+        adjacent[d] = adjacent.get(d, 0) | others
+        named |= others | 1 << d
+    mirrored = dict.fromkeys(bits(named), 0)
+    for d, others in adjacent.items():
+        mirrored[d] |= others
+        for u in bits(others):
+            mirrored[u] |= 1 << d
+    return {v: set(bits(others)) for v, others in mirrored.items()}
 
 
 def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[int],
