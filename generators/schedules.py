@@ -56,12 +56,16 @@ _SEEDS = {"wave_order": ("order_seed", ("shuffled",)),
 HOST_LANES = 16  # the share of lanes forced to deopt at an infopoint: 16 / n, at most
 DEOPT_LIMITS = (1, 2, 4, 8, 16)  # forced deopts in a run, at most
 HOST_WAVES_N = 64  # never_ran: "host" only for launches up to this size
+# after_exception: "finish" only up to this size: it resumes every faulting lane of every
+# wave (a fault in all lanes of n = 800 was 300 host resumes, 50 ms, in one case)
+FINISH_MAX_N = 256
 
 
 def schedule_by_number(case: Any, number: int) -> dict[str, Any]:
     """The `number`-th schedule for `case` (0: the empty schedule). Deterministic across
     processes and machines (a `random.Random` seeded by the number alone, then bounded by
-    the case's launch size: `HOST_LANES`, `HOST_WAVES_N`; `case=None` leaves it unbounded).
+    the case's launch size: `HOST_LANES`, `HOST_WAVES_N`, `FINISH_MAX_N`; `case=None` leaves
+    it unbounded).
     """
     if number == 0:
         return {}
@@ -80,6 +84,8 @@ def schedule_by_number(case: Any, number: int) -> dict[str, Any]:
             out["deopt_percent"] = min(out["deopt_percent"], max(1, 100 * HOST_LANES // n))
         if out.get("never_ran") == "host" and n > HOST_WAVES_N:
             out["never_ran"] = "device"
+        if out.get("after_exception") == "finish" and n > FINISH_MAX_N:
+            out["after_exception"] = "stop"
     return out
 
 

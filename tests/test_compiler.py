@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from difftest.case import case_from_json
 from difftest.ir import parse
@@ -267,3 +269,9 @@ def test_spill_under_mask_spills_the_lane_id_under_the_exec_mask() -> None:
     for seed in spilled:
         assert all(i.wm == 1 for i in lane_spills([], seed))
         assert all(i.wm == 0 for i in lane_spills(["spill-under-mask"], seed))
+
+
+@given(st.sets(st.integers(0, 3000), max_size=400))
+def test_bits_lists_a_bitsets_members_lowest_first(members: set[int]) -> None:
+    mask = sum(1 << b for b in members)  # both of bits' ways: few members, and many
+    assert bits(mask) == sorted(members)

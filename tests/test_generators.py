@@ -240,3 +240,24 @@ def test_generation_speed_is_reported() -> None:
     one = draw(cases(max_n=64), 1, seed_value=2)
     assert one and one[0].n <= 64
     print(f"\n{count[0] / elapsed:.0f} generated kernels/s on this core")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 3000))
+def test_schedules_keep_host_work_bounded_and_are_valid_for_numba_simt(
+        number: int, n_items: int) -> None:
+    from generators import schedules as sch
+    from targets.numba_simt.dispatch import check_schedule
+
+    class _Sized:
+        n = n_items
+
+    s = sch.schedule_by_number(_Sized(), number)
+    check_schedule(s)  # every generated value is one numba-simt takes
+    if "deopt_percent" in s:
+        assert 1 <= s["deopt_percent"] <= max(1, 100 * sch.HOST_LANES // n_items)
+        assert s["deopt_limit"] in sch.DEOPT_LIMITS
+    assert s.get("never_ran") != "host" or n_items <= sch.HOST_WAVES_N
+    assert s.get("after_exception") != "finish" or n_items <= sch.FINISH_MAX_N
+    unbounded = sch.schedule_by_number(None, number)
+    assert unbounded.keys() == s.keys()  # bounding changes values, never which keys

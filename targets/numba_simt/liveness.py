@@ -204,11 +204,19 @@ _DROPS = {"wwm-then-else": "then", "wwm-loop-exit": "loop_exit", "wwm-call-retur
 
 
 def bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+    """The members of a bitset, lowest first."""
+    if mask.bit_count() <= 16:  # few: peel the lowest bit off, one big-int op each
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
+    text = bin(mask)[:1:-1]  # many: search the binary text, bit 0 first
+    out, i = [], text.find("1")
+    while i >= 0:
+        out.append(i)
+        i = text.find("1", i + 1)
     return out
 
 

@@ -72,10 +72,15 @@ class Allocation:
     nregs: int
     nslots: int
     vreg_types: dict[int, Any] = field(default_factory=dict)
-    interference: dict[int, set[int]] = field(default_factory=dict)
 
 
 def interference(live: Liveness) -> dict[int, set[int]]:
+    """The interference graph: vreg -> the vregs it may not share a register with."""
+    return {v: set(bits(others)) for v, others in _adjacency(live).items()}
+
+
+def _adjacency(live: Liveness) -> dict[int, int]:
+    """`interference` with each vreg's neighbours as a bitset (what colouring reads)."""
     adjacent: dict[int, int] = {}  # vreg -> the vregs it interferes with, as a bitset
     named = 0  # every vreg in the graph
     for i, ins in enumerate(live.flow.instrs):
@@ -97,14 +102,14 @@ def interference(live: Liveness) -> dict[int, set[int]]:
         mirrored[d] |= others
         for u in bits(others):
             mirrored[u] |= 1 << d
-    return {v: set(bits(others)) for v, others in mirrored.items()}
+    return mirrored
 
 
-def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[int],
+def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
            order: str, rng: random.Random, spill: Any) -> tuple[dict[int, int], list[int]]:
     """Greedy colouring with spill decisions on the way: when `v` finds no register,
-    `spill(v, colored, victims so far)` names a victim among v and its neighbours (None:
-    nothing can go);
+    `spill(v, colored (a bitset), victims so far)` names a victim among v and its
+    neighbours (None: nothing can go);
     a coloured victim gives its register back and v tries again. Returns (colours,
     victims); the colours are a valid allocation only when there are no victims."""
     color: dict[int, int] = {}
@@ -119,15 +124,16 @@ def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[i
                 last_use[u] = i
     ended: dict[int, list[int]] = {}  # register -> where its occupants' ranges end, sorted
     victims: list[int] = []
+    colored = 0  # the vregs in `color`, as a bitset
     for v in vregs:
         if v not in first_def:
             continue
         while True:
-            taken = {color[u] for u in graph.get(v, ()) if u in color}
+            taken = {color[u] for u in bits(graph.get(v, 0) & colored)}
             free = [r for r in range(nregs) if r not in taken]
             if free:
                 break
-            victim = spill(v, set(color), victims)
+            victim = spill(v, colored, victims)
             if victim is None:
                 raise AllocationError(
                     f"registers={nregs} is too few for this kernel, even with spilling")
@@ -135,6 +141,7 @@ def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[i
             if victim == v:
                 break
             del color[victim]
+            colored &= ~(1 << victim)
         if not free:
             continue
         i = first_def[v]
@@ -159,6 +166,7 @@ def _color(live: Liveness, graph: dict[int, set[int]], nregs: int, vregs: list[i
         else:
             choice = free[0]
         color[v] = choice
+        colored |= 1 << v
         bisect.insort(ended.setdefault(choice, []), last_use.get(v, i))
     return color, victims
 
@@ -237,18 +245,18 @@ def _occurrences(code: list[Instr | Label]) -> dict[int, int]:
     return occurrences
 
 
-def _victim(occurrences: dict[int, int], graph: dict[int, set[int]], failed: int,
-            colored: set[int], excluded: set[int], rng: random.Random | None) -> int | None:
+def _victim(occurrences: dict[int, int], graph: dict[int, int], failed: int,
+            colored: int, excluded: set[int], rng: random.Random | None) -> int | None:
     """Chaitin's choice among the uncolourable vreg and its coloured neighbours: the
     highest degree per occurrence (long, rarely used ranges first); never a spill
     temporary or a vreg already spilled (`excluded`). Under the random order (`rng`), half
     the time a random one of them instead."""
-    candidates = [u for u in {failed, *(graph[failed] & colored)} if u not in excluded]
+    candidates = [u for u in {failed, *bits(graph[failed] & colored)} if u not in excluded]
     if not candidates:
         return None
     if rng is not None and rng.random() < 0.5:
         return rng.choice(sorted(candidates))
-    return max(candidates, key=lambda u: (len(graph[u]) / occurrences.get(u, 1), -u))
+    return max(candidates, key=lambda u: (graph[u].bit_count() / occurrences.get(u, 1), -u))
 
 
 class _Counter:
@@ -301,16 +309,16 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
     victims = random.Random(seed + 1) if order == "random" else None
     for _ in range(MAX_ROUNDS):
         live = liveness(flow(code, overrides), regions)
-        graph = interference(live)
+        graph = _adjacency(live)
         occurrences = _occurrences(code)
-        def spill(v: int, colored: set[int], so_far: list[int]) -> int | None:
+        def spill(v: int, colored: int, so_far: list[int]) -> int | None:
             excluded = temps | set(slots) | set(so_far)
             return _victim(occurrences, graph, v, colored, excluded, victims)
 
         color, chosen = _color(live, graph, nregs, sorted(graph), order,
                                random.Random(seed), spill)
         if not chosen:
-            return Allocation(code, color, slots, temps, live, nregs, len(slots), types, graph)
+            return Allocation(code, color, slots, temps, live, nregs, len(slots), types)
         # every victim of this round is spilled before the next (one victim a round made
         # small register budgets cost tens of rounds a kernel)
         now: dict[int, int] = {}
