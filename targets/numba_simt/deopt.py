@@ -42,7 +42,8 @@ def frames(area: DeoptArea) -> np.ndarray:
 
 def never_ran_waves(area: DeoptArea, waves: list[int]) -> list[int]:
     """The waves among `waves` whose never-ran bit is set, in their order."""
-    return [w for w in waves if (int(area.never_ran[w >> 6]) >> (w & 63)) & 1]
+    w = np.asarray(waves, dtype=np.int64)
+    return w[(area.never_ran[w >> 6] >> (w & 63)) & 1 != 0].tolist()
 
 
 def save_area_bytes(area: DeoptArea) -> int:

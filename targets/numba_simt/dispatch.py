@@ -43,6 +43,7 @@ from .pool import Item, Pool
 from .trampoline import Host, HostBudget, HostError
 
 ORDERS = ("ascending", "descending", "shuffled")
+TRACE_KEPT = 1024  # dispatch trace events kept in the diagnostics (all are counted)
 
 # the schedule keys read here: the words each may be, or the least integer it may be
 _WORDS = {"wave_order": ORDERS, "replay_order": ORDERS, "never_ran": ("host", "device"),
@@ -105,7 +106,8 @@ class _Run:
     sites: dict[int, int] = field(default_factory=dict)  # infopoint -> frames saved there
     never_ran_waves: int = 0
     host_waves: list[int] = field(default_factory=list)
-    trace: list[list[Any]] = field(default_factory=list)
+    trace: list[list[Any]] = field(default_factory=list)  # the first TRACE_KEPT events
+    trace_events: int = 0
     rounds: int = 0
     instructions: int = 0
     lane_instructions: int = 0
@@ -220,7 +222,10 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
     run.lane_instructions += int(counters[1])
     run.save_area_bytes = deopt.save_area_bytes(area)
     run.never_ran_bytes = deopt.never_ran_bytes(area)
-    run.trace += [[run.rounds, *row] for row in area.trace[area.trace[:, 0] != 0].tolist()]
+    events = area.trace[area.trace[:, 0] != 0]
+    run.trace_events += len(events)
+    room = max(0, TRACE_KEPT - len(run.trace))
+    run.trace += [[run.rounds, *row] for row in events[:room].tolist()]
     if rc == machine.ERR_BUDGET:
         raise HostBudget(int(counters[3]))
     if rc != machine.OK:
@@ -230,12 +235,13 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
     rows = deopt.frames(area)
     gids = deopt.deopted_gids(rows)
     # every lane of a wave that ran completed on the device, unless it left a frame
-    skipped = set(never)
-    for w in waves:
-        if w in skipped:
-            continue
-        hi = min(n, w * W + W)
-        run.status[w * W:hi] = [COMPLETED] * (hi - w * W)
+    ran = np.zeros((n + W - 1) // W + 2, dtype=np.int8)  # a 0 either side of the waves
+    ran[np.asarray(waves, dtype=np.int64) + 1] = 1
+    ran[np.asarray(never, dtype=np.int64) + 1] = 0
+    edges = np.flatnonzero(np.diff(ran)).tolist()  # each run of waves that ran: [lo, hi)
+    for lo, hi in zip(edges[::2], edges[1::2]):
+        stop = min(n, hi * W)
+        run.status[lo * W:stop] = [COMPLETED] * (stop - lo * W)
     for row in rows:
         reason = machine.REASONS.get(int(row[machine.F_REASON]), "?")
         run.deopts[reason] = run.deopts.get(reason, 0) + 1
@@ -288,4 +294,5 @@ def _diagnostics(run: _Run, host: Host) -> dict[str, Any]:
         "save_area_bytes": run.save_area_bytes,
         "never_ran_bytes": run.never_ran_bytes,
         "trace": run.trace,
+        "trace_events": run.trace_events,
     }
