@@ -93,12 +93,7 @@ def validate(target: Any, options: Any, where: str = "options") -> dict[str, Any
             raise OptionError(f"{where}: unknown mutant '{m}' for target {name} (known: "
                               f"{', '.join(known_mutants) or 'none'}; `difftest targets` "
                               "lists them)")
-    check = getattr(target, "validate_options", None)
-    if callable(check):
-        try:
-            check(options)
-        except DifftestError as e:
-            raise OptionError(f"{where}: {e}") from None
+    _target_check(target, "validate_options", options, where)
     return options
 
 
@@ -106,10 +101,15 @@ def validate_schedule(target: Any, schedule: dict[str, Any], where: str = "case"
                       ) -> None:
     """Check the values of the schedule keys `target` reads (its `validate_schedule`); a
     schedule is an open mapping, so keys for other targets pass."""
-    check = getattr(target, "validate_schedule", None)
+    _target_check(target, "validate_schedule", schedule, where)
+
+
+def _target_check(target: Any, method: str, value: Any, where: str) -> None:
+    """The target's own check of `value`, if it has one; its error named by `where`."""
+    check = getattr(target, method, None)
     if callable(check):
         try:
-            check(schedule)
+            check(value)
         except DifftestError as e:
             raise OptionError(f"{where}: {e}") from None
 
