@@ -250,6 +250,43 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
     return out
 
 
+def bench_compile(kernels: int, seed: int) -> dict[str, float]:
+    """numba-simt's compile CPU time per generated case (every case compiled afresh, with
+    its own options, as the fuzz loop does): mean, and the share of the slowest tenth."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hseed
+
+    from difftest.runner import target_options
+    from generators.cases import kernel_cases
+    from targets.numba_simt import target as numba_simt
+
+    target = numba_simt.NumbaSimtTarget()
+    cases: list[Any] = []
+
+    @settings(max_examples=kernels, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @hseed(seed)
+    @given(kernel_cases())
+    def generate(kc: Any) -> None:
+        cases.extend(kc[1])
+
+    generate()
+    times = []
+    for case in cases:
+        options = target_options(target, case.options)
+        numba_simt._CACHE.clear()
+        t0 = time.process_time()
+        try:
+            numba_simt.compile_case(case, options)
+        except numba_simt.AllocationError:
+            pass
+        times.append(time.process_time() - t0)
+    times.sort()
+    slow = times[-max(1, len(times) // 10):]
+    return {"cases": len(times), "ms_per_case": 1e3 * sum(times) / len(times),
+            "slowest_tenth_share": sum(slow) / sum(times)}
+
+
 def bench_fault_path(n: int, waves: list[int], repeat: int) -> dict[int, dict[str, float]]:
     """SimpleDeopt with `length = n`: workitem n/2 writes out of bounds, so it deopts and
     faults on the host while every other workitem runs on the device; the whole target
@@ -304,6 +341,7 @@ def run_bench(n_log2: int = 22, oracle_log2: int = 16, repeat: int = 5,
     result["jit"] = bench_jit_compilations(kernels, 0)
     result["compile"] = bench_compile_time()
     result["generation"] = bench_generation(200 if not quick else 50, 0)
+    result["kernel_compile"] = bench_compile(100 if not quick else 25, 0)
     return result
 
 
@@ -336,6 +374,9 @@ def format_bench(r: dict[str, Any]) -> str:
         split = ", ".join(f"{k} {v:.0%}" for k, v in g[f"split_{name}"].items())
         lines.append(f"checked cases per CPU-second (one core, the fuzz loop's work) on "
                      f"{name}: {g[f'checked_cases_per_s_{name}']:.0f} ({split})")
+    k = r["kernel_compile"]
+    lines.append(f"numba-simt compile per generated case: {k['ms_per_case']:.1f} ms over "
+                 f"{k['cases']} cases (the slowest tenth: {k['slowest_tenth_share']:.0%})")
     lines.append(f"ratio_vs_njit (W = 32): {r['ratio_vs_njit']:.2f}")
     return "\n".join(lines)
 
