@@ -8,35 +8,23 @@ see whether a generator change reaches a mutant's bug shape, before a hunt.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 
 def reach(mutant: str, kernels: int, seed: int) -> tuple[int, int]:
     """(cases that disagree with the mutant on, cases)."""
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import seed as hseed
-
+    from bench_target import sample_cases
     from difftest.runner import check_case, oracle_run, target_options
-    from generators.cases import kernel_cases
     from targets.numba_simt.target import NumbaSimtTarget
 
     target = NumbaSimtTarget()
     counts = [0, 0]
-
-    @settings(max_examples=kernels, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @hseed(seed)
-    @given(kernel_cases())
-    def check(kc: Any) -> None:
-        for case in kc[1]:
-            options = target_options(target, case.options)
-            full, error = oracle_run(case, options)
-            result = check_case(case, target, None, {**options, "mutants": [mutant]}, None,
-                                full, error)
-            counts[0] += not result.verdict.agree
-            counts[1] += 1
-
-    check()
+    for case in sample_cases(kernels, seed):
+        options = target_options(target, case.options)
+        full, error = oracle_run(case, options)
+        result = check_case(case, target, None, {**options, "mutants": [mutant]}, None,
+                            full, error)
+        counts[0] += not result.verdict.agree
+        counts[1] += 1
     return counts[0], counts[1]
 
 

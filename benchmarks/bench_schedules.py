@@ -34,28 +34,16 @@ SCHEDULES = 8
 
 
 def _measure(args: tuple[int, int, int, int]) -> dict[str, Any]:
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import seed as hseed
-
+    from bench_target import compile_fresh, sample_cases
     from difftest.runner import check_case, oracle_run, target_options
-    from generators.cases import kernel_cases
     from generators.schedules import schedule_by_number
     from targets.numba_simt import mutants
-    from targets.numba_simt import target as numba_simt
+    from targets.numba_simt.target import NumbaSimtTarget
 
     kernels, seed, part, parts = args
-    target = numba_simt.NumbaSimtTarget()
-    cases: list[Any] = []
-
-    @settings(max_examples=kernels, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @hseed(seed)
-    @given(kernel_cases())
-    def generate(kc: Any) -> None:
-        cases.extend(kc[1])
-
+    target = NumbaSimtTarget()
     t0 = time.process_time()
-    generate()
+    cases = sample_cases(kernels, seed)
     generation = (time.process_time() - t0) / max(1, len(cases))
     rows = []
     for i, case in enumerate(cases):
@@ -67,14 +55,8 @@ def _measure(args: tuple[int, int, int, int]) -> dict[str, Any]:
                                              for _ in range(SCHEDULES - 1)]
         t0 = time.process_time()
         full, error = oracle_run(case, options)
+        compile_fresh(case, options)
         fixed = generation + time.process_time() - t0
-        numba_simt._CACHE.clear()
-        t0 = time.process_time()
-        try:
-            numba_simt.compile_case(case, options)
-        except numba_simt.AllocationError:
-            pass  # the target reports it as its outcome
-        fixed += time.process_time() - t0
         runs = []
         for schedule in schedules:
             t0 = time.process_time()

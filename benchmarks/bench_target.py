@@ -170,13 +170,45 @@ def bench_compile_time() -> dict[str, float]:
     return {"cold_s": times[0], "cached_s": times[1]}
 
 
+def sample_cases(kernels: int, seed: int) -> list[Any]:
+    """The cases `kernel_cases()` generates for `kernels` kernels under a fixed seed."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hseed
+
+    from generators.cases import kernel_cases
+
+    cases: list[Any] = []
+
+    @settings(max_examples=kernels, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @hseed(seed)
+    @given(kernel_cases())
+    def generate(kc: Any) -> None:
+        cases.extend(kc[1])
+
+    generate()
+    return cases
+
+
+def compile_fresh(case: Any, options: dict[str, Any]) -> None:
+    """Compile `case` for numba-simt as the fuzz loop does, every case afresh: the compile
+    cache emptied first (an AllocationError is the target's outcome, not the bench's)."""
+    from targets.numba_simt import target as numba_simt
+
+    numba_simt._CACHE.clear()
+    try:
+        numba_simt.compile_case(case, options)
+    except numba_simt.AllocationError:
+        pass
+
+
 def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
     """Generated kernels/s (the strategy alone), and checked cases per CPU-second on one
     core doing exactly the fuzz loop's work per case (`difftest fuzz`'s defaults): one
     oracle run, then `schedules_per_case` (case, schedule) checks against it -- each a
     checked case -- with the CPU time split into generation, oracle, compile (numba-simt:
-    once per case and options, as the fuzz loop pays it: the compile cache is emptied
-    before the timed pass), target (the runs) and verdict."""
+    once per case and options, afresh, as the fuzz loop pays it: `compile_fresh`), target
+    (the runs, which then find the case compiled) and verdict."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
     from hypothesis import strategies as st
@@ -189,15 +221,7 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
     from generators.schedules import schedule_by_number, schedule_numbers
     from oracles.reference import ReferenceTarget
 
-    from targets.numba_simt import target as numba_simt
-    from targets.numba_simt.regalloc import AllocationError
     from targets.numba_simt.target import NumbaSimtTarget
-
-    def compile_once(case: Any, options: dict[str, Any]) -> None:
-        try:
-            numba_simt.compile_case(case, options)
-        except AllocationError:
-            pass  # the target reports it as its outcome
 
     quiet = list(HealthCheck)
     count = [0]
@@ -231,7 +255,7 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
                 options = target_options(target, case.options)
                 f, err = timed("oracle", oracle_run, case, options)
                 if isinstance(target, NumbaSimtTarget):
-                    timed("compile", compile_once, case, options)
+                    timed("compile", compile_fresh, case, options)
                 for sched in [case.schedule, *(schedule_by_number(case, k) for k in numbers)]:
                     o = timed("target", run_target, target, case, sched, options)
                     v = timed("verdict", check_outcome, case, f, o, None, by_wave, err)
@@ -239,7 +263,6 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
                     checked[0] += 1
 
         full()  # warm: imports, numba's own compilation
-        numba_simt._CACHE.clear()  # the fuzz loop compiles every kernel it generates
         for part in split:
             split[part] = 0.0
         checked[0] = 0
@@ -253,33 +276,15 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
 def bench_compile(kernels: int, seed: int) -> dict[str, float]:
     """numba-simt's compile CPU time per generated case (every case compiled afresh, with
     its own options, as the fuzz loop does): mean, and the share of the slowest tenth."""
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import seed as hseed
-
     from difftest.runner import target_options
-    from generators.cases import kernel_cases
-    from targets.numba_simt import target as numba_simt
+    from targets.numba_simt.target import NumbaSimtTarget
 
-    target = numba_simt.NumbaSimtTarget()
-    cases: list[Any] = []
-
-    @settings(max_examples=kernels, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @hseed(seed)
-    @given(kernel_cases())
-    def generate(kc: Any) -> None:
-        cases.extend(kc[1])
-
-    generate()
+    target = NumbaSimtTarget()
     times = []
-    for case in cases:
+    for case in sample_cases(kernels, seed):
         options = target_options(target, case.options)
-        numba_simt._CACHE.clear()
         t0 = time.process_time()
-        try:
-            numba_simt.compile_case(case, options)
-        except numba_simt.AllocationError:
-            pass
+        compile_fresh(case, options)
         times.append(time.process_time() - t0)
     times.sort()
     slow = times[-max(1, len(times) // 10):]
