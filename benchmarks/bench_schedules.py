@@ -5,8 +5,9 @@ one oracle run and one compilation: more schedules give more checked cases per
 CPU-second, but only detections per CPU-second matter. This measures both for S = 1..8
 from one pass over a fixed-seed sample, without running a hunt per S:
 
-- per case, the CPU time of what S does not change (the oracle run, the compilation, the
-  case's share of generating its kernel) and of each clean numba-simt run under each of
+- per case, the CPU time of what S does not change (the oracle run, the compilation --
+  once per kernel and options, as the fuzz loop pays it --, the case's share of
+  generating its kernel) and of each clean numba-simt run under each of
   8 schedules (the case's own, then 7 drawn by number);
 - per case and mutant, the first of those 8 schedules under which the mutant's outcome
   disagrees with the oracle.
@@ -17,7 +18,8 @@ expected time to detection is that time over that count. Printed per S: checked 
 per CPU-second, the median over the mutants of the expected time to detection (CPU
 seconds, one core), and detections per CPU-second summed over the mutants.
 Cases are split over `--workers` processes (CPU time is summed, so the figures are per
-core).
+core), by kernel. `--per-case-options` draws each case's target options apart instead of
+once per kernel (`kernel_cases(share_options=False)`), to compare the two.
 """
 
 from __future__ import annotations
@@ -33,21 +35,23 @@ from typing import Any
 SCHEDULES = 8
 
 
-def _measure(args: tuple[int, int, int, int]) -> dict[str, Any]:
+def _measure(args: tuple[int, int, int, int, bool]) -> dict[str, Any]:
     from bench_target import compile_fresh, sample_cases
     from difftest.runner import check_case, oracle_run, target_options
     from generators.schedules import schedule_by_number
     from targets.numba_simt import mutants
     from targets.numba_simt.target import NumbaSimtTarget
 
-    kernels, seed, part, parts = args
+    kernels, seed, part, parts, share = args
     target = NumbaSimtTarget()
+    target.warm_up()  # the machine's JIT compilation (or cache load) is no case's cost
     t0 = time.process_time()
-    cases = sample_cases(kernels, seed)
+    cases = sample_cases(kernels, seed, share)
     generation = (time.process_time() - t0) / max(1, len(cases))
     rows = []
+    programs: dict[int, int] = {}  # a kernel's number, by its parsed program
     for i, case in enumerate(cases):
-        if i % parts != part:
+        if programs.setdefault(id(case.program), len(programs)) % parts != part:
             continue
         options = target_options(target, case.options)
         rng = random.Random(i * 7919 + seed)
@@ -97,16 +101,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument("--per-case-options", action="store_true")
     args = parser.parse_args()
     from targets.numba_simt import mutants
 
-    jobs = [(args.kernels, args.seed, p, args.workers) for p in range(args.workers)]
+    jobs = [(args.kernels, args.seed, p, args.workers, not args.per_case_options)
+            for p in range(args.workers)]
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         parts = pool.map(_measure, jobs)
     rows = [r for part in parts for r in part["rows"]]
     table = summarize(rows, sorted(mutants.NAMES))
     print(f"{len(rows)} cases of {args.kernels} kernels (seed {args.seed}), "
-          f"{len(mutants.NAMES)} mutants")
+          f"{len(mutants.NAMES)} mutants, target options drawn per "
+          f"{'case' if args.per_case_options else 'kernel'}")
     print(" S  checked/cpu-s  median TTD (cpu-s)  detections/cpu-s  never caught")
     for row in table:
         print(f"{row['schedules']:2d}  {row['checked_per_cpu_s']:13.1f}  "

@@ -30,7 +30,8 @@ def make_case(kernel: GeneratedKernel, n: int, wave: int, args: dict[str, Any],
 def cases_for(kernel: GeneratedKernel, max_n: int = 3000) -> st.SearchStrategy[Case]:
     """One case of `kernel`: a launch, arguments for it, a schedule and target options
     (about 20 choices)."""
-    return _cases_for(kernel, launches(max_n))
+    return target_options().flatmap(lambda options: _cases_for(kernel, launches(max_n),
+                                                               options))
 
 
 #: what a target must declare (registry capabilities) for the generators to draw each
@@ -52,10 +53,11 @@ SPECULATE_MAX_N = 64
 
 @st.composite
 def _cases_for(draw: st.DrawFn, kernel: GeneratedKernel,
-               launch: st.SearchStrategy[tuple[int, int]], host: bool = True) -> Case:
+               launch: st.SearchStrategy[tuple[int, int]], options: dict[str, Any],
+               host: bool = True) -> Case:
     n, wave = draw(launch)
     n = min(n, kernel.max_n)  # within the work budget, whatever loops the kernel has
-    options = draw(target_options())
+    options = dict(options)
     if n > SPECULATE_MAX_N:
         options.pop("speculate", None)
     case = make_case(kernel, n, wave, draw(arguments(kernel, n)), {}, options)
@@ -76,30 +78,39 @@ _MOSTLY_ALL = st.integers(0, 9)
 
 def kernel_cases(per_kernel: int = 3, max_n: int = 3000,
                  fault_rate: float = DEFAULT_FAULT_RATE,
-                 capabilities: frozenset[str] | None = None
+                 capabilities: frozenset[str] | None = None, share_options: bool = True
                  ) -> st.SearchStrategy[tuple[GeneratedKernel, list[Case]]]:
-    """A kernel and `per_kernel` cases of it, each with its own launch, arguments,
-    schedule and options (nine times in ten; otherwise one case, which is also where
-    shrinking goes: the first case alone). `max_n` caps the launch size; `fault_rate` is
-    `kernels()`'s; `capabilities` (a target's) leaves out what it cannot run (`NEEDS`)."""
+    """A kernel and `per_kernel` cases of it, each with its own launch, arguments and
+    schedule (nine times in ten; otherwise one case, which is also where shrinking goes:
+    the first case alone). The cases share one draw of target options (unless not
+    `share_options`), so a target that compiles per kernel and options compiles once for
+    them all: numba-simt's compile costs several times a case's other work
+    (`python benchmarks/bench_schedules.py --per-case-options` measures the other way).
+    `max_n` caps the launch size; `fault_rate` is `kernels()`'s; `capabilities` (a
+    target's) leaves out what it cannot run (`NEEDS`)."""
     if isinstance(per_kernel, bool) or not isinstance(per_kernel, int) or per_kernel < 1:
         raise ValueError(f"Invalid per_kernel={per_kernel!r} < 1")
     out = leave_out(capabilities)
     return _kernel_cases(kernels(fault_rate, without=out - {"host"}), per_kernel,
-                         launches(max_n), "host" not in out)
+                         launches(max_n), "host" not in out, share_options)
 
 
 @st.composite
 def _kernel_cases(draw: st.DrawFn, kernel_strategy: st.SearchStrategy[GeneratedKernel],
-                  per_kernel: int, launch: st.SearchStrategy[tuple[int, int]], host: bool
-                  ) -> tuple[GeneratedKernel, list[Case]]:
+                  per_kernel: int, launch: st.SearchStrategy[tuple[int, int]], host: bool,
+                  share_options: bool) -> tuple[GeneratedKernel, list[Case]]:
     kernel = draw(kernel_strategy)
     count = 1 if per_kernel == 1 or draw(_MOSTLY_ALL) == 0 else per_kernel
-    return kernel, [draw(_cases_for(kernel, launch, host)) for _ in range(count)]
+    shared = draw(target_options())
+    return kernel, [draw(_cases_for(kernel, launch,
+                                    shared if share_options else draw(target_options()),
+                                    host))
+                    for _ in range(count)]
 
 
 def cases(max_n: int = 3000, fault_rate: float = DEFAULT_FAULT_RATE
           ) -> st.SearchStrategy[Case]:
     """Single cases, each with its own kernel."""
     launch = launches(max_n)
-    return kernels(fault_rate).flatmap(lambda k: _cases_for(k, launch))
+    return kernels(fault_rate).flatmap(
+        lambda k: target_options().flatmap(lambda options: _cases_for(k, launch, options)))
