@@ -242,9 +242,11 @@ class Host:
             start = info.statement_pc  # the statement's earlier effects happen again
         return state.run_lane(lane, vals, start)
 
-    def allocate(self, size: int, running: _Wave) -> int:
+    def allocate(self, size: int, running: _Wave, lane_vals: list[int] | None = None
+                 ) -> int:
         """A fresh buffer from the pool; relocates every reference the host holds when
-        the pool moved (the saved frames not under `stale-frame-reference`)."""
+        the pool moved (the saved frames not under `stale-frame-reference`): in the
+        running wave's registers, or in `lane_vals` when one lane runs (`run_lane`)."""
         if self._allocate is None:
             raise HostError("alloc() with no pool to allocate from")
         ref, moves, self.mem = self._allocate(size)
@@ -255,7 +257,10 @@ class Host:
             self.params = [moves.get(p, p) if i in self.ref_params else p
                            for i, p in enumerate(self.params)]
             for v in self.ref_vregs:
-                running.regs[v] = [moves.get(x, x) for x in running.regs[v]]  # type: ignore[misc]
+                if lane_vals is None:
+                    running.regs[v] = [moves.get(x, x) for x in running.regs[v]]  # type: ignore[misc]
+                else:
+                    lane_vals[v] = moves.get(lane_vals[v], lane_vals[v])
             relocate_waiting(self.waiting, moves, self.nmasks, self.union)
         self.buffers[ref] = (ref, size, 32)
         return ref
@@ -503,8 +508,8 @@ class _Wave:
     def run_lane(self, lane: int, vals: list[int], pc: int) -> LaneFates:
         """`run` for a run that owns one lane (a resume), on that lane's values alone
         (`vals[vreg]`): every mask is 0 or the lane's bit, so an instruction writes the
-        lane (`every`, or EXEC set) or nothing. An instruction that reads or relocates
-        other lanes (a wave operation, ALLOC) makes the registers a wave's (the other
+        lane (`every`, or EXEC set) or nothing; ALLOC relocates the lane's references. A
+        wave operation, which reads other lanes, makes the registers a wave's (the other
         lanes still 0) and `run` goes on from it."""
         h = self.h
         code, masks = h.code, self.masks
@@ -600,7 +605,14 @@ class _Wave:
                         vals[d] = _wrap(q if op == Op.DIV else x - q * y, imm)
             elif kind == K_HALT:
                 break
-            elif kind == K_WAVE_OP or kind == K_ALLOC:
+            elif kind == K_ALLOC:
+                if ex:
+                    size = vals[a]
+                    if 0 <= size <= ALLOC_MAX:
+                        vals[d] = h.allocate(size, self, vals)
+                    else:
+                        self.fault(lane, op, ip)
+            elif kind == K_WAVE_OP:
                 self.regs = self.fresh_regs()
                 for v, x in enumerate(vals):
                     if x:
