@@ -54,7 +54,7 @@ needs, and it never runs more than `work_budget` trips in all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 from collections.abc import Callable
 
 import numpy as np
@@ -75,9 +75,9 @@ from difftest.outcome import (
 )
 
 
-@dataclass(frozen=True)
-class Write:
-    """One entry of a workitem's write log: a plain store or an atomic contribution."""
+class Write(NamedTuple):
+    """One entry of a workitem's write log: a plain store or an atomic contribution (a
+    named tuple: the oracle makes one per lane per store)."""
 
     buffer: str
     index: int
@@ -410,9 +410,10 @@ class _Memory:
 
     def _log(self, gids: Lanes, refs: Array, index: Array, values: Array,
              atomic: bool) -> None:
+        writes, names, shared = self.writes, self.names, self.shared
         for g, r, i, v in zip(gids.tolist(), refs.tolist(), index.tolist(), values.tolist()):
-            if r < self.shared:
-                self.writes[g].append(Write(self.names[r], i, v, atomic))
+            if r < shared:
+                writes[g].append(Write(names[r], i, v, atomic))
 
     def load(self, gids: Lanes, refs: Array, index: Array) -> Array:
         return self.flat[self._access(LOAD, gids, refs, index)]
