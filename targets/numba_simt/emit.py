@@ -31,11 +31,11 @@ import numpy as np
 from difftest.outcome import Frame
 
 from . import mutants
-from .isa import INFOPOINTS, WIDTH, Op
-from .liveness import all_lanes, bits, defs, flow, liveness, operands
+from .isa import IMM, INFOPOINTS, WIDTH, Op
+from .liveness import all_lanes, bits, defs, operands
 from .lower import Instr, Label, Lowered
 from .regalloc import Allocation
-from .speculate import wave_reachable
+from .speculate import HostFacts, host_facts
 
 _KIND_NAMES = {1: "out_of_bounds", 2: "division_by_zero", 3: "fail", 4: "speculation",
                5: "alloc"}
@@ -108,16 +108,17 @@ class Compiled:
         return self.make_listing()
 
 
-def _fmt(ins: Instr, color: dict[int, int]) -> str:
+def _fmt(ins: Instr, color: dict[int, int], imm: int) -> str:
+    """One instruction as the listing shows it (`imm`: as emitted: a jump's is its pc)."""
     def r(v: int) -> str:
         return f"r{color[v]}" if v in color else f"v{v}?"
 
     op = ins.op
     name = op.name.lower()
     if op in (Op.JMP, Op.JZ_EXEC):
-        return f"{name} @{ins.imm}"
+        return f"{name} @{imm}"
     if op == Op.JZ_MASK:
-        return f"{name} m{ins.a}, @{ins.imm}"
+        return f"{name} m{ins.a}, @{imm}"
     if op in (Op.HALT, Op.KILL, Op.TRIP, Op.DEOPT):
         return name
     if op == Op.M_GETEXEC:
@@ -131,19 +132,19 @@ def _fmt(ins: Instr, color: dict[int, int]) -> str:
     if op in (Op.M_ANDN, Op.M_OR, Op.M_AND):
         return f"{name} m{ins.d}, m{ins.a}, m{ins.b}"
     if op == Op.SPILL:
-        return f"{name} s{ins.imm}, {r(ins.a)}"
+        return f"{name} s{imm}, {r(ins.a)}"
     if op == Op.RELOAD:
-        return f"{name} {r(ins.d)}, s{ins.imm}"
+        return f"{name} {r(ins.d)}, s{imm}"
     parts = []
     if defs(ins) is not None:
         parts.append(r(ins.d))
     parts += [r(u) for u in operands(ins)]
     if op in (Op.MOVI, Op.SET_INACTIVE):
-        parts.append(f"#{ins.imm}")
+        parts.append(f"#{imm}")
     elif op == Op.PARAM:
-        parts.append(f"param{ins.imm}")
-    elif ins.imm in (32, 64) and op not in (Op.LOAD, Op.STORE):
-        name += f".i{ins.imm}"
+        parts.append(f"param{imm}")
+    elif imm in (32, 64) and op not in (Op.LOAD, Op.STORE):
+        name += f".i{imm}"
     return f"{name} {', '.join(parts)}"
 
 
@@ -168,8 +169,13 @@ def _host_code(host: Lowered) -> tuple[HostCode, dict[int, int], dict[int, int]]
     return HostCode(rows, host.nvregs, host.nmasks, bits_of, refs), at, ip_at
 
 
-def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None) -> Compiled:
+def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None,
+         facts: HostFacts | None = None) -> Compiled:
+    """The device code `lowered` under `alloc`, with the deopt metadata that resumes it in
+    `host` (default: the same code; `facts`: the host code's, worked out when not given).
+    Nothing it is given is changed."""
     host = lowered if host is None else host
+    facts = host_facts(host) if facts is None else facts
     instrs: list[Instr] = []
     at: dict[int, int] = {}
     for item in alloc.code:
@@ -181,10 +187,7 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None) -> Co
     rows = np.zeros((len(instrs), WIDTH), dtype=np.int64)
     device_pc: dict[int, int] = {}
     for pc, ins in enumerate(instrs):
-        imm = ins.imm
-        if ins.target is not None:
-            imm = at[id(ins.target)]
-            ins.imm = imm
+        imm = at[id(ins.target)] if ins.target is not None else ins.imm
         c = alloc.color
         d = c.get(ins.d, ins.d) if defs(ins) is not None else ins.d
         a, b, cc = ins.a, ins.b, ins.c
@@ -200,7 +203,7 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None) -> Co
             assert ins.op in INFOPOINTS, ins
             device_pc[ins.ip] = pc
     hcode, host_at, host_ip_at = _host_code(host)
-    infos, union_regs, union_slots = _metadata(lowered, alloc, host, hcode, host_at,
+    infos, union_regs, union_slots = _metadata(lowered, alloc, host, facts, host_at,
                                                host_ip_at, device_pc)
     rw = max(1, (len(union_regs) + len(union_slots) + 63) // 64)
     ip_info = np.zeros((max(1, len(infos)), 1 + rw), dtype=np.int64)
@@ -209,16 +212,15 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None) -> Co
         ip_info[info.ip, 1:1 + len(info.ref_words)] = info.ref_words
     names = {**lowered.vreg_meanings}
     return Compiled(rows, alloc.nregs, lowered.nmasks, max(1, alloc.nslots), lowered.params,
-                    infos, functools.partial(_listing, lowered, alloc, instrs, infos, names),
+                    infos, functools.partial(_listing, lowered, alloc, instrs, rows, infos, names),
                     dict(alloc.color), dict(alloc.slot), names, hcode,
                     union_regs, union_slots, ip_info)
 
 
-def _metadata(device: Lowered, alloc: Allocation, host: Lowered, hcode: HostCode,
+def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFacts,
               host_at: dict[int, int], host_ip_at: dict[int, int],
               device_pc: dict[int, int]) -> tuple[list[DeoptInfo], list[int], list[int]]:
-    live = liveness(flow(host.code, host.logical), host.regions)
-    reach, _ = wave_reachable(host)
+    live, reach = facts.live, facts.reach
     raw: list[tuple[int, int, int, list[tuple[int, str, int]]]] = []
     needs: dict[int, tuple[int, ...]] = {}
     for ip, point in enumerate(device.infopoints):
@@ -307,12 +309,12 @@ def check_metadata(compiled: Compiled) -> list[str]:
     return problems
 
 
-def _listing(lowered: Lowered, alloc: Allocation, instrs: list[Instr],
+def _listing(lowered: Lowered, alloc: Allocation, instrs: list[Instr], rows: np.ndarray,
              infos: list[DeoptInfo], names: dict[int, str]) -> str:
     by_pc = {info.pc: info for info in infos if info.pc >= 0}
     lines = []
     for pc, ins in enumerate(instrs):
-        text = f"{pc:4d}  {_fmt(ins, alloc.color)}"
+        text = f"{pc:4d}  {_fmt(ins, alloc.color, int(rows[pc, IMM]))}"
         if all_lanes(ins) and defs(ins) is not None or (ins.op in (Op.SPILL,) and ins.wm):
             text += "   [all lanes]"
         info = by_pc.get(pc)

@@ -41,7 +41,7 @@ from . import mutants
 from .isa import Op
 from .liveness import (CROSS_LANE, Liveness, all_lanes, bits, defs, flow, liveness, operands,
                        uses)
-from .lower import Instr, Label, Lowered, Region
+from .lower import Instr, Label, Lowered
 
 MAX_ROUNDS = 200
 ORDERS = ("lowest", "recent", "random")
@@ -172,11 +172,14 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
 
 
 def _spill(code: list[Instr | Label], victims: dict[int, int], new_vreg: _Counter,
-           temps: dict[int, int]) -> list[Instr | Label]:
+           temps: dict[int, int], owned: set[int], overrides: dict[int, list[Label]]
+           ) -> list[Instr | Label]:
     """Spill each victim (vreg -> slot) everywhere, in one pass over the code; the same
     code, temporaries numbered alike, as spilling them one pass each in `victims`' order
     (each victim's temporaries in code order, the first victim's first). `temps` gets
-    each new temporary's victim."""
+    each new temporary's victim. An instruction not in `owned` (by id) is another's: it
+    is copied (and owned) before it changes, its logical successors (`overrides`)
+    carried to the copy."""
     touching = dict.fromkeys(victims, 0)  # instructions that get a temporary of each
     for item in code:
         if isinstance(item, Instr):
@@ -196,16 +199,21 @@ def _spill(code: list[Instr | Label], victims: dict[int, int], new_vreg: _Counte
             out.append(item)
             continue
         ins = item
-        if ins.deopt_uses and not victims.keys().isdisjoint(ins.deopt_uses):
-            # a spilled value waits in its slot: the frame saves it
-            ins.deopt_uses = tuple(u for u in ins.deopt_uses if u not in victims)
         used = set(operands(ins))
         if ins.keeps:
             used.add(ins.d)
         d = defs(ins)
-        if victims.keys().isdisjoint(used) and d not in victims:
+        waits = bool(ins.deopt_uses) and not victims.keys().isdisjoint(ins.deopt_uses)
+        if victims.keys().isdisjoint(used) and d not in victims and not waits:
             out.append(ins)
             continue
+        if id(ins) not in owned:
+            ins = copy.copy(item)
+            owned.add(id(ins))
+            if id(item) in overrides:
+                overrides[id(ins)] = overrides[id(item)]
+        if waits:  # a spilled value waits in its slot: the frame saves it
+            ins.deopt_uses = tuple(u for u in ins.deopt_uses if u not in victims)
         spill_after: Instr | None = None
         for v, slot in victims.items():
             defined = d == v
@@ -269,46 +277,24 @@ class _Counter:
         return v
 
 
-def _copy_code(lowered: Lowered) -> tuple[list[Instr | Label], dict[int, list[Label]],
-                                          list[Region]]:
-    """Fresh Instr and Label objects (spill code rewrites instructions in place; the input
-    stays untouched), with the logical-successor overrides and regions carried across.
-    Instructions are flat, so a shallow copy each is a full copy."""
-    lab_map: dict[int, Label] = {}
-    code: list[Instr | Label] = []
-    pairs: list[tuple[Instr, Instr]] = []
-    for item in lowered.code:
-        if isinstance(item, Label):
-            new_label = Label(item.name, item.index)
-            lab_map[id(item)] = new_label
-            code.append(new_label)
-        else:
-            new_ins = copy.copy(item)
-            pairs.append((item, new_ins))
-            code.append(new_ins)
-    for _, ins in pairs:
-        if ins.target is not None:
-            ins.target = lab_map[id(ins.target)]
-    overrides = {id(nw): [lab_map[id(lab)] for lab in lowered.logical[id(old)]]
-                 for old, nw in pairs if id(old) in lowered.logical}
-    regions = [Region(lab_map[id(r.start)], lab_map[id(r.end)], lab_map[id(r.parked)], r.why,
-                      r.kind) for r in lowered.regions]
-    return code, overrides, regions
-
-
-def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed: int = 0
-                       ) -> Allocation:
+def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed: int = 0,
+                       live: Liveness | None = None) -> Allocation:
     """Colour `lowered`'s vregs onto `nregs` registers, spilling as needed; `order` picks
-    among free registers (ORDERS), `seed` seeds the random order."""
+    among free registers (ORDERS), `seed` seeds the random order. `live`: the liveness
+    of `lowered`'s code as it is, when the caller has it (the first round's)."""
     assert order in ORDERS, order
-    code, overrides, regions = _copy_code(lowered)
+    code = list(lowered.code)  # spill code copies an instruction before changing it
+    overrides = dict(lowered.logical)
+    regions = lowered.regions
+    owned: set[int] = set()  # ids of the instructions this allocation made
     types = dict(lowered.vreg_types)
     new_vreg = _Counter(lowered.nvregs)
     slots: dict[int, int] = {}
     temps: set[int] = set()
     victims = random.Random(seed + 1) if order == "random" else None
     for _ in range(MAX_ROUNDS):
-        live = liveness(flow(code, overrides), regions)
+        if live is None:
+            live = liveness(flow(code, overrides), regions)
         graph = _adjacency(live)
         occurrences = _occurrences(code)
         def spill(v: int, colored: int, so_far: list[int]) -> int | None:
@@ -325,7 +311,8 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
         for victim in chosen:
             slots[victim] = now[victim] = len(slots)
         new_temps: dict[int, int] = {}
-        code = _spill(code, now, new_vreg, new_temps)
+        code = _spill(code, now, new_vreg, new_temps, owned, overrides)
+        live = None
         for t, victim in new_temps.items():
             temps.add(t)
             types[t] = types[victim]

@@ -16,17 +16,38 @@ from __future__ import annotations
 
 import copy
 import random
+from dataclasses import dataclass
 
 from . import mutants
 from .isa import FAULT_SPECULATION, WAVE_OPS, Op
-from .liveness import bits, flow, liveness
+from .liveness import Flow, Liveness, bits, flow, liveness
 from .lower import Infopoint, Instr, Label, Lowered
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """The host code's liveness and, per instruction, whether a wave operation is
+    reachable from it: speculation, register allocation (when the device runs the host
+    code as is) and the deopt metadata all read them, so a compilation works them out
+    once (`host_facts`)."""
+
+    live: Liveness
+    reach: list[bool]
+
+
+def host_facts(host: Lowered) -> HostFacts:
+    f = flow(host.code, host.logical)
+    return HostFacts(liveness(f, host.regions), _reachable(f))
 
 
 def wave_reachable(lowered: Lowered) -> tuple[list[bool], dict[int, int]]:
     """Per instruction of `lowered`: whether a wave operation is reachable from it over
     the lanes' (logical) control flow; and each label's instruction index."""
     f = flow(lowered.code, lowered.logical)
+    return _reachable(f), f.label_at
+
+
+def _reachable(f: Flow) -> list[bool]:
     n = len(f.instrs)
     preds: list[list[int]] = [[] for _ in range(n)]
     for i, succ in enumerate(f.logical):
@@ -42,15 +63,16 @@ def wave_reachable(lowered: Lowered) -> tuple[list[bool], dict[int, int]]:
             if not reach[p]:
                 reach[p] = True
                 work.append(p)
-    return reach, f.label_at
+    return reach
 
 
-def speculate(lowered: Lowered, seed: int) -> Lowered:
+def speculate(lowered: Lowered, seed: int, facts: HostFacts | None = None) -> Lowered:
     """The device's code: about half the eligible cold-arm candidates (chosen by `seed`)
-    replaced by a DEOPT. Returns `lowered` itself when none is chosen."""
-    reach, label_at = wave_reachable(lowered)
-    host_flow = flow(lowered.code, lowered.logical)
-    live = liveness(host_flow, lowered.regions)
+    replaced by a DEOPT. Returns `lowered` itself when none is chosen. `facts`: the
+    lowered code's (worked out here when not given)."""
+    facts = host_facts(lowered) if facts is None else facts
+    reach, live = facts.reach, facts.live
+    label_at = live.flow.label_at
     rng = random.Random(seed)
     chosen = []
     for cold in lowered.cold_ifs:

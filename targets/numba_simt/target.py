@@ -40,7 +40,7 @@ from .emit import Compiled, emit
 from .lower import lower
 from .pool import Pool
 from .regalloc import ORDERS, AllocationError, allocate_registers
-from .speculate import speculate
+from .speculate import host_facts, speculate
 
 DEFAULT_REGISTERS = 24
 CACHE_SIZE = 256
@@ -101,10 +101,11 @@ def compile_program(program: n.Program, entry: str, copts: CompileOptions) -> Co
     mutants it was asked for are on for exactly its duration."""
     with mutants.switched_on(copts.mutants):
         host = lower(program, entry, copts.uniform_all_lanes, copts.reduce_tree)
-        device = speculate(host, copts.speculate) if copts.speculate else host
+        facts = host_facts(host)
+        device = speculate(host, copts.speculate, facts) if copts.speculate else host
         alloc = allocate_registers(device, copts.registers, copts.alloc_order,
-                                   copts.alloc_seed)
-        return emit(device, alloc, host)
+                                   copts.alloc_seed, facts.live if device is host else None)
+        return emit(device, alloc, host, facts)
 
 
 _CACHE: OrderedDict[tuple[str, str, CompileOptions], Compiled] = OrderedDict()
