@@ -565,6 +565,7 @@ class _Wave:
                         vals[d] = int(h.mem[row[0] + vals[b]])
                     elif ex:
                         self.fault(lane, op, ip)
+                        break  # the lane is gone: nothing it runs after this shows
                     else:
                         vals[d] = 0
             elif kind == K_JMP:
@@ -589,6 +590,7 @@ class _Wave:
                     i = vals[b]
                     if not 0 <= i < length:
                         self.fault(lane, op, ip)
+                        break  # the lane is gone: nothing it runs after this shows
                     else:
                         v = vals[c]
                         if op == Op.ATOMIC_ADD:
@@ -600,6 +602,7 @@ class _Wave:
                     if y == 0:
                         if ex:
                             self.fault(lane, op, ip)
+                            break  # the lane is gone: nothing it runs after this shows
                     else:
                         q = _tdiv(x, y)
                         vals[d] = _wrap(q if op == Op.DIV else x - q * y, imm)
@@ -612,6 +615,7 @@ class _Wave:
                         vals[d] = h.allocate(size, self, vals)
                     else:
                         self.fault(lane, op, ip)
+                        break  # the lane is gone: nothing it runs after this shows
             elif kind == K_WAVE_OP:
                 self.regs = self.fresh_regs()
                 for v, x in enumerate(vals):
@@ -625,8 +629,8 @@ class _Wave:
                 if every or ex:
                     vals[d] = self.wave
             elif kind == K_KILL:
-                masks[ALIVE] &= ~ex
-                masks[EXEC] = 0
+                if ex:
+                    break  # the lane returned: nothing it runs after this shows
             elif kind == K_PARAM:
                 if every or ex:
                     vals[d] = h.params[imm]
@@ -636,6 +640,7 @@ class _Wave:
             elif kind == K_FAIL:
                 if ex:
                     self.fault(lane, op, ip, vals[a])
+                    break  # the lane is gone: nothing it runs after this shows
             elif kind == K_OUTSIDE:
                 raise HostError(f"host pc {imm} outside the code")
             else:
