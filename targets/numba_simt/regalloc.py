@@ -114,23 +114,29 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
     victims); the colours are a valid allocation only when there are no victims."""
     color: dict[int, int] = {}
     first_def: dict[int, int] = {}
-    last_use: dict[int, int] = {}
     for i, ins in enumerate(live.flow.instrs):
         d = defs(ins)
         if d is not None and d not in first_def:
             first_def[d] = i
-        if order == "recent":
-            for u in bits(live.live_in[i]) + uses(ins):
-                last_use[u] = i
+    last_use: dict[int, int] = {}  # the last instruction each vreg is live into (or used)
+    if order == "recent":
+        seen = 0
+        for i in range(len(live.live_in) - 1, -1, -1):
+            new = live.live_in[i] & ~seen  # uses are live in, so they are among these
+            if new:
+                seen |= new
+                for u in bits(new):
+                    last_use[u] = i
     ended: dict[int, list[int]] = {}  # register -> where its occupants' ranges end, sorted
     victims: list[int] = []
     colored = 0  # the vregs in `color`, as a bitset
+    holding = [0] * nregs  # register -> the vregs coloured with it, as a bitset
     for v in vregs:
         if v not in first_def:
             continue
         while True:
-            taken = {color[u] for u in bits(graph.get(v, 0) & colored)}
-            free = [r for r in range(nregs) if r not in taken]
+            neighbours = graph.get(v, 0)
+            free = [r for r in range(nregs) if not holding[r] & neighbours]
             if free:
                 break
             victim = spill(v, colored, victims)
@@ -140,6 +146,7 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
             victims.append(victim)
             if victim == v:
                 break
+            holding[color[victim]] &= ~(1 << victim)
             del color[victim]
             colored &= ~(1 << victim)
         if not free:
@@ -167,6 +174,7 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
             choice = free[0]
         color[v] = choice
         colored |= 1 << v
+        holding[choice] |= 1 << v
         bisect.insort(ended.setdefault(choice, []), last_use.get(v, i))
     return color, victims
 
