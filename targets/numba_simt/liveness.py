@@ -17,7 +17,7 @@ Sets are Python ints used as bitsets (bit v = virtual register v).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import mutants
 from .isa import ALWAYS_ALL_LANES, Op, WRITES_VREG
@@ -71,6 +71,9 @@ class Flow:
     label_at: dict[int, int]  # id(Label) -> instruction index
     physical: list[list[int]]
     logical: list[list[int]]
+    # per instruction, its `defs` and `uses` (each pass over a round's code reads them)
+    defined: list[int | None] = field(default_factory=list)
+    used: list[list[int]] = field(default_factory=list)
 
 
 def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
@@ -100,7 +103,8 @@ def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
             logical.append([label_at[id(lab)] for lab in overrides[id(ins)]])
         else:
             logical.append(succ)
-    return Flow(instrs, label_at, physical, logical)
+    return Flow(instrs, label_at, physical, logical, [defs(ins) for ins in instrs],
+                [uses(ins) for ins in instrs])
 
 
 @dataclass
@@ -141,8 +145,7 @@ def _whole_wave(f: Flow) -> list[int]:
     if not tracked or mutants.on("whole-wave-read-not-live"):
         return [0] * n
     kill = [0] * n  # correct code defines these values in all lanes; a masked def (a
-    for i, ins in enumerate(f.instrs):  # mutant's) leaves garbage, which is the bug
-        d = defs(ins)
+    for i, d in enumerate(f.defined):  # mutant's) leaves garbage, which is the bug
         if d is not None:
             kill[i] = (1 << d) & tracked
     return _backward(f.physical, use_bits, kill)[1]
@@ -177,10 +180,9 @@ def liveness(f: Flow, regions: list[Region]) -> Liveness:
     n = len(f.instrs)
     use_bits = [0] * n
     def_bits = [0] * n
-    for i, ins in enumerate(f.instrs):
-        for u in uses(ins):
+    for i, (used, d) in enumerate(zip(f.used, f.defined)):
+        for u in used:
             use_bits[i] |= 1 << u
-        d = defs(ins)
         if d is not None:
             def_bits[i] = 1 << d
     live_in, live_out = _backward(f.logical, use_bits, def_bits)

@@ -39,8 +39,8 @@ from difftest.errors import DifftestError
 
 from . import mutants
 from .isa import Op
-from .liveness import (CROSS_LANE, Liveness, all_lanes, bits, defs, flow, liveness, operands,
-                       uses)
+from .liveness import (CROSS_LANE, Flow, Liveness, all_lanes, bits, defs, flow, liveness,
+                       operands, uses)
 from .lower import Instr, Label, Lowered
 
 MAX_ROUNDS = 200
@@ -83,8 +83,9 @@ def _adjacency(live: Liveness) -> dict[int, int]:
     """`interference` with each vreg's neighbours as a bitset (what colouring reads)."""
     adjacent: dict[int, int] = {}  # vreg -> the vregs it interferes with, as a bitset
     named = 0  # every vreg in the graph
-    for i, ins in enumerate(live.flow.instrs):
-        d = defs(ins)
+    f = live.flow
+    for i, ins in enumerate(f.instrs):
+        d = f.defined[i]
         if d is None:
             continue
         across = live.live_out[i] | live.whole[i]  # whole-wave values: every write
@@ -92,7 +93,7 @@ def _adjacency(live: Liveness) -> dict[int, int]:
             across = live.live_any(i)  # every lane is written: parked values too
         others = across & ~(1 << d)
         if ins.op in CROSS_LANE:
-            for u in uses(ins):
+            for u in f.used[i]:
                 if u != d:
                     others |= 1 << u
         adjacent[d] = adjacent.get(d, 0) | others
@@ -114,8 +115,7 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
     victims); the colours are a valid allocation only when there are no victims."""
     color: dict[int, int] = {}
     first_def: dict[int, int] = {}
-    for i, ins in enumerate(live.flow.instrs):
-        d = defs(ins)
+    for i, d in enumerate(live.flow.defined):
         if d is not None and d not in first_def:
             first_def[d] = i
     last_use: dict[int, int] = {}  # the last instruction each vreg is live into (or used)
@@ -252,12 +252,13 @@ def _spill(code: list[Instr | Label], victims: dict[int, int], new_vreg: _Counte
     return out
 
 
-def _occurrences(code: list[Instr | Label]) -> dict[int, int]:
+def _occurrences(f: Flow) -> dict[int, int]:
     occurrences: dict[int, int] = {}
-    for ins in code:
-        if isinstance(ins, Instr):
-            for v in uses(ins) + ([ins.d] if defs(ins) is not None else []):
-                occurrences[v] = occurrences.get(v, 0) + 1
+    for used, d in zip(f.used, f.defined):
+        for v in used:
+            occurrences[v] = occurrences.get(v, 0) + 1
+        if d is not None:
+            occurrences[d] = occurrences.get(d, 0) + 1
     return occurrences
 
 
@@ -304,7 +305,7 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
         if live is None:
             live = liveness(flow(code, overrides), regions)
         graph = _adjacency(live)
-        occurrences = _occurrences(code)
+        occurrences = _occurrences(live.flow)
         def spill(v: int, colored: int, so_far: list[int]) -> int | None:
             excluded = temps | set(slots) | set(so_far)
             return _victim(occurrences, graph, v, colored, excluded, victims)
