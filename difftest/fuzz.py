@@ -162,6 +162,7 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
     slot = {name: _FIXED + i for i, name in enumerate(names)}
     done = 0
     batch_no = 0
+    kernel_kinds: dict[int, set[str]] = {}  # hash(kernel text) -> its fault kinds counted
     while time.monotonic() < stop_at and (examples is None or done < examples):
         batch = BATCH if examples is None else min(BATCH, examples - done)
         # the first failure: [case JSON, verdict, rule, when]; later ones by the same
@@ -183,12 +184,16 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
             if not best and time.monotonic() > stop_at:
                 return
             kernel, cases = kc
-            if not best:
+            # Hypothesis often mutates an earlier example's cases and keeps its kernel:
+            # the kernel counts (and its constructs and fault kinds) once per worker
+            kinds = kernel_kinds.get(hash(kernel.source))
+            if kinds is None and not best:
+                kinds = kernel_kinds[hash(kernel.source)] = set()
                 counters[_KERNELS] += 1
                 for name in constructs(kernel.program):
                     if name in slot:
                         counters[slot[name]] += 1
-            kinds: set[str] = set()
+            kinds = set() if kinds is None else kinds
             for case in cases:
                 if callable(unsupported) and unsupported(case):
                     counters[_SKIPPED] += 1
