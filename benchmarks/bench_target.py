@@ -213,27 +213,31 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
     """Generated kernels/s (the strategy alone), and checked cases per CPU-second on one
     core doing exactly the fuzz loop's work per case (`difftest fuzz`'s defaults): one
     oracle run, then `schedules_per_case` (case, schedule) checks against it -- each a
-    checked case -- with the CPU time split into generation, oracle, compile (numba-simt:
-    once per kernel and options, afresh, as the fuzz loop pays it: `compile_fresh`), target
-    (the runs, which then find the case compiled) and verdict."""
+    checked case -- with the CPU time split into generation (of the fixed-seed sample,
+    `sample_cases`, shared out among its cases), oracle, compile (numba-simt: once per
+    kernel and options, afresh, as the fuzz loop pays it: `compile_fresh`), target (the
+    runs, which then find the case compiled) and verdict. Also on numba-simt, on the same
+    cases, checked cases per CPU-second with 1..4 schedules per case (the extra schedules
+    drawn by number with a seeded generator), so the figure's dependence on that setting
+    is in plain view (benchmarks/bench_schedules.py measures what it does to detection)."""
+    import random
+
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
-    from hypothesis import strategies as st
 
     from difftest.fuzz import FuzzConfig
     from difftest.runner import oracle_run, run_target, target_options
     from difftest.verdict import check_outcome
-    from generators.cases import kernel_cases
     from generators.kernels import kernels as kernel_strategy
-    from generators.schedules import schedule_by_number, schedule_numbers
+    from generators.schedules import schedule_by_number
     from oracles.reference import ReferenceTarget
 
     from targets.numba_simt.target import NumbaSimtTarget
 
-    quiet = list(HealthCheck)
     count = [0]
 
-    @settings(max_examples=kernels, database=None, deadline=None, suppress_health_check=quiet)
+    @settings(max_examples=kernels, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
     @hseed(seed)
     @given(kernel_strategy())
     def gen_only(k: Any) -> None:
@@ -241,11 +245,19 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
 
     t_gen = _time(gen_only)
     out: dict[str, Any] = {"kernels_per_s": count[0] / t_gen}
-    extra = FuzzConfig("numba-simt").schedules_per_case - 1
+    sample_cases(10, seed + 1)  # warm: Hypothesis's own set-up
+    t0 = time.process_time()
+    cases = sample_cases(kernels // 2, seed)
+    generation = time.process_time() - t0
+    per_case = FuzzConfig("numba-simt").schedules_per_case
+    most = max(4, per_case)
+    rng = random.Random(seed)
+    schedules = [[case.schedule] + [schedule_by_number(case, rng.randrange(2**31))
+                                    for _ in range(most - 1)] for case in cases]
     for target in (ReferenceTarget(), NumbaSimtTarget()):
-        checked = [0]
         by_wave = getattr(target, "never_ran_granularity", None) == "wave"
         split = {"oracle": 0.0, "compile": 0.0, "target": 0.0, "verdict": 0.0}
+        extra = [0.0] * most  # per schedule index: target + verdict CPU time
 
         def timed(part: str, fn: Any, *a: Any) -> Any:
             t0 = time.process_time()
@@ -253,30 +265,39 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
             split[part] += time.process_time() - t0
             return result
 
-        @settings(max_examples=kernels // 2, database=None, deadline=None,
-                  suppress_health_check=quiet)
-        @hseed(seed)
-        @given(kernel_cases(), st.lists(schedule_numbers(), min_size=extra, max_size=extra))
-        def full(kc: Any, numbers: list[int]) -> None:
-            for case in kc[1]:
+        def run_all(timing: bool) -> None:
+            for case, scheds in zip(cases, schedules):
                 options = target_options(target, case.options)
                 f, err = timed("oracle", oracle_run, case, options)
                 if isinstance(target, NumbaSimtTarget):
                     timed("compile", compile_fresh, case, options)
-                for sched in [case.schedule, *(schedule_by_number(case, k) for k in numbers)]:
+                for k, sched in enumerate(scheds if timing else scheds[:per_case]):
+                    t0 = time.process_time()
                     o = timed("target", run_target, target, case, sched, options)
                     v = timed("verdict", check_outcome, case, f, o, None, by_wave, err)
+                    extra[k] += time.process_time() - t0
                     assert v.agree, str(v)
-                    checked[0] += 1
 
-        full()  # warm: imports, numba's own compilation
+        run_all(False)  # warm: imports, numba's own compilation
         for part in split:
             split[part] = 0.0
-        checked[0] = 0
-        t = _time(full)
-        split["generation"] = t - sum(split.values())
-        out[f"checked_cases_per_s_{target.name}"] = checked[0] / t
-        out[f"split_{target.name}"] = {k: v / t for k, v in split.items()}
+        run_all(True)
+        # the first `per_case` schedules are the fuzz loop's work; the rest only for S
+        fixed = split["oracle"] + split["compile"]
+        runs = sum(extra[:per_case])
+        total = generation + fixed + runs
+        share = runs / max(1e-12, split["target"] + split["verdict"])
+        parts = {"oracle": split["oracle"], "compile": split["compile"],
+                 "target": split["target"] * share, "verdict": split["verdict"] * share,
+                 "generation": generation}
+        out[f"checked_cases_per_s_{target.name}"] = per_case * len(cases) / total
+        out[f"split_{target.name}"] = {k: v / total for k, v in parts.items()}
+        if isinstance(target, NumbaSimtTarget):
+            out["by_schedules"] = {
+                s: s * len(cases) / (generation + fixed + sum(extra[:s]))
+                for s in range(1, most + 1)}
+    out["cases"] = len(cases)
+    out["schedules_per_case"] = per_case
     return out
 
 
@@ -353,7 +374,7 @@ def run_bench(n_log2: int = 22, oracle_log2: int = 16, repeat: int = 5,
     result["vs_oracle"] = bench_oracle(1 << oracle_log2, 32)
     result["jit"] = bench_jit_compilations(kernels, 0)
     result["compile"] = bench_compile_time()
-    result["generation"] = bench_generation(200 if not quick else 50, 0)
+    result["generation"] = bench_generation(800 if not quick else 50, 0)
     result["kernel_compile"] = bench_compile(100 if not quick else 25, 0)
     return result
 
@@ -383,10 +404,13 @@ def format_bench(r: dict[str, Any]) -> str:
     lines.append(f"machine compile: cold {c['cold_s']:.1f} s, cached {c['cached_s']:.2f} s")
     g = r["generation"]
     lines.append(f"generation (one core): {g['kernels_per_s']:.0f} kernels/s")
+    lines.append(f"checked cases per CPU-second (one core, the fuzz loop's work: "
+                 f"{g['cases']} generated cases, {g['schedules_per_case']} schedules each):")
     for name in ("reference", "numba-simt"):
         split = ", ".join(f"{k} {v:.0%}" for k, v in g[f"split_{name}"].items())
-        lines.append(f"checked cases per CPU-second (one core, the fuzz loop's work) on "
-                     f"{name}: {g[f'checked_cases_per_s_{name}']:.0f} ({split})")
+        lines.append(f"  {name}: {g[f'checked_cases_per_s_{name}']:.0f} ({split})")
+    lines.append("  numba-simt with S schedules per case, the same cases: " + ", ".join(
+        f"S = {s}: {v:.0f}" for s, v in g["by_schedules"].items()))
     k = r["kernel_compile"]
     lines.append(f"numba-simt compile per generated case: {k['ms_per_case']:.1f} ms over "
                  f"{k['cases']} cases (the slowest tenth: {k['slowest_tenth_share']:.0%})")
