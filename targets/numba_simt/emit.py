@@ -22,7 +22,7 @@ infopoint is eligible for a forced deopt when no wave operation is reachable fro
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,11 +46,16 @@ class Location:
     """Where a value live at an infopoint sits on the device, and its place in a frame."""
 
     vreg: int
-    name: str           # what it is: "kernel.x", "loop `j` trip counter (line 5)", ...
     kind: str           # "reg" | "slot"
     index: int          # the register or spill slot
     position: int       # its index among a frame's saved values (union regs, then slots)
     is_ref: bool        # holds a buffer reference
+    names: Mapping[int, str] = field(repr=False, compare=False)  # the compilation's
+
+    @property
+    def name(self) -> str:
+        """What it is: "kernel.x", "loop `j` trip counter (line 5)", ..."""
+        return self.names.get(self.vreg, f"v{self.vreg}")
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,7 @@ class Compiled:
     make_listing: Callable[[], str] = field(repr=False, compare=False)
     color: dict[int, int]
     slot: dict[int, int]
-    vreg_names: dict[int, str]   # every vreg's meaning
+    vreg_names: Mapping[int, str]   # every vreg's meaning
     host: HostCode
     union_regs: list[int]
     union_slots: list[int]
@@ -210,7 +215,7 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None,
     for info in infos:
         ip_info[info.ip, 0] = int(info.eligible)
         ip_info[info.ip, 1:1 + len(info.ref_words)] = info.ref_words
-    names = {**lowered.vreg_meanings}
+    names = lowered.vreg_meanings
     return Compiled(rows, alloc.nregs, lowered.nmasks, max(1, alloc.nslots), lowered.params,
                     infos, functools.partial(_listing, lowered, alloc, instrs, rows, infos, names),
                     dict(alloc.color), dict(alloc.slot), names, hcode,
@@ -259,8 +264,7 @@ def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFact
             is_ref = bool(ty is not None and ty.is_buffer)
             if is_ref and pos >= 0:
                 words[pos // 64] |= 1 << (pos % 64)
-            locs.append(Location(v, host.vreg_meanings.get(v, f"v{v}"), kind, index, pos,
-                                 is_ref))
+            locs.append(Location(v, kind, index, pos, is_ref, host.vreg_meanings))
         stmt_pc = hpc
         if point.statement is not None and id(point.statement) in host_at:
             stmt_pc = host_at[id(point.statement)]
@@ -310,7 +314,7 @@ def check_metadata(compiled: Compiled) -> list[str]:
 
 
 def _listing(lowered: Lowered, alloc: Allocation, instrs: list[Instr], rows: np.ndarray,
-             infos: list[DeoptInfo], names: dict[int, str]) -> str:
+             infos: list[DeoptInfo], names: Mapping[int, str]) -> str:
     by_pc = {info.pc: info for info in infos if info.pc >= 0}
     lines = []
     for pc, ins in enumerate(instrs):

@@ -26,6 +26,7 @@ Helpers are inlined; each inlined call gets fresh virtual registers.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,6 +113,27 @@ class Region:
     kind: str = ""
 
 
+class Meanings(Mapping[int, str]):
+    """vreg -> what it holds, in words. An expression's value is described by its source
+    text, printed when first asked for: only listings and reports read most of them, and
+    printing every expression took a fifth of lowering."""
+
+    def __init__(self, raw: dict[int, str | n.Expr]) -> None:
+        self._raw = raw
+
+    def __getitem__(self, v: int) -> str:
+        got = self._raw[v]
+        if not isinstance(got, str):
+            got = self._raw[v] = f"`{expr_source(got)}` (line {got.line})"
+        return got
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
 @dataclass
 class Lowered:
     code: list[Instr | Label]
@@ -119,7 +141,7 @@ class Lowered:
     nmasks: int
     vreg_types: dict[int, Type]
     vreg_names: dict[int, str]
-    vreg_meanings: dict[int, str]
+    vreg_meanings: Meanings
     infopoints: list[Infopoint]
     regions: list[Region]
     # logical successors that differ from the physical ones: instr id -> labels (or [] =
@@ -155,7 +177,7 @@ class _Lowerer:
         self.nmasks = 2  # EXEC, ALIVE
         self.types: dict[int, Type] = {}
         self.names: dict[int, str] = {}
-        self.meanings: dict[int, str] = {}
+        self.meanings: dict[int, str | n.Expr] = {}
         self.cold_ifs: list[ColdIf] = []
         self.statement: Label | None = None
         self.infopoints: list[Infopoint] = []
@@ -232,7 +254,7 @@ class _Lowerer:
         self.block(fn.body)
         self.emit(Op.HALT)
         return Lowered(self.code, self.nvregs, self.nmasks, self.types, self.names,
-                       self.meanings, self.infopoints, self.regions, self.logical,
+                       Meanings(self.meanings), self.infopoints, self.regions, self.logical,
                        [p.name for p in fn.params], self.cold_ifs)
 
     # ------------------------------------------------------------ statements
@@ -455,7 +477,7 @@ class _Lowerer:
     def expr(self, e: n.Expr) -> int:
         v: int = getattr(self, "e_" + type(e).__name__)(e)
         if v not in self.meanings:
-            self.meanings[v] = f"`{expr_source(e)}` (line {e.line})"
+            self.meanings[v] = e  # printed when asked for (`Meanings`)
         return v
 
     def e_Const(self, e: n.Const) -> int:
