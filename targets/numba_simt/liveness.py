@@ -45,15 +45,18 @@ def uses(ins: Instr) -> list[int]:
     return out
 
 
+_ARITY = {**dict.fromkeys(_USES_A, 1), **dict.fromkeys(_USES_AB, 2),
+          **dict.fromkeys(_USES_ABC, 3)}
+
+
 def operands(ins: Instr) -> list[int]:
     """The source registers an instruction names (without the `keeps` self-use)."""
-    if ins.op in _USES_A:
-        return [ins.a]
-    if ins.op in _USES_AB:
+    k = _ARITY.get(ins.op, 0)
+    if k == 0:
+        return []
+    if k == 2:
         return [ins.a, ins.b]
-    if ins.op in _USES_ABC:
-        return [ins.a, ins.b, ins.c]
-    return []
+    return [ins.a] if k == 1 else [ins.a, ins.b, ins.c]
 
 
 def defs(ins: Instr) -> int | None:
@@ -71,9 +74,11 @@ class Flow:
     label_at: dict[int, int]  # id(Label) -> instruction index
     physical: list[list[int]]
     logical: list[list[int]]
-    # per instruction, its `defs` and `uses` (each pass over a round's code reads them)
+    # per instruction, its `defs`, `uses` and `operands` (each pass over a round's code
+    # reads them)
     defined: list[int | None] = field(default_factory=list)
     used: list[list[int]] = field(default_factory=list)
+    reads: list[list[int]] = field(default_factory=list)
 
 
 def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
@@ -103,8 +108,11 @@ def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
             logical.append([label_at[id(lab)] for lab in overrides[id(ins)]])
         else:
             logical.append(succ)
-    return Flow(instrs, label_at, physical, logical, [defs(ins) for ins in instrs],
-                [uses(ins) for ins in instrs])
+    reads = [operands(ins) for ins in instrs]
+    used = [r if not (ins.keeps or ins.deopt_uses) else uses(ins)
+            for ins, r in zip(instrs, reads)]
+    return Flow(instrs, label_at, physical, logical, [defs(ins) for ins in instrs], used,
+                reads)
 
 
 @dataclass
@@ -137,8 +145,9 @@ def _whole_wave(f: Flow) -> list[int]:
     n = len(f.instrs)
     use_bits = [0] * n
     for i, ins in enumerate(f.instrs):
-        for u in _reads_all_lanes(ins):
-            use_bits[i] |= 1 << u
+        if f.reads[i] and _reads_all_lanes(ins):
+            for u in f.reads[i]:
+                use_bits[i] |= 1 << u
     tracked = 0
     for b in use_bits:
         tracked |= b

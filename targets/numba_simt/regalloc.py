@@ -179,7 +179,7 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
     return color, victims
 
 
-def _spill(code: list[Instr | Label], victims: dict[int, int], new_vreg: _Counter,
+def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg: _Counter,
            temps: dict[int, int], owned: set[int], overrides: dict[int, list[Label]]
            ) -> list[Instr | Label]:
     """Spill each victim (vreg -> slot) everywhere, in one pass over the code; the same
@@ -187,23 +187,33 @@ def _spill(code: list[Instr | Label], victims: dict[int, int], new_vreg: _Counte
     (each victim's temporaries in code order, the first victim's first). `temps` gets
     each new temporary's victim. An instruction not in `owned` (by id) is another's: it
     is copied (and owned) before it changes, its logical successors (`overrides`)
-    carried to the copy."""
+    carried to the copy. `f`: the flow of `code` (its operands and defs)."""
     touching = dict.fromkeys(victims, 0)  # instructions that get a temporary of each
-    for item in code:
-        if isinstance(item, Instr):
-            named = set(operands(item))  # a deopt use alone gets none: the slot has it
-            if item.keeps or defs(item) is not None:
-                named.add(item.d)
-            for v in named & touching.keys():
+    changed: set[int] = set()  # the instructions (indices in `f`) spill code changes
+    for k, ins in enumerate(f.instrs):
+        # a deopt use alone gets no temporary: the slot has it
+        named = [u for u in f.reads[k] if u in victims]
+        if (ins.keeps or f.defined[k] is not None) and ins.d in victims:
+            named.append(ins.d)
+        if named:
+            changed.add(k)
+            for v in set(named):
                 touching[v] += 1
+        elif ins.deopt_uses and not victims.keys().isdisjoint(ins.deopt_uses):
+            changed.add(k)
     next_temp = {}
     for v in victims:
         next_temp[v] = new_vreg.next
         new_vreg.next += touching[v]
     out: list[Instr | Label] = []
     wm = 0 if mutants.on("spill-under-mask") else 1  # spills must move every lane
+    k = -1  # the instruction's index in `f`
     for item in code:
         if isinstance(item, Label):
+            out.append(item)
+            continue
+        k += 1
+        if k not in changed:
             out.append(item)
             continue
         ins = item
@@ -320,7 +330,7 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
         for victim in chosen:
             slots[victim] = now[victim] = len(slots)
         new_temps: dict[int, int] = {}
-        code = _spill(code, now, new_vreg, new_temps, owned, overrides)
+        code = _spill(code, live.flow, now, new_vreg, new_temps, owned, overrides)
         live = None
         for t, victim in new_temps.items():
             temps.add(t)
