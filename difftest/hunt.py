@@ -116,6 +116,8 @@ def format_table(results: list[MutantResult], budget: float) -> str:
         r = res.row(budget)
 
         def fmt(x: float | None, digits: int = 1) -> str:
+            if x is not None and digits == 0 and x != int(x):
+                digits = 1  # a median of an even count of sizes: 8.5 is not 8
             return "-" if x is None else f"{x:.{digits}f}"
 
         lines.append(

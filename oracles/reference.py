@@ -80,7 +80,7 @@ class Write(NamedTuple):
     named tuple: the oracle makes one per lane per store)."""
 
     buffer: str
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which no one calls
     value: int
     atomic: bool = False
 

@@ -188,6 +188,25 @@ def test_every_construct_and_fault_kind_in_at_least_5_percent() -> None:
 # ------------------------------------------------------------------ shapes
 
 
+def test_a_kernels_cases_share_their_target_options_unless_asked_not_to() -> None:
+    """One compilation per kernel: every case of a kernel_cases draw has the same options
+    (speculation dropped above SPECULATE_MAX_N, where the host would finish too many
+    lanes); with share_options=False they are drawn apart and differ somewhere."""
+    from generators.cases import SPECULATE_MAX_N
+
+    def compile_key(case: Any) -> dict[str, Any]:
+        return {k: v for k, v in case.options.items() if k != "speculate"}
+
+    shared = draw(kernel_cases(), 60, 3)
+    for _, cs in shared:
+        assert all(compile_key(c) == compile_key(cs[0]) for c in cs)
+        small = [c.options.get("speculate") for c in cs if c.n <= SPECULATE_MAX_N]
+        assert len(set(small)) <= 1
+        assert all("speculate" not in c.options for c in cs if c.n > SPECULATE_MAX_N)
+    apart = draw(kernel_cases(share_options=False), 60, 3)
+    assert any(compile_key(c) != compile_key(cs[0]) for _, cs in apart for c in cs)
+
+
 def test_launch_sizes_and_partial_waves() -> None:
     sample = draw(launches(), 600, seed_value=3)
     ns = [n_ for n_, _ in sample]
