@@ -186,14 +186,16 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
             kernel, cases = kc
             # Hypothesis often mutates an earlier example's cases and keeps its kernel:
             # the kernel counts (and its constructs and fault kinds) once per worker
-            kinds = kernel_kinds.get(hash(kernel.source))
-            if kinds is None and not best:
-                kinds = kernel_kinds[hash(kernel.source)] = set()
-                counters[_KERNELS] += 1
-                for name in constructs(kernel.program):
-                    if name in slot:
-                        counters[slot[name]] += 1
-            kinds = set() if kinds is None else kinds
+            key = hash(kernel.source)
+            kinds = kernel_kinds.get(key)
+            if kinds is None:
+                kinds = set()
+                if not best:
+                    kernel_kinds[key] = kinds
+                    counters[_KERNELS] += 1
+                    for name in constructs(kernel.program):
+                        if name in slot:
+                            counters[slot[name]] += 1
             for case in cases:
                 if callable(unsupported) and unsupported(case):
                     counters[_SKIPPED] += 1

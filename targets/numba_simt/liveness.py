@@ -17,7 +17,7 @@ Sets are Python ints used as bitsets (bit v = virtual register v).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import mutants
 from .isa import ALWAYS_ALL_LANES, Op, WRITES_VREG
@@ -76,9 +76,9 @@ class Flow:
     logical: list[list[int]]
     # per instruction, its `defs`, `uses` and `operands` (each pass over a round's code
     # reads them)
-    defined: list[int | None] = field(default_factory=list)
-    used: list[list[int]] = field(default_factory=list)
-    reads: list[list[int]] = field(default_factory=list)
+    defined: list[int | None]
+    used: list[list[int]]
+    reads: list[list[int]]
 
 
 def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
@@ -127,13 +127,11 @@ class Liveness:
         return self.live_out[i] | self.parked[i] | self.whole[i]
 
 
-def _reads_all_lanes(ins: Instr) -> list[int]:
-    """The operands an instruction reads in every lane, inactive ones too (an all-lane
-    op's operands; SET_INACTIVE reads only the active lanes, and a spill's temporary
+def _reads_every_lane(ins: Instr) -> bool:
+    """Whether an instruction reads its operands in every lane, inactive ones too (an
+    all-lane op; SET_INACTIVE reads only the active lanes, and a spill's temporary
     carries its inactive lanes by itself)."""
-    if ins.op in (Op.SET_INACTIVE, Op.SPILL) or not all_lanes(ins):
-        return []
-    return operands(ins)
+    return ins.op not in (Op.SET_INACTIVE, Op.SPILL) and all_lanes(ins)
 
 
 def _whole_wave(f: Flow) -> list[int]:
@@ -145,7 +143,7 @@ def _whole_wave(f: Flow) -> list[int]:
     n = len(f.instrs)
     use_bits = [0] * n
     for i, ins in enumerate(f.instrs):
-        if f.reads[i] and _reads_all_lanes(ins):
+        if f.reads[i] and _reads_every_lane(ins):
             for u in f.reads[i]:
                 use_bits[i] |= 1 << u
     tracked = 0

@@ -39,8 +39,7 @@ from difftest.errors import DifftestError
 
 from . import mutants
 from .isa import Op
-from .liveness import (CROSS_LANE, Flow, Liveness, all_lanes, bits, defs, flow, liveness,
-                       operands, uses)
+from .liveness import CROSS_LANE, Flow, Liveness, all_lanes, bits, flow, liveness, uses
 from .lower import Instr, Label, Lowered
 
 MAX_ROUNDS = 200
@@ -217,10 +216,10 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
             out.append(item)
             continue
         ins = item
-        used = set(operands(ins))
+        used = set(f.reads[k])
         if ins.keeps:
             used.add(ins.d)
-        d = defs(ins)
+        d = f.defined[k]
         waits = bool(ins.deopt_uses) and not victims.keys().isdisjoint(ins.deopt_uses)
         if victims.keys().isdisjoint(used) and d not in victims and not waits:
             out.append(ins)
