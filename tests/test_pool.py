@@ -68,10 +68,10 @@ def test_allocating_past_the_end_grows_and_moves_every_item() -> None:
 def test_relocating_a_frame_touches_only_its_reference_slots() -> None:
     # frame: gid, reason, ip, trips, one reference-bitmap word (slots 0 and 2), 3 values
     frame = np.array([0, 6, 0, 0, 0b101, 16, 16, 32], dtype=np.int64)
-    relocate_waiting([frame], {16: 48, 32: 64}, 0, 3)
+    relocate_waiting(frame[None], {16: 48, 32: 64}, 0, 3)
     assert frame.tolist() == [0, 6, 0, 0, 0b101, 48, 16, 64]  # slot 1: a plain 16, kept
     with mutants.switched_on(["stale-frame-reference"]):
-        relocate_waiting([frame], {48: 80}, 0, 3)
+        relocate_waiting(frame[None], {48: 80}, 0, 3)
     assert frame[5] == 48  # the mutant leaves saved frames alone
 
 
@@ -263,7 +263,7 @@ class PoolAgainstModel(RuleBasedStateMachine):
         for size in data.draw(st.lists(st.integers(0, 40), min_size=1, max_size=3)):
             _, moves = self.pool.allocate(size)
             for frame, slots in zip(frames, expect):
-                relocate_waiting([frame], moves, 0, len(slots))
+                relocate_waiting(frame[None], moves, 0, len(slots))
                 want = [self.items[s].start if isinstance(s, str) else s for s in slots]
                 assert frame[5:].tolist() == want, "a stale reference in a saved frame"
         self.pool.release_allocations()

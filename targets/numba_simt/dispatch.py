@@ -249,15 +249,15 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
         run.sites[ip] = run.sites.get(ip, 0) + 1
     run.deopted.update(gids)
     raised = False
-    order = _replay_order(gids, schedule)
-    for k, i in enumerate(order):
-        host.waiting = [rows[j] for j in order[k + 1:]]  # relocated if an alloc() moves
-        fates = host.resume(rows[i])
+    frames = rows[_replay_order(gids, schedule)]  # in the order they are resumed
+    for k in range(len(frames)):
+        host.waiting = frames[k + 1:]  # relocated if an alloc() moves the pool
+        fates = host.resume(frames[k])
         run.take(fates)
         raised = raised or bool(fates.order)
         if raised and mutants.on("replay-stops-at-exception"):
             break  # the bug: the other deopted workitems are never finished
-    host.waiting = []
+    host.waiting = frames[:0]
     if mutants.on("never-ran-rerun-completed"):
         # the bug: a wave with a deopted lane counts as not done, and runs again whole
         extra = {g // W for g in gids} - set(never) - run.rerun

@@ -202,9 +202,10 @@ class NumbaSimtTarget:
                 "afterwards; 10-80 s)...")
 
     def warm_up(self) -> None:
-        from . import machine
+        from . import host_lane, machine
 
         machine.warm_up()
+        host_lane.warm_up()
 
     def listing(self, case: Case, options: dict[str, Any]) -> str:
         return compile_case(case, options).listing

@@ -21,15 +21,18 @@ types as references), and the reference slots of every saved frame still waiting
 resumed (`waiting`), found through each frame's reference bitmap -- seed 000's oops in
 saved registers, updated in place.
 
-Speed (this loop dominates the fuzz loop's CPU time, so it is built for CPython): the code
-is decoded once per compiled kernel (`_decode`) into tuples naming a handler kind, tested most
-frequent first, whether the instruction writes every owned lane, and for arithmetic a
-function specialised to its width; a jump outside the code, or running off its end,
-lands on a sentinel entry instead of a bounds check per step; a mask's lanes come from a
-per-launch cache. A resume owns one lane, so `run_lane` keeps that lane's values alone
-(no nvregs x W register file to build) and hands over to the wave loop `run` at the first
-instruction that reads or relocates other lanes (a wave operation, ALLOC). The two loops
-are one semantics, step for step (step count, fault order, errors included).
+Speed (this is the fuzz loop's heaviest target work: every lane reaching an `alloc()`
+finishes on the host): a resume owns one lane, and runs in host_lane.py's compiled
+one-lane loop over the lane's values alone, returning here only for what this module owns
+(an `alloc()`'s allocation, a fault, the end) and handing over to the wave loop `run` at
+the first instruction that reads other lanes (a wave operation). The wave loop (never-ran
+waves on the host, and what follows a wave operation) is Python, built for CPython: the
+code is decoded once per compiled kernel (`_decode`) into tuples naming a handler kind,
+tested most frequent first, whether the instruction writes every owned lane, and for
+arithmetic a function specialised to its width; a jump outside the code, or running off
+its end, lands on a sentinel entry instead of a bounds check per step; a mask's lanes come
+from a per-launch cache. The two loops are one semantics, step for step (step count,
+fault order, errors included).
 
 The `resume-restarts-statement` and `stale-frame-reference` mutants live here.
 """
@@ -47,10 +50,15 @@ import numpy as np
 from difftest.ir.nodes import ALLOC_MAX
 from difftest.outcome import Fault
 
-from . import mutants
+from . import host_lane, mutants
+from .host_lane import (K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_DIVREM, K_FAIL, K_FROMCOND,
+                        K_GETEXEC, K_GID, K_HALT, K_JMP, K_JZ_EXEC, K_JZ_MASK, K_KILL,
+                        K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR, K_MOV, K_MOVI,
+                        K_OUTSIDE, K_PARAM, K_SETEXEC, K_STORE, K_TRIP, K_UNARY,
+                        K_WAVE_OP, K_WAVEID)
 from .isa import ALIVE, ALWAYS_ALL_LANES, EXEC, Op
 
-# machine.py's frame layout (mirrored as plain numbers: this module must not import numba)
+# machine.py's frame layout (mirrored as plain numbers: the host does not import the machine)
 F_GID, F_REASON, F_IP, F_TRIPS, F_HEAD = 0, 1, 2, 3, 4
 
 
@@ -157,26 +165,18 @@ def _layout(frame: np.ndarray, nmasks: int, union: int) -> tuple[int, int, int]:
     return bitmap, values - bitmap, values
 
 
-def relocate_frame(frame: np.ndarray, moves: dict[int, int], nmasks: int, union: int) -> None:
-    """Relocate the references a saved frame holds (its reference bitmap says which of
-    its saved values are references), in place."""
-    bitmap, rw, values = _layout(frame, nmasks, union)
-    for w in range(rw):
-        word = int(frame[bitmap + w]) & ((1 << 64) - 1)
-        while word:
-            low = word & -word
-            pos = values + w * 64 + low.bit_length() - 1
-            frame[pos] = moves.get(int(frame[pos]), int(frame[pos]))
-            word ^= low
-
-
-def relocate_waiting(frames: list[np.ndarray], moves: dict[int, int], nmasks: int,
+def relocate_waiting(frames: np.ndarray, moves: dict[int, int], nmasks: int,
                      union: int) -> None:
-    """After the pool moved: relocate every saved frame still waiting to be resumed."""
+    """After the pool moved: relocate, in place, the references held by every saved frame
+    still waiting to be resumed (the rows of `frames`), found through each frame's
+    reference bitmap."""
     if mutants.on("stale-frame-reference"):
         return  # the bug: the frames keep the old bases
-    for frame in frames:
-        relocate_frame(frame, moves, nmasks, union)
+    if len(frames) and moves:
+        bitmap, words, values = _layout(frames[0], nmasks, union)
+        host_lane.relocate_frames(frames, bitmap, words, values,
+                                  np.fromiter(moves.keys(), np.int64, len(moves)),
+                                  np.fromiter(moves.values(), np.int64, len(moves)))
 
 
 @dataclass
@@ -197,14 +197,15 @@ class Host:
                  ) -> None:
         self.rows = compiled.host.rows
         if compiled.host.decoded is None:  # an unknown opcode raises here, at launch
-            compiled.host.decoded = _decode(self.rows)
-        self.code: list[_Instr] = compiled.host.decoded
+            compiled.host.decoded = _decode(self.rows, compiled.host.nvregs,
+                                            compiled.host.nmasks)
+        self.decoded: _Decoded = compiled.host.decoded
         # a buffer reference is its base: base -> (base, length, bits)
         self.buffers = {int(row[0]): tuple(int(x) for x in row) for row in buftab}
         self.ref_vregs = compiled.host.ref_vregs
         self.ref_params = ref_params
         self._allocate = allocate
-        self.waiting: list[np.ndarray] = []  # saved frames not resumed yet
+        self.waiting = np.zeros((0, 0), dtype=np.int64)  # frames not resumed yet: rows
         self.allocations = 0
         self.nvregs = compiled.host.nvregs
         self.nmasks = compiled.host.nmasks
@@ -212,6 +213,7 @@ class Host:
         self.union = len(compiled.union_regs) + len(compiled.union_slots)
         self.mem = mem
         self.params = [int(x) for x in params]
+        self._arrays: tuple[np.ndarray, np.ndarray] | None = None  # `arrays()`
         self.n = n
         self.W = W
         self.budget = trip_budget
@@ -221,28 +223,39 @@ class Host:
 
     def resume(self, frame: np.ndarray) -> LaneFates:
         """Finish one deopted lane from its frame (a row of the save area)."""
-        saved = frame.tolist()  # Python ints (a numpy element per read costs 10x more)
-        gid, ip = saved[F_GID], saved[F_IP]
+        gid, ip = int(frame[F_GID]), int(frame[F_IP])
         if not (0 <= gid < self.n and 0 <= ip < len(self.infopoints)):
             raise HostError(f"frame names workitem {gid} at infopoint {ip}")
         info = self.infopoints[ip]
         wave, lane = divmod(gid, self.W)
         state = _Wave(self, wave, 1 << lane)
-        state.masks = [((saved[F_HEAD + j // 64] >> (j % 64)) & 1) << lane
-                       for j in range(self.nmasks)]
-        state.masks[EXEC] = state.masks[ALIVE] = 1 << lane
-        values = _layout(frame, self.nmasks, self.union)[2]
-        vals = [0] * self.nvregs  # the lane's registers
-        for loc in info.live:
-            if loc.position >= 0:
-                vals[loc.vreg] = saved[values + loc.position]
-        state.trips[lane] = saved[F_TRIPS]
+        live = self.decoded.live.get(ip)
+        if live is None:
+            live = self.decoded.live[ip] = np.array(
+                [(loc.vreg, loc.position) for loc in info.live if loc.position >= 0],
+                dtype=np.int64).reshape(-1, 2)
+        vals = np.zeros(max(1, self.nvregs), dtype=np.int64)  # the lane's registers
+        masks = np.zeros(self.nmasks, dtype=np.int64)  # the lane's bit of each: 1 or 0
+        trips = host_lane.load_frame(frame, live, _layout(frame, self.nmasks, self.union)[2],
+                                     vals, masks)
+        masks[EXEC] = masks[ALIVE] = 1
         start = info.host_pc
         if mutants.on("resume-restarts-statement"):
             start = info.statement_pc  # the statement's earlier effects happen again
-        return state.run_lane(lane, vals, start)
+        if not LANE_LOOP:
+            state.take_lane(lane, vals, masks, int(trips))
+            return state.run(start)
+        return state.run_lane(lane, vals, masks, int(trips), start)
 
-    def allocate(self, size: int, running: _Wave, lane_vals: list[int] | None = None
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The buffers (rows of base, length, bits, sorted by base) and the parameters,
+        as the compiled lane loop reads them (remade after an allocation)."""
+        if self._arrays is None:
+            bufs = np.array(sorted(self.buffers.values()), dtype=np.int64).reshape(-1, 3)
+            self._arrays = bufs, np.array(self.params, dtype=np.int64).reshape(-1)
+        return self._arrays
+
+    def allocate(self, size: int, running: _Wave, lane_vals: np.ndarray | None = None
                  ) -> int:
         """A fresh buffer from the pool; relocates every reference the host holds when
         the pool moved (the saved frames not under `stale-frame-reference`): in the
@@ -251,6 +264,7 @@ class Host:
             raise HostError("alloc() with no pool to allocate from")
         ref, moves, self.mem = self._allocate(size)
         self.allocations += 1
+        self._arrays = None
         if moves:
             self.buffers = {moves.get(b, b): (moves.get(b, b), ln, bits)
                             for b, (_, ln, bits) in self.buffers.items()}
@@ -260,7 +274,7 @@ class Host:
                 if lane_vals is None:
                     running.regs[v] = [moves.get(x, x) for x in running.regs[v]]  # type: ignore[misc]
                 else:
-                    lane_vals[v] = moves.get(lane_vals[v], lane_vals[v])
+                    lane_vals[v] = moves.get(int(lane_vals[v]), int(lane_vals[v]))
             relocate_waiting(self.waiting, moves, self.nmasks, self.union)
         self.buffers[ref] = (ref, size, 32)
         return ref
@@ -301,13 +315,8 @@ class _LaneLists(dict[int, list[int]]):
         return out
 
 
-# What an instruction does, decoded from its opcode: `_Wave.run` tests them in this order,
-# the most frequent in the fuzz loop first.
-(K_BINARY, K_MOVI, K_SETEXEC, K_M_OR, K_GETEXEC, K_JZ_EXEC, K_MOV, K_CLEAR, K_FROMCOND,
- K_M_ANDN, K_LOAD, K_JMP, K_TRIP, K_LEN, K_UNARY, K_LANEID, K_GID, K_STORE, K_DIVREM,
- K_HALT, K_WAVE_OP, K_M_AND, K_WAVEID, K_KILL, K_PARAM, K_JZ_MASK, K_ALLOC, K_FAIL,
- K_CANNOT, K_OUTSIDE) = range(30)
-
+# What an instruction does, decoded from its opcode (host_lane.py numbers the kinds):
+# `_Wave.run` tests them in this order, the most frequent in the fuzz loop first.
 _KINDS = {
     Op.MOVI: K_MOVI, Op.M_SETEXEC: K_SETEXEC, Op.M_OR: K_M_OR, Op.M_GETEXEC: K_GETEXEC,
     Op.JZ_EXEC: K_JZ_EXEC, Op.MOV: K_MOV, Op.M_CLEAR: K_CLEAR, Op.M_FROMCOND: K_FROMCOND,
@@ -327,31 +336,118 @@ _JUMPS = frozenset({Op.JMP, Op.JZ_EXEC, Op.JZ_MASK})
 #: every lane the run owns (else the EXEC lanes); `f`: an arithmetic op's function
 _Instr = tuple[int, bool, int, int, int, int, int, int, Any, Op]
 
+# the operands (d, a, b, c) each kind reads or writes: v a vreg, m a mask register
+_ROLES = {K_BINARY: "vvv", K_MOVI: "v", K_SETEXEC: "-m", K_M_OR: "mmm", K_GETEXEC: "m",
+          K_MOV: "vv", K_CLEAR: "m", K_FROMCOND: "mv", K_M_ANDN: "mmm", K_LOAD: "vvv",
+          K_LEN: "vv", K_UNARY: "vv", K_LANEID: "v", K_GID: "v", K_STORE: "-vvv",
+          K_DIVREM: "vvv", K_M_AND: "mmm", K_WAVEID: "v", K_PARAM: "v", K_JZ_MASK: "-m",
+          K_ALLOC: "vv", K_FAIL: "-v"}  # every other kind names no register
+# the compiled loop's arithmetic codes
+_ARITH = {Op.ADD: host_lane.A_ADD, Op.SUB: host_lane.A_SUB, Op.MUL: host_lane.A_MUL,
+          Op.AND: host_lane.A_AND, Op.OR: host_lane.A_OR, Op.XOR: host_lane.A_XOR,
+          Op.SHL: host_lane.A_SHL, Op.SHR: host_lane.A_SHR, Op.CMP_EQ: host_lane.A_EQ,
+          Op.CMP_NE: host_lane.A_NE, Op.CMP_LT: host_lane.A_LT, Op.CMP_LE: host_lane.A_LE,
+          Op.CMP_GT: host_lane.A_GT, Op.CMP_GE: host_lane.A_GE, Op.NEG: host_lane.A_NEG,
+          Op.NOT: host_lane.A_NOT, Op.LNOT: host_lane.A_LNOT, Op.WRAP: host_lane.A_WRAP,
+          Op.DIV: host_lane.A_DIV, Op.REM: host_lane.A_REM,
+          Op.ATOMIC_ADD: host_lane.A_ATOMIC_ADD}
 
-def _decode(rows: np.ndarray) -> list[_Instr]:
-    """The host code as `_Instr`s (an unknown opcode raises, from `Op`). Past the last
-    instruction, and at every jump target outside the code, sits a K_OUTSIDE entry (its
-    imm: the pc) that raises the error the pc check would, so the loop needs no bounds
-    check."""
-    table = rows.tolist()
-    outside = {len(table): len(table)}  # pc outside the code -> its entry's index
-    code: list[_Instr] = []
-    for op_, d, a, b, c, imm, wm, ip in table:
-        op = Op(op_)
-        kind = _KINDS.get(op, K_CANNOT)
-        f: Any = None
-        if kind == K_BINARY:
-            f = _binary(op, imm if imm else 64)
-        elif kind == K_UNARY:
-            f = _unary(op, imm if imm else 64)
-        elif op in _JUMPS and not 0 <= imm < len(table):
-            imm = outside.setdefault(imm, len(table) + len(outside))
-        code.append((kind, op in ALWAYS_ALL_LANES or wm == 1, d, a, b, c, imm, ip, f, op))
-    code += [(K_OUTSIDE, False, 0, 0, 0, 0, pc, -1, None, Op.HALT) for pc in outside]
-    return code
+
+def _by_opcode(table: dict[Op, int], default: int) -> np.ndarray:
+    out = np.full(max(Op) + 1, default, dtype=np.int64)
+    for op, x in table.items():
+        out[op] = x
+    return out
+
+
+_KNOWN = np.zeros(max(Op) + 1, dtype=bool)
+_KNOWN[list(Op)] = True
+_KIND_OF = _by_opcode(_KINDS, K_CANNOT)
+_ARITH_OF = _by_opcode(_ARITH, host_lane.A_OTHER)
+_ALL_LANES_OF = _by_opcode({op: 1 for op in ALWAYS_ALL_LANES}, 0)
+_JUMP_OF = _by_opcode({op: 1 for op in _JUMPS}, 0).astype(bool)
+_WIDE_KINDS = np.array([K_BINARY, K_UNARY])  # width: imm, or 64 for 0
+_ROLE_OF = np.zeros((K_OUTSIDE + 1, 4), dtype=np.int64)  # 0: none, 1: vreg, 2: mask
+for _kind, _roles in _ROLES.items():
+    _ROLE_OF[_kind, :len(_roles)] = ["-vm".index(r) for r in _roles]
+
+
+class _Decoded:
+    """A kernel's host code decoded once (kept on its `HostCode`): `lane`, int64 rows in
+    host_lane.py's columns, for the compiled one-lane loop; `code`, the same as `_Instr`
+    tuples for the wave loop (made when first asked: most kernels never need it); and
+    per infopoint the (vreg, saved position) pairs a resume loads (`live`)."""
+
+    def __init__(self, lane: np.ndarray) -> None:
+        self.lane = lane
+        self.live: dict[int, np.ndarray] = {}
+        self._code: list[_Instr] | None = None
+
+    @property
+    def code(self) -> list[_Instr]:
+        if self._code is None:
+            self._code = [
+                (kind, bool(every), d, a, b, c, imm, ip,
+                 _binary(Op(raw), width) if kind == K_BINARY else
+                 _unary(Op(raw), width) if kind == K_UNARY else None,
+                 Op(raw) if kind != K_OUTSIDE else Op.HALT)
+                for kind, every, d, a, b, c, imm, ip, _, width, raw in self.lane.tolist()]
+        return self._code
+
+
+def _decode(rows: np.ndarray, nvregs: int, nmasks: int) -> _Decoded:
+    """The host code decoded (an unknown opcode, a register or a width out of range:
+    HostError). Past the last instruction, and at every jump target outside the code,
+    sits a K_OUTSIDE entry (its imm: the pc) that raises the error the pc check would, so
+    neither loop needs a bounds check."""
+    rows = np.asarray(rows, dtype=np.int64).reshape(-1, 8)
+    count = len(rows)
+    ops = rows[:, 0]
+    unknown = np.flatnonzero((ops < 0) | (ops >= len(_KNOWN)))
+    if len(unknown) == 0:
+        unknown = np.flatnonzero(~_KNOWN[ops])
+    if len(unknown):
+        pc = int(unknown[0])
+        raise HostError(f"host instruction {pc}: unknown opcode {int(ops[pc])}")
+    kind = _KIND_OF[ops]
+    imm = rows[:, 5].copy()
+    width = np.where(np.isin(kind, _WIDE_KINDS), np.where(imm == 0, 64, imm),
+                     np.where(kind == K_DIVREM, imm, 64))
+    arithmetic = np.isin(kind, (K_BINARY, K_UNARY, K_DIVREM))
+    bad = np.flatnonzero(arithmetic & ((width < 1) | (width > 64)))
+    if len(bad):
+        pc = int(bad[0])
+        raise HostError(f"host instruction {pc} ({Op(ops[pc]).name}): width {width[pc]}")
+    roles = _ROLE_OF[kind]
+    regs = rows[:, 1:5]
+    limit = np.where(roles == 1, nvregs, nmasks)
+    bad = np.flatnonzero(((roles > 0) & ((regs < 0) | (regs >= limit))).any(axis=1))
+    if len(bad):
+        pc = int(bad[0])
+        raise HostError(f"host instruction {pc} ({Op(ops[pc]).name}): a register out of "
+                        "range")
+    outside = {count: count}  # pc outside the code -> its entry's index
+    for pc in np.flatnonzero(_JUMP_OF[ops] & ((imm < 0) | (imm >= count))).tolist():
+        imm[pc] = outside.setdefault(int(imm[pc]), count + len(outside))
+    lane = np.empty((count + len(outside), host_lane.LANE_CODE_WIDTH), dtype=np.int64)
+    lane[:count] = np.column_stack((
+        kind, (_ALL_LANES_OF[ops] == 1) | (rows[:, 6] == 1), regs, imm, rows[:, 7],
+        _ARITH_OF[ops], width, ops))
+    lane[count:] = [(K_OUTSIDE, 0, 0, 0, 0, 0, pc, -1, host_lane.A_OTHER, 64, Op.HALT)
+                    for pc in outside]
+    return _Decoded(lane)
 
 
 _STEP_LIMIT = 50_000_000
+#: resumes run in host_lane.py's compiled loop; False: in the wave loop, owning one lane
+#: (the same semantics: the tests compare the two)
+LANE_LOOP = True
+_LANE_ERRORS = {host_lane.ERR_OUTSIDE: "host pc {} outside the code",
+                host_lane.ERR_STEPS: "the host ran past its step limit",
+                host_lane.ERR_REF: "invalid buffer reference {}",
+                host_lane.ERR_CANNOT: "the host cannot run {}",
+                host_lane.ERR_PARAM: "parameter {} out of range",
+                host_lane.ERR_MEMORY: "a buffer past the end of memory"}
 
 
 class _Wave:
@@ -394,7 +490,7 @@ class _Wave:
         """Run the lanes this run owns from `pc` to HALT (`steps`: instructions already
         run, by `run_lane`)."""
         h = self.h
-        code, regs, masks, lanes_of = h.code, self.regs, self.masks, h.lanes_of
+        code, regs, masks, lanes_of = h.decoded.code, self.regs, self.masks, h.lanes_of
         owned = lanes_of[self.lanes]
         every_lane = lanes_of[self.hardware]
         if not 0 <= pc < len(h.rows):
@@ -505,149 +601,59 @@ class _Wave:
                 self.fates.completed.append(gid)
         return self.fates
 
-    def run_lane(self, lane: int, vals: list[int], pc: int) -> LaneFates:
-        """`run` for a run that owns one lane (a resume), on that lane's values alone
-        (`vals[vreg]`): every mask is 0 or the lane's bit, so an instruction writes the
-        lane (`every`, or EXEC set) or nothing; ALLOC relocates the lane's references. A
-        wave operation, which reads other lanes, makes the registers a wave's (the other
-        lanes still 0) and `run` goes on from it."""
+    def run_lane(self, lane: int, vals: np.ndarray, masks: np.ndarray, trips: int,
+                 pc: int) -> LaneFates:
+        """`run` for a run that owns one lane (a resume), in host_lane.py's compiled loop
+        on that lane's values alone (`vals[vreg]`, and `masks[j]`: the lane's bit of mask
+        j, 1 or 0). It returns here to allocate at an `alloc()`, and at a wave operation,
+        which reads other lanes: the registers become a wave's (the other lanes 0) and
+        `run` goes on from it."""
         h = self.h
-        code, masks = h.code, self.masks
         if not 0 <= pc < len(h.rows):
             raise HostError(f"host pc {pc} outside the code")
-        steps = 0
+        state = np.zeros(host_lane.STATE_SIZE, dtype=np.int64)
+        state[host_lane.S_PC], state[host_lane.S_TRIPS] = pc, trips
+        state[host_lane.S_LANE], state[host_lane.S_BASE] = lane, self.base
+        state[host_lane.S_WAVE] = self.wave
+        lane_code = h.decoded.lane
         while True:
-            kind, every, d, a, b, c, imm, ip, f, op = code[pc]
-            pc += 1
-            steps += 1
-            if steps > _STEP_LIMIT:
-                if kind == K_OUTSIDE:
-                    raise HostError(f"host pc {imm} outside the code")
-                raise HostError("the host ran past its step limit")
-            ex = masks[EXEC]
-            if kind == K_BINARY:
-                if every or ex:
-                    vals[d] = f(vals[a], vals[b])
-            elif kind == K_MOVI:
-                if every or ex:
-                    vals[d] = imm
-            elif kind == K_SETEXEC:
-                masks[EXEC] = masks[a] & masks[ALIVE]
-            elif kind == K_M_OR:
-                t = masks[a] | masks[b]
-                masks[d] = t & masks[ALIVE] if d == EXEC else t
-            elif kind == K_GETEXEC:
-                masks[d] = ex
-            elif kind == K_JZ_EXEC:
-                if ex == 0:
-                    pc = imm
-            elif kind == K_MOV:
-                if every or ex:
-                    vals[d] = vals[a]
-            elif kind == K_CLEAR:
-                masks[d] = 0
-            elif kind == K_FROMCOND:
-                masks[d] = ex if ex and vals[a] else 0
-            elif kind == K_M_ANDN:
-                t = masks[a] & ~masks[b]
-                masks[d] = t & masks[ALIVE] if d == EXEC else t
-            elif kind == K_LOAD or kind == K_LEN:
-                if every or ex:
-                    ref = vals[a]
-                    row = h.buffers.get(ref)
-                    if row is None:
-                        if ex:
-                            raise HostError(f"invalid buffer reference {ref}")
-                        vals[d] = 0
-                    elif kind == K_LEN:
-                        vals[d] = row[1]
-                    elif 0 <= vals[b] < row[1]:
-                        vals[d] = int(h.mem[row[0] + vals[b]])
-                    elif ex:
-                        self.fault(lane, op, ip)
-                        break  # the lane is gone: nothing it runs after this shows
-                    else:
-                        vals[d] = 0
-            elif kind == K_JMP:
-                pc = imm
-            elif kind == K_TRIP:
-                if ex:
-                    self.trips[lane] += 1
-                    if self.trips[lane] > h.budget:
-                        raise HostBudget(self.base + lane)
-            elif kind == K_UNARY:
-                if every or ex:
-                    vals[d] = f(vals[a])
-            elif kind == K_LANEID:
-                if every or ex:
-                    vals[d] = lane
-            elif kind == K_GID:
-                if every or ex:
-                    vals[d] = self.base + lane
-            elif kind == K_STORE:
-                if ex:
-                    base, length, bits = self.buffer(vals[a])
-                    i = vals[b]
-                    if not 0 <= i < length:
-                        self.fault(lane, op, ip)
-                        break  # the lane is gone: nothing it runs after this shows
-                    else:
-                        v = vals[c]
-                        if op == Op.ATOMIC_ADD:
-                            v += int(h.mem[base + i])
-                        h.mem[base + i] = _wrap(v, bits)
-            elif kind == K_DIVREM:
-                if every or ex:
-                    x, y = vals[a], vals[b]
-                    if y == 0:
-                        if ex:
-                            self.fault(lane, op, ip)
-                            break  # the lane is gone: nothing it runs after this shows
-                    else:
-                        q = _tdiv(x, y)
-                        vals[d] = _wrap(q if op == Op.DIV else x - q * y, imm)
-            elif kind == K_HALT:
+            bufs, params = h.arrays()
+            status = host_lane.run_lane(lane_code, vals, masks, state, h.mem, bufs,
+                                        params, h.budget, _STEP_LIMIT, EXEC, ALIVE)
+            pc, arg = int(state[host_lane.S_PC]), int(state[host_lane.S_ARG])
+            if status == host_lane.AT_ALLOC:  # the pool's: then on after the ALLOC
+                if not 0 <= arg <= ALLOC_MAX:
+                    self.fault(lane, Op.ALLOC, int(lane_code[pc - 1, host_lane.C_IP]))
+                    break
+                vals[lane_code[pc - 1, host_lane.C_D]] = h.allocate(arg, self, vals)
+                continue
+            if status == host_lane.AT_WAVE_OP:
+                self.take_lane(lane, vals, masks, int(state[host_lane.S_TRIPS]))
+                return self.run(pc, int(state[host_lane.S_STEPS]))
+            if status == host_lane.FAULTED:
+                op = Op(int(lane_code[pc - 1, host_lane.C_OPCODE]))
+                self.fault(lane, op, int(lane_code[pc - 1, host_lane.C_IP]),
+                           arg if op == Op.FAIL else None)
                 break
-            elif kind == K_ALLOC:
-                if ex:
-                    size = vals[a]
-                    if 0 <= size <= ALLOC_MAX:
-                        vals[d] = h.allocate(size, self, vals)
-                    else:
-                        self.fault(lane, op, ip)
-                        break  # the lane is gone: nothing it runs after this shows
-            elif kind == K_WAVE_OP:
-                self.regs = self.fresh_regs()
-                for v, x in enumerate(vals):
-                    if x:
-                        self.regs[v][lane] = x
-                return self.run(pc - 1, steps - 1)
-            elif kind == K_M_AND:
-                t = masks[a] & masks[b]
-                masks[d] = t & masks[ALIVE] if d == EXEC else t
-            elif kind == K_WAVEID:
-                if every or ex:
-                    vals[d] = self.wave
-            elif kind == K_KILL:
-                if ex:
-                    break  # the lane returned: nothing it runs after this shows
-            elif kind == K_PARAM:
-                if every or ex:
-                    vals[d] = h.params[imm]
-            elif kind == K_JZ_MASK:
-                if masks[a] == 0:
-                    pc = imm
-            elif kind == K_FAIL:
-                if ex:
-                    self.fault(lane, op, ip, vals[a])
-                    break  # the lane is gone: nothing it runs after this shows
-            elif kind == K_OUTSIDE:
-                raise HostError(f"host pc {imm} outside the code")
-            else:
-                raise HostError(f"the host cannot run {op.name}")
+            if status == host_lane.DONE:
+                break
+            if status == host_lane.OUT_OF_BUDGET:
+                raise HostBudget(self.base + lane)
+            raise HostError(_LANE_ERRORS.get(status, "the host lane loop stopped with {}")
+                            .format(Op(arg).name if status == host_lane.ERR_CANNOT else arg))
         if self.base + lane not in self.fates.faults:
             self.fates.completed.append(self.base + lane)
         return self.fates
+
+    def take_lane(self, lane: int, vals: np.ndarray, masks: np.ndarray, trips: int) -> None:
+        """Make one lane's state (as `run_lane` holds it) this wave's, for `run`: the
+        registers a wave's (the other lanes 0), the masks the lane's bit."""
+        self.masks = [m << lane for m in masks.tolist()]
+        self.trips[lane] = trips
+        self.regs = self.fresh_regs()
+        for v, x in enumerate(vals.tolist()):
+            if x:
+                self.regs[v][lane] = x
 
     # -------------------------------------------------- the less frequent instructions
 
