@@ -324,6 +324,27 @@ def run_lane(code, vals, masks, state, mem, bufs, params, budget, step_limit, ex
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def resume_lane(code, frame, live, values, nvregs, nmasks, pc, lane, base, wave, mem,
+                bufs, params, budget, step_limit, exec_, alive):  # type: ignore[no-untyped-def]
+    """A resume in one call: the lane's registers and masks from its frame
+    (`load_frame`; EXEC and ALIVE its bit), then `run_lane` from `pc`. Returns (status,
+    vals, masks, state), what `run_lane` goes on from after an allocation."""
+    vals = np.zeros(max(1, nvregs), dtype=np.int64)
+    masks = np.zeros(nmasks, dtype=np.int64)
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    state[S_TRIPS] = load_frame(frame, live, values, vals, masks)
+    masks[exec_] = 1
+    masks[alive] = 1
+    state[S_PC] = pc
+    state[S_LANE] = lane
+    state[S_BASE] = base
+    state[S_WAVE] = wave
+    status = run_lane(code, vals, masks, state, mem, bufs, params, budget, step_limit,
+                      exec_, alive)
+    return status, vals, masks, state
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def relocate_frames(frames, bitmap, words, values, old, new):  # type: ignore[no-untyped-def]
     """Relocate, in place, the references the saved frames (rows) hold: each frame's
     `words` bitmap words from column `bitmap` mark which of its saved values (from column
@@ -345,14 +366,11 @@ def warm_up() -> None:
     """Compile, or load from numba's on-disk cache, this module's functions."""
     code = np.array([[K_MOVI, 1, 0, 0, 0, 0, 7, -1, A_OTHER, 64, 0],
                      [K_HALT, 0, 0, 0, 0, 0, 0, -1, A_OTHER, 64, 0]], dtype=np.int64)
-    vals = np.zeros(1, dtype=np.int64)
-    masks = np.ones(2, dtype=np.int64)
-    state = np.zeros(STATE_SIZE, dtype=np.int64)
     frame = np.zeros(8, dtype=np.int64)
-    load_frame(frame, np.zeros((0, 2), dtype=np.int64), 6, vals, masks)
-    status = run_lane(code, vals, masks, state, np.zeros(1, dtype=np.int64),
-                      np.zeros((0, 3), dtype=np.int64), np.zeros(1, dtype=np.int64),
-                      1, 10, 0, 1)
+    status, vals, masks, state = resume_lane(
+        code, frame, np.zeros((0, 2), dtype=np.int64), 6, 1, 2, 0, 0, 0, 0,
+        np.zeros(1, dtype=np.int64), np.zeros((0, 3), dtype=np.int64),
+        np.zeros(1, dtype=np.int64), 1, 10, 0, 1)
     frames = np.array([[0, 0, 0, 0, 0b10, 5, 16]], dtype=np.int64)
     relocate_frames(frames, 4, 1, 5, np.array([16]), np.array([48]))
     assert status == DONE and vals[0] == 7 and frames[0, 6] == 48, (

@@ -211,6 +211,7 @@ class Host:
         self.nmasks = compiled.host.nmasks
         self.infopoints = compiled.infopoints
         self.union = len(compiled.union_regs) + len(compiled.union_slots)
+        self._values = -1  # where a frame's saved values start (the same in every frame)
         self.mem = mem
         self.params = [int(x) for x in params]
         self._arrays: tuple[np.ndarray, np.ndarray] | None = None  # `arrays()`
@@ -229,23 +230,31 @@ class Host:
         info = self.infopoints[ip]
         wave, lane = divmod(gid, self.W)
         state = _Wave(self, wave, 1 << lane)
+        if self._values < 0:
+            self._values = _layout(frame, self.nmasks, self.union)[2]
         live = self.decoded.live.get(ip)
         if live is None:
             live = self.decoded.live[ip] = np.array(
                 [(loc.vreg, loc.position) for loc in info.live if loc.position >= 0],
                 dtype=np.int64).reshape(-1, 2)
-        vals = np.zeros(max(1, self.nvregs), dtype=np.int64)  # the lane's registers
-        masks = np.zeros(self.nmasks, dtype=np.int64)  # the lane's bit of each: 1 or 0
-        trips = host_lane.load_frame(frame, live, _layout(frame, self.nmasks, self.union)[2],
-                                     vals, masks)
-        masks[EXEC] = masks[ALIVE] = 1
         start = info.host_pc
         if mutants.on("resume-restarts-statement"):
             start = info.statement_pc  # the statement's earlier effects happen again
+        if not 0 <= start < len(self.rows):
+            raise HostError(f"host pc {start} outside the code")
         if not LANE_LOOP:
+            vals = np.zeros(max(1, self.nvregs), dtype=np.int64)
+            masks = np.zeros(self.nmasks, dtype=np.int64)
+            trips = host_lane.load_frame(frame, live, self._values, vals, masks)
+            masks[EXEC] = masks[ALIVE] = 1
             state.take_lane(lane, vals, masks, int(trips))
             return state.run(start)
-        return state.run_lane(lane, vals, masks, int(trips), start)
+        bufs, params = self.arrays()
+        status, vals, masks, lane_state = host_lane.resume_lane(
+            self.decoded.lane, frame, live, self._values, self.nvregs, self.nmasks, start,
+            lane, state.base, wave, self.mem, bufs, params, self.budget, _STEP_LIMIT, EXEC,
+            ALIVE)
+        return state.finish_lane(lane, status, vals, masks, lane_state)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The buffers (rows of base, length, bits, sorted by base) and the parameters,
@@ -601,48 +610,39 @@ class _Wave:
                 self.fates.completed.append(gid)
         return self.fates
 
-    def run_lane(self, lane: int, vals: np.ndarray, masks: np.ndarray, trips: int,
-                 pc: int) -> LaneFates:
-        """`run` for a run that owns one lane (a resume), in host_lane.py's compiled loop
-        on that lane's values alone (`vals[vreg]`, and `masks[j]`: the lane's bit of mask
-        j, 1 or 0). It returns here to allocate at an `alloc()`, and at a wave operation,
-        which reads other lanes: the registers become a wave's (the other lanes 0) and
-        `run` goes on from it."""
+    def finish_lane(self, lane: int, status: int, vals: np.ndarray, masks: np.ndarray,
+                    state: np.ndarray) -> LaneFates:
+        """Go on with a resume (one lane's run) after host_lane.py's compiled loop returned
+        `status`, on that lane's values alone (`vals[vreg]`, and `masks[j]`: the lane's bit
+        of mask j, 1 or 0): allocate at an `alloc()` and run on; at a wave operation,
+        which reads other lanes, make the registers a wave's (the other lanes 0) and go on
+        in `run`; record the fault or the completion."""
         h = self.h
-        if not 0 <= pc < len(h.rows):
-            raise HostError(f"host pc {pc} outside the code")
-        state = np.zeros(host_lane.STATE_SIZE, dtype=np.int64)
-        state[host_lane.S_PC], state[host_lane.S_TRIPS] = pc, trips
-        state[host_lane.S_LANE], state[host_lane.S_BASE] = lane, self.base
-        state[host_lane.S_WAVE] = self.wave
         lane_code = h.decoded.lane
-        while True:
+        while status == host_lane.AT_ALLOC:  # the pool's: then on after the ALLOC
+            pc, size = int(state[host_lane.S_PC]), int(state[host_lane.S_ARG])
+            if not 0 <= size <= ALLOC_MAX:
+                self.fault(lane, Op.ALLOC, int(lane_code[pc - 1, host_lane.C_IP]))
+                return self.fates
+            vals[lane_code[pc - 1, host_lane.C_D]] = h.allocate(size, self, vals)
             bufs, params = h.arrays()
-            status = host_lane.run_lane(lane_code, vals, masks, state, h.mem, bufs,
-                                        params, h.budget, _STEP_LIMIT, EXEC, ALIVE)
-            pc, arg = int(state[host_lane.S_PC]), int(state[host_lane.S_ARG])
-            if status == host_lane.AT_ALLOC:  # the pool's: then on after the ALLOC
-                if not 0 <= arg <= ALLOC_MAX:
-                    self.fault(lane, Op.ALLOC, int(lane_code[pc - 1, host_lane.C_IP]))
-                    break
-                vals[lane_code[pc - 1, host_lane.C_D]] = h.allocate(arg, self, vals)
-                continue
-            if status == host_lane.AT_WAVE_OP:
-                self.take_lane(lane, vals, masks, int(state[host_lane.S_TRIPS]))
-                return self.run(pc, int(state[host_lane.S_STEPS]))
-            if status == host_lane.FAULTED:
-                op = Op(int(lane_code[pc - 1, host_lane.C_OPCODE]))
-                self.fault(lane, op, int(lane_code[pc - 1, host_lane.C_IP]),
-                           arg if op == Op.FAIL else None)
-                break
-            if status == host_lane.DONE:
-                break
-            if status == host_lane.OUT_OF_BUDGET:
-                raise HostBudget(self.base + lane)
+            status = host_lane.run_lane(lane_code, vals, masks, state, h.mem, bufs, params,
+                                        h.budget, _STEP_LIMIT, EXEC, ALIVE)
+        pc, arg = int(state[host_lane.S_PC]), int(state[host_lane.S_ARG])
+        if status == host_lane.DONE:
+            self.fates.completed.append(self.base + lane)
+        elif status == host_lane.FAULTED:
+            op = Op(int(lane_code[pc - 1, host_lane.C_OPCODE]))
+            self.fault(lane, op, int(lane_code[pc - 1, host_lane.C_IP]),
+                       arg if op == Op.FAIL else None)
+        elif status == host_lane.AT_WAVE_OP:
+            self.take_lane(lane, vals, masks, int(state[host_lane.S_TRIPS]))
+            return self.run(pc, int(state[host_lane.S_STEPS]))
+        elif status == host_lane.OUT_OF_BUDGET:
+            raise HostBudget(self.base + lane)
+        else:
             raise HostError(_LANE_ERRORS.get(status, "the host lane loop stopped with {}")
                             .format(Op(arg).name if status == host_lane.ERR_CANNOT else arg))
-        if self.base + lane not in self.fates.faults:
-            self.fates.completed.append(self.base + lane)
         return self.fates
 
     def take_lane(self, lane: int, vals: np.ndarray, masks: np.ndarray, trips: int) -> None:
