@@ -114,24 +114,24 @@ def _replayed_memory(full: Any, ran: list[bool]) -> _Expect:
     sees a plain store, so replaying its log in order is exact)."""
     plain = {k: v.astype(np.int64) for k, v in full.initial.items()}
     exp = _Expect(plain)
-    stored = {(w.buffer, w.index) for log in full.writes for w in log if not w.atomic}
-    exp.atomic_locations = {
-        (w.buffer, w.index) for log in full.writes for w in log if w.atomic
-    } - stored
-    for loc in exp.atomic_locations:
-        exp.atomic[loc] = int(full.initial[loc[0]][loc[1]])
-    for g, log in enumerate(full.writes):
+    gids, buffers, index, values, atomic = (c.tolist() for c in full.writes.columns())
+    names = full.writes.names
+    stored = {(b, i) for b, i, a in zip(buffers, index, atomic) if not a}
+    atomic_only = {(b, i) for b, i, a in zip(buffers, index, atomic) if a} - stored
+    exp.atomic_locations = {(names[b], i) for b, i in atomic_only}
+    sums = {loc: int(full.initial[names[loc[0]]][loc[1]]) for loc in atomic_only}
+    dtypes = [full.initial[name].dtype for name in names]
+    for g, b, i, v, a in zip(gids, buffers, index, values, atomic):  # workitem by workitem
         if not ran[g]:
             continue
-        for w in log:
-            loc = (w.buffer, w.index)
-            dtype = full.initial[w.buffer].dtype
-            if loc in exp.atomic_locations:
-                exp.atomic[loc] = _wrap(exp.atomic[loc] + w.value, dtype)
-            elif w.atomic:
-                plain[w.buffer][w.index] = _wrap(int(plain[w.buffer][w.index]) + w.value, dtype)
-            else:
-                plain[w.buffer][w.index] = w.value
+        if (b, i) in atomic_only:
+            sums[(b, i)] = _wrap(sums[(b, i)] + v, dtypes[b])
+        elif a:
+            buf = plain[names[b]]
+            buf[i] = _wrap(int(buf[i]) + v, dtypes[b])
+        else:
+            plain[names[b]][i] = v
+    exp.atomic = {(names[b], i): v for (b, i), v in sums.items()}
     return exp
 
 

@@ -54,8 +54,8 @@ needs, and it never runs more than `work_budget` trips in all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
-from collections.abc import Callable
+from typing import Any, NamedTuple, overload
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -85,6 +85,63 @@ class Write(NamedTuple):
     atomic: bool = False
 
 
+class WriteLog(Sequence[list[Write]]):
+    """The workitems' write logs: entry g is workitem g's `Write`s, in program order. The
+    oracle keeps them as columns, one chunk per logged store or atomic (a `Write` per lane
+    per store was the oracle's largest cost in the fuzz loop); the checker replays the
+    columns (`columns`), and the lists are made only when something reads them."""
+
+    def __init__(self, n_items: int, names: list[str]) -> None:
+        self.n = n_items
+        self.names = names  # a buffer's number in the columns -> its name
+        self._chunks: list[tuple[np.ndarray, ...]] = []
+        self._columns: tuple[np.ndarray, ...] | None = None
+        self._lists: list[list[Write]] | None = None
+
+    def add(self, gids: np.ndarray, buffers: np.ndarray, index: np.ndarray,
+            values: np.ndarray, atomic: bool) -> None:
+        """One access's entries (arrays over its lanes; not changed afterwards)."""
+        self._chunks.append((gids, buffers, index, values,
+                             np.full(len(gids), atomic, dtype=bool)))
+        self._columns = self._lists = None
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """(gid, buffer number, index, value, atomic) of every entry: workitems ascending,
+        each one's entries in program order."""
+        if self._columns is None:
+            if not self._chunks:
+                empty = np.zeros(0, dtype=np.int64)
+                return empty, empty, empty, empty, np.zeros(0, dtype=bool)
+            cols = [np.concatenate(c) for c in zip(*self._chunks)]
+            order = np.argsort(cols[0], kind="stable")
+            self._columns = tuple(c[order] for c in cols)
+        return self._columns
+
+    def _made(self) -> list[list[Write]]:
+        if self._lists is None:
+            lists: list[list[Write]] = [[] for _ in range(self.n)]
+            names = self.names
+            for g, b, i, v, a in zip(*(c.tolist() for c in self.columns())):
+                lists[g].append(Write(names[b], i, v, a))
+            self._lists = lists
+        return self._lists
+
+    @overload
+    def __getitem__(self, g: int) -> list[Write]: ...
+
+    @overload
+    def __getitem__(self, g: slice) -> list[list[Write]]: ...
+
+    def __getitem__(self, g: int | slice) -> list[Write] | list[list[Write]]:
+        return self._made()[g]
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self) -> Iterator[list[Write]]:
+        return iter(self._made())
+
+
 @dataclass
 class FullRun:
     """Every workitem run once, each faulting one stopped at its fault and each one past
@@ -94,7 +151,7 @@ class FullRun:
     n: int
     wave: int
     fates: list[Fault | None]  # None = completed (or exhausted)
-    writes: list[list[Write]]
+    writes: WriteLog
     initial: dict[str, np.ndarray]
     final: dict[str, np.ndarray]
     exhausted: list[int] = field(default_factory=list)  # ascending gids
@@ -349,7 +406,7 @@ class _Memory:
         self.offsets = np.cumsum(self.sizes) - self.sizes  # where each buffer starts
         self.is32 = np.array([v.dtype == np.int32 for v in arrays], dtype=bool)
         self.flat = np.concatenate([v.astype(np.int64) for v in arrays] + [np.zeros(0, np.int64)])
-        self.writes: list[list[Write]] = [[] for _ in range(n_items)]
+        self.writes = WriteLog(n_items, self.names[:self.shared])
         self.exact_races = exact_races
         self.touches = _Touches(len(self.flat))
         # location -> (plain writers, readers, atomic updaters), at most two gids each:
@@ -410,10 +467,9 @@ class _Memory:
 
     def _log(self, gids: Lanes, refs: Array, index: Array, values: Array,
              atomic: bool) -> None:
-        writes, names, shared = self.writes, self.names, self.shared
-        for g, r, i, v in zip(gids.tolist(), refs.tolist(), index.tolist(), values.tolist()):
-            if r < shared:
-                writes[g].append(Write(names[r], i, v, atomic))
+        keep = refs < self.shared  # alloc()'s buffers are private: not logged
+        if keep.any():
+            self.writes.add(gids[keep], refs[keep], index[keep], values[keep], atomic)
 
     def load(self, gids: Lanes, refs: Array, index: Array) -> Array:
         return self.flat[self._access(LOAD, gids, refs, index)]

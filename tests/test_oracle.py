@@ -854,6 +854,31 @@ def test_full_run_write_logs_stop_at_fault() -> None:
     assert full.final["out"].tolist() == [1, 2, 3, 0]
 
 
+def test_write_log_columns_are_each_workitems_entries_in_program_order() -> None:
+    # lanes run a statement together, so the log is recorded store by store across
+    # lanes; its columns (what the checker replays) are workitem by workitem, and an
+    # alloc()'d buffer, private to its workitem, is not logged
+    src = """
+    def k(out: Buffer[i32], acc: Buffer[i64]):
+        g = gid()
+        p = alloc(2)
+        p[0] = g
+        out[g * 2] = g + 10
+        atomic_add(acc, 0, g + 1)
+        out[g * 2 + 1] = p[0] + 20
+    """
+    full = run_full(make_case(src, "k", 3, 4, out=zeros(6), acc=zeros(1, "i64")))
+    gid, buffer, index, value, atomic = (c.tolist() for c in full.writes.columns())
+    names = [full.writes.names[b] for b in buffer]
+    assert list(zip(gid, names, index, value, atomic)) == [
+        (g, name, i, v, a) for g in range(3) for name, i, v, a in (
+            ("out", 2 * g, g + 10, False), ("acc", 0, g + 1, True),
+            ("out", 2 * g + 1, g + 20, False))]
+    assert [[tuple(w) for w in log] for log in full.writes] == [
+        [(names[k], index[k], value[k], atomic[k]) for k in range(len(gid)) if gid[k] == g]
+        for g in range(3)]
+
+
 # ============================================================================== races
 
 
