@@ -72,6 +72,13 @@ class Instr:
     # alive in some register or slot when the lanes leave), so uses for liveness.
     deopt_uses: tuple[int, ...] = ()
 
+    def clone(self) -> Instr:
+        """A shallow copy (register allocation copies an instruction before spill code
+        changes it; `copy.copy` of a dataclass was a twentieth of the compiler's time)."""
+        out = object.__new__(Instr)
+        out.__dict__.update(self.__dict__)
+        return out
+
 
 @dataclass
 class Infopoint:

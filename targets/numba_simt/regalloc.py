@@ -30,7 +30,6 @@ all-lane write interferes with, how uniform writes count, and how spill code mov
 from __future__ import annotations
 
 import bisect
-import copy
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -225,7 +224,7 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
             out.append(ins)
             continue
         if id(ins) not in owned:
-            ins = copy.copy(item)
+            ins = item.clone()
             owned.add(id(ins))
             if id(item) in overrides:
                 overrides[id(ins)] = overrides[id(item)]
