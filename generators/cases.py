@@ -47,7 +47,7 @@ def leave_out(capabilities: frozenset[str] | None) -> frozenset[str]:
 
 
 #: speculation only for launches up to this size: every lane that takes a cold arm
-#: finishes on numba-simt's host, one Python instruction at a time (as `HOST_LANES`)
+#: finishes on numba-simt's host (as `HOST_LANES`; set when that ran in Python)
 SPECULATE_MAX_N = 64
 
 

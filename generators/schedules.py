@@ -48,9 +48,11 @@ _SEEDS = {"wave_order": ("order_seed", ("shuffled",)),
           "deopt_percent": ("deopt_seed", (10, 50, 100, 3))}
 
 
-# numba-simt finishes deopted workitems and never-ran waves on the host, one Python
-# instruction at a time (about 1,000 times slower than the machine): a schedule keeps
-# that work bounded, so one case stays well under a second. A percentage applies at every
+# numba-simt finishes deopted workitems and never-ran waves on the host, far slower than
+# the machine (a resume is a compiled call plus Python bookkeeping, tens of microseconds;
+# a never-ran wave and whatever follows a wave operation run one Python instruction at a
+# time): a schedule keeps that work bounded, so one case stays well under a second. These
+# bounds were set when every resume ran in Python. A percentage applies at every
 # infopoint a lane passes, so without a limit a lane passing 20 of them deopts 20 times
 # as often as the percentage says: forced deopts were most of the fuzz loop's CPU time.
 HOST_LANES = 16  # the share of lanes forced to deopt at an infopoint: 16 / n, at most

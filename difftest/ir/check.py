@@ -93,17 +93,31 @@ def _check_depth(program: n.Program, funcs: dict[str, n.Function]) -> None:
         visit(f.name)
 
 
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _fields(node: object) -> tuple[str, ...] | None:
+    """The field names of a node's class (None: not a node), worked out once per class
+    (`dataclasses.fields` per node visited was most of the checker's time)."""
+    cls = type(node)
+    if cls not in _FIELDS:
+        _FIELDS[cls] = (tuple(f.name for f in dataclasses.fields(cls))
+                        if dataclasses.is_dataclass(cls) else None)
+    return _FIELDS[cls]
+
+
 def _nesting(node: object, funcs: dict[str, n.Function], nesting: dict[str, int]) -> int:
     """Depth of the tree under `node`; a call counts its (already measured) callee."""
     if isinstance(node, tuple):
         return max((_nesting(c, funcs, nesting) for c in node), default=0)
-    if not dataclasses.is_dataclass(node):
+    names = _fields(node)
+    if names is None:
         return 0
     inner = 0
     if isinstance(node, n.Call) and node.func in funcs:
         inner = nesting.get(node.func, 0)
-    for fld in dataclasses.fields(node):
-        inner = max(inner, _nesting(getattr(node, fld.name), funcs, nesting))
+    for name in names:
+        inner = max(inner, _nesting(getattr(node, name), funcs, nesting))
     return 1 + inner
 
 
@@ -117,9 +131,10 @@ def _nodes_in(f: n.Function, kind: type) -> list[Any]:
     def visit(node: object) -> None:
         if isinstance(node, kind):
             found.append(node)
-        if dataclasses.is_dataclass(node):
-            for fld in dataclasses.fields(node):
-                visit(getattr(node, fld.name))
+        names = _fields(node)
+        if names is not None:
+            for name in names:
+                visit(getattr(node, name))
         elif isinstance(node, tuple):
             for c in node:
                 visit(c)
