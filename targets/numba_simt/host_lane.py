@@ -58,8 +58,9 @@ STATE_SIZE = 7
 (A_ADD, A_SUB, A_MUL, A_AND, A_OR, A_XOR, A_SHL, A_SHR, A_EQ, A_NE, A_LT, A_LE, A_GT, A_GE,
  A_NEG, A_NOT, A_LNOT, A_WRAP, A_DIV, A_REM, A_ATOMIC_ADD, A_OTHER) = range(22)
 
-# frame layout (machine.py's, as trampoline.py mirrors it)
-_F_TRIPS, _F_HEAD = 3, 4
+# machine.py's frame layout, mirrored as plain numbers (the host does not import the
+# machine): gid, reason, infopoint, trip count, then the mask words
+F_GID, F_REASON, F_IP, F_TRIPS, F_HEAD = 0, 1, 2, 3, 4
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
@@ -144,8 +145,8 @@ def load_frame(frame, live, values, vals, masks):  # type: ignore[no-untyped-def
     for k in range(live.shape[0]):
         vals[live[k, 0]] = frame[values + live[k, 1]]
     for j in range(masks.shape[0]):
-        masks[j] = (frame[_F_HEAD + j // 64] >> (j % 64)) & 1
-    return frame[_F_TRIPS]
+        masks[j] = (frame[F_HEAD + j // 64] >> (j % 64)) & 1
+    return frame[F_TRIPS]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -214,15 +214,12 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
         if k not in changed:
             out.append(item)
             continue
-        ins = item
+        ins = item  # it names a victim, or one waits in its deopt uses (`changed`)
         used = set(f.reads[k])
         if ins.keeps:
             used.add(ins.d)
         d = f.defined[k]
         waits = bool(ins.deopt_uses) and not victims.keys().isdisjoint(ins.deopt_uses)
-        if victims.keys().isdisjoint(used) and d not in victims and not waits:
-            out.append(ins)
-            continue
         if id(ins) not in owned:
             ins = item.clone()
             owned.add(id(ins))

@@ -51,15 +51,13 @@ from difftest.ir.nodes import ALLOC_MAX
 from difftest.outcome import Fault
 
 from . import host_lane, mutants
-from .host_lane import (K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_DIVREM, K_FAIL, K_FROMCOND,
-                        K_GETEXEC, K_GID, K_HALT, K_JMP, K_JZ_EXEC, K_JZ_MASK, K_KILL,
-                        K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR, K_MOV, K_MOVI,
-                        K_OUTSIDE, K_PARAM, K_SETEXEC, K_STORE, K_TRIP, K_UNARY,
+from .host_lane import (F_GID, F_HEAD, F_IP, K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_DIVREM,
+                        K_FAIL, K_FROMCOND, K_GETEXEC, K_GID, K_HALT, K_JMP, K_JZ_EXEC,
+                        K_JZ_MASK, K_KILL, K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR,
+                        K_MOV, K_MOVI, K_OUTSIDE, K_PARAM, K_SETEXEC, K_STORE, K_TRIP, K_UNARY,
                         K_WAVE_OP, K_WAVEID)
 from .isa import ALIVE, ALWAYS_ALL_LANES, EXEC, Op
 
-# machine.py's frame layout (mirrored as plain numbers: the host does not import the machine)
-F_GID, F_REASON, F_IP, F_TRIPS, F_HEAD = 0, 1, 2, 3, 4
 
 
 class HostError(Exception):
@@ -497,7 +495,7 @@ class _Wave:
 
     def run(self, pc: int, steps: int = 0) -> LaneFates:
         """Run the lanes this run owns from `pc` to HALT (`steps`: instructions already
-        run, by `run_lane`)."""
+        run, by the compiled lane loop)."""
         h = self.h
         code, regs, masks, lanes_of = h.decoded.code, self.regs, self.masks, h.lanes_of
         owned = lanes_of[self.lanes]
@@ -646,8 +644,8 @@ class _Wave:
         return self.fates
 
     def take_lane(self, lane: int, vals: np.ndarray, masks: np.ndarray, trips: int) -> None:
-        """Make one lane's state (as `run_lane` holds it) this wave's, for `run`: the
-        registers a wave's (the other lanes 0), the masks the lane's bit."""
+        """Make one lane's state (as the compiled lane loop holds it) this wave's, for
+        `run`: the registers a wave's (the other lanes 0), the masks the lane's bit."""
         self.masks = [m << lane for m in masks.tolist()]
         self.trips[lane] = trips
         self.regs = self.fresh_regs()
