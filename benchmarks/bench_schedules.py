@@ -13,13 +13,16 @@ from one pass over a fixed-seed sample, without running a hunt per S:
   disagrees with the oracle.
 
 A fuzz loop with S schedules spends `sum(fixed + the first S runs)` on the sample and
-catches a mutant in the cases whose first detecting schedule is below S, so a mutant's
-expected time to detection is that time over that count. Printed per S: checked cases
-per CPU-second, the median over the mutants of the expected time to detection (CPU
-seconds, one core), and detections per CPU-second summed over the mutants.
+catches a mutant in the kernels with a case whose first detecting schedule is below S, so
+a mutant's expected time to detection is that time over that count (kernels, not cases:
+the cases of one kernel are drawn together and catch together; counting cases would
+flatter many cases per kernel). Printed per S: checked cases per CPU-second, the median
+over the mutants of the expected time to detection (CPU seconds, one core), and
+detections per CPU-second summed over the mutants.
 Cases are split over `--workers` processes (CPU time is summed, so the figures are per
 core), by kernel. `--per-case-options` draws each case's target options apart instead of
-once per kernel (`kernel_cases(share_options=False)`), to compare the two.
+once per kernel (`kernel_cases(share_options=False)`), to compare the two;
+`--per-kernel K` draws K cases per kernel (`kernel_cases(K)`; default: the fuzz loop's).
 """
 
 from __future__ import annotations
@@ -35,23 +38,24 @@ from typing import Any
 SCHEDULES = 8
 
 
-def _measure(args: tuple[int, int, int, int, bool]) -> dict[str, Any]:
+def _measure(args: tuple[int, int, int, int, bool, int | None]) -> dict[str, Any]:
     from bench_target import compile_fresh, sample_cases
     from difftest.runner import check_case, oracle_run, target_options
     from generators.schedules import schedule_by_number
     from targets.numba_simt import mutants
     from targets.numba_simt.target import NumbaSimtTarget
 
-    kernels, seed, part, parts, share = args
+    kernels, seed, part, parts, share, per_kernel = args
     target = NumbaSimtTarget()
     target.warm_up()  # the machine's JIT compilation (or cache load) is no case's cost
     t0 = time.process_time()
-    cases = sample_cases(kernels, seed, share)
+    cases = sample_cases(kernels, seed, share, per_kernel)
     generation = (time.process_time() - t0) / max(1, len(cases))
     rows = []
     programs: dict[int, int] = {}  # a kernel's number, by its parsed program
     for i, case in enumerate(cases):
-        if programs.setdefault(id(case.program), len(programs)) % parts != part:
+        kernel = programs.setdefault(id(case.program), len(programs))
+        if kernel % parts != part:
             continue
         options = target_options(target, case.options)
         rng = random.Random(i * 7919 + seed)
@@ -76,7 +80,7 @@ def _measure(args: tuple[int, int, int, int, bool]) -> dict[str, Any]:
                                   error).verdict.agree:
                     first[name] = k
                     break
-        rows.append({"fixed": fixed, "runs": runs, "first": first})
+        rows.append({"kernel": kernel, "fixed": fixed, "runs": runs, "first": first})
     return {"rows": rows}
 
 
@@ -86,7 +90,7 @@ def summarize(rows: list[dict[str, Any]], names: list[str]) -> list[dict[str, fl
         spent = sum(r["fixed"] + sum(r["runs"][:s]) for r in rows)
         ttd = []
         for name in names:
-            caught = sum(1 for r in rows if r["first"].get(name, SCHEDULES) < s)
+            caught = len({r["kernel"] for r in rows if r["first"].get(name, SCHEDULES) < s})
             ttd.append(spent / caught if caught else float("inf"))
         out.append({"schedules": s, "checked_per_cpu_s": s * len(rows) / spent,
                     "median_ttd_cpu_s": statistics.median(ttd),
@@ -102,18 +106,20 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", metavar="FILE")
     parser.add_argument("--per-case-options", action="store_true")
+    parser.add_argument("--per-kernel", type=int, metavar="K")
     args = parser.parse_args()
     from targets.numba_simt import mutants
 
-    jobs = [(args.kernels, args.seed, p, args.workers, not args.per_case_options)
-            for p in range(args.workers)]
+    jobs = [(args.kernels, args.seed, p, args.workers, not args.per_case_options,
+             args.per_kernel) for p in range(args.workers)]
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         parts = pool.map(_measure, jobs)
     rows = [r for part in parts for r in part["rows"]]
     table = summarize(rows, sorted(mutants.NAMES))
     print(f"{len(rows)} cases of {args.kernels} kernels (seed {args.seed}), "
           f"{len(mutants.NAMES)} mutants, target options drawn per "
-          f"{'case' if args.per_case_options else 'kernel'}")
+          f"{'case' if args.per_case_options else 'kernel'}, cases per kernel "
+          f"{args.per_kernel or 'as the fuzz loop draws'}")
     print(" S  checked/cpu-s  median TTD (cpu-s)  detections/cpu-s  never caught")
     for row in table:
         print(f"{row['schedules']:2d}  {row['checked_per_cpu_s']:13.1f}  "

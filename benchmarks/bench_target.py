@@ -170,8 +170,10 @@ def bench_compile_time() -> dict[str, float]:
     return {"cold_s": times[0], "cached_s": times[1]}
 
 
-def sample_cases(kernels: int, seed: int, share_options: bool = True) -> list[Any]:
-    """The cases `kernel_cases()` generates for `kernels` kernels under a fixed seed."""
+def sample_cases(kernels: int, seed: int, share_options: bool = True,
+                 per_kernel: int | None = None) -> list[Any]:
+    """The cases `kernel_cases()` generates for `kernels` kernels under a fixed seed
+    (`per_kernel`: its argument; None: its default, as the fuzz loop draws)."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
@@ -182,7 +184,8 @@ def sample_cases(kernels: int, seed: int, share_options: bool = True) -> list[An
     @settings(max_examples=kernels, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
     @hseed(seed)
-    @given(kernel_cases(share_options=share_options))
+    @given(kernel_cases(share_options=share_options) if per_kernel is None
+           else kernel_cases(per_kernel, share_options=share_options))
     def generate(kc: Any) -> None:
         cases.extend(kc[1])
 

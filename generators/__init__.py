@@ -11,7 +11,7 @@ of Hypothesis and NumPy; a re-export of `kernels()` would also collide with the
 - `generators.launches`: `launches(max_n=3000)` -> (n, wave);
 - `generators.schedules`: `schedules()`, `target_options()` -> open dicts;
 - `generators.cases`: `cases(max_n, fault_rate)` -> `Case`;
-  `kernel_cases(per_kernel=3, max_n, fault_rate)` -> (kernel, [Case, ...]);
+  `kernel_cases(per_kernel=2, max_n, fault_rate)` -> (kernel, [Case, ...]);
 - `generators.coverage`: `constructs(program)`, `fault_kinds(full_run)`,
   `ALL_CONSTRUCTS`, `FAULT_KINDS`;
 - `generators.ir`: `programs()`, arbitrary valid programs for syntax round trips;

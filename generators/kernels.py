@@ -61,6 +61,7 @@ that the generator built a valid program.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from typing import Any
@@ -939,12 +940,12 @@ _PERCENT = st.integers(0, 99)
 
 
 @functools.lru_cache(maxsize=512)
-def _checked(source: str) -> tuple[n.Program, frozenset[str]]:
+def _checked(source: str) -> tuple[n.Program, frozenset[str], int]:
     """Parse (a generator defect surfaces here as a KernelError) and read off the
-    constructs. Cached: Hypothesis's mutations replay the same kernel with other cases
-    often, and IR programs are immutable, so sharing one is safe."""
+    constructs and the trip bound. Cached: Hypothesis's mutations replay the same kernel
+    with other cases often, and IR programs are immutable, so sharing one is safe."""
     program = parse(source)
-    return program, constructs(program)
+    return program, constructs(program), trip_bound(program, ENTRY)
 
 
 def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
@@ -970,6 +971,14 @@ def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
     return _kernels(round(fault_rate * 100), max_statements, frozenset(without))
 
 
+@functools.cache
+def _subexpressions(cls: type) -> tuple[str, ...]:
+    """The fields of an expression node class that may hold expressions."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return tuple(f for f in ("operand", "left", "right", "cond", "then", "orelse", "index",
+                             "args") if f in names)
+
+
 def trip_bound(program: n.Program, entry: str) -> int:
     """An upper bound on the loop trips (the budget's steps) one workitem of a generated
     kernel runs, from the loop shapes the generator writes: constant ranges exactly,
@@ -988,8 +997,8 @@ def trip_bound(program: n.Program, entry: str) -> int:
         if not isinstance(e, n.EXPR_NODES):
             return 0
         total = function(e.func) if isinstance(e, n.Call) else 0
-        for f in ("operand", "left", "right", "cond", "then", "orelse", "index", "args"):
-            total += calls(getattr(e, f, None))
+        for f in _subexpressions(type(e)):
+            total += calls(getattr(e, f))
         return total
 
     def top(e: n.Expr) -> int:
@@ -1041,12 +1050,12 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int,
     out_ty = gen.pick((I32, I64))
     acc_ty = gen.pick((I64, I32)) if "atomic" in features else I64
     source, bufs, scalars = gen.kernel(out_ty, acc_ty)
-    program, found = _checked(source)
+    program, found, trips = _checked(source)
     for name in sorted(features):
         event(f"swarm: {name}")
     for name in sorted(found):
         event(f"construct: {name}")
-    max_n = max(1, DEFAULT_WORK_BUDGET // (trip_bound(program, ENTRY) + 1))
+    max_n = max(1, DEFAULT_WORK_BUDGET // (trips + 1))
     if "alloc" in features:
         max_n = min(max_n, ALLOC_MAX_N)
     return GeneratedKernel(source, ENTRY, program, bufs, scalars, features, found, max_n)

@@ -204,8 +204,10 @@ class Pool:
             if item.span < shift:
                 self._set_fragmented()  # the hole between the new item and the old ones
         self.storage[item.start:item.start + item.span] = 0
-        self.items.append(item)
-        self.items.sort(key=lambda i: i.start)
+        if moves:  # at 0, below every item it moved: `items` stays by start
+            self.items.insert(0, item)
+        else:
+            self.items.append(item)
         self.allocated.append(item)
         return item, moves
 
