@@ -971,12 +971,12 @@ def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
     return _kernels(round(fault_rate * 100), max_statements, frozenset(without))
 
 
-@functools.cache
-def _subexpressions(cls: type) -> tuple[str, ...]:
-    """The fields of an expression node class that may hold expressions."""
-    names = {f.name for f in dataclasses.fields(cls)}
-    return tuple(f for f in ("operand", "left", "right", "cond", "then", "orelse", "index",
-                             "args") if f in names)
+#: per expression node class, its fields that may hold expressions
+_SUBEXPRESSIONS: dict[type, tuple[str, ...]] = {
+    cls: tuple(f.name for f in dataclasses.fields(cls)
+               if f.name in ("operand", "left", "right", "cond", "then", "orelse", "index",
+                             "args"))
+    for cls in n.EXPR_NODES}
 
 
 def trip_bound(program: n.Program, entry: str) -> int:
@@ -997,7 +997,7 @@ def trip_bound(program: n.Program, entry: str) -> int:
         if not isinstance(e, n.EXPR_NODES):
             return 0
         total = function(e.func) if isinstance(e, n.Call) else 0
-        for f in _subexpressions(type(e)):
+        for f in _SUBEXPRESSIONS[type(e)]:
             total += calls(getattr(e, f))
         return total
 
