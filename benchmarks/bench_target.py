@@ -177,15 +177,15 @@ def sample_cases(kernels: int, seed: int, share_options: bool = True,
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
-    from generators.cases import kernel_cases
+    from generators.cases import CASES_PER_KERNEL, kernel_cases
 
     cases: list[Any] = []
 
     @settings(max_examples=kernels, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
     @hseed(seed)
-    @given(kernel_cases(share_options=share_options) if per_kernel is None
-           else kernel_cases(per_kernel, share_options=share_options))
+    @given(kernel_cases(CASES_PER_KERNEL if per_kernel is None else per_kernel,
+                        share_options=share_options))
     def generate(kc: Any) -> None:
         cases.extend(kc[1])
 
