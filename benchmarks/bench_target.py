@@ -219,18 +219,22 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
     checked case -- with the CPU time split into generation (of the fixed-seed sample,
     `sample_cases`, shared out among its cases), oracle, compile (numba-simt: once per
     kernel and options, afresh, as the fuzz loop pays it: `compile_fresh`), target (the
-    runs, which then find the case compiled) and verdict. Also on numba-simt, on the same
-    cases, checked cases per CPU-second with 1..4 schedules per case (the extra schedules
-    drawn by number with a seeded generator), so the figure's dependence on that setting
-    is in plain view (benchmarks/bench_schedules.py measures what it does to detection)."""
+    runs, which then find the case compiled) and verdict; under the fuzz loop's garbage
+    collector settings (`difftest.fuzz.collect_less`) and, on the same cases, under
+    CPython's defaults. Also on numba-simt, on the same cases, checked cases per
+    CPU-second with 1..4 schedules per case (the extra schedules drawn by number with a
+    seeded generator), so the figure's dependence on that setting is in plain view
+    (benchmarks/bench_schedules.py measures what it does to detection)."""
+    import gc
     import random
 
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
-    from difftest.fuzz import FuzzConfig
+    from difftest.fuzz import FuzzConfig, collect_less
     from difftest.runner import oracle_run, run_target, target_options
     from difftest.verdict import check_outcome
+    from generators.kernels import _checked
     from generators.kernels import kernels as kernel_strategy
     from generators.schedules import schedule_by_number
     from oracles.reference import ReferenceTarget
@@ -249,18 +253,19 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
     t_gen = _time(gen_only)
     out: dict[str, Any] = {"kernels_per_s": count[0] / t_gen}
     sample_cases(10, seed + 1)  # warm: Hypothesis's own set-up
-    t0 = time.process_time()
     cases = sample_cases(kernels // 2, seed)
-    generation = time.process_time() - t0
     per_case = FuzzConfig("numba-simt").schedules_per_case
     most = max(4, per_case)
     rng = random.Random(seed)
     schedules = [[case.schedule] + [schedule_by_number(case, rng.randrange(2**31))
                                     for _ in range(most - 1)] for case in cases]
-    for target in (ReferenceTarget(), NumbaSimtTarget()):
+
+    def measure(target: Any, timing: bool) -> tuple[dict[str, float], list[float]]:
+        """CPU time per part over the sample (`timing`: every schedule; otherwise the
+        fuzz loop's, as a warm-up), and target + verdict time per schedule index."""
         by_wave = getattr(target, "never_ran_granularity", None) == "wave"
         split = {"oracle": 0.0, "compile": 0.0, "target": 0.0, "verdict": 0.0}
-        extra = [0.0] * most  # per schedule index: target + verdict CPU time
+        extra = [0.0] * most
 
         def timed(part: str, fn: Any, *a: Any) -> Any:
             t0 = time.process_time()
@@ -268,37 +273,52 @@ def bench_generation(kernels: int, seed: int) -> dict[str, Any]:
             split[part] += time.process_time() - t0
             return result
 
-        def run_all(timing: bool) -> None:
-            for case, scheds in zip(cases, schedules):
-                options = target_options(target, case.options)
-                f, err = timed("oracle", oracle_run, case, options)
-                if isinstance(target, NumbaSimtTarget):
-                    timed("compile", compile_fresh, case, options)
-                for k, sched in enumerate(scheds if timing else scheds[:per_case]):
-                    t0 = time.process_time()
-                    o = timed("target", run_target, target, case, sched, options)
-                    v = timed("verdict", check_outcome, case, f, o, None, by_wave, err)
-                    extra[k] += time.process_time() - t0
-                    assert v.agree, str(v)
+        for case, scheds in zip(cases, schedules):
+            options = target_options(target, case.options)
+            f, err = timed("oracle", oracle_run, case, options)
+            if isinstance(target, NumbaSimtTarget):
+                timed("compile", compile_fresh, case, options)
+            for k, sched in enumerate(scheds if timing else scheds[:per_case]):
+                t0 = time.process_time()
+                o = timed("target", run_target, target, case, sched, options)
+                v = timed("verdict", check_outcome, case, f, o, None, by_wave, err)
+                extra[k] += time.process_time() - t0
+                assert v.agree, str(v)
+        return split, extra
 
-        run_all(False)  # warm: imports, numba's own compilation
-        for part in split:
-            split[part] = 0.0
-        run_all(True)
-        # the first `per_case` schedules are the fuzz loop's work; the rest only for S
-        fixed = split["oracle"] + split["compile"]
-        runs = sum(extra[:per_case])
-        total = generation + fixed + runs
-        share = runs / max(1e-12, split["target"] + split["verdict"])
-        parts = {"oracle": split["oracle"], "compile": split["compile"],
-                 "target": split["target"] * share, "verdict": split["verdict"] * share,
-                 "generation": generation}
-        out[f"checked_cases_per_s_{target.name}"] = per_case * len(cases) / total
-        out[f"split_{target.name}"] = {k: v / total for k, v in parts.items()}
-        if isinstance(target, NumbaSimtTarget):
-            out["by_schedules"] = {
-                s: s * len(cases) / (generation + fixed + sum(extra[:s]))
-                for s in range(1, most + 1)}
+    targets = (ReferenceTarget(), NumbaSimtTarget())
+    for target in targets:
+        measure(target, False)  # warm: imports, numba's own compilation
+    thresholds = gc.get_threshold()
+    for tuned in (False, True):
+        if tuned:
+            collect_less()
+        _checked.cache_clear()  # the same sample again, timed in this setting, parsed anew
+        t0 = time.process_time()
+        sample_cases(kernels // 2, seed)
+        generation = time.process_time() - t0
+        for target in targets:
+            split, extra = measure(target, True)
+            # the first `per_case` schedules are the fuzz loop's work; the rest only for S
+            fixed = split["oracle"] + split["compile"]
+            runs = sum(extra[:per_case])
+            total = generation + fixed + runs
+            rate = per_case * len(cases) / total
+            if not tuned:
+                out[f"checked_cases_per_s_{target.name}_default_gc"] = rate
+                continue
+            share = runs / max(1e-12, split["target"] + split["verdict"])
+            parts = {"oracle": split["oracle"], "compile": split["compile"],
+                     "target": split["target"] * share, "verdict": split["verdict"] * share,
+                     "generation": generation}
+            out[f"checked_cases_per_s_{target.name}"] = rate
+            out[f"split_{target.name}"] = {k: v / total for k, v in parts.items()}
+            if isinstance(target, NumbaSimtTarget):
+                out["by_schedules"] = {
+                    s: s * len(cases) / (generation + fixed + sum(extra[:s]))
+                    for s in range(1, most + 1)}
+    gc.unfreeze()
+    gc.set_threshold(*thresholds)
     out["cases"] = len(cases)
     out["schedules_per_case"] = per_case
     return out
@@ -411,7 +431,9 @@ def format_bench(r: dict[str, Any]) -> str:
                  f"{g['cases']} generated cases, {g['schedules_per_case']} schedules each):")
     for name in ("reference", "numba-simt"):
         split = ", ".join(f"{k} {v:.0%}" for k, v in g[f"split_{name}"].items())
-        lines.append(f"  {name}: {g[f'checked_cases_per_s_{name}']:.0f} ({split})")
+        lines.append(f"  {name}: {g[f'checked_cases_per_s_{name}']:.0f} ({split}); "
+                     f"{g[f'checked_cases_per_s_{name}_default_gc']:.0f} under CPython's "
+                     "default garbage collector settings")
     lines.append("  numba-simt with S schedules per case, the same cases: " + ", ".join(
         f"S = {s}: {v:.0f}" for s, v in g["by_schedules"].items()))
     k = r["kernel_compile"]

@@ -52,3 +52,32 @@ def test_target_agrees_with_oracle(shard: int, difftest_settings: Any,
                         )
 
     prop()
+
+
+def test_collect_less_still_collects_cycles() -> None:
+    """The fuzz loop's collector settings collect less often, never not at all: a cycle
+    dropped in a fresh process is freed once enough new objects stay alive (the
+    collector counts allocations net of deallocations) to run a young collection."""
+    script = """
+import gc, weakref
+from difftest.fuzz import GC_THRESHOLDS, collect_less
+collect_less()
+assert gc.isenabled() and gc.get_threshold() == GC_THRESHOLDS
+class Node:
+    pass
+a, b = Node(), Node()
+a.other, b.other = b, a
+gone = weakref.ref(a)
+del a, b
+junk = []
+for i in range(2 * GC_THRESHOLDS[0]):
+    junk.append([i])
+    if gone() is None:
+        break
+assert gone() is None, "a dropped cycle outlived a young collection's allocations"
+"""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
