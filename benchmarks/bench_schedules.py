@@ -49,7 +49,7 @@ def _measure(args: tuple[int, int, int, int, bool, int | None]) -> dict[str, Any
     target = NumbaSimtTarget()
     target.warm_up()  # the machine's JIT compilation (or cache load) is no case's cost
     t0 = time.process_time()
-    cases = sample_cases(kernels, seed, share, per_kernel)
+    cases = sample_cases(kernels, seed, share, per_kernel, batch=None)
     generation = (time.process_time() - t0) / max(1, len(cases))
     rows = []
     programs: dict[int, int] = {}  # a kernel's number, by its parsed program

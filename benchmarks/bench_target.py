@@ -171,25 +171,33 @@ def bench_compile_time() -> dict[str, float]:
 
 
 def sample_cases(kernels: int, seed: int, share_options: bool = True,
-                 per_kernel: int | None = None) -> list[Any]:
-    """The cases `kernel_cases()` generates for `kernels` kernels under a fixed seed
-    (`per_kernel`: its argument; None: its default, as the fuzz loop draws)."""
+                 per_kernel: int | None = None, batch: int | None = -1) -> list[Any]:
+    """The cases `kernel_cases()` generates for `kernels` kernels (examples) under a fixed
+    seed (`per_kernel`: its argument; None: its default, as the fuzz loop draws), drawn as
+    the fuzz loop draws them: Hypothesis runs of `batch` examples (-1: the fuzz loop's
+    `BATCH`), each seeded as a worker seeds its batches; `batch=None`: one run of them
+    all, seeded `seed` (as before this option), which replays kernels more often
+    (Hypothesis mutates earlier examples) and so compiles less per case than the fuzz
+    loop does (a third less on one sample)."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
+    from difftest.fuzz import BATCH
     from generators.cases import CASES_PER_KERNEL, kernel_cases
 
+    size = BATCH if batch == -1 else kernels if batch is None else batch
+    strategy = kernel_cases(CASES_PER_KERNEL if per_kernel is None else per_kernel,
+                            share_options=share_options)
     cases: list[Any] = []
+    for number, start in enumerate(range(0, kernels, size)):
+        @settings(max_examples=min(size, kernels - start), database=None, deadline=None,
+                  suppress_health_check=list(HealthCheck))
+        @hseed(seed if batch is None else seed * 1_000_003 + number)
+        @given(strategy)
+        def generate(kc: Any) -> None:
+            cases.extend(kc[1])
 
-    @settings(max_examples=kernels, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @hseed(seed)
-    @given(kernel_cases(CASES_PER_KERNEL if per_kernel is None else per_kernel,
-                        share_options=share_options))
-    def generate(kc: Any) -> None:
-        cases.extend(kc[1])
-
-    generate()
+        generate()
     return cases
 
 
