@@ -75,10 +75,12 @@ class Flow:
     physical: list[list[int]]
     logical: list[list[int]]
     # per instruction, its `defs`, `uses` and `operands` (each pass over a round's code
-    # reads them)
+    # reads them), and its uses and def as bitsets (what liveness reads)
     defined: list[int | None]
     used: list[list[int]]
     reads: list[list[int]]
+    use_bits: list[int]
+    def_bits: list[int]
 
 
 def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
@@ -92,8 +94,14 @@ def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
     end = len(instrs)
     physical: list[list[int]] = []
     logical: list[list[int]] = []
+    defined: list[int | None] = []
+    used: list[list[int]] = []
+    reads: list[list[int]] = []
+    use_bits: list[int] = []
+    def_bits: list[int] = []
     halt, jmp, jz = Op.HALT, Op.JMP, (Op.JZ_EXEC, Op.JZ_MASK)
-    for i, ins in enumerate(instrs):
+    arity, writes = _ARITY, WRITES_VREG
+    for i, ins in enumerate(instrs):  # one pass: this runs once per allocation round
         op = ins.op
         if op == halt:
             succ = []
@@ -108,11 +116,24 @@ def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
             logical.append([label_at[id(lab)] for lab in overrides[id(ins)]])
         else:
             logical.append(succ)
-    reads = [operands(ins) for ins in instrs]
-    used = [r if not (ins.keeps or ins.deopt_uses) else uses(ins)
-            for ins, r in zip(instrs, reads)]
-    return Flow(instrs, label_at, physical, logical, [defs(ins) for ins in instrs], used,
-                reads)
+        k = arity.get(op, 0)
+        r = ([] if k == 0 else [ins.a] if k == 1 else [ins.a, ins.b] if k == 2
+             else [ins.a, ins.b, ins.c])
+        reads.append(r)
+        u = uses(ins) if ins.keeps or ins.deopt_uses else r
+        used.append(u)
+        bits_used = 0
+        for v in u:
+            bits_used |= 1 << v
+        use_bits.append(bits_used)
+        if op in writes:
+            defined.append(ins.d)
+            def_bits.append(1 << ins.d)
+        else:
+            defined.append(None)
+            def_bits.append(0)
+    return Flow(instrs, label_at, physical, logical, defined, used, reads, use_bits,
+                def_bits)
 
 
 @dataclass
@@ -151,48 +172,39 @@ def _whole_wave(f: Flow) -> list[int]:
         tracked |= b
     if not tracked or mutants.on("whole-wave-read-not-live"):
         return [0] * n
-    kill = [0] * n  # correct code defines these values in all lanes; a masked def (a
-    for i, d in enumerate(f.defined):  # mutant's) leaves garbage, which is the bug
-        if d is not None:
-            kill[i] = (1 << d) & tracked
+    # correct code defines these values in all lanes; a masked def (a mutant's) leaves
+    # garbage, which is the bug
+    kill = [d & tracked for d in f.def_bits]
     return _backward(f.physical, use_bits, kill)[1]
 
 
 def _backward(succs: list[list[int]], use_bits: list[int], def_bits: list[int]
               ) -> tuple[list[int], list[int]]:
     """Backward liveness to a fixed point over the CFG `succs`: (live_in, live_out).
-    Sweeps the code last to first until nothing changes (code is laid out mostly
-    forward, so a sweep carries liveness up a whole loop-free stretch; each back edge
-    costs at most one more sweep) -- cheaper in Python than a worklist and its
-    predecessor lists, and the same least fixed point."""
+    Sweeps the code last to first (code is laid out mostly forward, so a sweep carries
+    liveness up a whole loop-free stretch) until no back edge (a successor at or before
+    its instruction, read before this sweep reached it) saw a live-in that has changed
+    since -- then a sweep would change nothing, and is not run. Cheaper in Python than a
+    worklist and its predecessor lists, and the same least fixed point."""
     n = len(succs)
     live_in, live_out = [0] * n, [0] * n
     keep = [~d for d in def_bits]
-    changed = True
-    while changed:
-        changed = False
+    back = [(i, s) for i in range(n) for s in succs[i] if s <= i]
+    while True:
         for i in range(n - 1, -1, -1):
             out = 0
             for s in succs[i]:
                 out |= live_in[s]
             live_out[i] = out
-            new_in = use_bits[i] | (out & keep[i])
-            if new_in != live_in[i]:
-                live_in[i] = new_in
-                changed = True
-    return live_in, live_out
+            live_in[i] = use_bits[i] | (out & keep[i])
+        # a back edge's source read its target's live-in from the sweep before
+        if all(live_in[s] & ~live_out[i] == 0 for i, s in back):
+            return live_in, live_out
 
 
 def liveness(f: Flow, regions: list[Region]) -> Liveness:
     n = len(f.instrs)
-    use_bits = [0] * n
-    def_bits = [0] * n
-    for i, (used, d) in enumerate(zip(f.used, f.defined)):
-        for u in used:
-            use_bits[i] |= 1 << u
-        if d is not None:
-            def_bits[i] = 1 << d
-    live_in, live_out = _backward(f.logical, use_bits, def_bits)
+    live_in, live_out = _backward(f.logical, f.use_bits, f.def_bits)
     parked = [0] * n
     dropped = {kind for name, kind in _DROPS.items() if mutants.on(name)}
     for r in regions:

@@ -129,12 +129,14 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
     victims: list[int] = []
     colored = 0  # the vregs in `color`, as a bitset
     holding = [0] * nregs  # register -> the vregs coloured with it, as a bitset
+    regs = range(nregs)
+    instrs, parked, live_out = live.flow.instrs, live.parked, live.live_out
     for v in vregs:
         if v not in first_def:
             continue
         while True:
             neighbours = graph.get(v, 0)
-            free = [r for r in range(nregs) if not holding[r] & neighbours]
+            free = [r for r in regs if not holding[r] & neighbours]
             if free:
                 break
             victim = spill(v, colored, victims)
@@ -151,10 +153,9 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
             continue
         i = first_def[v]
         holders: list[tuple[int, int]] = []
-        if not _writes_all(live.flow.instrs[i]):
-            parked_only = live.parked[i] & ~live.live_out[i]
-            holders = [(u, color[u]) for u in bits(parked_only)
-                       if u in color and color[u] in free]
+        parked_only = parked[i] & ~live_out[i] & colored
+        if parked_only and not _writes_all(instrs[i]):
+            holders = [(u, color[u]) for u in bits(parked_only) if color[u] in free]
         if order == "random":
             if holders and rng.random() < 0.5:
                 choice = rng.choice(holders)[1]
@@ -173,7 +174,8 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
         color[v] = choice
         colored |= 1 << v
         holding[choice] |= 1 << v
-        bisect.insort(ended.setdefault(choice, []), last_use.get(v, i))
+        if order == "recent":
+            bisect.insort(ended.setdefault(choice, []), last_use.get(v, i))
     return color, victims
 
 
