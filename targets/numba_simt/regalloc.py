@@ -74,27 +74,37 @@ class Allocation:
 
 def interference(live: Liveness) -> dict[int, set[int]]:
     """The interference graph: vreg -> the vregs it may not share a register with."""
-    return {v: set(bits(others)) for v, others in _adjacency(live).items()}
+    return {v: set(bits(others)) for v, others in _mirrored(_across(live)).items()}
 
 
-def _adjacency(live: Liveness) -> dict[int, int]:
-    """`interference` with each vreg's neighbours as a bitset (what colouring reads)."""
-    adjacent: dict[int, int] = {}  # vreg -> the vregs it interferes with, as a bitset
-    named = 0  # every vreg in the graph
+def _across(live: Liveness) -> dict[int, int]:
+    """Each defined vreg -> the vregs its defs may not clobber, as a bitset: half of each
+    edge of the interference graph (`_mirrored` adds the other half), which is all that
+    colouring needs (`_color`)."""
+    adjacent: dict[int, int] = {}
     f = live.flow
-    for i, ins in enumerate(f.instrs):
-        d = f.defined[i]
+    live_out, whole, parked = live.live_out, live.whole, live.parked
+    parked_too = not mutants.on("wwm-ignores-inactive")
+    for i, d in enumerate(f.defined):
         if d is None:
             continue
-        across = live.live_out[i] | live.whole[i]  # whole-wave values: every write
-        if _writes_all(ins) and not mutants.on("wwm-ignores-inactive"):
-            across = live.live_any(i)  # every lane is written: parked values too
+        ins = f.instrs[i]
+        across = live_out[i] | whole[i]  # whole-wave values: every write
+        if parked_too and _writes_all(ins):
+            across |= parked[i]  # every lane is written: parked values too
         others = across & ~(1 << d)
         if ins.op in CROSS_LANE:
             for u in f.used[i]:
                 if u != d:
                     others |= 1 << u
         adjacent[d] = adjacent.get(d, 0) | others
+    return adjacent
+
+
+def _mirrored(adjacent: dict[int, int]) -> dict[int, int]:
+    """The interference graph from `_across`: each vreg's neighbours both ways."""
+    named = 0  # every vreg in the graph
+    for d, others in adjacent.items():
         named |= others | 1 << d
     mirrored = dict.fromkeys(bits(named), 0)
     for d, others in adjacent.items():
@@ -104,13 +114,16 @@ def _adjacency(live: Liveness) -> dict[int, int]:
     return mirrored
 
 
-def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
-           order: str, rng: random.Random, spill: Any) -> tuple[dict[int, int], list[int]]:
-    """Greedy colouring with spill decisions on the way: when `v` finds no register,
-    `spill(v, colored (a bitset), victims so far)` names a victim among v and its
-    neighbours (None: nothing can go);
-    a coloured victim gives its register back and v tries again. Returns (colours,
-    victims); the colours are a valid allocation only when there are no victims."""
+def _color(live: Liveness, across: dict[int, int], nregs: int, order: str,
+           rng: random.Random, spill: Any) -> tuple[dict[int, int], list[int]]:
+    """Greedy colouring in vreg order with spill decisions on the way: when `v` finds no
+    register, `spill(v, colored (a bitset), victims so far)` names a victim among v and
+    its neighbours (None: nothing can go); a coloured victim gives its register back and
+    v tries again. Returns (colours, victims); the colours are a valid allocation only
+    when there are no victims. `across` is half the graph (`_across`): a register is
+    taken for v when it holds a vreg v's defs may not clobber, or when a vreg it holds
+    may not be clobbered by v's (`blocked`) -- the whole graph is not built unless a
+    spill needs it."""
     color: dict[int, int] = {}
     first_def: dict[int, int] = {}
     for i, d in enumerate(live.flow.defined):
@@ -129,14 +142,14 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
     victims: list[int] = []
     colored = 0  # the vregs in `color`, as a bitset
     holding = [0] * nregs  # register -> the vregs coloured with it, as a bitset
+    blocked = [0] * nregs  # register -> what its holders' defs may not clobber
     regs = range(nregs)
     instrs, parked, live_out = live.flow.instrs, live.parked, live.live_out
-    for v in vregs:
-        if v not in first_def:
-            continue
+    for v in sorted(first_def):
+        bit = 1 << v
         while True:
-            neighbours = graph.get(v, 0)
-            free = [r for r in regs if not holding[r] & neighbours]
+            mine = across.get(v, 0)
+            free = [r for r in regs if not (holding[r] & mine or blocked[r] & bit)]
             if free:
                 break
             victim = spill(v, colored, victims)
@@ -146,9 +159,12 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
             victims.append(victim)
             if victim == v:
                 break
-            holding[color[victim]] &= ~(1 << victim)
-            del color[victim]
+            r = color.pop(victim)
+            holding[r] &= ~(1 << victim)
             colored &= ~(1 << victim)
+            blocked[r] = 0
+            for u in bits(holding[r]):
+                blocked[r] |= across.get(u, 0)
         if not free:
             continue
         i = first_def[v]
@@ -172,8 +188,9 @@ def _color(live: Liveness, graph: dict[int, int], nregs: int, vregs: list[int],
         else:
             choice = free[0]
         color[v] = choice
-        colored |= 1 << v
-        holding[choice] |= 1 << v
+        colored |= bit
+        holding[choice] |= bit
+        blocked[choice] |= across.get(v, 0)
         if order == "recent":
             bisect.insort(ended.setdefault(choice, []), last_use.get(v, i))
     return color, victims
@@ -190,7 +207,13 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
     carried to the copy. `f`: the flow of `code` (its operands and defs)."""
     touching = dict.fromkeys(victims, 0)  # instructions that get a temporary of each
     changed: set[int] = set()  # the instructions (indices in `f`) spill code changes
+    wanted = 0  # the victims, as a bitset: most instructions name none of them
+    for v in victims:
+        wanted |= 1 << v
+    rank = {v: k for k, v in enumerate(victims)}
     for k, ins in enumerate(f.instrs):
+        if not (f.use_bits[k] | f.def_bits[k]) & wanted:
+            continue
         # a deopt use alone gets no temporary: the slot has it
         named = [u for u in f.reads[k] if u in victims]
         if (ins.keeps or f.defined[k] is not None) and ins.d in victims:
@@ -230,10 +253,9 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
         if waits:  # a spilled value waits in its slot: the frame saves it
             ins.deopt_uses = tuple(u for u in ins.deopt_uses if u not in victims)
         spill_after: Instr | None = None
-        for v, slot in victims.items():
+        for v in sorted(used.union((d,)).intersection(victims), key=rank.__getitem__):
+            slot = victims[v]
             defined = d == v
-            if v not in used and not defined:
-                continue
             t = next_temp[v]
             next_temp[v] += 1
             temps[t] = v
@@ -311,14 +333,19 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
     for _ in range(MAX_ROUNDS):
         if live is None:
             live = liveness(flow(code, overrides), regions)
-        graph = _adjacency(live)
+        across = _across(live)
+        graph: dict[int, int] = {}  # the whole graph, when a spill first needs it
         occurrences = _occurrences(live.flow)
+
+        excluded = temps | set(slots)  # and this round's victims, as they are chosen
+
         def spill(v: int, colored: int, so_far: list[int]) -> int | None:
-            excluded = temps | set(slots) | set(so_far)
+            if not graph:
+                graph.update(_mirrored(across))
+            excluded.update(so_far)
             return _victim(occurrences, graph, v, colored, excluded, victims)
 
-        color, chosen = _color(live, graph, nregs, sorted(graph), order,
-                               random.Random(seed), spill)
+        color, chosen = _color(live, across, nregs, order, random.Random(seed), spill)
         if not chosen:
             return Allocation(code, color, slots, temps, live, nregs, len(slots), types)
         # every victim of this round is spilled before the next (one victim a round made
