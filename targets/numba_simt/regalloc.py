@@ -253,8 +253,8 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
         if waits:  # a spilled value waits in its slot: the frame saves it
             ins.deopt_uses = tuple(u for u in ins.deopt_uses if u not in victims)
         spill_after: Instr | None = None
-        named = used if d is None else used | {d}
-        for v in sorted(named.intersection(victims), key=rank.__getitem__):
+        touched = used if d is None else used | {d}
+        for v in sorted(touched.intersection(victims), key=rank.__getitem__):
             slot = victims[v]
             defined = d == v
             t = next_temp[v]
