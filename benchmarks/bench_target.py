@@ -182,7 +182,7 @@ def sample_cases(kernels: int, seed: int, share_options: bool = True,
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
-    from difftest.fuzz import BATCH
+    from difftest.fuzz import BATCH, batch_seed
     from generators.cases import CASES_PER_KERNEL, kernel_cases
 
     size = BATCH if batch == -1 else kernels if batch is None else batch
@@ -192,7 +192,7 @@ def sample_cases(kernels: int, seed: int, share_options: bool = True,
     for number, start in enumerate(range(0, kernels, size)):
         @settings(max_examples=min(size, kernels - start), database=None, deadline=None,
                   suppress_health_check=list(HealthCheck))
-        @hseed(seed if batch is None else seed * 1_000_003 + number)
+        @hseed(seed if batch is None else batch_seed(seed, 0, number))
         @given(strategy)
         def generate(kc: Any) -> None:
             cases.extend(kc[1])
@@ -232,8 +232,8 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
     CPython's defaults (the two interleaved, best of `repeat` each). Also on numba-simt,
     on the same cases, checked cases per CPU-second with 1..4 schedules per case (the
     extra schedules drawn by number with a seeded generator), so the figure's dependence
-    on that setting is in plain view
-    (benchmarks/bench_schedules.py measures what it does to detection)."""
+    on that setting is in plain view (benchmarks/bench_schedules.py measures what it does
+    to detection)."""
     import gc
     import random
 

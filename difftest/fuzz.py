@@ -135,10 +135,16 @@ def _die_with_parent() -> None:
         pass
 
 
+def batch_seed(seed: int, worker: int, batch: int) -> int:
+    """The Hypothesis seed of a worker's batch: distinct per campaign seed, worker and
+    batch, and the same on every run (benchmarks draw their samples by it too)."""
+    return seed * 1_000_003 + worker * 7_919 + batch
+
+
 def collect_less() -> None:
     """Tune the cyclic garbage collector for the fuzz loop, which allocates heaps of
     short-lived acyclic objects (IR nodes, instructions, bitsets, Hypothesis's choices):
-    with CPython's defaults (700, 10, 10) the collector took about a tenth of a worker's
+    with CPython's defaults (700, 10, 10) the collector took about a fifth of a worker's
     CPU, much of it older generations re-scanned (`difftest bench` prints checked cases
     per CPU-second under both settings). What is loaded so far is frozen out of those
     scans (`gc.freeze`) and collections run less often; cycles are still collected."""
@@ -189,7 +195,7 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
         @settings(max_examples=batch, database=database, deadline=None,
                   phases=phases, report_multiple_bugs=False,
                   suppress_health_check=list(HealthCheck))
-        @seed(config.seed * 1_000_003 + index * 7_919 + batch_no)
+        @seed(batch_seed(config.seed, index, batch_no))
         @given(kernel_cases(capabilities=capabilities(target)),
                st.lists(schedule_numbers(), min_size=config.schedules_per_case - 1,
                         max_size=config.schedules_per_case - 1))
