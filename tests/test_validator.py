@@ -598,3 +598,53 @@ def test_deep_nesting_is_a_kernel_error_not_a_crash(expr: str) -> None:
 
     with pytest.raises(KernelError, match="nested too deeply"):
         parse(f"def k(m: i32):\n    x = {expr}\n")
+
+
+# The limits on helper call chains and on nesting (difftest.ir.check: MAX_CALL_DEPTH = 16,
+# MAX_NESTING = 100, inlined helpers counted), at the limit and one past it. Nesting
+# counts every statement and expression node on the deepest path, a body's statements at
+# depth 1: `x = 1 + 1 + ... + 1` with k `+` is the Assign, k Binary nodes (left-nested)
+# and a Const: k + 2 deep.
+
+def _sum_of_ones(pluses: int) -> str:
+    return " + ".join(["1"] * (pluses + 1))
+
+
+@pytest.mark.parametrize("pluses, deep", [(98, None), (99, 101)])
+def test_nesting_limit_in_one_function(pluses: int, deep: int | None) -> None:
+    src = f"def k(out: Buffer[i32]):\n    x = {_sum_of_ones(pluses)}\n    out[0] = x\n"
+    if deep is None:
+        parse(src)
+        return
+    with pytest.raises(KernelError, match=f"'k' nests statements and expressions {deep} "
+                                          "deep, inlined helpers counted; the limit is 100"):
+        parse(src)
+
+
+@pytest.mark.parametrize("pluses, deep", [(96, None), (97, 101)])
+def test_nesting_limit_counts_the_inlined_helper(pluses: int, deep: int | None) -> None:
+    # h: Return, `pluses` Binary, Const = pluses + 2 deep, well within the limit alone;
+    # k: the Store (1), the Call under it (2), then h's body inlined: pluses + 4
+    src = (f"def h() -> i32:\n    return {_sum_of_ones(pluses)}\n\n\n"
+           "def k(out: Buffer[i32]):\n    out[0] = h()\n")
+    if deep is None:
+        parse(src)
+        return
+    with pytest.raises(KernelError, match=f"'k' nests statements and expressions {deep} deep"):
+        parse(src)
+
+
+@pytest.mark.parametrize("helpers, deep", [(16, None), (17, 17)])
+def test_call_depth_limit(helpers: int, deep: int | None) -> None:
+    # k calls h0, h0 calls h1, ...: the chain from k is `helpers` calls deep
+    src = "".join(f"def h{i}(a: i32) -> i32:\n    return h{i + 1}(a + 1)\n\n\n"
+                  for i in range(helpers - 1))
+    src += f"def h{helpers - 1}(a: i32) -> i32:\n    return a\n\n\n"
+    src += "def k(out: Buffer[i32]):\n    out[0] = h0(1)\n"
+    if deep is None:
+        parse(src)
+        return
+    with pytest.raises(KernelError, match=f"helper calls nest {deep} deep \\(k -> h0 -> h1 "
+                                          "-> h2 -> ...\\); the limit is 16") as info:
+        parse(src)
+    assert info.value.line == src.splitlines().index("def k(out: Buffer[i32]):") + 1

@@ -28,7 +28,6 @@ parser does.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 from collections.abc import Callable
 
 from ..errors import KernelError
@@ -56,13 +55,56 @@ def check(program: n.Program) -> n.Program:
         if f.name in seen:
             raise KernelError(f"function '{f.name}' is defined twice", f.line)
         seen[f.name] = f
-    _check_no_recursion(program, seen)
-    _check_depth(program, seen)
-    _check_alloc_without_wave_ops(program)
+    shapes = {f.name: _Shape(f) for f in program.functions}
+    _check_no_recursion(program, seen, shapes)
+    _check_depth(program, seen, shapes)
+    _check_alloc_without_wave_ops(program, shapes)
     return n.Program(tuple(_FunctionChecker(f, seen).run() for f in program.functions))
 
 
-def _check_depth(program: n.Program, funcs: dict[str, n.Function]) -> None:
+#: the IR's node classes: the values a walk descends into (besides tuples of them)
+_NODE_CLASSES = frozenset(c for c in vars(n).values()
+                          if isinstance(c, type) and dataclasses.is_dataclass(c))
+_FIELDS: dict[type, tuple[str, ...]] = {
+    c: tuple(f.name for f in dataclasses.fields(c)) for c in _NODE_CLASSES}
+
+
+class _Shape:
+    """What the program-wide rules read off one function's body, in one walk (a walk
+    per rule was most of the checker's time): its calls (in source order) with the depth
+    of each, its `alloc()`s and wave operations, and its own nesting (statements and
+    expressions, a body's top-level statements at depth 1), callees not counted."""
+
+    def __init__(self, f: n.Function) -> None:
+        self.calls: list[tuple[n.Call, int]] = []
+        self.allocs: list[n.Alloc] = []
+        self.waves: list[n.WaveOp] = []
+        self.depth = 0
+        self._visit(f.body, 1)
+
+    def _visit(self, node: object, depth: int) -> None:
+        if node.__class__ is tuple:
+            for child in node:  # type: ignore[attr-defined]
+                self._visit(child, depth)
+            return
+        if node.__class__ not in _NODE_CLASSES:
+            return
+        if depth > self.depth:
+            self.depth = depth
+        if isinstance(node, n.Call):
+            self.calls.append((node, depth))
+        elif isinstance(node, n.Alloc):
+            self.allocs.append(node)
+        elif isinstance(node, n.WaveOp):
+            self.waves.append(node)
+        for name in _FIELDS[node.__class__]:
+            child = getattr(node, name)
+            if child.__class__ is tuple or child.__class__ in _NODE_CLASSES:
+                self._visit(child, depth + 1)
+
+
+def _check_depth(program: n.Program, funcs: dict[str, n.Function],
+                 shapes: dict[str, _Shape]) -> None:
     """Helper call chains and nesting (inlined helpers counted) within their limits."""
     chain: dict[str, tuple[str, ...]] = {}  # longest call chain starting at a function
     nesting: dict[str, int] = {}  # nesting of a function's body with its callees inlined
@@ -72,18 +114,21 @@ def _check_depth(program: n.Program, funcs: dict[str, n.Function]) -> None:
             return
         f = funcs[name]
         longest: tuple[str, ...] = ()
-        for call in _calls_in(f):
+        deepest = shapes[name].depth
+        for call, depth in shapes[name].calls:
             if call.func in funcs:
                 visit(call.func)
                 if len(chain[call.func]) > len(longest):
                     longest = chain[call.func]
+                # the call's own level, then its callee's body inlined under it
+                deepest = max(deepest, depth + nesting[call.func])
         chain[name] = (name,) + longest
         if len(chain[name]) - 1 > MAX_CALL_DEPTH:
             raise KernelError(
                 f"helper calls nest {len(chain[name]) - 1} deep "
                 f"({' -> '.join(chain[name][:4])} -> ...); the limit is {MAX_CALL_DEPTH}",
                 f.line)
-        nesting[name] = _nesting(f.body, funcs, nesting)
+        nesting[name] = deepest
         if nesting[name] > MAX_NESTING:
             raise KernelError(
                 f"'{name}' nests statements and expressions {nesting[name]} deep, inlined "
@@ -93,61 +138,11 @@ def _check_depth(program: n.Program, funcs: dict[str, n.Function]) -> None:
         visit(f.name)
 
 
-_FIELDS: dict[type, tuple[str, ...] | None] = {}
-
-
-def _fields(node: object) -> tuple[str, ...] | None:
-    """The field names of a node's class (None: not a node), worked out once per class
-    (`dataclasses.fields` per node visited was most of the checker's time)."""
-    cls = type(node)
-    if cls not in _FIELDS:
-        _FIELDS[cls] = (tuple(f.name for f in dataclasses.fields(cls))
-                        if dataclasses.is_dataclass(cls) else None)
-    return _FIELDS[cls]
-
-
-def _nesting(node: object, funcs: dict[str, n.Function], nesting: dict[str, int]) -> int:
-    """Depth of the tree under `node`; a call counts its (already measured) callee."""
-    if isinstance(node, tuple):
-        return max((_nesting(c, funcs, nesting) for c in node), default=0)
-    names = _fields(node)
-    if names is None:
-        return 0
-    inner = 0
-    if isinstance(node, n.Call) and node.func in funcs:
-        inner = nesting.get(node.func, 0)
-    for name in names:
-        inner = max(inner, _nesting(getattr(node, name), funcs, nesting))
-    return 1 + inner
-
-
-def _calls_in(f: n.Function) -> list[n.Call]:
-    return _nodes_in(f, n.Call)
-
-
-def _nodes_in(f: n.Function, kind: type) -> list[Any]:
-    found: list[Any] = []
-
-    def visit(node: object) -> None:
-        if isinstance(node, kind):
-            found.append(node)
-        names = _fields(node)
-        if names is not None:
-            for name in names:
-                visit(getattr(node, name))
-        elif isinstance(node, tuple):
-            for c in node:
-                visit(c)
-
-    visit(f.body)
-    return found
-
-
-def _check_alloc_without_wave_ops(program: n.Program) -> None:
+def _check_alloc_without_wave_ops(program: n.Program, shapes: dict[str, _Shape]) -> None:
     """A program that allocates has no wave operations (docs/semantics.md: an allocating
     workitem finishes its run outside its wave)."""
-    allocs = [a for f in program.functions for a in _nodes_in(f, n.Alloc)]
-    waves = [w for f in program.functions for w in _nodes_in(f, n.WaveOp)]
+    allocs = [a for f in program.functions for a in shapes[f.name].allocs]
+    waves = [w for f in program.functions for w in shapes[f.name].waves]
     if allocs and waves:
         raise KernelError(
             f"alloc() (line {allocs[0].line}) and wave operations ({waves[0].op}() on line "
@@ -155,12 +150,13 @@ def _check_alloc_without_wave_ops(program: n.Program) -> None:
             "operations", waves[0].line)
 
 
-def _check_no_recursion(program: n.Program, funcs: dict[str, n.Function]) -> None:
+def _check_no_recursion(program: n.Program, funcs: dict[str, n.Function],
+                        shapes: dict[str, _Shape]) -> None:
     state: dict[str, int] = {}  # 1 = on the stack, 2 = done
 
     def visit(name: str) -> None:
         state[name] = 1
-        for call in _calls_in(funcs[name]):
+        for call, _ in shapes[name].calls:
             if call.func not in funcs:
                 continue  # reported with its line by the function checker
             if state.get(call.func) == 1:
