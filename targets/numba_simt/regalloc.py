@@ -37,7 +37,7 @@ from typing import Any
 from difftest.errors import DifftestError
 
 from . import mutants
-from .isa import Op
+from .isa import ALWAYS_ALL_LANES, Op
 from .liveness import CROSS_LANE, Flow, Liveness, all_lanes, bits, flow, liveness, uses
 from .lower import Instr, Label, Lowered
 
@@ -50,10 +50,11 @@ _UNIFORM = frozenset({Op.MOVI, Op.PARAM, Op.WAVEID})
 def _writes_all(ins: Instr) -> bool:
     """Whether allocation treats the write as all-lane (the machine always does what the
     instruction says; the `uniform-writemask-all` mutant makes allocation believe a
-    uniform all-lane write is masked)."""
-    if mutants.on("uniform-writemask-all") and ins.op in _UNIFORM:
+    uniform all-lane write is masked). `all_lanes`, inlined: this runs for every def of
+    every allocation round."""
+    if not (ins.op in ALWAYS_ALL_LANES or ins.wm == 1):
         return False
-    return all_lanes(ins)
+    return not (ins.op in _UNIFORM and mutants.on("uniform-writemask-all"))
 
 
 class AllocationError(DifftestError):
