@@ -161,7 +161,7 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
     from hypothesis import strategies as st
 
     from generators.cases import kernel_cases
-    from generators.coverage import constructs, fault_kinds
+    from generators.coverage import fault_kinds
     from generators.schedules import schedule_by_number, schedule_numbers
 
     from .registry import capabilities, load_target
@@ -214,7 +214,7 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
                 if not best:
                     kernel_kinds[key] = kinds
                     counters[_KERNELS] += 1
-                    for name in constructs(kernel.program):
+                    for name in kernel.constructs:  # read off when it was generated
                         if name in slot:
                             counters[slot[name]] += 1
             for case in cases:
