@@ -275,3 +275,34 @@ def test_spill_under_mask_spills_the_lane_id_under_the_exec_mask() -> None:
 def test_bits_lists_a_bitsets_members_lowest_first(members: set[int]) -> None:
     mask = sum(1 << b for b in members)  # both of bits' ways: few members, and many
     assert bits(mask) == sorted(members)
+
+
+def test_a_compilation_keeps_no_compiler_state_alive() -> None:
+    """What the compile cache holds is the machine's code and the deopt metadata, not the
+    lowered code, the allocation or its liveness (thousands of objects a compilation,
+    which the garbage collector would scan over and over); its listing, compiled again
+    when asked for, is the listing of the compilation itself."""
+    import gc
+    import types
+
+    from targets.numba_simt import liveness as liveness_module
+    from targets.numba_simt import lower as lower_module
+    from targets.numba_simt import regalloc
+    from targets.numba_simt.target import _compile, compile_options, compile_program
+
+    prog, entry = program("loop_exit_liveness")
+    copts = compile_options({"registers": 5})
+    compiled = compile_program(prog, entry, copts)
+    heavy = (lower_module.Instr, lower_module.Label, lower_module.Lowered,
+             regalloc.Allocation, liveness_module.Liveness, liveness_module.Flow)
+    seen: set[int] = set()
+    todo: list[object] = [compiled]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
+            continue
+        seen.add(id(obj))
+        assert not isinstance(obj, heavy), f"the compilation keeps a {type(obj).__name__}"
+        todo.extend(gc.get_referents(obj))
+    assert compiled.listing == _compile(prog, entry, copts).listing
+    assert "spill s" in compiled.listing and len(compiled.slot) > 0  # it spills

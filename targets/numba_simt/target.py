@@ -24,6 +24,7 @@ Schedule keys: see `NumbaSimtTarget.schedule_help` and dispatch.py.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -98,7 +99,22 @@ def compile_options(options: dict[str, Any]) -> CompileOptions:
 
 def compile_program(program: n.Program, entry: str, copts: CompileOptions) -> Compiled:
     """Compile one (checked) program. Pure: each compilation owns its state, and the
-    mutants it was asked for are on for exactly its duration."""
+    mutants it was asked for are on for exactly its duration.
+
+    The listing, when asked for, compiles the program again (the same compilation): what
+    it is printed from -- the lowered code, the allocation and its liveness, some 2,500
+    objects a compilation -- is then not kept alive by the compile cache, where the
+    garbage collector scanned it over and over (a tenth of a fuzz worker's CPU)."""
+    compiled = _compile(program, entry, copts)
+    compiled.make_listing = functools.partial(_listing, program, entry, copts)
+    return compiled
+
+
+def _listing(program: n.Program, entry: str, copts: CompileOptions) -> str:
+    return _compile(program, entry, copts).listing
+
+
+def _compile(program: n.Program, entry: str, copts: CompileOptions) -> Compiled:
     with mutants.switched_on(copts.mutants):
         host = lower(program, entry, copts.uniform_all_lanes, copts.reduce_tree)
         facts = host_facts(host)
