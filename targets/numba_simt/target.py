@@ -104,7 +104,8 @@ def compile_program(program: n.Program, entry: str, copts: CompileOptions) -> Co
     The listing, when asked for, compiles the program again (the same compilation): what
     it is printed from -- the lowered code, the allocation and its liveness, some 2,500
     objects a compilation -- is then not kept alive by the compile cache, where the
-    garbage collector scanned it over and over (a tenth of a fuzz worker's CPU)."""
+    garbage collector scanned it again and again (in a one-worker fuzz campaign,
+    collections took 9% of the worker's CPU with it kept, 5% without)."""
     compiled = _compile(program, entry, copts)
     compiled.make_listing = functools.partial(_listing, program, entry, copts)
     return compiled
