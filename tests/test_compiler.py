@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from difftest.case import case_from_json
@@ -17,9 +17,11 @@ from difftest.ir import parse
 from targets.numba_simt import mutants
 from targets.numba_simt.emit import emit
 from targets.numba_simt.isa import Op
-from targets.numba_simt.liveness import all_lanes, bits, defs, flow, liveness
+from generators.kernels import kernels
+from targets.numba_simt.liveness import after_spill, all_lanes, bits, defs, flow, liveness
 from targets.numba_simt.lower import Instr, lower
-from targets.numba_simt.regalloc import AllocationError, allocate_registers, interference
+from targets.numba_simt.regalloc import (AllocationError, _Counter, _spill, allocate_registers,
+                                         interference)
 
 from .conftest import EXAMPLES
 
@@ -306,3 +308,37 @@ def test_a_compilation_keeps_no_compiler_state_alive() -> None:
         todo.extend(gc.get_referents(obj))
     assert compiled.listing == _compile(prog, entry, copts).listing
     assert "spill s" in compiled.listing and len(compiled.slot) > 0  # it spills
+
+
+@settings(max_examples=30, deadline=None)
+@given(kernels(), st.booleans(), st.sampled_from([[], ["whole-wave-read-not-live"],
+                                                  ["partial-def-no-reload"]]), st.data())
+def test_liveness_after_spilling_is_the_liveness_of_the_spilled_code(
+        kernel, tree: bool, names: list[str], data) -> None:
+    """Allocation rounds after the first work liveness out from the round before
+    (`after_spill`); it must equal liveness worked out from scratch, whichever vregs are
+    spilled, round after round."""
+    lowered = lower(kernel.program, kernel.entry, tree=tree)
+    code, overrides = list(lowered.code), dict(lowered.logical)
+    fresh = _Counter(lowered.nvregs)
+    excluded: set[int] = set()  # spilled already, or a spill temporary (as allocation does)
+    with mutants.switched_on(names):
+        live = liveness(flow(code, overrides), lowered.regions)
+        for _ in range(3):
+            candidates = sorted({d for d in live.flow.defined if d is not None} - excluded)
+            if not candidates:
+                break
+            victims = data.draw(st.lists(st.sampled_from(candidates), unique=True,
+                                         min_size=1, max_size=8))
+            slots = {v: len(excluded) + k for k, v in enumerate(victims)}
+            temps: dict[int, int] = {}
+            groups: dict[int, tuple[int, bool]] = {}
+            code = _spill(code, live.flow, slots, fresh, temps, set(), overrides, groups)
+            excluded |= set(victims) | set(temps)
+            live = after_spill(live, code, groups, sum(1 << v for v in victims))
+            full = liveness(flow(code, overrides), lowered.regions)
+            for part in ("instrs", "label_at", "physical", "logical", "defined", "used",
+                         "reads", "use_bits", "def_bits"):
+                assert getattr(live.flow, part) == getattr(full.flow, part), part
+            for part in ("live_in", "live_out", "parked", "whole"):
+                assert getattr(live, part) == getattr(full, part), part

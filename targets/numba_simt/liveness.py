@@ -217,6 +217,125 @@ def liveness(f: Flow, regions: list[Region]) -> Liveness:
     return Liveness(f, live_in, live_out, parked, _whole_wave(f))
 
 
+def after_spill(live: Liveness, code: list[Instr | Label], groups: dict[int, tuple[int, bool]],
+                spilled: int) -> Liveness:
+    """The liveness of `code`: `live`'s code with the vregs in `spilled` (a bitset) spilled
+    everywhere, worked out from `live` instead of from scratch (`liveness(flow(code))`,
+    which it equals: tests check). `groups`: each changed instruction's index in `live`'s
+    code -> (the reloads put before it, whether a spill follows it); every other
+    instruction and every label is as it was.
+
+    Why this is exact: spill code adds no label and no branch, so each old instruction
+    keeps its successors (a label now points at the first reload put before its
+    instruction), and liveness is per vreg -- every other vreg is live where it was. A
+    spilled vreg is live nowhere (it lives in its slot). A temporary is live only inside
+    its group: from its reload to its instruction, from the instruction to the spill, never
+    at a group's first instruction. So only the groups are worked out, backward from the
+    old facts; an all-lane read of a temporary makes it whole-wave live from its reload."""
+    f = live.flow
+    n = len(f.instrs)
+    first = [0] * (n + 1)  # old index -> new index of its group's first instruction
+    at = 0
+    for k in range(n):
+        first[k] = at
+        g = groups.get(k)
+        at += 1 if g is None else g[0] + 1 + g[1]
+    first[n] = at
+    instrs = [item for item in code if not isinstance(item, Label)]
+    label_at = {lab: first[i] for lab, i in f.label_at.items()}
+    keep = ~spilled
+    whole_off = mutants.on("whole-wave-read-not-live")
+    physical: list[list[int]] = []
+    logical: list[list[int]] = []
+    defined: list[int | None] = []
+    used: list[list[int]] = []
+    reads: list[list[int]] = []
+    use_bits: list[int] = []
+    def_bits: list[int] = []
+    live_in: list[int] = []
+    live_out: list[int] = []
+    parked: list[int] = []
+    whole: list[int] = []
+    prev = 0
+    for k in sorted(groups) + [n]:
+        # the unchanged instructions before group k: their facts, less the spilled vregs
+        phys = [[first[s] for s in succ] for succ in f.physical[prev:k]]
+        physical += phys
+        logical += [p if lg is q else [first[s] for s in lg]
+                    for p, q, lg in zip(phys, f.physical[prev:k], f.logical[prev:k])]
+        defined += f.defined[prev:k]
+        used += f.used[prev:k]
+        reads += f.reads[prev:k]
+        use_bits += f.use_bits[prev:k]
+        def_bits += f.def_bits[prev:k]
+        live_in += [b & keep for b in live.live_in[prev:k]]
+        live_out += [b & keep for b in live.live_out[prev:k]]
+        parked += [b & keep for b in live.parked[prev:k]]
+        whole += [b & keep for b in live.whole[prev:k]]
+        prev = k + 1
+        if k == n:
+            break
+        reloads, spill = groups[k]
+        j = len(physical)  # the group's first instruction
+        members = instrs[j:j + reloads + 1 + spill]
+        facts = [_facts(ins) for ins in members]
+        out_k = live.live_out[k] & keep
+        whole_k = live.whole[k] & keep
+        # backward through the group: spill, instruction, reloads
+        ins_in = [0] * len(members)
+        ins_out = [0] * len(members)
+        whole_out = [whole_k] * len(members)
+        if spill:
+            after = live.live_in[k + 1] & keep if k + 1 < n else 0
+            ins_out[-1] = after
+            ins_in[-1] = facts[-1][2] | after
+        overridden = f.logical[k] is not f.physical[k]
+        ins_out[reloads] = ins_in[-1] if spill and not overridden else out_k
+        r, _, ub, _, db = facts[reloads]
+        ins_in[reloads] = ub | (ins_out[reloads] & ~db)
+        wh_in = whole_k & ~db
+        if not whole_off and r and _reads_every_lane(members[reloads]):
+            for v in r:
+                wh_in |= 1 << v
+        for m in range(reloads - 1, -1, -1):
+            ins_out[m] = ins_in[m + 1]
+            ins_in[m] = ins_out[m] & ~facts[m][4]
+            whole_out[m] = wh_in
+            wh_in &= ~facts[m][4]
+        for m, (r, u, ub, d, db) in enumerate(facts):
+            if m == reloads:
+                succ = [j + m + 1] if spill else [first[s] for s in f.physical[k]]
+                lsucc = [first[s] for s in f.logical[k]] if overridden else succ
+            else:
+                succ = [j + m + 1] if m < reloads or k + 1 < n else []
+                lsucc = succ
+            physical.append(succ)
+            logical.append(lsucc)
+            reads.append(r)
+            used.append(u)
+            use_bits.append(ub)
+            defined.append(d)
+            def_bits.append(db)
+        live_in += ins_in
+        live_out += ins_out
+        parked += [live.parked[k] & keep] * len(members)
+        whole += whole_out
+    new = Flow(instrs, label_at, physical, logical, defined, used, reads, use_bits, def_bits)
+    return Liveness(new, live_in, live_out, parked, whole)
+
+
+def _facts(ins: Instr) -> tuple[list[int], list[int], int, int | None, int]:
+    """An instruction's reads (`operands`), uses, uses as a bitset, def and def bitset."""
+    r = operands(ins)
+    u = uses(ins) if ins.keeps or ins.deopt_uses else r
+    ub = 0
+    for v in u:
+        ub |= 1 << v
+    if ins.op in WRITES_VREG:
+        return r, u, ub, ins.d, 1 << ins.d
+    return r, u, ub, None, 0
+
+
 #: liveness mutants: the physical edges (region kinds) each one forgets
 _DROPS = {"wwm-then-else": "then", "wwm-loop-exit": "loop_exit", "wwm-call-return": "call"}
 
@@ -238,5 +357,5 @@ def bits(mask: int) -> list[int]:
     return out
 
 
-__all__ = ["CROSS_LANE", "Flow", "Liveness", "all_lanes", "bits", "defs", "flow", "liveness",
-           "uses", "Lowered"]
+__all__ = ["CROSS_LANE", "Flow", "Liveness", "Lowered", "after_spill", "all_lanes", "bits", "defs",
+           "flow", "liveness", "uses"]

@@ -21,7 +21,8 @@ seeded random one -- so a clobber the liveness rules allow does not hang on one 
 choice. When no register is free, a vreg is spilled everywhere: each use reloads a
 temporary, each def writes a temporary that is spilled; a masked def first reloads the
 temporary so that the spill (which moves all lanes) keeps the inactive lanes' values, and
-keeps that register until the def. Then allocation starts over.
+keeps that register until the def. Then allocation starts over, on the spilled code's
+liveness worked out from the round before's (`after_spill`).
 
 Mutants (`mutants.py`) live here at the places the real bugs did: which liveness an
 all-lane write interferes with, how uniform writes count, and how spill code moves lanes.
@@ -38,7 +39,8 @@ from difftest.errors import DifftestError
 
 from . import mutants
 from .isa import ALWAYS_ALL_LANES, Op
-from .liveness import CROSS_LANE, Flow, Liveness, all_lanes, bits, flow, liveness, uses
+from .liveness import (CROSS_LANE, Flow, Liveness, after_spill, all_lanes, bits, flow, liveness,
+                       uses)
 from .lower import Instr, Label, Lowered
 
 MAX_ROUNDS = 200
@@ -198,14 +200,16 @@ def _color(live: Liveness, across: dict[int, int], nregs: int, order: str,
 
 
 def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg: _Counter,
-           temps: dict[int, int], owned: set[int], overrides: dict[int, list[Label]]
-           ) -> list[Instr | Label]:
+           temps: dict[int, int], owned: set[int], overrides: dict[int, list[Label]],
+           groups: dict[int, tuple[int, bool]]) -> list[Instr | Label]:
     """Spill each victim (vreg -> slot) everywhere, in one pass over the code; the same
     code, temporaries numbered alike, as spilling them one pass each in `victims`' order
     (each victim's temporaries in code order, the first victim's first). `temps` gets
     each new temporary's victim. An instruction not in `owned` (by id) is another's: it
     is copied (and owned) before it changes, its logical successors (`overrides`)
-    carried to the copy. `f`: the flow of `code` (its operands and defs)."""
+    carried to the copy. `f`: the flow of `code` (its operands and defs). `groups` gets
+    each changed instruction's index in `f` -> (the reloads put before it, whether a spill
+    follows it): what `after_spill` works the new liveness out from."""
     touching = dict.fromkeys(victims, 0)  # instructions that get a temporary of each
     changed: set[int] = set()  # the instructions (indices in `f`) spill code changes
     wanted = 0  # the victims, as a bitset: most instructions name none of them
@@ -254,6 +258,7 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
         if waits:  # a spilled value waits in its slot: the frame saves it
             ins.deopt_uses = tuple(u for u in ins.deopt_uses if u not in victims)
         spill_after: Instr | None = None
+        before = len(out)  # the reloads go in from here
         touched = used if d is None else used | {d}
         for v in sorted(touched.intersection(victims), key=rank.__getitem__):
             slot = victims[v]
@@ -277,6 +282,7 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
                 # alone (reloaded above) must survive until then.
                 ins.keeps = carried and not mutants.on("masked-def-no-keep")
                 spill_after = Instr(Op.SPILL, a=t, imm=slot, wm=wm)
+        groups[k] = (len(out) - before, spill_after is not None)
         out.append(ins)
         if spill_after is not None:
             out.append(spill_after)
@@ -356,8 +362,12 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
         for victim in chosen:
             slots[victim] = now[victim] = len(slots)
         new_temps: dict[int, int] = {}
-        code = _spill(code, live.flow, now, new_vreg, new_temps, owned, overrides)
-        live = None
+        groups: dict[int, tuple[int, bool]] = {}
+        code = _spill(code, live.flow, now, new_vreg, new_temps, owned, overrides, groups)
+        spilled = 0
+        for victim in now:
+            spilled |= 1 << victim
+        live = after_spill(live, code, groups, spilled)
         for t, victim in new_temps.items():
             temps.add(t)
             types[t] = types[victim]
