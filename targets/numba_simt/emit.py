@@ -22,18 +22,19 @@ infopoint is eligible for a forced deopt when no wave operation is reachable fro
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from difftest.ir.types import BUF_I32, BUF_I64, I32, I64
 from difftest.outcome import Frame
 
 from . import mutants
 from .isa import IMM, INFOPOINTS, WIDTH, Op
-from .liveness import all_lanes, bits, defs, operands
-from .lower import Instr, Label, Lowered
+from .liveness import Flow, all_lanes, bits, defs, operands
+from .lower import Instr, Lowered
 from .regalloc import Allocation
 from .speculate import HostFacts, host_facts
 
@@ -153,7 +154,7 @@ def _fmt(ins: Instr, color: dict[int, int], imm: int) -> str:
     return f"{name} {', '.join(parts)}"
 
 
-def _rows(table: list[tuple[int, ...]]) -> np.ndarray:
+def _rows(table: Sequence[tuple[int, ...]]) -> np.ndarray:
     """The machine's code rows (int64[n, WIDTH]) from one tuple per instruction (one
     array built at once: row-by-row assignment cost a microsecond a row)."""
     if not table:
@@ -161,25 +162,19 @@ def _rows(table: list[tuple[int, ...]]) -> np.ndarray:
     return np.array(table, dtype=np.int64)
 
 
-def _host_code(host: Lowered) -> tuple[HostCode, dict[int, int], dict[int, int]]:
-    """The host's rows, each label's index, and each infopoint's instruction index."""
-    instrs: list[Instr] = []
-    at: dict[int, int] = {}
-    for item in host.code:
-        if isinstance(item, Label):
-            at[id(item)] = len(instrs)
-        else:
-            instrs.append(item)
-    table: list[tuple[int, ...]] = []
-    ip_at: dict[int, int] = {}
-    for i, ins in enumerate(instrs):
-        imm = at[id(ins.target)] if ins.target is not None else ins.imm
-        table.append((ins.op, ins.d, ins.a, ins.b, ins.c, imm, ins.wm, ins.ip))
-        if ins.ip >= 0:
-            ip_at[ins.ip] = i
+def _host_code(host: Lowered, f: Flow) -> tuple[HostCode, dict[int, int], dict[int, int]]:
+    """The host's rows, each label's index, and each infopoint's instruction index (`f`:
+    the host code's flow, which has its instructions and labels)."""
+    at = f.label_at
+    table = [(ins.op, ins.d, ins.a, ins.b, ins.c,
+              at[id(ins.target)] if ins.target is not None else ins.imm, ins.wm, ins.ip)
+             for ins in f.instrs]
+    ip_at = {ins.ip: i for i, ins in enumerate(f.instrs) if ins.ip >= 0}
     rows = _rows(table)
-    bits_of = {v: t.bits for v, t in host.vreg_types.items() if t.is_int}
-    refs = frozenset(v for v, t in host.vreg_types.items() if t.is_buffer)
+    # (types by identity: an enum's hash and properties are Python calls)
+    types = host.vreg_types.items()
+    bits_of = {v: 32 if t is I32 else 64 for v, t in types if t is I32 or t is I64}
+    refs = frozenset(v for v, t in types if t is BUF_I32 or t is BUF_I64)
     return HostCode(rows, host.nvregs, host.nmasks, bits_of, refs), at, ip_at
 
 
@@ -190,34 +185,37 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None,
     Nothing it is given is changed."""
     host = lowered if host is None else host
     facts = host_facts(host) if facts is None else facts
-    instrs: list[Instr] = []
-    at: dict[int, int] = {}
-    for item in alloc.code:
-        if isinstance(item, Label):
-            at[id(item)] = len(instrs)
-        elif not (item.op == Op.MOV and alloc.color.get(item.d) == alloc.color.get(item.a)
-                  and item.d in alloc.color):
-            instrs.append(item)  # a move within one register is dropped
+    f = alloc.live.flow  # the allocated code's instructions, labels, defs and operands
+    c = alloc.color
+    kept: list[int] = []  # the instructions emitted (a move within one register is not)
+    pc_at = [0] * (len(f.instrs) + 1)  # instruction index -> its (or the next one's) pc
+    for k, ins in enumerate(f.instrs):
+        pc_at[k] = len(kept)
+        if not (ins.op == Op.MOV and ins.d in c and c[ins.d] == c.get(ins.a)):
+            kept.append(k)
+    pc_at[-1] = len(kept)
+    at = {label: pc_at[k] for label, k in f.label_at.items()}
+    instrs = [f.instrs[k] for k in kept]
     table: list[tuple[int, ...]] = []
     device_pc: dict[int, int] = {}
-    for pc, ins in enumerate(instrs):
+    for pc, k in enumerate(kept):
+        ins = f.instrs[k]
         imm = at[id(ins.target)] if ins.target is not None else ins.imm
-        c = alloc.color
-        d = c.get(ins.d, ins.d) if defs(ins) is not None else ins.d
+        d = c.get(ins.d, ins.d) if f.defined[k] is not None else ins.d
         a, b, cc = ins.a, ins.b, ins.c
-        src = operands(ins)
+        src = f.reads[k]  # operands(ins): a, then b, then c
         if src:
-            a = c[ins.a] if ins.a in src else ins.a
-        if len(src) > 1:
-            b = c[ins.b]
-        if len(src) > 2:
-            cc = c[ins.c]
+            a = c[a]
+            if len(src) > 1:
+                b = c[b]
+                if len(src) > 2:
+                    cc = c[cc]
         table.append((ins.op, d, a, b, cc, imm, ins.wm, ins.ip))
         if ins.ip >= 0:
             assert ins.op in INFOPOINTS, ins
             device_pc[ins.ip] = pc
     rows = _rows(table)
-    hcode, host_at, host_ip_at = _host_code(host)
+    hcode, host_at, host_ip_at = _host_code(host, facts.live.flow)
     infos, union_regs, union_slots = _metadata(lowered, alloc, host, facts, host_at,
                                                host_ip_at, device_pc)
     rw = max(1, (len(union_regs) + len(union_slots) + 63) // 64)
@@ -236,6 +234,7 @@ def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFact
               host_at: dict[int, int], host_ip_at: dict[int, int],
               device_pc: dict[int, int]) -> tuple[list[DeoptInfo], list[int], list[int]]:
     live, reach = facts.live, facts.reach
+    misses_spills = mutants.on("metadata-misses-spills")
     raw: list[tuple[int, int, int, list[tuple[int, str, int]]]] = []
     needs: dict[int, tuple[int, ...]] = {}
     for ip, point in enumerate(device.infopoints):
@@ -247,9 +246,9 @@ def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFact
         where: list[tuple[int, str, int]] = []
         if pc >= 0 and hpc >= 0:
             needs[ip] = tuple(bits(live.live_in[hpc]))
-            for v in bits(live.live_in[hpc]):
+            for v in needs[ip]:
                 if v in alloc.slot:
-                    if mutants.on("metadata-misses-spills"):
+                    if misses_spills:
                         continue  # the old bug: spilled values not listed
                     where.append((v, "slot", alloc.slot[v]))
                 elif v in alloc.color:
@@ -271,7 +270,7 @@ def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFact
         for v, kind, index in where:
             pos = pos_reg.get(index, -1) if kind == "reg" else pos_slot.get(index, -1)
             ty = host.vreg_types.get(v)
-            is_ref = bool(ty is not None and ty.is_buffer)
+            is_ref = ty is BUF_I32 or ty is BUF_I64
             if is_ref and pos >= 0:
                 words[pos // 64] |= 1 << (pos % 64)
             locs.append(Location(v, kind, index, pos, is_ref, host.vreg_meanings))
