@@ -245,17 +245,11 @@ def after_spill(live: Liveness, code: list[Instr | Label], groups: dict[int, tup
     label_at = {lab: first[i] for lab, i in f.label_at.items()}
     keep = ~spilled
     whole_off = mutants.on("whole-wave-read-not-live")
-    physical: list[list[int]] = []
-    logical: list[list[int]] = []
-    defined: list[int | None] = []
-    used: list[list[int]] = []
-    reads: list[list[int]] = []
-    use_bits: list[int] = []
-    def_bits: list[int] = []
-    live_in: list[int] = []
-    live_out: list[int] = []
-    parked: list[int] = []
-    whole: list[int] = []
+    new = Flow(instrs, label_at, [], [], [], [], [], [], [])
+    physical, logical, defined, used = new.physical, new.logical, new.defined, new.used
+    reads, use_bits, def_bits = new.reads, new.use_bits, new.def_bits
+    out = Liveness(new, [], [], [], [])
+    live_in, live_out, parked, whole = out.live_in, out.live_out, out.parked, out.whole
     prev = 0
     for k in sorted(groups) + [n]:
         # the unchanged instructions before group k: their facts, less the spilled vregs
@@ -320,8 +314,7 @@ def after_spill(live: Liveness, code: list[Instr | Label], groups: dict[int, tup
         live_out += ins_out
         parked += [live.parked[k] & keep] * len(members)
         whole += whole_out
-    new = Flow(instrs, label_at, physical, logical, defined, used, reads, use_bits, def_bits)
-    return Liveness(new, live_in, live_out, parked, whole)
+    return out
 
 
 def _facts(ins: Instr) -> tuple[list[int], list[int], int, int | None, int]:

@@ -342,14 +342,16 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
         if live is None:
             live = liveness(flow(code, overrides), regions)
         across = _across(live)
-        graph: dict[int, int] = {}  # the whole graph, when a spill first needs it
-        occurrences = _occurrences(live.flow)
-
+        # the whole graph and each vreg's uses and defs, when a spill first needs them
+        graph: dict[int, int] = {}
+        occurrences: dict[int, int] = {}
+        f = live.flow
         excluded = temps | set(slots)  # and this round's victims, as they are chosen
 
         def spill(v: int, colored: int, so_far: list[int]) -> int | None:
             if not graph:
                 graph.update(_mirrored(across))
+                occurrences.update(_occurrences(f))
             excluded.update(so_far)
             return _victim(occurrences, graph, v, colored, excluded, victims)
 
