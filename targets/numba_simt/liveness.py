@@ -212,6 +212,8 @@ def liveness(f: Flow, regions: list[Region]) -> Liveness:
             continue
         start, stop = f.label_at[id(r.start)], f.label_at[id(r.end)]
         waiting = live_in[f.label_at[id(r.parked)]] if f.label_at[id(r.parked)] < n else 0
+        if not waiting:
+            continue
         for i in range(start, stop):
             parked[i] |= waiting
     return Liveness(f, live_in, live_out, parked, _whole_wave(f))
