@@ -84,6 +84,8 @@ class Flow:
 
 
 def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
+    """The code's flow from scratch: a compilation's first (later allocation rounds work
+    theirs out from the round before's: `after_spill`)."""
     instrs: list[Instr] = []
     label_at: dict[int, int] = {}
     for item in code:
@@ -92,16 +94,9 @@ def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
         else:
             instrs.append(item)
     end = len(instrs)
-    physical: list[list[int]] = []
-    logical: list[list[int]] = []
-    defined: list[int | None] = []
-    used: list[list[int]] = []
-    reads: list[list[int]] = []
-    use_bits: list[int] = []
-    def_bits: list[int] = []
+    f = Flow(instrs, label_at, [], [], [], [], [], [], [])
     halt, jmp, jz = Op.HALT, Op.JMP, (Op.JZ_EXEC, Op.JZ_MASK)
-    arity, writes = _ARITY, WRITES_VREG
-    for i, ins in enumerate(instrs):  # one pass: this runs once per allocation round
+    for i, ins in enumerate(instrs):
         op = ins.op
         if op == halt:
             succ = []
@@ -111,29 +106,18 @@ def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
             succ = [s for s in ((t,) if op == jmp else (i + 1, t)) if s < end]
         else:
             succ = [i + 1] if i + 1 < end else []
-        physical.append(succ)
+        f.physical.append(succ)
         if id(ins) in overrides:
-            logical.append([label_at[id(lab)] for lab in overrides[id(ins)]])
+            f.logical.append([label_at[id(lab)] for lab in overrides[id(ins)]])
         else:
-            logical.append(succ)
-        k = arity.get(op, 0)
-        r = ([] if k == 0 else [ins.a] if k == 1 else [ins.a, ins.b] if k == 2
-             else [ins.a, ins.b, ins.c])
-        reads.append(r)
-        u = uses(ins) if ins.keeps or ins.deopt_uses else r
-        used.append(u)
-        bits_used = 0
-        for v in u:
-            bits_used |= 1 << v
-        use_bits.append(bits_used)
-        if op in writes:
-            defined.append(ins.d)
-            def_bits.append(1 << ins.d)
-        else:
-            defined.append(None)
-            def_bits.append(0)
-    return Flow(instrs, label_at, physical, logical, defined, used, reads, use_bits,
-                def_bits)
+            f.logical.append(succ)
+        r, u, ub, d, db = _facts(ins)
+        f.reads.append(r)
+        f.used.append(u)
+        f.use_bits.append(ub)
+        f.defined.append(d)
+        f.def_bits.append(db)
+    return f
 
 
 @dataclass
