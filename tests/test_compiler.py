@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from difftest.case import case_from_json
 from difftest.ir import parse
+from generators.kernels import kernels
 from targets.numba_simt import mutants
 from targets.numba_simt.emit import emit
 from targets.numba_simt.isa import Op
-from generators.kernels import kernels
 from targets.numba_simt.liveness import after_spill, all_lanes, bits, defs, flow, liveness
 from targets.numba_simt.lower import Instr, lower
 from targets.numba_simt.regalloc import (AllocationError, _Counter, _spill, allocate_registers,
@@ -311,8 +311,10 @@ def test_a_compilation_keeps_no_compiler_state_alive() -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(kernels(), st.booleans(), st.sampled_from([[], ["whole-wave-read-not-live"],
-                                                  ["partial-def-no-reload"]]), st.data())
+@given(kernels(), st.booleans(), st.sampled_from([
+    [], ["whole-wave-read-not-live"], ["partial-def-no-reload"],
+    ["masked-def-no-keep", "reload-under-mask", "spill-under-mask"],
+    ["wwm-then-else", "wwm-loop-exit", "wwm-call-return"]]), st.data())
 def test_liveness_after_spilling_is_the_liveness_of_the_spilled_code(
         kernel, tree: bool, names: list[str], data) -> None:
     """Allocation rounds after the first work liveness out from the round before
