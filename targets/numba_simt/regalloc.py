@@ -112,8 +112,11 @@ def _mirrored(adjacent: dict[int, int]) -> dict[int, int]:
     mirrored = dict.fromkeys(bits(named), 0)
     for d, others in adjacent.items():
         mirrored[d] |= others
-        for u in bits(others):
-            mirrored[u] |= 1 << d
+        bit = 1 << d
+        while others:  # `bits(others)`, inlined: a tenth of compile time is this loop
+            low = others & -others
+            mirrored[low.bit_length() - 1] |= bit
+            others ^= low
     return mirrored
 
 
