@@ -39,7 +39,7 @@ SCHEDULES = 8
 
 
 def _measure(args: tuple[int, int, int, int, bool, int | None]) -> dict[str, Any]:
-    from bench_target import compile_fresh, sample_cases
+    from bench_target import compile_fresh, empty_compile_cache, sample_cases
     from difftest.runner import check_case, oracle_run, target_options
     from generators.schedules import schedule_by_number
     from targets.numba_simt import mutants
@@ -48,6 +48,7 @@ def _measure(args: tuple[int, int, int, int, bool, int | None]) -> dict[str, Any
     kernels, seed, part, parts, share, per_kernel = args
     target = NumbaSimtTarget()
     target.warm_up()  # the machine's JIT compilation (or cache load) is no case's cost
+    empty_compile_cache()
     t0 = time.process_time()
     cases = sample_cases(kernels, seed, share, per_kernel, batch=None)
     generation = (time.process_time() - t0) / max(1, len(cases))

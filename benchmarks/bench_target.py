@@ -201,19 +201,24 @@ def sample_cases(kernels: int, seed: int, share_options: bool = True,
     return cases
 
 
-_LAST_KERNEL: list[Any] = [None]
+def empty_compile_cache() -> None:
+    """Start a pass over a sample with nothing compiled, as a new fuzz worker does."""
+    from targets.numba_simt import target as numba_simt
+
+    numba_simt._CACHE.clear()
 
 
 def compile_fresh(case: Any, options: dict[str, Any], every_case: bool = False) -> None:
-    """Compile `case` for numba-simt as the fuzz loop does: every kernel afresh (the
-    compile cache emptied when `case` is of another kernel than the last call's), its
-    cases through the cache -- or, `every_case`, every case afresh (an AllocationError is
-    the target's outcome, not the bench's)."""
+    """Compile `case` for numba-simt as the fuzz loop does: through the target's compile
+    cache (keyed by kernel text, entry and compile options, the last 256 kept), which a
+    pass over a sample starts empty (`empty_compile_cache`): Hypothesis often draws a
+    kernel it drew a few examples before, and a fuzz worker then finds it compiled -- or,
+    `every_case`, every case afresh (an AllocationError is the target's outcome, not the
+    bench's)."""
     from targets.numba_simt import target as numba_simt
 
-    if every_case or case.program is not _LAST_KERNEL[0]:
+    if every_case:
         numba_simt._CACHE.clear()
-        _LAST_KERNEL[0] = case.program
     try:
         numba_simt.compile_case(case, options)
     except numba_simt.AllocationError:
@@ -226,7 +231,8 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
     oracle run, then `schedules_per_case` (case, schedule) checks against it -- each a
     checked case -- with the CPU time split into generation (of the fixed-seed sample,
     `sample_cases`, shared out among its cases), oracle, compile (numba-simt: once per
-    kernel and options, afresh, as the fuzz loop pays it: `compile_fresh`), target (the
+    kernel and options, through the compile cache, as the fuzz loop pays it:
+    `compile_fresh`), target (the
     runs, which then find the case compiled) and verdict; under the fuzz loop's garbage
     collector settings (`difftest.fuzz.collect_less`) and, on the same cases, under
     CPython's defaults (the two interleaved, best of `repeat` each). Also on numba-simt,
@@ -275,6 +281,7 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
         by_wave = getattr(target, "never_ran_granularity", None) == "wave"
         split = {"oracle": 0.0, "compile": 0.0, "target": 0.0, "verdict": 0.0}
         extra = [0.0] * most
+        empty_compile_cache()
 
         def timed(part: str, fn: Any, *a: Any) -> Any:
             t0 = time.process_time()
