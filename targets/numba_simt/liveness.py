@@ -239,7 +239,10 @@ def after_spill(live: Liveness, code: list[Instr | Label], groups: dict[int, tup
     prev = 0
     for k in sorted(groups) + [n]:
         # the unchanged instructions before group k: their facts, less the spilled vregs
-        phys = [[first[s] for s in succ] for succ in f.physical[prev:k]]
+        # (a one-successor list, nearly every one, without an inner comprehension: in
+        # CPython 3.11 that is a function call an instruction)
+        phys = [[first[succ[0]]] if len(succ) == 1 else [first[s] for s in succ]
+                for succ in f.physical[prev:k]]
         physical += phys
         logical += [p if lg is q else [first[s] for s in lg]
                     for p, q, lg in zip(phys, f.physical[prev:k], f.logical[prev:k])]
