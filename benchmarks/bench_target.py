@@ -218,7 +218,7 @@ def compile_fresh(case: Any, options: dict[str, Any], every_case: bool = False) 
     from targets.numba_simt import target as numba_simt
 
     if every_case:
-        numba_simt._CACHE.clear()
+        empty_compile_cache()
     try:
         numba_simt.compile_case(case, options)
     except numba_simt.AllocationError:
@@ -232,14 +232,13 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
     checked case -- with the CPU time split into generation (of the fixed-seed sample,
     `sample_cases`, shared out among its cases), oracle, compile (numba-simt: once per
     kernel and options, through the compile cache, as the fuzz loop pays it:
-    `compile_fresh`), target (the
-    runs, which then find the case compiled) and verdict; under the fuzz loop's garbage
-    collector settings (`difftest.fuzz.collect_less`) and, on the same cases, under
-    CPython's defaults (the two interleaved, best of `repeat` each). Also on numba-simt,
-    on the same cases, checked cases per CPU-second with 1..4 schedules per case (the
-    extra schedules drawn by number with a seeded generator), so the figure's dependence
-    on that setting is in plain view (benchmarks/bench_schedules.py measures what it does
-    to detection)."""
+    `compile_fresh`), target (the runs, which then find the case compiled) and verdict;
+    under the fuzz loop's garbage collector settings (`difftest.fuzz.collect_less`) and,
+    on the same cases, under CPython's defaults (the two interleaved, best of `repeat`
+    each). Also on numba-simt, on the same cases, checked cases per CPU-second with 1..4
+    schedules per case (the extra schedules drawn by number with a seeded generator), so
+    the figure's dependence on that setting is in plain view
+    (benchmarks/bench_schedules.py measures what it does to detection)."""
     import gc
     import random
 
