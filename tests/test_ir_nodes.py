@@ -306,3 +306,22 @@ def test_printer_on_hand_built_trees() -> None:
         "    return -(-m)\n"
     )
     assert parse(to_source(prog)) == check(prog)
+
+
+def test_replace_builds_what_dataclasses_replace_builds() -> None:
+    """`nodes.replace` copies fields instead of calling `__init__`: right only while every
+    field is an `__init__` argument and no node has a `__post_init__`."""
+    import dataclasses
+    classes = [c for c in vars(n).values()
+               if isinstance(c, type) and dataclasses.is_dataclass(c)]
+    assert len(classes) > 20
+    for cls in classes:
+        assert not hasattr(cls, "__post_init__"), cls
+        assert all(f.init for f in dataclasses.fields(cls)), cls
+    e = n.Binary("+", n.Const(1, line=2), n.Name("m"), line=2)
+    for changes in ({"ty": I64}, {"left": n.Const(3), "ty": I32}, {"line": 9}):
+        new, old = n.replace(e, **changes), dataclasses.replace(e, **changes)
+        assert (new, hash(new), new.line, new.ty) == (old, hash(old), old.line, old.ty)
+        assert type(new) is n.Binary and e.ty is None and e.left == n.Const(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        n.replace(e, ty=I32).op = "-"  # type: ignore[misc]

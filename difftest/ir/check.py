@@ -232,7 +232,7 @@ class _FunctionChecker:
             raise self.error(
                 f"function '{fn.name}' must return a {fn.returns} value on every path", fn.line
             )
-        return dataclasses.replace(fn, body=body)
+        return n.replace(fn, body=body)
 
     # ------------------------------------------------------------ statements
 
@@ -284,7 +284,7 @@ class _FunctionChecker:
                 s.line,
             )
         self.vars[name] = known
-        return dataclasses.replace(s, value=value), d | {name}
+        return n.replace(s, value=value), d | {name}
 
     def _buffer(self, name: str, d: frozenset[str], line: int) -> Type:
         ty = self.name_type(name, d, line)
@@ -305,7 +305,7 @@ class _FunctionChecker:
                 "i32(...)",
                 s.line,
             )
-        return dataclasses.replace(s, index=index, value=value), d
+        return n.replace(s, index=index, value=value), d
 
     s_Store = _memory
     s_AtomicAdd = _memory
@@ -320,7 +320,7 @@ class _FunctionChecker:
             after = dt
         else:
             after = dt & de
-        return dataclasses.replace(s, cond=cond, then=then, orelse=orelse), after
+        return n.replace(s, cond=cond, then=then, orelse=orelse), after
 
     def s_For(self, s: n.For, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         start = self.int_expr(s.start, d, "loop bound")
@@ -340,7 +340,7 @@ class _FunctionChecker:
         body, _ = self.block(s.body, d | {var})
         self.loop_vars.pop()
         # The body may run zero times: nothing it assigns is definitely assigned after.
-        return dataclasses.replace(s, start=start, stop=stop, body=body), d
+        return n.replace(s, start=start, stop=stop, body=body), d
 
     def s_While(self, s: n.While, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         if not _leaves(s.body, own_break=True):
@@ -351,7 +351,7 @@ class _FunctionChecker:
         self.loop_vars.pop()
         # Left only by its own breaks: after it, what was assigned before it (as for a
         # `for`); without a break, control never falls out of it.
-        return dataclasses.replace(s, body=body), (d if _has_break(s.body) else None)
+        return n.replace(s, body=body), (d if _has_break(s.body) else None)
 
     def s_Break(self, s: n.Break, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         if not self.loop_vars:
@@ -379,15 +379,15 @@ class _FunctionChecker:
             raise self.error(
                 f"'{self.fn.name}' returns {want}, not {value.ty}", s.line
             )
-        return dataclasses.replace(s, value=value), None
+        return n.replace(s, value=value), None
 
     def s_Fail(self, s: n.Fail, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
-        return dataclasses.replace(s, code=self.int_expr(s.code, d, "fail code")), None
+        return n.replace(s, code=self.int_expr(s.code, d, "fail code")), None
 
     def s_CallStmt(self, s: n.CallStmt, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         call = self.call(s.call, d, want_value=False)
         assert isinstance(call, n.Call)
-        return dataclasses.replace(s, call=call), d
+        return n.replace(s, call=call), d
 
     # ----------------------------------------------------------- expressions
 
@@ -421,26 +421,26 @@ class _FunctionChecker:
 
     def e_Const(self, e: n.Const, d: frozenset[str]) -> n.Expr:
         if isinstance(e.value, bool):
-            return dataclasses.replace(e, ty=BOOL)
+            return n.replace(e, ty=BOOL)
         if not isinstance(e.value, int):
             raise self.error(f"constant {e.value!r} is not an integer or bool", e.line)
         for ty in (I32, I64):
             if _fits(e.value, ty):
-                return dataclasses.replace(e, ty=ty)
+                return n.replace(e, ty=ty)
         raise self.error(f"integer constant {e.value} does not fit in i64", e.line)
 
     def e_Name(self, e: n.Name, d: frozenset[str]) -> n.Expr:
-        return dataclasses.replace(e, ty=self.name_type(e.id, d, e.line))
+        return n.replace(e, ty=self.name_type(e.id, d, e.line))
 
     def e_WorkId(self, e: n.WorkId, d: frozenset[str]) -> n.Expr:
         if e.which not in n.WORK_IDS:
             raise self.error(f"unknown work id '{e.which}'", e.line)
-        return dataclasses.replace(e, ty=I32)
+        return n.replace(e, ty=I32)
 
     def e_Unary(self, e: n.Unary, d: frozenset[str]) -> n.Expr:
         if e.op == "not":
             operand = self.bool_expr(e.operand, d, "operand of 'not'")
-            return dataclasses.replace(e, operand=operand, ty=BOOL)
+            return n.replace(e, operand=operand, ty=BOOL)
         if e.op not in ("-", "~"):
             raise self.error(f"unknown unary operator '{e.op}'", e.line)
         if (e.op == "-" and isinstance(e.operand, n.Const)
@@ -450,7 +450,7 @@ class _FunctionChecker:
             # negation: folding it could change its width.
             return self.e_Const(n.Const(-e.operand.value, line=e.line), d)
         operand = self.int_expr(e.operand, d, f"operand of unary '{e.op}'")
-        return dataclasses.replace(e, operand=operand, ty=operand.ty)
+        return n.replace(e, operand=operand, ty=operand.ty)
 
     def e_Binary(self, e: n.Binary, d: frozenset[str]) -> n.Expr:
         if e.op not in n.ARITH_OPS:
@@ -458,7 +458,7 @@ class _FunctionChecker:
         left = self.int_expr(e.left, d, f"left operand of '{e.op}'")
         right = self.int_expr(e.right, d, f"right operand of '{e.op}'")
         assert left.ty is not None and right.ty is not None
-        return dataclasses.replace(e, left=left, right=right, ty=widest(left.ty, right.ty))
+        return n.replace(e, left=left, right=right, ty=widest(left.ty, right.ty))
 
     def e_Compare(self, e: n.Compare, d: frozenset[str]) -> n.Expr:
         if e.op not in n.COMPARE_OPS:
@@ -470,14 +470,14 @@ class _FunctionChecker:
         both_bool = left.ty is BOOL and right.ty is BOOL
         if not (both_int or (both_bool and e.op in ("==", "!="))):
             raise self.error(f"cannot compare {left.ty} {e.op} {right.ty}", e.line)
-        return dataclasses.replace(e, left=left, right=right, ty=BOOL)
+        return n.replace(e, left=left, right=right, ty=BOOL)
 
     def e_Logic(self, e: n.Logic, d: frozenset[str]) -> n.Expr:
         if e.op not in n.LOGIC_OPS:
             raise self.error(f"unknown logic operator '{e.op}'", e.line)
         left = self.bool_expr(e.left, d, f"left operand of '{e.op}'")
         right = self.bool_expr(e.right, d, f"right operand of '{e.op}'")
-        return dataclasses.replace(e, left=left, right=right, ty=BOOL)
+        return n.replace(e, left=left, right=right, ty=BOOL)
 
     def e_Select(self, e: n.Select, d: frozenset[str]) -> n.Expr:
         cond = self.bool_expr(e.cond, d, "condition of an if-expression")
@@ -492,20 +492,20 @@ class _FunctionChecker:
             raise self.error(
                 f"the two sides of an if-expression differ: {then.ty} and {orelse.ty}", e.line
             )
-        return dataclasses.replace(e, cond=cond, then=then, orelse=orelse, ty=ty)
+        return n.replace(e, cond=cond, then=then, orelse=orelse, ty=ty)
 
     def e_Load(self, e: n.Load, d: frozenset[str]) -> n.Expr:
         buf = self._buffer(e.buffer, d, e.line)
         index = self.int_expr(e.index, d, "buffer index")
-        return dataclasses.replace(e, index=index, ty=buf.element)
+        return n.replace(e, index=index, ty=buf.element)
 
     def e_Len(self, e: n.Len, d: frozenset[str]) -> n.Expr:
         self._buffer(e.buffer, d, e.line)
-        return dataclasses.replace(e, ty=I32)
+        return n.replace(e, ty=I32)
 
     def e_Alloc(self, e: n.Alloc, d: frozenset[str]) -> n.Expr:
         size = self.int_expr(e.size, d, "size of alloc()")
-        return dataclasses.replace(e, size=size, ty=BUF_I32)
+        return n.replace(e, size=size, ty=BUF_I32)
 
     def e_Cast(self, e: n.Cast, d: frozenset[str]) -> n.Expr:
         if e.to not in (I32, I64):
@@ -514,7 +514,7 @@ class _FunctionChecker:
         assert operand.ty is not None
         if not (operand.ty.is_int or operand.ty is BOOL):
             raise self.error(f"cannot convert {operand.ty} to {e.to}", e.line)
-        return dataclasses.replace(e, operand=operand, ty=e.to)
+        return n.replace(e, operand=operand, ty=e.to)
 
     def e_Call(self, e: n.Call, d: frozenset[str]) -> n.Expr:
         return self.call(e, d, want_value=True)
@@ -542,7 +542,7 @@ class _FunctionChecker:
             args.append(checked)
         if want_value and callee.returns is None:
             raise self.error(f"'{e.func}' returns no value", e.line)
-        return dataclasses.replace(e, args=tuple(args), ty=callee.returns)
+        return n.replace(e, args=tuple(args), ty=callee.returns)
 
     def e_WaveOp(self, e: n.WaveOp, d: frozenset[str]) -> n.Expr:
         arity = n.WAVE_OPS.get(e.op)
@@ -569,4 +569,4 @@ class _FunctionChecker:
         else:
             args = (self.int_expr(e.args[0], d, f"argument of {e.op}()"),)
             ty = args[0].ty
-        return dataclasses.replace(e, args=args, ty=ty)
+        return n.replace(e, args=args, ty=ty)
