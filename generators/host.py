@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from difftest.case import Case
 from difftest.host import HostError, HostRules, dtype_name
 
+from .kernels import integers
+
 MAX_STEPS = 14
 _OPS = ("launch", "create", "map", "map_read", "map_write", "unmap", "read", "write",
         "free", "misuse", "hold", "churn")
@@ -37,15 +39,15 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
     length_of = {name: rules.buffers[name][1] for name in rules.buffers}
     need = {name: length_of.get(name, 0) for name in params}  # what the kernel indexes
     steps: list[dict[str, Any]] = []
-    count = draw(st.integers(3, MAX_STEPS))
+    count = draw(integers(3, MAX_STEPS))
     fresh = 0
 
     def pick(seq: list[Any]) -> Any:
-        return seq[draw(st.integers(0, len(seq) - 1))]
+        return seq[draw(integers(0, len(seq) - 1))]
 
     def data(n: int) -> list[int]:
-        k = draw(st.integers(1, max(1, min(n, 4))))
-        return [draw(st.integers(-9, 99)) for _ in range(k)]
+        k = draw(integers(1, max(1, min(n, 4))))
+        return [draw(integers(-9, 99)) for _ in range(k)]
 
     for _ in range(count):
         op = pick(list(_TABLE))
@@ -74,7 +76,7 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
                 n = rules.buffers[rules.mappings[m][0]][1]
                 vals = data(n)
                 step = {"op": "map_write", "mapping": m,
-                        "offset": draw(st.integers(0, max(0, n - len(vals)))), "data": vals}
+                        "offset": draw(integers(0, max(0, n - len(vals)))), "data": vals}
         elif op in ("read", "write", "free"):
             ok = [b for b in names if rules.mode(b) != "write"] if op != "free" else unmapped
             if ok:
@@ -83,7 +85,7 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
                 if op == "write":
                     n = rules.buffers[b][1]
                     vals = data(n)
-                    step.update(offset=draw(st.integers(0, max(0, n - len(vals)))), data=vals)
+                    step.update(offset=draw(integers(0, max(0, n - len(vals)))), data=vals)
         elif op == "misuse":
             step = _misuse(draw, pick, rules, params)
         elif op == "churn" and len(unmapped) >= 2 and params:
@@ -149,9 +151,9 @@ def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any]
         if not ok:
             return None
         long_enough = [b for b in ok if rules.buffers[b][1] >= need[name]]
-        if long_enough and draw(st.integers(0, 3)) != 0:
+        if long_enough and draw(integers(0, 3)) != 0:
             ok = long_enough
-        own = name in ok and draw(st.integers(0, 2)) == 0  # mostly another: the pool moves
+        own = name in ok and draw(integers(0, 2)) == 0  # mostly another: the pool moves
         chosen = name if own else pick(ok)
         if prefer in ok and prefer not in taken:
             chosen, prefer = prefer, None
@@ -184,9 +186,9 @@ def _hold(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
         scene.append(launch)
     if mode == "write":
         n = rules.buffers[held][1]
-        vals = [draw(st.integers(-9, 99))]
+        vals = [draw(integers(-9, 99))]
         scene.append({"op": "map_write", "mapping": mapping,
-                      "offset": draw(st.integers(0, max(0, n - 1))), "data": vals})
+                      "offset": draw(integers(0, max(0, n - 1))), "data": vals})
         scene.append({"op": "unmap", "mapping": mapping})
         scene.append({"op": "read", "buffer": held})
     else:
@@ -210,7 +212,7 @@ def _churn(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
     # its own contents, not zeros: promoted over another item's tail (a stale flag), it
     # shows in that item's read-back whatever the kernel leaves there
     scene.append({"op": "write", "buffer": new, "offset": 0,
-                  "data": [draw(st.integers(1, 99)) for _ in range(min(2, scene[-1]["length"]))]})
+                  "data": [draw(integers(1, 99)) for _ in range(min(2, scene[-1]["length"]))]})
     scene.append(_launch(draw, pick, after, params, need, prefer=new))
     scene += [{"op": "read", "buffer": b} for b in sorted(after.buffers)
               if after.mode(b) != "write"]

@@ -24,21 +24,17 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from .kernels import BufferSpec, GeneratedKernel, ScalarSpec
+from .kernels import BufferSpec, GeneratedKernel, ScalarSpec, integers
 
 _NP = {"i32": np.int32, "i64": np.int64}
 _LIMITS = {"i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
 STYLES = ("iota", "zeros", "small", "edges", "random")
 
 _SEED = st.integers(0, 2**32 - 1)
-_INDEX: dict[int, st.SearchStrategy[int]] = {}
 
 
 def _index(k: int) -> st.SearchStrategy[int]:
-    s = _INDEX.get(k)
-    if s is None:
-        s = _INDEX[k] = st.integers(0, k - 1)
-    return s
+    return integers(0, k - 1)
 
 
 def edge_values(dtype: str, n: int) -> tuple[int, ...]:

@@ -156,15 +156,23 @@ class GeneratedKernel:
         return self.features & frozenset(FAULT_FEATURES)
 
 
-_INDEX: dict[int, st.SearchStrategy[int]] = {}
 _BOOL = st.booleans()
 
 
-def _index(k: int) -> st.SearchStrategy[int]:
-    s = _INDEX.get(k)
+_INTEGERS: dict[tuple[int, int], st.SearchStrategy[int]] = {}
+
+
+def integers(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """`st.integers(lo, hi)`, one object per range, for the generators' many small draws
+    (a few hundred a kernel): Hypothesis's own strategy cache costs microseconds a call."""
+    s = _INTEGERS.get((lo, hi))
     if s is None:
-        s = _INDEX[k] = st.integers(0, k - 1)
+        s = _INTEGERS[lo, hi] = st.integers(lo, hi)
     return s
+
+
+def _index(k: int) -> st.SearchStrategy[int]:
+    return integers(0, k - 1)
 
 
 @dataclass

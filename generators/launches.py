@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from .kernels import integers
+
 WAVES = (1, 2, 4, 8, 16, 32, 64)
 # (percent of launches, smallest n, largest n) per size class, smallest class first.
 SIZE_CLASSES = ((10, 1, 8), (15, 9, 63), (25, 64, 127), (30, 128, 256), (15, 257, 1024),
@@ -40,6 +42,6 @@ def launches(max_n: int = 3000) -> st.SearchStrategy[tuple[int, int]]:
     @st.composite
     def launch(draw: st.DrawFn) -> tuple[int, int]:
         lo, hi = classes[draw(which)]
-        return draw(st.integers(lo, hi)), draw(_WAVE)
+        return draw(integers(lo, hi)), draw(_WAVE)
 
     return launch()
