@@ -22,7 +22,8 @@ choice. When no register is free, a vreg is spilled everywhere: each use reloads
 temporary, each def writes a temporary that is spilled; a masked def first reloads the
 temporary so that the spill (which moves all lanes) keeps the inactive lanes' values, and
 keeps that register until the def. Then allocation starts over, on the spilled code's
-liveness worked out from the round before's (`after_spill`).
+liveness worked out from the round before's (`after_spill`). The colouring loop and its
+spill choices run compiled (`coloring.py`); this module works out what they read.
 
 Mutants (`mutants.py`) live here at the places the real bugs did: which liveness an
 all-lane write interferes with, how uniform writes count, and how spill code moves lanes.
@@ -30,14 +31,12 @@ all-lane write interferes with, how uniform writes count, and how spill code mov
 
 from __future__ import annotations
 
-import bisect
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
 from difftest.errors import DifftestError
 
-from . import mutants
+from . import coloring, mutants
 from .isa import ALWAYS_ALL_LANES, Op
 from .liveness import (CROSS_LANE, Flow, Liveness, after_spill, all_lanes, bits, flow, liveness,
                        uses)
@@ -120,17 +119,18 @@ def _mirrored(adjacent: dict[int, int]) -> dict[int, int]:
     return mirrored
 
 
-def _color(live: Liveness, across: dict[int, int], nregs: int, order: str,
-           rng: random.Random, spill: Any) -> tuple[dict[int, int], list[int]]:
+def _color(live: Liveness, across: dict[int, int], nvregs: int, nregs: int, order: str,
+           seed: int, excluded: set[int], victim_rng: Any
+           ) -> tuple[dict[int, int], list[int]]:
     """Greedy colouring in vreg order with spill decisions on the way: when `v` finds no
-    register, `spill(v, colored (a bitset), victims so far)` names a victim among v and
-    its neighbours (None: nothing can go); a coloured victim gives its register back and
-    v tries again. Returns (colours, victims); the colours are a valid allocation only
-    when there are no victims. `across` is half the graph (`_across`): a register is
+    register, a victim is chosen among v and its coloured neighbours (Chaitin's: the
+    highest degree per occurrence; never one in `excluded`, nor an earlier victim); a
+    coloured victim gives its register back and v tries again. Returns (colours,
+    victims); the colours are a valid allocation only when there are no victims.
+    `across` is half the graph (`_across`), over vregs below `nvregs`: a register is
     taken for v when it holds a vreg v's defs may not clobber, or when a vreg it holds
-    may not be clobbered by v's (`blocked`) -- the whole graph is not built unless a
-    spill needs it."""
-    color: dict[int, int] = {}
+    may not be clobbered by v's. The loop is compiled (`coloring.py`); this gathers what
+    it reads per vreg."""
     first_def: dict[int, int] = {}
     for i, d in enumerate(live.flow.defined):
         if d is not None and d not in first_def:
@@ -144,62 +144,19 @@ def _color(live: Liveness, across: dict[int, int], nregs: int, order: str,
                 seen |= new
                 for u in bits(new):
                     last_use[u] = i
-    ended: dict[int, list[int]] = {}  # register -> where its occupants' ranges end, sorted
-    victims: list[int] = []
-    colored = 0  # the vregs in `color`, as a bitset
-    holding = [0] * nregs  # register -> the vregs coloured with it, as a bitset
-    blocked = [0] * nregs  # register -> what its holders' defs may not clobber
-    regs = range(nregs)
+    vregs = sorted(first_def)
     instrs, parked, live_out = live.flow.instrs, live.parked, live.live_out
-    for v in sorted(first_def):
-        bit = 1 << v
-        while True:
-            mine = across.get(v, 0)
-            free = [r for r in regs if not (holding[r] & mine or blocked[r] & bit)]
-            if free:
-                break
-            victim = spill(v, colored, victims)
-            if victim is None:
-                raise AllocationError(
-                    f"registers={nregs} is too few for this kernel, even with spilling")
-            victims.append(victim)
-            if victim == v:
-                break
-            r = color.pop(victim)
-            holding[r] &= ~(1 << victim)
-            colored &= ~(1 << victim)
-            blocked[r] = 0
-            for u in bits(holding[r]):
-                blocked[r] |= across.get(u, 0)
-        if not free:
-            continue
-        i = first_def[v]
-        holders: list[tuple[int, int]] = []
-        parked_only = parked[i] & ~live_out[i] & colored
-        if parked_only and not _writes_all(instrs[i]):
-            holders = [(u, color[u]) for u in bits(parked_only) if color[u] in free]
-        if order == "random":
-            if holders and rng.random() < 0.5:
-                choice = rng.choice(holders)[1]
-            else:
-                choice = rng.choice(free)
-        elif holders:
-            choice = max(holders)[1]
-        elif order == "recent":
-            def freed_at(r: int) -> int:
-                ends = ended.get(r, ())
-                k = bisect.bisect_right(ends, i)
-                return ends[k - 1] if k else -1
-            choice = max(free, key=lambda r: (freed_at(r), -r))
-        else:
-            choice = free[0]
-        color[v] = choice
-        colored |= bit
-        holding[choice] |= bit
-        blocked[choice] |= across.get(v, 0)
-        if order == "recent":
-            bisect.insort(ended.setdefault(choice, []), last_use.get(v, i))
-    return color, victims
+    firsts = [first_def[v] for v in vregs]
+    parked_only = []  # registers a masked def may share: values live only in parked lanes
+    for i in firsts:
+        p = parked[i] & ~live_out[i]
+        parked_only.append(p if p and not _writes_all(instrs[i]) else 0)
+    out = coloring.color(vregs, nvregs, [across.get(v, 0) for v in vregs], parked_only, firsts,
+                         [last_use.get(v, i) for v, i in zip(vregs, firsts)], nregs, order,
+                         seed, excluded, lambda: _occurrences(live.flow), victim_rng)
+    if out is None:
+        raise AllocationError(f"registers={nregs} is too few for this kernel, even with spilling")
+    return out
 
 
 def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg: _Counter,
@@ -302,20 +259,6 @@ def _occurrences(f: Flow) -> dict[int, int]:
     return occurrences
 
 
-def _victim(occurrences: dict[int, int], graph: dict[int, int], failed: int,
-            colored: int, excluded: set[int], rng: random.Random | None) -> int | None:
-    """Chaitin's choice among the uncolourable vreg and its coloured neighbours: the
-    highest degree per occurrence (long, rarely used ranges first); never a spill
-    temporary or a vreg already spilled (`excluded`). Under the random order (`rng`), half
-    the time a random one of them instead."""
-    candidates = [u for u in {failed, *bits(graph[failed] & colored)} if u not in excluded]
-    if not candidates:
-        return None
-    if rng is not None and rng.random() < 0.5:
-        return rng.choice(sorted(candidates))
-    return max(candidates, key=lambda u: (graph[u].bit_count() / occurrences.get(u, 1), -u))
-
-
 class _Counter:
     def __init__(self, start: int) -> None:
         self.next = start
@@ -340,25 +283,13 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
     new_vreg = _Counter(lowered.nvregs)
     slots: dict[int, int] = {}
     temps: set[int] = set()
-    victims = random.Random(seed + 1) if order == "random" else None
+    # the random order's victim choices: one generator for the whole allocation
+    victims = coloring.random_state(seed + 1) if order == "random" else None
     for _ in range(MAX_ROUNDS):
         if live is None:
             live = liveness(flow(code, overrides), regions)
-        across = _across(live)
-        # the whole graph and each vreg's uses and defs, when a spill first needs them
-        graph: dict[int, int] = {}
-        occurrences: dict[int, int] = {}
-        f = live.flow
-        excluded = temps | set(slots)  # and this round's victims, as they are chosen
-
-        def spill(v: int, colored: int, so_far: list[int]) -> int | None:
-            if not graph:
-                graph.update(_mirrored(across))
-                occurrences.update(_occurrences(f))
-            excluded.update(so_far)
-            return _victim(occurrences, graph, v, colored, excluded, victims)
-
-        color, chosen = _color(live, across, nregs, order, random.Random(seed), spill)
+        color, chosen = _color(live, _across(live), new_vreg.next, nregs, order, seed,
+                               temps | set(slots), victims)
         if not chosen:
             return Allocation(code, color, slots, temps, live, nregs, len(slots), types)
         # every victim of this round is spilled before the next (one victim a round made
