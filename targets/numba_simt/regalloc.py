@@ -104,18 +104,16 @@ def _across(live: Liveness) -> dict[int, int]:
 
 
 def _mirrored(adjacent: dict[int, int]) -> dict[int, int]:
-    """The interference graph from `_across`: each vreg's neighbours both ways."""
+    """The interference graph from `_across`: each vreg's neighbours both ways (for
+    `interference` and the tests; allocation builds its own, compiled, in `coloring`)."""
     named = 0  # every vreg in the graph
     for d, others in adjacent.items():
         named |= others | 1 << d
     mirrored = dict.fromkeys(bits(named), 0)
     for d, others in adjacent.items():
         mirrored[d] |= others
-        bit = 1 << d
-        while others:  # `bits(others)`, inlined: a tenth of compile time is this loop
-            low = others & -others
-            mirrored[low.bit_length() - 1] |= bit
-            others ^= low
+        for u in bits(others):
+            mirrored[u] |= 1 << d
     return mirrored
 
 
