@@ -291,6 +291,7 @@ def _victim(j, vreg_of, row_of, acr, rev, colored, skip, occ, cands, vrng,
 
 @njit(cache=True, nogil=True, inline="always")
 def _popcount(x):  # type: ignore[no-untyped-def]
+    """The set bits of a uint64, counted (SWAR)."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
@@ -336,26 +337,8 @@ def _below(mt, n):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True, inline="always")
 def _bit_index(low):  # type: ignore[no-untyped-def]
-    """The index of the one set bit of `low`."""
-    i = 0
-    if low >> np.uint64(32):
-        i += 32
-        low >>= np.uint64(32)
-    if low >> np.uint64(16):
-        i += 16
-        low >>= np.uint64(16)
-    if low >> np.uint64(8):
-        i += 8
-        low >>= np.uint64(8)
-    if low >> np.uint64(4):
-        i += 4
-        low >>= np.uint64(4)
-    if low >> np.uint64(2):
-        i += 2
-        low >>= np.uint64(2)
-    if low >> np.uint64(1):
-        i += 1
-    return i
+    """The index of the one set bit of `low`: the bits below it, counted."""
+    return _popcount(low - np.uint64(1))
 
 
 def warm_up() -> None:
