@@ -66,16 +66,18 @@ def _summary(case: Case, target: str, outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-def _target_and_options(name: str, case: Case | None, case_path: str, pairs: Sequence[str]
-                        ) -> tuple[Any, dict[str, Any]]:
+def _target_and_options(name: str, case: Case | None, case_path: str, pairs: Sequence[str],
+                        announce: bool = True) -> tuple[Any, dict[str, Any]]:
     """The target and the run options: the case file's, overridden by `--opt`; both
-    validated by the one path (difftest.options.validate)."""
+    validated by the one path (difftest.options.validate). `announce`: say so on stderr
+    when the target's first use will compile for a while (the fuzz loop says it itself,
+    just before it warms the target up)."""
     from .options import parse_cli, validate, validate_schedule
     from .registry import load_target
 
     target = load_target(name)
     note = getattr(target, "cold_start_note", None)
-    message = note() if callable(note) else None
+    message = note() if announce and callable(note) else None
     if message:
         print(message, file=sys.stderr, flush=True)
     cli_options = validate(target, parse_cli(pairs), "--opt")
@@ -237,7 +239,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from .corpus import check_writable
     from .fuzz import FuzzConfig, Interrupted, format_summary, fuzz
 
-    _, options = _target_and_options(args.target, None, "", args.opt)
+    _, options = _target_and_options(args.target, None, "", args.opt, announce=False)
     _seconds(args.time, "--time")
     if args.examples is not None and args.examples < 1:
         raise DifftestError(f"--examples must be at least 1, got {args.examples}")

@@ -21,7 +21,8 @@ prints them):
 - `unsupported(case)`: a reason it cannot run a case (None when it can): the fuzz loop and
   the checker skip such a case instead of failing it;
 - `listing(case, options)`: its compiled code as text (`difftest compile`);
-- `warm_up()`: load or compile what it needs once, before parallel workers start.
+- `warm_up()`: load or compile what it needs once, before parallel workers start;
+- `cold_start_note()`: a line to print first when that will take a while (None when not).
 """
 
 from __future__ import annotations

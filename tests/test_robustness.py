@@ -155,6 +155,26 @@ def test_a_campaign_that_checked_nothing_is_not_a_success(
     assert "no case was checked" in out and "no counterexample found" in out
 
 
+class _Cold(_Refuses):
+    name = "cold"
+
+    def cold_start_note(self) -> str:
+        return "compiling the cold target (first run only)..."
+
+    def warm_up(self) -> None:
+        pass
+
+
+def test_a_campaign_announces_a_cold_start_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from difftest import registry
+
+    monkeypatch.setattr(registry, "load_target", lambda name: _Cold())
+    main(["fuzz", "--target", "cold", "--examples", "1", "--corpus", str(tmp_path / "c")])
+    assert capsys.readouterr().err.count("compiling the cold target") == 1
+
+
 def test_replay_of_a_file_whose_target_is_not_installed_fails_that_file_and_goes_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from difftest.corpus import corpus_json, save
