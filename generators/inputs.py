@@ -33,10 +33,6 @@ STYLES = ("iota", "zeros", "small", "edges", "random")
 _SEED = st.integers(0, 2**32 - 1)
 
 
-def _index(k: int) -> st.SearchStrategy[int]:
-    return integers(0, k - 1)
-
-
 def edge_values(dtype: str, n: int) -> tuple[int, ...]:
     """Values that stress a kernel: zero divisors, sign edges, width edges, indices one
     past the end."""
@@ -56,7 +52,7 @@ def arguments(kernel: GeneratedKernel, n: int) -> st.SearchStrategy[dict[str, An
 @st.composite
 def _arguments(draw: st.DrawFn, kernel: GeneratedKernel, n: int) -> dict[str, Any]:
     def pick(seq: tuple[Any, ...]) -> Any:
-        return seq[0] if len(seq) == 1 else seq[draw(_index(len(seq)))]
+        return seq[0] if len(seq) == 1 else seq[draw(integers(0, len(seq) - 1))]
 
     faults = kernel.faults
     args: dict[str, Any] = {}
@@ -106,7 +102,7 @@ def _input(draw: st.DrawFn, pick: Any, b: BufferSpec, n: int, may_fault: bool
     if length:
         # Planted values: how a shrunk case says "all zeros except inp[5] = -1".
         for _ in range(pick((0, 1, 2))):
-            data[draw(_index(length))] = pick(edge_values(b.dtype, n))
+            data[draw(integers(0, length - 1))] = pick(edge_values(b.dtype, n))
     return data
 
 
