@@ -34,6 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from difftest.errors import DifftestError
 
 from . import coloring, mutants
@@ -118,7 +120,7 @@ def _mirrored(adjacent: dict[int, int]) -> dict[int, int]:
 
 
 def _color(live: Liveness, across: dict[int, int], nvregs: int, nregs: int, order: str,
-           seed: int, excluded: set[int], victim_rng: Any
+           seed: int, excluded: set[int], victim_rng: np.ndarray | None
            ) -> tuple[dict[int, int], list[int]]:
     """Greedy colouring in vreg order with spill decisions on the way: when `v` finds no
     register, a victim is chosen among v and its coloured neighbours (Chaitin's: the
