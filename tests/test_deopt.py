@@ -228,23 +228,47 @@ def test_the_host_reads_the_saved_frame(monkeypatch: pytest.MonkeyPatch) -> None
     case = _resume_case(4)
     sched = {"deopt_percent": 100, "deopt_seed": 1}
     clean = run(case, sched)
-    original = trampoline.Host.resume
+    original = trampoline.Host.resume_frames
 
-    def corrupting(self: Any, frame: np.ndarray) -> Any:
-        info = self.infopoints[int(frame[trampoline.F_IP])]
-        [x] = [loc for loc in info.live if loc.name == "k.x"]
-        mw = (self.nmasks + 63) // 64
-        values = trampoline.F_HEAD + mw + (len(frame) - trampoline.F_HEAD - mw - self.union)
-        frame = frame.copy()
-        frame[values + x.position] += 1000
-        return original(self, frame)
+    def corrupting(self: Any, frames: np.ndarray, *rest: Any) -> Any:
+        frames = frames.copy()
+        for frame in frames:
+            info = self.infopoints[int(frame[trampoline.F_IP])]
+            [x] = [loc for loc in info.live if loc.name == "k.x"]
+            mw = (self.nmasks + 63) // 64
+            values = trampoline.F_HEAD + mw + (len(frame) - trampoline.F_HEAD - mw - self.union)
+            frame[values + x.position] += 1000
+        return original(self, frames, *rest)
 
-    monkeypatch.setattr(trampoline.Host, "resume", corrupting)
+    monkeypatch.setattr(trampoline.Host, "resume_frames", corrupting)
     dirty = run(case, sched)
     resumed = clean.diagnostics["deopted"]
     assert resumed
     for g in resumed:
         assert dirty.buffers["out"][g] == clean.buffers["out"][g] + 1000
+
+
+@pytest.mark.parametrize("column, value, message", [
+    ("F_GID", 4, "frame names workitem 4 at infopoint"),
+    ("F_IP", -1, "frame names workitem"),
+])
+def test_a_frame_out_of_range_is_an_internal_error(monkeypatch: pytest.MonkeyPatch,
+                                                   column: str, value: int,
+                                                   message: str) -> None:
+    """The compiled resumes leave a frame naming no workitem or infopoint of the launch
+    to the host's checks: the run ends with an internal error, not a wrong outcome."""
+    case = _resume_case(4)
+    sched = {"deopt_percent": 100, "deopt_seed": 1}
+    original = trampoline.Host.resume_frames
+
+    def corrupting(self: Any, frames: np.ndarray, *rest: Any) -> Any:
+        frames = frames.copy()
+        frames[-1, getattr(trampoline, column)] = value
+        return original(self, frames, *rest)
+
+    monkeypatch.setattr(trampoline.Host, "resume_frames", corrupting)
+    out = run(case, sched)
+    assert out.error is not None and message in out.error, out.error
 
 
 def test_deopted_workitems_are_finished_after_the_first_exception() -> None:

@@ -248,15 +248,24 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
         ip = int(row[machine.F_IP])
         run.sites[ip] = run.sites.get(ip, 0) + 1
     run.deopted.update(gids)
-    raised = False
     frames = rows[_replay_order(gids, schedule)]  # in the order they are resumed
-    for k in range(len(frames)):
-        host.waiting = frames[k + 1:]  # relocated if an alloc() moves the pool
-        fates = host.resume(frames[k])
-        run.take(fates)
-        raised = raised or bool(fates.order)
-        if raised and mutants.on("replay-stops-at-exception"):
-            break  # the bug: the other deopted workitems are never finished
+    # the bug: after an exception, the other deopted workitems are never finished
+    stops = mutants.on("replay-stops-at-exception")
+    for gid, fault, fates in host.resume_frames(frames, stops):
+        if fates is not None:
+            run.take(fates)
+            raised = bool(fates.order)
+        elif fault is None:
+            run.status[gid] = COMPLETED
+            raised = False
+        else:
+            run.status[gid] = FAULTED
+            run.faults[gid] = fault
+            if run.first is None:
+                run.first = gid
+            raised = True
+        if raised and stops:
+            break
     host.waiting = frames[:0]
     if mutants.on("never-ran-rerun-completed"):
         # the bug: a wave with a deopted lane counts as not done, and runs again whole

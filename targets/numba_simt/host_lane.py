@@ -43,6 +43,10 @@ STATE_SIZE = 7
 # what the loop returns (S_ARG carries the detail named)
 (DONE, FAULTED, AT_ALLOC, AT_WAVE_OP, OUT_OF_BUDGET, ERR_OUTSIDE, ERR_STEPS, ERR_REF,
  ERR_CANNOT, ERR_PARAM, ERR_MEMORY) = range(11)
+# what `resume_lanes` stopped at, besides a status: a frame it would not start (a workitem
+# or infopoint out of range, a start outside the code: Python's resume reports it), or
+# nothing (it stopped after a fault, as asked)
+NOT_STARTED, PAUSED = -1, -2
 # FAULTED: S_ARG = the fail() code (FAIL), S_PC = one past the faulting instruction;
 # AT_ALLOC: S_ARG = the size, S_PC = one past the ALLOC; AT_WAVE_OP: S_PC = the wave op
 # (not run, not counted); ERR_OUTSIDE: S_ARG = the pc; ERR_REF: S_ARG = the reference;
@@ -346,6 +350,51 @@ def resume_lane(code, frame, live, values, nvregs, nmasks, pc, lane, base, wave,
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def resume_lanes(code, frames, first, live, live_at, starts, rows, values, nvregs, nmasks,
+                 n, W, mem, bufs, params, budget, step_limit, exec_, alive,
+                 stop_after_fault, out):  # type: ignore[no-untyped-def]
+    """Resume frames[first:] in order, each exactly as `resume_lane` (its live values
+    `live[live_at[ip]:live_at[ip + 1]]`, from `starts[ip]`), for as long as each ends
+    DONE or FAULTED: out[k] = (status, S_PC, S_ARG) for frame k. Returns (k, status,
+    vals, masks, state): k the first frame not finished here, with the status it stopped
+    at and what `run_lane` goes on from (or NOT_STARTED: a frame `resume_lane` is never
+    given, untouched; PAUSED: after the first fault, with `stop_after_fault`). Most
+    resumes end at once (a faulting lane faults again): one call for them all, instead
+    of a call and its Python bookkeeping each."""
+    vals = np.zeros(max(1, nvregs), dtype=np.int64)
+    masks = np.zeros(nmasks, dtype=np.int64)
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    for k in range(first, frames.shape[0]):
+        gid = frames[k, F_GID]
+        ip = frames[k, F_IP]
+        if gid < 0 or gid >= n or ip < 0 or ip >= starts.shape[0]:
+            return k, NOT_STARTED, vals, masks, state
+        pc = starts[ip]
+        if pc < 0 or pc >= rows:
+            return k, NOT_STARTED, vals, masks, state
+        vals[:] = 0
+        state[:] = 0
+        state[S_TRIPS] = load_frame(frames[k], live[live_at[ip]:live_at[ip + 1]], values,
+                                    vals, masks)
+        masks[exec_] = 1
+        masks[alive] = 1
+        state[S_PC] = pc
+        state[S_LANE] = gid % W
+        state[S_BASE] = gid - gid % W
+        state[S_WAVE] = gid // W
+        status = run_lane(code, vals, masks, state, mem, bufs, params, budget, step_limit,
+                          exec_, alive)
+        if status != DONE and status != FAULTED:
+            return k, status, vals, masks, state
+        out[k, 0] = status
+        out[k, 1] = state[S_PC]
+        out[k, 2] = state[S_ARG]
+        if status == FAULTED and stop_after_fault:
+            return k + 1, PAUSED, vals, masks, state
+    return frames.shape[0], PAUSED, vals, masks, state
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def relocate_frames(frames, bitmap, words, values, old, new):  # type: ignore[no-untyped-def]
     """Relocate, in place, the references the saved frames (rows) hold: each frame's
     `words` bitmap words from column `bitmap` mark which of its saved values (from column
@@ -372,7 +421,12 @@ def warm_up() -> None:
         code, frame, np.zeros((0, 2), dtype=np.int64), 6, 1, 2, 0, 0, 0, 0,
         np.zeros(1, dtype=np.int64), np.zeros((0, 3), dtype=np.int64),
         np.zeros(1, dtype=np.int64), 1, 10, 0, 1)
+    out = np.zeros((1, 3), dtype=np.int64)
+    resume_lanes(code, frame.reshape(1, -1), 0, np.zeros((0, 2), dtype=np.int64),
+                 np.zeros(2, dtype=np.int64), np.zeros(1, dtype=np.int64), 2, 6, 1, 2, 1,
+                 1, np.zeros(1, dtype=np.int64), np.zeros((0, 3), dtype=np.int64),
+                 np.zeros(1, dtype=np.int64), 1, 10, 0, 1, False, out)
     frames = np.array([[0, 0, 0, 0, 0b10, 5, 16]], dtype=np.int64)
     relocate_frames(frames, 4, 1, 5, np.array([16]), np.array([48]))
-    assert status == DONE and vals[0] == 7 and frames[0, 6] == 48, (
+    assert status == DONE and vals[0] == 7 and frames[0, 6] == 48 and out[0, 0] == DONE, (
         f"host lane warm-up failed: {status} {vals} {frames}")

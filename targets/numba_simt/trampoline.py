@@ -25,7 +25,10 @@ Speed (this is the fuzz loop's heaviest target work: every lane reaching an `all
 finishes on the host): a resume owns one lane, and runs in host_lane.py's compiled
 one-lane loop over the lane's values alone, returning here only for what this module owns
 (an `alloc()`'s allocation, a fault, the end) and handing over to the wave loop `run` at
-the first instruction that reads other lanes (a wave operation). The wave loop (never-ran
+the first instruction that reads other lanes (a wave operation). A round's frames go to the
+compiled loop together (`resume_frames`): it runs them one after another for as long as
+each ends there (done, or faulted: a lane that faulted on the device faults again at
+once), so Python sees only what it must serve. The wave loop (never-ran
 waves on the host, and what follows a wave operation) is Python, built for CPython: the
 code is decoded once per compiled kernel (`_decode`) into tuples naming a handler kind,
 tested most frequent first, whether the instruction writes every owned lane, and for
@@ -43,7 +46,7 @@ import functools
 import operator
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -254,6 +257,71 @@ class Host:
             ALIVE)
         return state.finish_lane(lane, status, vals, masks, lane_state)
 
+    def resume_frames(self, frames: np.ndarray, stop_after_fault: bool = False
+                      ) -> Iterator[tuple[int, Fault | None, LaneFates | None]]:
+        """Finish the deopted lanes of `frames` (save-area rows), in order: for each,
+        (gid, its fault or None, None) when it ended in the compiled batch
+        (`host_lane.resume_lanes`), or (-1, None, its fates) when it went through `resume`
+        or on from `finish_lane`. The same runs, one frame after another, as `resume` of
+        each frame (`waiting`: the frames after the one Python is serving). With
+        `stop_after_fault`, nothing runs after the first frame that faults."""
+        if not LANE_LOOP:
+            for k in range(len(frames)):
+                self.waiting = frames[k + 1:]
+                yield -1, None, self.resume(frames[k])
+            return
+        live, live_at = self._live_table()
+        restart = mutants.on("resume-restarts-statement")  # see `resume`
+        starts = np.array([info.statement_pc if restart else info.host_pc
+                           for info in self.infopoints], dtype=np.int64)
+        out = np.zeros((len(frames), 3), dtype=np.int64)
+        values = frames.shape[1] - self.union
+        k = 0
+        while k < len(frames):
+            bufs, params = self.arrays()
+            stop, status, vals, masks, state = host_lane.resume_lanes(
+                self.decoded.lane, frames, k, live, live_at, starts, len(self.rows), values,
+                self.nvregs, self.nmasks, self.n, self.W, self.mem, bufs, params,
+                self.budget, _STEP_LIMIT, EXEC, ALIVE, stop_after_fault, out)
+            for j in range(k, stop):
+                gid = int(frames[j, F_GID])
+                if out[j, 0] == host_lane.DONE:
+                    yield gid, None, None
+                else:
+                    yield gid, self.fault_at(int(out[j, 1]), int(out[j, 2])), None
+            if status == host_lane.PAUSED:
+                return
+            self.waiting = frames[stop + 1:]
+            if status == host_lane.NOT_STARTED:
+                yield -1, None, self.resume(frames[stop])
+            else:
+                wave, lane = divmod(int(frames[stop, F_GID]), self.W)
+                yield -1, None, _Wave(self, wave, 1 << lane).finish_lane(
+                    lane, int(status), vals, masks, state)
+            k = stop + 1
+
+    def _live_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every infopoint's (vreg, saved position) pairs, one after another, and where
+        each infopoint's start (`resume_lanes` reads them)."""
+        table = self.decoded.live_table
+        if table is None:
+            pairs = [[(loc.vreg, loc.position) for loc in info.live if loc.position >= 0]
+                     for info in self.infopoints]
+            at = np.zeros(len(pairs) + 1, dtype=np.int64)
+            at[1:] = np.cumsum([len(p) for p in pairs])
+            flat = [pair for p in pairs for pair in p]
+            table = self.decoded.live_table = (
+                np.array(flat, dtype=np.int64).reshape(-1, 2), at)
+        return table
+
+    def fault_at(self, pc: int, arg: int) -> Fault:
+        """The fault of a lane the compiled loop stopped with FAULTED (`pc`: one past the
+        faulting instruction; `arg`: a fail()'s code)."""
+        lane_code = self.decoded.lane
+        op = Op(int(lane_code[pc - 1, host_lane.C_OPCODE]))
+        info = self.infopoints[int(lane_code[pc - 1, host_lane.C_IP])]
+        return Fault(_KIND[op], info.stack, arg if op == Op.FAIL else None)
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The buffers (rows of base, length, bits, sorted by base) and the parameters,
         as the compiled lane loop reads them (remade after an allocation)."""
@@ -388,6 +456,7 @@ class _Decoded:
     def __init__(self, lane: np.ndarray) -> None:
         self.lane = lane
         self.live: dict[int, np.ndarray] = {}
+        self.live_table: tuple[np.ndarray, np.ndarray] | None = None  # `Host._live_table`
         self._code: list[_Instr] | None = None
 
     @property
