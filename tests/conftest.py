@@ -17,13 +17,15 @@ def examples_dir() -> Path:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Warm numba-simt's on-disk caches (the machine, the allocator's colouring loop)
-    once, in the controlling process, before xdist workers start: concurrent cold
+    """Warm numba-simt's on-disk caches (the machine, the host's lane loop, the
+    compiler's liveness and colouring) once, in the controlling process, before xdist workers start: concurrent cold
     compiles into one cache have crashed numba (numba#4807), and CI must not pay the
     cold compile once per worker."""
     if hasattr(config, "workerinput"):
         return
-    from targets.numba_simt import coloring, machine
+    from targets.numba_simt import coloring, dataflow, host_lane, machine
 
     machine.warm_up()
+    host_lane.warm_up()
     coloring.warm_up()
+    dataflow.warm_up()

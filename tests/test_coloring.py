@@ -17,8 +17,10 @@ from generators.kernels import kernels
 from targets.numba_simt import coloring, mutants
 from targets.numba_simt.liveness import Liveness, bits, flow, liveness
 from targets.numba_simt.lower import lower
-from targets.numba_simt.regalloc import (ORDERS, AllocationError, _across, _color,
-                                         _mirrored, _occurrences, _writes_all)
+from targets.numba_simt.regalloc import (ORDERS, AllocationError, _across, _color, _mirrored,
+                                         _occurrences)
+
+from .liveness_reference import writes_all
 
 _SETTINGS = st.sampled_from([[], ["uniform-writemask-all"], ["wwm-ignores-inactive"]])
 
@@ -72,7 +74,7 @@ def reference_color(live: Liveness, across: dict[int, int], nregs: int, order: s
         i = first_def[v]
         holders: list[tuple[int, int]] = []
         parked_only = parked[i] & ~live_out[i] & colored
-        if parked_only and not _writes_all(instrs[i]):
+        if parked_only and not writes_all(instrs[i]):
             holders = [(u, color[u]) for u in bits(parked_only) if color[u] in free]
         if order == "random":
             if holders and rng.random() < 0.5:
@@ -143,8 +145,7 @@ def test_colours_and_victims_are_the_python_loops(kernel: Any, tree: bool, nregs
             except AllocationError:
                 want = None
             try:
-                got = _color(live, across, nvregs, nregs, order, seed, set(excluded),
-                             got_rng)
+                got = _color(live, nvregs, nregs, order, seed, set(excluded), got_rng)
             except AllocationError:
                 got = None
             if want is not None and want[1]:
@@ -170,7 +171,7 @@ def test_random_order_colours_validly_and_by_its_seed(kernel: Any, tree: bool,
         nregs = 256  # enough that nothing spills: the colouring itself is checked
         runs = {}
         for seed in (1, 2, 3, 1):
-            color, victims = _color(live, across, nvregs, nregs, "random", seed, set(), None)
+            color, victims = _color(live, nvregs, nregs, "random", seed, set(), None)
             assert victims == []
             _valid(live, across, color)
             runs.setdefault(seed, []).append(color)

@@ -59,34 +59,47 @@ def color(vregs: list[int], nvregs: int, across: list[int], parked_only: list[in
           first: list[int], last: list[int], nregs: int, order: str, seed: int,
           excluded: set[int], occurrences: Callable[[], dict[int, int]],
           victim_rng: np.ndarray | None) -> tuple[dict[int, int], list[int]] | None:
-    """Colour `vregs` (ascending; every vreg in these sets is below `nvregs`) onto
-    `nregs` registers. Per vreg, aligned with `vregs`: `across` (what its defs may not
-    clobber), `parked_only` (the values live only in parked lanes at its first def, 0
-    when that def writes every lane: registers it may share), `first` (its first def's
-    index) and `last` (where its range ends, for the "recent" order). A vreg that finds
-    no register spills, by Chaitin's choice among it and its coloured neighbours: the
-    highest degree per occurrence (`occurrences()`, asked for at the first spill), never
-    one in `excluded`; with `victim_rng` (the random order's, kept across rounds) half
-    the time a random one instead. Returns (colours, victims) -- no colours when there
-    are victims: the round is spilled, not used --, or None when no vreg can be
-    spilled."""
+    """`color_rows` with its sets as Python int bitsets (every vreg in them below
+    `nvregs`) and its per-vreg facts as lists."""
+    nwords = max(1, (nvregs + 63) // 64)  # a set with a vreg past it does not fit: raises
+    return color_rows(np.asarray(vregs, dtype=np.int64).reshape(-1), words(across, nwords),
+                      words(parked_only, nwords), np.asarray(first, dtype=np.int64),
+                      np.asarray(last, dtype=np.int64), nregs, order, seed, excluded,
+                      occurrences, victim_rng)
+
+
+def color_rows(vregs: np.ndarray, across: np.ndarray, parked_only: np.ndarray,
+               first: np.ndarray, last: np.ndarray, nregs: int, order: str, seed: int,
+               excluded: set[int], occurrences: Callable[[], dict[int, int]],
+               victim_rng: np.ndarray | None) -> tuple[dict[int, int], list[int]] | None:
+    """Colour `vregs` (ascending) onto `nregs` registers. Per vreg, aligned with `vregs`:
+    `across` (a row: what its defs may not clobber), `parked_only` (a row: the values
+    live only in parked lanes at its first def, none when that def writes every lane:
+    registers it may share), `first` (its first def's index) and `last` (where its range
+    ends, for the "recent" order). A vreg that finds no register spills, by Chaitin's
+    choice among it and its coloured neighbours: the highest degree per occurrence
+    (`occurrences()`, asked for at the first spill), never one in `excluded`; with
+    `victim_rng` (the random order's, kept across rounds) half the time a random one
+    instead. Returns (colours, victims) -- no colours when there are victims: the round
+    is spilled, not used --, or None when no vreg can be spilled."""
     m = len(vregs)
     if m == 0:
         return {}, []
-    nwords = (nvregs + 63) // 64  # a set with a vreg past it does not fit: `words` raises
+    nwords = across.shape[1]
+    nvregs = nwords * 64
     row_of = np.full(nvregs, -1, dtype=np.int64)
-    vreg_of = np.asarray(vregs, dtype=np.int64)
+    vreg_of = vregs
     row_of[vreg_of] = np.arange(m, dtype=np.int64)
     skip = np.zeros(m, dtype=np.bool_)
     if excluded:
-        rows = row_of[np.fromiter(excluded, dtype=np.int64, count=len(excluded))]
+        wanted = np.fromiter(excluded, dtype=np.int64, count=len(excluded))
+        rows = row_of[wanted[wanted < nvregs]]
         skip[rows[rows >= 0]] = True
     colour = np.full(m, -1, dtype=np.int64)
     occ = np.ones(m, dtype=np.int64)
     victims = np.empty(m, dtype=np.int64)
     state = np.zeros(4, dtype=np.int64)
-    args = (vreg_of, row_of, words(across, nwords), words(parked_only, nwords),
-            np.asarray(first, dtype=np.int64), np.asarray(last, dtype=np.int64),
+    args = (vreg_of, row_of, across, parked_only, first, last,
             ORDER_CODES[order], colour, skip, occ, victims, state,
             np.zeros((nregs, nwords), dtype=np.uint64),  # register -> its holders
             np.zeros((nregs, nwords), dtype=np.uint64),  # -> what they may not clobber
@@ -102,12 +115,12 @@ def color(vregs: list[int], nvregs: int, across: list[int], parked_only: list[in
         if status == _NO_VICTIM:
             return None
         counts = occurrences()
-        for k, v in enumerate(vregs):
+        for k, v in enumerate(vregs.tolist()):
             occ[k] = counts.get(v, 1)
         state[_HAVE_OCCURRENCES] = 1
     if state[_NVICTIMS]:
         return {}, victims[:state[_NVICTIMS]].tolist()
-    return dict(zip(vregs, colour.tolist())), []
+    return dict(zip(vregs.tolist(), colour.tolist())), []
 
 
 @njit(cache=True, nogil=True)

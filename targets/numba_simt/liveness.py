@@ -12,15 +12,23 @@ the liveness rule (docs/semantics.md). `whole[i]` holds the values an all-lane
 instruction reads later (every lane's copy), live over the physical CFG: any write at i
 must leave them alone. `live_any(i) = live_out[i] | parked[i] | whole[i]`.
 
-Sets are Python ints used as bitsets (bit v = virtual register v).
+Sets are Python ints used as bitsets (bit v = virtual register v) where passes read them
+one instruction at a time; the fixed points themselves are computed on rows of uint64
+words (`dataflow.solve`), and a `Liveness` converts a row when it is read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+import operator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple, overload
 
-from . import mutants
-from .isa import ALWAYS_ALL_LANES, Op, WRITES_VREG
+import numpy as np
+
+from . import dataflow, mutants
+from .isa import ALWAYS_ALL_LANES, UNIFORM_VALUES, Op, WRITES_VREG
 from .lower import Instr, Label, Lowered, Region
 
 _USES_A = {Op.NEG, Op.NOT, Op.LNOT, Op.WRAP, Op.MOV, Op.LEN, Op.ALLOC, Op.FAIL, Op.M_FROMCOND,
@@ -81,6 +89,26 @@ class Flow:
     reads: list[list[int]]
     use_bits: list[int]
     def_bits: list[int]
+    flags: list[int]  # dataflow.ALL_LANES | NOT_EVERY_READ | UNIFORM | CROSS, as they hold
+    _arrays: FlowArrays | None = field(default=None, compare=False, repr=False)
+
+    def arrays(self) -> FlowArrays:
+        """Its uses, defs and flags as arrays (what `dataflow` reads; made once)."""
+        if self._arrays is None:
+            n = len(self.instrs)
+            self._arrays = FlowArrays(
+                *csr(self.used),
+                np.array([-1 if d is None else d for d in self.defined],
+                         dtype=np.int64).reshape(n),
+                np.array(self.flags, dtype=np.int64).reshape(n))
+        return self._arrays
+
+
+class FlowArrays(NamedTuple):
+    use_at: np.ndarray  # instruction i uses use[use_at[i]:use_at[i + 1]]
+    use: np.ndarray
+    defs: np.ndarray  # its def, or -1
+    flags: np.ndarray
 
 
 def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
@@ -94,7 +122,7 @@ def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
         else:
             instrs.append(item)
     end = len(instrs)
-    f = Flow(instrs, label_at, [], [], [], [], [], [], [])
+    f = Flow(instrs, label_at, [], [], [], [], [], [], [], [])
     halt, jmp, jz = Op.HALT, Op.JMP, (Op.JZ_EXEC, Op.JZ_MASK)
     for i, ins in enumerate(instrs):
         op = ins.op
@@ -111,22 +139,57 @@ def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
             f.logical.append([label_at[id(lab)] for lab in overrides[id(ins)]])
         else:
             f.logical.append(succ)
-        r, u, ub, d, db = _facts(ins)
+        r, u, ub, d, db, fl = _facts(ins)
         f.reads.append(r)
         f.used.append(u)
         f.use_bits.append(ub)
         f.defined.append(d)
         f.def_bits.append(db)
+        f.flags.append(fl)
     return f
 
 
-@dataclass
+class Rows(Sequence[int]):
+    """One set per instruction, held as rows of uint64 words (`dataflow`) and read as
+    Python int bitsets (converted when read: most passes read a few)."""
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return int(self.rows.shape[0])
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+
+    def __getitem__(self, i: int | slice) -> int | list[int]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return int.from_bytes(self.rows[i].tobytes(), "little")
+
+    def __iter__(self) -> Iterator[int]:
+        return (int.from_bytes(row.tobytes(), "little") for row in self.rows)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Rows, list)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class Liveness:
-    flow: Flow
-    live_in: list[int]
-    live_out: list[int]
-    parked: list[int]
-    whole: list[int]  # values some all-lane instruction reads later, live in every lane
+    """A flow's liveness: `live_in`, `live_out`, `parked` and `whole` (values some
+    all-lane instruction reads later, live in every lane), one set per instruction."""
+
+    def __init__(self, f: Flow, live_in: np.ndarray, live_out: np.ndarray,
+                 parked: np.ndarray, whole: np.ndarray) -> None:
+        self.flow = f
+        self.live_in, self.live_out = Rows(live_in), Rows(live_out)
+        self.parked, self.whole = Rows(parked), Rows(whole)
 
     def live_any(self, i: int) -> int:
         return self.live_out[i] | self.parked[i] | self.whole[i]
@@ -139,86 +202,55 @@ def _reads_every_lane(ins: Instr) -> bool:
     return ins.op not in (Op.SET_INACTIVE, Op.SPILL) and all_lanes(ins)
 
 
-def _whole_wave(f: Flow) -> list[int]:
-    """Liveness over the *physical* CFG of the values all-lane instructions read: every
-    lane's copy is read there, so the value must survive in every lane on every path
-    the wave executes from its def to that read -- through arms and iterations other
-    lanes take (a whole-wave value kept across divergence, as compilers keep the lane
-    id). Per-lane liveness would let a masked write in another arm clobber it."""
-    n = len(f.instrs)
-    use_bits = [0] * n
-    for i, ins in enumerate(f.instrs):
-        if f.reads[i] and _reads_every_lane(ins):
-            for u in f.reads[i]:
-                use_bits[i] |= 1 << u
-    tracked = 0
-    for b in use_bits:
-        tracked |= b
-    if not tracked or mutants.on("whole-wave-read-not-live"):
-        return [0] * n
-    # correct code defines these values in all lanes; a masked def (a mutant's) leaves
-    # garbage, which is the bug
-    kill = [d & tracked for d in f.def_bits]
-    return _backward(f.physical, use_bits, kill)[1]
-
-
-def _backward(succs: list[list[int]], use_bits: list[int], def_bits: list[int]
-              ) -> tuple[list[int], list[int]]:
-    """Backward liveness to a fixed point over the CFG `succs`: (live_in, live_out).
-    Sweeps the code last to first (code is laid out mostly forward, so a sweep carries
-    liveness up a whole loop-free stretch) until no back edge (a successor at or before
-    its instruction, read before this sweep reached it) saw a live-in that has changed
-    since -- then a sweep would change nothing, and is not run. Cheaper in Python than a
-    worklist and its predecessor lists, and the same least fixed point."""
-    n = len(succs)
-    live_in, live_out = [0] * n, [0] * n
-    keep = [~d for d in def_bits]
-    back = [(i, s) for i in range(n) for s in succs[i] if s <= i]
-    while True:
-        for i in range(n - 1, -1, -1):
-            out = 0
-            for s in succs[i]:
-                out |= live_in[s]
-            live_out[i] = out
-            live_in[i] = use_bits[i] | (out & keep[i])
-        # a back edge's source read its target's live-in from the sweep before
-        if all(live_in[s] & ~live_out[i] == 0 for i, s in back):
-            return live_in, live_out
+def csr(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Lists of ints as (starts, flat): list i is flat[starts[i]:starts[i + 1]]."""
+    at = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, lists), dtype=np.int64, count=len(lists)), out=at[1:])
+    flat = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64,
+                       count=int(at[-1]))
+    return at, flat
 
 
 def liveness(f: Flow, regions: list[Region]) -> Liveness:
-    n = len(f.instrs)
-    live_in, live_out = _backward(f.logical, f.use_bits, f.def_bits)
-    parked = [0] * n
+    """The liveness rule (docs/semantics.md) over `f`, its regions parking lanes:
+    - `live_in`/`live_out`: per-lane liveness over the logical CFG;
+    - `parked`: at each instruction of a region, the values live at its parking point
+      (those wait in lanes inactive there; the liveness mutants forget some region kinds,
+      `_DROPS`);
+    - `whole`: liveness over the *physical* CFG of the values all-lane instructions read:
+      every lane's copy is read there, so the value must survive in every lane on every
+      path the wave executes from its def to that read -- through arms and iterations
+      other lanes take (a whole-wave value kept across divergence, as compilers keep the
+      lane id). Per-lane liveness would let a masked write in another arm clobber it.
+      Only the values' own defs kill them (correct code defines them in all lanes; a
+      masked def, a mutant's, leaves garbage, which is the bug).
+    Computed by `dataflow.solve`; tests/test_dataflow.py has the Python rules."""
     dropped = {kind for name, kind in _DROPS.items() if mutants.on(name)}
-    for r in regions:
-        if r.kind in dropped:
-            continue
-        start, stop = f.label_at[id(r.start)], f.label_at[id(r.end)]
-        waiting = live_in[f.label_at[id(r.parked)]] if f.label_at[id(r.parked)] < n else 0
-        if not waiting:
-            continue
-        for i in range(start, stop):
-            parked[i] |= waiting
-    return Liveness(f, live_in, live_out, parked, _whole_wave(f))
+    regions_at = np.array([(f.label_at[id(r.start)], f.label_at[id(r.end)],
+                            f.label_at[id(r.parked)]) for r in regions
+                           if r.kind not in dropped], dtype=np.int64).reshape(-1, 3)
+    a = f.arrays()
+    biggest = max(int(a.use.max(initial=-1)), int(a.defs.max(initial=-1)))
+    physical = csr(f.physical)
+    same = all(map(operator.is_, f.logical, f.physical))  # no override: nearly always
+    rows = dataflow.solve(*(physical if same else csr(f.logical)), *physical, a.use_at,
+                          a.use, *csr(f.reads), a.defs, a.flags, regions_at,
+                          max(1, (biggest + 64) // 64),
+                          mutants.on("whole-wave-read-not-live"))
+    return Liveness(f, *rows)
 
 
-def after_spill(live: Liveness, code: list[Instr | Label], groups: dict[int, tuple[int, bool]],
-                spilled: int) -> Liveness:
-    """The liveness of `code`: `live`'s code with the vregs in `spilled` (a bitset) spilled
-    everywhere, worked out from `live` instead of from scratch (`liveness(flow(code))`,
-    which it equals: tests check). `groups`: each changed instruction's index in `live`'s
-    code -> (the reloads put before it, whether a spill follows it); every other
-    instruction and every label is as it was.
+def after_spill(f: Flow, code: list[Instr | Label], groups: dict[int, tuple[int, bool]]
+                ) -> Flow:
+    """The flow of `code`: `f`'s code with spill code put in, worked out from `f` instead
+    of from scratch (`flow(code, ...)`, which it equals: tests check). `groups`: each
+    changed instruction's index in `f` -> (the reloads put before it, whether a spill
+    follows it); every other instruction and every label is as it was.
 
     Why this is exact: spill code adds no label and no branch, so each old instruction
     keeps its successors (a label now points at the first reload put before its
-    instruction), and liveness is per vreg -- every other vreg is live where it was. A
-    spilled vreg is live nowhere (it lives in its slot). A temporary is live only inside
-    its group: from its reload to its instruction, from the instruction to the spill, never
-    at a group's first instruction. So only the groups are worked out, backward from the
-    old facts; an all-lane read of a temporary makes it whole-wave live from its reload."""
-    f = live.flow
+    instruction); a group's reloads fall through to its instruction, and that to its
+    spill. Only the groups' own facts are worked out."""
     n = len(f.instrs)
     first = [0] * (n + 1)  # old index -> new index of its group's first instruction
     at = 0
@@ -229,18 +261,14 @@ def after_spill(live: Liveness, code: list[Instr | Label], groups: dict[int, tup
     first[n] = at
     instrs = [item for item in code if not isinstance(item, Label)]
     label_at = {lab: first[i] for lab, i in f.label_at.items()}
-    keep = ~spilled
-    whole_off = mutants.on("whole-wave-read-not-live")
-    new = Flow(instrs, label_at, [], [], [], [], [], [], [])
+    new = Flow(instrs, label_at, [], [], [], [], [], [], [], [])
     physical, logical, defined, used = new.physical, new.logical, new.defined, new.used
-    reads, use_bits, def_bits = new.reads, new.use_bits, new.def_bits
-    out = Liveness(new, [], [], [], [])
-    live_in, live_out, parked, whole = out.live_in, out.live_out, out.parked, out.whole
+    reads, use_bits, def_bits, flags = new.reads, new.use_bits, new.def_bits, new.flags
     prev = 0
     for k in sorted(groups) + [n]:
-        # the unchanged instructions before group k: their facts, less the spilled vregs
-        # (a one-successor list, nearly every one, without an inner comprehension: in
-        # CPython 3.11 that is a function call an instruction)
+        # the unchanged instructions before group k (a one-successor list, nearly every
+        # one, without an inner comprehension: in CPython 3.11 that is a function call an
+        # instruction)
         phys = [[first[succ[0]]] if len(succ) == 1 else [first[s] for s in succ]
                 for succ in f.physical[prev:k]]
         physical += phys
@@ -251,47 +279,22 @@ def after_spill(live: Liveness, code: list[Instr | Label], groups: dict[int, tup
         reads += f.reads[prev:k]
         use_bits += f.use_bits[prev:k]
         def_bits += f.def_bits[prev:k]
-        live_in += [b & keep for b in live.live_in[prev:k]]
-        live_out += [b & keep for b in live.live_out[prev:k]]
-        parked += [b & keep for b in live.parked[prev:k]]
-        whole += [b & keep for b in live.whole[prev:k]]
+        flags += f.flags[prev:k]
         prev = k + 1
         if k == n:
             break
         reloads, spill = groups[k]
         j = len(physical)  # the group's first instruction
         members = instrs[j:j + reloads + 1 + spill]
-        facts = [_facts(ins) for ins in members]
-        out_k = live.live_out[k] & keep
-        whole_k = live.whole[k] & keep
-        # backward through the group: spill, instruction, reloads
-        ins_in = [0] * len(members)
-        ins_out = [0] * len(members)
-        whole_out = [whole_k] * len(members)
-        if spill:
-            after = live.live_in[k + 1] & keep if k + 1 < n else 0
-            ins_out[-1] = after
-            ins_in[-1] = facts[-1][2] | after
         overridden = f.logical[k] is not f.physical[k]
-        ins_out[reloads] = ins_in[-1] if spill and not overridden else out_k
-        r, _, ub, _, db = facts[reloads]
-        ins_in[reloads] = ub | (ins_out[reloads] & ~db)
-        wh_in = whole_k & ~db
-        if not whole_off and r and _reads_every_lane(members[reloads]):
-            for v in r:
-                wh_in |= 1 << v
-        for m in range(reloads - 1, -1, -1):
-            ins_out[m] = ins_in[m + 1]
-            ins_in[m] = ins_out[m] & ~facts[m][4]
-            whole_out[m] = wh_in
-            wh_in &= ~facts[m][4]
-        for m, (r, u, ub, d, db) in enumerate(facts):
+        for m, ins in enumerate(members):
             if m == reloads:
                 succ = [j + m + 1] if spill else [first[s] for s in f.physical[k]]
                 lsucc = [first[s] for s in f.logical[k]] if overridden else succ
             else:
                 succ = [j + m + 1] if m < reloads or k + 1 < n else []
                 lsucc = succ
+            r, u, ub, d, db, fl = _facts(ins)
             physical.append(succ)
             logical.append(lsucc)
             reads.append(r)
@@ -299,23 +302,30 @@ def after_spill(live: Liveness, code: list[Instr | Label], groups: dict[int, tup
             use_bits.append(ub)
             defined.append(d)
             def_bits.append(db)
-        live_in += ins_in
-        live_out += ins_out
-        parked += [live.parked[k] & keep] * len(members)
-        whole += whole_out
-    return out
+            flags.append(fl)
+    return new
 
 
-def _facts(ins: Instr) -> tuple[list[int], list[int], int, int | None, int]:
-    """An instruction's reads (`operands`), uses, uses as a bitset, def and def bitset."""
+def _facts(ins: Instr) -> tuple[list[int], list[int], int, int | None, int, int]:
+    """An instruction's reads (`operands`), uses, uses as a bitset, def, def bitset and
+    `dataflow` flags."""
     r = operands(ins)
     u = uses(ins) if ins.keeps or ins.deopt_uses else r
     ub = 0
     for v in u:
         ub |= 1 << v
-    if ins.op in WRITES_VREG:
-        return r, u, ub, ins.d, 1 << ins.d
-    return r, u, ub, None, 0
+    op = ins.op
+    fl = _OP_FLAGS.get(op, 0) | (dataflow.ALL_LANES if ins.wm == 1 else 0)
+    if op in WRITES_VREG:
+        return r, u, ub, ins.d, 1 << ins.d, fl
+    return r, u, ub, None, 0, fl
+
+
+# the flags an opcode alone sets (`wm == 1` sets ALL_LANES too)
+_OP_FLAGS = {op: (dataflow.ALL_LANES if op in ALWAYS_ALL_LANES else 0)
+             | (dataflow.NOT_EVERY_READ if op in (Op.SET_INACTIVE, Op.SPILL) else 0)
+             | (dataflow.UNIFORM if op in UNIFORM_VALUES else 0)
+             | (dataflow.CROSS if op in CROSS_LANE else 0) for op in Op}
 
 
 #: liveness mutants: the physical edges (region kinds) each one forgets

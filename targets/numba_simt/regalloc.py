@@ -38,26 +38,13 @@ import numpy as np
 
 from difftest.errors import DifftestError
 
-from . import coloring, mutants
-from .isa import ALWAYS_ALL_LANES, Op
-from .liveness import (CROSS_LANE, Flow, Liveness, after_spill, all_lanes, bits, flow, liveness,
-                       uses)
+from . import coloring, dataflow, mutants
+from .isa import Op
+from .liveness import Flow, Liveness, after_spill, all_lanes, bits, flow, liveness, uses
 from .lower import Instr, Label, Lowered
 
 MAX_ROUNDS = 200
 ORDERS = ("lowest", "recent", "random")
-#: the uniform values lowering may write to all lanes (`uniform_writes=all_lanes`)
-_UNIFORM = frozenset({Op.MOVI, Op.PARAM, Op.WAVEID})
-
-
-def _writes_all(ins: Instr) -> bool:
-    """Whether allocation treats the write as all-lane (the machine always does what the
-    instruction says; the `uniform-writemask-all` mutant makes allocation believe a
-    uniform all-lane write is masked). `all_lanes`, inlined: this runs for every def of
-    every allocation round."""
-    if not (ins.op in ALWAYS_ALL_LANES or ins.wm == 1):
-        return False
-    return not (ins.op in _UNIFORM and mutants.on("uniform-writemask-all"))
 
 
 class AllocationError(DifftestError):
@@ -81,28 +68,30 @@ def interference(live: Liveness) -> dict[int, set[int]]:
     return {v: set(bits(others)) for v, others in _mirrored(_across(live)).items()}
 
 
+def _round_facts(live: Liveness, nvregs: int, order: str = "lowest"
+                 ) -> tuple[np.ndarray, ...]:
+    """What a colouring round reads (`dataflow.round_facts`): the defined vregs in order,
+    their first defs, their range ends (for the "recent" order), what each one's defs
+    may not clobber (`across`: half of each edge of the interference graph, which is all
+    colouring needs) and which registers its first def may share (values live only in
+    parked lanes, when that def is masked). An all-lane write interferes with parked
+    values too (not under `wwm-ignores-inactive`); allocation takes a uniform all-lane
+    write for a masked one under `uniform-writemask-all` (the machine always does what
+    the instruction says)."""
+    a = live.flow.arrays()
+    return dataflow.round_facts(
+        live.live_in.rows, live.live_out.rows, live.parked.rows, live.whole.rows, a.defs,
+        a.flags, a.use_at, a.use, max(nvregs, live.live_in.rows.shape[1] * 64),
+        mutants.on("uniform-writemask-all"), not mutants.on("wwm-ignores-inactive"),
+        order == "recent")
+
+
 def _across(live: Liveness) -> dict[int, int]:
-    """Each defined vreg -> the vregs its defs may not clobber, as a bitset: half of each
-    edge of the interference graph (`_mirrored` adds the other half), which is all that
-    colouring needs (`_color`)."""
-    adjacent: dict[int, int] = {}
-    f = live.flow
-    live_out, whole, parked = live.live_out, live.whole, live.parked
-    parked_too = not mutants.on("wwm-ignores-inactive")
-    for i, d in enumerate(f.defined):
-        if d is None:
-            continue
-        ins = f.instrs[i]
-        across = live_out[i] | whole[i]  # whole-wave values: every write
-        if parked_too and _writes_all(ins):
-            across |= parked[i]  # every lane is written: parked values too
-        others = across & ~(1 << d)
-        if ins.op in CROSS_LANE:
-            for u in f.used[i]:
-                if u != d:
-                    others |= 1 << u
-        adjacent[d] = adjacent.get(d, 0) | others
-    return adjacent
+    """Each defined vreg -> the vregs its defs may not clobber, as a bitset (for
+    `interference` and the tests; allocation reads `_round_facts`' rows)."""
+    vregs, _, _, across, _ = _round_facts(live, 0)
+    return {int(v): int.from_bytes(row.tobytes(), "little")
+            for v, row in zip(vregs, across)}
 
 
 def _mirrored(adjacent: dict[int, int]) -> dict[int, int]:
@@ -119,41 +108,20 @@ def _mirrored(adjacent: dict[int, int]) -> dict[int, int]:
     return mirrored
 
 
-def _color(live: Liveness, across: dict[int, int], nvregs: int, nregs: int, order: str,
-           seed: int, excluded: set[int], victim_rng: np.ndarray | None
+def _color(live: Liveness, nvregs: int, nregs: int, order: str, seed: int,
+           excluded: set[int], victim_rng: np.ndarray | None
            ) -> tuple[dict[int, int], list[int]]:
     """Greedy colouring in vreg order with spill decisions on the way: when `v` finds no
     register, a victim is chosen among v and its coloured neighbours (Chaitin's: the
     highest degree per occurrence; never one in `excluded`, nor an earlier victim); a
     coloured victim gives its register back and v tries again. Returns (colours,
-    victims); the colours are a valid allocation only when there are no victims.
-    `across` is half the graph (`_across`), over vregs below `nvregs`: a register is
-    taken for v when it holds a vreg v's defs may not clobber, or when a vreg it holds
-    may not be clobbered by v's. The loop is compiled (`coloring.py`); this gathers what
-    it reads per vreg."""
-    first_def: dict[int, int] = {}
-    for i, d in enumerate(live.flow.defined):
-        if d is not None and d not in first_def:
-            first_def[d] = i
-    last_use: dict[int, int] = {}  # the last instruction each vreg is live into (or used)
-    if order == "recent":
-        seen = 0
-        for i in range(len(live.live_in) - 1, -1, -1):
-            new = live.live_in[i] & ~seen  # uses are live in, so they are among these
-            if new:
-                seen |= new
-                for u in bits(new):
-                    last_use[u] = i
-    vregs = sorted(first_def)
-    instrs, parked, live_out = live.flow.instrs, live.parked, live.live_out
-    firsts = [first_def[v] for v in vregs]
-    parked_only = []  # registers a masked def may share: values live only in parked lanes
-    for i in firsts:
-        p = parked[i] & ~live_out[i]
-        parked_only.append(p if p and not _writes_all(instrs[i]) else 0)
-    out = coloring.color(vregs, nvregs, [across.get(v, 0) for v in vregs], parked_only, firsts,
-                         [last_use.get(v, i) for v, i in zip(vregs, firsts)], nregs, order,
-                         seed, excluded, lambda: _occurrences(live.flow), victim_rng)
+    victims); the colours are a valid allocation only when there are no victims. A
+    register is taken for v when it holds a vreg v's defs may not clobber, or when a
+    vreg it holds may not be clobbered by v's (`_round_facts`' `across`, over vregs below
+    `nvregs`). The loop is compiled (`coloring.py`)."""
+    vregs, firsts, lasts, across, parked_only = _round_facts(live, nvregs, order)
+    out = coloring.color_rows(vregs, across, parked_only, firsts, lasts, nregs, order,
+                              seed, excluded, lambda: _occurrences(live.flow), victim_rng)
     if out is None:
         raise AllocationError(f"registers={nregs} is too few for this kernel, even with spilling")
     return out
@@ -288,8 +256,8 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
     for _ in range(MAX_ROUNDS):
         if live is None:
             live = liveness(flow(code, overrides), regions)
-        color, chosen = _color(live, _across(live), new_vreg.next, nregs, order, seed,
-                               temps | set(slots), victims)
+        color, chosen = _color(live, new_vreg.next, nregs, order, seed, temps | set(slots),
+                               victims)
         if not chosen:
             return Allocation(code, color, slots, temps, live, nregs, len(slots), types)
         # every victim of this round is spilled before the next (one victim a round made
@@ -300,10 +268,7 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
         new_temps: dict[int, int] = {}
         groups: dict[int, tuple[int, bool]] = {}
         code = _spill(code, live.flow, now, new_vreg, new_temps, owned, overrides, groups)
-        spilled = 0
-        for victim in now:
-            spilled |= 1 << victim
-        live = after_spill(live, code, groups, spilled)
+        live = liveness(after_spill(live.flow, code, groups), regions)
         for t, victim in new_temps.items():
             temps.add(t)
             types[t] = types[victim]

@@ -219,11 +219,12 @@ class NumbaSimtTarget:
                 "afterwards; 10-80 s)...")
 
     def warm_up(self) -> None:
-        from . import coloring, host_lane, machine
+        from . import coloring, dataflow, host_lane, machine
 
         machine.warm_up()
         host_lane.warm_up()
         coloring.warm_up()
+        dataflow.warm_up()
 
     def listing(self, case: Case, options: dict[str, Any]) -> str:
         return compile_case(case, options).listing

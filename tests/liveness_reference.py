@@ -1,0 +1,93 @@
+"""The Python rules `dataflow.py` compiles (liveness.py and regalloc.py as they were
+before: big-integer bitsets, one instruction at a time), kept as the reference the
+compiled code must match (tests/test_dataflow.py, tests/test_coloring.py)."""
+
+from __future__ import annotations
+
+from targets.numba_simt import mutants
+from targets.numba_simt.isa import ALWAYS_ALL_LANES, UNIFORM_VALUES
+from targets.numba_simt.liveness import _DROPS, CROSS_LANE, Flow, _reads_every_lane
+from targets.numba_simt.lower import Instr, Region
+
+
+def writes_all(ins: Instr) -> bool:
+    """Whether allocation treats the write as all-lane (not a uniform one under the
+    `uniform-writemask-all` mutant)."""
+    if not (ins.op in ALWAYS_ALL_LANES or ins.wm == 1):
+        return False
+    return not (ins.op in UNIFORM_VALUES and mutants.on("uniform-writemask-all"))
+
+
+def backward(succs: list[list[int]], use_bits: list[int], def_bits: list[int]
+             ) -> tuple[list[int], list[int]]:
+    """Backward liveness to a fixed point over the CFG `succs`: (live_in, live_out)."""
+    n = len(succs)
+    live_in, live_out = [0] * n, [0] * n
+    keep = [~d for d in def_bits]
+    back = [(i, s) for i in range(n) for s in succs[i] if s <= i]
+    while True:
+        for i in range(n - 1, -1, -1):
+            out = 0
+            for s in succs[i]:
+                out |= live_in[s]
+            live_out[i] = out
+            live_in[i] = use_bits[i] | (out & keep[i])
+        if all(live_in[s] & ~live_out[i] == 0 for i, s in back):
+            return live_in, live_out
+
+
+def whole_wave(f: Flow) -> list[int]:
+    """The values all-lane instructions read, live over the physical CFG."""
+    n = len(f.instrs)
+    use_bits = [0] * n
+    for i, ins in enumerate(f.instrs):
+        if f.reads[i] and _reads_every_lane(ins):
+            for u in f.reads[i]:
+                use_bits[i] |= 1 << u
+    tracked = 0
+    for b in use_bits:
+        tracked |= b
+    if not tracked or mutants.on("whole-wave-read-not-live"):
+        return [0] * n
+    kill = [d & tracked for d in f.def_bits]
+    return backward(f.physical, use_bits, kill)[1]
+
+
+def liveness(f: Flow, regions: list[Region]
+             ) -> tuple[list[int], list[int], list[int], list[int]]:
+    """(live_in, live_out, parked, whole)."""
+    n = len(f.instrs)
+    live_in, live_out = backward(f.logical, f.use_bits, f.def_bits)
+    parked = [0] * n
+    dropped = {kind for name, kind in _DROPS.items() if mutants.on(name)}
+    for r in regions:
+        if r.kind in dropped:
+            continue
+        start, stop = f.label_at[id(r.start)], f.label_at[id(r.end)]
+        waiting = live_in[f.label_at[id(r.parked)]] if f.label_at[id(r.parked)] < n else 0
+        if not waiting:
+            continue
+        for i in range(start, stop):
+            parked[i] |= waiting
+    return live_in, live_out, parked, whole_wave(f)
+
+
+def across(f: Flow, live_out: list[int], parked: list[int], whole: list[int]
+           ) -> dict[int, int]:
+    """Each defined vreg -> the vregs its defs may not clobber."""
+    adjacent: dict[int, int] = {}
+    parked_too = not mutants.on("wwm-ignores-inactive")
+    for i, d in enumerate(f.defined):
+        if d is None:
+            continue
+        ins = f.instrs[i]
+        out = live_out[i] | whole[i]
+        if parked_too and writes_all(ins):
+            out |= parked[i]
+        others = out & ~(1 << d)
+        if ins.op in CROSS_LANE:
+            for u in f.used[i]:
+                if u != d:
+                    others |= 1 << u
+        adjacent[d] = adjacent.get(d, 0) | others
+    return adjacent
