@@ -30,7 +30,7 @@ def _compare(live: Any, regions: Any) -> None:
     want = reference.liveness(f, regions)
     for name, sets in zip(("live_in", "live_out", "parked", "whole"), want):
         assert list(getattr(live, name)) == sets, name
-    assert _across(live) == reference.across(f, want[1], want[2], want[0 + 3])
+    assert _across(live) == reference.across(f, want[1], want[2], want[3])
     vregs, firsts, lasts, _, parked_only = _round_facts(live, 0, "recent")
     first = {}
     for i, d in enumerate(f.defined):

@@ -21,9 +21,10 @@ seeded random one -- so a clobber the liveness rules allow does not hang on one 
 choice. When no register is free, a vreg is spilled everywhere: each use reloads a
 temporary, each def writes a temporary that is spilled; a masked def first reloads the
 temporary so that the spill (which moves all lanes) keeps the inactive lanes' values, and
-keeps that register until the def. Then allocation starts over, on the spilled code's
-liveness worked out from the round before's (`after_spill`). The colouring loop and its
-spill choices run compiled (`coloring.py`); this module works out what they read.
+keeps that register until the def. Then allocation starts over, on the liveness of the
+spilled code (its flow worked out from the round before's: `after_spill`). The colouring
+loop and its spill choices run compiled (`coloring.py`), and so does working out what
+they read (`dataflow.round_facts`); this module states the rules and writes spill code.
 
 Mutants (`mutants.py`) live here at the places the real bugs did: which liveness an
 all-lane write interferes with, how uniform writes count, and how spill code moves lanes.
@@ -137,7 +138,7 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
     is copied (and owned) before it changes, its logical successors (`overrides`)
     carried to the copy. `f`: the flow of `code` (its operands and defs). `groups` gets
     each changed instruction's index in `f` -> (the reloads put before it, whether a spill
-    follows it): what `after_spill` works the new liveness out from."""
+    follows it): what `after_spill` works the new flow out from."""
     touching = dict.fromkeys(victims, 0)  # instructions that get a temporary of each
     changed: set[int] = set()  # the instructions (indices in `f`) spill code changes
     wanted = 0  # the victims, as a bitset: most instructions name none of them
