@@ -5,9 +5,16 @@ compiled code must match (tests/test_dataflow.py, tests/test_coloring.py)."""
 from __future__ import annotations
 
 from targets.numba_simt import mutants
-from targets.numba_simt.isa import ALWAYS_ALL_LANES, UNIFORM_VALUES
-from targets.numba_simt.liveness import _DROPS, CROSS_LANE, Flow, _reads_every_lane
+from targets.numba_simt.isa import ALWAYS_ALL_LANES, UNIFORM_VALUES, Op
+from targets.numba_simt.liveness import _DROPS, CROSS_LANE, Flow, all_lanes
 from targets.numba_simt.lower import Instr, Region
+
+
+def reads_every_lane(ins: Instr) -> bool:
+    """Whether an instruction reads its operands in every lane, inactive ones too (an
+    all-lane op; SET_INACTIVE reads only the active lanes, and a spill's temporary
+    carries its inactive lanes by itself)."""
+    return ins.op not in (Op.SET_INACTIVE, Op.SPILL) and all_lanes(ins)
 
 
 def writes_all(ins: Instr) -> bool:
@@ -41,7 +48,7 @@ def whole_wave(f: Flow) -> list[int]:
     n = len(f.instrs)
     use_bits = [0] * n
     for i, ins in enumerate(f.instrs):
-        if f.reads[i] and _reads_every_lane(ins):
+        if f.reads[i] and reads_every_lane(ins):
             for u in f.reads[i]:
                 use_bits[i] |= 1 << u
     tracked = 0

@@ -2,11 +2,12 @@
 allocation (`regalloc.py` has the rules: which registers a vreg may take, how `order`
 picks among them, and which vreg is spilled when none is free).
 
-Contract: `color(...)` takes one round's half interference graph (`across`: vreg ->
-bitset of what its defs may not clobber) and per-vreg facts, colours the vregs in vreg
-order and returns (colours, victims), the victims in the order they were chosen; the
-colours are a valid allocation only when there are no victims. Sets are rows of uint64
-words here (bit v is bit v % 64 of word v // 64); a row per defined vreg, in vreg order.
+Contract: `color_rows(...)` takes one round's half interference graph (`across`: per
+vreg, what its defs may not clobber) and per-vreg facts, as `dataflow.round_facts` makes
+them, colours the vregs in vreg order and returns (colours, victims), the victims in the
+order they were chosen; the colours are a valid allocation only when there are no
+victims. Sets are rows of uint64 words (bit v is bit v % 64 of word v // 64), a row per
+defined vreg, in vreg order; `color(...)` takes them as Python int bitsets.
 
 Why compiled: in Python the loop was a few dozen big-integer operations per vreg per
 allocation round, and the first spill of a round built the whole graph: together a third

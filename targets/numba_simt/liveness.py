@@ -195,13 +195,6 @@ class Liveness:
         return self.live_out[i] | self.parked[i] | self.whole[i]
 
 
-def _reads_every_lane(ins: Instr) -> bool:
-    """Whether an instruction reads its operands in every lane, inactive ones too (an
-    all-lane op; SET_INACTIVE reads only the active lanes, and a spill's temporary
-    carries its inactive lanes by itself)."""
-    return ins.op not in (Op.SET_INACTIVE, Op.SPILL) and all_lanes(ins)
-
-
 def csr(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     """Lists of ints as (starts, flat): list i is flat[starts[i]:starts[i + 1]]."""
     at = np.zeros(len(lists) + 1, dtype=np.int64)
@@ -321,7 +314,10 @@ def _facts(ins: Instr) -> tuple[list[int], list[int], int, int | None, int, int]
     return r, u, ub, None, 0, fl
 
 
-# the flags an opcode alone sets (`wm == 1` sets ALL_LANES too)
+# the flags an opcode alone sets (`wm == 1` sets ALL_LANES too). An all-lane instruction
+# reads its operands in every lane, inactive ones too, except SET_INACTIVE (it reads only
+# the active lanes) and SPILL (its temporary carries its inactive lanes by itself):
+# NOT_EVERY_READ.
 _OP_FLAGS = {op: (dataflow.ALL_LANES if op in ALWAYS_ALL_LANES else 0)
              | (dataflow.NOT_EVERY_READ if op in (Op.SET_INACTIVE, Op.SPILL) else 0)
              | (dataflow.UNIFORM if op in UNIFORM_VALUES else 0)
