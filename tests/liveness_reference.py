@@ -1,13 +1,48 @@
 """The Python rules `dataflow.py` compiles (liveness.py and regalloc.py as they were
 before: big-integer bitsets, one instruction at a time), kept as the reference the
-compiled code must match (tests/test_dataflow.py, tests/test_coloring.py)."""
+compiled code must match (tests/test_dataflow.py, tests/test_coloring.py); and
+`spill_rounds`, the spilled code those tests and test_compiler.py check it on."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
+from hypothesis import strategies as st
+
 from targets.numba_simt import mutants
 from targets.numba_simt.isa import ALWAYS_ALL_LANES, UNIFORM_VALUES, Op
-from targets.numba_simt.liveness import _DROPS, CROSS_LANE, Flow, all_lanes
-from targets.numba_simt.lower import Instr, Region
+from targets.numba_simt.liveness import (_DROPS, CROSS_LANE, Flow, Liveness, after_spill,
+                                         all_lanes, flow)
+from targets.numba_simt.liveness import liveness as compiled_liveness
+from targets.numba_simt.lower import Instr, Lowered, Region
+from targets.numba_simt.regalloc import _Counter, _spill
+
+
+def spill_rounds(lowered: Lowered, data: Any, rounds: int, most: int
+                 ) -> Iterator[tuple[list[Any], dict[int, Any], Liveness]]:
+    """`lowered`'s code and liveness, then `rounds` times: spill up to `most` vregs drawn
+    from `data` (not spilled already, nor a spill's temporary: as allocation does) and
+    yield the spilled code, its logical successors and its liveness, worked out from the
+    round before's (`after_spill`)."""
+    code, overrides = list(lowered.code), dict(lowered.logical)
+    fresh = _Counter(lowered.nvregs)
+    excluded: set[int] = set()
+    live = compiled_liveness(flow(code, overrides), lowered.regions)
+    yield code, overrides, live
+    for _ in range(rounds):
+        candidates = sorted({d for d in live.flow.defined if d is not None} - excluded)
+        if not candidates:
+            return
+        victims = data.draw(st.lists(st.sampled_from(candidates), unique=True,
+                                     min_size=1, max_size=most))
+        slots = {v: len(excluded) + k for k, v in enumerate(victims)}
+        temps: dict[int, int] = {}
+        groups: dict[int, tuple[int, bool]] = {}
+        code = _spill(code, live.flow, slots, fresh, temps, set(), overrides, groups)
+        excluded |= set(victims) | set(temps)
+        live = compiled_liveness(after_spill(live.flow, code, groups), lowered.regions)
+        yield code, overrides, live
 
 
 def reads_every_lane(ins: Instr) -> bool:

@@ -18,12 +18,13 @@ from generators.kernels import kernels
 from targets.numba_simt import mutants
 from targets.numba_simt.emit import emit
 from targets.numba_simt.isa import Op
-from targets.numba_simt.liveness import after_spill, all_lanes, bits, defs, flow, liveness
+from targets.numba_simt.liveness import all_lanes, bits, defs, flow, liveness
 from targets.numba_simt.lower import Instr, lower
-from targets.numba_simt.regalloc import (AllocationError, _Counter, _spill, allocate_registers,
+from targets.numba_simt.regalloc import (AllocationError, allocate_registers,
                                          interference)
 
 from .conftest import EXAMPLES
+from .liveness_reference import spill_rounds
 
 
 def program(name: str):
@@ -321,23 +322,8 @@ def test_liveness_after_spilling_is_the_liveness_of_the_spilled_code(
     round before (`after_spill`); it must equal the flow worked out from scratch, and so
     must its liveness, whichever vregs are spilled, round after round."""
     lowered = lower(kernel.program, kernel.entry, tree=tree)
-    code, overrides = list(lowered.code), dict(lowered.logical)
-    fresh = _Counter(lowered.nvregs)
-    excluded: set[int] = set()  # spilled already, or a spill temporary (as allocation does)
     with mutants.switched_on(names):
-        live = liveness(flow(code, overrides), lowered.regions)
-        for _ in range(3):
-            candidates = sorted({d for d in live.flow.defined if d is not None} - excluded)
-            if not candidates:
-                break
-            victims = data.draw(st.lists(st.sampled_from(candidates), unique=True,
-                                         min_size=1, max_size=8))
-            slots = {v: len(excluded) + k for k, v in enumerate(victims)}
-            temps: dict[int, int] = {}
-            groups: dict[int, tuple[int, bool]] = {}
-            code = _spill(code, live.flow, slots, fresh, temps, set(), overrides, groups)
-            excluded |= set(victims) | set(temps)
-            live = liveness(after_spill(live.flow, code, groups), lowered.regions)
+        for code, overrides, live in spill_rounds(lowered, data, 3, 8):
             full = liveness(flow(code, overrides), lowered.regions)
             for part in ("instrs", "label_at", "physical", "logical", "defined", "used",
                          "reads", "use_bits", "def_bits", "flags"):

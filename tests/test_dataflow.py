@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 
 from generators.kernels import kernels
 from targets.numba_simt import dataflow, mutants
-from targets.numba_simt.liveness import after_spill, flow, liveness
 from targets.numba_simt.lower import lower
-from targets.numba_simt.regalloc import _Counter, _across, _round_facts, _spill
+from targets.numba_simt.regalloc import _across, _round_facts
 
 from . import liveness_reference as reference
 
@@ -56,26 +55,9 @@ def _compare(live: Any, regions: Any) -> None:
 def test_liveness_and_interference_are_the_python_rules(kernel: Any, tree: bool,
                                                         names: list[str], data: Any) -> None:
     lowered = lower(kernel.program, kernel.entry, tree=tree)
-    code, overrides = list(lowered.code), dict(lowered.logical)
-    fresh = _Counter(lowered.nvregs)
-    excluded: set[int] = set()
     with mutants.switched_on(names):
-        live = liveness(flow(code, overrides), lowered.regions)
-        _compare(live, lowered.regions)
-        for _ in range(2):  # spill some vregs, as allocation rounds do
-            candidates = sorted({d for d in live.flow.defined if d is not None} - excluded)
-            if not candidates:
-                break
-            victims = data.draw(st.lists(st.sampled_from(candidates), unique=True,
-                                         min_size=1, max_size=6))
-            slots = {v: len(excluded) + k for k, v in enumerate(victims)}
-            temps: dict[int, int] = {}
-            groups: dict[int, tuple[int, bool]] = {}
-            code = _spill(code, live.flow, slots, fresh, temps, set(), overrides, groups)
-            excluded |= set(victims) | set(temps)
-            live = liveness(after_spill(live.flow, code, groups), lowered.regions)
+        for _, _, live in reference.spill_rounds(lowered, data, 2, 6):
             _compare(live, lowered.regions)
-
 
 def test_sets_past_the_first_word() -> None:
     """Vregs 70 and 130: three words a row. v70 is defined at 0 and read at 2 by an
