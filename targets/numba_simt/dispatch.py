@@ -119,10 +119,13 @@ class _Run:
         for gid in fates.completed:
             self.status[gid] = COMPLETED
         for gid in fates.order:
-            self.status[gid] = FAULTED
-            self.faults[gid] = fates.faults[gid]
-            if self.first is None:
-                self.first = gid
+            self.faulted(gid, fates.faults[gid])
+
+    def faulted(self, gid: int, fault: Fault) -> None:
+        self.status[gid] = FAULTED
+        self.faults[gid] = fault
+        if self.first is None:
+            self.first = gid
 
 
 class RunError(Exception):
@@ -259,10 +262,7 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
             run.status[gid] = COMPLETED
             raised = False
         else:
-            run.status[gid] = FAULTED
-            run.faults[gid] = fault
-            if run.first is None:
-                run.first = gid
+            run.faulted(gid, fault)
             raised = True
         if raised and stops:
             break

@@ -329,38 +329,19 @@ def run_lane(code, vals, masks, state, mem, bufs, params, budget, step_limit, ex
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def resume_lane(code, frame, live, values, nvregs, nmasks, pc, lane, base, wave, mem,
-                bufs, params, budget, step_limit, exec_, alive):  # type: ignore[no-untyped-def]
-    """A resume in one call: the lane's registers and masks from its frame
-    (`load_frame`; EXEC and ALIVE its bit), then `run_lane` from `pc`. Returns (status,
-    vals, masks, state), what `run_lane` goes on from after an allocation."""
-    vals = np.zeros(max(1, nvregs), dtype=np.int64)
-    masks = np.zeros(nmasks, dtype=np.int64)
-    state = np.zeros(STATE_SIZE, dtype=np.int64)
-    state[S_TRIPS] = load_frame(frame, live, values, vals, masks)
-    masks[exec_] = 1
-    masks[alive] = 1
-    state[S_PC] = pc
-    state[S_LANE] = lane
-    state[S_BASE] = base
-    state[S_WAVE] = wave
-    status = run_lane(code, vals, masks, state, mem, bufs, params, budget, step_limit,
-                      exec_, alive)
-    return status, vals, masks, state
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
 def resume_lanes(code, frames, first, live, live_at, starts, rows, values, nvregs, nmasks,
                  n, W, mem, bufs, params, budget, step_limit, exec_, alive,
                  stop_after_fault, out):  # type: ignore[no-untyped-def]
-    """Resume frames[first:] in order, each exactly as `resume_lane` (its live values
-    `live[live_at[ip]:live_at[ip + 1]]`, from `starts[ip]`), for as long as each ends
-    DONE or FAULTED: out[k] = (status, S_PC, S_ARG) for frame k. Returns (k, status,
-    vals, masks, state): k the first frame not finished here, with the status it stopped
-    at and what `run_lane` goes on from (or NOT_STARTED: a frame `resume_lane` is never
-    given, untouched; PAUSED: after the first fault, with `stop_after_fault`). Most
-    resumes end at once (a faulting lane faults again): one call for them all, instead
-    of a call and its Python bookkeeping each."""
+    """Resume frames[first:] in order, for as long as each ends DONE or FAULTED: a
+    frame's lane gets its registers and masks from the frame (`load_frame`, its live
+    values `live[live_at[ip]:live_at[ip + 1]]`; EXEC and ALIVE its bit), then runs
+    (`run_lane`) from `starts[ip]`; out[k] = (status, S_PC, S_ARG) for frame k. Returns
+    (k, status, vals, masks, state): k the first frame not finished here, with the
+    status it stopped at and what `run_lane` goes on from (or NOT_STARTED: a frame naming
+    no workitem or infopoint of the launch, or a start outside the code, untouched;
+    PAUSED: after the first fault, with `stop_after_fault`, or all done). Most resumes
+    end at once (a faulting lane faults again): one call for them all, instead of a call
+    and its Python bookkeeping each."""
     vals = np.zeros(max(1, nvregs), dtype=np.int64)
     masks = np.zeros(nmasks, dtype=np.int64)
     state = np.zeros(STATE_SIZE, dtype=np.int64)
@@ -417,16 +398,13 @@ def warm_up() -> None:
     code = np.array([[K_MOVI, 1, 0, 0, 0, 0, 7, -1, A_OTHER, 64, 0],
                      [K_HALT, 0, 0, 0, 0, 0, 0, -1, A_OTHER, 64, 0]], dtype=np.int64)
     frame = np.zeros(8, dtype=np.int64)
-    status, vals, masks, state = resume_lane(
-        code, frame, np.zeros((0, 2), dtype=np.int64), 6, 1, 2, 0, 0, 0, 0,
-        np.zeros(1, dtype=np.int64), np.zeros((0, 3), dtype=np.int64),
-        np.zeros(1, dtype=np.int64), 1, 10, 0, 1)
     out = np.zeros((1, 3), dtype=np.int64)
-    resume_lanes(code, frame.reshape(1, -1), 0, np.zeros((0, 2), dtype=np.int64),
-                 np.zeros(2, dtype=np.int64), np.zeros(1, dtype=np.int64), 2, 6, 1, 2, 1,
-                 1, np.zeros(1, dtype=np.int64), np.zeros((0, 3), dtype=np.int64),
-                 np.zeros(1, dtype=np.int64), 1, 10, 0, 1, False, out)
+    _, _, vals, _, _ = resume_lanes(
+        code, frame.reshape(1, -1), 0, np.zeros((0, 2), dtype=np.int64),
+        np.zeros(2, dtype=np.int64), np.zeros(1, dtype=np.int64), 2, 6, 1, 2, 1, 1,
+        np.zeros(1, dtype=np.int64), np.zeros((0, 3), dtype=np.int64),
+        np.zeros(1, dtype=np.int64), 1, 10, 0, 1, False, out)
     frames = np.array([[0, 0, 0, 0, 0b10, 5, 16]], dtype=np.int64)
     relocate_frames(frames, 4, 1, 5, np.array([16]), np.array([48]))
-    assert status == DONE and vals[0] == 7 and frames[0, 6] == 48 and out[0, 0] == DONE, (
-        f"host lane warm-up failed: {status} {vals} {frames}")
+    assert out[0, 0] == DONE and vals[0] == 7 and frames[0, 6] == 48, (
+        f"host lane warm-up failed: {out} {vals} {frames}")

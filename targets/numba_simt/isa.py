@@ -126,9 +126,9 @@ WRITES_VREG = frozenset(
      Op.LEN, Op.ALLOC, Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
      Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.RELOAD}
 )
-#: opcodes that always write every lane of their destination, whatever `wm` says
 #: the uniform values lowering may write to all lanes (`uniform_writes=all_lanes`)
 UNIFORM_VALUES = frozenset({Op.MOVI, Op.PARAM, Op.WAVEID})
+#: opcodes that always write every lane of their destination, whatever `wm` says
 ALWAYS_ALL_LANES = frozenset(
     {Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
      Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL}

@@ -212,7 +212,6 @@ class Host:
         self.nmasks = compiled.host.nmasks
         self.infopoints = compiled.infopoints
         self.union = len(compiled.union_regs) + len(compiled.union_slots)
-        self._values = -1  # where a frame's saved values start (the same in every frame)
         self.mem = mem
         self.params = [int(x) for x in params]
         self._arrays: tuple[np.ndarray, np.ndarray] | None = None  # `arrays()`
@@ -224,38 +223,28 @@ class Host:
     # ------------------------------------------------------------------ entries
 
     def resume(self, frame: np.ndarray) -> LaneFates:
-        """Finish one deopted lane from its frame (a row of the save area)."""
+        """Finish one deopted lane from its frame (a row of the save area) in the wave
+        loop: what `resume_frames` does with `LANE_LOOP` off, and where a frame naming no
+        workitem or infopoint of the launch, or a start outside the code, is reported."""
         gid, ip = int(frame[F_GID]), int(frame[F_IP])
         if not (0 <= gid < self.n and 0 <= ip < len(self.infopoints)):
             raise HostError(f"frame names workitem {gid} at infopoint {ip}")
         info = self.infopoints[ip]
-        wave, lane = divmod(gid, self.W)
-        state = _Wave(self, wave, 1 << lane)
-        if self._values < 0:
-            self._values = _layout(frame, self.nmasks, self.union)[2]
-        live = self.decoded.live.get(ip)
-        if live is None:
-            live = self.decoded.live[ip] = np.array(
-                [(loc.vreg, loc.position) for loc in info.live if loc.position >= 0],
-                dtype=np.int64).reshape(-1, 2)
         start = info.host_pc
         if mutants.on("resume-restarts-statement"):
             start = info.statement_pc  # the statement's earlier effects happen again
         if not 0 <= start < len(self.rows):
             raise HostError(f"host pc {start} outside the code")
-        if not LANE_LOOP:
-            vals = np.zeros(max(1, self.nvregs), dtype=np.int64)
-            masks = np.zeros(self.nmasks, dtype=np.int64)
-            trips = host_lane.load_frame(frame, live, self._values, vals, masks)
-            masks[EXEC] = masks[ALIVE] = 1
-            state.take_lane(lane, vals, masks, int(trips))
-            return state.run(start)
-        bufs, params = self.arrays()
-        status, vals, masks, lane_state = host_lane.resume_lane(
-            self.decoded.lane, frame, live, self._values, self.nvregs, self.nmasks, start,
-            lane, state.base, wave, self.mem, bufs, params, self.budget, _STEP_LIMIT, EXEC,
-            ALIVE)
-        return state.finish_lane(lane, status, vals, masks, lane_state)
+        wave, lane = divmod(gid, self.W)
+        state = _Wave(self, wave, 1 << lane)
+        live, live_at = self._live_table()
+        vals = np.zeros(max(1, self.nvregs), dtype=np.int64)
+        masks = np.zeros(self.nmasks, dtype=np.int64)
+        trips = host_lane.load_frame(frame, live[live_at[ip]:live_at[ip + 1]],
+                                     len(frame) - self.union, vals, masks)
+        masks[EXEC] = masks[ALIVE] = 1
+        state.take_lane(lane, vals, masks, int(trips))
+        return state.run(start)
 
     def resume_frames(self, frames: np.ndarray, stop_after_fault: bool = False
                       ) -> Iterator[tuple[int, Fault | None, LaneFates | None]]:
@@ -271,7 +260,7 @@ class Host:
                 yield -1, None, self.resume(frames[k])
             return
         live, live_at = self._live_table()
-        restart = mutants.on("resume-restarts-statement")  # see `resume`
+        restart = mutants.on("resume-restarts-statement")  # as `resume`
         starts = np.array([info.statement_pc if restart else info.host_pc
                            for info in self.infopoints], dtype=np.int64)
         out = np.zeros((len(frames), 3), dtype=np.int64)
@@ -288,11 +277,12 @@ class Host:
                 if out[j, 0] == host_lane.DONE:
                     yield gid, None, None
                 else:
-                    yield gid, self.fault_at(int(out[j, 1]), int(out[j, 2])), None
+                    fault = self.fault_of(*self.fault_at(int(out[j, 1]), int(out[j, 2])))
+                    yield gid, fault, None
             if status == host_lane.PAUSED:
                 return
             self.waiting = frames[stop + 1:]
-            if status == host_lane.NOT_STARTED:
+            if status == host_lane.NOT_STARTED:  # `resume` says what is wrong with it
                 yield -1, None, self.resume(frames[stop])
             else:
                 wave, lane = divmod(int(frames[stop, F_GID]), self.W)
@@ -314,13 +304,15 @@ class Host:
                 np.array(flat, dtype=np.int64).reshape(-1, 2), at)
         return table
 
-    def fault_at(self, pc: int, arg: int) -> Fault:
-        """The fault of a lane the compiled loop stopped with FAULTED (`pc`: one past the
-        faulting instruction; `arg`: a fail()'s code)."""
-        lane_code = self.decoded.lane
-        op = Op(int(lane_code[pc - 1, host_lane.C_OPCODE]))
-        info = self.infopoints[int(lane_code[pc - 1, host_lane.C_IP])]
-        return Fault(_KIND[op], info.stack, arg if op == Op.FAIL else None)
+    def fault_at(self, pc: int, arg: int) -> tuple[Op, int, int | None]:
+        """What faulted where the compiled loop stopped with FAULTED (`pc`: one past the
+        faulting instruction; `arg`: a fail()'s code): the op, its infopoint, its code."""
+        row = self.decoded.lane[pc - 1]
+        op = Op(int(row[host_lane.C_OPCODE]))
+        return op, int(row[host_lane.C_IP]), arg if op == Op.FAIL else None
+
+    def fault_of(self, op: Op, ip: int, code: int | None) -> Fault:
+        return Fault(_KIND[op], self.infopoints[ip].stack, code)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The buffers (rows of base, length, bits, sorted by base) and the parameters,
@@ -451,11 +443,10 @@ class _Decoded:
     """A kernel's host code decoded once (kept on its `HostCode`): `lane`, int64 rows in
     host_lane.py's columns, for the compiled one-lane loop; `code`, the same as `_Instr`
     tuples for the wave loop (made when first asked: most kernels never need it); and
-    per infopoint the (vreg, saved position) pairs a resume loads (`live`)."""
+    per infopoint the (vreg, saved position) pairs a resume loads (`live_table`)."""
 
     def __init__(self, lane: np.ndarray) -> None:
         self.lane = lane
-        self.live: dict[int, np.ndarray] = {}
         self.live_table: tuple[np.ndarray, np.ndarray] | None = None  # `Host._live_table`
         self._code: list[_Instr] | None = None
 
@@ -549,9 +540,8 @@ class _Wave:
         return _Regs(self.h.W)
 
     def fault(self, lane: int, op: Op, ip: int, code: int | None = None) -> None:
-        info = self.h.infopoints[ip]
         gid = self.base + lane
-        self.fates.faults[gid] = Fault(_KIND[op], info.stack, code)
+        self.fates.faults[gid] = self.h.fault_of(op, ip, code)
         self.fates.order.append(gid)
         self.masks[EXEC] &= ~(1 << lane)
         self.masks[ALIVE] &= ~(1 << lane)
@@ -699,9 +689,7 @@ class _Wave:
         if status == host_lane.DONE:
             self.fates.completed.append(self.base + lane)
         elif status == host_lane.FAULTED:
-            op = Op(int(lane_code[pc - 1, host_lane.C_OPCODE]))
-            self.fault(lane, op, int(lane_code[pc - 1, host_lane.C_IP]),
-                       arg if op == Op.FAIL else None)
+            self.fault(lane, *h.fault_at(pc, arg))
         elif status == host_lane.AT_WAVE_OP:
             self.take_lane(lane, vals, masks, int(state[host_lane.S_TRIPS]))
             return self.run(pc, int(state[host_lane.S_STEPS]))
