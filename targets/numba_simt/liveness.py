@@ -23,7 +23,7 @@ import itertools
 import operator
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, overload
+from typing import NamedTuple
 
 import numpy as np
 
@@ -159,15 +159,7 @@ class Rows(Sequence[int]):
     def __len__(self) -> int:
         return int(self.rows.shape[0])
 
-    @overload
-    def __getitem__(self, i: int) -> int: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[int]: ...
-
-    def __getitem__(self, i: int | slice) -> int | list[int]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
+    def __getitem__(self, i: int) -> int:  # type: ignore[override]
         return int.from_bytes(self.rows[i].tobytes(), "little")
 
     def __iter__(self) -> Iterator[int]:
