@@ -76,8 +76,7 @@ def _target_and_options(name: str, case: Case | None, case_path: str, pairs: Seq
     from .registry import load_target
 
     target = load_target(name)
-    note = getattr(target, "cold_start_note", None)
-    message = note() if announce and callable(note) else None
+    message = target.cold_start_note() if announce else None
     if message:
         print(message, file=sys.stderr, flush=True)
     cli_options = validate(target, parse_cli(pairs), "--opt")
@@ -99,8 +98,7 @@ def _oracle(case: Case, path: str, options: dict[str, Any]) -> tuple[Any, None]:
 
 
 def _unsupported(target: Any, case: Case) -> str | None:
-    check = getattr(target, "unsupported", None)
-    return check(case) if callable(check) else None
+    return target.unsupported(case)  # type: ignore[no-any-return]
 
 
 # ------------------------------------------------------------------------ commands
@@ -296,10 +294,10 @@ def cmd_sample(args: argparse.Namespace) -> int:
 def cmd_compile(args: argparse.Namespace) -> int:
     case = load_case(args.case)
     target, options = _target_and_options(args.target, case, args.case, args.opt)
-    listing = getattr(target, "listing", None)
-    if not callable(listing):
+    text = target.listing(case, options)
+    if text is None:
         raise DifftestError(f"target {args.target} has no compiled code to show")
-    print(listing(case, options))
+    print(text)
     return EXIT_OK
 
 
@@ -330,7 +328,7 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     start = time.monotonic()
     reduced, stats = reduce_case(case, still_fails(target, case, verdict.rule),
                                  args.time if args.time is not None else 60.0,
-                                 getattr(target, "option_variants", None))
+                                 target.option_variants)
     obj = reduced.to_json()
     if "format" in reduced.extra:  # a corpus entry: its mutants stay in their own field
         obj["options"] = {k: v for k, v in reduced.options.items() if k != "mutants"}
@@ -352,9 +350,9 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     from .registry import load_target
 
     target = load_target(args.target)
-    names = tuple(getattr(target, "mutant_names", ()))
-    seeds = dict(getattr(target, "mutant_seeds", {}))
-    helps = dict(getattr(target, "mutant_help", {}))
+    names = tuple(target.mutant_names)
+    seeds = dict(target.mutant_seeds)
+    helps = dict(target.mutant_help)
     if args.list:
         for name in names:
             print(f"{name}\t{seeds.get(name, '')}\t{helps.get(name, '')}")
@@ -406,16 +404,17 @@ def cmd_targets(args: argparse.Namespace) -> int:
         except DifftestError as e:
             print(f"{name}: cannot be loaded: {e}")
             continue
-        print(f"{name}: {getattr(t, 'description', '')}")
+        print(f"{name}: {t.description}")
         caps = sorted(capabilities(t))
-        gran = getattr(t, "never_ran_granularity", None)
+        gran = t.never_ran_granularity
         print(f"  capabilities: {', '.join(caps) or 'none'}"
               + (f"; never-ran comes in whole {gran}s" if gran else ""))
+        print(f"  wave sizes: {', '.join(map(str, t.wave_sizes))}; reconvergence: "
+              f"{t.reconvergence}")
         for title, names, helps in (
-                ("options", getattr(t, "option_names", ()), getattr(t, "option_help", {})),
-                ("schedule keys", getattr(t, "schedule_keys", ()),
-                 getattr(t, "schedule_help", {})),
-                ("mutants", getattr(t, "mutant_names", ()), getattr(t, "mutant_help", {}))):
+                ("options", t.option_names, t.option_help),
+                ("schedule keys", t.schedule_keys, t.schedule_help),
+                ("mutants", t.mutant_names, t.mutant_help)):
             if not names:
                 print(f"  {title}: none")
                 continue

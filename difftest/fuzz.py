@@ -47,7 +47,7 @@ class FuzzConfig:
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
     corpus: Path = Path("corpus")
-    schedules_per_case: int = 2
+    schedules_per_case: int | None = None  # None: the target's (2, or 1 without schedules)
     stop_on_first: bool = False
     database: str | None = None  # redis://HOST:PORT: a campaign shared across machines
 
@@ -169,7 +169,7 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
 
     target = load_target(config.target)
     collect_less()
-    unsupported = getattr(target, "unsupported", None)
+    unsupported = target.unsupported
     shared = None
     database = None
     phases = [Phase.generate, Phase.shrink]
@@ -181,6 +181,7 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
         phases.insert(0, Phase.reuse)  # what any worker anywhere saw fail, first
     names = _names()
     slot = {name: _FIXED + i for i, name in enumerate(names)}
+    per_case = config.schedules_per_case or target.schedules_per_case
     done = 0
     batch_no = 0
     kernel_kinds: dict[int, set[str]] = {}  # hash(kernel text) -> its fault kinds counted
@@ -196,9 +197,9 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
                   phases=phases, report_multiple_bugs=False,
                   suppress_health_check=list(HealthCheck))
         @seed(batch_seed(config.seed, index, batch_no))
-        @given(kernel_cases(capabilities=capabilities(target)),
-               st.lists(schedule_numbers(), min_size=config.schedules_per_case - 1,
-                        max_size=config.schedules_per_case - 1))
+        @given(kernel_cases(target.cases_per_kernel, capabilities=capabilities(target),
+                            waves=target.wave_sizes, reconvergence=target.reconvergence),
+               st.lists(schedule_numbers(), min_size=per_case - 1, max_size=per_case - 1))
         def prop(kc: Any, extra_numbers: list[int]) -> None:
             if best and time.monotonic() - best[3] > SHRINK_SECONDS:
                 raise _ShrinkBudgetSpent
@@ -218,7 +219,7 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
                         if name in slot:
                             counters[slot[name]] += 1
             for case in cases:
-                if callable(unsupported) and unsupported(case):
+                if unsupported(case):
                     counters[_SKIPPED] += 1
                     continue
                 options = target_options(target, {**case.options, **config.options})
@@ -303,7 +304,7 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
 
     case = case_from_json(case_json)
     reduced, _ = reduce_case(case, still_fails(target, case, rule), REDUCE_SECONDS,
-                             getattr(target, "option_variants", None))
+                             target.option_variants)
     full, error = oracle_run(reduced)
     final = check_case(reduced, target, reduced.schedule, reduced.options, None, full, error)
     verdict = str(final.verdict) if not final.verdict.agree else verdict
@@ -341,14 +342,11 @@ def warm_up(target: str, out: TextIO | None = None) -> None:
 
     out = sys.stderr if out is None else out
     t = load_target(target)
-    note = getattr(t, "cold_start_note", None)
-    message = note() if callable(note) else None
+    message = t.cold_start_note()
     if message:
         out.write(message + "\n")
         out.flush()
-    warm = getattr(t, "warm_up", None)
-    if callable(warm):
-        warm()
+    t.warm_up()
 
 
 class _Stop(Exception):

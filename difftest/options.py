@@ -71,8 +71,8 @@ def validate(target: Any, options: Any, where: str = "options") -> dict[str, Any
     `where`, the option and what was expected."""
     if not isinstance(options, dict):
         raise OptionError(f"{where}: expected an object of options, got {_short(options)}")
-    name = getattr(target, "name", "?")
-    known = tuple(getattr(target, "option_names", ())) + COMMON
+    name = target.name
+    known = tuple(target.option_names) + COMMON
     for key in options:
         if key not in known:
             raise OptionError(f"{where}: unknown option '{key}' for target {name} "
@@ -87,13 +87,13 @@ def validate(target: Any, options: Any, where: str = "options") -> dict[str, Any
     if not isinstance(mutants, list) or not all(isinstance(m, str) for m in mutants):
         raise OptionError(f"{where}: option mutants={_short(mutants)}: expected a list of "
                           "mutant names")
-    known_mutants = tuple(getattr(target, "mutant_names", ()))
+    known_mutants = tuple(target.mutant_names)
     for m in mutants:
         if m not in known_mutants:
             raise OptionError(f"{where}: unknown mutant '{m}' for target {name} (known: "
                               f"{', '.join(known_mutants) or 'none'}; `difftest targets` "
                               "lists them)")
-    _target_check(target, "validate_options", options, where)
+    _target_check(target.validate_options, options, where)
     return options
 
 
@@ -101,17 +101,15 @@ def validate_schedule(target: Any, schedule: dict[str, Any], where: str = "case"
                       ) -> None:
     """Check the values of the schedule keys `target` reads (its `validate_schedule`); a
     schedule is an open mapping, so keys for other targets pass."""
-    _target_check(target, "validate_schedule", schedule, where)
+    _target_check(target.validate_schedule, schedule, where)
 
 
-def _target_check(target: Any, method: str, value: Any, where: str) -> None:
-    """The target's own check of `value`, if it has one; its error named by `where`."""
-    check = getattr(target, method, None)
-    if callable(check):
-        try:
-            check(value)
-        except DifftestError as e:
-            raise OptionError(f"{where}: {e}") from None
+def _target_check(check: Any, value: Any, where: str) -> None:
+    """The target's own check of `value`; its error named by `where`."""
+    try:
+        check(value)
+    except DifftestError as e:
+        raise OptionError(f"{where}: {e}") from None
 
 
 def _short(v: Any) -> str:

@@ -45,7 +45,7 @@ def target_options(target: Any, options: dict[str, Any]) -> dict[str, Any]:
     numba-simt's compile options, which another target would reject)."""
     from .options import COMMON
 
-    own = set(getattr(target, "option_names", ())) | set(COMMON)
+    own = set(target.option_names) | set(COMMON)
     return {k: v for k, v in options.items() if k in own}
 
 
@@ -73,7 +73,7 @@ def check_case(case: Case, target: Any, schedule: dict[str, Any] | None = None,
     outcome = run_target(target, case, schedule, options)
     verdict = check_outcome(
         case, full, outcome, policy=policy,
-        wave_granularity=getattr(target, "never_ran_granularity", None) == "wave",
+        wave_granularity=target.never_ran_granularity == "wave",
         oracle_error=oracle_error,
     )
     return CheckResult(verdict, outcome, full, oracle_error, schedule)
@@ -131,8 +131,7 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
         except DifftestError as e:
             results.append(ReplayResult(name, muts, False, None, exp, str(e)))
             continue
-        unsupported = getattr(target, "unsupported", None)
-        if name != recorded_target and callable(unsupported) and unsupported(case):
+        if name != recorded_target and target.unsupported(case):
             continue
         res = check_case(case, target, options=options, full=full, oracle_error=oracle_error)
         results.append(ReplayResult(name, muts, _matches(res.verdict, exp), res.verdict, exp))

@@ -12,11 +12,12 @@ from typing import Any
 from hypothesis import strategies as st
 
 from difftest.case import Case
+from difftest.reconvergence import MAXIMAL
 
 from .host import host_programs
 from .inputs import arguments
 from .kernels import DEFAULT_FAULT_RATE, GeneratedKernel, kernels
-from .launches import launches
+from .launches import WAVES, launches
 from .schedules import schedule_by_number, schedule_numbers, target_options
 
 
@@ -85,7 +86,8 @@ CASES_PER_KERNEL = 2
 
 def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
                  fault_rate: float = DEFAULT_FAULT_RATE,
-                 capabilities: frozenset[str] | None = None, share_options: bool = True
+                 capabilities: frozenset[str] | None = None, share_options: bool = True,
+                 waves: tuple[int, ...] = WAVES, reconvergence: str = MAXIMAL
                  ) -> st.SearchStrategy[tuple[GeneratedKernel, list[Case]]]:
     """A kernel and `per_kernel` cases of it, each with its own launch, arguments and
     schedule (nine times in ten; otherwise one case, which is also where shrinking goes:
@@ -94,12 +96,14 @@ def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
     them all: numba-simt's compile costs several times a case's other work
     (`python benchmarks/bench_schedules.py --per-case-options` measures the other way).
     `max_n` caps the launch size; `fault_rate` is `kernels()`'s; `capabilities` (a
-    target's) leaves out what it cannot run (`NEEDS`)."""
+    target's) leaves out what it cannot run (`NEEDS`), `waves` are the wave sizes it runs,
+    `reconvergence` its model (wave operations only where it defines them)."""
     if isinstance(per_kernel, bool) or not isinstance(per_kernel, int) or per_kernel < 1:
         raise ValueError(f"Invalid per_kernel={per_kernel!r} < 1")
     out = leave_out(capabilities)
-    return _kernel_cases(kernels(fault_rate, without=out - {"host"}), per_kernel,
-                         launches(max_n), "host" not in out, share_options)
+    return _kernel_cases(kernels(fault_rate, without=out - {"host"},
+                                 reconvergence=reconvergence),
+                         per_kernel, launches(max_n, waves), "host" not in out, share_options)
 
 
 @st.composite

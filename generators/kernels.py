@@ -71,9 +71,10 @@ from hypothesis import event
 from hypothesis import strategies as st
 
 from difftest.ir import nodes as n
-from difftest.ir import parse
+from difftest.ir import parse, to_source
 from difftest.ir.types import BOOL, I32, I64, Type
 from difftest.options import DEFAULT_WORK_BUDGET
+from difftest.reconvergence import MAXIMAL, MODELS, defined_only
 
 from .coverage import constructs
 
@@ -948,6 +949,14 @@ _PERCENT = st.integers(0, 99)
 
 
 @functools.lru_cache(maxsize=512)
+def _defined_only(source: str, model: str) -> str:
+    """`source` with the wave operations `model` leaves undefined replaced (the canonical
+    text of the rewritten program; `source` itself when there were none)."""
+    fixed = defined_only(_checked(source)[0], ENTRY, model)
+    return source if fixed is None else to_source(fixed)
+
+
+@functools.lru_cache(maxsize=512)
 def _checked(source: str) -> tuple[n.Program, frozenset[str], int]:
     """Parse (a generator defect surfaces here as a KernelError) and read off the
     constructs and the trip bound. Cached: Hypothesis's mutations replay the same kernel
@@ -957,7 +966,8 @@ def _checked(source: str) -> tuple[n.Program, frozenset[str], int]:
 
 
 def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
-            without: frozenset[str] = frozenset()) -> st.SearchStrategy[GeneratedKernel]:
+            without: frozenset[str] = frozenset(), reconvergence: str = MAXIMAL
+            ) -> st.SearchStrategy[GeneratedKernel]:
     """Kernels (see the module docstring for their shape and guarantees).
 
     `fault_rate` is the probability that each fault kind (out-of-bounds, division by
@@ -965,8 +975,13 @@ def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
     fault, 1 kernels that may fault every way. `max_statements` bounds the statements
     drawn for the kernel (each helper called gets at least two more). `without` names
     features never enabled (`"wave"`, `"alloc"`: what a target cannot run; the draws are
-    the same, so a seed's other choices do not move).
+    the same, so a seed's other choices do not move). `reconvergence` is a target's model
+    (difftest.reconvergence): a wave operation it leaves undefined is replaced by a
+    wave-free expression of its type.
     Shrinks toward: no features, one statement, the constant 0."""
+    if reconvergence not in MODELS:
+        raise ValueError(f"Invalid reconvergence={reconvergence!r}: expected one of "
+                         f"{', '.join(MODELS)}")
     unknown = set(without) - set(FEATURES) - set(RARE_FEATURES) - {"alloc"}
     if unknown:
         raise ValueError(f"Invalid without={sorted(unknown)!r}: not generator features")
@@ -976,7 +991,8 @@ def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
     if isinstance(max_statements, bool) or not isinstance(max_statements, int) or (
             max_statements < 1):
         raise ValueError(f"Invalid max_statements={max_statements!r} < 1")
-    return _kernels(round(fault_rate * 100), max_statements, frozenset(without))
+    return _kernels(round(fault_rate * 100), max_statements, frozenset(without),
+                    reconvergence)
 
 
 #: per expression node class, its fields that may hold expressions
@@ -1040,7 +1056,7 @@ def trip_bound(program: n.Program, entry: str) -> int:
 
 @st.composite
 def _kernels(draw: st.DrawFn, pct: int, max_statements: int,
-             without: frozenset[str]) -> GeneratedKernel:
+             without: frozenset[str], reconvergence: str = MAXIMAL) -> GeneratedKernel:
     # One boolean per feature (not one bitmask) so the shrinker can switch each off.
     on = {f for f in FEATURES if draw(_BOOL)}
     for f in RARE_FEATURES:
@@ -1059,6 +1075,9 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int,
     acc_ty = gen.pick((I64, I32)) if "atomic" in features else I64
     source, bufs, scalars = gen.kernel(out_ty, acc_ty)
     program, found, trips = _checked(source)
+    if reconvergence != MAXIMAL and "wave" in features:
+        source = _defined_only(source, reconvergence)
+        program, found, trips = _checked(source)
     for name in sorted(features):
         event(f"swarm: {name}")
     for name in sorted(found):

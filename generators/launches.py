@@ -32,16 +32,21 @@ def _classes(max_n: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def launches(max_n: int = 3000) -> st.SearchStrategy[tuple[int, int]]:
-    """(n, wave) with 1 <= n <= max_n; see the module docstring for the distribution."""
+def launches(max_n: int = 3000, waves: tuple[int, ...] = WAVES
+             ) -> st.SearchStrategy[tuple[int, int]]:
+    """(n, wave) with 1 <= n <= max_n and wave in `waves` (a target's wave sizes); see
+    the module docstring for the distribution."""
     if max_n < 1:
         raise ValueError(f"Invalid max_n={max_n} < 1")
+    if not waves or any(w not in WAVES for w in waves):
+        raise ValueError(f"Invalid waves={waves!r}: expected some of {WAVES}")
     classes = _classes(max_n)
     which = st.integers(0, len(classes) - 1)
+    wave = _WAVE if tuple(waves) == WAVES else st.sampled_from(tuple(sorted(waves)))
 
     @st.composite
     def launch(draw: st.DrawFn) -> tuple[int, int]:
         lo, hi = classes[draw(which)]
-        return draw(integers(lo, hi)), draw(_WAVE)
+        return draw(integers(lo, hi)), draw(wave)
 
     return launch()

@@ -60,6 +60,7 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from difftest.target import Target
 from difftest.case import Case
 from difftest.errors import OracleError
 from difftest.options import describe_budget, trip_budget
@@ -858,7 +859,7 @@ class ReferenceOracle:
         return run_host(case, options)
 
 
-class ReferenceTarget:
+class ReferenceTarget(Target):
     """The oracle as a target (`--target reference`): runs everything, reports the
     lowest faulting workitem's exception; a race or budget overrun is an `error`."""
 

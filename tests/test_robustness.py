@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from difftest.target import Target
 from difftest import fuzz
 from difftest.case import load_case
 from difftest.cli import build_parser, main
@@ -129,7 +130,7 @@ def test_a_counterexample_that_cannot_be_written_is_printed_whole(
     assert printed["expected"] == {"verdict": "disagree", "rule": "R3 memory"}
 
 
-class _Refuses:
+class _Refuses(Target):
     """A target that can run nothing (by its own declaration)."""
 
     name = "refuses"

@@ -33,6 +33,7 @@ from difftest.case import Case
 from difftest.errors import DifftestError
 from difftest.ir import nodes as n
 from difftest.outcome import Outcome
+from difftest.target import Target
 
 from . import mutants
 from .dispatch import check_schedule, run_case
@@ -144,7 +145,7 @@ def compile_case(case: Case, options: dict[str, Any]) -> Compiled:
     return compiled
 
 
-class NumbaSimtTarget:
+class NumbaSimtTarget(Target):
     name = "numba-simt"
     description = ("a small GPU: exec-mask compiler, register allocation with spills, "
                    "deopt metadata, numba-compiled machine")
@@ -226,7 +227,7 @@ class NumbaSimtTarget:
         coloring.warm_up()
         dataflow.warm_up()
 
-    def listing(self, case: Case, options: dict[str, Any]) -> str:
+    def listing(self, case: Case, options: dict[str, Any]) -> str | None:
         return compile_case(case, options).listing
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,

@@ -25,6 +25,7 @@ import pyopencl as cl  # the [opencl] extra; without it the target cannot be loa
 from difftest.case import Case
 from difftest.errors import DifftestError
 from difftest.options import describe_budget, trip_budget
+from difftest.target import Target
 from difftest.outcome import COMPLETED, FAULTED, ExceptionReport, Fault, Frame, Outcome
 
 from .translate import EXHAUSTED, KINDS, MUTANTS, Translation, translate, unsupported
@@ -81,7 +82,7 @@ def _get_device() -> _Device:
     return _device
 
 
-class OpenCLTarget:
+class OpenCLTarget(Target):
     name = "opencl"
     description = "OpenCL C on PoCL's CPU device (LLVM): a compiler nobody here wrote"
     capabilities = frozenset({"faults"})
@@ -103,7 +104,7 @@ class OpenCLTarget:
             return f"policy {case.policy}: every workitem runs (a stream target)"
         return unsupported(case.program)
 
-    def listing(self, case: Case, options: dict[str, Any]) -> str:
+    def listing(self, case: Case, options: dict[str, Any]) -> str | None:
         return translate(case.program, case.entry,
                          frozenset(options.get("mutants", ()))).source
 

@@ -1,0 +1,118 @@
+"""One way to visit and to rewrite IR trees.
+
+Every node is a frozen dataclass whose children are nodes or tuples of nodes (see
+`nodes`), so one table of child fields per class serves every walk: `walk(node)` yields a
+tree's nodes in evaluation order (pre-order, fields in declaration order, which is the
+language's left-to-right order), and `rewrite(node, fn)` rebuilds a tree bottom-up with
+`fn` applied to each rebuilt node. Passes that need the structure (the checker, the
+oracle, the compilers) dispatch on node classes themselves; this module is for the many
+that only need "every node" or "this node, replaced".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+from . import nodes as n
+
+_T = TypeVar("_T")
+
+#: the IR's node classes, and per class the names of the fields that hold children
+NODE_CLASSES: frozenset[type] = frozenset(
+    c for c in vars(n).values() if isinstance(c, type) and dataclasses.is_dataclass(c))
+_SKIP = frozenset({"line", "ty", "declared", "to", "returns"})
+CHILD_FIELDS: dict[type, tuple[str, ...]] = {
+    c: tuple(f.name for f in dataclasses.fields(c) if f.name not in _SKIP)
+    for c in NODE_CLASSES}
+
+
+def children(node: Any) -> Iterator[Any]:
+    """The direct child nodes of `node` (tuples flattened), in field order."""
+    for name in CHILD_FIELDS.get(node.__class__, ()):
+        value = getattr(node, name)
+        if value.__class__ is tuple:
+            for x in value:
+                if x.__class__ in NODE_CLASSES:
+                    yield x
+        elif value.__class__ in NODE_CLASSES:
+            yield value
+
+
+def walk(node: Any) -> Iterator[Any]:
+    """`node` (a node, or a tuple of nodes) and everything below it, pre-order."""
+    if node.__class__ is tuple:
+        for x in node:
+            yield from walk(x)
+        return
+    if node.__class__ not in NODE_CLASSES:
+        return
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(reversed(list(children(cur))))
+
+
+def rewrite(node: _T, fn: Callable[[Any], Any]) -> _T:
+    """A copy of `node` with every node replaced bottom-up by `fn(rebuilt node)`. `fn`
+    returns its argument to keep a node; unchanged subtrees are shared, not copied. The
+    result is unchecked if `fn` changed anything: run `check` on a rewritten program."""
+    if node.__class__ is tuple:
+        items = tuple(rewrite(x, fn) for x in node)  # type: ignore[attr-defined]
+        same = all(a is b for a, b in zip(items, node))  # type: ignore[call-overload]
+        return node if same else items  # type: ignore[return-value]
+    if node.__class__ not in NODE_CLASSES:
+        return node
+    changes = {}
+    for name in CHILD_FIELDS[node.__class__]:
+        old = getattr(node, name)
+        new = rewrite(old, fn)
+        if new is not old:
+            changes[name] = new
+    rebuilt = n.replace(node, **changes) if changes else node
+    return fn(rebuilt)  # type: ignore[no-any-return]
+
+
+def substitute(node: _T, fn: Callable[[Any], Any]) -> _T:
+    """A copy of `node` where each node for which `fn(node)` returns a replacement (not
+    None) is replaced, top-down: `fn` sees the original nodes (so it may key on their
+    identity), and the replacement's own children are substituted in turn."""
+    if node.__class__ is tuple:
+        items = tuple(substitute(x, fn) for x in node)  # type: ignore[attr-defined]
+        same = all(a is b for a, b in zip(items, node))  # type: ignore[call-overload]
+        return node if same else items  # type: ignore[return-value]
+    if node.__class__ not in NODE_CLASSES:
+        return node
+    new = fn(node)
+    if new is not None:
+        node = new
+    changes = {}
+    for name in CHILD_FIELDS[node.__class__]:
+        old = getattr(node, name)
+        sub = substitute(old, fn)
+        if sub is not old:
+            changes[name] = sub
+    return n.replace(node, **changes) if changes else node
+
+
+def calls(node: Any) -> Iterator[n.Call]:
+    """The helper calls in `node`, in evaluation order."""
+    return (x for x in walk(node) if x.__class__ is n.Call)
+
+
+def reachable(program: n.Program, entry: str) -> list[n.Function]:
+    """The functions `entry` can reach through calls, each after every function it calls
+    (callees first: the order C-like languages declare them in)."""
+    order: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in order:
+            return
+        for c in calls(program.function(name).body):
+            visit(c.func)
+        order.append(name)
+
+    visit(entry)
+    return [program.function(name) for name in order]

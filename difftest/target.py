@@ -1,0 +1,169 @@
+"""The Target protocol: what a target is, with a default for every optional part.
+
+A target turns (case, schedule, options) into an `Outcome`. Targets in this repository
+subclass `Target`; a third-party target may be any object with a `name` and a `run`: the
+registry wraps it (`as_target`), so the rest of difftest reads every part of every target
+directly, never probing for it.
+
+The parts, and what the fuzz loop, the checker and the CLI do with them:
+- `name`, `description`: how it is named and listed (`difftest targets`);
+- `capabilities`: `wave_ops` (it runs wave operations), `alloc` (kernels that call
+  `alloc()`), `host_programs` (cases' host programs), `faults`, `mutants`: the generators
+  leave out what a target does not declare;
+- `wave_sizes`: the wave sizes W it can run (a real target: its subgroup sizes);
+- `reconvergence`: the model its wave operations are checked against
+  (`difftest.reconvergence`): generators place wave operations only where it defines them;
+- `never_ran_granularity`: "wave" when it checks the deopt flag at wave start (R5);
+- `option_names` / `option_help`, `validate_options(options)`: its own options;
+- `schedule_keys` / `schedule_help`, `validate_schedule(schedule)`: the schedule keys it
+  reads (a target that reads none is run once per case: schedules cannot change it);
+- `mutant_names` / `mutant_help` / `mutant_seeds`: its injectable bugs;
+- `cases_per_kernel`: how many launches and inputs the fuzz loop draws for each generated
+  kernel (a target whose build is expensive amortises it over more);
+- `unsupported(case)`: why it cannot run a case (None when it can); the default checks the
+  declarations above;
+- `listing(case, options)`: its compiled code as text, or None;
+- `option_variants(options)`: other settings the reducer's polish pass may try;
+- `warm_up()`, `cold_start_note()`: load or compile what it needs once, and a line to print
+  first when that takes a while.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .case import Case
+from .outcome import Outcome
+from .reconvergence import MAXIMAL, MODELS, describe, undefined_wave_ops
+
+WAVE_SIZES = (1, 2, 4, 8, 16, 32, 64)
+
+
+class Target:
+    name: str = ""
+    description: str = ""
+    capabilities: frozenset[str] = frozenset()
+    wave_sizes: tuple[int, ...] = WAVE_SIZES
+    reconvergence: str = MAXIMAL
+    never_ran_granularity: str | None = None
+    option_names: tuple[str, ...] = ()
+    option_help: dict[str, str] = {}
+    schedule_keys: tuple[str, ...] = ()
+    schedule_help: dict[str, str] = {}
+    mutant_names: tuple[str, ...] = ()
+    mutant_help: dict[str, str] = {}
+    mutant_seeds: dict[str, str] = {}
+    cases_per_kernel: int = 2
+
+    def run(self, case: Case, schedule: dict[str, Any] | None = None,
+            options: dict[str, Any] | None = None) -> Outcome:
+        raise NotImplementedError
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        """Check the values of this target's own options (raise DifftestError)."""
+
+    def validate_schedule(self, schedule: dict[str, Any]) -> None:
+        """Check the values of the schedule keys this target reads."""
+
+    def unsupported(self, case: Case) -> str | None:
+        return declared_unsupported(self, case)
+
+    def listing(self, case: Case, options: dict[str, Any]) -> str | None:
+        return None
+
+    def option_variants(self, options: dict[str, Any]) -> list[dict[str, Any]]:
+        return []
+
+    def warm_up(self) -> None:
+        pass
+
+    def cold_start_note(self) -> str | None:
+        return None
+
+    @property
+    def schedules_per_case(self) -> int:
+        """Schedules the fuzz loop checks per case: two where schedules matter."""
+        return 2 if self.schedule_keys else 1
+
+
+def declared_unsupported(target: Target, case: Case) -> str | None:
+    """Why `case` needs something `target` does not declare (None when it does not)."""
+    caps = target.capabilities
+    if case.host is not None and "host_programs" not in caps:
+        return "host programs"
+    if case.wave not in target.wave_sizes:
+        return (f"wave size {case.wave} (it runs waves of "
+                f"{', '.join(map(str, target.wave_sizes))})")
+    from .ir import nodes as n
+    from .ir.walk import reachable, walk
+
+    for fn in reachable(case.program, case.entry):
+        for node in walk(fn.body):
+            if isinstance(node, n.WaveOp) and "wave_ops" not in caps:
+                return f"wave operations ({node.op}() at line {node.line})"
+            if isinstance(node, n.Alloc) and "alloc" not in caps:
+                return f"alloc() (line {node.line})"
+    undefined = undefined_wave_ops(case.program, case.entry, target.reconvergence)
+    if undefined:
+        return (f"{describe(undefined[0])} is on a loop's exit path, where its "
+                f"reconvergence model ({target.reconvergence}) leaves the result undefined")
+    return None
+
+
+class _Adapted(Target):
+    """A third-party target object that does not subclass `Target`: its own parts where
+    it has them, the defaults elsewhere."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        for key in ("name", "description", "wave_sizes", "reconvergence",
+                    "never_ran_granularity", "option_names", "option_help", "schedule_keys",
+                    "schedule_help", "mutant_names", "mutant_help", "mutant_seeds",
+                    "cases_per_kernel"):
+            if hasattr(inner, key):
+                setattr(self, key, getattr(inner, key))
+        self.capabilities = frozenset(getattr(inner, "capabilities", ()))
+        assert self.reconvergence in MODELS, f"unknown reconvergence model {self.reconvergence}"
+
+    def run(self, case: Case, schedule: dict[str, Any] | None = None,
+            options: dict[str, Any] | None = None) -> Outcome:
+        result: Outcome = self._inner.run(case, schedule, options)
+        return result
+
+    def _call(self, method: str, *args: Any, default: Any = None) -> Any:
+        fn = getattr(self._inner, method, None)
+        return fn(*args) if callable(fn) else default
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        self._call("validate_options", options)
+
+    def validate_schedule(self, schedule: dict[str, Any]) -> None:
+        self._call("validate_schedule", schedule)
+
+    def unsupported(self, case: Case) -> str | None:
+        own: str | None = self._call("unsupported", case)
+        return own or declared_unsupported(self, case)
+
+    def listing(self, case: Case, options: dict[str, Any]) -> str | None:
+        text: str | None = self._call("listing", case, options)
+        return text
+
+    def option_variants(self, options: dict[str, Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = self._call("option_variants", options, default=[])
+        return out
+
+    def warm_up(self) -> None:
+        self._call("warm_up")
+
+    def cold_start_note(self) -> str | None:
+        note: str | None = self._call("cold_start_note")
+        return note
+
+
+def as_target(obj: Any) -> Target:
+    """`obj` as a `Target`: itself when it subclasses it, else wrapped."""
+    if isinstance(obj, Target):
+        return obj
+    assert callable(getattr(obj, "run", None)) and isinstance(getattr(obj, "name", None), str), \
+        f"{obj!r} is not a target: it needs a `name` and a `run(case, schedule, options)`"
+    return _Adapted(obj)
