@@ -8,7 +8,9 @@ numba-simt's speed, measured side by side in one run.
 - machine throughput in lane-instructions/s;
 - JIT compilations of the machine while running generated kernels (aim: 0 after warm-up);
 - cold and cached compile time of the machine (fresh processes, an empty and then a warm
-  NUMBA_CACHE_DIR).
+  NUMBA_CACHE_DIR);
+- checked cases per CPU-second on each real target that is installed, beside numba-simt's
+  (benchmarks/bench_real_targets.py).
 
 Besides machine.py this is the one module that imports numba: for the hand-written
 baseline, which must be compiled by the same compiler to be a fair reference.
@@ -422,7 +424,22 @@ def run_bench(n_log2: int = 22, oracle_log2: int = 16, repeat: int = 5,
     result["compile"] = bench_compile_time()
     result["generation"] = bench_generation(800 if not quick else 50, 0)
     result["kernel_compile"] = bench_compile(100 if not quick else 25, 0)
+    result["real_targets"] = _real_targets().run(100 if not quick else 20, 0,
+                                                  2 if not quick else 1,
+                                                  _real_targets().REAL)
     return result
+
+
+def _real_targets() -> Any:
+    """benchmarks/bench_real_targets.py, beside this file (benchmarks is no package)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_real_targets.py")
+    spec = importlib.util.spec_from_file_location("bench_real_targets", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def format_bench(r: dict[str, Any]) -> str:
@@ -462,6 +479,7 @@ def format_bench(r: dict[str, Any]) -> str:
     k = r["kernel_compile"]
     lines.append(f"numba-simt compile per generated case: {k['ms_per_case']:.1f} ms over "
                  f"{k['cases']} cases (the slowest tenth: {k['slowest_tenth_share']:.0%})")
+    lines.append(_real_targets().format_rows(r["real_targets"]))
     lines.append(f"ratio_vs_njit (W = 32): {r['ratio_vs_njit']:.2f}")
     return "\n".join(lines)
 

@@ -251,7 +251,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         database = check_url(args.database)
     config = FuzzConfig(target=args.target, seconds=seconds, examples=args.examples,
                         workers=_workers(args.workers), seed=args.seed, options=options,
-                        corpus=corpus, database=database)
+                        corpus=corpus, database=database, stop_on_first=args.stop_on_first)
     try:
         summary = fuzz(config)
     except Interrupted as stop:
@@ -262,7 +262,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if summary.cases == 0:
         print("fuzz: no case was checked, so nothing was tested (see the messages above)")
         return EXIT_FAIL
-    return EXIT_FAIL if summary.failures else EXIT_OK
+    return EXIT_FAIL if summary.found or summary.errors else EXIT_OK
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
@@ -540,6 +540,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_opt(fz)
     fz.add_argument("--corpus", default="corpus", metavar="DIR",
                     help="where shrunk counterexamples are written (default: corpus)")
+    fz.add_argument("--stop-on-first", action="store_true",
+                    help="stop the campaign at its first counterexample (default: keep "
+                    "going, each distinct failure reduced and kept once)")
     fz.add_argument("--database", default=None, metavar="redis://HOST:PORT",
                     help="share the campaign through a Redis server: Hypothesis's example "
                     "database and announced counterexamples (the corpus stays local)")

@@ -25,6 +25,7 @@ import multiprocessing as mp
 import os
 import signal
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import Any, TextIO
 BATCH = 25  # examples per Hypothesis run: bounds the overshoot past --time
 SHRINK_SECONDS = 4.0   # Hypothesis's shrinking, after the first failure
 REDUCE_SECONDS = 20.0  # then the IR reducer
-_CASES, _EXECS, _KERNELS, _FAILURES, _SKIPPED, _FIXED = 0, 1, 2, 3, 4, 5
+_CASES, _EXECS, _KERNELS, _FAILURES, _SKIPPED, _REPEATS, _FIXED = 0, 1, 2, 3, 4, 5, 6
 #: the fuzz loop's collector thresholds (gen 0, 1, 2): see `collect_less`
 GC_THRESHOLDS = (10_000, 50, 100)
 
@@ -48,7 +49,7 @@ class FuzzConfig:
     options: dict[str, Any] = field(default_factory=dict)
     corpus: Path = Path("corpus")
     schedules_per_case: int | None = None  # None: the target's (2, or 1 without schedules)
-    stop_on_first: bool = False
+    stop_on_first: bool = False  # stop the campaign at its first counterexample
     database: str | None = None  # redis://HOST:PORT: a campaign shared across machines
 
 
@@ -66,12 +67,16 @@ class Found:
     n: int
     saved: bool = True
     host_steps: int = 0  # of its host program (0: none)
+    key: str = ""        # its signature's key (difftest.signature)
+    failure: str = ""    # its failure class
+    repeats: int = 0     # times the campaign saw it again
 
     def describe(self) -> str:
         where = self.path if self.saved else "(not saved: printed on stderr)"
+        again = f"; seen again {self.repeats} times" if self.repeats else ""
         return (f"{where}: {self.verdict} [first failure at {self.first:.1f} s, reduced at "
                 f"{self.shrunk:.1f} s to {self.statements} statements, n = {self.n}"
-                f"{f', {self.host_steps} host steps' if self.host_steps else ''}]")
+                f"{f', {self.host_steps} host steps' if self.host_steps else ''}{again}]")
 
 
 @dataclass
@@ -80,7 +85,7 @@ class FuzzSummary:
     kernels: int
     cases: int
     executions: int
-    failures: list[str]
+    errors: list[str]  # problems of the campaign itself (not findings)
     construct_counts: dict[str, int]
     workers: int
     skipped: int = 0
@@ -88,6 +93,7 @@ class FuzzSummary:
     # counterexamples announced by other workers (--database), replayed here:
     # (corpus path, verdict), the path "" when it agrees here
     replayed: list[tuple[str, str]] = field(default_factory=list)
+    repeats: int = 0  # failing cases that were a known finding again
 
     def rate(self, count: int) -> float:
         return count / self.elapsed if self.elapsed > 0 else 0.0
@@ -152,119 +158,223 @@ def collect_less() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+class _Known:
+    """The findings of this campaign so far (all workers'): one JSON file each in a
+    folder the parent made, written atomically, read again when a case fails."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.seen: dict[str, Any] = {}  # file name -> Signature
+
+    def refresh(self) -> list[Any]:
+        from .signature import Signature
+
+        for path in sorted(self.folder.glob("*.json")):
+            if path.name not in self.seen:
+                try:
+                    self.seen[path.name] = Signature.from_json(json.loads(path.read_text()))
+                except (OSError, ValueError, KeyError):
+                    continue
+        return list(self.seen.values())
+
+    def add(self, signature: Any) -> str:
+        """Record a finding; returns its key (the same signature gives the same key)."""
+        import hashlib
+
+        from .corpus import write_atomic
+
+        text = json.dumps(signature.to_json(), sort_keys=True)
+        key = hashlib.sha256(text.encode()).hexdigest()[:16]
+        path = self.folder / f"{key}.json"
+        if not path.exists():
+            write_atomic(path, text)
+        return key
+
+    @staticmethod
+    def key(signature: Any) -> str:
+        import hashlib
+
+        text = json.dumps(signature.to_json(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at: float,
-            examples: int | None, results: Any) -> None:
+            examples: int | None, results: Any, known_dir: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
-    from hypothesis import HealthCheck, Phase, given, seed, settings
-    from hypothesis import strategies as st
+    _Worker(index, config, counters, start, stop_at, examples, results,
+            Path(known_dir)).run()
 
-    from generators.cases import kernel_cases
-    from generators.coverage import fault_kinds
-    from generators.schedules import schedule_by_number, schedule_numbers
 
-    from .registry import capabilities, load_target
-    from .runner import check_case, oracle_run, target_options
+class _Worker:
+    """One worker process's campaign: Hypothesis batches until the time or example
+    budget is spent. A failure is shrunk, reduced and kept, then (unless the campaign
+    stops at its first) the worker goes on; a failing case that a known finding
+    explains (difftest.signature) is counted as that finding seen again, not reduced."""
 
-    target = load_target(config.target)
-    collect_less()
-    unsupported = target.unsupported
-    shared = None
-    database = None
-    phases = [Phase.generate, Phase.shrink]
-    if config.database is not None:
-        from .shared import Shared
+    def __init__(self, index: int, config: FuzzConfig, counters: Any, start: float,
+                 stop_at: float, examples: int | None, results: Any, known: Path) -> None:
+        from .registry import load_target
 
-        shared = Shared(config.database, lambda text: results.put(("warning", text)))
-        database = shared.database()
-        phases.insert(0, Phase.reuse)  # what any worker anywhere saw fail, first
-    names = _names()
-    slot = {name: _FIXED + i for i, name in enumerate(names)}
-    per_case = config.schedules_per_case or target.schedules_per_case
-    done = 0
-    batch_no = 0
-    kernel_kinds: dict[int, set[str]] = {}  # hash(kernel text) -> its fault kinds counted
-    while time.monotonic() < stop_at and (examples is None or done < examples):
-        batch = BATCH if examples is None else min(BATCH, examples - done)
-        # the first failure: [case JSON, verdict, rule, when]; later ones by the same
-        # rule (Hypothesis shrinking) replace the case and verdict
-        best: list[Any] = []
-        if shared is not None:
-            _replay_announced(shared, config, target, results)
+        self.index, self.config, self.counters = index, config, counters
+        self.start, self.stop_at, self.examples = start, stop_at, examples
+        self.results = results
+        self.known = _Known(known)
+        self.target = load_target(config.target)
+        collect_less()
+        self.shared = None
+        self.database = None
+        if config.database is not None:
+            from .shared import Shared
 
-        @settings(max_examples=batch, database=database, deadline=None,
+            self.shared = Shared(config.database,
+                                 lambda text: results.put(("warning", text)))
+            self.database = self.shared.database()
+        names = _names()
+        self.slot = {name: _FIXED + i for i, name in enumerate(names)}
+        self.per_case = config.schedules_per_case or self.target.schedules_per_case
+        self.kernel_kinds: dict[int, set[str]] = {}  # hash(kernel text) -> fault kinds
+        # the failure being shrunk: [case JSON, verdict, failure class, when, rule]; later
+        # ones of the same class (Hypothesis shrinking) replace the case and verdict
+        self.best: list[Any] = []
+
+    def run(self) -> None:
+        done = batch_no = 0
+        while time.monotonic() < self.stop_at and (self.examples is None
+                                                   or done < self.examples):
+            batch = BATCH if self.examples is None else min(BATCH, self.examples - done)
+            if self.shared is not None:
+                _replay_announced(self.shared, self.config, self.target, self.results)
+            self.best = []
+            try:
+                self.property(batch, batch_seed(self.config.seed, self.index, batch_no))()
+            except (Counterexample, _ShrinkBudgetSpent):
+                pass
+            except Exception as e:  # noqa: BLE001 - e.g. Flaky: report, do not hide
+                if not self.best:
+                    self.counters[_FAILURES] += 1
+                    self.results.put(("error", f"worker {self.index}: {type(e).__name__}: {e}"))
+                    return
+            done += batch
+            batch_no += 1
+            if self.best:
+                self.keep()
+                if self.config.stop_on_first:
+                    return
+
+    def property(self, batch: int, seed_value: int) -> Any:
+        from hypothesis import HealthCheck, Phase, given, seed, settings
+        from hypothesis import strategies as st
+
+        from generators.cases import kernel_cases
+        from generators.schedules import schedule_numbers
+
+        t = self.target
+        phases = [Phase.generate, Phase.shrink]
+        if self.shared is not None:
+            phases.insert(0, Phase.reuse)  # what any worker anywhere saw fail, first
+
+        @settings(max_examples=batch, database=self.database, deadline=None,
                   phases=phases, report_multiple_bugs=False,
                   suppress_health_check=list(HealthCheck))
-        @seed(batch_seed(config.seed, index, batch_no))
-        @given(kernel_cases(target.cases_per_kernel, capabilities=capabilities(target),
-                            waves=target.wave_sizes, reconvergence=target.reconvergence),
-               st.lists(schedule_numbers(), min_size=per_case - 1, max_size=per_case - 1))
+        @seed(seed_value)
+        @given(kernel_cases(t.cases_per_kernel, capabilities=t.capabilities,
+                            waves=t.wave_sizes, reconvergence=t.reconvergence,
+                            one_wave=t.one_wave_per_kernel),
+               st.lists(schedule_numbers(), min_size=self.per_case - 1,
+                        max_size=self.per_case - 1))
         def prop(kc: Any, extra_numbers: list[int]) -> None:
-            if best and time.monotonic() - best[3] > SHRINK_SECONDS:
-                raise _ShrinkBudgetSpent
-            if not best and time.monotonic() > stop_at:
-                return
-            kernel, cases = kc
-            # Hypothesis often mutates an earlier example's cases and keeps its kernel:
-            # the kernel counts (and its constructs and fault kinds) once per worker
-            key = hash(kernel.source)
-            kinds = kernel_kinds.get(key)
-            if kinds is None:
-                kinds = set()
-                if not best:
-                    kernel_kinds[key] = kinds
-                    counters[_KERNELS] += 1
-                    for name in kernel.constructs:  # read off when it was generated
-                        if name in slot:
-                            counters[slot[name]] += 1
-            for case in cases:
-                if unsupported(case):
-                    counters[_SKIPPED] += 1
-                    continue
-                options = target_options(target, {**case.options, **config.options})
-                full, oracle_error = oracle_run(case, options)
-                counters[_EXECS] += 1
-                if full is not None and not best:
-                    new = set(fault_kinds(full)) - kinds
-                    kinds |= new
-                    for kind in new:
-                        counters[slot[f"fault:{kind}"]] += 1
-                extra = [schedule_by_number(case, k) for k in extra_numbers]
-                for sched in [case.schedule, *extra]:
-                    res = check_case(case, target, sched, options, None, full, oracle_error)
-                    counters[_CASES] += 1
-                    counters[_EXECS] += 1
-                    verdict = res.verdict
-                    if verdict.agree or (best and verdict.rule != best[2]):
-                        continue
-                    case.schedule = res.schedule
-                    case.options = options
-                    if not best:
-                        best[:] = [None, None, verdict.rule, time.monotonic()]
-                        results.put(("found", index, best[3] - start))
-                    best[0], best[1] = case.to_json(), str(verdict)
-                    raise Counterexample(best[0], best[1], verdict.rule)
+            self.example(kc, extra_numbers)
 
-        try:
-            prop()
-        except (Counterexample, _ShrinkBudgetSpent):
-            pass
-        except Exception as e:  # noqa: BLE001 - e.g. Flaky: report, do not hide
-            if not best:
-                counters[_FAILURES] += 1
-                results.put(("error", f"worker {index}: {type(e).__name__}: {e}"))
-                return
-        if best:
-            found, entry = _reduce_and_keep(best[0], best[1], best[2], best[3], start,
-                                            config, target)
-            if shared is not None:
-                shared.announce(entry)
-            counters[_FAILURES] += 1
-            results.put(("done", found, index))
+        return prop
+
+    def example(self, kc: Any, extra_numbers: list[int]) -> None:
+        from generators.coverage import fault_kinds
+        from generators.schedules import schedule_by_number
+
+        from .runner import check_case, oracle_run, target_options
+        from .signature import verdict_class
+
+        best, counters = self.best, self.counters
+        if best and time.monotonic() - best[3] > SHRINK_SECONDS:
+            raise _ShrinkBudgetSpent
+        if not best and time.monotonic() > self.stop_at:
             return
-        done += batch
-        batch_no += 1
+        kernel, cases = kc
+        # Hypothesis often mutates an earlier example's cases and keeps its kernel: the
+        # kernel counts (and its constructs and fault kinds) once per worker
+        key = hash(kernel.source)
+        kinds = self.kernel_kinds.get(key)
+        if kinds is None:
+            kinds = set()
+            if not best:
+                self.kernel_kinds[key] = kinds
+                counters[_KERNELS] += 1
+                for name in kernel.constructs:  # read off when it was generated
+                    if name in self.slot:
+                        counters[self.slot[name]] += 1
+        for case in cases:
+            if self.target.unsupported(case):
+                counters[_SKIPPED] += 1
+                continue
+            options = target_options(self.target, {**case.options, **self.config.options})
+            full, oracle_error = oracle_run(case, options)
+            counters[_EXECS] += 1
+            if full is not None and not best:
+                new = set(fault_kinds(full)) - kinds
+                kinds |= new
+                for kind in new:
+                    counters[self.slot[f"fault:{kind}"]] += 1
+            extra = [schedule_by_number(case, k) for k in extra_numbers]
+            for sched in [case.schedule, *extra]:
+                res = check_case(case, self.target, sched, options, None, full, oracle_error)
+                counters[_CASES] += 1
+                counters[_EXECS] += 1
+                verdict = res.verdict
+                if verdict.agree:
+                    continue
+                failure = verdict_class(verdict)
+                if best and failure != best[2]:
+                    continue
+                if not best and self.explained(case, failure):
+                    counters[_REPEATS] += 1
+                    break
+                case.schedule = res.schedule
+                case.options = options
+                if not best:
+                    best[:] = [None, None, failure, time.monotonic(), verdict.rule]
+                    self.results.put(("found", self.index, best[3] - self.start))
+                best[0], best[1] = case.to_json(), str(verdict)
+                raise Counterexample(best[0], best[1], verdict.rule)
+
+    def explained(self, case: Any, failure: str) -> bool:
+        """Whether a known finding explains this failing case (and if so, say so)."""
+        if self.config.stop_on_first:
+            return False
+        from .signature import shape
+
+        case_shape = shape(case.program, case.entry, case.n, case.wave)
+        for sig in self.known.refresh():
+            if sig.explains(self.config.target, failure, case_shape):
+                self.results.put(("repeat", _Known.key(sig)))
+                return True
+        return False
+
+    def keep(self) -> None:
+        """Reduce the shrunk failure; keep it unless its signature is a known finding's."""
+        case_json, verdict, failure, first, rule = self.best
+        found, entry, signature = _reduce_and_keep(
+            case_json, verdict, rule, failure, first, self.start, self.config, self.target,
+            self.known)
+        if found is None:  # the same bug as a known finding, found again
+            self.counters[_REPEATS] += 1
+            self.results.put(("repeat", _Known.key(signature)))
+            return
+        if self.shared is not None:
+            self.shared.announce(entry)
+        self.counters[_FAILURES] += 1
+        self.results.put(("done", found, self.index))
 
 
 def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any) -> None:
@@ -294,24 +404,34 @@ def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any
 
 
 def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
-                     first: float, start: float, config: FuzzConfig, target: Any
-                     ) -> tuple[Found, dict[str, Any]]:
-    """Reduce the shrunk case (IR reducer), keep it in the corpus, and describe it (with
-    its corpus entry)."""
+                     failure: str, first: float, start: float, config: FuzzConfig,
+                     target: Any, known: _Known
+                     ) -> tuple[Found | None, dict[str, Any], Any]:
+    """Reduce the shrunk case (IR reducer, keeping its failure class); if its signature
+    is new, keep it in the corpus and record it among the campaign's findings. Returns
+    (what was found, or None when it was a known finding again; its corpus entry; its
+    signature)."""
     from .case import case_from_json
     from .reduce import reduce_case, statements
     from .runner import check_case, oracle_run, still_fails
+    from .signature import Signature, shape, verdict_class
 
     case = case_from_json(case_json)
-    reduced, _ = reduce_case(case, still_fails(target, case, rule), REDUCE_SECONDS,
+    reduced, _ = reduce_case(case, still_fails(target, case, rule, failure), REDUCE_SECONDS,
                              target.option_variants)
     full, error = oracle_run(reduced)
     final = check_case(reduced, target, reduced.schedule, reduced.options, None, full, error)
-    verdict = str(final.verdict) if not final.verdict.agree else verdict
+    if not final.verdict.agree:
+        verdict, failure = str(final.verdict), verdict_class(final.verdict)
+    signature = Signature(config.target, failure,
+                          shape(reduced.program, reduced.entry, reduced.n, reduced.wave))
+    if not config.stop_on_first and any(s == signature for s in known.refresh()):
+        return None, {}, signature
     path, saved, entry = _keep(reduced, verdict, rule, config)
+    known.add(signature)
     return Found(path, verdict, rule, first - start, time.monotonic() - start,
                  statements(reduced.program), reduced.n, saved,
-                 len(reduced.host or ())), entry
+                 len(reduced.host or ()), _Known.key(signature), failure), entry, signature
 
 
 def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig
@@ -378,8 +498,9 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
     results = ctx.Queue()
     arrays = [ctx.Array("q", _FIXED + len(names), lock=False) for _ in range(config.workers)]
     procs: list[Any] = []
-    failures: list[str] = []
+    errors: list[str] = []
     found: list[Found] = []
+    repeats: dict[str, int] = {}  # finding key -> times seen again
     finder: list[int] = []  # the worker whose failure a stop_on_first campaign keeps
     warned: set[str] = set()
     replayed: list[tuple[str, str]] = []  # announced counterexamples: (path or "", verdict)
@@ -410,21 +531,26 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
             if config.stop_on_first and finder and msg[2] != finder[0]:
                 return
             found.append(msg[1])
-            failures.append(msg[1].describe())
             out.write(("\n" if tty else "") + f"counterexample: {msg[1].describe()}\n")
+        elif kind == "repeat":
+            repeats[msg[1]] = repeats.get(msg[1], 0) + 1
         else:
-            failures.append(msg[1])
+            errors.append(msg[1])
             out.write(("\n" if tty else "") + f"error: {msg[1]}\n")
 
     def summary() -> FuzzSummary:
         while not results.empty():
             take(results.get())
         totals = [sum(a[i] for a in arrays) for i in range(_FIXED + len(names))]
+        for f in found:
+            f.repeats = repeats.get(f.key, 0)
         return FuzzSummary(time.monotonic() - start, totals[_KERNELS], totals[_CASES],
-                           totals[_EXECS], failures,
+                           totals[_EXECS], errors,
                            {name: totals[_FIXED + i] for i, name in enumerate(names)},
-                           config.workers, totals[_SKIPPED], found, replayed)
+                           config.workers, totals[_SKIPPED], found, replayed,
+                           totals[_REPEATS])
 
+    known = tempfile.TemporaryDirectory(prefix="difftest-findings-")
     try:
         warm_up(config.target, out)
         start = time.monotonic()
@@ -437,7 +563,8 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
         for i in range(config.workers):
             p = ctx.Process(target=_worker, args=(
                 i, config, arrays[i], start, stop_at,
-                None if per_worker is None else per_worker[i], results), daemon=True)
+                None if per_worker is None else per_worker[i], results, known.name),
+                daemon=True)
             p.start()
             procs.append(p)
         last_line = 0.0
@@ -461,11 +588,15 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
         _terminate(procs)
         out.write("\n")
         raise Interrupted(summary(), stop.signum) from None
+    finally:
+        known.cleanup()
     result = summary()
     stopped = config.stop_on_first and bool(found)
-    for p in procs:
+    for i, p in enumerate(procs):
         if p.exitcode not in (0, None) and not (stopped and p.exitcode == -signal.SIGTERM):
-            failures.append(f"worker exited with code {p.exitcode}")
+            how = (f"was killed by {signal.Signals(-p.exitcode).name}" if p.exitcode < 0
+                   else f"exited with code {p.exitcode}")
+            errors.append(f"worker {i} {how} (the campaign went on without it)")
     return result
 
 
@@ -520,9 +651,14 @@ def format_summary(s: FuzzSummary, target: str) -> str:
         lines.append(f"  announced counterexamples replayed: {len(s.replayed)}, "
                      f"{len(failing)} failing here too")
         lines += [f"    {p}" for p in failing]
-    if s.failures:
-        lines.append(f"  COUNTEREXAMPLES: {len(s.failures)}")
-        lines += [f"    {f}" for f in s.failures]
+    if s.found:
+        again = (f"; {s.repeats} more failing case(s) were one of these again"
+                 if s.repeats else "")
+        lines.append(f"  COUNTEREXAMPLES: {len(s.found)} distinct{again}")
+        lines += [f"    {f.describe()}" for f in s.found]
     else:
         lines.append("  no counterexample found")
+    if s.errors:
+        lines.append(f"  problems of the campaign itself: {len(s.errors)}")
+        lines += [f"    {e}" for e in s.errors]
     return "\n".join(lines)

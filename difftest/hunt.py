@@ -75,7 +75,7 @@ def hunt(target: str, mutants: list[str], docs: dict[str, str], trials: int, sec
                                 corpus=corpus, stop_on_first=True)
             summary = fuzz(config, out=cast(TextIO, _Quiet(out)))
             found = summary.found[0] if summary.found else None
-            problems = [f for f in summary.failures if not found or f != found.describe()]
+            problems = list(summary.errors)
             res.trials.append(Trial(config.seed, found, summary.kernels, summary.cases,
                                     problems))
             what = (f"caught at {found.first:.1f} s, reduced at {found.shrunk:.1f} s to "

@@ -42,13 +42,14 @@ def target_names() -> list[str]:
 
 
 def installed_target_names() -> list[str]:
-    """The registered targets whose package loads here: a plugin registered by this
-    distribution whose extra is not installed (say `opencl` without `[opencl]`) is left
-    out of "every target" (corpus replay); naming it still fails with the reason."""
+    """The registered targets that can be made here: a target whose extra or device is
+    not installed (say `opencl` without `[opencl]`; its constructor raises ImportError
+    naming what is missing) is left out of "every target" (corpus replay); naming it
+    still fails with the reason."""
     out = []
     for ep in entry_points(group=TARGETS):
         try:
-            ep.load()
+            ep.load()()
         except ImportError:
             continue
         out.append(ep.name)

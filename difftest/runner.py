@@ -138,28 +138,39 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
     return results
 
 
-def still_fails(target: Any, original: Case, rule: str | None) -> Callable[[Case], bool]:
+def still_fails(target: Any, original: Case, rule: str | None,
+                failure: str | None = None) -> Callable[[Case], bool]:
     """The reducer's predicate for a counterexample `original` found on `target` (its
-    options, mutants included, are the case's): a candidate still disagrees by the same
-    rule, and -- when mutants are on -- agrees without them (so a reduced case shows the
-    injected bug, not another one). Candidates run under a tight trip budget (twice what
-    the original's busiest workitem ran): a reduction that loops longer than that (say,
-    a deleted loop counter) is rejected instead of running to the default budget."""
+    options, mutants included, are the case's): a candidate the target can run still
+    disagrees by the same rule and with the same failure class (difftest.signature: an
+    R0 build failure never reduces into a crash), and -- when mutants are on -- agrees
+    without them (so a reduced case shows the injected bug, not another one). `failure`
+    is the original's class (None: found by running it). Candidates run under a tight
+    trip budget (twice what the original's busiest workitem ran): a reduction that loops
+    longer than that (say, a deleted loop counter) is rejected instead of running to the
+    default budget."""
     import dataclasses
+
+    from .signature import verdict_class
 
     muts = list(original.options.get("mutants", []))
     full0, _ = oracle_run(original)
     most = max(getattr(full0, "trips", None) or [0])
     tight = {"step_budget": 2 * most + 16}
+    if failure is None:
+        failure = verdict_class(check_case(original, target, original.schedule, None, None,
+                                           full0, None).verdict)
 
     def check(candidate: Case) -> bool:
+        if target.unsupported(candidate):
+            return False
         clean = {k: v for k, v in candidate.options.items() if k != "mutants"}
         full, error = oracle_run(candidate, tight)
         if error is not None or full.exhausted:
             return False  # racy, or looping past the tight budget
         mutated = dataclasses.replace(candidate, options={**clean, **tight, "mutants": muts})
         res = check_case(mutated, target, candidate.schedule, None, None, full, None)
-        if res.verdict.agree or res.verdict.rule != rule:
+        if res.verdict.agree or verdict_class(res.verdict) != failure:
             return False
         if not muts:
             return True

@@ -19,7 +19,8 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
   reads (a target that reads none is run once per case: schedules cannot change it);
 - `mutant_names` / `mutant_help` / `mutant_seeds`: its injectable bugs;
 - `cases_per_kernel`: how many launches and inputs the fuzz loop draws for each generated
-  kernel (a target whose build is expensive amortises it over more);
+  kernel (a target whose build is expensive amortises it over more); with
+  `one_wave_per_kernel` they share one wave size (a target that builds per W);
 - `unsupported(case)`: why it cannot run a case (None when it can); the default checks the
   declarations above;
 - `listing(case, options)`: its compiled code as text, or None;
@@ -54,6 +55,7 @@ class Target:
     mutant_help: dict[str, str] = {}
     mutant_seeds: dict[str, str] = {}
     cases_per_kernel: int = 2
+    one_wave_per_kernel: bool = False
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:
@@ -119,7 +121,7 @@ class _Adapted(Target):
         for key in ("name", "description", "wave_sizes", "reconvergence",
                     "never_ran_granularity", "option_names", "option_help", "schedule_keys",
                     "schedule_help", "mutant_names", "mutant_help", "mutant_seeds",
-                    "cases_per_kernel"):
+                    "cases_per_kernel", "one_wave_per_kernel"):
             if hasattr(inner, key):
                 setattr(self, key, getattr(inner, key))
         self.capabilities = frozenset(getattr(inner, "capabilities", ()))

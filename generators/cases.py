@@ -87,7 +87,8 @@ CASES_PER_KERNEL = 2
 def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
                  fault_rate: float = DEFAULT_FAULT_RATE,
                  capabilities: frozenset[str] | None = None, share_options: bool = True,
-                 waves: tuple[int, ...] = WAVES, reconvergence: str = MAXIMAL
+                 waves: tuple[int, ...] = WAVES, reconvergence: str = MAXIMAL,
+                 one_wave: bool = False
                  ) -> st.SearchStrategy[tuple[GeneratedKernel, list[Case]]]:
     """A kernel and `per_kernel` cases of it, each with its own launch, arguments and
     schedule (nine times in ten; otherwise one case, which is also where shrinking goes:
@@ -97,20 +98,27 @@ def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
     (`python benchmarks/bench_schedules.py --per-case-options` measures the other way).
     `max_n` caps the launch size; `fault_rate` is `kernels()`'s; `capabilities` (a
     target's) leaves out what it cannot run (`NEEDS`), `waves` are the wave sizes it runs,
-    `reconvergence` its model (wave operations only where it defines them)."""
+    `reconvergence` its model (wave operations only where it defines them); `one_wave`
+    gives all the cases of a kernel one wave size (a target that builds per W)."""
     if isinstance(per_kernel, bool) or not isinstance(per_kernel, int) or per_kernel < 1:
         raise ValueError(f"Invalid per_kernel={per_kernel!r} < 1")
     out = leave_out(capabilities)
+    launch: st.SearchStrategy[Any] = launches(max_n, waves)
+    if one_wave:
+        launch = st.sampled_from(tuple(sorted(waves))).map(lambda w: launches(max_n, (w,)))
     return _kernel_cases(kernels(fault_rate, without=out - {"host"},
                                  reconvergence=reconvergence),
-                         per_kernel, launches(max_n, waves), "host" not in out, share_options)
+                         per_kernel, launch, "host" not in out, share_options, one_wave)
 
 
 @st.composite
 def _kernel_cases(draw: st.DrawFn, kernel_strategy: st.SearchStrategy[GeneratedKernel],
-                  per_kernel: int, launch: st.SearchStrategy[tuple[int, int]], host: bool,
-                  share_options: bool) -> tuple[GeneratedKernel, list[Case]]:
+                  per_kernel: int, launch: st.SearchStrategy[Any], host: bool,
+                  share_options: bool, one_wave: bool = False
+                  ) -> tuple[GeneratedKernel, list[Case]]:
     kernel = draw(kernel_strategy)
+    if one_wave:  # `launch` draws the kernel's launch strategy (its one wave size)
+        launch = draw(launch)
     count = 1 if per_kernel == 1 or draw(_MOSTLY_ALL) == 0 else per_kernel
     shared = draw(target_options())
     return kernel, [draw(_cases_for(kernel, launch,

@@ -1,0 +1,137 @@
+"""Checked cases per CPU-second on the real targets, beside numba-simt's, on one core:
+the fuzz loop's work per generated case (generation, one oracle run, the target's run and
+the verdict) over a fixed-seed sample drawn as the fuzz loop draws it for each target (its
+cases per kernel, wave sizes and reconvergence model). CPU time is this process's
+(`time.process_time`) plus the target's device processes' (their threads, and the
+compilers they run, included), best of `repeat`; the device processes are started and
+warmed on a few other cases first, as a fuzz worker starts them once.
+
+    python benchmarks/bench_real_targets.py [--kernels K] [--seed S] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+REAL = ("opencl", "opencl-intel", "lavapipe-wgsl", "lavapipe-glsl")
+
+
+def sample(target: Any, kernels: int, seed: int) -> list[Any]:
+    """The cases the fuzz loop's first worker draws for `target` from `kernels` kernels."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hseed
+
+    from difftest.fuzz import BATCH, batch_seed
+    from generators.cases import kernel_cases
+
+    strategy = kernel_cases(target.cases_per_kernel, capabilities=target.capabilities,
+                            waves=target.wave_sizes, reconvergence=target.reconvergence,
+                            one_wave=target.one_wave_per_kernel)
+    cases: list[Any] = []
+    for number, start in enumerate(range(0, kernels, BATCH)):
+        @settings(max_examples=min(BATCH, kernels - start), database=None, deadline=None,
+                  suppress_health_check=list(HealthCheck))
+        @hseed(batch_seed(seed, 0, number))
+        @given(strategy)
+        def generate(kc: Any) -> None:
+            cases.extend(kc[1])
+
+        generate()
+    return cases
+
+
+def _device_cpu(target: Any) -> float:
+    cpu = getattr(target, "device_cpu_seconds", None)
+    return float(cpu()) if callable(cpu) else 0.0
+
+
+def checked_per_cpu_second(name: str, kernels: int, seed: int, repeat: int
+                           ) -> dict[str, Any]:
+    from difftest.registry import load_target
+    from difftest.runner import oracle_run, run_target, target_options
+    from difftest.verdict import check_outcome
+    from generators.kernels import _checked
+
+    target = load_target(name)
+    target.warm_up()
+    per_case = target.schedules_per_case
+    for case in sample(target, 8, seed + 999)[:16]:  # start and warm the device processes
+        if not target.unsupported(case):
+            run_target(target, case, case.schedule, target_options(target, case.options))
+    best: dict[str, Any] | None = None
+    for _ in range(repeat):
+        _checked.cache_clear()
+        c0, d0 = time.process_time(), _device_cpu(target)
+        cases = sample(target, kernels, seed)
+        generation = time.process_time() - c0
+        checked = disagree = 0
+        for case in cases:
+            if target.unsupported(case):
+                continue
+            options = target_options(target, case.options)
+            full, error = oracle_run(case, options)
+            for _k in range(per_case):
+                outcome = run_target(target, case, case.schedule, options)
+                verdict = check_outcome(case, full, outcome, None,
+                                        target.never_ran_granularity == "wave", error)
+                checked += 1
+                disagree += not verdict.agree
+        total = time.process_time() - c0
+        device = _device_cpu(target) - d0
+        row = {"target": name, "cases": checked, "disagreements": disagree,
+               "kernels": kernels, "cpu_s": total + device, "device_cpu_s": device,
+               "generation_s": generation,
+               "checked_per_cpu_s": checked / (total + device)}
+        if best is None or row["checked_per_cpu_s"] > best["checked_per_cpu_s"]:
+            best = row
+    assert best is not None
+    return best
+
+
+def run(kernels: int, seed: int, repeat: int, names: tuple[str, ...]) -> dict[str, Any]:
+    from difftest.errors import DifftestError
+    from difftest.registry import load_target
+
+    out: dict[str, Any] = {}
+    for name in ("numba-simt",) + names:
+        try:
+            load_target(name)
+        except DifftestError as e:
+            out[name] = {"target": name, "skipped": str(e)}
+            continue
+        out[name] = checked_per_cpu_second(name, kernels, seed, repeat)
+    return out
+
+
+def format_rows(rows: dict[str, Any]) -> str:
+    lines = ["checked cases per CPU-second, the fuzz loop's work on one core (device "
+             "processes' CPU included):"]
+    for name, r in rows.items():
+        if "skipped" in r:
+            lines.append(f"  {name:14} not installed here")
+            continue
+        lines.append(f"  {name:14} {r['checked_per_cpu_s']:6.1f}  ({r['cases']} cases of "
+                     f"{r['kernels']} kernels in {r['cpu_s']:.1f} CPU-s, of it device "
+                     f"{r['device_cpu_s']:.1f} s; {r['disagreements']} disagree)")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import argparse
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kernels", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeat", type=int, default=2)
+    p.add_argument("--target", action="append", default=None)
+    p.add_argument("--json", metavar="FILE")
+    a = p.parse_args()
+    result = run(a.kernels, a.seed, a.repeat, tuple(a.target or REAL))
+    print(format_rows(result))
+    if a.json:
+        with open(a.json, "w", encoding="utf-8") as f:
+            json.dump(result, f, indent=1)
+    sys.exit(0)

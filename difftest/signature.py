@@ -1,0 +1,98 @@
+"""When two failures are the same failure, and when two findings are the same bug.
+
+A *failure class* is what a disagreement says, with its particulars left out: the
+failing rule, and for R0 (a target error) the error's kind and first clause with numbers
+and paths replaced (`internal: build failed: ...`, `crash: the device's process killed
+by SIGSEGV`, `timeout`). The reducer keeps a candidate only when it fails with the same
+class (not only by the same rule: an R0 build failure must not reduce into another R0
+error such as a crash).
+
+A *finding's signature* is (target, failure class, shape of its reduced case), the shape
+being the operations left in the reduced kernel: its statement and expression kinds,
+operators, wave operations and casts, and whether the launch has partial waves. Two
+findings with one signature are the same bug found twice. A campaign that keeps going
+skips a failing case without reducing it when it fails with a known finding's class and
+contains every operation of that finding's shape (`explained_by`): the known reduced case
+is then the smaller witness of the same thing.
+
+docs/semantics.md ("Findings") states these rules for users.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .ir import nodes as n
+from .ir.walk import walk
+
+_NUMBER = re.compile(r"-?\b\d+\b")
+_PATH = re.compile(r"(/[\w.\-]+)+")
+
+
+def failure_class(rule: str | None, error: str | None) -> str:
+    """A disagreement's class: its rule, and for R0 the normalised target error."""
+    if rule != "R0 error" or not error:
+        return rule or "agree"
+    kind, _, rest = error.partition(":")
+    first = rest.split(";")[0].strip()
+    if kind == "timeout":
+        first = ""
+    first = _PATH.sub("<path>", first)
+    first = _NUMBER.sub("#", first)
+    return f"R0 error: {kind}: {first[:120]}".rstrip(": ")
+
+
+def verdict_class(verdict: Any) -> str:
+    """`failure_class` of a Verdict (its `actual` holds the target's error for R0)."""
+    if verdict.agree:
+        return "agree"
+    error = verdict.actual if isinstance(verdict.actual, str) else None
+    return failure_class(verdict.rule, error)
+
+
+def shape(program: n.Program, entry: str, n_items: int, wave: int) -> frozenset[str]:
+    """The operations a case uses: what stays in a reduced case is what the bug needs."""
+    out: set[str] = set()
+    for node in walk(program.functions):
+        kind = type(node).__name__
+        if isinstance(node, (n.Function, n.Param, n.Program)):
+            continue
+        if isinstance(node, (n.Binary, n.Unary, n.Compare, n.Logic)):
+            out.add(f"{kind}:{node.op}")
+        elif isinstance(node, n.WaveOp):
+            out.add(f"wave:{node.op}")
+        elif isinstance(node, n.Cast):
+            out.add(f"cast:{node.to}")
+        elif isinstance(node, n.WorkId):
+            out.add(f"id:{node.which}")
+        elif isinstance(node, n.Call):
+            out.add("call")
+        elif kind not in ("Const", "Name", "Assign"):
+            out.add(kind)
+    if len(program.functions) > 1:
+        out.add("helpers")
+    if wave > 1 and n_items % wave:
+        out.add("partial_wave")
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class Signature:
+    target: str
+    failure: str
+    shape: frozenset[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"target": self.target, "failure": self.failure, "shape": sorted(self.shape)}
+
+    @staticmethod
+    def from_json(obj: dict[str, Any]) -> Signature:
+        return Signature(str(obj["target"]), str(obj["failure"]), frozenset(obj["shape"]))
+
+    def explains(self, target: str, failure: str, case_shape: frozenset[str]) -> bool:
+        """Whether a failing case of `target` with this class and shape is most likely
+        this finding again (see the module docstring)."""
+        return (target == self.target and failure == self.failure
+                and self.shape <= case_shape)

@@ -1,0 +1,116 @@
+"""Run an OpenCL C kernel on an OpenCL platform with pyopencl. Standalone on purpose (it
+imports only numpy and pyopencl): `difftest export` copies this file beside a reproducer.
+
+`run(source, flags, kernel, args, global_size, local_size, platform)` builds the source
+(cached per process), passes `args` in order -- a numpy array becomes a read-write
+buffer, a numpy scalar a by-value argument -- and returns the arrays as the kernel left
+them. `platform` is a substring of the platform's name ("Portable" for PoCL, "Intel" for
+Intel's CPU runtime); the first CPU device of the first matching platform runs it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+
+CACHE = 64
+
+
+class BuildError(Exception):
+    """The platform's compiler rejected the kernel (its build log is the message)."""
+
+
+class Device:
+    def __init__(self, platform: str) -> None:
+        matches = [p for p in cl.get_platforms() if platform.lower() in p.name.lower()]
+        devices = [d for p in matches for d in p.get_devices()]
+        if not devices:
+            names = ", ".join(p.name for p in cl.get_platforms()) or "none"
+            raise RuntimeError(f"no OpenCL platform named like {platform!r} (found: {names})")
+        self.device = devices[0]
+        self.name = f"{self.device.platform.name} {self.device.platform.version}: " \
+                    f"{self.device.name}"
+        self.context = cl.Context([self.device])
+        self.queue = cl.CommandQueue(self.context)
+        self.programs: OrderedDict[tuple[str, str], Any] = OrderedDict()
+
+    def build(self, source: str, flags: str) -> Any:
+        key = (source, flags)
+        if key in self.programs:
+            self.programs.move_to_end(key)
+            return self.programs[key]
+        program = cl.Program(self.context, source)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                program.build(options=flags, cache_dir=False)
+        except cl.RuntimeError as e:
+            try:
+                log = program.get_build_info(self.device, cl.program_build_info.LOG)
+            except cl.Error:
+                log = ""
+            raise BuildError(f"{e}\n{log}".strip()) from None
+        self.programs[key] = program
+        if len(self.programs) > CACHE:
+            self.programs.popitem(last=False)
+        return program
+
+    def run(self, source: str, flags: str, kernel: str, args: list[Any],
+            global_size: int, local_size: int | None) -> list[np.ndarray]:
+        program = self.build(source, flags)
+        mf = cl.mem_flags
+        bound, arrays = [], []
+        for a in args:
+            if isinstance(a, np.ndarray):
+                data = np.ascontiguousarray(a).copy()
+                backing = data if data.size else np.zeros(1, dtype=data.dtype)
+                buf = cl.Buffer(self.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=backing)
+                bound.append(buf)
+                arrays.append((data, buf))
+            else:
+                bound.append(a)
+        getattr(program, kernel)(self.queue, (global_size,),
+                                 None if local_size is None else (local_size,), *bound)
+        for data, buf in arrays:
+            if data.size:
+                cl.enqueue_copy(self.queue, data, buf)
+        self.queue.finish()
+        return [data for data, _ in arrays]
+
+
+_DEVICES: dict[str, Device] = {}
+
+
+def device(platform: str) -> Device:
+    if platform not in _DEVICES:
+        _DEVICES[platform] = Device(platform)
+    return _DEVICES[platform]
+
+
+def run(source: str, flags: str, kernel: str, args: list[Any], global_size: int,
+        local_size: int | None, platform: str) -> list[np.ndarray]:
+    return device(platform).run(source, flags, kernel, args, global_size, local_size)
+
+
+def handle(header: dict[str, Any], arrays: list[np.ndarray]
+           ) -> tuple[dict[str, Any], list[np.ndarray]]:
+    """One request of the device-process protocol (targets/device/process.py)."""
+    dev = device(header["platform"])
+    if header.get("op") == "describe":
+        return {"device": dev.name}, []
+    args: list[Any] = []
+    for kind, value in header["args"]:
+        if kind == "array":
+            args.append(arrays[value])
+        else:
+            args.append(np.int32(value) if kind == "int" else np.int64(value))
+    try:
+        out = dev.run(header["source"], header["flags"], header["kernel"], args,
+                      header["global"], header["local"])
+    except BuildError as e:
+        return {"error": "build", "message": str(e)}, []
+    return {}, out

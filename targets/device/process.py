@@ -1,0 +1,204 @@
+"""A real device runs in a process of its own, so its crashes and hangs stay there.
+
+A vendor runtime can abort the process (Intel's OpenCL runtime corrupts the heap on a
+stray store: `free(): invalid next size`), segfault, or spin forever in a miscompiled
+loop. The parent (a fuzz worker, or the CLI) keeps one child per device configuration
+(`DeviceProcess`: a runner module and its environment) and sends it requests; a child
+that dies becomes `DeviceCrash` (with its signal or exit code and the last lines it wrote
+on stderr), one that does not answer within the time limit is killed and becomes
+`DeviceTimeout`, and the next request starts a fresh child. Targets turn both into R0
+outcomes (`crash: ...`, `timeout: ...`), findings like any other.
+
+The protocol, over the child's stdin and stdout: a frame is an 8-byte little-endian
+length, that many bytes of JSON header, then the raw bytes of each array the header's
+`arrays` lists as [dtype, count]. A request's header is the runner's (`handle(header,
+arrays)`); a reply's header may carry `error` and `message` (the runner's own rejection,
+such as a build failure, which is not a crash).
+
+The child is `python -m targets.device.process MODULE`: it imports only the runner
+module (which imports numpy and its device API) and serves until its stdin closes. A
+forked parent (the fuzz loop forks its workers) never shares a child: a process uses
+only children it started itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+from typing import IO, Any
+
+import numpy as np
+
+_LEN = struct.Struct("<Q")
+STDERR_TAIL = 6  # lines of a dead child's stderr kept in the crash message
+
+
+class DeviceCrash(Exception):
+    """The device's process died while serving a request."""
+
+
+class DeviceTimeout(Exception):
+    """The device's process did not answer in time (it was killed)."""
+
+
+def _encode(header: dict[str, Any], arrays: list[np.ndarray]) -> bytes:
+    arrays = [np.ascontiguousarray(a) for a in arrays]
+    header = {**header, "arrays": [[a.dtype.str, int(a.size)] for a in arrays]}
+    head = json.dumps(header).encode()
+    return b"".join([_LEN.pack(len(head)), head] + [a.tobytes() for a in arrays])
+
+
+def _read_exactly(stream: IO[bytes], size: int) -> bytes:
+    chunks, got = [], 0
+    while got < size:
+        chunk = stream.read(size - got)
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _decode(stream: IO[bytes]) -> tuple[dict[str, Any], list[np.ndarray]]:
+    (size,) = _LEN.unpack(_read_exactly(stream, _LEN.size))
+    header = json.loads(_read_exactly(stream, size))
+    arrays = []
+    for dtype, count in header.pop("arrays", []):
+        dt = np.dtype(dtype)
+        arrays.append(np.frombuffer(_read_exactly(stream, dt.itemsize * count),
+                                    dtype=dt).copy())
+    return header, arrays
+
+
+class DeviceProcess:
+    """One child process serving `module`'s `handle` under `env` (added to this
+    process's environment)."""
+
+    def __init__(self, module: str, env: dict[str, str] | None = None) -> None:
+        self.module = module
+        self.env = dict(env or {})
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._owner = 0
+        self._stderr: IO[bytes] | None = None
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is not None and self._owner == os.getpid() \
+                and self._proc.poll() is None:
+            return self._proc
+        if self._owner == os.getpid():
+            self.close()
+        self._stderr = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "targets.device.process", self.module],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+            env={**os.environ, **self.env}, start_new_session=True)
+        self._owner = os.getpid()
+        return self._proc
+
+    def call(self, header: dict[str, Any], arrays: list[np.ndarray], timeout: float
+             ) -> tuple[dict[str, Any], list[np.ndarray]]:
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(_encode(header, arrays))
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise DeviceCrash(self._death()) from None
+        ready, _, _ = select.select([proc.stdout], [], [], timeout)
+        if not ready:
+            self._kill()
+            raise DeviceTimeout(f"no answer within {timeout:g} s (the device's process "
+                                "was killed)")
+        try:
+            return _decode(proc.stdout)  # the reply started: it comes whole or not at all
+        except (EOFError, ValueError):
+            raise DeviceCrash(self._death()) from None
+
+    def _kill(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._proc.wait()
+        self._proc = None
+
+    def _death(self) -> str:
+        """What a dead child said on its way out: its signal or exit code and the tail of
+        its stderr."""
+        assert self._proc is not None
+        try:
+            code = self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._kill()
+            code = -signal.SIGKILL
+        self._proc = None
+        how = (f"killed by {signal.Signals(-code).name}" if code < 0
+               else f"exited with code {code}")
+        tail = ""
+        if self._stderr is not None:
+            self._stderr.seek(0)
+            lines = [x for x in self._stderr.read().decode(errors="replace").splitlines()
+                     if x.strip()]
+            if lines:
+                tail = "; it said: " + " | ".join(lines[-STDERR_TAIL:])
+        return f"the device's process {how}{tail}"
+
+    def cpu_seconds(self) -> float:
+        """CPU time the live child has used, its own threads and the processes it waited
+        for (a compiler it ran) included; 0 without a child (Linux: /proc)."""
+        if self._proc is None or self._owner != os.getpid() or self._proc.poll() is not None:
+            return 0.0
+        try:
+            with open(f"/proc/{self._proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        ticks = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+    def close(self) -> None:
+        if self._proc is not None and self._owner == os.getpid():
+            if self._proc.stdin is not None:
+                try:
+                    self._proc.stdin.close()
+                except OSError:
+                    pass
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._kill()
+        self._proc = None
+
+
+def serve(module_name: str) -> None:
+    """The child: answer requests until stdin closes."""
+    # the protocol gets a descriptor of its own; descriptor 1 becomes stderr, so what a
+    # runtime writes on its stdout cannot corrupt a reply
+    stdout = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    stdin = sys.stdin.buffer
+    module = importlib.import_module(module_name)
+    while True:
+        try:
+            header, arrays = _decode(stdin)
+        except EOFError:
+            return
+        try:
+            reply, out = module.handle(header, arrays)
+        except Exception as e:  # noqa: BLE001 - the runner failed: say so, keep serving
+            reply, out = {"error": "internal", "message": f"{type(e).__name__}: {e}"}, []
+        stdout.write(_encode(reply, out))
+        stdout.flush()
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])

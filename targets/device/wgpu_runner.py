@@ -1,0 +1,100 @@
+"""Run a WGSL compute shader through wgpu (naga translates it; the first Vulkan adapter
+runs it: lavapipe here). Standalone on purpose (it imports only numpy and wgpu):
+`difftest export` copies this file beside a reproducer.
+
+`run(wgsl, bindings, groups)` binds each array as a storage buffer (binding i = array i;
+binding 1 read-only, the others read-write), dispatches `groups` = (x, y) workgroups and
+returns the arrays as the shader left them. LP_NATIVE_VECTOR_WIDTH sets lavapipe's
+subgroup size (128: 4 lanes, 256: 8, 512: 16, 1024: 32, 2048: 64).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import wgpu
+
+FEATURES = ["subgroup", "shader-int64", "shader-int64-atomic-all-ops"]
+READ_ONLY = (1,)
+
+
+class Device:
+    def __init__(self) -> None:
+        self.adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+        missing = [f for f in FEATURES if f not in self.adapter.features]
+        if missing:
+            raise RuntimeError(f"the adapter {self.adapter.info['device']} lacks "
+                               f"{', '.join(missing)}")
+        self.device = self.adapter.request_device_sync(required_features=FEATURES)
+        self.name = f"{self.adapter.info['device']} ({self.adapter.info['description']})"
+        self.pipelines: dict[str, tuple] = {}
+
+    def pipeline(self, source: str, bindings: int) -> tuple:
+        key = hashlib.sha256(source.encode()).hexdigest() + f"/{bindings}"
+        if key in self.pipelines:
+            return self.pipelines[key]
+        d = self.device
+        module = d.create_shader_module(code=source)
+        layout = d.create_bind_group_layout(entries=[
+            {"binding": i, "visibility": wgpu.ShaderStage.COMPUTE,
+             "buffer": {"type": wgpu.BufferBindingType.read_only_storage if i in READ_ONLY
+                        else wgpu.BufferBindingType.storage}}
+            for i in range(bindings)])
+        pipe = d.create_compute_pipeline(
+            layout=d.create_pipeline_layout(bind_group_layouts=[layout]),
+            compute={"module": module, "entry_point": "main"})
+        self.pipelines[key] = (layout, pipe)
+        return self.pipelines[key]
+
+    def run(self, source: str, bindings: list[np.ndarray], groups: tuple[int, int]
+            ) -> list[np.ndarray]:
+        d = self.device
+        layout, pipe = self.pipeline(source, len(bindings))
+        usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
+        buffers = []
+        for a in bindings:
+            data = np.ascontiguousarray(a)
+            if data.size == 0:
+                data = np.zeros(1, dtype=a.dtype)  # no empty bindings
+            buffers.append(d.create_buffer_with_data(data=data, usage=usage))
+        group = d.create_bind_group(layout=layout, entries=[
+            {"binding": i, "resource": {"buffer": b}} for i, b in enumerate(buffers)])
+        encoder = d.create_command_encoder()
+        cpass = encoder.begin_compute_pass()
+        cpass.set_pipeline(pipe)
+        cpass.set_bind_group(0, group)
+        cpass.dispatch_workgroups(groups[0], groups[1], 1)
+        cpass.end()
+        d.queue.submit([encoder.finish()])
+        out = []
+        for a, b in zip(bindings, buffers):
+            raw = d.queue.read_buffer(b)
+            out.append(np.frombuffer(raw, dtype=a.dtype)[:a.size].copy())
+            b.destroy()
+        return out
+
+
+_DEVICE: Device | None = None
+
+
+def device() -> Device:
+    global _DEVICE
+    if _DEVICE is None:
+        _DEVICE = Device()
+    return _DEVICE
+
+
+def run(wgsl: str, bindings: list[np.ndarray], groups: tuple[int, int]) -> list[np.ndarray]:
+    return device().run(wgsl, bindings, groups)
+
+
+def handle(header: dict, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
+    """One request of the device-process protocol (targets/device/process.py)."""
+    if header.get("op") == "describe":
+        return {"device": device().name}, []
+    try:
+        device().pipeline(header["source"], len(arrays))
+    except Exception as e:  # noqa: BLE001 - naga's or wgpu's rejection, reported as such
+        return {"error": "build", "message": str(e)}, []
+    return {}, run(header["source"], arrays, tuple(header["groups"]))

@@ -1,0 +1,40 @@
+"""Translations of checked kernel programs into real targets' languages: OpenCL C,
+WGSL and GLSL, with every rule of docs/semantics.md spelled out (emit.py)."""
+
+from __future__ import annotations
+
+from difftest.ir import nodes as n
+
+from .emit import (COMPLETED, EXHAUSTED, HEADER, KINDS, Dialect, Translation, Translator,
+                   Unsupported)
+from .glsl import GLSL
+from .opencl_c import OpenCLC
+from .wgsl import WGSL
+
+__all__ = ["COMPLETED", "EXHAUSTED", "HEADER", "KINDS", "Translation", "Unsupported",
+           "subgroup_size", "translate"]
+
+
+def subgroup_size(wave: int) -> int:
+    """S, the subgroup size a launch in waves of W asks for: W, or 4 for W < 4 (a
+    work-group of 1 or 2 items is then a partial subgroup)."""
+    return max(wave, 4)
+
+
+def translate(program: n.Program, entry: str, language: str, wave: int,
+              mutants: frozenset[str] = frozenset()) -> Translation:
+    """`program` (checked) as source text of `language`: "opencl" (no subgroups),
+    "opencl-subgroups", "wgsl" or "glsl", for launches in waves of `wave`. Raises
+    Unsupported for what the language cannot express."""
+    dialect: Dialect
+    if language == "opencl":
+        dialect, s = OpenCLC(subgroups=False), 0
+    elif language == "opencl-subgroups":
+        dialect, s = OpenCLC(subgroups=True), subgroup_size(wave)
+    elif language == "wgsl":
+        dialect, s = WGSL(), subgroup_size(wave)
+    elif language == "glsl":
+        dialect, s = GLSL(), subgroup_size(wave)
+    else:
+        raise ValueError(f"unknown language {language!r}")
+    return Translator(dialect, program, entry, wave, s, mutants).run()

@@ -1,0 +1,633 @@
+"""The structured translation of a checked program into a C-like language, shared by the
+OpenCL C, WGSL and GLSL dialects (each a `Dialect`: spelling, types, memory, subgroups).
+
+What every dialect gets from here, so that nothing is left to the target's own rules:
+- every operand is evaluated into a temporary in the language's order (Python's: left to
+  right, `buf[i] = v` value first), so the first fault in that order is the one recorded;
+- `+ - *` and negation are computed on the unsigned type of the width (they wrap), `//`
+  and `%` truncate with `MIN // -1 == MIN`, `MIN % -1 == 0` and a zero divisor spelled
+  out, shift amounts are masked to the width, mixed widths widened explicitly and `i32(x)`
+  keeps the low 32 bits;
+- faults are emulated: each workitem carries a context (fault kind, `fail` code, the
+  stack of (function, line) frames as helpers are called, its loop-trip count) and a
+  bounds check, a zero divisor or a `fail` fills it in and returns from every function
+  the workitem is in (a call is followed by a check); at the end the entry point writes
+  the context into the workitem's status row;
+- the trip budget: a workitem that would start a loop trip past its budget stops the same
+  way, with kind EXHAUSTED;
+- wave operations: the arguments first (a lane that faults there has returned, so it is
+  not active), then the dialect's subgroup operation over the lanes still here.
+
+The launch: one workgroup per wave of W lanes, whose lanes are one subgroup of the device
+(the dialect asks for subgroups of S >= W lanes where the API allows, and the entry point
+checks at run time that its workgroup is one subgroup whose first W lanes are the wave's:
+a workitem that finds otherwise counts itself in the status buffer's header, and the
+host reports the launch as an internal error rather than check what it computed). gid =
+wave * W + the lane's subgroup index; lanes past n return at once (inactive from launch).
+
+The status buffer: i64, header word 0 (workitems whose subgroup was not their wave), then
+one row per workitem: kind (-1 until the workitem finishes: one that never writes its row
+is a finding too), `fail` code, the depth of the recorded stack, then (function id, line)
+per frame, outermost first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from difftest.ir import nodes as n
+from difftest.ir.types import BOOL, I32, I64, Type, widest
+from difftest.ir.walk import reachable, walk
+
+# the fault kinds in a status row (0: completed; -1: never written)
+COMPLETED, OUT_OF_BOUNDS, DIVISION_BY_ZERO, FAIL, EXHAUSTED = 0, 1, 2, 3, 4
+KINDS = {OUT_OF_BOUNDS: "out_of_bounds", DIVISION_BY_ZERO: "division_by_zero", FAIL: "fail"}
+HEADER = 1  # i64 words before the first row of the status buffer
+
+
+class Unsupported(Exception):
+    """A construct the dialect does not translate (alloc(); wave operations where the
+    device has no subgroups)."""
+
+
+@dataclass(frozen=True)
+class BufferParam:
+    name: str
+    bits: int       # element width
+    atomic: bool    # some atomic_add may touch it
+
+
+@dataclass(frozen=True)
+class Translation:
+    source: str
+    entry_point: str               # the entry function's name in `source`
+    functions: tuple[str, ...]     # function ids in status frames -> names
+    row: int                       # i64 words per workitem in the status buffer
+    buffers: tuple[BufferParam, ...]  # the kernel's buffer parameters, in order
+    scalars: tuple[n.Param, ...]   # its scalar parameters, in order
+    params: tuple[n.Param, ...]    # all its parameters, in order
+    wave: int                      # W
+    subgroup: int                  # S, the subgroup size asked for (0: no subgroups)
+
+
+def _variables(fn: n.Function) -> dict[str, Type]:
+    """Each local's type, fixed by its first assignment or declaration (the checker
+    guarantees the later ones agree), parameters excluded."""
+    params = {p.name for p in fn.params}
+    out: dict[str, Type] = {}
+    for node in walk(fn.body):
+        if isinstance(node, n.Assign) and node.target not in params:
+            assert node.value.ty is not None
+            out.setdefault(node.target, node.declared or node.value.ty)
+        elif isinstance(node, n.For) and node.var not in params:
+            assert node.start.ty is not None and node.stop.ty is not None
+            out.setdefault(node.var, widest(node.start.ty, node.stop.ty))
+    return out
+
+
+def buffer_flow(program: n.Program, entry: str) -> dict[tuple[str, str], frozenset[int]]:
+    """Which of the kernel's buffer parameters (by position among them) each buffer
+    variable of each reachable function may hold: buffer references only flow through
+    assignments, selects and calls, so a fixed point over those is exact enough to bind
+    every access statically where one parameter is possible."""
+    kernel = program.function(entry)
+    index = {p.name: i for i, p in enumerate(q for q in kernel.params if q.ty.is_buffer)}
+    flow: dict[tuple[str, str], set[int]] = {(entry, name): {i} for name, i in index.items()}
+    functions = reachable(program, entry)
+
+    def of(fn: str, e: n.Expr) -> set[int]:
+        if isinstance(e, n.Name):
+            return flow.get((fn, e.id), set())
+        if isinstance(e, n.Select):
+            return of(fn, e.then) | of(fn, e.orelse)
+        return set()
+
+    changed = True
+    while changed:
+        changed = False
+        for f in functions:
+            for node in walk(f.body):
+                pairs: list[tuple[tuple[str, str], set[int]]] = []
+                if isinstance(node, n.Assign) and node.value.ty is not None \
+                        and node.value.ty.is_buffer:
+                    pairs.append(((f.name, node.target), of(f.name, node.value)))
+                elif isinstance(node, n.Call):
+                    callee = program.function(node.func)
+                    for p, a in zip(callee.params, node.args):
+                        if p.ty.is_buffer:
+                            pairs.append(((callee.name, p.name), of(f.name, a)))
+                for key, got in pairs:
+                    have = flow.setdefault(key, set())
+                    if not got <= have:
+                        have |= got
+                        changed = True
+    return {k: frozenset(v) for k, v in flow.items()}
+
+
+def atomic_buffers(program: n.Program, entry: str,
+                   flow: dict[tuple[str, str], frozenset[int]]) -> frozenset[int]:
+    out: set[int] = set()
+    for f in reachable(program, entry):
+        for node in walk(f.body):
+            if isinstance(node, n.AtomicAdd):
+                out |= flow.get((f.name, node.buffer), frozenset())
+    return frozenset(out)
+
+
+class Dialect:
+    """A target language: how each piece of the translation is spelled. The defaults are
+    C's (OpenCL C and GLSL share most of them); WGSL overrides more."""
+
+    name = ""
+    ctx = "C."           # how the context's fields are reached
+    has_subgroups = True
+
+    # ----------------------------------------------------------------- types, values
+    def ty(self, t: Type) -> str:
+        raise NotImplementedError
+
+    def uty(self, t: Type) -> str:
+        raise NotImplementedError
+
+    def lit(self, value: int | bool, t: Type) -> str:
+        raise NotImplementedError
+
+    def let(self, name: str, t: Type, value: str) -> str:
+        return f"{self.ty(t)} {name} = {value};"
+
+    def var(self, name: str, t: Type, value: str) -> str:
+        return f"{self.ty(t)} {name} = {value};"
+
+    def zero(self, t: Type) -> str:
+        return self.lit(False if t is BOOL else 0, t)
+
+    def to_u(self, x: str, t: Type) -> str:
+        return f"(({self.uty(t)})({x}))"
+
+    def from_u(self, x: str, t: Type) -> str:
+        return f"(({self.ty(t)})({x}))"
+
+    def widen(self, x: str) -> str:
+        return f"(({self.ty(I64)})({x}))"
+
+    def narrow(self, x: str) -> str:
+        """The low 32 bits of an i64, as an i32."""
+        raise NotImplementedError
+
+    def b2i(self, x: str, t: Type) -> str:
+        """A bool as 0 or 1 of integer type t."""
+        raise NotImplementedError
+
+    def i2b(self, x: str) -> str:
+        return f"({x} != 0)"
+
+    def select(self, c: str, a: str, b: str) -> str:
+        return f"({c} ? {a} : {b})"
+
+    def array_index(self, x: str) -> str:
+        return x
+
+    def shift_amount(self, b: str, t: Type, bits: int) -> str:
+        return f"({b} & {self.lit(bits - 1, t)})"
+
+    def truncating(self, fe: FunctionEmitter, op: str, a: str, b: str, t: Type) -> str:
+        """`a // b` or `a % b` truncated toward zero, for b not 0 nor -1 (C's `/` and
+        `%` do exactly this)."""
+        return f"{a} {'/' if op == '//' else '%'} {b}"
+
+    # --------------------------------------------------------------------- control
+    def for_head(self, k: str, start: str, bound: str) -> str:
+        return f"for ({self.ty(I64)} {k} = {start}; {k} < {bound}; {k}++) {{"
+
+    def loop_head(self) -> str:
+        return "for (;;) {"
+
+    # ------------------------------------------------------------------- functions
+    def function(self, name: str, params: list[tuple[str, str]], returns: str | None,
+                 body: list[str]) -> str:
+        raise NotImplementedError
+
+    def param_decls(self, fe: FunctionEmitter) -> list[tuple[str, str]]:
+        """(name, spelled type) pairs of a function's parameters, in order."""
+        raise NotImplementedError
+
+    def param_prologue(self, fe: FunctionEmitter) -> list[str]:
+        return []
+
+    def call_args(self, args: list[str]) -> list[str]:
+        return args
+
+    # ---------------------------------------------------------------------- memory
+    def buffer_decl(self, fe: FunctionEmitter, name: str, t: Type) -> list[str]:
+        raise NotImplementedError
+
+    def buffer_temp(self, fe: FunctionEmitter, t: Type) -> tuple[str, str]:
+        raise NotImplementedError
+
+    def load(self, fe: FunctionEmitter, var: str, ref: str, index: str, elem: Type) -> str:
+        raise NotImplementedError
+
+    def store(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
+              elem: Type) -> None:
+        raise NotImplementedError
+
+    def atomic_add(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
+                   elem: Type) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------- subgroups
+    def wave_op(self, fe: FunctionEmitter, e: n.WaveOp, args: list[str]) -> str:
+        raise Unsupported(f"wave operations: {self.name} here has no subgroups "
+                          f"({e.op} at line {e.line})")
+
+    # -------------------------------------------------------------------- program
+    def program(self, tr: Translator, functions: list[str]) -> str:
+        raise NotImplementedError
+
+
+class Translator:
+    """One translation: the program, its entry, W and S, the mutants, the buffer facts."""
+
+    def __init__(self, dialect: Dialect, program: n.Program, entry: str, wave: int,
+                 subgroup: int, mutants: frozenset[str]) -> None:
+        self.d = dialect
+        self.program = program
+        self.entry = entry
+        self.wave = wave
+        self.subgroup = subgroup
+        self.mutants = mutants
+        self.functions = reachable(program, entry)
+        self.names = tuple(f.name for f in program.functions)
+        self.fid = {name: i for i, name in enumerate(self.names)}
+        self.depth = len(self.names)  # no recursion: at most one frame per function
+        self.row = 3 + 2 * self.depth
+        self.kernel = program.function(entry)
+        self.flow = buffer_flow(program, entry)
+        atomic = atomic_buffers(program, entry, self.flow)
+        buffer_params = [p for p in self.kernel.params if p.ty.is_buffer]
+        self.buffers = tuple(BufferParam(p.name, p.ty.element.bits, i in atomic)
+                             for i, p in enumerate(buffer_params))
+        self.scalars = tuple(p for p in self.kernel.params if not p.ty.is_buffer)
+        self.params = self.kernel.params
+
+    def run(self) -> Translation:
+        for f in self.functions:
+            for node in walk(f.body):
+                if isinstance(node, n.Alloc):
+                    raise Unsupported(f"alloc(): no allocation inside a kernel "
+                                      f"(line {node.line})")
+        bodies = [FunctionEmitter(self, f).emit() for f in self.functions]
+        source = self.d.program(self, bodies)
+        return Translation(source, self.entry_point(), self.names, self.row, self.buffers,
+                           self.scalars, self.kernel.params, self.wave, self.subgroup)
+
+    def entry_point(self) -> str:
+        return f"k_{self.entry}" if self.d.name == "opencl" else "main"
+
+
+class FunctionEmitter:
+    """Emits one function: statements as statements, every expression through
+    temporaries in evaluation order."""
+
+    def __init__(self, tr: Translator, fn: n.Function) -> None:
+        self.tr = tr
+        self.d = tr.d
+        self.c = tr.d.ctx
+        self.fn = fn
+        self.mutants = tr.mutants
+        self.lines: list[str] = []
+        self.indent = 1
+        self.temps = 0
+        self.locals = _variables(fn)
+        self.types = {p.name: p.ty for p in fn.params} | self.locals
+
+    def emit(self) -> str:
+        self.block(self.fn.body)
+        body = self.d.param_prologue(self)
+        for name, ty in self.locals.items():
+            if ty.is_buffer:
+                body += ["    " + x for x in self.d.buffer_decl(self, name, ty)]
+            else:
+                body.append("    " + self.d.var(f"v_{name}", ty, self.d.zero(ty)))
+        returns = None if self.fn.returns is None else self.d.ty(self.fn.returns)
+        return self.d.function(f"f_{self.fn.name}", self.d.param_decls(self), returns,
+                               body + self.lines)
+
+    # ---------------------------------------------------------------- helpers
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
+
+    def fresh(self, prefix: str = "t") -> str:
+        self.temps += 1
+        return f"{prefix}{self.temps}"
+
+    def temp(self, ty: Type, value: str) -> str:
+        name = self.fresh()
+        self.line(self.d.let(name, ty, value))
+        return name
+
+    def mutable(self, ty: Type, value: str) -> str:
+        name = self.fresh("s")
+        self.line(self.d.var(name, ty, value))
+        return name
+
+    def leave(self) -> str:
+        """Leaving the function because the workitem stopped (a fault, or its budget)."""
+        if self.fn.returns is None:
+            return "return;"
+        return f"return {self.d.zero(self.fn.returns)};"
+
+    def check(self) -> None:
+        self.line(f"if ({self.c}kind != 0) {{ {self.leave()} }}")
+
+    def fault(self, kind: int, line: int, code: str | None = None) -> None:
+        c = self.c
+        code = code if code is not None else self.d.lit(0, I64)
+        self.line(f"{c}kind = {kind}; {c}code = {code}; "
+                  f"{c}fns[{c}depth] = {self.tr.fid[self.fn.name]}; "
+                  f"{c}lns[{c}depth] = {line}; {c}fdepth = {c}depth + 1; {self.leave()}")
+
+    def open(self, head: str) -> None:
+        self.line(head)
+        self.indent += 1
+
+    def close(self) -> None:
+        self.indent -= 1
+        self.line("}")
+
+    def widen(self, value: str, have: Type | None, want: Type) -> str:
+        if have is I32 and want is I64:
+            return self.d.widen(value)
+        return value
+
+    # ------------------------------------------------------------- statements
+    def block(self, stmts: tuple[n.Stmt, ...]) -> None:
+        for s in stmts:
+            getattr(self, "s_" + type(s).__name__)(s)
+
+    def s_Assign(self, s: n.Assign) -> None:
+        want = self.types[s.target]
+        if want.is_buffer:
+            ref, length = self.buffer(s.value)
+            self.line(f"v_{s.target} = {ref}; n_{s.target} = {length};")
+            return
+        value = self.expr(s.value)
+        self.line(f"v_{s.target} = {self.widen(value, s.value.ty, want)};")
+
+    def s_Store(self, s: n.Store) -> None:
+        value = self.expr(s.value)
+        index = self.expr(s.index)
+        self.bounds(index, s.index.ty, f"n_{s.buffer}", s.line)
+        elem = self.types[s.buffer].element
+        self.d.store(self, s.buffer, f"v_{s.buffer}", self.index(index, s.index.ty),
+                     self.widen(value, s.value.ty, elem), elem)
+
+    def s_AtomicAdd(self, s: n.AtomicAdd) -> None:
+        index = self.expr(s.index)
+        value = self.expr(s.value)
+        self.bounds(index, s.index.ty, f"n_{s.buffer}", s.line)
+        elem = self.types[s.buffer].element
+        self.d.atomic_add(self, s.buffer, f"v_{s.buffer}", self.index(index, s.index.ty),
+                          self.widen(value, s.value.ty, elem), elem)
+
+    def s_If(self, s: n.If) -> None:
+        cond = self.expr(s.cond)
+        self.open(f"if ({cond}) {{")
+        self.block(s.then)
+        self.close()
+        if s.orelse:
+            self.open("else {")
+            self.block(s.orelse)
+            self.close()
+
+    def trip(self) -> None:
+        c = self.c
+        self.line(f"{c}trips = {c}trips + {self.d.lit(1, I64)};")
+        self.line(f"if ({c}trips > {c}budget) {{ {c}kind = {EXHAUSTED}; {self.leave()} }}")
+
+    def s_For(self, s: n.For) -> None:
+        start = self.widen(self.expr(s.start), s.start.ty, I64)
+        stop = self.widen(self.expr(s.stop), s.stop.ty, I64)
+        ty = self.types[s.var]
+        k = self.fresh("k")
+        if "bound-per-trip" in self.mutants:
+            bound = stop  # the bug: a variable bound is read again at every trip
+        else:
+            bound = f"{k}_stop"  # the bounds once, at entry (the body may assign them)
+            self.line(self.d.let(bound, I64, stop))
+        self.open(self.d.for_head(k, start, bound))
+        self.trip()
+        self.line(f"v_{s.var} = {k if ty is I64 else self.d.narrow(k)};")
+        self.block(s.body)
+        self.close()
+
+    def s_While(self, s: n.While) -> None:
+        self.open(self.d.loop_head())
+        self.trip()
+        self.block(s.body)
+        self.close()
+
+    def s_Break(self, s: n.Break) -> None:
+        self.line("break;")
+
+    def s_Continue(self, s: n.Continue) -> None:
+        self.line("continue;")
+
+    def s_Return(self, s: n.Return) -> None:
+        if s.value is None:
+            self.line("return;")
+            return
+        assert self.fn.returns is not None
+        value = self.expr(s.value)
+        self.line(f"return {self.widen(value, s.value.ty, self.fn.returns)};")
+
+    def s_Fail(self, s: n.Fail) -> None:
+        code = self.widen(self.expr(s.code), s.code.ty, I64)
+        self.fault(FAIL, s.line, code)
+
+    def s_CallStmt(self, s: n.CallStmt) -> None:
+        self.call(s.call)
+
+    # ------------------------------------------------------------- expressions
+    def index(self, index: str, ty: Type | None) -> str:
+        """An index already checked to be within a buffer, as the dialect indexes."""
+        return self.d.array_index(index)
+
+    def buffer(self, e: n.Expr) -> tuple[str, str]:
+        """A buffer-valued expression as (reference, length)."""
+        if isinstance(e, n.Name):
+            return f"v_{e.id}", f"n_{e.id}"
+        assert e.ty is not None and e.ty.is_buffer, e
+        if isinstance(e, n.Select):
+            ref, length = self.d.buffer_temp(self, e.ty)
+            cond = self.expr(e.cond)
+            for head, side in ((f"if ({cond}) {{", e.then), ("else {", e.orelse)):
+                self.open(head)
+                r, ln = self.buffer(side)
+                self.line(f"{ref} = {r}; {length} = {ln};")
+                self.close()
+            return ref, length
+        raise Unsupported(f"a buffer value of kind {type(e).__name__}")
+
+    def bounds(self, index: str, ty: Type | None, length: str, line: int) -> None:
+        i = self.widen(index, ty, I64)
+        self.open(f"if ({i} < {self.d.lit(0, I64)} || {i} >= {length}) {{")
+        self.fault(OUT_OF_BOUNDS, line)
+        self.close()
+
+    def expr(self, e: n.Expr) -> str:
+        """Emits what `e` needs and returns an expression (a temporary, a variable or a
+        literal) of its value, in the dialect's type for `e.ty`."""
+        return getattr(self, "e_" + type(e).__name__)(e)  # type: ignore[no-any-return]
+
+    def e_Const(self, e: n.Const) -> str:
+        assert e.ty is not None
+        return self.d.lit(e.value, e.ty)
+
+    def e_Name(self, e: n.Name) -> str:
+        return f"v_{e.id}"
+
+    def e_WorkId(self, e: n.WorkId) -> str:
+        return f"{self.c}{e.which}"
+
+    def e_Unary(self, e: n.Unary) -> str:
+        assert e.ty is not None
+        operand = self.expr(e.operand)
+        d = self.d
+        if e.op == "not":
+            return self.temp(BOOL, f"!{operand}")
+        if e.op == "~":
+            return self.temp(e.ty, f"~{operand}")
+        negated = f"{d.to_u(d.lit(0, e.ty), e.ty)} - {d.to_u(operand, e.ty)}"
+        return self.temp(e.ty, d.from_u(negated, e.ty))
+
+    def e_Binary(self, e: n.Binary) -> str:
+        ty = e.ty
+        assert ty is not None
+        d = self.d
+        a = self.widen(self.expr(e.left), e.left.ty, ty)
+        b = self.widen(self.expr(e.right), e.right.ty, ty)
+        if e.op in ("+", "-", "*"):
+            return self.temp(ty, d.from_u(f"{d.to_u(a, ty)} {e.op} {d.to_u(b, ty)}", ty))
+        if e.op in ("&", "|", "^"):
+            return self.temp(ty, f"{a} {e.op} {b}")
+        if e.op == "<<":
+            return self.temp(ty, d.from_u(
+                f"{d.to_u(a, ty)} << {d.shift_amount(b, ty, ty.bits)}", ty))
+        if e.op == ">>":
+            return self.temp(ty, f"{a} >> {d.shift_amount(b, ty, ty.bits)}")
+        # // and %: a zero divisor faults at this node's line; MIN // -1 wraps to MIN
+        zero, minus = d.lit(0, ty), d.lit(-1, ty)
+        if "div-unchecked" not in self.mutants:
+            self.open(f"if ({b} == {zero}) {{")
+            self.fault(DIVISION_BY_ZERO, e.line)
+            self.close()
+        out = self.mutable(ty, zero)
+        self.open(f"if ({b} == {minus}) {{")
+        if e.op == "//":
+            self.line(f"{out} = {d.from_u(f'{d.to_u(zero, ty)} - {d.to_u(a, ty)}', ty)};")
+        else:
+            self.line(f"{out} = {zero};")
+        self.close()
+        self.open("else {")
+        self.line(f"{out} = {d.truncating(self, e.op, a, b, ty)};")
+        self.close()
+        return out
+
+    def e_Compare(self, e: n.Compare) -> str:
+        assert e.left.ty is not None and e.right.ty is not None
+        a, b = self.expr(e.left), self.expr(e.right)
+        if e.left.ty.is_int:
+            ty = widest(e.left.ty, e.right.ty)
+            a, b = self.widen(a, e.left.ty, ty), self.widen(b, e.right.ty, ty)
+        return self.temp(BOOL, f"({a} {e.op} {b})")
+
+    def _branching(self, ty: Type, cond: n.Expr, then: n.Expr | None,
+                   orelse: n.Expr | None, default: str) -> str:
+        """`cond ? then : orelse` where each side is evaluated only when chosen (None:
+        the side's value is `default`)."""
+        c = self.expr(cond)
+        out = self.mutable(ty, default)
+        if then is None:
+            arms = [(f"if (!{c}) {{", orelse)]
+        else:
+            arms = [(f"if ({c}) {{", then), ("else {", orelse)]
+        for head, side in arms:
+            if side is None:
+                continue
+            self.open(head)
+            self.line(f"{out} = {self.widen(self.expr(side), side.ty, ty)};")
+            self.close()
+        return out
+
+    def e_Logic(self, e: n.Logic) -> str:
+        true, false = self.d.lit(True, BOOL), self.d.lit(False, BOOL)
+        if e.op == "and":  # the right side only when the left is true
+            return self._branching(BOOL, e.left, e.right, None, false)
+        return self._branching(BOOL, e.left, None, e.right, true)
+
+    def e_Select(self, e: n.Select) -> str:
+        assert e.ty is not None
+        return self._branching(e.ty, e.cond, e.then, e.orelse, self.d.zero(e.ty))
+
+    def e_Load(self, e: n.Load) -> str:
+        assert e.ty is not None
+        index = self.expr(e.index)
+        self.bounds(index, e.index.ty, f"n_{e.buffer}", e.line)
+        elem = self.types[e.buffer].element
+        return self.temp(e.ty, self.d.load(self, e.buffer, f"v_{e.buffer}",
+                                           self.index(index, e.index.ty), elem))
+
+    def e_Len(self, e: n.Len) -> str:
+        return self.d.narrow(f"n_{e.buffer}")
+
+    def e_Cast(self, e: n.Cast) -> str:
+        operand = self.expr(e.operand)
+        have = e.operand.ty
+        if have is BOOL:
+            return self.temp(e.to, self.d.b2i(operand, e.to))
+        if e.to is I32:
+            return self.temp(I32, operand if have is I32 else self.d.narrow(operand))
+        return self.temp(I64, self.widen(operand, have, I64))
+
+    def e_Call(self, e: n.Call) -> str:
+        result = self.call(e)
+        assert result is not None
+        return result
+
+    def call(self, e: n.Call) -> str | None:
+        callee = self.tr.program.function(e.func)
+        args: list[str] = []
+        for p, a in zip(callee.params, e.args):
+            if p.ty.is_buffer:
+                args += list(self.buffer(a))
+            else:
+                args.append(self.widen(self.expr(a), a.ty, p.ty))
+        c = self.c
+        self.line(f"{c}fns[{c}depth] = {self.tr.fid[self.fn.name]}; "
+                  f"{c}lns[{c}depth] = {e.line}; {c}depth = {c}depth + 1;")
+        call = f"f_{e.func}({', '.join(self.d.call_args(args))})"
+        result = None
+        if callee.returns is None:
+            self.line(call + ";")
+        else:
+            result = self.temp(callee.returns, call)
+        self.line(f"{c}depth = {c}depth - 1;")
+        if "call-no-check" not in self.mutants:
+            self.check()
+        return result
+
+    def e_Alloc(self, e: n.Alloc) -> str:
+        raise Unsupported(f"alloc(): no allocation inside a kernel (line {e.line})")
+
+    def e_WaveOp(self, e: n.WaveOp) -> str:
+        args = [self.expr(a) for a in e.args]  # a lane faulting here returns: not active
+        return self.d.wave_op(self, e, args)
+
+
+def entry_checks(tr: Translator) -> dict[str, Any]:
+    """What every entry point decides the same way: whether lanes past n run (the
+    `past-n-active` mutant) and whether the subgroup is asked for and checked."""
+    return {"retire_past_n": "past-n-active" not in tr.mutants,
+            "subgroups_checked": "subgroup-size-unrequested" not in tr.mutants}

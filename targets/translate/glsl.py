@@ -1,0 +1,193 @@
+"""GLSL 4.60 for Vulkan (compiled by glslangValidator), with the KHR subgroup extensions
+and 64-bit integers.
+
+GLSL's own rules that differ from the kernel language's, and what the translation does:
+integer division by zero is undefined, and so are `%` with a negative operand and
+`MIN / -1` (both computed here on magnitudes, in unsigned arithmetic, then signed back:
+truncation toward zero spelled out); shifts by the width or more are undefined (masked);
+out-of-bounds accesses are undefined (every access is bounds-checked first and faults);
+globals are not initialised (the context is, field by field, in `main`); storage buffers
+cannot be referenced from variables (buffer values are binding ids, shader.py); indices
+are 32-bit (converted after the bounds check, and kept non-negative for glslang, which
+rejects a constant negative index even where the check makes it unreachable).
+"""
+
+from __future__ import annotations
+
+from difftest.ir.types import BOOL, I32, I64, Type
+
+from .emit import FunctionEmitter, Translator
+from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect
+
+EXTENSIONS = ("GL_KHR_shader_subgroup_basic", "GL_KHR_shader_subgroup_vote",
+              "GL_KHR_shader_subgroup_arithmetic", "GL_KHR_shader_subgroup_ballot",
+              "GL_KHR_shader_subgroup_shuffle",
+              "GL_EXT_shader_explicit_arithmetic_types_int64",
+              "GL_EXT_shader_subgroup_extended_types_int64", "GL_EXT_shader_atomic_int64")
+
+
+class GLSL(ShaderDialect):
+    name = "glsl"
+    ctx = "C."
+
+    def ty(self, t: Type) -> str:
+        return {I32: "int", I64: "int64_t", BOOL: "bool"}[t]
+
+    def uty(self, t: Type) -> str:
+        return "uint" if t is I32 else "uint64_t"
+
+    def lit(self, value: int | bool, t: Type) -> str:
+        if t is BOOL:
+            return "true" if value else "false"
+        v = int(value)
+        if t is I32:
+            return "(-2147483647 - 1)" if v == -(1 << 31) else f"({v})"
+        return "(-9223372036854775807l - 1l)" if v == -(1 << 63) else f"({v}l)"
+
+    def to_u(self, x: str, t: Type) -> str:
+        return f"{self.uty(t)}({x})"
+
+    def from_u(self, x: str, t: Type) -> str:
+        return f"{self.ty(t)}({x})"
+
+    def widen(self, x: str) -> str:
+        return f"int64_t({x})"
+
+    def narrow(self, x: str) -> str:
+        return f"int(uint(uint64_t({x}) & 0xfffffffful))"
+
+    def b2i(self, x: str, t: Type) -> str:
+        return f"({x} ? {self.lit(1, t)} : {self.lit(0, t)})"
+
+    def shift_amount(self, b: str, t: Type, bits: int) -> str:
+        return f"int({b} & {self.lit(bits - 1, t)})"
+
+    def array_index(self, x: str) -> str:
+        # checked to be in bounds already; the max() keeps glslang from rejecting a
+        # constant negative index in code the check makes unreachable
+        return f"max(int({x}), 0)"
+
+    def convert(self, x: str, to: str) -> str:
+        return f"{'uint' if to == 'u32' else to}({x})"
+
+    def lit_u32(self, v: int) -> str:
+        return f"{v}u"
+
+    def let_u32(self, name: str, value: str) -> str:
+        return f"uint {name} = {value};"
+
+    def truncating(self, fe: FunctionEmitter, op: str, a: str, b: str, t: Type) -> str:
+        u = self.uty(t)
+        zero = self.to_u(self.lit(0, t), t)
+        ua = fe.fresh("u")
+        fe.line(f"{u} {ua} = {a} < {self.lit(0, t)} ? {zero} - {u}({a}) : {u}({a});")
+        ub = fe.fresh("u")
+        fe.line(f"{u} {ub} = {b} < {self.lit(0, t)} ? {zero} - {u}({b}) : {u}({b});")
+        if op == "//":
+            q = fe.fresh("u")
+            fe.line(f"{u} {q} = {ua} / {ub};")
+            negative = f"(({a} < {self.lit(0, t)}) != ({b} < {self.lit(0, t)}))"
+            return self.from_u(f"{negative} ? {zero} - {q} : {q}", t)
+        r = fe.fresh("u")
+        fe.line(f"{u} {r} = {ua} % {ub};")
+        return self.from_u(f"{a} < {self.lit(0, t)} ? {zero} - {r} : {r}", t)
+
+    def function(self, name: str, params: list[tuple[str, str]], returns: str | None,
+                 body: list[str]) -> str:
+        head = ", ".join(f"{t} {p}" for p, t in params)
+        return f"{returns or 'void'} {name}({head}) {{\n" + "\n".join(body) + "\n}\n"
+
+    def param_decls(self, fe: FunctionEmitter) -> list[tuple[str, str]]:
+        out = []
+        for p in fe.fn.params:
+            if p.ty.is_buffer:
+                out += [(f"v_{p.name}", "int"), (f"n_{p.name}", "int64_t")]
+            else:
+                out.append((f"v_{p.name}", self.ty(p.ty)))
+        return out
+
+    def buffer_decl(self, fe: FunctionEmitter, name: str, t: Type) -> list[str]:
+        return [f"int v_{name} = -1; int64_t n_{name} = 0l;"]
+
+    def buffer_temp(self, fe: FunctionEmitter, t: Type) -> tuple[str, str]:
+        ref, length = fe.fresh("p"), fe.fresh("l")
+        fe.line(f"int {ref} = -1; int64_t {length} = 0l;")
+        return ref, length
+
+    def buffer_ref(self, k: int, index: str, atomic: bool) -> str:
+        return f"mem{k}.d[{index}]"
+
+    def atomic_load(self, k: int, index: str) -> str:
+        return self.buffer_ref(k, index, True)
+
+    def atomic_store(self, k: int, index: str, value: str) -> str:
+        return f"{self.buffer_ref(k, index, True)} = {value};"
+
+    def atomic_add_stmt(self, k: int, index: str, value: str) -> str:
+        return f"atomicAdd(mem{k}.d[{index}], {value});"
+
+    def switch_function(self, name: str, elem: Type, cases: list[tuple[int, str]],
+                        default: str, takes_value: bool) -> str:
+        t = self.ty(elem)
+        params = f"int id, int i, {t} v" if takes_value else "int id, int i"
+        ret = "void" if takes_value else t
+        lines = [f"{ret} {name}({params}) {{", "    switch (id) {"]
+        for k, stmt in cases:
+            lines.append(f"        case {k}: {{ {stmt} break; }}")
+        lines.append(f"        default: {{ {default} break; }}")
+        lines.append("    }")
+        if not takes_value:
+            lines.append(f"    return {self.zero(elem)};")
+        return "\n".join(lines + ["}", ""])
+
+    # ------------------------------------------------------------------- subgroups
+    def elect(self) -> str:
+        return "subgroupElect()"
+
+    def let_ballot(self, name: str, predicate: str) -> str:
+        return f"uvec4 {name} = subgroupBallot({predicate});"
+
+    def ballot_bit(self, ballot: str, index: str) -> str:
+        return f"subgroupBallotBitExtract({ballot}, {index})"
+
+    # -------------------------------------------------------------------- program
+    def param(self, i: int) -> str:
+        return f"P.d[{i}]"
+
+    def count_mismatch(self) -> str:
+        return "atomicAdd(ST.d[0], 1l);"
+
+    def status_store(self, index: str, value: str) -> str:
+        return f"ST.d[int({index})] = {value};"
+
+    def init_context(self) -> list[str]:
+        return ["C.kind = 0; C.code = 0l; C.depth = 0; C.fdepth = 0; C.trips = 0l;"]
+
+    def program(self, tr: Translator, functions: list[str]) -> str:
+        lines = ["#version 460"] + [f"#extension {e} : require" for e in EXTENSIONS]
+        lines += [f"layout(local_size_x = {self.group_size(tr)}) in;",
+                  "struct Ctx {",
+                  "    int kind; int64_t code; int depth; int fdepth;",
+                  f"    int fns[{tr.depth}]; int lns[{tr.depth}];",
+                  "    int gid; int lane; int wave; int64_t trips; int64_t budget;",
+                  "};",
+                  "Ctx C;",
+                  f"layout(std430, set = 0, binding = {STATUS}) buffer Status "
+                  "{ int64_t d[]; } ST;",
+                  f"layout(std430, set = 0, binding = {PARAMS}) readonly buffer Params "
+                  "{ int64_t d[]; } P;"]
+        for k, b in enumerate(tr.buffers):
+            elem = "int" if b.bits == 32 else "int64_t"
+            lines.append(f"layout(std430, set = 0, binding = {FIRST_BUFFER + k}) buffer "
+                         f"B{k} {{ {elem} d[]; }} mem{k};")
+        lines.append("")
+        body = "\n".join(functions)
+        lines += self.accessor_functions(tr)
+        sg_ok = (f"gl_NumSubgroups == 1u && gl_SubgroupInvocationID < {tr.wave}u && "
+                 f"gl_SubgroupSize == {tr.subgroup}u")
+        lane = ("int(gl_SubgroupInvocationID)" if "subgroup-size-unrequested"
+                not in tr.mutants else "int(gl_LocalInvocationIndex)")
+        entry = ["void main() {"]
+        entry += self.entry_body(tr, "int(gl_WorkGroupID.y * gl_NumWorkGroups.x + "
+                                     "gl_WorkGroupID.x)", lane, sg_ok)
+        return "\n".join(lines) + "\n" + body + "\n" + "\n".join(entry + ["}", ""])

@@ -1,0 +1,55 @@
+"""The translations' injectable bugs: the mistakes a translation of the kernel language
+into a real target's language really makes (each target offers the ones that apply to
+it; `--opt mutants=NAME`). Every one is a small diff in the emitter it names, keeps the
+kernel memory-safe (accesses stay bounds-checked), and is measured by `difftest hunt
+--target T`.
+
+name -> (where it comes from, what goes wrong)
+"""
+
+from __future__ import annotations
+
+MUTANTS: dict[str, tuple[str, str]] = {
+    "bound-per-trip": (
+        "the opencl translation's own history",
+        "a `for` loop's stop bound is read again at every trip instead of once at entry "
+        "(the body may assign what it reads)"),
+    "call-no-check": (
+        "NOTES: exception stacks",
+        "no fault check after a helper call: a workitem that faulted inside the helper "
+        "goes on running its caller"),
+    "past-n-active": (
+        "DESIGN: lanes past n are inactive from launch",
+        "the launch is rounded up to whole waves and the lanes past n run the kernel too "
+        "(only their status rows are dropped): they join wave operations and atomics"),
+    "subgroup-size-unrequested": (
+        "NOTES: subgroups (a subgroup size that differs from W)",
+        "the kernel neither asks for subgroups of W lanes nor checks them: it launches "
+        "work-groups of 64 and takes lane = gid % W, while wave operations run over the "
+        "device's own subgroups"),
+    "ballot-low-word": (
+        "NOTES: subgroups (ballots are uvec4)",
+        "ballot() keeps only the first 32 bits of the subgroup ballot: lanes 32-63 "
+        "vanish"),
+    "elect-lane0": (
+        "NOTES: subgroups (the active set)",
+        "elect() is lane() == 0 instead of the lowest active lane"),
+    "readfirstlane-lane0": (
+        "NOTES: subgroups (the active set)",
+        "readfirstlane(x) broadcasts lane 0's x instead of the lowest active lane's "
+        "(undefined when lane 0 is not active)"),
+    "shuffle-inactive-lane": (
+        "NOTES: subgroups (shuffle from an inactive lane is undefined)",
+        "shuffle(x, src) does not check that lane src is active: it returns whatever "
+        "the device's shuffle gives instead of 0"),
+    "div-unchecked": (
+        "docs/semantics.md: arithmetic",
+        "a zero divisor is left to the target's language (WGSL: x / 0 == x, x % 0 == 0) "
+        "instead of faulting"),
+}
+
+
+def described(names: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str]]:
+    """(help, seed) tables for a target offering `names`."""
+    return ({m: f"[translation] {MUTANTS[m][1]}" for m in names},
+            {m: MUTANTS[m][0] for m in names})

@@ -1,0 +1,198 @@
+"""OpenCL C: the dialect of the `opencl` targets (PoCL without subgroups; Intel's CPU
+runtime with the cl_khr_subgroup_* extensions).
+
+Buffer values are (pointer, length) pairs; the context is a private struct reached
+through a pointer that every function takes first (OpenCL C has no private globals).
+Subgroups: the kernel asks for work-groups of W items (`reqd_work_group_size`) and for
+subgroups of S lanes (`intel_reqd_sub_group_size`, S = max(W, 4): a work-group of 1 or 2
+items is a partial subgroup), and checks `get_sub_group_size() == W` and one subgroup
+per work-group at run time.
+"""
+
+from __future__ import annotations
+
+from difftest.ir import nodes as n
+from difftest.ir.types import BOOL, I32, I64, Type
+
+from .emit import HEADER, Dialect, FunctionEmitter, Translator, entry_checks
+
+#: work-group size of the `subgroup-size-unrequested` mutant (the device picks S)
+MUTANT_GROUP = 64
+
+
+class OpenCLC(Dialect):
+    name = "opencl"
+    ctx = "C->"
+
+    def __init__(self, subgroups: bool) -> None:
+        self.has_subgroups = subgroups
+
+    def ty(self, t: Type) -> str:
+        return {I32: "int", I64: "long", BOOL: "int"}[t]
+
+    def uty(self, t: Type) -> str:
+        return "uint" if t is I32 else "ulong"
+
+    def lit(self, value: int | bool, t: Type) -> str:
+        if t is BOOL:
+            return "1" if value else "0"
+        v = int(value)
+        if t is I32:
+            return "(-2147483647 - 1)" if v == -(1 << 31) else f"({v})"
+        return "(-9223372036854775807L - 1L)" if v == -(1 << 63) else f"({v}L)"
+
+    def narrow(self, x: str) -> str:
+        return f"((int)(uint)(ulong)({x}))"
+
+    def b2i(self, x: str, t: Type) -> str:
+        return f"(({self.ty(t)})({x} != 0))"
+
+    def function(self, name: str, params: list[tuple[str, str]], returns: str | None,
+                 body: list[str]) -> str:
+        head = ", ".join(f"{t} {p}" for p, t in params)
+        return f"{returns or 'void'} {name}({head}) {{\n" + "\n".join(body) + "\n}\n"
+
+    def param_decls(self, fe: FunctionEmitter) -> list[tuple[str, str]]:
+        out = [("C", "__private Ctx*")]
+        for p in fe.fn.params:
+            if p.ty.is_buffer:
+                out += [(f"v_{p.name}", f"__global {self.ty(p.ty.element)}*"),
+                        (f"n_{p.name}", "long")]
+            else:
+                out.append((f"v_{p.name}", self.ty(p.ty)))
+        return out
+
+    def call_args(self, args: list[str]) -> list[str]:
+        return ["C"] + args
+
+    def buffer_decl(self, fe: FunctionEmitter, name: str, t: Type) -> list[str]:
+        return [f"__global {self.ty(t.element)}* v_{name} = 0; long n_{name} = 0;"]
+
+    def buffer_temp(self, fe: FunctionEmitter, t: Type) -> tuple[str, str]:
+        ref, length = fe.fresh("p"), fe.fresh("l")
+        fe.line(f"__global {self.ty(t.element)}* {ref} = 0; long {length} = 0;")
+        return ref, length
+
+    def load(self, fe: FunctionEmitter, var: str, ref: str, index: str, elem: Type) -> str:
+        return f"{ref}[{index}]"
+
+    def store(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
+              elem: Type) -> None:
+        fe.line(f"{ref}[{index}] = {value};")
+
+    def atomic_add(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
+                   elem: Type) -> None:
+        if elem is I32:
+            fe.line(f"atomic_add((volatile __global uint*)({ref} + {index}), (uint){value});")
+        else:
+            fe.line(f"atom_add((volatile __global ulong*)({ref} + {index}), (ulong){value});")
+
+    # ------------------------------------------------------------------- subgroups
+    def wave_op(self, fe: FunctionEmitter, e: n.WaveOp, args: list[str]) -> str:
+        if not self.has_subgroups:
+            return super().wave_op(fe, e, args)
+        op, ty, m = e.op, e.ty, fe.mutants
+        assert ty is not None
+        if op == "elect":
+            if "elect-lane0" in m:
+                return fe.temp(BOOL, "(C->lane == 0)")
+            return fe.temp(BOOL, "(sub_group_elect() != 0)")
+        x = args[0]
+        if op in ("wave_sum", "prefix_sum", "inclusive_sum"):
+            fn = {"wave_sum": "reduce_add", "prefix_sum": "scan_exclusive_add",
+                  "inclusive_sum": "scan_inclusive_add"}[op]
+            return fe.temp(ty, f"(({self.ty(ty)})sub_group_non_uniform_{fn}"
+                               f"(({self.uty(ty)}){x}))")
+        if op in ("wave_min", "wave_max"):
+            return fe.temp(ty, f"sub_group_non_uniform_reduce_{op[5:]}({x})")
+        if op in ("wave_any", "wave_all"):
+            return fe.temp(BOOL, f"(sub_group_non_uniform_{op[5:]}({x}) != 0)")
+        if op == "ballot":
+            b = fe.fresh("b")
+            fe.line(f"uint4 {b} = sub_group_ballot({x});")
+            if "ballot-low-word" in m:
+                return fe.temp(I64, f"((long)(ulong){b}.x)")
+            return fe.temp(I64, f"((long)((ulong){b}.x | ((ulong){b}.y << 32)))")
+        if op == "readfirstlane":
+            if "readfirstlane-lane0" in m:
+                return fe.temp(ty, f"sub_group_non_uniform_broadcast({x}, 0u)")
+            return fe.temp(ty, f"sub_group_broadcast_first({x})")
+        assert op == "shuffle", op
+        src = args[1]
+        w = fe.tr.wave
+        act = fe.fresh("b")
+        fe.line(f"uint4 {act} = sub_group_ballot(1);")
+        in_range = fe.temp(BOOL, f"({src} >= 0 && {src} < {w})")
+        idx = fe.temp(I32, f"({in_range} ? {src} : C->lane)")
+        if "shuffle-inactive-lane" in m:
+            ok = in_range
+        else:
+            ok = fe.temp(BOOL, f"({in_range} && sub_group_ballot_bit_extract({act}, "
+                               f"(uint){idx}) != 0)")
+        got = fe.temp(ty, f"sub_group_shuffle({x}, (uint)({ok} ? {idx} : C->lane))")
+        return fe.temp(ty, f"({ok} ? {got} : {self.zero(ty)})")
+
+    # -------------------------------------------------------------------- program
+    def program(self, tr: Translator, functions: list[str]) -> str:
+        prelude = [
+            "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable",
+            "typedef struct {",
+            "    int kind; long code; int depth; int fdepth;",
+            f"    int fns[{tr.depth}]; int lns[{tr.depth}];",
+            "    int gid; int lane; int wave; long trips; long budget;",
+            "} Ctx;",
+            "",
+        ]
+        return "\n".join(prelude) + "\n".join(functions) + "\n" + self.entry(tr)
+
+    def entry(self, tr: Translator) -> str:
+        checks = entry_checks(tr)
+        w, s = tr.wave, tr.subgroup
+        params = ["__global long* ST", "long N", "long BUDGET"]
+        args = []
+        for p in tr.params:
+            if p.ty.is_buffer:
+                params += [f"__global {self.ty(p.ty.element)}* v_{p.name}",
+                           f"long n_{p.name}"]
+                args += [f"v_{p.name}", f"n_{p.name}"]
+            else:
+                params.append(f"{self.ty(p.ty)} v_{p.name}")
+                args.append(f"v_{p.name}")
+        head = []
+        body = ["    Ctx ctx = {0};", "    __private Ctx* C = &ctx;"]
+        if not self.has_subgroups:
+            body += ["    long g = (long)get_global_id(0);",
+                     f"    int lane = (int)(g % {w}); int wave = (int)(g / {w});"]
+        elif checks["subgroups_checked"]:
+            head = [f"__attribute__((reqd_work_group_size({w}, 1, 1)))",
+                    f"__attribute__((intel_reqd_sub_group_size({s})))"]
+            body += ["    int lane = (int)get_sub_group_local_id();",
+                     "    int wave = (int)get_group_id(0);",
+                     f"    if (get_sub_group_size() != {w} || get_num_sub_groups() != 1) "
+                     "{ atom_inc((volatile __global long*)ST); return; }"]
+        else:  # the mutant: the device's subgroups are assumed to be the waves
+            body += ["    long g = (long)get_global_id(0);",
+                     f"    int lane = (int)(g % {w}); int wave = (int)(g / {w});"]
+        body += [f"    long gid = (long)wave * {w} + lane;"]
+        if checks["retire_past_n"]:
+            body.append("    if (gid >= N) return;")
+        body += ["    C->gid = (int)gid; C->lane = lane; C->wave = wave; C->budget = BUDGET;",
+                 f"    f_{tr.entry}({', '.join(['C'] + args)});",
+                 "    if (gid >= N) return;",
+                 f"    __global long* r = ST + {HEADER} + gid * {tr.row};",
+                 "    r[0] = C->kind; r[1] = C->code; r[2] = C->fdepth;",
+                 "    for (int i = 0; i < C->fdepth; i++) "
+                 "{ r[3 + 2 * i] = C->fns[i]; r[4 + 2 * i] = C->lns[i]; }"]
+        return "\n".join(head + [f"__kernel void k_{tr.entry}({', '.join(params)}) {{"]
+                         + body + ["}", ""])
+
+
+def launch_shape(tr_wave: int, n_items: int, subgroups: bool, mutants: frozenset[str]
+                 ) -> tuple[int, int | None]:
+    """(global size, local size) of a launch of n items in waves of W."""
+    if not subgroups:
+        return n_items, None
+    if "subgroup-size-unrequested" in mutants:
+        group = max(MUTANT_GROUP, tr_wave)
+        return -(-n_items // group) * group, group
+    return -(-n_items // tr_wave) * tr_wave, tr_wave

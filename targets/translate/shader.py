@@ -1,0 +1,270 @@
+"""What the two shader languages (WGSL, GLSL) share: storage buffers bound by number,
+buffer values as (binding id, length), a parameter buffer, and the entry point.
+
+Bindings: 0 the status buffer (i64; its header word is counted atomically), 1 the
+parameters (i64: n, the trip budget, then per kernel parameter its length or value), 2 +
+k the kernel's k-th buffer parameter. A shader cannot hold a pointer to a storage buffer
+in a variable, so a buffer value is its binding's id: an access through a variable that
+`emit.buffer_flow` proves holds one buffer is bound directly, any other goes through an
+accessor that switches on the id. A buffer that some `atomic_add` may touch is declared
+atomic where the language needs it (WGSL), and every access to it is atomic there.
+
+The workgroups: a 2-D grid of waves (65,535 a row), W invocations each, which must form
+one subgroup of S lanes (W < S: a partial subgroup) -- checked at run time.
+"""
+
+from __future__ import annotations
+
+from difftest.ir import nodes as n
+from difftest.ir.types import BOOL, I32, I64, Type
+
+from .emit import HEADER, Dialect, FunctionEmitter, Translator, entry_checks
+
+ROW_GROUPS = 65535  # workgroups per grid row
+#: workgroup size of the `subgroup-size-unrequested` mutant
+MUTANT_GROUP = 64
+STATUS, PARAMS, FIRST_BUFFER = 0, 1, 2
+
+
+def groups(waves: int) -> tuple[int, int]:
+    """The (x, y) grid of workgroups for `waves` waves."""
+    return min(waves, ROW_GROUPS), max(1, -(-waves // ROW_GROUPS))
+
+
+def dispatch_shape(wave: int, n_items: int, mutants: frozenset[str]) -> tuple[int, int]:
+    if "subgroup-size-unrequested" in mutants:
+        return groups(-(-n_items // max(MUTANT_GROUP, wave)))
+    return groups(-(-n_items // wave))
+
+
+class ShaderDialect(Dialect):
+    """The parts of WGSL and GLSL translation that differ only in spelling."""
+
+    def __init__(self) -> None:
+        self.accessors: set[tuple[str, int]] = set()  # (load|store|add, bits) needed
+
+    # the spellings a subclass gives
+    def buffer_ref(self, k: int, index: str, atomic: bool) -> str:
+        raise NotImplementedError
+
+    def atomic_load(self, k: int, index: str) -> str:
+        raise NotImplementedError
+
+    def atomic_store(self, k: int, index: str, value: str) -> str:
+        raise NotImplementedError
+
+    def atomic_add_stmt(self, k: int, index: str, value: str) -> str:
+        raise NotImplementedError
+
+    def id_lit(self, k: int) -> str:
+        return self.lit(k, I32)
+
+    # ---------------------------------------------------------------- buffer access
+    def _targets(self, fe: FunctionEmitter, var: str) -> list[int]:
+        return sorted(fe.tr.flow.get((fe.fn.name, var), frozenset()))
+
+    def load(self, fe: FunctionEmitter, var: str, ref: str, index: str, elem: Type) -> str:
+        ks = self._targets(fe, var)
+        if len(ks) == 1:
+            return self._load_k(fe.tr, ks[0], index)
+        self.accessors.add(("load", elem.bits))
+        return f"ld{elem.bits}({ref}, {index})"
+
+    def _load_k(self, tr: Translator, k: int, index: str) -> str:
+        if tr.buffers[k].atomic and self.atomics_typed:
+            return self.atomic_load(k, index)
+        return self.buffer_ref(k, index, False)
+
+    def store(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
+              elem: Type) -> None:
+        ks = self._targets(fe, var)
+        if len(ks) == 1:
+            fe.line(self._store_k(fe.tr, ks[0], index, value))
+            return
+        self.accessors.add(("store", elem.bits))
+        fe.line(f"st{elem.bits}({ref}, {index}, {value});")
+
+    def _store_k(self, tr: Translator, k: int, index: str, value: str) -> str:
+        if tr.buffers[k].atomic and self.atomics_typed:
+            return self.atomic_store(k, index, value)
+        return f"{self.buffer_ref(k, index, False)} = {value};"
+
+    def atomic_add(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
+                   elem: Type) -> None:
+        ks = self._targets(fe, var)
+        if len(ks) == 1:
+            fe.line(self.atomic_add_stmt(ks[0], index, value))
+            return
+        self.accessors.add(("add", elem.bits))
+        fe.line(f"aa{elem.bits}({ref}, {index}, {value});")
+
+    atomics_typed = False  # WGSL: atomic buffers have atomic element types
+
+    def accessor_functions(self, tr: Translator) -> list[str]:
+        """The id-switching accessors the functions used."""
+        out = []
+        for kind, bits in sorted(self.accessors):
+            elem = I32 if bits == 32 else I64
+            ks = [k for k, b in enumerate(tr.buffers) if b.bits == bits]
+            if kind == "load":
+                cases = [(k, f"return {self._load_k(tr, k, 'i')};") for k in ks]
+                out.append(self.switch_function(f"ld{bits}", elem, cases,
+                                                f"return {self.zero(elem)};", False))
+            elif kind == "store":
+                cases = [(k, self._store_k(tr, k, "i", "v")) for k in ks]
+                out.append(self.switch_function(f"st{bits}", elem, cases, "", True))
+            else:
+                cases = [(k, self.atomic_add_stmt(k, "i", "v")) for k in ks
+                         if tr.buffers[k].atomic]
+                out.append(self.switch_function(f"aa{bits}", elem, cases, "", True))
+        return out
+
+    def switch_function(self, name: str, elem: Type, cases: list[tuple[int, str]],
+                        default: str, takes_value: bool) -> str:
+        raise NotImplementedError
+
+    # -------------------------------------------------------------------- the entry
+    def entry_body(self, tr: Translator, wave: str, lane: str, sg_ok: str) -> list[str]:
+        """The entry point's statements, given how it spells the wave index, the lane
+        index and the subgroup check (each an expression)."""
+        checks = entry_checks(tr)
+        w, c = tr.wave, self.ctx
+        i64 = self.ty(I64)
+        out = []
+        out += self.init_context()
+        if checks["subgroups_checked"]:
+            out.append(f"if (!({sg_ok})) {{ {self.count_mismatch()} return; }}")
+            out.append(self.let("wv", I32, wave))
+            out.append(self.let("ln", I32, lane))
+        else:  # the mutant: the device's subgroups are assumed to be the waves
+            flat = f"({self.widen(wave)} * {self.lit(max(MUTANT_GROUP, w), I64)} + " \
+                   f"{self.widen(lane)})"
+            out.append(self.let("fl", I64, flat))
+            out.append(self.let("wv", I32, self.narrow(f"fl / {self.lit(w, I64)}")))
+            out.append(self.let("ln", I32, self.narrow(f"fl % {self.lit(w, I64)}")))
+        out.append(self.let("gid", I64, f"{self.widen('wv')} * {self.lit(w, I64)} + "
+                                        f"{self.widen('ln')}"))
+        out.append(self.let("nn", I64, self.param(0)))
+        if checks["retire_past_n"]:
+            out.append("if (gid >= nn) { return; }")
+        out.append(f"{c}gid = {self.narrow('gid')}; {c}lane = ln; {c}wave = wv; "
+                   f"{c}budget = {self.param(1)};")
+        args = []
+        k = 0
+        for i, p in enumerate(tr.params):
+            value = self.param(2 + i)
+            if p.ty.is_buffer:
+                args += [self.id_lit(k), value]
+                k += 1
+            elif p.ty is I64:
+                args.append(value)
+            elif p.ty is I32:
+                args.append(self.narrow(value))
+            else:
+                args.append(f"({value} != {self.lit(0, I64)})")
+        out.append(f"f_{tr.entry}({', '.join(args)});")
+        out.append("if (gid >= nn) { return; }")
+        out.append(self.let("r", I64, f"{self.lit(HEADER, I64)} + gid * "
+                                      f"{self.lit(tr.row, I64)}"))
+        out.append(self.status_store("r", f"{self.widen(f'{c}kind')}"))
+        out.append(self.status_store(f"r + {self.lit(1, I64)}", f"{c}code"))
+        out.append(self.status_store(f"r + {self.lit(2, I64)}", self.widen(f"{c}fdepth")))
+        for i in range(tr.depth):
+            out.append(f"if ({c}fdepth > {i}) {{ "
+                       + self.status_store(f"r + {self.lit(3 + 2 * i, I64)}",
+                                           self.widen(f"{c}fns[{i}]")) + " "
+                       + self.status_store(f"r + {self.lit(4 + 2 * i, I64)}",
+                                           self.widen(f"{c}lns[{i}]")) + " }")
+        return ["    " + x for x in out]
+
+    def init_context(self) -> list[str]:
+        return []
+
+    def param(self, i: int) -> str:
+        raise NotImplementedError
+
+    def count_mismatch(self) -> str:
+        raise NotImplementedError
+
+    def status_store(self, index: str, value: str) -> str:
+        raise NotImplementedError
+
+    def group_size(self, tr: Translator) -> int:
+        if "subgroup-size-unrequested" in tr.mutants:
+            return max(MUTANT_GROUP, tr.wave)
+        return tr.wave
+
+    # ------------------------------------------------------------------- subgroups
+    def wave_op(self, fe: FunctionEmitter, e: n.WaveOp, args: list[str]) -> str:
+        op, ty, m = e.op, e.ty, fe.mutants
+        assert ty is not None
+        c = self.ctx
+        if op == "elect":
+            if "elect-lane0" in m:
+                return fe.temp(BOOL, f"({c}lane == {self.lit(0, I32)})")
+            return fe.temp(BOOL, self.elect())
+        x = args[0]
+        if op in ("wave_sum", "prefix_sum", "inclusive_sum"):
+            fn = {"wave_sum": "subgroupAdd", "prefix_sum": "subgroupExclusiveAdd",
+                  "inclusive_sum": "subgroupInclusiveAdd"}[op]
+            return fe.temp(ty, self.from_u(f"{fn}({self.to_u(x, ty)})", ty))
+        if op in ("wave_min", "wave_max"):
+            return fe.temp(ty, f"subgroup{op[5:].capitalize()}({x})")
+        if op in ("wave_any", "wave_all"):
+            return fe.temp(BOOL, f"subgroup{op[5:].capitalize()}({x})")
+        if op == "ballot":
+            b = fe.fresh("b")
+            fe.line(self.let_ballot(b, x))
+            u64 = self.uty(I64)
+            if "ballot-low-word" in m:
+                return fe.temp(I64, self.from_u(self.convert(f"{b}.x", u64), I64))
+            return fe.temp(I64, self.from_u(
+                f"{self.convert(f'{b}.x', u64)} | ({self.convert(f'{b}.y', u64)} << "
+                f"{self.lit_u32(32)})", I64))
+        if op == "readfirstlane":
+            if "readfirstlane-lane0" in m:
+                return fe.temp(ty, self.gather(f"subgroupBroadcast({{}}, {self.lit_u32(0)})",
+                                               x, ty))
+            return fe.temp(ty, self.gather("subgroupBroadcastFirst({})", x, ty))
+        assert op == "shuffle", op
+        src = args[1]
+        st = e.args[1].ty
+        assert st is not None
+        act = fe.fresh("b")
+        fe.line(self.let_ballot(act, self.lit(True, BOOL)))
+        in_range = fe.temp(BOOL, f"({src} >= {self.lit(0, st)} && {src} < "
+                                 f"{self.lit(fe.tr.wave, st)})")
+        lane_u = self.convert(f"{c}lane", "u32")
+        idx = fe.fresh()
+        fe.line(self.let_u32(idx, self.select(in_range, self.convert(src, "u32"), lane_u)))
+        if "shuffle-inactive-lane" in m:
+            ok = in_range
+        else:
+            ok = fe.temp(BOOL, f"({in_range} && {self.ballot_bit(act, idx)})")
+        got = fe.temp(ty, self.gather(f"subgroupShuffle({{}}, "
+                                      f"{self.select(ok, idx, lane_u)})", x, ty))
+        return fe.temp(ty, self.select(ok, got, self.zero(ty)))
+
+    def elect(self) -> str:
+        raise NotImplementedError
+
+    def let_ballot(self, name: str, predicate: str) -> str:
+        raise NotImplementedError
+
+    def ballot_bit(self, ballot: str, index: str) -> str:
+        raise NotImplementedError
+
+    def convert(self, x: str, to: str) -> str:
+        """A value conversion to a type spelled `to` ("u32" is the 32-bit unsigned)."""
+        raise NotImplementedError
+
+    def lit_u32(self, v: int) -> str:
+        raise NotImplementedError
+
+    def let_u32(self, name: str, value: str) -> str:
+        raise NotImplementedError
+
+    def gather(self, call: str, x: str, ty: Type) -> str:
+        """`call` (with `{}` for the operand) applied to `x`; a bool travels as 0/1 where
+        the language's subgroup operations take no bools."""
+        return call.format(x)

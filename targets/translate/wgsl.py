@@ -1,0 +1,203 @@
+"""WGSL (through wgpu and naga), with the `subgroups` and 64-bit integer features.
+
+WGSL's own rules that differ from the kernel language's, and what the translation does:
+`x / 0 == x` and `x % 0 == 0` (the zero divisor is checked first and faults), shifts are
+taken mod the width (masked explicitly anyway), out-of-bounds accesses are clamped or
+dropped (every access is bounds-checked first and faults), parameters are immutable
+(copied into variables), storage buffers cannot be referenced from variables (buffer
+values are binding ids, shader.py), atomics need atomic element types (an atomic buffer's
+plain accesses use atomicLoad/atomicStore), and the subgroup operations take no bools and
+there is no subgroupElect (the first active lane is the one whose index
+subgroupBroadcastFirst returns). The kernels put wave operations in non-uniform control
+flow on purpose; WGSL's uniformity analysis would reject them (its `subgroup_uniformity`
+rule), but naga does not implement that rule (it rejects the rule's name in a
+`diagnostic` directive too), so the text carries none: what a target's results there mean
+is its reconvergence model's business.
+"""
+
+from __future__ import annotations
+
+from difftest.ir.types import BOOL, I32, I64, Type
+
+from .emit import FunctionEmitter, Translator
+from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect
+
+
+class WGSL(ShaderDialect):
+    name = "wgsl"
+    ctx = "C."
+    atomics_typed = True
+
+    def ty(self, t: Type) -> str:
+        return {I32: "i32", I64: "i64", BOOL: "bool"}[t]
+
+    def uty(self, t: Type) -> str:
+        return "u32" if t is I32 else "u64"
+
+    def lit(self, value: int | bool, t: Type) -> str:
+        if t is BOOL:
+            return "true" if value else "false"
+        v = int(value)
+        if t is I32:
+            return "(-2147483647i - 1i)" if v == -(1 << 31) else f"{v}i"
+        return "(-9223372036854775807li - 1li)" if v == -(1 << 63) else f"{v}li"
+
+    def let(self, name: str, t: Type, value: str) -> str:
+        return f"let {name}: {self.ty(t)} = {value};"
+
+    def var(self, name: str, t: Type, value: str) -> str:
+        return f"var {name}: {self.ty(t)} = {value};"
+
+    def to_u(self, x: str, t: Type) -> str:
+        return f"bitcast<{self.uty(t)}>({x})"
+
+    def from_u(self, x: str, t: Type) -> str:
+        return f"bitcast<{self.ty(t)}>({x})"
+
+    def widen(self, x: str) -> str:
+        return f"i64({x})"
+
+    def narrow(self, x: str) -> str:
+        return f"bitcast<i32>(u32(bitcast<u64>({x}) & 0xfffffffflu))"
+
+    def b2i(self, x: str, t: Type) -> str:
+        return f"select({self.lit(0, t)}, {self.lit(1, t)}, {x})"
+
+    def select(self, c: str, a: str, b: str) -> str:
+        return f"select({b}, {a}, {c})"
+
+    def shift_amount(self, b: str, t: Type, bits: int) -> str:
+        return f"u32({b} & {self.lit(bits - 1, t)})"
+
+    def array_index(self, x: str) -> str:
+        return f"u32({x})"
+
+    def convert(self, x: str, to: str) -> str:
+        return f"{to}({x})"
+
+    def lit_u32(self, v: int) -> str:
+        return f"{v}u"
+
+    def let_u32(self, name: str, value: str) -> str:
+        return f"let {name}: u32 = {value};"
+
+    def for_head(self, k: str, start: str, bound: str) -> str:
+        return f"for (var {k}: i64 = {start}; {k} < {bound}; {k}++) {{"
+
+    def loop_head(self) -> str:
+        return "loop {"
+
+    def function(self, name: str, params: list[tuple[str, str]], returns: str | None,
+                 body: list[str]) -> str:
+        head = ", ".join(f"{p}: {t}" for p, t in params)
+        ret = f" -> {returns}" if returns else ""
+        return f"fn {name}({head}){ret} {{\n" + "\n".join(body) + "\n}\n"
+
+    def param_decls(self, fe: FunctionEmitter) -> list[tuple[str, str]]:
+        out = []
+        for p in fe.fn.params:
+            if p.ty.is_buffer:
+                out += [(f"p_{p.name}", "i32"), (f"pn_{p.name}", "i64")]
+            else:
+                out.append((f"p_{p.name}", self.ty(p.ty)))
+        return out
+
+    def param_prologue(self, fe: FunctionEmitter) -> list[str]:
+        out = []
+        for p in fe.fn.params:
+            if p.ty.is_buffer:
+                out.append(f"    var v_{p.name}: i32 = p_{p.name}; "
+                           f"var n_{p.name}: i64 = pn_{p.name};")
+            else:
+                out.append(f"    var v_{p.name}: {self.ty(p.ty)} = p_{p.name};")
+        return out
+
+    def buffer_decl(self, fe: FunctionEmitter, name: str, t: Type) -> list[str]:
+        return [f"var v_{name}: i32 = -1i; var n_{name}: i64 = 0li;"]
+
+    def buffer_temp(self, fe: FunctionEmitter, t: Type) -> tuple[str, str]:
+        ref, length = fe.fresh("p"), fe.fresh("l")
+        fe.line(f"var {ref}: i32 = -1i; var {length}: i64 = 0li;")
+        return ref, length
+
+    def buffer_ref(self, k: int, index: str, atomic: bool) -> str:
+        return f"mem{k}[{index}]"
+
+    def atomic_load(self, k: int, index: str) -> str:
+        return f"atomicLoad(&mem{k}[{index}])"
+
+    def atomic_store(self, k: int, index: str, value: str) -> str:
+        return f"atomicStore(&mem{k}[{index}], {value});"
+
+    def atomic_add_stmt(self, k: int, index: str, value: str) -> str:
+        return f"atomicAdd(&mem{k}[{index}], {value});"
+
+    def switch_function(self, name: str, elem: Type, cases: list[tuple[int, str]],
+                        default: str, takes_value: bool) -> str:
+        t = self.ty(elem)
+        params = f"id: i32, i: u32, v: {t}" if takes_value else "id: i32, i: u32"
+        ret = "" if takes_value else f" -> {t}"
+        lines = [f"fn {name}({params}){ret} {{", "    switch id {"]
+        for k, stmt in cases:
+            lines.append(f"        case {k}i: {{ {stmt} }}")
+        lines.append(f"        default: {{ {default} }}")
+        lines += ["    }"]
+        if not takes_value:
+            lines.append(f"    return {self.zero(elem)};")
+        return "\n".join(lines + ["}", ""])
+
+    # ------------------------------------------------------------------- subgroups
+    def elect(self) -> str:
+        return "(subgroupBroadcastFirst(u32(C.lane)) == u32(C.lane))"
+
+    def let_ballot(self, name: str, predicate: str) -> str:
+        return f"let {name}: vec4<u32> = subgroupBallot({predicate});"
+
+    def ballot_bit(self, ballot: str, index: str) -> str:
+        return f"((({ballot}[{index} / 32u] >> ({index} % 32u)) & 1u) == 1u)"
+
+    def gather(self, call: str, x: str, ty: Type) -> str:
+        if ty is BOOL:
+            return f"({call.format(f'select(0u, 1u, {x})')} == 1u)"
+        return call.format(x)
+
+    # -------------------------------------------------------------------- program
+    def param(self, i: int) -> str:
+        return f"P[{i}]"
+
+    def count_mismatch(self) -> str:
+        return "atomicAdd(&ST[0], 1li);"
+
+    def status_store(self, index: str, value: str) -> str:
+        return f"atomicStore(&ST[u32({index})], {value});"
+
+    def program(self, tr: Translator, functions: list[str]) -> str:
+        lines = ["struct Ctx {",
+                 "    kind: i32, code: i64, depth: i32, fdepth: i32,",
+                 f"    fns: array<i32, {tr.depth}>, lns: array<i32, {tr.depth}>,",
+                 "    gid: i32, lane: i32, wave: i32, trips: i64, budget: i64,",
+                 "}",
+                 "var<private> C: Ctx;",
+                 f"@group(0) @binding({STATUS}) var<storage, read_write> ST: "
+                 "array<atomic<i64>>;",
+                 f"@group(0) @binding({PARAMS}) var<storage, read> P: array<i64>;"]
+        for k, b in enumerate(tr.buffers):
+            elem = "i32" if b.bits == 32 else "i64"
+            if b.atomic:
+                elem = f"atomic<{elem}>"
+            lines.append(f"@group(0) @binding({FIRST_BUFFER + k}) var<storage, read_write> "
+                         f"mem{k}: array<{elem}>;")
+        lines.append("")
+        body = "\n".join(functions)  # the accessors are known once these are emitted
+        lines += self.accessor_functions(tr)
+        sg_ok = f"nsg == 1u && sl < {tr.wave}u && ss == {tr.subgroup}u"
+        entry = [f"@compute @workgroup_size({self.group_size(tr)})",
+                 "fn main(@builtin(workgroup_id) wg: vec3<u32>, "
+                 "@builtin(num_workgroups) nwg: vec3<u32>, "
+                 "@builtin(local_invocation_index) li: u32, "
+                 "@builtin(subgroup_invocation_id) sl: u32, "
+                 "@builtin(subgroup_size) ss: u32, "
+                 "@builtin(num_subgroups) nsg: u32) {"]
+        lane = "i32(sl)" if "subgroup-size-unrequested" not in tr.mutants else "i32(li)"
+        entry += self.entry_body(tr, "i32(wg.y * nwg.x + wg.x)", lane, sg_ok)
+        return "\n".join(lines) + "\n" + body + "\n" + "\n".join(entry + ["}", ""])

@@ -1,0 +1,225 @@
+"""What every target that runs a translation on a real device shares: the translation
+(targets/translate, cached), the launch on the device's own process (targets/device),
+and the status rows read back into an Outcome.
+
+Such a target is a `stream` target with nothing never-ran: every workitem runs to its
+fate, and the reported exception is the lowest faulting gid's (R1 allows it). A device
+whose process crashes or hangs gives an R0 outcome (`crash: ...`, `timeout: ...`); a
+translation the device's compiler rejects gives `internal: build failed: ...` with the
+whole build log in the diagnostics. Options: `timeout` (seconds a build and run may take,
+default 60), and what a subclass adds.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from difftest.case import Case
+from difftest.errors import DifftestError
+from difftest.options import describe_budget
+from difftest.outcome import COMPLETED, FAULTED, ExceptionReport, Fault, Frame, Outcome
+from difftest.target import Target, declared_unsupported
+
+from .device.process import DeviceCrash, DeviceProcess, DeviceTimeout
+from .translate import EXHAUSTED, HEADER, KINDS, Translation, Unsupported, translate
+from .translate.mutants import described
+
+DEFAULT_TIMEOUT = 60.0
+CACHE_SIZE = 256
+
+
+class OptionError(DifftestError):
+    pass
+
+
+class TranslatedTarget(Target):
+    """A target whose kernels are translated into `language` and run by the runner
+    module `runner` in a device process (one per `process_env(case)`)."""
+
+    language = ""
+    runner = ""
+    capabilities = frozenset({"faults", "mutants"})
+    option_names: tuple[str, ...] = ("timeout",)
+    option_help = {"timeout": f"seconds a build and run may take before the device's "
+                              f"process is killed (default {DEFAULT_TIMEOUT:g})"}
+    cases_per_kernel = 16
+    one_wave_per_kernel = True
+    offered_mutants: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        self.mutant_names = self.offered_mutants
+        self.mutant_help, self.mutant_seeds = described(self.offered_mutants)
+        self._processes: dict[tuple[tuple[str, str], ...], DeviceProcess] = {}
+        self._translations: OrderedDict[tuple[Any, ...], Translation] = OrderedDict()
+
+    # ------------------------------------------------------------------- subclass parts
+    def process_env(self, case: Case, mutants: frozenset[str],
+                    options: dict[str, Any]) -> dict[str, str]:
+        """The environment of the device process that runs `case` under `options`."""
+        return {}
+
+    def request(self, tr: Translation, case: Case, options: dict[str, Any],
+                status: np.ndarray, mutants: frozenset[str]
+                ) -> tuple[dict[str, Any], list[np.ndarray], list[int]]:
+        """(header, arrays, where each kernel buffer comes back among the reply's arrays;
+        the status buffer comes back first)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------------ parts
+    def validate_options(self, options: dict[str, Any]) -> None:
+        t = options.get("timeout", DEFAULT_TIMEOUT)
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 3600:
+            raise OptionError(f"option timeout={t!r}: expected seconds in (0, 3600]")
+
+    def unsupported(self, case: Case) -> str | None:
+        why = declared_unsupported(self, case)
+        if why is not None:
+            return why
+        if case.policy != "stream":
+            return f"policy {case.policy}: every workitem runs (a stream target)"
+        return None
+
+    def translation(self, case: Case, options: dict[str, Any]) -> Translation:
+        mutants = frozenset(options.get("mutants", ()))
+        key = (case.kernel, case.entry, case.wave, mutants)
+        hit = self._translations.get(key)
+        if hit is not None:
+            self._translations.move_to_end(key)
+            return hit
+        tr = translate(case.program, case.entry, self.language, case.wave, mutants)
+        self._translations[key] = tr
+        if len(self._translations) > CACHE_SIZE:
+            self._translations.popitem(last=False)
+        return tr
+
+    def listing(self, case: Case, options: dict[str, Any]) -> str | None:
+        why = self.unsupported(case)
+        if why is not None:
+            raise DifftestError(f"target {self.name} cannot run this case: {why}")
+        return self.translation(case, options).source
+
+    def process(self, case: Case, options: dict[str, Any]) -> DeviceProcess:
+        env = self.process_env(case, frozenset(options.get("mutants", ())), options)
+        key = tuple(sorted(env.items()))
+        if key not in self._processes:
+            self._processes[key] = DeviceProcess(self.runner, env)
+        return self._processes[key]
+
+    def device_cpu_seconds(self) -> float:
+        """CPU time of this target's live device processes (benchmarks add it to their
+        own: a checked case costs both)."""
+        return sum(p.cpu_seconds() for p in self._processes.values())
+
+    def describe_device(self, case: Case) -> str:
+        """The device and its version, as the runner reports it."""
+        header, _ = self.process(case, {}).call(
+            {**self.describe_request(), "op": "describe"}, [], DEFAULT_TIMEOUT)
+        return str(header.get("device", "?"))
+
+    def describe_request(self) -> dict[str, Any]:
+        return {}
+
+    # ------------------------------------------------------------------------- run
+    def run(self, case: Case, schedule: dict[str, Any] | None = None,
+            options: dict[str, Any] | None = None) -> Outcome:
+        options = options or {}
+        why = self.unsupported(case)
+        if why is not None:
+            return Outcome(case.buffers(), None, [], error=f"unsupported: {why}")
+        mutants = frozenset(options.get("mutants", ()))
+        try:
+            tr = self.translation(case, options)
+        except Unsupported as e:
+            return Outcome(case.buffers(), None, [], error=f"unsupported: {e}")
+        status = np.full(HEADER + case.n * tr.row, -1, dtype=np.int64)
+        status[:HEADER] = 0
+        header, arrays, where = self.request(tr, case, options, status, mutants)
+        timeout = float(options.get("timeout", DEFAULT_TIMEOUT))
+        try:
+            reply, out = self.process(case, options).call(header, arrays, timeout)
+        except DeviceCrash as e:
+            return Outcome(case.buffers(), None, [], error=f"crash: {e}")
+        except DeviceTimeout as e:
+            return Outcome(case.buffers(), None, [], error=f"timeout: {e}")
+        if reply.get("error") == "build":
+            log = str(reply.get("message", ""))
+            first = _first_error(log)
+            return Outcome(case.buffers(), None, [], error=f"internal: build failed: {first}",
+                           diagnostics={"build_log": log})
+        if reply.get("error"):
+            return Outcome(case.buffers(), None, [],
+                           error=f"internal: {reply.get('message', reply['error'])}")
+        bufs = {p.name: out[i].astype(np.int64) for p, i in
+                zip([p for p in tr.params if p.ty.is_buffer], where)}
+        return decode(tr, case, options, bufs, out[0])
+
+
+def _first_error(log: str) -> str:
+    """The line of a build log that says what is wrong: the first naming an error, else
+    the first that is more than a file name."""
+    lines = [x.strip() for x in log.splitlines() if x.strip()]
+    for x in lines:
+        if "error" in x.lower() and len(x) > 20:
+            return x
+    return next((x for x in lines if " " in x), lines[0] if lines else "no build log")
+
+
+def decode(tr: Translation, case: Case, options: dict[str, Any],
+           bufs: dict[str, np.ndarray], status: np.ndarray) -> Outcome:
+    """The outcome the status rows describe (emit.py's layout)."""
+    mismatched = int(status[0])
+    if mismatched:
+        return Outcome(bufs, None, [], error=(
+            f"internal: {mismatched} workitem(s) found that their subgroup is not their "
+            f"wave of {tr.wave} (asked for subgroups of {tr.subgroup} lanes)"))
+    rows = status[HEADER:].reshape(case.n, tr.row).tolist()
+    statuses: list[str] = []
+    faults: dict[int, Fault] = {}
+    for gid, row in enumerate(rows):
+        kind = row[0]
+        if kind == 0:
+            statuses.append(COMPLETED)
+        elif kind == EXHAUSTED:
+            return Outcome(bufs, None, [], error=(
+                f"step_budget: workitem {gid} ran out of its budget of "
+                f"{describe_budget(options, case.n)}"))
+        elif kind in KINDS and 1 <= row[2] <= len(tr.functions):
+            stack = tuple(Frame(tr.functions[row[3 + 2 * i]], row[4 + 2 * i])
+                          for i in range(row[2]))
+            faults[gid] = Fault(KINDS[kind], stack, row[1] if KINDS[kind] == "fail" else None)
+            statuses.append(FAULTED)
+        elif kind == -1:
+            return Outcome(bufs, None, [], error=(
+                f"internal: workitem {gid} never finished (its status row was not "
+                "written)"))
+        else:
+            return Outcome(bufs, None, [], error=f"internal: workitem {gid} status row {row}")
+    exception = None
+    if faults:
+        first = min(faults)
+        exception = ExceptionReport(first, faults[first])
+    return Outcome(bufs, exception, statuses, faults)
+
+
+def require(what: str, distributions: tuple[str, ...] = (), programs: tuple[str, ...] = (),
+            libraries: tuple[str, ...] = ()) -> None:
+    """Raise ImportError (the registry leaves the target out) naming the first missing
+    Python distribution, program or shared library, and `what` installs it."""
+    import ctypes.util
+    import shutil
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    for d in distributions:
+        try:
+            distribution(d)
+        except PackageNotFoundError:
+            raise ImportError(f"the Python package {d} is not installed ({what})") from None
+    for prog in programs:
+        if shutil.which(prog) is None:
+            raise ImportError(f"the program {prog} is not installed ({what})")
+    for lib in libraries:
+        if ctypes.util.find_library(lib) is None:
+            raise ImportError(f"the library lib{lib} is not installed ({what})")

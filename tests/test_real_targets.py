@@ -1,0 +1,206 @@
+"""The real targets (PoCL, Intel's OpenCL CPU runtime, lavapipe through WGSL and GLSL) on
+cases whose results are derived by hand from docs/semantics.md, not from any target.
+
+Each test runs on every real target that is installed here and skips, with the reason,
+on the others (CI installs lavapipe, wgpu and glslang; the Intel runtime is optional).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from difftest.case import Case, load_case
+from difftest.errors import DifftestError
+from difftest.ir import parse
+from difftest.registry import load_target
+from difftest.target import Target
+
+from .conftest import REPO
+
+REAL = ("opencl", "opencl-intel", "lavapipe-wgsl", "lavapipe-glsl")
+WAVES = ("opencl-intel", "lavapipe-wgsl", "lavapipe-glsl")
+_LOADED: dict[str, Target | str] = {}
+
+
+def target(name: str) -> Target:
+    if name not in _LOADED:
+        try:
+            _LOADED[name] = load_target(name)
+        except DifftestError as e:
+            _LOADED[name] = str(e)
+    got = _LOADED[name]
+    if isinstance(got, str):
+        pytest.skip(f"{name} is not installed here: {got.split(': ', 2)[-1]}")
+    return got
+
+
+def case(text: str, n: int = 1, wave: int = 1, **args: object) -> Case:
+    program = parse(text)
+    arrays: dict[str, Any] = {}
+    for k, v in args.items():
+        if isinstance(v, tuple):  # (dtype, values)
+            arrays[k] = np.array(v[1], dtype=v[0])
+        elif isinstance(v, list):
+            arrays[k] = np.array(v, dtype=np.int32)
+        else:
+            arrays[k] = v
+    return Case(text, "kernel", n, wave, arrays, program)
+
+
+def options(name: str) -> list[dict[str, Any]]:
+    return [{"opt": "on"}, {"opt": "off"}] if name.startswith("opencl") else [{}]
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_wrapping_truncating_and_masked_arithmetic(name: str) -> None:
+    t = target(name)
+    c = case("def kernel(out: Buffer[i32], m: i32, k: i64):\n"
+             "    out[0] = m + m\n"              # wraps: 2 * -2^31 == 0
+             "    out[1] = m // -1\n"            # MIN // -1 == MIN
+             "    out[2] = m % -1\n"             # 0
+             "    out[3] = -7 // 2\n"            # truncates: -3
+             "    out[4] = -7 % 2\n"             # -1
+             "    out[5] = 1 << 33\n"            # masked to 1 << 1
+             "    out[6] = -8 >> 34\n"           # arithmetic, masked: -8 >> 2 == -2
+             "    out[7] = i32(k)\n"             # low 32 bits of 2^32 + 5
+             "    out[8] = -m\n"                 # -MIN == MIN
+             "    out[9] = (m + 7) % -2\n"       # -2147483641 % -2 == -1
+             "    out[10] = 7 // (m + 2147483641)\n",  # 7 // -7 == -1
+             out=[0] * 11, m=-(1 << 31), k=(1 << 32) + 5)
+    for opts in options(name):
+        got = t.run(c, {}, opts)
+        assert got.error is None and got.status == ["completed"], (opts, got.error)
+        assert got.buffers["out"].tolist() == [0, -(1 << 31), 0, -3, -1, 2, -2, 5,
+                                               -(1 << 31), -1, -1], opts
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_a_fault_in_a_helper_reports_the_stack_and_stops_the_workitem(name: str) -> None:
+    t = target(name)
+    c = case("def kernel(out: Buffer[i32]):\n"
+             "    out[gid()] = 1\n"
+             "    x = h(out, gid())\n"
+             "    out[gid()] = 2\n"
+             "\n\n"
+             "def h(b: Buffer[i32], g: i32) -> i32:\n"
+             "    if g == 1:\n"
+             "        fail(40 + g)\n"
+             "    return b[g + 5]\n", n=3, out=[0, 0, 0])
+    got = t.run(c, {}, {})
+    assert got.status == ["faulted", "faulted", "faulted"]
+    assert got.buffers["out"].tolist() == [1, 1, 1]  # none reached line 4
+    assert got.faults is not None
+    assert got.faults[1].kind == "fail" and got.faults[1].code == 41
+    assert [(f.function, f.line) for f in got.faults[1].stack] == [("kernel", 3), ("h", 9)]
+    assert got.faults[0].kind == "out_of_bounds"
+    assert [(f.function, f.line) for f in got.faults[0].stack] == [("kernel", 3), ("h", 10)]
+    assert got.exception is not None and got.exception.gid == 0
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_loop_bounds_are_evaluated_once_and_the_budget_stops_a_loop(name: str) -> None:
+    t = target(name)
+    c = case("def kernel(out: Buffer[i32], s: i32):\n"
+             "    k = 0\n"
+             "    for k in range(0, s):\n"
+             "        s = 0\n"
+             "    out[0] = k\n", out=[0], s=4)
+    assert t.run(c, {}, {}).buffers["out"].tolist() == [3]
+    spin = case("def kernel(out: Buffer[i32]):\n"
+                "    while True:\n"
+                "        out[0] = out[0] + 1\n"
+                "        if out[0] < 0:\n"
+                "            break\n", out=[0])
+    got = t.run(spin, {}, {"step_budget": 50})
+    assert got.error is not None and got.error.startswith("step_budget: workitem 0 ")
+
+
+@pytest.mark.parametrize("name", WAVES)
+def test_the_divergent_example_runs_every_workitem_to_its_fate(name: str) -> None:
+    """examples/divergent_wave_ops.py derives every value in its comments."""
+    t = target(name)
+    c = load_case(REPO / "examples" / "divergent_wave_ops.case.json")
+    got = t.run(c, {}, {})
+    assert got.buffers["out"].tolist() == [120, -1, 121, -1, 90, 60, -1, 35]
+    assert got.status == ["completed"] * 3 + ["faulted"] + ["completed"] * 4
+    assert got.exception is not None and got.exception.gid == 3
+    assert got.exception.fault.kind == "division_by_zero"
+
+
+@pytest.mark.parametrize("name", WAVES)
+def test_inactive_lanes_and_lanes_past_n_take_no_part(name: str) -> None:
+    """n = 6 in waves of 4: wave 1 has lanes 0 and 1 only. Under `lane() != 0` lane 0 is
+    inactive: elect() picks lane 1, readfirstlane reads lane 1, a shuffle from lane 0
+    reads 0, one from lane 3 reads its value where it exists (0 past n)."""
+    t = target(name)
+    c = case("def kernel(out: Buffer[i64]):\n"
+             "    g = gid()\n"
+             "    if lane() != 0:\n"
+             "        out[g * 6] = i64(elect())\n"
+             "        out[g * 6 + 1] = readfirstlane(i64(g))\n"
+             "        out[g * 6 + 2] = shuffle(i64(g), 0)\n"
+             "        out[g * 6 + 3] = shuffle(i64(g), 3)\n"
+             "    out[g * 6 + 4] = ballot(True)\n"
+             "    out[g * 6 + 5] = wave_sum(i64(g))\n",
+             n=6, wave=4, out=("int64", [-1] * 36))
+    got = t.run(c, {}, {})
+    assert got.error is None, got.error
+    rows = got.buffers["out"].reshape(6, 6).tolist()
+    assert rows == [[-1, -1, -1, -1, 15, 6],
+                    [1, 1, 0, 3, 15, 6],
+                    [0, 1, 0, 3, 15, 6],
+                    [0, 1, 0, 3, 15, 6],
+                    [-1, -1, -1, -1, 3, 9],
+                    [1, 5, 0, 0, 3, 9]]
+
+
+@pytest.mark.parametrize("name", WAVES)
+def test_a_loop_runs_its_wave_operations_with_the_lanes_of_each_trip(name: str) -> None:
+    """Lane l makes l + 1 trips: at trip k the lanes l >= k are active."""
+    t = target(name)
+    c = case("def kernel(out: Buffer[i64]):\n"
+             "    for k in range(0, lane() + 1):\n"
+             "        out[gid() * 4 + k] = ballot(True) + wave_sum(i64(100))\n",
+             n=4, wave=4, out=("int64", [0] * 16))
+    got = t.run(c, {}, {})
+    assert got.buffers["out"].reshape(4, 4).tolist() == [
+        [15 + 400, 0, 0, 0],
+        [15 + 400, 14 + 300, 0, 0],
+        [15 + 400, 14 + 300, 12 + 200, 0],
+        [15 + 400, 14 + 300, 12 + 200, 8 + 100]]
+
+
+@pytest.mark.parametrize("name", WAVES)
+def test_every_wave_size_the_target_declares_runs_as_one_subgroup(name: str) -> None:
+    t = target(name)
+    for w in t.wave_sizes:
+        n = 2 * w + 1
+        c = case("def kernel(out: Buffer[i64]):\n"
+                 "    out[gid()] = ballot(True)\n", n=n, wave=w, out=("int64", [0] * n))
+        got = t.run(c, {}, {})
+        assert got.error is None, (w, got.error)
+        full = (1 << w) - 1 if w < 64 else -1
+        assert got.buffers["out"].tolist() == [full] * (2 * w) + [1], w
+
+
+def test_a_wave_operation_on_a_loop_exit_path_is_unsupported_where_the_model_leaves_it(
+        ) -> None:
+    t = target("opencl-intel")
+    c = case("def kernel(out: Buffer[i64]):\n"
+             "    for k in range(0, 4):\n"
+             "        if lane() == k:\n"
+             "            out[gid()] = ballot(True)\n"
+             "            break\n", n=4, wave=4, out=("int64", [0] * 4))
+    why = t.unsupported(c)
+    assert why is not None and "ballot() at line 4 is on a loop's exit path" in why
+    assert target("lavapipe-glsl").unsupported(c) is None  # maximal: defined there
+
+
+@pytest.mark.parametrize("name", ("lavapipe-wgsl", "lavapipe-glsl"))
+def test_waves_wider_than_the_device_runs_are_unsupported_by_declaration(name: str) -> None:
+    c = case("def kernel(out: Buffer[i32]):\n    out[gid()] = 1\n", n=32, wave=32,
+             out=[0] * 32)
+    assert "wave size 32" in (target(name).unsupported(c) or "")
