@@ -176,14 +176,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.target:
         for name in names:
             load_target(name)  # a target the user named must exist: exit 2 before work
+    from .findings import known_findings
+
     paths = files(args.paths)
+    known = known_findings(list(paths))
     bad = failed = passed = 0
     for entry in entries(list(paths)):
         if entry.case is None:
             bad += 1
             print(f"error {entry.error}")
             continue
-        for res in replay(entry.case, entry.target, entry.mutants, entry.expected, names):
+        for res in replay(entry.case, entry.target, entry.mutants, entry.expected, names,
+                          known):
             print(f"{entry.path.name}: {res.describe()}")
             passed += res.ok
             failed += not res.ok
@@ -298,6 +302,34 @@ def cmd_compile(args: argparse.Namespace) -> int:
     if text is None:
         raise DifftestError(f"target {args.target} has no compiled code to show")
     print(text)
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .corpus import write_atomic
+
+    case = load_case(args.case)
+    target, options = _target_and_options(args.target, case, args.case, args.opt)
+    reason = _unsupported(target, case)
+    if reason:
+        raise DifftestError(f"{args.case}: target {args.target} cannot run this case: {reason}")
+    full, _ = _oracle(case, args.case, options)
+    if full.exhausted:
+        raise DifftestError(f"{args.case}: workitem {full.exhausted[0]} runs out of its "
+                            "loop-trip budget: a reproducer needs a case that finishes")
+    files = target.reproducer(case, options, full.outcome())
+    if files is None:
+        raise DifftestError(f"target {args.target} has no standalone reproducer")
+    out = Path(args.out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise DifftestError(f"--out {out}: exists and is not an empty folder")
+    try:
+        for name, text in files.items():
+            write_atomic(out / name, text)
+    except OSError as e:
+        raise DifftestError(f"--out {out}: cannot write: {e.strerror or e}") from None
+    print(f"wrote {out}: {', '.join(sorted(files))}")
+    print(f"run it with: python3 {out / 'repro.py'} (it imports nothing from difftest)")
     return EXIT_OK
 
 
@@ -560,6 +592,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target(co)
     _add_opt(co)
     co.set_defaults(func=cmd_compile)
+
+    ex = command("export", "write a standalone reproducer of a case on a real target: the "
+                 "kernel in the target's own language and a script that runs it and prints "
+                 "expected against actual, importing nothing from difftest")
+    ex.add_argument("case", metavar="CASE.json", help="case or corpus file")
+    _add_target(ex)
+    _add_opt(ex)
+    ex.add_argument("--out", required=True, metavar="DIR",
+                    help="an empty or new folder for the reproducer's files")
+    ex.set_defaults(func=cmd_export)
 
     rd = command("reduce", "reduce a failing case (any kernel, generated or yours) to a small "
                  "one that fails the same way, and write it")

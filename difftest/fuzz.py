@@ -425,17 +425,19 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
         verdict, failure = str(final.verdict), verdict_class(final.verdict)
     signature = Signature(config.target, failure,
                           shape(reduced.program, reduced.entry, reduced.n, reduced.wave))
-    if not config.stop_on_first and any(s == signature for s in known.refresh()):
-        return None, {}, signature
-    path, saved, entry = _keep(reduced, verdict, rule, config)
+    if not config.stop_on_first:
+        for old in known.refresh():
+            if old.same_bug(signature):
+                return None, {}, old
+    path, saved, entry = _keep(reduced, verdict, rule, config, signature)
     known.add(signature)
     return Found(path, verdict, rule, first - start, time.monotonic() - start,
                  statements(reduced.program), reduced.n, saved,
                  len(reduced.host or ()), _Known.key(signature), failure), entry, signature
 
 
-def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig
-          ) -> tuple[str, bool, dict[str, Any]]:
+def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig,
+          signature: Any) -> tuple[str, bool, dict[str, Any]]:
     """Write a counterexample to the corpus; if that fails, print it whole on stderr."""
     from .corpus import corpus_json, save
 
@@ -445,6 +447,7 @@ def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig
                 else {"verdict": "agree"})
     obj = corpus_json(case, config.target, expected,
                       f"found by difftest fuzz: {verdict}", mutants)
+    obj["signature"] = signature.to_json()
     try:
         return str(save(config.corpus, obj)), True, obj
     except OSError as e:

@@ -74,6 +74,25 @@ def target_names(config: pytest.Config) -> list[str]:
     return list(chosen) if chosen else registered()
 
 
+def known_findings(config: pytest.Config) -> list[Any]:
+    """The real targets' known bugs recorded in the corpus folders (difftest.findings),
+    read once per session."""
+    key = "_difftest_known_findings"
+    if not hasattr(config, key):
+        from difftest.findings import known_findings as read
+
+        setattr(config, key, read([Path(p) for p in config.getini(INI_CORPUS)]))
+    found: list[Any] = getattr(config, key)
+    return found
+
+
+@pytest.fixture(scope="session")
+def difftest_known_findings(request: pytest.FixtureRequest) -> list[Any]:
+    """The known bugs of real targets in the corpus (fuzz properties accept a
+    disagreement one of them explains, and nothing else)."""
+    return known_findings(request.config)
+
+
 @pytest.fixture(scope="session")
 def difftest_settings(request: pytest.FixtureRequest) -> Any:
     """The Hypothesis settings of the chosen profile, for fuzz properties."""
@@ -114,7 +133,7 @@ class CorpusItem(pytest.Item):
         if entry.case is None:
             raise CorpusFailure(str(entry.error))
         results = replay(entry.case, entry.target, entry.mutants, entry.expected,
-                         target_names(self.config))
+                         target_names(self.config), known_findings(self.config))
         bad = [r.describe() for r in results if not r.ok]
         if bad:
             raise CorpusFailure("\n".join(bad))

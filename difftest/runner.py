@@ -87,6 +87,7 @@ class ReplayResult:
     verdict: Verdict | None
     expected: dict[str, Any]
     problem: str = ""  # why it could not be replayed (target not installed, bad options)
+    known: str = ""    # the known target bug (difftest.findings) that explains it
 
     def describe(self) -> str:
         conf = self.target + (f" +{','.join(self.mutants)}" if self.mutants else "")
@@ -95,6 +96,9 @@ class ReplayResult:
         want = self.expected.get("verdict")
         if self.expected.get("rule"):
             want = f"{want} ({self.expected['rule']})"
+        if self.known:
+            return (f"ok {conf}: the known bug {self.known} of this target "
+                    f"({self.verdict})")
         return f"{'ok' if self.ok else 'FAIL'} {conf}: expected {want}, got {self.verdict}"
 
 
@@ -105,11 +109,14 @@ def _matches(verdict: Verdict, expected: dict[str, Any]) -> bool:
 
 
 def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[str, Any],
-           targets: list[str]) -> list[ReplayResult]:
+           targets: list[str], known: list[Any] | None = None) -> list[ReplayResult]:
     """Replay one corpus case: the recorded configuration must give the recorded verdict,
     and every target in `targets` without mutants must agree with the oracle (a target
-    that cannot run the case, by its declared capabilities, is skipped). A target that is
-    not installed, or options it rejects, fail this case alone."""
+    that cannot run the case, by its declared capabilities, is skipped) -- or disagree in
+    a way one of its `known` findings explains (difftest.findings). A target that is not
+    installed, or options it rejects, fail this case alone."""
+    from .findings import explain
+
     from .errors import DifftestError
     from .options import validate, validate_schedule
     from .registry import load_target
@@ -134,7 +141,18 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
         if name != recorded_target and target.unsupported(case):
             continue
         res = check_case(case, target, options=options, full=full, oracle_error=oracle_error)
-        results.append(ReplayResult(name, muts, _matches(res.verdict, exp), res.verdict, exp))
+        ok = _matches(res.verdict, exp)
+        why = explain(known or [], name, case, res.verdict) if not ok and not muts \
+            and exp.get("verdict") == "agree" else None
+        if why is not None:
+            results.append(ReplayResult(name, muts, True, res.verdict, exp, known=why.id))
+            continue
+        problem = ""
+        if not ok and not muts and case.extra.get("finding") and name == recorded_target:
+            problem = (f"the target's known bug {case.extra['finding']} no longer shows "
+                       f"here ({res.verdict}): was the target fixed? docs/findings.md "
+                       "needs a new look")
+        results.append(ReplayResult(name, muts, ok, res.verdict, exp, problem))
     return results
 
 

@@ -10,10 +10,11 @@ error such as a crash).
 A *finding's signature* is (target, failure class, shape of its reduced case), the shape
 being the operations left in the reduced kernel: its statement and expression kinds,
 operators, wave operations and casts, and whether the launch has partial waves. Two
-findings with one signature are the same bug found twice. A campaign that keeps going
-skips a failing case without reducing it when it fails with a known finding's class and
-contains every operation of that finding's shape (`explained_by`): the known reduced case
-is then the smaller witness of the same thing.
+reduced findings of one target and class are the same bug when one's shape contains the
+other's (`same_bug`: the extra operations are what a reduction could not take out). A
+campaign that keeps going skips a failing case without reducing it when it fails with a
+known finding's class and contains every operation of that finding's shape (`explains`):
+the known reduced case is then the smaller witness of the same thing.
 
 docs/semantics.md ("Findings") states these rules for users.
 """
@@ -96,3 +97,9 @@ class Signature:
         this finding again (see the module docstring)."""
         return (target == self.target and failure == self.failure
                 and self.shape <= case_shape)
+
+    def same_bug(self, other: Signature) -> bool:
+        """Two reduced findings of one target and class whose shapes nest: the larger
+        one's extra operations are what its reduction could not take out."""
+        return (self.target == other.target and self.failure == other.failure
+                and (self.shape <= other.shape or other.shape <= self.shape))

@@ -25,6 +25,8 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
   declarations above;
 - `listing(case, options)`: its compiled code as text, or None;
 - `option_variants(options)`: other settings the reducer's polish pass may try;
+- `reproducer(case, options, expected)`: a standalone reproducer's files (`difftest
+  export`), or None;
 - `warm_up()`, `cold_start_note()`: load or compile what it needs once, and a line to print
   first when that takes a while.
 """
@@ -75,6 +77,13 @@ class Target:
 
     def option_variants(self, options: dict[str, Any]) -> list[dict[str, Any]]:
         return []
+
+    def reproducer(self, case: Case, options: dict[str, Any], expected: Outcome
+                   ) -> dict[str, str] | None:
+        """Files of a standalone reproducer of `case` in the target's own terms (a kernel
+        and a program that runs it and prints what differs from `expected`, importing
+        nothing of difftest), or None when the target has none."""
+        return None
 
     def warm_up(self) -> None:
         pass
@@ -153,6 +162,11 @@ class _Adapted(Target):
     def option_variants(self, options: dict[str, Any]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = self._call("option_variants", options, default=[])
         return out
+
+    def reproducer(self, case: Case, options: dict[str, Any], expected: Outcome
+                   ) -> dict[str, str] | None:
+        files: dict[str, str] | None = self._call("reproducer", case, options, expected)
+        return files
 
     def warm_up(self) -> None:
         self._call("warm_up")

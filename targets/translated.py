@@ -122,6 +122,59 @@ class TranslatedTarget(Target):
     def describe_request(self) -> dict[str, Any]:
         return {}
 
+    # ----------------------------------------------------------------- reproducers
+    kernel_file = "kernel.txt"
+
+    def reproducer(self, case: Case, options: dict[str, Any], expected: Outcome
+                   ) -> dict[str, str]:
+        """A standalone reproducer of `case` on this target: the kernel in the target's
+        own language, the runner module that runs it, the data and a main program
+        (targets/device/repro_main.py) that prints what differs from `expected` (the
+        oracle's outcome with every workitem run). Files by name."""
+        import json
+        from pathlib import Path
+
+        mutants = frozenset(options.get("mutants", ()))
+        tr = self.translation(case, options)
+        status = np.full(HEADER + case.n * tr.row, -1, dtype=np.int64)
+        status[:HEADER] = 0
+        header, arrays, where = self.request(tr, case, options, status, mutants)
+        header = {k: v for k, v in header.items() if k != "source"}
+        rows = []
+        fid = {name: i for i, name in enumerate(tr.functions)}
+        for g, s in enumerate(expected.status):
+            f = (expected.faults or {}).get(g)
+            if f is None:
+                rows.append([0])
+                continue
+            kind = {v: k for k, v in KINDS.items()}[f.kind]
+            row = [kind, f.code or 0, len(f.stack)]
+            for frame in f.stack:
+                row += [fid[frame.function], frame.line]
+            rows.append(row)
+        names = [p.name for p in tr.params if p.ty.is_buffer]
+        device = Path(__file__).parent / "device"
+        module = self.runner.rsplit(".", 1)[1]
+        data = {
+            "runner": module, "env": self.process_env(case, mutants, options),
+            "kernel_file": self.kernel_file, "header": header,
+            "arrays": [{"dtype": a.dtype.str, "data": a.tolist()} for a in arrays],
+            "buffers": dict(zip(names, where)),
+            "rows": {"n": case.n, "row": tr.row, "header": HEADER},
+            "functions": list(tr.functions),
+            "expected": {"rows": rows,
+                         "buffers": {k: [int(x) for x in v]
+                                     for k, v in expected.buffers.items()}},
+        }
+        data.update(self.reproducer_extra(case, options))
+        return {self.kernel_file: tr.source,
+                f"{module}.py": (device / f"{module}.py").read_text(),
+                "repro.py": (device / "repro_main.py").read_text(),
+                "data.json": json.dumps(data, indent=1) + "\n"}
+
+    def reproducer_extra(self, case: Case, options: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
     # ------------------------------------------------------------------------- run
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:

@@ -68,7 +68,8 @@ def test_a_counterexample_found_by_one_campaign_is_replayed_by_another(
         server: tuple[str, subprocess.Popen[bytes]], tmp_path: Path) -> None:
     url, _ = server
     bug = "mutants=loop-var-before-check"  # found in about a second, alone
-    first = _fuzz(tmp_path, "--opt", bug, "--time", "60", "--database", url, "--corpus", "a")
+    first = _fuzz(tmp_path, "--opt", bug, "--time", "60", "--database", url, "--corpus", "a",
+                  "--stop-on-first")
     out_a, _ = first.communicate(timeout=300)
     assert first.returncode == 1, out_a
     found = sorted(p.name for p in (tmp_path / "a").glob("*.json"))

@@ -36,6 +36,7 @@ from ..translated import OptionError, TranslatedTarget, require
 
 class _OpenCL(TranslatedTarget):
     runner = "targets.device.opencl_runner"
+    kernel_file = "kernel.cl"
     platform = ""
     option_names = ("opt", "timeout")
     option_help = {"opt": "on (default) | off: build with -cl-opt-disable",
@@ -133,3 +134,6 @@ class IntelTarget(_OpenCL):
         if self._env is None:
             self._env = {"OCL_ICD_VENDORS": intel_icd_dir()}
         return self._env
+
+    def reproducer_extra(self, case: Case, options: dict[str, Any]) -> dict[str, Any]:
+        return {"env": {}, "setup": "intel-icd"}  # the reproducer writes its own ICD

@@ -519,6 +519,13 @@ class FunctionEmitter:
             return self.temp(ty, f"{a} >> {d.shift_amount(b, ty, ty.bits)}")
         # // and %: a zero divisor faults at this node's line; MIN // -1 wraps to MIN
         zero, minus = d.lit(0, ty), d.lit(-1, ty)
+        if isinstance(e.right, n.Const) and int(e.right.value) == 0:
+            # a constant zero divisor: no division is written at all (a compiler may
+            # reject one even where it cannot run: naga evaluates `5i / 0i` and fails)
+            if "div-unchecked" in self.mutants:  # what WGSL gives: x / 0 == x, x % 0 == 0
+                return self.temp(ty, a if e.op == "//" else zero)
+            self.fault(DIVISION_BY_ZERO, e.line)
+            return zero
         if "div-unchecked" not in self.mutants:
             self.open(f"if ({b} == {zero}) {{")
             self.fault(DIVISION_BY_ZERO, e.line)

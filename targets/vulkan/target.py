@@ -101,6 +101,7 @@ class WgslTarget(_Lavapipe):
     description = "WGSL through wgpu/naga on Mesa's lavapipe (Vulkan, LLVM)"
     language = "wgsl"
     runner = "targets.device.wgpu_runner"
+    kernel_file = "kernel.wgsl"
     offered_mutants = ("elect-lane0", "div-unchecked", "shuffle-inactive-lane",
                        "past-n-active")
 
@@ -114,6 +115,7 @@ class GlslTarget(_Lavapipe):
     description = "GLSL through glslangValidator on Mesa's lavapipe (Vulkan, LLVM)"
     language = "glsl"
     runner = "targets.device.vulkan_runner"
+    kernel_file = "kernel.comp"
     offered_mutants = ("readfirstlane-lane0", "shuffle-inactive-lane",
                        "subgroup-size-unrequested", "past-n-active")
 

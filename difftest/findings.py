@@ -1,0 +1,64 @@
+"""Known bugs of real targets, as the corpus records them.
+
+A real target's bug cannot be fixed here, so its reduced case is kept in the corpus as a
+*finding*: a corpus entry with `"finding": "<id>"` (the section of docs/findings.md that
+argues it), `"expected": {"verdict": "disagree", "rule": ...}` and the `"signature"` of
+the failure (difftest.signature). Replay checks that the target still shows it (when it
+stops showing, the target was fixed and the finding needs a new look), and a disagreement
+of that target on any other case that the finding explains -- the same failure class,
+every operation of the finding's reduced case present -- is reported as that known bug,
+not as a new failure. Nothing else is ever excused: a disagreement no finding explains
+fails, and a finding only explains failures of its own target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .case import Case
+from .signature import Signature, shape, verdict_class
+
+
+@dataclass(frozen=True)
+class KnownFinding:
+    id: str
+    signature: Signature
+    path: Path
+
+    @property
+    def target(self) -> str:
+        return self.signature.target
+
+
+def known_findings(paths: list[Path]) -> list[KnownFinding]:
+    """The findings among the corpus files under `paths` (malformed ones are the
+    replay's business, skipped here)."""
+    from .corpus import entries
+
+    out = []
+    for entry in entries(list(paths)):
+        if entry.case is None:
+            continue
+        extra = entry.case.extra
+        if isinstance(extra.get("finding"), str) and isinstance(extra.get("signature"), dict):
+            try:
+                sig = Signature.from_json(extra["signature"])
+            except (KeyError, TypeError):
+                continue
+            out.append(KnownFinding(extra["finding"], sig, entry.path))
+    return out
+
+
+def explain(known: list[KnownFinding], target: str, case: Case, verdict: Any
+            ) -> KnownFinding | None:
+    """The known finding of `target` that explains this disagreement, if one does."""
+    if verdict.agree:
+        return None
+    failure = verdict_class(verdict)
+    case_shape = shape(case.program, case.entry, case.n, case.wave)
+    for f in known:
+        if f.signature.explains(target, failure, case_shape):
+            return f
+    return None

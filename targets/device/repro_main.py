@@ -1,0 +1,93 @@
+"""The main program of a standalone reproducer that `difftest export` writes beside a
+kernel, its runner module and its data: it runs the kernel on the device and prints what
+differs from the expected result. Standalone on purpose (numpy and the runner only): this
+file is copied as it is.
+
+data.json: {"runner": module name, "env": {...}, "kernel_file": ..., "header": the
+runner's request without its source, "arrays": [{"dtype", "data"}], "buffers": {name:
+index among the reply's arrays}, "rows": {"n", "row", "header"}, "functions": [...],
+"expected": {"rows": [[kind, code, depth, fn, line, ...]], "buffers": {name: [...]}}}
+"""
+
+import importlib
+import json
+import os
+import sys
+
+KINDS = {0: "completed", 1: "out of bounds", 2: "division by zero", 3: "fail",
+         4: "out of loop-trip budget", -1: "never finished"}
+
+
+def describe(row, functions):
+    kind = row[0]
+    what = KINDS.get(kind, f"status {kind}")
+    if kind in (1, 2, 3):
+        frames = " <- ".join(f"{functions[row[3 + 2 * i]]}:{row[4 + 2 * i]}"
+                             for i in reversed(range(row[2])))
+        code = f" (code {row[1]})" if kind == 3 else ""
+        what += f"{code} at {frames}"
+    return what
+
+
+def intel_icd(here):
+    """Intel's OpenCL CPU runtime from PyPI (intel-opencl-rt): its wheel's own ICD file
+    names a conda path, so write one naming the installed library, for pyopencl's
+    loader (which reads OCL_ICD_VENDORS)."""
+    from importlib.metadata import distribution
+
+    files = distribution("intel-opencl-rt").files or []
+    lib = next(str(f.locate()) for f in files if str(f).endswith("libintelocl.so"))
+    folder = os.path.join(here, "icd")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "intel.icd"), "w") as f:
+        f.write(os.path.realpath(lib) + "\n")
+    os.environ["OCL_ICD_VENDORS"] = folder
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "data.json")) as f:
+        data = json.load(f)
+    for key, value in data["env"].items():
+        os.environ.setdefault(key, value)
+    if data.get("setup") == "intel-icd" and not os.environ.get("OCL_ICD_VENDORS"):
+        intel_icd(here)
+    sys.path.insert(0, here)
+    import numpy as np
+
+    runner = importlib.import_module(data["runner"])
+    with open(os.path.join(here, data["kernel_file"])) as f:
+        source = f.read()
+    arrays = [np.array(a["data"], dtype=a["dtype"]) for a in data["arrays"]]
+    reply, out = runner.handle({**data["header"], "source": source}, arrays)
+    if reply.get("error"):
+        print(f"the device rejected the kernel ({reply['error']}):\n{reply.get('message')}")
+        return 1
+    device = runner.handle({**data["header"], "op": "describe"}, [])[0].get("device", "?")
+    print(f"device: {device}")
+    rows = data["rows"]
+    status = out[0][rows["header"]:].reshape(rows["n"], rows["row"]).tolist()
+    if out[0][0] != 0:
+        print(f"{int(out[0][0])} workitem(s) found that their subgroup is not their wave")
+    differ = 0
+    for gid, (want, got) in enumerate(zip(data["expected"]["rows"], status)):
+        if got[:len(want)] != want:
+            differ += 1
+            print(f"workitem {gid}: expected {describe(want, data['functions'])}, "
+                  f"got {describe(got, data['functions'])}")
+    for name, index in data["buffers"].items():
+        want = data["expected"]["buffers"][name]
+        got = out[index].tolist()
+        for i, (w, g) in enumerate(zip(want, got)):
+            if w != g:
+                differ += 1
+                print(f"{name}[{i}]: expected {w}, got {g}")
+    if differ:
+        print(f"{differ} difference(s) from the expected result")
+        return 1
+    print("no difference: the result is the expected one")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
