@@ -340,6 +340,10 @@ class _Worker:
                 if not best and self.explained(case, failure):
                     counters[_REPEATS] += 1
                     break
+                if options.get("mutants") and not self.mutant_only(case, sched, options,
+                                                                   full, oracle_error):
+                    counters[_REPEATS] += 1  # the target's own bug, not the mutant's
+                    break
                 case.schedule = res.schedule
                 case.options = options
                 if not best:
@@ -347,6 +351,16 @@ class _Worker:
                     self.results.put(("found", self.index, best[3] - self.start))
                 best[0], best[1] = case.to_json(), str(verdict)
                 raise Counterexample(best[0], best[1], verdict.rule)
+
+    def mutant_only(self, case: Any, schedule: dict[str, Any], options: dict[str, Any],
+                    full: Any, oracle_error: str | None) -> bool:
+        """Whether a case that disagrees with mutants on agrees without them: only then
+        is the failure the injected bug's (a real target has bugs of its own)."""
+        from .runner import check_case
+
+        plain = {k: v for k, v in options.items() if k != "mutants"}
+        return check_case(case, self.target, schedule, plain, None, full,
+                          oracle_error).verdict.agree
 
     def explained(self, case: Any, failure: str) -> bool:
         """Whether a known finding explains this failing case (and if so, say so)."""

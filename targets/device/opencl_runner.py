@@ -54,14 +54,15 @@ class Device:
             except cl.Error:
                 log = ""
             raise BuildError(f"{e}\n{log}".strip()) from None
-        self.programs[key] = program
+        kernels = {k.function_name: k for k in program.all_kernels()}
+        self.programs[key] = kernels
         if len(self.programs) > CACHE:
             self.programs.popitem(last=False)
-        return program
+        return kernels
 
     def run(self, source: str, flags: str, kernel: str, args: list[Any],
             global_size: int, local_size: int | None) -> list[np.ndarray]:
-        program = self.build(source, flags)
+        kernels = self.build(source, flags)
         mf = cl.mem_flags
         bound, arrays = [], []
         for a in args:
@@ -73,8 +74,8 @@ class Device:
                 arrays.append((data, buf))
             else:
                 bound.append(a)
-        getattr(program, kernel)(self.queue, (global_size,),
-                                 None if local_size is None else (local_size,), *bound)
+        kernels[kernel](self.queue, (global_size,),
+                        None if local_size is None else (local_size,), *bound)
         for data, buf in arrays:
             if data.size:
                 cl.enqueue_copy(self.queue, data, buf)

@@ -185,7 +185,8 @@ class Dialect:
     def select(self, c: str, a: str, b: str) -> str:
         return f"({c} ? {a} : {b})"
 
-    def array_index(self, x: str) -> str:
+    def array_index(self, x: str, t: Type) -> str:
+        """An index of type t already checked to be within a buffer."""
         return x
 
     def shift_amount(self, b: str, t: Type, bits: int) -> str:
@@ -452,7 +453,7 @@ class FunctionEmitter:
     # ------------------------------------------------------------- expressions
     def index(self, index: str, ty: Type | None) -> str:
         """An index already checked to be within a buffer, as the dialect indexes."""
-        return self.d.array_index(index)
+        return self.d.array_index(index, ty if ty is not None else I32)
 
     def buffer(self, e: n.Expr) -> tuple[str, str]:
         """A buffer-valued expression as (reference, length)."""

@@ -62,10 +62,10 @@ class GLSL(ShaderDialect):
     def shift_amount(self, b: str, t: Type, bits: int) -> str:
         return f"int({b} & {self.lit(bits - 1, t)})"
 
-    def array_index(self, x: str) -> str:
+    def array_index(self, x: str, t: Type) -> str:
         # checked to be in bounds already; the max() keeps glslang from rejecting a
         # constant negative index in code the check makes unreachable
-        return f"max(int({x}), 0)"
+        return f"int(max({x}, {self.lit(0, t)}))"
 
     def convert(self, x: str, to: str) -> str:
         return f"{'uint' if to == 'u32' else to}({x})"

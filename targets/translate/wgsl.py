@@ -4,7 +4,9 @@ WGSL's own rules that differ from the kernel language's, and what the translatio
 `x / 0 == x` and `x % 0 == 0` (the zero divisor is checked first and faults), shifts are
 taken mod the width (masked explicitly anyway), out-of-bounds accesses are clamped or
 dropped (every access is bounds-checked first and faults), parameters are immutable
-(copied into variables), storage buffers cannot be referenced from variables (buffer
+(copied into variables), a constant index out of bounds is an error even where the
+bounds check makes it unreachable (indices are kept non-negative), storage buffers cannot
+be referenced from variables (buffer
 values are binding ids, shader.py), atomics need atomic element types (an atomic buffer's
 plain accesses use atomicLoad/atomicStore), and the subgroup operations take no bools and
 there is no subgroupElect (the first active lane is the one whose index
@@ -69,8 +71,10 @@ class WGSL(ShaderDialect):
     def shift_amount(self, b: str, t: Type, bits: int) -> str:
         return f"u32({b} & {self.lit(bits - 1, t)})"
 
-    def array_index(self, x: str) -> str:
-        return f"u32({x})"
+    def array_index(self, x: str, t: Type) -> str:
+        # checked to be in bounds already; the max() keeps naga from rejecting a
+        # constant negative index in code the check makes unreachable
+        return f"u32(max({x}, {self.lit(0, t)}))"
 
     def convert(self, x: str, to: str) -> str:
         return f"{to}({x})"
