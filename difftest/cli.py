@@ -253,9 +253,11 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         from .shared import check_url
 
         database = check_url(args.database)
+    known = [Path(p) for p in args.known] if args.known else [corpus, Path("corpus")]
     config = FuzzConfig(target=args.target, seconds=seconds, examples=args.examples,
                         workers=_workers(args.workers), seed=args.seed, options=options,
-                        corpus=corpus, database=database, stop_on_first=args.stop_on_first)
+                        corpus=corpus, database=database, stop_on_first=args.stop_on_first,
+                        known=list(dict.fromkeys(known)))
     try:
         summary = fuzz(config)
     except Interrupted as stop:
@@ -330,6 +332,47 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise DifftestError(f"--out {out}: cannot write: {e.strerror or e}") from None
     print(f"wrote {out}: {', '.join(sorted(files))}")
     print(f"run it with: python3 {out / 'repro.py'} (it imports nothing from difftest)")
+    return EXIT_OK
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    import re
+
+    from .corpus import check_writable, corpus_json, save
+    from .runner import check_case
+    from .signature import Signature, shape, verdict_class
+
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.finding):
+        raise DifftestError(f"--finding {args.finding!r}: expected a name of lowercase "
+                            "letters, digits and dashes (its section in docs/findings.md)")
+    case = load_case(args.case)
+    name = args.target or str(case.extra.get("target", "")) or DEFAULT_TARGET
+    target, options = _target_and_options(name, case, args.case, args.opt)
+    if options.get("mutants") or case.extra.get("mutants"):
+        raise DifftestError(f"{args.case}: a target's bug is recorded without mutants")
+    reason = _unsupported(target, case)
+    if reason:
+        raise DifftestError(f"{args.case}: target {name} cannot run this case: {reason}")
+    full, _ = _oracle(case, args.case, options)
+    verdict = check_case(case, target, case.schedule, options, None, full, None).verdict
+    if verdict.agree:
+        raise DifftestError(f"{args.case}: the case agrees on {name}: there is no bug of "
+                            "the target to record")
+    corpus = Path(args.corpus)
+    check_writable(corpus, "--corpus")
+    signature = Signature(name, verdict_class(verdict),
+                          shape(case.program, case.entry, case.n, case.wave))
+    case.options = options
+    obj = corpus_json(case, name, {"verdict": "disagree", "rule": verdict.rule},
+                      f"known bug {args.finding} of {name}: {verdict}")
+    obj["finding"] = args.finding
+    obj["signature"] = signature.to_json()
+    try:
+        path = save(corpus, obj)
+    except OSError as e:
+        raise DifftestError(f"--corpus {corpus}: cannot write: {e.strerror or e}") from None
+    print(f"{args.case}: {verdict}")
+    print(f"recorded as {name}'s known bug {args.finding}: {path}")
     return EXIT_OK
 
 
@@ -572,6 +615,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_opt(fz)
     fz.add_argument("--corpus", default="corpus", metavar="DIR",
                     help="where shrunk counterexamples are written (default: corpus)")
+    fz.add_argument("--known", action="append", default=None, metavar="DIR",
+                    help="corpus folder whose recorded target bugs (docs/findings.md) the "
+                    "campaign skips, repeatable (default: --corpus and ./corpus)")
     fz.add_argument("--stop-on-first", action="store_true",
                     help="stop the campaign at its first counterexample (default: keep "
                     "going, each distinct failure reduced and kept once)")
@@ -602,6 +648,19 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--out", required=True, metavar="DIR",
                     help="an empty or new folder for the reproducer's files")
     ex.set_defaults(func=cmd_export)
+
+    rc = command("record", "record a failing case as a known bug of a real target (a "
+                 "corpus entry that replay expects to disagree, and that campaigns and "
+                 "replays use to recognise the bug again)")
+    rc.add_argument("case", metavar="CASE.json", help="case or corpus file that disagrees")
+    rc.add_argument("--target", default=None, metavar="NAME",
+                    help="the target whose bug it is (default: the file's own target)")
+    rc.add_argument("--finding", required=True, metavar="ID",
+                    help="the bug's name: its section in docs/findings.md")
+    _add_opt(rc)
+    rc.add_argument("--corpus", default="corpus", metavar="DIR",
+                    help="the corpus folder to record it in (default: corpus)")
+    rc.set_defaults(func=cmd_record)
 
     rd = command("reduce", "reduce a failing case (any kernel, generated or yours) to a small "
                  "one that fails the same way, and write it")

@@ -51,6 +51,7 @@ class FuzzConfig:
     schedules_per_case: int | None = None  # None: the target's (2, or 1 without schedules)
     stop_on_first: bool = False  # stop the campaign at its first counterexample
     database: str | None = None  # redis://HOST:PORT: a campaign shared across machines
+    known: list[Path] = field(default_factory=list)  # corpus folders of known target bugs
 
 
 @dataclass
@@ -568,6 +569,10 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
                            totals[_REPEATS])
 
     known = tempfile.TemporaryDirectory(prefix="difftest-findings-")
+    recorded = _seed_known(Path(known.name), config)
+    if recorded:
+        out.write(f"{recorded} known bug(s) of {config.target} recorded in "
+                  f"{', '.join(map(str, config.known))}: cases they explain are skipped\n")
     try:
         warm_up(config.target, out)
         start = time.monotonic()
@@ -615,6 +620,21 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
                    else f"exited with code {p.exitcode}")
             errors.append(f"worker {i} {how} (the campaign went on without it)")
     return result
+
+
+def _seed_known(folder: Path, config: FuzzConfig) -> int:
+    """Start the campaign's findings with the target's known bugs recorded in the
+    corpus folders `config.known` (difftest.findings); returns how many."""
+    from .findings import known_findings
+
+    if config.stop_on_first:
+        return 0
+    known = _Known(folder)
+    found = [f for f in known_findings([p for p in config.known if p.is_dir()])
+             if f.target == config.target]
+    for f in found:
+        known.add(f.signature)
+    return len(found)
 
 
 def _terminate(procs: list[Any]) -> None:

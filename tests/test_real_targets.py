@@ -7,6 +7,7 @@ on the others (CI installs lavapipe, wgpu and glslang; the Intel runtime is opti
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -204,3 +205,117 @@ def test_waves_wider_than_the_device_runs_are_unsupported_by_declaration(name: s
     c = case("def kernel(out: Buffer[i32]):\n    out[gid()] = 1\n", n=32, wave=32,
              out=[0] * 32)
     assert "wave size 32" in (target(name).unsupported(c) or "")
+
+
+MUTANTS = Path(__file__).parent / "data" / "mutants"
+
+
+def _mutant_cases() -> list[tuple[str, str]]:
+    out = []
+    for folder in sorted(MUTANTS.iterdir()):
+        for path in sorted(folder.glob("*.json")):
+            import json
+
+            entry = json.loads(path.read_text())
+            out += [(folder.name, m) for m in entry.get("mutants", [])]
+    return sorted(set(out))
+
+
+@pytest.mark.parametrize("name,mutant", _mutant_cases())
+def test_each_translation_mutant_is_caught_by_its_hunt_counterexample(name: str,
+                                                                        mutant: str) -> None:
+    """Non-equivalent: the reduced counterexample a hunt found (kept in tests/data, not
+    corpus/, so a checkout without the target's extra replays none of them) disagrees
+    with the mutant and agrees without it. Every mutant a real target offers has one."""
+    import json
+
+    from difftest.case import case_from_json
+    from difftest.runner import check_case
+
+    t = target(name)
+    assert mutant in t.mutant_names
+    entries = [json.loads(p.read_text()) for p in (MUTANTS / name).glob("*.json")]
+    mine = [e for e in entries if e.get("mutants") == [mutant]]
+    c = case_from_json(mine[0])
+    assert not check_case(c, t, options={"mutants": [mutant]}).verdict.agree
+    assert check_case(c, t, options={}).verdict.agree
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_every_offered_mutant_has_a_kept_counterexample(name: str) -> None:
+    t = target(name)
+    assert sorted(t.mutant_names) == sorted(m for n, m in _mutant_cases() if n == name)
+
+
+SEXT = ("def kernel(out: Buffer[i32], s: i32):\n"
+        "    x: i64 = s\n"
+        "    if x <= 2:\n"
+        "        out[0] = 1\n")
+
+
+def test_a_target_bug_is_recorded_replayed_and_exported_as_a_standalone_reproducer(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """lavapipe 22.3.6's sign-extension comparison bug (docs/findings.md): `record` keeps
+    it as a known bug, `replay` accepts it as that bug (and would fail if the target
+    stopped showing it), `export` writes a reproducer that runs without difftest."""
+    import json
+    import subprocess
+    import sys
+
+    from difftest.cli import main
+
+    t = target("lavapipe-glsl")
+    case_file = tmp_path / "sext.json"
+    case_file.write_text(json.dumps({
+        "kernel": SEXT, "entry": "kernel", "launch": {"n": 1, "wave": 1},
+        "args": {"out": {"dtype": "i32", "data": [0]}, "s": -5}}))
+    got = t.run(load_case(case_file), {}, {})
+    if got.buffers["out"].tolist() == [1]:
+        pytest.skip("this lavapipe compares sign-extended values right (a fixed Mesa)")
+    corpus = tmp_path / "corpus"
+    assert main(["record", str(case_file), "--target", "lavapipe-glsl", "--finding",
+                 "lavapipe-sext-compare", "--corpus", str(corpus)]) == 0
+    [recorded] = list(corpus.glob("*.json"))
+    entry = json.loads(recorded.read_text())
+    assert entry["finding"] == "lavapipe-sext-compare"
+    assert entry["expected"] == {"verdict": "disagree", "rule": "R3 memory"}
+    assert entry["signature"]["failure"] == "R3 memory"
+    capsys.readouterr()
+    assert main(["replay", str(corpus), "--target", "lavapipe-glsl",
+                 "--target", "reference"]) == 0
+    out = capsys.readouterr().out
+    assert "the known bug lavapipe-sext-compare of this target" in out, out
+    repro = tmp_path / "repro"
+    assert main(["export", str(recorded), "--target", "lavapipe-glsl", "--out",
+                 str(repro)]) == 0
+    texts = {p.name: p.read_text() for p in repro.iterdir()}
+    assert set(texts) == {"kernel.comp", "vulkan_runner.py", "repro.py", "data.json"}
+    for name in ("vulkan_runner.py", "repro.py"):
+        imports = [x for x in texts[name].splitlines()
+                   if x.lstrip().startswith(("import ", "from "))]
+        assert not [x for x in imports if "difftest" in x or "targets" in x], imports
+    done = subprocess.run([sys.executable, "-I", str(repro / "repro.py")], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "out[0]: expected 1, got 0" in done.stdout  # -5 <= 2
+
+
+def test_an_unexplained_disagreement_still_fails_replay(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    """A known bug explains only failures of its class and shape: a case that fails
+    another way on the same target is not excused."""
+    from difftest.findings import KnownFinding, explain
+    from difftest.signature import Signature
+    from difftest.verdict import Verdict
+
+    known = [KnownFinding("x", Signature("lavapipe-glsl", "R3 memory",
+                                         frozenset({"Store", "Compare:<="})), tmp_path)]
+    c = case(SEXT, s=-5, out=[0])
+    r3 = Verdict(False, "R3 memory", "m")
+    r1 = Verdict(False, "R1 exception", "m")
+    assert explain(known, "lavapipe-glsl", c, r3) is known[0]
+    assert explain(known, "lavapipe-glsl", c, r1) is None       # another class
+    assert explain(known, "lavapipe-wgsl", c, r3) is None       # another target
+    plain = case("def kernel(out: Buffer[i32]):\n    out[0] = 1\n", out=[0])
+    assert explain(known, "lavapipe-glsl", plain, r3) is None   # not the bug's operations

@@ -121,7 +121,7 @@ class IntelTarget(_OpenCL):
     capabilities = frozenset({"wave_ops", "faults", "mutants"})
     reconvergence = LOOP_EXITS_UNDEFINED
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",
-                       "bound-per-trip", "call-no-check")
+                       "call-no-check")
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[intel]'",

@@ -472,8 +472,11 @@ class FunctionEmitter:
         raise Unsupported(f"a buffer value of kind {type(e).__name__}")
 
     def bounds(self, index: str, ty: Type | None, length: str, line: int) -> None:
+        """The bounds check before an access: the sign in the index's own width, the
+        length (an i64) against the index widened."""
+        t = ty if ty is not None and ty.is_int else I64
         i = self.widen(index, ty, I64)
-        self.open(f"if ({i} < {self.d.lit(0, I64)} || {i} >= {length}) {{")
+        self.open(f"if ({index} < {self.d.lit(0, t)} || {i} >= {length}) {{")
         self.fault(OUT_OF_BOUNDS, line)
         self.close()
 

@@ -102,8 +102,7 @@ class WgslTarget(_Lavapipe):
     language = "wgsl"
     runner = "targets.device.wgpu_runner"
     kernel_file = "kernel.wgsl"
-    offered_mutants = ("elect-lane0", "div-unchecked", "shuffle-inactive-lane",
-                       "past-n-active")
+    offered_mutants = ("elect-lane0", "div-unchecked", "shuffle-inactive-lane")
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[vulkan]'", ("wgpu",))
@@ -116,8 +115,7 @@ class GlslTarget(_Lavapipe):
     language = "glsl"
     runner = "targets.device.vulkan_runner"
     kernel_file = "kernel.comp"
-    offered_mutants = ("readfirstlane-lane0", "shuffle-inactive-lane",
-                       "subgroup-size-unrequested", "past-n-active")
+    offered_mutants = ("readfirstlane-lane0", "subgroup-size-unrequested", "past-n-active")
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[vulkan]' and apt-get install glslang-tools",
