@@ -340,7 +340,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 
     from .corpus import check_writable, corpus_json, save
     from .runner import check_case
-    from .signature import Signature, shape, verdict_class
+    from .signature import Signature, setting, shape, verdict_class
 
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.finding):
         raise DifftestError(f"--finding {args.finding!r}: expected a name of lowercase "
@@ -361,7 +361,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     corpus = Path(args.corpus)
     check_writable(corpus, "--corpus")
     signature = Signature(name, verdict_class(verdict),
-                          shape(case.program, case.entry, case.n, case.wave))
+                          shape(case.program, case.entry, case.n, case.wave),
+                          setting(options))
     case.options = options
     obj = corpus_json(case, name, {"verdict": "disagree", "rule": verdict.rule},
                       f"known bug {args.finding} of {name}: {verdict}")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .case import Case
-from .signature import Signature, shape, verdict_class
+from .signature import Signature, setting, shape, verdict_class
 
 
 @dataclass(frozen=True)
@@ -51,14 +51,16 @@ def known_findings(paths: list[Path]) -> list[KnownFinding]:
     return out
 
 
-def explain(known: list[KnownFinding], target: str, case: Case, verdict: Any
-            ) -> KnownFinding | None:
-    """The known finding of `target` that explains this disagreement, if one does."""
+def explain(known: list[KnownFinding], target: str, case: Case, verdict: Any,
+            options: dict[str, Any] | None = None) -> KnownFinding | None:
+    """The known finding of `target` that explains this disagreement under `options`
+    (default: the case's), if one does."""
     if verdict.agree:
         return None
     failure = verdict_class(verdict)
     case_shape = shape(case.program, case.entry, case.n, case.wave)
+    where = setting(case.options if options is None else options)
     for f in known:
-        if f.signature.explains(target, failure, case_shape):
+        if f.signature.explains(target, failure, case_shape, where):
             return f
     return None

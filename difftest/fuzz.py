@@ -338,7 +338,7 @@ class _Worker:
                 failure = verdict_class(verdict)
                 if best and failure != best[2]:
                     continue
-                if not best and self.explained(case, failure):
+                if not best and self.explained(case, failure, options):
                     counters[_REPEATS] += 1
                     break
                 if options.get("mutants") and not self.mutant_only(case, sched, options,
@@ -363,15 +363,16 @@ class _Worker:
         return check_case(case, self.target, schedule, plain, None, full,
                           oracle_error).verdict.agree
 
-    def explained(self, case: Any, failure: str) -> bool:
+    def explained(self, case: Any, failure: str, options: dict[str, Any]) -> bool:
         """Whether a known finding explains this failing case (and if so, say so)."""
         if self.config.stop_on_first:
             return False
-        from .signature import shape
+        from .signature import setting, shape
 
         case_shape = shape(case.program, case.entry, case.n, case.wave)
+        where = setting(options)
         for sig in self.known.refresh():
-            if sig.explains(self.config.target, failure, case_shape):
+            if sig.explains(self.config.target, failure, case_shape, where):
                 self.results.put(("repeat", _Known.key(sig)))
                 return True
         return False
@@ -429,7 +430,7 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
     from .case import case_from_json
     from .reduce import reduce_case, statements
     from .runner import check_case, oracle_run, still_fails
-    from .signature import Signature, shape, verdict_class
+    from .signature import Signature, setting, shape, verdict_class
 
     case = case_from_json(case_json)
     reduced, _ = reduce_case(case, still_fails(target, case, rule, failure), REDUCE_SECONDS,
@@ -439,7 +440,8 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
     if not final.verdict.agree:
         verdict, failure = str(final.verdict), verdict_class(final.verdict)
     signature = Signature(config.target, failure,
-                          shape(reduced.program, reduced.entry, reduced.n, reduced.wave))
+                          shape(reduced.program, reduced.entry, reduced.n, reduced.wave),
+                          setting(reduced.options))
     if not config.stop_on_first:
         for old in known.refresh():
             if old.same_bug(signature):

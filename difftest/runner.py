@@ -142,7 +142,7 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
             continue
         res = check_case(case, target, options=options, full=full, oracle_error=oracle_error)
         ok = _matches(res.verdict, exp)
-        why = explain(known or [], name, case, res.verdict) if not ok and not muts \
+        why = explain(known or [], name, case, res.verdict, options) if not ok and not muts \
             and exp.get("verdict") == "agree" else None
         if why is not None:
             results.append(ReplayResult(name, muts, True, res.verdict, exp, known=why.id))

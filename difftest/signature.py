@@ -7,7 +7,8 @@ by SIGSEGV`, `timeout`). The reducer keeps a candidate only when it fails with t
 class (not only by the same rule: an R0 build failure must not reduce into another R0
 error such as a crash).
 
-A *finding's signature* is (target, failure class, shape of its reduced case), the shape
+A *finding's signature* is (target, setting, failure class, shape of its reduced case):
+the setting is the target options it was found under (`opt=off`), the shape
 being the operations left in the reduced kernel: its statement and expression kinds,
 operators, wave operations and casts, and whether the launch has partial waves. Two
 reduced findings of one target and class are the same bug when one's shape contains the
@@ -79,27 +80,43 @@ def shape(program: n.Program, entry: str, n_items: int, wave: int) -> frozenset[
     return frozenset(out)
 
 
+def setting(options: dict[str, Any]) -> str:
+    """The target options a finding depends on, as text (budgets and mutants aside):
+    `opt=off`, or "" for the defaults."""
+    keep = {k: v for k, v in options.items()
+            if k not in ("mutants", "step_budget", "work_budget", "timeout")}
+    return ",".join(f"{k}={keep[k]}" for k in sorted(keep))
+
+
 @dataclass(frozen=True)
 class Signature:
     target: str
     failure: str
     shape: frozenset[str]
+    setting: str = ""  # the target options it was found under (`setting`)
 
     def to_json(self) -> dict[str, Any]:
-        return {"target": self.target, "failure": self.failure, "shape": sorted(self.shape)}
+        out: dict[str, Any] = {"target": self.target, "failure": self.failure,
+                               "shape": sorted(self.shape)}
+        if self.setting:
+            out["setting"] = self.setting
+        return out
 
     @staticmethod
     def from_json(obj: dict[str, Any]) -> Signature:
-        return Signature(str(obj["target"]), str(obj["failure"]), frozenset(obj["shape"]))
+        return Signature(str(obj["target"]), str(obj["failure"]), frozenset(obj["shape"]),
+                         str(obj.get("setting", "")))
 
-    def explains(self, target: str, failure: str, case_shape: frozenset[str]) -> bool:
-        """Whether a failing case of `target` with this class and shape is most likely
-        this finding again (see the module docstring)."""
+    def explains(self, target: str, failure: str, case_shape: frozenset[str],
+                 options: str = "") -> bool:
+        """Whether a failing case of `target` under the setting `options` with this
+        class and shape is most likely this finding again (the module docstring)."""
         return (target == self.target and failure == self.failure
-                and self.shape <= case_shape)
+                and options == self.setting and self.shape <= case_shape)
 
     def same_bug(self, other: Signature) -> bool:
-        """Two reduced findings of one target and class whose shapes nest: the larger
-        one's extra operations are what its reduction could not take out."""
+        """Two reduced findings of one target, setting and class whose shapes nest: the
+        larger one's extra operations are what its reduction could not take out."""
         return (self.target == other.target and self.failure == other.failure
+                and self.setting == other.setting
                 and (self.shape <= other.shape or other.shape <= self.shape))

@@ -507,7 +507,12 @@ class _Gen:
     def wave(self, fn: _Fn, op: str, want: Type, sub: int) -> tuple[str, Type]:
         if op == "ballot":
             c = self.cond(fn, sub)
-            return (f"i32(ballot({c}))", I32) if want is I32 else (f"ballot({c})", I64)
+            if want is I64:
+                return f"ballot({c})", I64
+            # an i32 keeps the low word (lanes 0-31) or the high one (lanes 32-63): both
+            # halves of a 64-lane ballot are observable in an i32 kernel
+            half = self.pick(("", " >> 32"))
+            return f"i32(ballot({c}){half})", I32
         x, tx = self.int_expr(fn, want, sub, "dyn")
         if op == "shuffle":
             src = self.pick(("lane() ^ 1", "0", "lane() + 1", "expr", "lane() - 1"))

@@ -7,7 +7,8 @@ fate, and the reported exception is the lowest faulting gid's (R1 allows it). A 
 whose process crashes or hangs gives an R0 outcome (`crash: ...`, `timeout: ...`); a
 translation the device's compiler rejects gives `internal: build failed: ...` with the
 whole build log in the diagnostics. Options: `timeout` (seconds a build and run may take,
-default 60), and what a subclass adds.
+default 10: a build takes about a second at most, a run milliseconds), and what a
+subclass adds.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .device.process import DeviceCrash, DeviceProcess, DeviceTimeout
 from .translate import EXHAUSTED, HEADER, KINDS, Translation, Unsupported, translate
 from .translate.mutants import described
 
-DEFAULT_TIMEOUT = 60.0
+DEFAULT_TIMEOUT = 10.0
 CACHE_SIZE = 256
 
 

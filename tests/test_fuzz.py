@@ -15,7 +15,7 @@ from hypothesis import given, seed
 from hypothesis import strategies as st
 
 from difftest.findings import explain
-from difftest.runner import check_case, oracle_run
+from difftest.runner import check_case, oracle_run, target_options
 from generators.cases import kernel_cases
 from generators.schedules import schedule_by_number, schedule_numbers
 from difftest.registry import load_target
@@ -64,8 +64,10 @@ def test_target_agrees_with_oracle(fuzz_target: str, shard: int, difftest_settin
                 continue
             extra = [schedule_by_number(case, k) for k in numbers]
             for schedule in [case.schedule, *extra]:
-                res = check_case(case, target, schedule, None, None, full, oracle_error)
-                if res.verdict.agree or explain(known, target.name, case, res.verdict):
+                options = target_options(target, case.options)
+                res = check_case(case, target, schedule, options, None, full, oracle_error)
+                if res.verdict.agree or explain(known, target.name, case, res.verdict,
+                                                options):
                     continue
                 case.schedule = schedule
                 raise AssertionError(
