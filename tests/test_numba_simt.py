@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from difftest.case import case_from_json
+from difftest.case import Case, case_from_json
 from difftest.cli import main
 from difftest.runner import check_case
 from targets.numba_simt.target import NumbaSimtTarget, compile_case
@@ -87,3 +87,14 @@ def test_cli_run_and_check_on_numba_simt(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["compile", path, "--opt", "registers=6"]) == 0
     listing = capsys.readouterr().out
     assert "spill" in listing and "[all lanes]" in listing and "ip0 out_of_bounds" in listing
+
+
+def test_a_kernel_without_buffers_runs() -> None:
+    """Its buffer table is one empty row, not an invalid one (machine error 2 before)."""
+    from difftest.ir import parse
+    from difftest.runner import check_case
+
+    text = "def k(s: i32):\n    t = s + wave_sum(1)\n"
+    case = Case(text, "k", 4, 4, {"s": 3}, parse(text))
+    res = check_case(case, NumbaSimtTarget())
+    assert res.outcome.error is None and res.verdict.agree, res.verdict

@@ -225,8 +225,11 @@ class Pool:
                 item.host[:] = self.storage[item.start:item.start + item.length]
 
     def table(self, items: list[Item]) -> np.ndarray:
-        """The machine's buffer table for `items` (all in the pool)."""
+        """The machine's buffer table for `items` (all in the pool). A kernel without
+        buffers gets one empty row (a table is never empty), a valid one: length 0,
+        32-bit, so no reference can reach anything through it."""
         rows = np.zeros((max(1, len(items)), 3), dtype=np.int64)
+        rows[:, 2] = 32
         for k, item in enumerate(items):
             assert item.in_pool
             rows[k] = (item.start, item.length, item.bits)
