@@ -30,6 +30,10 @@ from .ir.types import BOOL, DTYPES, Type, int_range
 MAX_WORKITEMS = 1 << 22
 POLICIES = ("stream", "sequential")
 _KNOWN = ("kernel", "entry", "launch", "args", "schedule", "options", "policy", "host")
+#: the options every target and the oracle read (difftest.options.COMMON)
+COMMON = ("step_budget", "work_budget", "mutants")
+#: the newest case-file format version this difftest reads and writes (1: options flat)
+VERSION = 2
 
 Arg = np.ndarray | int | bool
 
@@ -47,6 +51,8 @@ class Case:
     policy: str = "stream"
     extra: dict[str, Any] = field(default_factory=dict)
     host: list[dict[str, Any]] | None = None  # a host program (difftest/host.py)
+    # options per target, from the file's `options` object: {target: {option: value}}
+    target_options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def function(self) -> Function:
@@ -55,6 +61,32 @@ class Case:
     def buffers(self) -> dict[str, np.ndarray]:
         """Fresh copies of the buffer arguments (targets mutate their copies)."""
         return {k: v.copy() for k, v in self.args.items() if isinstance(v, np.ndarray)}
+
+    def options_for(self, target: str, known: tuple[str, ...]
+                    ) -> tuple[dict[str, Any], list[str]]:
+        """The options a run on `target` (whose own options are `known`) takes from the
+        case: the common ones, the target's own section, and the flat ones (a version 1
+        file's, or a hand-written one's) that it knows. Also the flat ones it does not
+        know: they are another target's, and a caller says it leaves them aside."""
+        own = self.target_options.get(target, {})
+        mine = {k: v for k, v in self.options.items() if k in COMMON or k in known}
+        aside = sorted(k for k in self.options if k not in mine)
+        return {**mine, **own}, aside
+
+    def recorded_for(self, target: str) -> Case:
+        """A copy whose run options (`options`, as a fuzz loop or a reducer ran it) are
+        filed under `target`: the common ones stay common, the others go to its
+        section, so the file runs on any target."""
+        import dataclasses
+
+        common = {k: v for k, v in self.options.items() if k in COMMON}
+        own = {k: v for k, v in self.options.items() if k not in COMMON}
+        sections = dict(self.target_options)
+        if own:
+            sections[target] = {**sections.get(target, {}), **own}
+        elif target in sections:
+            sections[target] = dict(sections[target])
+        return dataclasses.replace(self, options=common, target_options=sections)
 
     def to_json(self) -> dict[str, Any]:
         args: dict[str, Any] = {}
@@ -72,8 +104,10 @@ class Case:
         }
         if self.schedule:
             out["schedule"] = self.schedule
-        if self.options:
-            out["options"] = self.options
+        options = {**self.options, **{t: dict(o) for t, o in self.target_options.items()
+                                      if o}}
+        if options:
+            out["options"] = options
         if self.policy != "stream":
             out["policy"] = self.policy
         if self.host is not None:
@@ -111,18 +145,33 @@ def case_from_json(obj: Any, where: str = "case") -> Case:
         raise CaseError(f"{where}: entry '{entry}' returns a value; a kernel returns nothing")
     n_items, wave = _launch(obj["launch"], where)
     args = _args(obj["args"], fn, where)
+    version = obj.get("version", VERSION)
+    if not _int(version) or not 1 <= version <= VERSION:
+        raise CaseError(f"{where}: field 'version': {version!r} is not a case format this "
+                        f"difftest reads (1..{VERSION}; a newer difftest wrote it?)")
     schedule = obj.get("schedule", {})
     options = obj.get("options", {})
     for key, val in (("schedule", schedule), ("options", options)):
         if not isinstance(val, dict):
             raise CaseError(f"{where}: field '{key}' must be an object")
+    flat = {k: v for k, v in options.items() if not isinstance(v, dict)}
+    sections = {k: dict(v) for k, v in options.items() if isinstance(v, dict)}
+    recorded = obj.get("target")
+    if version == 1 and isinstance(recorded, str):
+        # version 1 kept a corpus entry's options flat: they were its target's
+        own = {k: v for k, v in flat.items() if k not in COMMON}
+        if own:
+            sections[recorded] = {**own, **sections.get(recorded, {})}
+        flat = {k: v for k, v in flat.items() if k in COMMON}
     policy = obj.get("policy", "stream")
     if policy not in POLICIES:
         raise CaseError(f"{where}: field 'policy' must be one of {', '.join(POLICIES)}")
     extra = {k: v for k, v in obj.items() if k not in _KNOWN}
+    if "version" in extra:
+        extra["version"] = VERSION  # what to_json writes: the options are migrated
     host = parse_host(obj["host"], fn, where) if "host" in obj else None
-    return Case(kernel, entry, n_items, wave, args, program, schedule, options, policy, extra,
-                host)
+    return Case(kernel, entry, n_items, wave, args, program, schedule, flat, policy, extra,
+                host, sections)
 
 
 def _int(v: Any) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 import math
 import os
 import sys
@@ -66,24 +67,72 @@ def _summary(case: Case, target: str, outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-def _target_and_options(name: str, case: Case | None, case_path: str, pairs: Sequence[str],
-                        announce: bool = True) -> tuple[Any, dict[str, Any]]:
-    """The target and the run options: the case file's, overridden by `--opt`; both
-    validated by the one path (difftest.options.validate). `announce`: say so on stderr
-    when the target's first use will compile for a while (the fuzz loop says it itself,
-    just before it warms the target up)."""
+@dataclass
+class _Run:
+    """What a command runs a case on: the target's name, the target, and the options
+    (the case file's for that target, then `--opt` over them)."""
+
+    name: str
+    target: Any
+    options: dict[str, Any]
+
+
+def _target_and_options(name: str | None, case: Case | None, case_path: str,
+                        pairs: Sequence[str], announce: bool = True) -> _Run:
+    """The target and the run options. Without `--target` a case file that records
+    where it failed (a counterexample) runs there, with the mutants it failed under; its
+    options for that target come from its own section and its common ones, and options
+    it holds for other targets are left aside (a note on stderr says both). `--opt` is
+    validated strictly and overrides. `announce`: say so on stderr when the target's
+    first use will compile for a while (the fuzz loop says it itself)."""
     from .options import parse_cli, validate, validate_schedule
     from .registry import load_target
 
-    target = load_target(name)
+    recorded = str(case.extra.get("target", "")) if case is not None else ""
+    chosen = name or recorded or DEFAULT_TARGET
+    target = load_target(chosen)
     message = target.cold_start_note() if announce else None
     if message:
         print(message, file=sys.stderr, flush=True)
     cli_options = validate(target, parse_cli(pairs), "--opt")
-    case_options = validate(target, case.options, f"{case_path}: options") if case else {}
-    if case:
+    case_options: dict[str, Any] = {}
+    if case is not None:
+        case_options, aside = case.options_for(chosen, tuple(target.option_names))
+        mutants = case.extra.get("mutants") or []
+        same = chosen == recorded
+        if same and mutants and "mutants" not in case_options:
+            case_options["mutants"] = list(mutants)
+        case_options = validate(target, case_options, f"{case_path}: options")
         validate_schedule(target, case.schedule, case_path)
-    return target, {**case_options, **cli_options}
+        notes = []
+        if same and name is None:
+            what = f"target {chosen}"
+            if case_options.get("mutants") and "mutants" not in cli_options:
+                what += f", mutants {','.join(case_options['mutants'])}"
+            notes.append(f"{case_path}: running it as recorded: {what} "
+                         "(--target and --opt override)")
+        if aside:
+            _no_target_reads(aside, "option", f"{case_path}: options")
+            notes.append(f"{case_path}: left aside, not options of {chosen}: "
+                         f"{', '.join(aside)}")
+        for line in notes:
+            print(line, file=sys.stderr, flush=True)
+    return _Run(chosen, target, {**case_options, **cli_options})
+
+
+def _no_target_reads(keys: list[str], what: str, where: str) -> None:
+    """A key that no installed target reads is a misspelling, not another target's: one
+    error naming it (a key another target reads is left aside with a note instead)."""
+    from .registry import installed_target_names, load_target
+
+    known: set[str] = set()
+    for name in installed_target_names():
+        t = load_target(name)
+        known |= set(t.option_names if what == "option" else t.schedule_keys)
+    for key in keys:
+        if key not in known:
+            raise DifftestError(f"{where}: unknown {what} '{key}': no installed target reads "
+                                "it (`difftest targets` lists them)")
 
 
 def _oracle(case: Case, path: str, options: dict[str, Any]) -> tuple[Any, None]:
@@ -106,7 +155,8 @@ def _unsupported(target: Any, case: Case) -> str | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     case = load_case(args.case)
-    target, options = _target_and_options(args.target, case, args.case, args.opt)
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    target, options = run.target, run.options
     schedule = _schedule(case, args)
     outcome = target.run(case, schedule, options)
     if outcome.error is not None and outcome.error.startswith("race:"):
@@ -115,7 +165,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(outcome.to_json()))
     else:
-        print(_summary(case, args.target, outcome))
+        print(_summary(case, run.name, outcome))
     return EXIT_FAIL if outcome.error is not None else EXIT_OK
 
 
@@ -143,27 +193,48 @@ def cmd_check(args: argparse.Namespace) -> int:
         verdict = check_outcome(case, full, outcome, policy=policy)
         print(f"{args.outcome}: {verdict}")
         return EXIT_OK if verdict.agree else EXIT_FAIL
-    target, options = _target_and_options(args.target, case, args.case, args.opt)
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    target, options = run.target, run.options
     if args.schedules < 1:
         raise DifftestError(f"--schedules must be at least 1, got {args.schedules}")
+    if args.schedules > 1 and not target.schedule_keys:
+        print(f"target {run.name} reads no schedule keys: one run (--schedules left aside)",
+              file=sys.stderr)
+        args.schedules = 1
     reason = _unsupported(target, case)
     if reason:
-        raise DifftestError(f"{args.case}: target {args.target} cannot run this case: {reason}")
+        raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
     full, _ = _oracle(case, args.case, options)
+    # (seed of the generated schedule, or None for the case's own; the schedule)
+    schedules: list[tuple[int | None, dict[str, Any]]]
     if args.schedule_seed is not None:
-        schedules = [_schedule(case, args)]
+        schedules = [(args.schedule_seed, _schedule(case, args))]
     else:
         from generators.schedules import schedule_by_number
 
-        schedules = [dict(case.schedule)] + [
-            schedule_by_number(case, args.seed + i) for i in range(args.schedules - 1)]
+        schedules = [(None, dict(case.schedule))] + [
+            (args.seed + i, schedule_by_number(case, args.seed + i))
+            for i in range(args.schedules - 1)]
     failed = 0
-    for i, schedule in enumerate(schedules):
+    rows = []
+    for seed, schedule in schedules:
         res = check_case(case, target, schedule, options, policy, full, None)
         failed += not res.verdict.agree
-        label = json.dumps(schedule, sort_keys=True) if schedule else "{}"
-        print(f"schedule {i} {label}: {res.verdict}")
-    print(f"{len(schedules) - failed} of {len(schedules)} schedules agree on {args.target}")
+        rows.append({"schedule_seed": seed, "schedule": schedule,
+                     "verdict": res.verdict.to_json()})
+        if not args.json:
+            label = json.dumps(schedule, sort_keys=True) if schedule else "{}"
+            which = "the case's schedule" if seed is None else f"schedule seed {seed}"
+            print(f"{which} {label}: {res.verdict}")
+    if args.json:
+        print(json.dumps({"case": args.case, "target": run.name,
+                          "options": options, "checks": rows,
+                          "agree": len(schedules) - failed}))
+    else:
+        print(f"{len(schedules) - failed} of {len(schedules)} schedules agree on {run.name}"
+              + ("" if not failed or args.schedule_seed is not None else
+                 " (--schedule-seed N reruns a generated one: difftest run, show, reduce "
+                 "take it too)"))
     return EXIT_OK if not failed else EXIT_FAIL
 
 
@@ -202,12 +273,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     from .runner import check_case
 
     case = load_case(args.case)
-    target, options = _target_and_options(args.target, case, args.case, args.opt)
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    target, options = run.target, run.options
     full, _ = _oracle(case, args.case, options)
     res = check_case(case, target, _schedule(case, args), options, args.policy, full, None)
     print(numbered_source(case.kernel))
     print()
-    print(f"{case.entry}: n={case.n} wave={case.wave} on {args.target}: {res.verdict}")
+    print(f"{case.entry}: n={case.n} wave={case.wave} on {run.name}: {res.verdict}")
     if res.outcome.error is None:
         print(status_picture(case, res.outcome))
     if args.png:
@@ -241,7 +313,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from .corpus import check_writable
     from .fuzz import FuzzConfig, Interrupted, format_summary, fuzz
 
-    _, options = _target_and_options(args.target, None, "", args.opt, announce=False)
+    run = _target_and_options(args.target, None, "", args.opt, announce=False)
+    options = run.options
     _seconds(args.time, "--time")
     if args.examples is not None and args.examples < 1:
         raise DifftestError(f"--examples must be at least 1, got {args.examples}")
@@ -254,17 +327,17 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
         database = check_url(args.database)
     known = [Path(p) for p in args.known] if args.known else [corpus, Path("corpus")]
-    config = FuzzConfig(target=args.target, seconds=seconds, examples=args.examples,
+    config = FuzzConfig(target=run.name, seconds=seconds, examples=args.examples,
                         workers=_workers(args.workers), seed=args.seed, options=options,
                         corpus=corpus, database=database, stop_on_first=args.stop_on_first,
                         known=list(dict.fromkeys(known)))
     try:
         summary = fuzz(config)
     except Interrupted as stop:
-        print(format_summary(stop.summary, args.target))
+        print(format_summary(stop.summary, run.name))
         print(f"interrupted ({stop.signal_name}): the summary above is the campaign so far")
         return stop.exit_code
-    print(format_summary(summary, args.target))
+    print(format_summary(summary, run.name))
     if summary.cases == 0:
         print("fuzz: no case was checked, so nothing was tested (see the messages above)")
         return EXIT_FAIL
@@ -283,7 +356,9 @@ def cmd_sample(args: argparse.Namespace) -> int:
     check_writable(out, "--out")
     names: set[str] = set()
     for case in draw(cases(), args.count, args.seed):
-        obj = case.to_json()
+        # the generated options are numba-simt's compile options: filed under it, the
+        # file runs on every target
+        obj = case.recorded_for("numba-simt").to_json()
         name = content_name(obj)
         try:
             write_atomic(out / name, json.dumps(obj, indent=1) + "\n")
@@ -299,10 +374,11 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 def cmd_compile(args: argparse.Namespace) -> int:
     case = load_case(args.case)
-    target, options = _target_and_options(args.target, case, args.case, args.opt)
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    target, options = run.target, run.options
     text = target.listing(case, options)
     if text is None:
-        raise DifftestError(f"target {args.target} has no compiled code to show")
+        raise DifftestError(f"target {run.name} has no compiled code to show")
     print(text)
     return EXIT_OK
 
@@ -311,17 +387,18 @@ def cmd_export(args: argparse.Namespace) -> int:
     from .corpus import write_atomic
 
     case = load_case(args.case)
-    target, options = _target_and_options(args.target, case, args.case, args.opt)
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    target, options = run.target, run.options
     reason = _unsupported(target, case)
     if reason:
-        raise DifftestError(f"{args.case}: target {args.target} cannot run this case: {reason}")
+        raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
     full, _ = _oracle(case, args.case, options)
     if full.exhausted:
         raise DifftestError(f"{args.case}: workitem {full.exhausted[0]} runs out of its "
                             "loop-trip budget: a reproducer needs a case that finishes")
     files = target.reproducer(case, options, full.outcome())
     if files is None:
-        raise DifftestError(f"target {args.target} has no standalone reproducer")
+        raise DifftestError(f"target {run.name} has no standalone reproducer")
     out = Path(args.out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise DifftestError(f"--out {out}: exists and is not an empty folder")
@@ -346,9 +423,9 @@ def cmd_record(args: argparse.Namespace) -> int:
         raise DifftestError(f"--finding {args.finding!r}: expected a name of lowercase "
                             "letters, digits and dashes (its section in docs/findings.md)")
     case = load_case(args.case)
-    name = args.target or str(case.extra.get("target", "")) or DEFAULT_TARGET
-    target, options = _target_and_options(name, case, args.case, args.opt)
-    if options.get("mutants") or case.extra.get("mutants"):
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    name, target, options = run.name, run.target, run.options
+    if options.get("mutants"):
         raise DifftestError(f"{args.case}: a target's bug is recorded without mutants")
     reason = _unsupported(target, case)
     if reason:
@@ -377,39 +454,61 @@ def cmd_record(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    from .case import VERSION
+    from .corpus import files, write_atomic
+    from .jsonio import read_json
+
+    changed = 0
+    paths = files(args.paths)
+    for path in paths:
+        obj = read_json(path)
+        if isinstance(obj, dict) and obj.get("version", VERSION) == VERSION:
+            continue
+        case = load_case(path)  # migrates, or names what is wrong
+        write_atomic(path, json.dumps(case.to_json(), indent=1, sort_keys=True) + "\n")
+        changed += 1
+        print(f"{path}: rewritten as case format version {VERSION}")
+    print(f"{changed} of {len(paths)} file(s) rewritten")
+    return EXIT_OK
+
+
 def cmd_reduce(args: argparse.Namespace) -> int:
     import dataclasses
     import time
 
-    from .corpus import check_writable, write_atomic
+    from .corpus import check_writable, corpus_json, write_atomic
     from .reduce import reduce_case, size
     from .runner import check_case, still_fails
 
     case = load_case(args.case)
-    out = Path(args.out) if args.out else Path(args.case).with_suffix(".reduced.json")
-    check_writable(out.parent, "--out")
+    out = Path(args.out) if args.out else Path(Path(args.case).stem + ".reduced.json")
+    check_writable(out.parent if str(out.parent) else Path("."), "--out")
     if args.time is not None:
         _seconds(args.time, "--time")
-    target, options = _target_and_options(args.target, case, args.case, args.opt)
-    corpus_mutants = case.extra.get("mutants") or []
-    if corpus_mutants and "mutants" not in options:
-        options["mutants"] = list(corpus_mutants)  # a corpus entry names its mutants apart
-    case = dataclasses.replace(case, options=options)
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    target, options = run.target, run.options
+    case = dataclasses.replace(case, options=options, schedule=_schedule(case, args))
     full, _ = _oracle(case, args.case, options)
     verdict = check_case(case, target, case.schedule, None, None, full, None).verdict
     if verdict.agree:
-        raise DifftestError(f"{args.case}: the case agrees on {args.target}: there is no "
+        raise DifftestError(f"{args.case}: the case agrees on {run.name}: there is no "
                             "failure to keep while reducing")
     print(f"{args.case}: {verdict}")
     start = time.monotonic()
     reduced, stats = reduce_case(case, still_fails(target, case, verdict.rule),
                                  args.time if args.time is not None else 60.0,
                                  target.option_variants)
-    obj = reduced.to_json()
-    if "format" in reduced.extra:  # a corpus entry: its mutants stay in their own field
-        obj["options"] = {k: v for k, v in reduced.options.items() if k != "mutants"}
-        if not obj["options"]:
-            del obj["options"]
+    mutants = list(reduced.options.get("mutants", []))
+    plain = dataclasses.replace(reduced, options={k: v for k, v in reduced.options.items()
+                                                  if k != "mutants"})
+    expected = case.extra.get("expected") or (
+        {"verdict": "disagree", "rule": verdict.rule} if mutants else {"verdict": "agree"})
+    obj = corpus_json(plain, run.name, expected, f"reduced by difftest reduce: {verdict}",
+                      mutants)
+    for key in ("finding", "signature"):
+        if key in case.extra:
+            obj[key] = case.extra[key]
     try:
         write_atomic(out, json.dumps(obj, indent=1) + "\n")
     except OSError as e:
@@ -521,8 +620,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _add_target(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--target", default=DEFAULT_TARGET, metavar="NAME",
-                   help=f"target to run (default {DEFAULT_TARGET}; `difftest targets` "
+    p.add_argument("--target", default=None, metavar="NAME",
+                   help=f"target to run (default: the one a counterexample file records, "
+                   f"else {DEFAULT_TARGET}; `difftest targets` "
                    "lists them)")
 
 
@@ -578,6 +678,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "is the empty one)")
     _add_schedule_seed(check)
     _add_policy(check)
+    check.add_argument("--json", action="store_true",
+                       help="print the verdicts as JSON (docs/case-format.md)")
     check.add_argument("--outcome", metavar="FILE",
                        help="check this outcome (`difftest run --json` format) instead of "
                        "running a target")
@@ -650,6 +752,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="an empty or new folder for the reproducer's files")
     ex.set_defaults(func=cmd_export)
 
+    up = command("upgrade", "rewrite case and corpus files of an older format version as "
+                 "the current one (version 1's flat options go under their target)")
+    up.add_argument("paths", nargs="+", metavar="PATH", help="case file or folder")
+    up.set_defaults(func=cmd_upgrade)
+
     rc = command("record", "record a failing case as a known bug of a real target (a "
                  "corpus entry that replay expects to disagree, and that campaigns and "
                  "replays use to recognise the bug again)")
@@ -670,8 +777,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_opt(rd)
     rd.add_argument("--time", type=float, default=None, metavar="SECONDS",
                     help="stop reducing after this long (default 60 s)")
+    _add_schedule_seed(rd)
     rd.add_argument("--out", metavar="FILE",
-                    help="where to write the reduced case (default CASE.reduced.json)")
+                    help="where to write the reduced case (default: CASE.reduced.json in "
+                    "the current folder, not beside a corpus file)")
     rd.set_defaults(func=cmd_reduce)
 
     hu = command("hunt", "measure the fuzzer against a target's injected bugs: detection "

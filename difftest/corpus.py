@@ -2,7 +2,7 @@
 
 A corpus file is a case file (difftest.case) plus::
 
-    "format": "difftest-case", "version": 1,
+    "format": "difftest-case", "version": 2,
     "target": "<name>", "mutants": [...],          # where it was found
     "expected": {"verdict": "agree"} | {"verdict": "disagree", "rule": "R3 memory"},
     "note": "<one line>"
@@ -23,16 +23,18 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterator
 
-from .case import Case, case_from_json
+from .case import VERSION, Case, case_from_json
 from .errors import CaseError, DifftestError
 from .jsonio import read_json
 
-FORMAT, VERSION = "difftest-case", 1
+FORMAT = "difftest-case"
 
 
 def corpus_json(case: Case, target: str, expected: dict[str, Any], note: str = "",
                 mutants: list[str] | None = None) -> dict[str, Any]:
-    obj = case.to_json()
+    """A corpus entry of `case` found on `target` (its run options filed under the
+    target, so the entry runs on any)."""
+    obj = case.recorded_for(target).to_json()
     for key in ("format", "version", "target", "mutants", "expected", "note"):
         obj.pop(key, None)
     obj.update({

@@ -399,7 +399,7 @@ def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any
     from .case import case_from_json
     from .corpus import save
     from .errors import CaseError
-    from .runner import check_case, target_options
+    from .runner import check_case
 
     for entry in shared.new_announcements():
         try:
@@ -407,7 +407,8 @@ def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any
         except CaseError as e:
             results.put(("warning", f"an announced counterexample is malformed: {e}"))
             continue
-        options = target_options(target, {**case.options, **config.options})
+        own, _ = case.options_for(config.target, tuple(target.option_names))
+        options = {**own, **config.options}
         verdict = check_case(case, target, options=options).verdict
         if verdict.agree:
             results.put(("replayed", "", "agrees here"))

@@ -130,9 +130,10 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
     for name, muts, exp in configs:
         try:
             target = load_target(name)
-            options = {**case.options, **({"mutants": muts} if muts else {})}
-            if name != recorded_target:
-                options = target_options(target, options)
+            own, _ = case.options_for(name, tuple(target.option_names))
+            validate(target, own, "corpus options")
+            options = {**{k: v for k, v in own.items() if k != "mutants"},
+                       **({"mutants": muts} if muts else {})}
             validate(target, options, "corpus options")
             validate_schedule(target, case.schedule, "corpus")
         except DifftestError as e:

@@ -130,8 +130,11 @@ def test_reduced_case_file_is_a_loadable_case(tmp_path: Path) -> None:
     assert main(["reduce", str(EXAMPLES / "payload_clobber.case.json"), "--opt",
                  "mutant=uniform-writemask-all", "--out", str(out), "--time", "30"]) == 0
     obj = json.loads(out.read_text())
-    assert obj["options"]["mutants"] == ["uniform-writemask-all"]
+    assert obj["target"] == "numba-simt" and obj["mutants"] == ["uniform-writemask-all"]
+    assert "mutants" not in obj.get("options", {})
     case_from_json(obj)
+    # what it failed under is what check runs by default: it disagrees as recorded
+    assert main(["check", str(out)]) == 1
 
 
 def test_a_predicate_that_raises_is_not_kept() -> None:

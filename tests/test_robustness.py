@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from difftest.signature import Signature
 from difftest.target import Target
 from difftest import fuzz
 from difftest.case import load_case
@@ -120,12 +121,15 @@ def test_a_counterexample_that_cannot_be_written_is_printed_whole(
     config = fuzz.FuzzConfig(target="numba-simt", corpus=tmp_path / "file" / "sub")
     case = load_case(CASE)
     case.options = {"registers": 8, "mutants": ["div-floor"]}
-    where, saved, _ = fuzz._keep(case, "disagree: R3 memory: x", "R3 memory", config)
+    signature = Signature("numba-simt", "R3 memory", frozenset({"Store"}))
+    where, saved, _ = fuzz._keep(case, "disagree: R3 memory: x", "R3 memory", config,
+                                 signature)
     err = capsys.readouterr().err
     assert not saved and "not saved" in where
     assert "could not write the counterexample" in err
     printed = json.loads(err.split("here it is, whole:\n", 1)[1])
-    assert printed["kernel"] == case.kernel and printed["options"] == {"registers": 8}
+    assert printed["kernel"] == case.kernel
+    assert printed["options"] == {"numba-simt": {"registers": 8}}
     assert printed["mutants"] == ["div-floor"]
     assert printed["expected"] == {"verdict": "disagree", "rule": "R3 memory"}
 
