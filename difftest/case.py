@@ -117,7 +117,12 @@ class Case:
 
 
 def load_case(path: str | Path) -> Case:
-    """Read and validate a case file; every problem is one CaseError naming the file."""
+    """Read and validate a case file, or a kernel file (`.py` with `# difftest:` header
+    lines, difftest.kernelfile); every problem is one CaseError naming the file."""
+    if Path(path).suffix == ".py":
+        from .kernelfile import load_kernel_file  # it builds on this module
+
+        return load_kernel_file(path)
     return case_from_json(read_json(path), str(path))
 
 

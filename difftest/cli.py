@@ -120,6 +120,20 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
     return _Run(chosen, target, {**case_options, **cli_options})
 
 
+def _load(args: argparse.Namespace) -> Case:
+    """The command's case: a case file, or a kernel file (`.py`, difftest.kernelfile)
+    with `--n`, `--wave` and `--arg` over its header."""
+    path = Path(args.case)
+    if path.suffix == ".py":
+        from .kernelfile import load_kernel_file
+
+        return load_kernel_file(path, args.n, args.wave, args.arg)
+    if args.n is not None or args.wave is not None or args.arg:
+        raise DifftestError("--n, --wave and --arg go with a kernel file (.py); a case "
+                            "file has its own launch and args")
+    return load_case(path)
+
+
 def _no_target_reads(keys: list[str], what: str, where: str) -> None:
     """A key that no installed target reads is a misspelling, not another target's: one
     error naming it (a key another target reads is left aside with a note instead)."""
@@ -154,7 +168,7 @@ def _unsupported(target: Any, case: Case) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    case = load_case(args.case)
+    case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
     schedule = _schedule(case, args)
@@ -183,7 +197,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .runner import check_case
     from .verdict import check_outcome
 
-    case = load_case(args.case)
+    case = _load(args)
     policy = args.policy or case.policy
     if args.outcome:
         from .jsonio import read_json
@@ -272,7 +286,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from .report import numbered_source, render_png, status_picture
     from .runner import check_case
 
-    case = load_case(args.case)
+    case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
     full, _ = _oracle(case, args.case, options)
@@ -373,7 +387,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    case = load_case(args.case)
+    case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
     text = target.listing(case, options)
@@ -386,7 +400,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from .corpus import write_atomic
 
-    case = load_case(args.case)
+    case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
     reason = _unsupported(target, case)
@@ -422,7 +436,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.finding):
         raise DifftestError(f"--finding {args.finding!r}: expected a name of lowercase "
                             "letters, digits and dashes (its section in docs/findings.md)")
-    case = load_case(args.case)
+    case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
     name, target, options = run.name, run.target, run.options
     if options.get("mutants"):
@@ -481,7 +495,7 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     from .reduce import reduce_case, size
     from .runner import check_case, still_fails
 
-    case = load_case(args.case)
+    case = _load(args)
     out = Path(args.out) if args.out else Path(Path(args.case).stem + ".reduced.json")
     check_writable(out.parent if str(out.parent) else Path("."), "--out")
     if args.time is not None:
@@ -644,6 +658,17 @@ def _add_policy(p: argparse.ArgumentParser) -> None:
                    "stream)")
 
 
+def _add_kernel_file(p: argparse.ArgumentParser) -> None:
+    group = p.add_argument_group("with a kernel file (.py) instead of a case file")
+    group.add_argument("--n", type=int, default=None, metavar="N",
+                       help="workitems (over the file's `# difftest: launch` header)")
+    group.add_argument("--wave", type=int, default=None, metavar="W",
+                       help="wave size (over the header)")
+    group.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                       help="an argument: 3, true, i32[1, 2, 3] or i64[0] * 8 (over the "
+                       "header; repeatable)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="difftest", description=(
         "Property-based differential testing of SIMT kernel execution with deoptimization: "
@@ -657,7 +682,8 @@ def build_parser() -> argparse.ArgumentParser:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
 
     run = command("run", "run a case file on one target and print the outcome")
-    run.add_argument("case", metavar="CASE.json", help="case file")
+    run.add_argument("case", metavar="CASE.json", help="case file, or kernel file (.py)")
+    _add_kernel_file(run)
     _add_target(run)
     run.add_argument("--json", action="store_true",
                      help="print the outcome as JSON (what `check --outcome` reads)")
@@ -667,7 +693,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = command("check", "run a case on the oracle and a target and print the verdict "
                     "(exit 0 agree, 1 disagree)")
-    check.add_argument("case", metavar="CASE.json", help="case file")
+    check.add_argument("case", metavar="CASE.json", help="case file, or kernel file (.py)")
+    _add_kernel_file(check)
     _add_target(check)
     _add_opt(check)
     check.add_argument("--schedules", type=int, default=1, metavar="K",
@@ -694,7 +721,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     show = command("show", "print a case's kernel, the verdict on a target and each "
                    "workitem's fate as a picture")
-    show.add_argument("case", metavar="CASE.json", help="case file")
+    show.add_argument("case", metavar="CASE.json", help="case file, or kernel file (.py)")
+    _add_kernel_file(show)
     _add_target(show)
     _add_opt(show)
     _add_schedule_seed(show)
@@ -737,7 +765,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     co = command("compile", "print a target's compiled code for a case's kernel (numba-simt: "
                  "masks, registers, spills, infopoints)")
-    co.add_argument("case", metavar="CASE.json", help="case file")
+    co.add_argument("case", metavar="CASE.json", help="case file, or kernel file (.py)")
+    _add_kernel_file(co)
     _add_target(co)
     _add_opt(co)
     co.set_defaults(func=cmd_compile)
@@ -745,7 +774,8 @@ def build_parser() -> argparse.ArgumentParser:
     ex = command("export", "write a standalone reproducer of a case on a real target: the "
                  "kernel in the target's own language and a script that runs it and prints "
                  "expected against actual, importing nothing from difftest")
-    ex.add_argument("case", metavar="CASE.json", help="case or corpus file")
+    ex.add_argument("case", metavar="CASE.json", help="case, corpus or kernel file (.py)")
+    _add_kernel_file(ex)
     _add_target(ex)
     _add_opt(ex)
     ex.add_argument("--out", required=True, metavar="DIR",
@@ -760,7 +790,9 @@ def build_parser() -> argparse.ArgumentParser:
     rc = command("record", "record a failing case as a known bug of a real target (a "
                  "corpus entry that replay expects to disagree, and that campaigns and "
                  "replays use to recognise the bug again)")
-    rc.add_argument("case", metavar="CASE.json", help="case or corpus file that disagrees")
+    rc.add_argument("case", metavar="CASE.json",
+                    help="case, corpus or kernel file (.py) that disagrees")
+    _add_kernel_file(rc)
     rc.add_argument("--target", default=None, metavar="NAME",
                     help="the target whose bug it is (default: the file's own target)")
     rc.add_argument("--finding", required=True, metavar="ID",
@@ -772,7 +804,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     rd = command("reduce", "reduce a failing case (any kernel, generated or yours) to a small "
                  "one that fails the same way, and write it")
-    rd.add_argument("case", metavar="CASE.json", help="case or corpus file that disagrees")
+    rd.add_argument("case", metavar="CASE.json",
+                    help="case, corpus or kernel file (.py) that disagrees")
+    _add_kernel_file(rd)
     _add_target(rd)
     _add_opt(rd)
     rd.add_argument("--time", type=float, default=None, metavar="SECONDS",

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
+
+
+def example_json(name: str) -> dict[str, Any]:
+    """An example kernel file's case, as the JSON object a case file would hold."""
+    from difftest.case import load_case
+
+    return load_case(EXAMPLES / f"{name}.py").to_json()
 
 
 @pytest.fixture

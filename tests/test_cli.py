@@ -14,9 +14,9 @@ import pytest
 
 from difftest.cli import main
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_json
 
-GOOD = json.loads((EXAMPLES / "simple_deopt.case.json").read_text())
+GOOD = example_json("simple_deopt")
 
 
 def write_case(tmp_path: Path, obj: object, raw: str | None = None) -> Path:
@@ -77,7 +77,7 @@ def test_run_bad_case_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_unknown_target_names_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.case.json"),
+    code, _, err = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.py"),
                            "--target", "gpu9000")
     assert code == 2
     assert err.strip() == ("difftest: error: unknown target 'gpu9000' (known: lavapipe-glsl, "
@@ -85,7 +85,7 @@ def test_unknown_target_names_the_known_ones(capsys: pytest.CaptureFixture[str])
 
 
 def test_bad_opt_and_bad_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.case.json"), "--opt", "x")
+    code, _, err = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.py"), "--opt", "x")
     assert code == 2 and "--opt 'x': expected KEY=VALUE" in err
     code, _, err = run_cli(capsys, "frobnicate")
     assert code == 2 and "invalid choice: 'frobnicate'" in err and err.count("\n") == 1
@@ -97,11 +97,11 @@ def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
 
 
 def test_human_summary(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.case.json"),
+    code, out, _ = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.py"),
                            "--target", "reference")
     assert code == 0
     assert "19 completed, 1 faulted, 0 never ran" in out
-    assert "exception: workitem 10: out_of_bounds at write_int_array:16 <- simple_deopt:12" in out
+    assert "exception: workitem 10: out_of_bounds at write_int_array:19 <- simple_deopt:15" in out
 
 
 @pytest.mark.parametrize("command, target", [
@@ -121,7 +121,7 @@ def test_racy_kernel_is_bad_input_with_the_race_named(
 
 def test_console_script_is_installed(tmp_path: Path) -> None:
     exe = Path(sys.executable).parent / "difftest"
-    proc = subprocess.run([str(exe), "run", str(EXAMPLES / "payload_clobber.case.json"), "--json"],
+    proc = subprocess.run([str(exe), "run", str(EXAMPLES / "payload_clobber.py"), "--json"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["buffers"]["used"] == [0, 3, 0, 9, 0, 15, 0, 21]

@@ -10,9 +10,9 @@ import pytest
 
 from difftest.cli import main
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_json
 
-CASE = str(EXAMPLES / "simple_deopt.case.json")
+CASE = str(EXAMPLES / "simple_deopt.py")
 
 
 def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -104,14 +104,14 @@ def test_sample_writes_loadable_cases(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def _case_with(**changes: object) -> str:
-    obj = json.loads(Path(CASE).read_text())
+    obj = example_json("simple_deopt")
     obj.update(changes)
     return json.dumps(obj)
 
 
 def _write_hostile_files(tmp: Path) -> None:
     (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
-    good = json.loads(Path(CASE).read_text())
+    good = example_json("simple_deopt")
     (tmp / "longint_json.json").write_text(
         json.dumps(good).replace('"length": 20', '"length": ' + "9" * 5000))
     kernel = "def k(out: Buffer[i32]):\n    out[0] = " + "1" * 5000 + "\n"

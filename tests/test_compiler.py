@@ -23,12 +23,12 @@ from targets.numba_simt.lower import Instr, lower
 from targets.numba_simt.regalloc import (AllocationError, allocate_registers,
                                          interference)
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_json
 from .liveness_reference import spill_rounds
 
 
 def program(name: str):
-    case = case_from_json(json.loads((EXAMPLES / f"{name}.case.json").read_text()))
+    case = case_from_json(example_json(name))
     return case.program, case.entry
 
 
@@ -143,7 +143,7 @@ def test_infopoints_carry_stacks_and_reference_bits() -> None:
     kinds = sorted(info.kind for info in compiled.infopoints)
     assert kinds == ["division_by_zero", "out_of_bounds"]  # length // 2 and the store
     [store] = [i for i in compiled.infopoints if i.kind == "out_of_bounds"]
-    assert [(f.function, f.line) for f in store.stack] == [("simple_deopt", 12), ("write_int_array", 16)]
+    assert [(f.function, f.line) for f in store.stack] == [("simple_deopt", 15), ("write_int_array", 19)]
     live = {loc.name.split(" (")[0]: loc for loc in store.live}  # "... (inlined at ...)"
     assert live["write_int_array.ary"].is_ref and not live["write_int_array.index"].is_ref
     assert {"write_int_array.ary", "write_int_array.index", "write_int_array.val"} <= set(live)

@@ -13,11 +13,11 @@ from difftest.cli import main
 from difftest.corpus import content_name, corpus_json, entries, save
 from difftest.runner import replay
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_json
 
 
 def example(name: str = "simple_deopt") -> dict:
-    return json.loads((EXAMPLES / f"{name}.case.json").read_text())
+    return example_json(name)
 
 
 def entry_obj(expected: dict | None = None) -> dict:

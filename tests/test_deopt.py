@@ -23,7 +23,7 @@ from targets.numba_simt.lower import lower
 from targets.numba_simt.speculate import speculate, wave_reachable
 from targets.numba_simt.target import NumbaSimtTarget, compile_case, compile_options
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_json
 
 TARGET = NumbaSimtTarget()
 
@@ -148,7 +148,7 @@ def test_save_area_and_never_ran_bytes_from_run_json(log2n: int, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]
                                                      ) -> None:
     n, W = 1 << log2n, 32
-    obj = json.loads((EXAMPLES / "simple_deopt.case.json").read_text())
+    obj = example_json("simple_deopt")
     obj["launch"] = {"n": n, "wave": W}
     obj["args"] = {"out": {"dtype": "i32", "data": [-1] * n}, "length": n}
     obj["schedule"] = {"slots": 2}
@@ -166,7 +166,7 @@ def test_save_area_and_never_ran_bytes_from_run_json(log2n: int, tmp_path: Path,
 
 
 def test_never_ran_unmarked_loses_the_skipped_waves() -> None:
-    case = load_case(EXAMPLES / "simple_deopt.case.json")
+    case = load_case(EXAMPLES / "simple_deopt.py")
     good = check_case(case, TARGET, {}, {})
     bad = check_case(case, TARGET, {}, {"mutants": ["never-ran-unmarked"]})
     assert good.verdict.agree and good.outcome.status.count("never_ran") == 8
@@ -335,7 +335,7 @@ def test_a_never_ran_partial_wave_on_the_host_runs_whole_wave_code_in_every_lane
 
 
 def test_never_ran_waves_stay_never_ran_once_an_exception_is_reported() -> None:
-    case = load_case(EXAMPLES / "simple_deopt.case.json")
+    case = load_case(EXAMPLES / "simple_deopt.py")
     out = run(case, {"never_ran": "host"})
     assert out.status.count("never_ran") == 8 and out.exception.gid == 10
     out = run(case, {"never_ran": "host", "after_exception": "finish"})
@@ -395,7 +395,7 @@ def test_forced_deopts_only_where_no_wave_operation_follows() -> None:
 
 
 def test_schedule_by_number_is_the_same_in_another_process(tmp_path: Path) -> None:
-    case = str(EXAMPLES / "simple_deopt.case.json")
+    case = str(EXAMPLES / "simple_deopt.py")
     outs = [subprocess.run([sys.executable, "-m", "difftest", "run", case, "--json",
                             "--schedule-seed", "17"], capture_output=True, text=True,
                            check=True).stdout for _ in range(2)]
@@ -407,7 +407,7 @@ def test_schedule_by_number_is_the_same_in_another_process(tmp_path: Path) -> No
 
 def test_check_schedules_agree_and_never_ran_sets_differ(
         capsys: pytest.CaptureFixture[str]) -> None:
-    case = load_case(EXAMPLES / "simple_deopt.case.json")
+    case = load_case(EXAMPLES / "simple_deopt.py")
     from generators.schedules import schedule_by_number
 
     never = set()
@@ -419,7 +419,7 @@ def test_check_schedules_agree_and_never_ran_sets_differ(
 
 
 def test_show_draws_deopted_lanes(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["show", str(EXAMPLES / "simple_deopt.case.json")]) == 0
+    assert main(["show", str(EXAMPLES / "simple_deopt.py")]) == 0
     out = capsys.readouterr().out
     assert "..D." in out or "D" in out.split("status by workitem")[1]
 

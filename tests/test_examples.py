@@ -18,7 +18,7 @@ from difftest.case import case_from_json, load_case
 from difftest.ir import parse
 from oracles.reference import ReferenceTarget
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_json
 
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt"]
 
@@ -35,16 +35,18 @@ def stack(outcome_exc: dict) -> list[tuple[str, int]]:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_example_parses_and_case_embeds_the_file(name: str, examples_dir: Path) -> None:
+def test_example_is_a_kernel_file_whose_header_says_how_to_run_it(name: str,
+                                                                   examples_dir: Path) -> None:
     text = (examples_dir / f"{name}.py").read_text()
     parse(text)
-    case = json.loads((examples_dir / f"{name}.case.json").read_text())
-    assert case["kernel"] == text
-    assert case["entry"] == name
+    case = example_json(name)
+    assert case["kernel"] == text  # the whole file, header lines and all: lines match
+    assert case["entry"] == name and case["launch"]["n"] >= 1
+    assert "# difftest: launch n=" in text
 
 
 def run_example(name: str, **changes: object) -> dict:
-    obj = json.loads((EXAMPLES / f"{name}.case.json").read_text())
+    obj = example_json(name)
     obj.update(changes)
     return ReferenceTarget().run(case_from_json(obj)).to_json()
 
@@ -114,7 +116,7 @@ def test_simple_deopt_any_wave_size(wave: int) -> None:
 
 def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "difftest", "run", str(examples_dir / "simple_deopt.case.json"),
+        [sys.executable, "-m", "difftest", "run", str(examples_dir / "simple_deopt.py"),
          "--target", "reference", "--json"],
         capture_output=True, text=True, check=False,
     )
@@ -126,4 +128,4 @@ def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:
 
 def test_every_example_case_loads() -> None:
     for name in NAMES:
-        assert load_case(EXAMPLES / f"{name}.case.json").entry == name
+        assert load_case(EXAMPLES / f"{name}.py").entry == name

@@ -20,11 +20,11 @@ from targets.numba_simt.lower import Instr, lower
 from targets.numba_simt.regalloc import allocate_registers, interference
 from targets.numba_simt.target import NumbaSimtTarget, compile_program, compile_options
 
-from .conftest import EXAMPLES, REPO
+from .conftest import EXAMPLES, REPO, example_json
 
 
 def example(name: str) -> Any:
-    return case_from_json(json.loads((EXAMPLES / f"{name}.case.json").read_text()))
+    return case_from_json(example_json(name))
 
 
 def vreg(lowered: Any, name: str) -> int:

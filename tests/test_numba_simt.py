@@ -12,14 +12,14 @@ from difftest.cli import main
 from difftest.runner import check_case
 from targets.numba_simt.target import NumbaSimtTarget, compile_case
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_json
 
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt"]
 TARGET = NumbaSimtTarget()
 
 
 def example(name: str, **changes: object):
-    obj = json.loads((EXAMPLES / f"{name}.case.json").read_text())
+    obj = example_json(name)
     obj.update(changes)
     return case_from_json(obj)
 
@@ -64,8 +64,8 @@ def test_simple_deopt_every_wave_size_and_schedule(wave: int, schedule: dict) ->
     assert res.verdict.agree, str(res.verdict)
     exc = res.outcome.exception
     assert exc is not None and exc.gid == 10
-    assert [(f.function, f.line) for f in exc.fault.stack] == [("simple_deopt", 12),
-                                                              ("write_int_array", 16)]
+    assert [(f.function, f.line) for f in exc.fault.stack] == [("simple_deopt", 15),
+                                                              ("write_int_array", 19)]
 
 
 def test_payload_clobber_exact_buffers() -> None:
@@ -75,7 +75,7 @@ def test_payload_clobber_exact_buffers() -> None:
 
 
 def test_cli_run_and_check_on_numba_simt(capsys: pytest.CaptureFixture[str]) -> None:
-    path = str(EXAMPLES / "loop_exit_liveness.case.json")
+    path = str(EXAMPLES / "loop_exit_liveness.py")
     assert main(["run", path, "--target", "numba-simt", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["buffers"]["out"] == [100000, 102000, 104002, 106004]

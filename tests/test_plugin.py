@@ -9,13 +9,13 @@ import pytest
 from difftest.case import case_from_json
 from difftest.corpus import corpus_json
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_json
 
 pytest_plugins = ["pytester"]
 
 
 def corpus_entry(expected: dict) -> str:
-    case = case_from_json(json.loads((EXAMPLES / "payload_clobber.case.json").read_text()))
+    case = case_from_json(example_json("payload_clobber"))
     return json.dumps(corpus_json(case, "reference", expected, "test"))
 
 
@@ -62,7 +62,8 @@ def test_fuzz_shards_run_on_xdist_gateways() -> None:
     from pathlib import Path
 
     repo = Path(__file__).resolve().parents[1]
-    shards = [f"tests/test_fuzz.py::test_target_agrees_with_oracle[{k}]" for k in (0, 1)]
+    shards = [f"tests/test_fuzz.py::test_target_agrees_with_oracle[reference-{k}]"
+              for k in (0, 1)]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *shards,
          "--tx", f"2*popen//python={sys.executable}", "--dist", "load",

@@ -314,7 +314,7 @@ def test_the_stateful_test_finds_each_pool_mutant(mutant: str) -> None:
 def test_the_host_program_example_agrees_and_each_pool_mutant_flips_it() -> None:
     from difftest.case import load_case
 
-    case = load_case(EXAMPLES / "host_program.case.json")
+    case = load_case(EXAMPLES / "host_program.py")
     target = NumbaSimtTarget()
     assert check_case(case, target).verdict.agree
     for m in mutants.NAMES:
@@ -324,7 +324,7 @@ def test_the_host_program_example_agrees_and_each_pool_mutant_flips_it() -> None
 
 def test_the_alloc_example_agrees_and_stale_frame_reference_flips_it() -> None:
     from difftest.case import load_case
-    case = load_case(EXAMPLES / "alloc_relocation.case.json")
+    case = load_case(EXAMPLES / "alloc_relocation.py")
     target = NumbaSimtTarget()
     diag = target.run(case, {}, {}).diagnostics
     assert diag["allocations"] == 12 and diag["pool_grown"] >= 1

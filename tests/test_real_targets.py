@@ -123,7 +123,7 @@ def test_loop_bounds_are_evaluated_once_and_the_budget_stops_a_loop(name: str) -
 def test_the_divergent_example_runs_every_workitem_to_its_fate(name: str) -> None:
     """examples/divergent_wave_ops.py derives every value in its comments."""
     t = target(name)
-    c = load_case(REPO / "examples" / "divergent_wave_ops.case.json")
+    c = load_case(REPO / "examples" / "divergent_wave_ops.py")
     got = t.run(c, {}, {})
     assert got.buffers["out"].tolist() == [120, -1, 121, -1, 90, 60, -1, 35]
     assert got.status == ["completed"] * 3 + ["faulted"] + ["completed"] * 4

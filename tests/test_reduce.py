@@ -71,7 +71,7 @@ def test_reduce_cli_on_the_payload_clobber_example_with_the_mutant(
     out = tmp_path / "p.json"
     # 002's example: with 8 registers and the random order (seed 0) the all-lane `b = 7`
     # takes a's register once the mutant forgets the else-lanes' a
-    assert main(["reduce", str(EXAMPLES / "payload_clobber.case.json"), "--opt",
+    assert main(["reduce", str(EXAMPLES / "payload_clobber.py"), "--opt",
                  "mutant=wwm-ignores-inactive", *PAYLOAD_OPTS, "--out", str(out),
                  "--time", "60"]) == 0
     reduced = load_case(out)
@@ -110,7 +110,7 @@ def test_a_predicate_nothing_satisfies_leaves_the_case_alone() -> None:
 
 
 def test_reduce_an_agreeing_case_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["reduce", str(EXAMPLES / "simple_deopt.case.json")])
+    code = main(["reduce", str(EXAMPLES / "simple_deopt.py")])
     err = capsys.readouterr().err
     assert code == 2 and "agrees on numba-simt" in err and err.count("\n") == 1
 
@@ -118,7 +118,7 @@ def test_reduce_an_agreeing_case_is_bad_input(capsys: pytest.CaptureFixture[str]
 def test_reduce_to_an_unwritable_place_is_bad_input(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "file").write_text("x")
-    code = main(["reduce", str(EXAMPLES / "payload_clobber.case.json"), "--opt",
+    code = main(["reduce", str(EXAMPLES / "payload_clobber.py"), "--opt",
                  "mutant=wwm-ignores-inactive", *PAYLOAD_OPTS,
                  "--out", str(tmp_path / "file" / "r.json"), "--time", "5"])
     err = capsys.readouterr().err
@@ -127,7 +127,7 @@ def test_reduce_to_an_unwritable_place_is_bad_input(
 
 def test_reduced_case_file_is_a_loadable_case(tmp_path: Path) -> None:
     out = tmp_path / "p.json"
-    assert main(["reduce", str(EXAMPLES / "payload_clobber.case.json"), "--opt",
+    assert main(["reduce", str(EXAMPLES / "payload_clobber.py"), "--opt",
                  "mutant=uniform-writemask-all", "--out", str(out), "--time", "30"]) == 0
     obj = json.loads(out.read_text())
     assert obj["target"] == "numba-simt" and obj["mutants"] == ["uniform-writemask-all"]

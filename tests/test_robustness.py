@@ -27,7 +27,7 @@ from difftest.cli import build_parser, main
 
 from .conftest import EXAMPLES, REPO
 
-CASE = str(EXAMPLES / "simple_deopt.case.json")
+CASE = str(EXAMPLES / "simple_deopt.py")
 
 
 # ------------------------------------------------------------------ the repository

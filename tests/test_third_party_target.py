@@ -55,7 +55,7 @@ def test_a_target_registered_only_by_a_test_package_is_found_by_name(tmp_path: P
     listed = _difftest(tmp_path, "targets")
     assert listed.returncode == 0, listed.stderr
     assert "vendor-x" in listed.stdout
-    case = str(EXAMPLES / "payload_clobber.case.json")
+    case = str(EXAMPLES / "payload_clobber.py")
     good = _difftest(tmp_path, "check", case, "--target", "vendor-x")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "agree on vendor-x" in good.stdout

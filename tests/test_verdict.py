@@ -20,7 +20,7 @@ from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fau
 from difftest.verdict import check_outcome
 from oracles.reference import FullRun, run_full
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, example_json
 
 MIXED = """\
 def mixed(inp: Buffer[i32], out: Buffer[i32], acc: Buffer[i64]):
@@ -44,7 +44,7 @@ def mixed_case(zeros: list[int], n: int = 16, wave: int = 4) -> Case:
 
 
 def example_case(name: str) -> Case:
-    return case_from_json(json.loads((EXAMPLES / f"{name}.case.json").read_text()))
+    return case_from_json(example_json(name))
 
 
 BASES = {

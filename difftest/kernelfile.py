@@ -1,0 +1,139 @@
+"""Kernel files: a kernel's source (`NAME.py`) whose header lines say how to run it, so a
+kernel can be checked as it is written, with no JSON to escape by hand.
+
+    # difftest: launch n=8 wave=4
+    # difftest: arg inp = i32[5, 0, 7, 2, 9, 4, 0, 6]
+    # difftest: arg out = i32[-1] * 8
+    # difftest: arg scale = 3
+    def kernel(inp: Buffer[i32], out: Buffer[i32], scale: i32):
+        ...
+
+Header lines start with `# difftest:` and may sit anywhere in the file (they are comments
+to the kernel language, so the kernel's line numbers are the file's). Keys:
+- `launch n=N wave=W` (required, here or on the command line);
+- `arg NAME = VALUE`, one per parameter: an integer, `true` or `false`, or a buffer
+  `i32[v, ...]` / `i64[v, ...]`, optionally repeated: `i32[0] * 16`, `i64[1, 2] * 4`;
+- `entry NAME` (default: the file's first function);
+- `schedule {...}`, `options {...}` (JSON objects, as in a case file), `policy NAME`,
+  `host [...]` (a host program, a JSON list of steps as in a case file).
+The command line's `--n`, `--wave` and `--arg NAME=VALUE` override the header. Everything
+then goes through the case file's one validation (difftest.case), so a wrong value is the
+same one-line error it would be in a JSON file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .case import Case, case_from_json
+from .errors import CaseError
+
+PREFIX = "# difftest:"
+_BUFFER = re.compile(r"^(i32|i64)\[(.*)\]\s*(?:\*\s*(\d+))?$", re.S)
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_LENGTH = 1 << 22
+
+
+def parse_value(text: str, where: str) -> Any:
+    """An argument's value: an integer, a bool, or a buffer {"dtype", "data"}."""
+    text = text.strip()
+    if text in ("true", "false", "True", "False"):
+        return text.lower() == "true"
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    m = _BUFFER.match(text)
+    if m is None:
+        raise CaseError(f"{where}: expected an integer, true/false or a buffer such as "
+                        f"i32[1, 2, 3] or i64[0] * 8, got {text[:40]!r}")
+    dtype, items, times = m.group(1), m.group(2).strip(), m.group(3)
+    data = []
+    for item in (x.strip() for x in items.split(",")) if items else ():
+        if not re.fullmatch(r"-?\d+", item):
+            raise CaseError(f"{where}: buffer element {item[:20]!r} is not an integer")
+        data.append(int(item))
+    count = int(times) if times is not None else 1
+    if len(data) * count > MAX_LENGTH:
+        raise CaseError(f"{where}: a buffer of {len(data) * count} elements is over "
+                        f"{MAX_LENGTH}")
+    return {"dtype": dtype, "data": data * count}
+
+
+def header(text: str, where: str) -> dict[str, Any]:
+    """The case fields the file's header lines give (no kernel yet)."""
+    out: dict[str, Any] = {"args": {}}
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped.startswith(PREFIX):
+            continue
+        at = f"{where}:{number}"
+        body = stripped[len(PREFIX):].strip()
+        key, _, rest = body.partition(" ")
+        rest = rest.strip()
+        if key == "launch":
+            out["launch"] = _launch(rest, at)
+        elif key == "arg":
+            name, eq, value = rest.partition("=")
+            name = name.strip()
+            if not eq or not _NAME.match(name):
+                raise CaseError(f"{at}: expected `arg NAME = VALUE`")
+            out["args"][name] = parse_value(value, f"{at}: arg {name}")
+        elif key == "entry":
+            out["entry"] = rest
+        elif key in ("schedule", "options", "host"):
+            try:
+                out[key] = json.loads(rest)
+            except (json.JSONDecodeError, RecursionError):
+                raise CaseError(f"{at}: {key}: expected JSON") from None
+        elif key == "policy":
+            out["policy"] = rest
+        else:
+            raise CaseError(f"{at}: unknown header key {key!r} (launch, arg, entry, "
+                            "schedule, options, policy, host)")
+    return out
+
+
+def _launch(text: str, where: str) -> dict[str, Any]:
+    launch: dict[str, Any] = {}
+    for part in text.split():
+        key, eq, value = part.partition("=")
+        if not eq or key not in ("n", "wave") or not re.fullmatch(r"\d+", value):
+            raise CaseError(f"{where}: expected `launch n=N wave=W`, got {text[:40]!r}")
+        launch[key] = int(value)
+    return launch
+
+
+def load_kernel_file(path: str | Path, n: int | None = None, wave: int | None = None,
+                     args: list[str] | None = None) -> Case:
+    """The case a kernel file describes, with command-line overrides (`args`:
+    "NAME=VALUE" strings)."""
+    where = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise CaseError(f"{where}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    obj = header(text, where)
+    launch = dict(obj.get("launch", {}))
+    if n is not None:
+        launch["n"] = n
+    if wave is not None:
+        launch["wave"] = wave
+    for pair in args or ():
+        name, eq, value = pair.partition("=")
+        if not eq or not _NAME.match(name.strip()):
+            raise CaseError(f"--arg {pair!r}: expected NAME=VALUE")
+        obj["args"][name.strip()] = parse_value(value, f"--arg {name.strip()}")
+    for key in ("n", "wave"):
+        if key not in launch:
+            raise CaseError(f"{where}: no `{key}` for the launch: add `{PREFIX} launch n=N "
+                            f"wave=W` to the file or pass --{key}")
+    obj["launch"] = launch
+    obj["kernel"] = text
+    if "entry" not in obj:
+        first = re.search(r"(?m)^def\s+([A-Za-z_][A-Za-z0-9_]*)", text)
+        if first is None:
+            raise CaseError(f"{where}: no function in the file")
+        obj["entry"] = first.group(1)
+    return case_from_json(obj, where)
