@@ -120,6 +120,28 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
     return _Run(chosen, target, {**case_options, **cli_options})
 
 
+class _signals_stop:
+    """While it is entered, SIGINT and SIGTERM do not interrupt: they are noted (the
+    list holds the signal's name) so a long step can stop at its next check and keep
+    what it has."""
+
+    def __enter__(self) -> list[str]:
+        import signal
+
+        self.stopped: list[str] = []
+        self.previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        for s in self.previous:
+            signal.signal(s, lambda signum, frame: self.stopped.append(
+                signal.Signals(signum).name))
+        return self.stopped
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        for s, handler in self.previous.items():
+            signal.signal(s, handler)
+
+
 def _load(args: argparse.Namespace) -> Case:
     """The command's case: a case file, or a kernel file (`.py`, difftest.kernelfile)
     with `--n`, `--wave` and `--arg` over its header."""
@@ -355,7 +377,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if summary.cases == 0:
         print("fuzz: no case was checked, so nothing was tested (see the messages above)")
         return EXIT_FAIL
-    return EXIT_FAIL if summary.found or summary.errors else EXIT_OK
+    return EXIT_FAIL if summary.found or summary.errors or summary.unreduced else EXIT_OK
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
@@ -510,27 +532,34 @@ def cmd_reduce(args: argparse.Namespace) -> int:
                             "failure to keep while reducing")
     print(f"{args.case}: {verdict}")
     start = time.monotonic()
-    reduced, stats = reduce_case(case, still_fails(target, case, verdict.rule),
-                                 args.time if args.time is not None else 60.0,
-                                 target.option_variants)
-    mutants = list(reduced.options.get("mutants", []))
-    plain = dataclasses.replace(reduced, options={k: v for k, v in reduced.options.items()
-                                                  if k != "mutants"})
-    expected = case.extra.get("expected") or (
-        {"verdict": "disagree", "rule": verdict.rule} if mutants else {"verdict": "agree"})
-    obj = corpus_json(plain, run.name, expected, f"reduced by difftest reduce: {verdict}",
-                      mutants)
-    for key in ("finding", "signature"):
-        if key in case.extra:
-            obj[key] = case.extra[key]
-    try:
-        write_atomic(out, json.dumps(obj, indent=1) + "\n")
-    except OSError as e:
-        raise DifftestError(f"--out {out}: cannot write: {e.strerror or e}") from None
+    with _signals_stop() as stopped:
+        reduced, stats = reduce_case(case, still_fails(target, case, verdict.rule),
+                                     args.time if args.time is not None else 60.0,
+                                     target.option_variants, stop=lambda: bool(stopped))
+        mutants = list(reduced.options.get("mutants", []))
+        plain = dataclasses.replace(reduced, options={k: v for k, v in reduced.options.items()
+                                                      if k != "mutants"})
+        expected = case.extra.get("expected") or (
+            {"verdict": "disagree", "rule": verdict.rule} if mutants else {"verdict": "agree"})
+        obj = corpus_json(plain, run.name, expected, f"reduced by difftest reduce: {verdict}",
+                          mutants)
+        for key in ("finding", "signature"):
+            if key in case.extra:
+                obj[key] = case.extra[key]
+        try:
+            write_atomic(out, json.dumps(obj, indent=1) + "\n")
+        except OSError as e:
+            raise DifftestError(f"--out {out}: cannot write: {e.strerror or e}") from None
     (s0, n0), (s1, n1) = size(case), size(reduced)
+    why = ("" if stats.finished else
+           f", stopped by {stopped[0]}" if stopped else ", stopped at the time limit")
     print(f"reduced {s0} -> {s1} statements, n {n0} -> {n1} in {time.monotonic() - start:.1f} s "
-          f"({stats.checks} checks{'' if stats.finished else ', stopped at the time limit'})")
+          f"({stats.checks} checks{why})")
     print(f"wrote {out}")
+    if stopped:
+        import signal
+
+        return 128 + int(signal.Signals[stopped[0]])
     return EXIT_OK
 
 

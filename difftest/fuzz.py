@@ -95,6 +95,7 @@ class FuzzSummary:
     # (corpus path, verdict), the path "" when it agrees here
     replayed: list[tuple[str, str]] = field(default_factory=list)
     repeats: int = 0  # failing cases that were a known finding again
+    unreduced: list[str] = field(default_factory=list)  # kept before their reduction ended
 
     def rate(self, count: int) -> float:
         return count / self.elapsed if self.elapsed > 0 else 0.0
@@ -348,8 +349,11 @@ class _Worker:
                 case.schedule = res.schedule
                 case.options = options
                 if not best:
-                    best[:] = [None, None, failure, time.monotonic(), verdict.rule]
-                    self.results.put(("found", self.index, best[3] - self.start))
+                    best[:] = [None, None, failure, time.monotonic(), verdict.rule, ""]
+                    # kept at once, unreduced: a signal during the reduction loses nothing
+                    best[5] = _keep(case, str(verdict), verdict.rule, self.config, None,
+                                    provisional=True)[0]
+                    self.results.put(("found", self.index, best[3] - self.start, best[5]))
                 best[0], best[1] = case.to_json(), str(verdict)
                 raise Counterexample(best[0], best[1], verdict.rule)
 
@@ -379,13 +383,18 @@ class _Worker:
 
     def keep(self) -> None:
         """Reduce the shrunk failure; keep it unless its signature is a known finding's."""
-        case_json, verdict, failure, first, rule = self.best
+        case_json, verdict, failure, first, rule, provisional = self.best
         found, entry, signature = _reduce_and_keep(
             case_json, verdict, rule, failure, first, self.start, self.config, self.target,
             self.known)
+        if provisional and (found is None or found.path != provisional):
+            try:  # the reduced case (or a known finding) replaces the unreduced one
+                Path(provisional).unlink()
+            except OSError:
+                pass
         if found is None:  # the same bug as a known finding, found again
             self.counters[_REPEATS] += 1
-            self.results.put(("repeat", _Known.key(signature)))
+            self.results.put(("repeat", _Known.key(signature), self.index))
             return
         if self.shared is not None:
             self.shared.announce(entry)
@@ -455,17 +464,24 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
 
 
 def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig,
-          signature: Any) -> tuple[str, bool, dict[str, Any]]:
-    """Write a counterexample to the corpus; if that fails, print it whole on stderr."""
+          signature: Any, provisional: bool = False) -> tuple[str, bool, dict[str, Any]]:
+    """Write a counterexample to the corpus; if that fails, print it whole on stderr.
+    `provisional`: the first failing case, kept unreduced until its reduction replaces
+    it."""
+    import dataclasses
+
     from .corpus import corpus_json, save
 
     mutants = list(case.options.get("mutants", []))
-    case.options = {k: v for k, v in case.options.items() if k != "mutants"}
+    case = dataclasses.replace(case, options={k: v for k, v in case.options.items()
+                                              if k != "mutants"})
     expected = ({"verdict": "disagree", "rule": rule} if mutants
                 else {"verdict": "agree"})
-    obj = corpus_json(case, config.target, expected,
-                      f"found by difftest fuzz: {verdict}", mutants)
-    obj["signature"] = signature.to_json()
+    note = ("found by difftest fuzz, not reduced (a reduction interrupted?): "
+            if provisional else "found by difftest fuzz: ")
+    obj = corpus_json(case, config.target, expected, note + verdict, mutants)
+    if signature is not None:
+        obj["signature"] = signature.to_json()
     try:
         return str(save(config.corpus, obj)), True, obj
     except OSError as e:
@@ -522,6 +538,7 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
     errors: list[str] = []
     found: list[Found] = []
     repeats: dict[str, int] = {}  # finding key -> times seen again
+    unreduced: dict[int, str] = {}  # worker -> its failure kept unreduced, being reduced
     finder: list[int] = []  # the worker whose failure a stop_on_first campaign keeps
     warned: set[str] = set()
     replayed: list[tuple[str, str]] = []  # announced counterexamples: (path or "", verdict)
@@ -533,8 +550,10 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
         if kind == "found":
             if config.stop_on_first and finder:
                 return  # another worker got there first (and this one is being stopped)
+            unreduced[msg[1]] = msg[3]
             out.write(("\n" if tty else "") + f"worker {msg[1]}: first failure at "
-                      f"{msg[2]:.1f} s; shrinking and reducing it\n")
+                      f"{msg[2]:.1f} s, kept unreduced in {msg[3]}; shrinking and reducing "
+                      "it\n")
             if config.stop_on_first:  # the finder reduces it with the machine to itself
                 finder.append(msg[1])
                 _terminate([p for i, p in enumerate(procs) if i != msg[1]])
@@ -552,9 +571,12 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
             if config.stop_on_first and finder and msg[2] != finder[0]:
                 return
             found.append(msg[1])
+            unreduced.pop(msg[2], None)
             out.write(("\n" if tty else "") + f"counterexample: {msg[1].describe()}\n")
         elif kind == "repeat":
             repeats[msg[1]] = repeats.get(msg[1], 0) + 1
+            if len(msg) > 2:
+                unreduced.pop(msg[2], None)
         else:
             errors.append(msg[1])
             out.write(("\n" if tty else "") + f"error: {msg[1]}\n")
@@ -569,7 +591,8 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
                            totals[_EXECS], errors,
                            {name: totals[_FIXED + i] for i, name in enumerate(names)},
                            config.workers, totals[_SKIPPED], found, replayed,
-                           totals[_REPEATS])
+                           totals[_REPEATS], sorted(p for p in unreduced.values()
+                                                    if p and Path(p).exists()))
 
     known = tempfile.TemporaryDirectory(prefix="difftest-findings-")
     recorded = _seed_known(Path(known.name), config)
@@ -696,8 +719,12 @@ def format_summary(s: FuzzSummary, target: str) -> str:
                  if s.repeats else "")
         lines.append(f"  COUNTEREXAMPLES: {len(s.found)} distinct{again}")
         lines += [f"    {f.describe()}" for f in s.found]
-    else:
+    elif not s.unreduced:
         lines.append("  no counterexample found")
+    if s.unreduced:
+        lines.append(f"  counterexamples kept before their reduction ended: "
+                     f"{len(s.unreduced)} (difftest reduce FILE finishes one)")
+        lines += [f"    {p}" for p in s.unreduced]
     if s.errors:
         lines.append(f"  problems of the campaign itself: {len(s.errors)}")
         lines += [f"    {e}" for e in s.errors]

@@ -91,14 +91,15 @@ def measure(case: Case) -> tuple[int, int, int]:
 
 
 def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
-                variants: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
-                ) -> tuple[Case, ReduceStats]:
+                variants: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
+                stop: Callable[[], bool] | None = None) -> tuple[Case, ReduceStats]:
     """The smallest case the passes reach within `seconds` for which `still_fails` holds
     (the input itself when nothing smaller does). `variants(options)` proposes other
-    option settings for the polish pass."""
+    option settings for the polish pass. `stop()` true ends it early (a signal), with
+    the best case so far."""
     stats = ReduceStats(before=size(case))
     start = time.monotonic()
-    deadline = start + seconds
+    deadline = _Deadline(start + seconds, stop)
     best = case
     passes: list[Callable[[Case], Iterator[Case]]] = [
         _drop_unused_helpers, _unwrap_compounds, _inline_helpers,
@@ -119,10 +120,10 @@ def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
         """Runs one pass to its fixed point; True when it kept a candidate."""
         nonlocal best
         kept, restart = False, True
-        while restart and time.monotonic() < deadline:
+        while restart and not deadline.over():
             restart = False
             for candidate in make(best):
-                if time.monotonic() >= deadline:
+                if deadline.over():
                     break
                 if test(candidate):
                     best = candidate
@@ -133,7 +134,7 @@ def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
     apply(_shrink_launch)  # first: a smaller launch makes every later check cheaper
     progress = True
     polished = False
-    while progress and time.monotonic() < deadline:
+    while progress and not deadline.over():
         progress = False
         smaller = _delete_statements(best, test, deadline)
         if smaller is not best:
@@ -149,6 +150,17 @@ def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
     stats.seconds = time.monotonic() - start
     stats.after = size(best)
     return best, stats
+
+
+class _Deadline:
+    """The reduction's end: a time, or a `stop()` that says so first."""
+
+    def __init__(self, at: float, stop: Callable[[], bool] | None) -> None:
+        self.at = at
+        self.stop = stop
+
+    def over(self) -> bool:
+        return time.monotonic() >= self.at or (self.stop is not None and self.stop())
 
 
 def _holds(still_fails: Predicate, candidate: Case) -> bool:
@@ -238,20 +250,20 @@ def _set_block(program: n.Program, path: BlockPath, new: tuple[n.Stmt, ...]) -> 
 # ------------------------------------------------------------------------- passes
 
 
-def _delete_statements(case: Case, test: Predicate, deadline: float) -> Case:
+def _delete_statements(case: Case, test: Predicate, deadline: _Deadline) -> Case:
     """ddmin over each block, outermost first: remove chunks of halving size, carrying on
     from where a removal worked (a block's own path survives deletions inside it; blocks
     nested in it come later in the order and are looked up again)."""
     k = 0
-    while time.monotonic() < deadline:
+    while not deadline.over():
         paths = _block_paths(case.program)
         if k >= len(paths):
             return case
         path = paths[k]
         chunk = max(1, len(_get_block(case.program, path)) // 2)
-        while chunk >= 1 and time.monotonic() < deadline:
+        while chunk >= 1 and not deadline.over():
             start = 0
-            while start < len(_get_block(case.program, path)) and time.monotonic() < deadline:
+            while start < len(_get_block(case.program, path)) and not deadline.over():
                 block = _get_block(case.program, path)
                 cut = block[:start] + block[start + chunk:]
                 cand = _with_program(case, _set_block(case.program, path, cut))
@@ -264,14 +276,14 @@ def _delete_statements(case: Case, test: Predicate, deadline: float) -> Case:
     return case
 
 
-def _delete_with_variants(case: Case, test: Predicate, deadline: float,
+def _delete_with_variants(case: Case, test: Predicate, deadline: _Deadline,
                           variants: Callable[[dict[str, Any]], list[dict[str, Any]]]
                           ) -> Case:
     """Single-statement deletions that only fail under other options: each deletion is
     tried with every proposed variant of the options (innermost blocks first)."""
     for path in reversed(_block_paths(case.program)):
         i = 0
-        while time.monotonic() < deadline:
+        while not deadline.over():
             try:
                 block = _get_block(case.program, path)
             except (IndexError, AttributeError):
@@ -282,7 +294,7 @@ def _delete_with_variants(case: Case, test: Predicate, deadline: float,
             kept = None
             if cand is not None:
                 for options in variants(cand.options):
-                    if time.monotonic() >= deadline:
+                    if deadline.over():
                         break
                     alt = dataclasses.replace(cand, options=options)
                     if test(alt):

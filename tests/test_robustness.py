@@ -283,3 +283,49 @@ def test_png_has_axes_and_a_legend(tmp_path: Path) -> None:
     dark = [(x, y) for x in range(w) for y in range(h) if sum(img.getpixel((x, y))) < 200]
     assert any(y < 16 for _, y in dark) and any(x < 40 for x, _ in dark)
     assert os.path.getsize(png) > 0
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_while_a_failure_is_shrunk_loses_nothing(tmp_path: Path, signum: int,
+                                                          code: int) -> None:
+    """The failing case is kept the moment it is found, before shrinking and reducing:
+    a signal then leaves it in the corpus and the summary names it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "difftest", "fuzz", "--target", "numba-simt", "--time", "120",
+         "--workers", "1", "--corpus", str(tmp_path / "corpus"),
+         "--opt", "mutants=loop-var-before-check"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    assert proc.stderr is not None
+    seen, deadline = "", time.monotonic() + 120
+    while time.monotonic() < deadline and "first failure" not in seen:
+        ready, _, _ = select.select([proc.stderr], [], [], 1.0)
+        if ready:
+            seen += proc.stderr.readline()
+        assert proc.poll() is None, seen
+    assert "kept unreduced in" in seen, seen
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, (out, err)
+    kept = list((tmp_path / "corpus").glob("*.json"))
+    assert kept, (out, err)
+    entry = json.loads(kept[0].read_text())
+    assert entry["mutants"] == ["loop-var-before-check"]
+    assert str(kept[0]) in out or "COUNTEREXAMPLES" in out, out
+
+
+def test_a_signal_during_difftest_reduce_writes_what_it_has(tmp_path: Path) -> None:
+    big = Path(__file__).parent / "data" / "wwm_ignores_inactive.case.json"
+    out_file = tmp_path / "r.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "difftest", "reduce", str(big), "--opt",
+         "mutants=wwm-ignores-inactive", "--time", "120", "--out", str(out_file)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    assert proc.stdout is not None
+    first = proc.stdout.readline()  # the verdict: the reduction has started
+    assert "disagree" in first, first
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode in (0, 130), (out, err)  # it may have finished first
+    assert "Traceback" not in err, err
+    assert json.loads(out_file.read_text())["mutants"] == ["wwm-ignores-inactive"]
+    assert out_file.stat().st_mode & 0o044  # readable by others, as the umask allows
