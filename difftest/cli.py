@@ -877,9 +877,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: commands that run a case in this process: their work runs beside the main thread, which
+#: stays free to take Ctrl-C (numba's machine runs without the GIL and would otherwise
+#: hold the signal back until the launch ends)
+_IN_A_THREAD = ("run", "check", "show", "compile", "export", "record")
+
+
+def _beside_the_main_thread(func: Any, args: argparse.Namespace) -> int:
+    import threading
+
+    result: dict[str, Any] = {}
+
+    def body() -> None:
+        try:
+            result["code"] = func(args)
+        except BaseException as e:  # noqa: BLE001 - handed to the main thread as it is
+            result["error"] = e
+
+    worker = threading.Thread(target=body, name=f"difftest {args.command}", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if "error" in result:
+        raise result["error"]
+    code: int = result["code"]
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command in _IN_A_THREAD:
+            return _beside_the_main_thread(args.func, args)
         code: int = args.func(args)
         return code
     except DifftestError as e:
@@ -892,5 +921,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def entry() -> None:
+    """The `difftest` command. An interrupted run may leave its work (a machine launch
+    without the GIL) still going in another thread: the process ends at once."""
+    code = main()
+    if code == 130:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

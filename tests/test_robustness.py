@@ -329,3 +329,22 @@ def test_a_signal_during_difftest_reduce_writes_what_it_has(tmp_path: Path) -> N
     assert "Traceback" not in err, err
     assert json.loads(out_file.read_text())["mutants"] == ["wwm-ignores-inactive"]
     assert out_file.stat().st_mode & 0o044  # readable by others, as the umask allows
+
+
+def test_ctrl_c_stops_a_long_run_at_once(tmp_path: Path) -> None:
+    """The work runs beside the main thread, which takes the signal even while numba's
+    machine (no GIL) or the compiler is busy."""
+    body = "\n".join(f"        x{k} = out[gid()] + (i ^ gid()) % {k + 2}\n"
+                     f"        out[gid()] = x{k} * 3 + out[gid()]" for k in range(400))
+    kernel = tmp_path / "long.py"
+    kernel.write_text("# difftest: launch n=8 wave=8\n# difftest: arg out = i32[0] * 8\n"
+                      f"def k(out: Buffer[i32]):\n    for i in range(0, 99999):\n{body}\n")
+    proc = subprocess.Popen([sys.executable, "-m", "difftest", "run", str(kernel)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    assert proc.poll() is None, "the run ended before the signal: make it longer"
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 5
+    assert proc.returncode == 130 and "interrupted" in err, (out, err)

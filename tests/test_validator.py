@@ -648,3 +648,21 @@ def test_call_depth_limit(helpers: int, deep: int | None) -> None:
                                           "-> h2 -> ...\\); the limit is 16") as info:
         parse(src)
     assert info.value.line == src.splitlines().index("def k(out: Buffer[i32]):") + 1
+
+
+@pytest.mark.parametrize("levels, size", [(12, None), (13, 65530)])
+def test_inlined_size_limit(levels: int, size: int | None) -> None:
+    # h{i} returns h{i+1}(x) + h{i+1}(x): Return, Binary, two Calls and their two Names,
+    # 6 nodes, plus its callee twice; the last helper `return x` is 2 nodes. So h0 of L
+    # levels is 8 * 2**L - 6 nodes inlined: 32762 for 12 levels, 65530 for 13 (limit 50,000)
+    src = "".join(f"def h{i}(x: i32) -> i32:\n    return h{i + 1}(x) + h{i + 1}(x)\n\n\n"
+                  for i in range(levels))
+    src += f"def h{levels}(x: i32) -> i32:\n    return x\n\n\n"
+    src += "def k(out: Buffer[i32]):\n    out[0] = h0(1)\n"
+    if size is None:
+        parse(src)
+        return
+    with pytest.raises(KernelError, match=f"'h0' is {size} nodes with its helpers inlined "
+                                          "at every call; the limit is 50000") as info:
+        parse(src)
+    assert info.value.line == 1

@@ -42,6 +42,10 @@ RESERVED = frozenset(
 
 MAX_CALL_DEPTH = 16
 MAX_NESTING = 100
+#: the most IR nodes a kernel may have with its helpers inlined at every call (each call
+#: of a helper costs the helper's whole size): a target that inlines, as numba-simt's
+#: compiler does, compiles that many; generated kernels stay under about 2,000
+MAX_INLINED_SIZE = 50_000
 
 # A block's "defined after" set, or None when control never falls out of the block.
 _Defined = frozenset[str] | None
@@ -80,6 +84,7 @@ class _Shape:
         self.allocs: list[n.Alloc] = []
         self.waves: list[n.WaveOp] = []
         self.depth = 0
+        self.size = 0  # nodes, callees not counted
         self._visit(f.body, 1)
 
     def _visit(self, node: object, depth: int) -> None:
@@ -89,6 +94,7 @@ class _Shape:
             return
         if node.__class__ not in _NODE_CLASSES:
             return
+        self.size += 1
         if depth > self.depth:
             self.depth = depth
         if isinstance(node, n.Call):
@@ -108,6 +114,7 @@ def _check_depth(program: n.Program, funcs: dict[str, n.Function],
     """Helper call chains and nesting (inlined helpers counted) within their limits."""
     chain: dict[str, tuple[str, ...]] = {}  # longest call chain starting at a function
     nesting: dict[str, int] = {}  # nesting of a function's body with its callees inlined
+    inlined: dict[str, int] = {}  # nodes of a function's body with its callees inlined
 
     def visit(name: str) -> None:
         if name in nesting:
@@ -115,6 +122,7 @@ def _check_depth(program: n.Program, funcs: dict[str, n.Function],
         f = funcs[name]
         longest: tuple[str, ...] = ()
         deepest = shapes[name].depth
+        size = shapes[name].size
         for call, depth in shapes[name].calls:
             if call.func in funcs:
                 visit(call.func)
@@ -122,6 +130,7 @@ def _check_depth(program: n.Program, funcs: dict[str, n.Function],
                     longest = chain[call.func]
                 # the call's own level, then its callee's body inlined under it
                 deepest = max(deepest, depth + nesting[call.func])
+                size += inlined[call.func]
         chain[name] = (name,) + longest
         if len(chain[name]) - 1 > MAX_CALL_DEPTH:
             raise KernelError(
@@ -129,6 +138,12 @@ def _check_depth(program: n.Program, funcs: dict[str, n.Function],
                 f"({' -> '.join(chain[name][:4])} -> ...); the limit is {MAX_CALL_DEPTH}",
                 f.line)
         nesting[name] = deepest
+        inlined[name] = size
+        if size > MAX_INLINED_SIZE:
+            raise KernelError(
+                f"'{name}' is {size} nodes with its helpers inlined at every call; the "
+                f"limit is {MAX_INLINED_SIZE} (docs/semantics.md: a helper called twice "
+                "in each of several levels doubles per level)", f.line)
         if nesting[name] > MAX_NESTING:
             raise KernelError(
                 f"'{name}' nests statements and expressions {nesting[name]} deep, inlined "
