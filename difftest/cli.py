@@ -172,10 +172,14 @@ def _no_target_reads(keys: list[str], what: str, where: str) -> None:
 
 
 def _oracle(case: Case, path: str, options: dict[str, Any]) -> tuple[Any, None]:
-    """The oracle's full run; a racy kernel is the kernel's fault (exit 2, race named)."""
+    """The oracle's full run; a racy kernel, or one past the oracle's work limit, is the
+    kernel's fault (exit 2, what is wrong named)."""
     from .runner import oracle_run
 
-    full, error = oracle_run(case, options)
+    try:
+        full, error = oracle_run(case, options)
+    except OracleError as e:  # past the oracle's work limit
+        raise OracleError(e.kind, f"{path}: {str(e).split(': ', 1)[1]}") from None
     if error is not None:
         raise OracleError("race", f"{path}: the kernel is outside the semantics: "
                           f"{error.split(': ', 1)[1]}")
@@ -195,9 +199,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     target, options = run.target, run.options
     schedule = _schedule(case, args)
     outcome = target.run(case, schedule, options)
-    if outcome.error is not None and outcome.error.startswith("race:"):
-        raise OracleError("race", f"{args.case}: the kernel is outside the semantics: "
-                          f"{outcome.error.split(': ', 1)[1]}")
+    if outcome.error is not None and outcome.error.startswith(("race:", "work:")):
+        kind, _, what = outcome.error.partition(": ")
+        outside = "the kernel is outside the semantics: " if kind == "race" else ""
+        raise OracleError(kind, f"{args.case}: {outside}{what}")
     if args.json:
         print(json.dumps(outcome.to_json()))
     else:

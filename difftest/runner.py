@@ -27,7 +27,9 @@ class CheckResult:
 
 def oracle_run(case: Case, options: dict[str, Any] | None = None) -> tuple[Any, str | None]:
     """The oracle's full run under the budgets of `options` (default: the case's), or
-    (None, error) for a racy kernel."""
+    (None, error) for a racy kernel (whose verdict the checker still gives: a target must
+    report the race too). A kernel past the oracle's work limit raises OracleError: no
+    verdict can be given."""
     from .errors import OracleError
     from .registry import load_oracle
 
@@ -37,6 +39,8 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None) -> tuple[Any, 
             return load_oracle().run_host(case, opts), None  # type: ignore[attr-defined]
         return load_oracle().run_full(case, opts), None
     except OracleError as e:
+        if e.kind != "race":
+            raise
         return None, str(e)
 
 

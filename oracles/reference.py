@@ -75,6 +75,12 @@ from difftest.outcome import (
     Outcome,
 )
 
+#: statements and expressions the reference evaluates in one launch at most, each counted
+#: once per lockstep group of lanes (its cost, a few µs each, hardly depends on the number
+#: of lanes): a kernel past it would hold a check for many seconds. Generated kernels stay
+#: under about 10,000 (docs/semantics.md, "Size limits")
+MAX_WORK = 2_000_000
+
 
 class Write(NamedTuple):
     """One entry of a workitem's write log: a plain store or an atomic contribution (a
@@ -508,6 +514,7 @@ class _Run:
         self.steps = np.zeros(n_items, dtype=np.int64)
         self.exhausted: list[int] = []
         self.dead = np.zeros(n_items, dtype=bool)  # faulted or out of budget
+        self.work = 0  # statements and expressions evaluated (once per lockstep group)
 
     # --------------------------------------------------------------- helpers
 
@@ -571,6 +578,7 @@ class _Run:
         for s in stmts:
             if not len(lanes):
                 break
+            self._count(s.line)
             lanes = getattr(self, "s_" + type(s).__name__)(act, s, lanes)
         return lanes
 
@@ -677,8 +685,18 @@ class _Run:
     def evaluate(self, act: _Activation, e: n.Expr, lanes: Lanes) -> Vals:
         if not len(lanes):
             return lanes, np.zeros(0, dtype=_dtype(e.ty))
+        self._count(e.line)
         result: Vals = getattr(self, "e_" + type(e).__name__)(act, e, lanes)
         return result
+
+    def _count(self, line: int) -> None:
+        self.work += 1
+        if self.work > MAX_WORK:
+            raise OracleError(
+                "work", f"the kernel asks the reference for more than {MAX_WORK:,} "
+                f"evaluations of statements and expressions (the limit was reached at line "
+                f"{line}); the oracle cannot judge a kernel this long: lower its loop trips "
+                "or the work in its loops")
 
     def e_Const(self, act: _Activation, e: n.Const, lanes: Lanes) -> Vals:
         return lanes, np.full(len(lanes), e.value, dtype=_dtype(e.ty))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,27 @@ def test_over_budget_kernels_agree_and_stop_on_both_sides(
         assert code == 1 and "error: step_budget: workitem " in out, out
     code, out, _ = run_cli(capsys, "check", path, "--schedules", "3")
     assert code == 0 and "3 of 3 schedules agree on numba-simt" in out, out
+
+
+@pytest.mark.parametrize("command, target", [
+    ("run", "reference"), ("check", "reference"), ("check", "numba-simt"), ("reduce", None)])
+def test_a_kernel_past_the_oracles_work_limit_is_bad_input(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str,
+        target: str | None) -> None:
+    """A 5 KB kernel asking for tens of millions of evaluations is refused within seconds
+    (docs/semantics.md, "Size limits"), not judged for minutes."""
+    from oracles.reference import MAX_WORK
+
+    body = "".join(f"        out[gid()] = out[gid()] + (i ^ gid()) % {k + 2}\n"
+                   for k in range(200))
+    case = {"kernel": f"def k(out: Buffer[i32]):\n    for i in range(0, 99999):\n{body}",
+            "entry": "k", "launch": {"n": 8, "wave": 8},
+            "args": {"out": {"dtype": "i32", "data": [0] * 8}}}
+    started = time.process_time()
+    code, out, err = run_cli(capsys, command, str(write_case(tmp_path, case)),
+                             *(["--target", target] if target else []))
+    assert code == 2, (out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "work: " in err and f"more than {MAX_WORK:,} evaluations" in err, err
+    assert "the limit was reached at line " in err
+    assert time.process_time() - started < 60

@@ -108,3 +108,34 @@ def test_a_bad_database_url_is_one_clear_error(tmp_path: Path) -> None:
     out, _ = bad.communicate(timeout=120)
     assert bad.returncode == 2, out
     assert "--database 'http://example.com': expected redis://HOST:PORT" in out
+
+
+def _doubling_helpers(levels: int) -> str:
+    """Helpers each calling the next twice: a few hundred bytes, 2**levels inlined calls."""
+    src = "def kernel(out: Buffer[i32]):\n    out[gid()] = h0(gid())\n"
+    for i in range(levels):
+        src += f"\n\ndef h{i}(x: i32) -> i32:\n    return h{i + 1}(x) + h{i + 1}(x + 1)\n"
+    return src + f"\n\ndef h{levels}(x: i32) -> i32:\n    return x\n"
+
+
+def test_a_case_from_a_peer_is_validated_like_a_file(
+        server: tuple[str, subprocess.Popen[bytes]], tmp_path: Path) -> None:
+    """A peer announcing a kernel that inlines to millions of nodes (numba-simt's compiler
+    would take gigabytes) is refused by the same checker as a file, before any work."""
+    import json
+
+    import redis
+
+    from difftest.shared import ANNOUNCED
+
+    url, _ = server
+    entry = {"format": "difftest-case", "version": 2, "kernel": _doubling_helpers(16),
+             "entry": "kernel", "launch": {"n": 8, "wave": 8},
+             "args": {"out": {"dtype": "i32", "data": [0] * 8}}}
+    redis.Redis.from_url(url).rpush(ANNOUNCED, json.dumps({"origin": "peer", "entry": entry}))
+    campaign = _fuzz(tmp_path, "--examples", "1", "--database", url, "--corpus", "d")
+    out, _ = campaign.communicate(timeout=300)
+    assert "warning: an announced counterexample is malformed" in out, out
+    assert "with its helpers inlined at every call; the limit is 50000" in out, out
+    assert campaign.returncode == 0, out
+    assert not list((tmp_path / "d").glob("*.json"))
