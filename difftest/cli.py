@@ -32,9 +32,11 @@ A case file is JSON:
   {"kernel": "<source text>", "entry": "<kernel function>",
    "launch": {"n": <workitems>, "wave": <1|2|4|...|64>},
    "args": {"<buffer>": {"dtype": "i32"|"i64", "data": [...]}, "<scalar>": <int|bool>},
-   "schedule": {...}, "options": {...}, "policy": "stream"|"sequential"}
+   "schedule": {...}, "policy": "stream"|"sequential",
+   "options": {"step_budget": 1000, "<target>": {"<its option>": ...}}}
 (schedule, options and policy are optional; docs/case-format.md has every field, and
-`difftest targets` lists each target's options and schedule keys)."""
+`difftest targets` lists each target's options and schedule keys). A kernel file (.py)
+takes its launch and arguments from '# difftest:' header lines or --n/--wave/--arg."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -291,6 +293,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from .findings import known_findings
 
     paths = files(args.paths)
+    if not paths:
+        raise DifftestError(f"nothing to replay: {', '.join(args.paths)} holds no .json "
+                            "case files")
     known = known_findings(list(paths))
     bad = failed = passed = 0
     for entry in entries(list(paths)):
@@ -352,7 +357,7 @@ def _seconds(value: float | None, flag: str) -> float | None:
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from .corpus import check_writable
-    from .fuzz import FuzzConfig, Interrupted, format_summary, fuzz
+    from .fuzz import FuzzConfig, Interrupted, format_summary, fuzz, summary_json
 
     run = _target_and_options(args.target, None, "", args.opt, announce=False)
     options = run.options
@@ -361,6 +366,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         raise DifftestError(f"--examples must be at least 1, got {args.examples}")
     corpus = Path(args.corpus)
     check_writable(corpus, "--corpus")
+    if args.json:
+        check_writable(Path(args.json).resolve().parent, "--json")
     seconds = args.time if args.time is not None or args.examples is not None else 60.0
     database = None
     if args.database is not None:
@@ -377,12 +384,22 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     except Interrupted as stop:
         print(format_summary(stop.summary, run.name))
         print(f"interrupted ({stop.signal_name}): the summary above is the campaign so far")
+        _write_json(args.json, summary_json(stop.summary, run.name, stop.signal_name))
         return stop.exit_code
     print(format_summary(summary, run.name))
+    _write_json(args.json, summary_json(summary, run.name))
     if summary.cases == 0:
         print("fuzz: no case was checked, so nothing was tested (see the messages above)")
         return EXIT_FAIL
     return EXIT_FAIL if summary.found or summary.errors or summary.unreduced else EXIT_OK
+
+
+def _write_json(path: str | None, obj: Any) -> None:
+    if path is None:
+        return
+    from .corpus import write_atomic
+
+    write_atomic(Path(path), json.dumps(obj, indent=1, sort_keys=True) + "\n")
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
@@ -703,17 +720,26 @@ def _add_kernel_file(p: argparse.ArgumentParser) -> None:
                        "header; repeatable)")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("difftest-simt")
+    except PackageNotFoundError:  # run from a checkout without installing
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="difftest", description=(
         "Property-based differential testing of SIMT kernel execution with deoptimization: "
         "targets against a reference oracle."),
         epilog=CASE_FORMAT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"difftest {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
                                 metavar="COMMAND")
 
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help_text, description=help_text, epilog=CASE_FORMAT,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+        return sub.add_parser(name, help=help_text, description=help_text)
 
     run = command("run", "run a case file on one target and print the outcome")
     run.add_argument("case", metavar="CASE.json", help="case file, or kernel file (.py)")
@@ -778,8 +804,10 @@ def build_parser() -> argparse.ArgumentParser:
                     f"{MAX_WORKERS_PER_CORE} per core)")
     fz.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
     _add_opt(fz)
-    fz.add_argument("--corpus", default="corpus", metavar="DIR",
-                    help="where shrunk counterexamples are written (default: corpus)")
+    fz.add_argument("--corpus", default="counterexamples", metavar="DIR",
+                    help="where reduced counterexamples are written (default: "
+                    "counterexamples; the regression corpus is yours to copy them into)")
+    fz.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
     fz.add_argument("--known", action="append", default=None, metavar="DIR",
                     help="corpus folder whose recorded target bugs (docs/findings.md) the "
                     "campaign skips, repeatable (default: --corpus and ./corpus)")
@@ -865,8 +893,8 @@ def build_parser() -> argparse.ArgumentParser:
     hu.add_argument("--workers", default="auto", metavar="N|auto",
                     help="worker processes per campaign (default: one per core)")
     hu.add_argument("--seed", type=int, default=0, help="seed of the first trial (default 0)")
-    hu.add_argument("--corpus", default="corpus", metavar="DIR",
-                    help="where the reduced counterexamples go (default: corpus)")
+    hu.add_argument("--corpus", default="counterexamples", metavar="DIR",
+                    help="where the reduced counterexamples go (default: counterexamples)")
     hu.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     hu.set_defaults(func=cmd_hunt)
 

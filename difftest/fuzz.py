@@ -19,6 +19,7 @@ folder is checked before any work starts (the CLI does it).
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import multiprocessing as mp
@@ -684,6 +685,17 @@ def _progress(arrays: list[Any], names: list[str], elapsed: float) -> str:
             f"cases {tot[_CASES]} ({rate(tot[_CASES]):.0f}/s)  "
             f"execs {tot[_EXECS]} ({rate(tot[_EXECS]):.0f}/s)  "
             f"constructs {seen}/{len(names)}  failures {tot[_FAILURES]}")
+
+
+def summary_json(s: FuzzSummary, target: str, interrupted: str | None = None
+                 ) -> dict[str, Any]:
+    """The summary as `difftest fuzz --json FILE` writes it (the same facts as the text)."""
+    out: dict[str, Any] = {"format": "difftest-fuzz-summary", "version": 1, "target": target,
+                           **dataclasses.asdict(s)}
+    out["constructs"] = out.pop("construct_counts")
+    out["replayed"] = [{"path": p, "verdict": v} for p, v in s.replayed]
+    out["interrupted"] = interrupted
+    return out
 
 
 def format_summary(s: FuzzSummary, target: str) -> str:

@@ -170,3 +170,70 @@ def test_a_kernel_past_the_oracles_work_limit_is_bad_input(
     assert "work: " in err and f"more than {MAX_WORK:,} evaluations" in err, err
     assert "the limit was reached at line " in err
     assert time.process_time() - started < 60
+
+
+# ------------------------------------------------------------------ small things
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    code, out, _ = run_cli(capsys, "--version")
+    assert code == 0 and out.strip() == f"difftest {version('difftest-simt')}"
+
+
+def test_the_case_format_is_explained_once_not_under_every_command(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _, top, _ = run_cli(capsys, "--help")
+    _, sub, _ = run_cli(capsys, "check", "--help")
+    assert "case file" in top.lower() and '"launch"' in top
+    assert '"launch"' not in sub
+
+
+def test_compile_of_a_case_the_target_cannot_run_is_one_clear_error(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("pyopencl")
+    from difftest.registry import installed_target_names
+
+    if "opencl" not in installed_target_names():
+        pytest.skip("PoCL (the opencl target) is not installed")
+    code, out, err = run_cli(capsys, "compile", str(EXAMPLES / "divergent_wave_ops.py"),
+                             "--target", "opencl")
+    assert code == 2, (out, err)
+    assert "target opencl cannot run this case: wave operations (wave_sum() at line" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_replay_of_a_folder_without_cases_fails(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "replay", str(tmp_path))
+    assert code == 2 and "nothing to replay" in err
+
+
+def test_a_case_file_of_a_future_format_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_case(tmp_path, {**GOOD, "version": 99})
+    code, _, err = run_cli(capsys, "replay", str(path))
+    assert code == 2, err
+    code, _, err = run_cli(capsys, "check", str(path))
+    assert code == 2 and "'version': 99 is not a case format" in err, err
+    assert "Traceback" not in err
+
+
+def test_fuzz_keeps_counterexamples_out_of_the_regression_corpus(tmp_path: Path) -> None:
+    """By default a campaign writes into ./counterexamples, never into ./corpus (in the
+    repository, the tracked regression corpus); --json writes its summary."""
+    (tmp_path / "corpus").mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "difftest", "fuzz", "--workers", "1", "--time", "120",
+         "--stop-on-first", "--opt", "mutants=loop-var-before-check", "--json", "s.json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env={**__import__("os").environ, "PYTHONPATH": str(EXAMPLES.parent)})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert not list((tmp_path / "corpus").iterdir())
+    kept = list((tmp_path / "counterexamples").glob("*.json"))
+    assert len(kept) == 1, proc.stdout
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["format"] == "difftest-fuzz-summary" and summary["target"] == "numba-simt"
+    assert [f["path"] for f in summary["found"]] == [str(Path("counterexamples") / kept[0].name)]
+    assert summary["cases"] > 0 and summary["interrupted"] is None

@@ -68,10 +68,11 @@ def test_the_test_run_collects_every_corpus_file() -> None:
 # ------------------------------------------------------------- campaigns under faults
 
 
-def _start_fuzz(tmp_path: Path) -> tuple[subprocess.Popen[str], list[int]]:
+def _start_fuzz(tmp_path: Path, seconds: int = 300) -> tuple[subprocess.Popen[str], list[int]]:
     """A two-worker campaign, once its workers are running: (process, worker pids)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "difftest", "fuzz", "--target", "numba-simt", "--time", "300",
+        [sys.executable, "-m", "difftest", "fuzz", "--target", "numba-simt", "--time",
+         str(seconds),
          "--workers", "2", "--corpus", str(tmp_path / "corpus")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     assert proc.stderr is not None
@@ -84,7 +85,8 @@ def _start_fuzz(tmp_path: Path) -> tuple[subprocess.Popen[str], list[int]]:
         assert proc.poll() is None, seen
     assert "kernels" in seen, seen
     children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-    workers = [int(c) for c in children]
+    mine = Path(f"/proc/{proc.pid}/cmdline").read_bytes()  # forked workers share it
+    workers = [int(c) for c in children if Path(f"/proc/{c}/cmdline").read_bytes() == mine]
     assert len(workers) >= 2, workers
     return proc, workers
 
@@ -113,6 +115,19 @@ def test_a_signal_stops_the_workers_and_prints_the_summary(
     while not all(_gone(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert all(_gone(w) for w in workers), f"orphaned workers: {workers}"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_a_worker_killed_by_the_system_is_a_problem_of_the_campaign_not_a_finding(
+        tmp_path: Path) -> None:
+    proc, workers = _start_fuzz(tmp_path, seconds=15)
+    os.kill(workers[0], signal.SIGKILL)  # as the kernel's OOM killer would
+    out, err = proc.communicate(timeout=120)
+    assert "COUNTEREXAMPLES" not in out and "no counterexample found" in out, out
+    assert "problems of the campaign itself: 1" in out, out
+    assert "was killed by SIGKILL" in out, out
+    assert proc.returncode == 1, (out, err)
+    assert not (tmp_path / "corpus").exists() or not list((tmp_path / "corpus").iterdir())
 
 
 def test_a_counterexample_that_cannot_be_written_is_printed_whole(
