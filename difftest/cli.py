@@ -552,9 +552,9 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     if verdict.agree:
         raise DifftestError(f"{args.case}: the case agrees on {run.name}: there is no "
                             "failure to keep while reducing")
-    print(f"{args.case}: {verdict}")
     start = time.monotonic()
-    with _signals_stop() as stopped:
+    with _signals_stop() as stopped:  # before the verdict line: a stop after it is caught
+        print(f"{args.case}: {verdict}", flush=True)
         reduced, stats = reduce_case(case, still_fails(target, case, verdict.rule),
                                      args.time if args.time is not None else 60.0,
                                      target.option_variants, stop=lambda: bool(stopped))
@@ -589,6 +589,7 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     from .hunt import format_table, hunt, to_json, write_json
     from .registry import load_target
 
+    args.target = args.target or DEFAULT_TARGET
     target = load_target(args.target)
     names = tuple(target.mutant_names)
     seeds = dict(target.mutant_seeds)
