@@ -29,6 +29,7 @@ from .translate import EXHAUSTED, HEADER, KINDS, Translation, Unsupported, trans
 from .translate.mutants import described
 
 DEFAULT_TIMEOUT = 10.0
+DEFAULT_BUILD_TIMEOUT = 120.0
 CACHE_SIZE = 256
 
 
@@ -43,9 +44,12 @@ class TranslatedTarget(Target):
     language = ""
     runner = ""
     capabilities = frozenset({"faults", "mutants"})
-    option_names: tuple[str, ...] = ("timeout",)
-    option_help = {"timeout": f"seconds a build and run may take before the device's "
-                              f"process is killed (default {DEFAULT_TIMEOUT:g})"}
+    option_names: tuple[str, ...] = ("timeout", "build_timeout")
+    option_help = {"timeout": f"seconds the run may take once the kernel is built before "
+                              f"the device's process is killed (default {DEFAULT_TIMEOUT:g})",
+                   "build_timeout": f"seconds the build may take (default "
+                                    f"{DEFAULT_BUILD_TIMEOUT:g}): a slow compiler is no "
+                                    "wrong answer, a kernel that never ends is"}
     cases_per_kernel = 16
     one_wave_per_kernel = True
     offered_mutants: tuple[str, ...] = ()
@@ -71,9 +75,11 @@ class TranslatedTarget(Target):
 
     # ------------------------------------------------------------------------ parts
     def validate_options(self, options: dict[str, Any]) -> None:
-        t = options.get("timeout", DEFAULT_TIMEOUT)
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 3600:
-            raise OptionError(f"option timeout={t!r}: expected seconds in (0, 3600]")
+        for name, default in (("timeout", DEFAULT_TIMEOUT),
+                              ("build_timeout", DEFAULT_BUILD_TIMEOUT)):
+            t = options.get(name, default)
+            if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 3600:
+                raise OptionError(f"option {name}={t!r}: expected seconds in (0, 3600]")
 
     def unsupported(self, case: Case) -> str | None:
         why = declared_unsupported(self, case)
@@ -192,8 +198,10 @@ class TranslatedTarget(Target):
         status[:HEADER] = 0
         header, arrays, where = self.request(tr, case, options, status, mutants)
         timeout = float(options.get("timeout", DEFAULT_TIMEOUT))
+        build_timeout = float(options.get("build_timeout", DEFAULT_BUILD_TIMEOUT))
         try:
-            reply, out = self.process(case, options).call(header, arrays, timeout)
+            reply, out = self.process(case, options).call(header, arrays, timeout,
+                                                          build_timeout)
         except DeviceCrash as e:
             return Outcome(case.buffers(), None, [], error=f"crash: {e}")
         except DeviceTimeout as e:

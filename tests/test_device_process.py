@@ -17,8 +17,15 @@ RUNNER = '''
 import os, signal, sys, time
 import numpy as np
 
-def handle(header, arrays):
+def handle(header, arrays, built):
     op = header["op"]
+    if op == "slow-build":  # a compiler that takes its time, then a quick run
+        time.sleep(header["build_s"])
+        built()
+        return {"ran": True}, []
+    if op == "hang-after-build":
+        built()
+        time.sleep(3600)
     if op == "double":
         return {"pid": os.getpid()}, [a * 2 for a in arrays]
     if op == "chatter":
@@ -80,8 +87,9 @@ def test_a_dying_runtime_is_a_crash_with_its_last_words_and_the_next_call_restar
 def test_a_hang_is_killed_at_the_time_limit(device: DeviceProcess) -> None:
     device.call({"op": "double"}, [], 30)  # started, so the limit times the call alone
     start = time.monotonic()
-    with pytest.raises(DeviceTimeout, match="no answer within 1 s"):
+    with pytest.raises(DeviceTimeout, match="its build did not finish within 1 s") as e:
         device.call({"op": "hang"}, [], 1.0)
+    assert e.value.phase == "build"
     assert time.monotonic() - start < 10
     header, _ = device.call({"op": "double"}, [], 30)
     assert "pid" in header
@@ -110,3 +118,16 @@ def test_a_forked_child_process_never_shares_the_parents_device(
     assert child_pid != parent["pid"]
     again, _ = device.call({"op": "double"}, [], 30)
     assert again["pid"] == parent["pid"]
+
+
+def test_the_build_and_the_run_have_limits_of_their_own(device: DeviceProcess) -> None:
+    device.call({"op": "double"}, [], 30)
+    # a build of 2 s under a build limit of 30 s and a run limit of 1 s: no timeout
+    header, _ = device.call({"op": "slow-build", "build_s": 2.0}, [], 1.0, 30.0)
+    assert header == {"ran": True}
+    with pytest.raises(DeviceTimeout, match="its build did not finish within 1 s"):
+        device.call({"op": "slow-build", "build_s": 2.0}, [], 30.0, 1.0)
+    start = time.monotonic()
+    with pytest.raises(DeviceTimeout, match="no answer after its build within 1 s") as e:
+        device.call({"op": "hang-after-build"}, [], 1.0, 30.0)
+    assert e.value.phase == "run" and time.monotonic() - start < 10

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pyopencl as cl
@@ -97,9 +97,11 @@ def run(source: str, flags: str, kernel: str, args: list[Any], global_size: int,
     return device(platform).run(source, flags, kernel, args, global_size, local_size)
 
 
-def handle(header: dict[str, Any], arrays: list[np.ndarray]
+def handle(header: dict[str, Any], arrays: list[np.ndarray],
+           built: Callable[[], None] = lambda: None
            ) -> tuple[dict[str, Any], list[np.ndarray]]:
-    """One request of the device-process protocol (targets/device/process.py)."""
+    """One request of the device-process protocol (targets/device/process.py); `built`
+    is called once the kernel is built."""
     dev = device(header["platform"])
     if header.get("op") == "describe":
         return {"device": dev.name}, []
@@ -110,8 +112,9 @@ def handle(header: dict[str, Any], arrays: list[np.ndarray]
         else:
             args.append(np.int32(value) if kind == "int" else np.int64(value))
     try:
-        out = dev.run(header["source"], header["flags"], header["kernel"], args,
-                      header["global"], header["local"])
+        dev.build(header["source"], header["flags"])
     except BuildError as e:
         return {"error": "build", "message": str(e)}, []
-    return {}, out
+    built()
+    return {}, dev.run(header["source"], header["flags"], header["kernel"], args,
+                       header["global"], header["local"])

@@ -12,8 +12,11 @@ outcomes (`crash: ...`, `timeout: ...`), findings like any other.
 The protocol, over the child's stdin and stdout: a frame is an 8-byte little-endian
 length, that many bytes of JSON header, then the raw bytes of each array the header's
 `arrays` lists as [dtype, count]. A request's header is the runner's (`handle(header,
-arrays)`); a reply's header may carry `error` and `message` (the runner's own rejection,
-such as a build failure, which is not a crash).
+arrays, progress)`); a reply's header may carry `error` and `message` (the runner's own
+rejection, such as a build failure, which is not a crash). Before its reply the runner
+may send progress frames (`{"progress": "built"}`, no arrays): the build and the run
+have limits of their own, because a compiler that takes half a minute over a large
+kernel is slow, while a kernel that never finishes is a wrong answer.
 
 The child is `python -m targets.device.process MODULE`: it imports only the runner
 module (which imports numpy and its device API) and serves until its stdin closes. A
@@ -45,7 +48,12 @@ class DeviceCrash(Exception):
 
 
 class DeviceTimeout(Exception):
-    """The device's process did not answer in time (it was killed)."""
+    """The device's process did not answer in time (it was killed). `phase` is "build"
+    when its build had not finished, else "run"."""
+
+    def __init__(self, message: str, phase: str) -> None:
+        super().__init__(message)
+        self.phase = phase
 
 
 def _encode(header: dict[str, Any], arrays: list[np.ndarray]) -> bytes:
@@ -98,12 +106,15 @@ class DeviceProcess:
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "targets.device.process", self.module],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            env={**os.environ, **self.env}, start_new_session=True)
+            env={**os.environ, **self.env}, start_new_session=True,
+            bufsize=0)  # unbuffered: select() on the pipe sees every frame not yet read
         self._owner = os.getpid()
         return self._proc
 
-    def call(self, header: dict[str, Any], arrays: list[np.ndarray], timeout: float
-             ) -> tuple[dict[str, Any], list[np.ndarray]]:
+    def call(self, header: dict[str, Any], arrays: list[np.ndarray], timeout: float,
+             build_timeout: float | None = None) -> tuple[dict[str, Any], list[np.ndarray]]:
+        """The reply to one request. The build may take `build_timeout` seconds (default
+        `timeout`), the rest `timeout` seconds from the runner's "built" notice."""
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
         try:
@@ -111,15 +122,22 @@ class DeviceProcess:
             proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise DeviceCrash(self._death()) from None
-        ready, _, _ = select.select([proc.stdout], [], [], timeout)
-        if not ready:
-            self._kill()
-            raise DeviceTimeout(f"no answer within {timeout:g} s (the device's process "
-                                "was killed)")
-        try:
-            return _decode(proc.stdout)  # the reply started: it comes whole or not at all
-        except (EOFError, ValueError):
-            raise DeviceCrash(self._death()) from None
+        phase, limit = "build", timeout if build_timeout is None else build_timeout
+        while True:
+            ready, _, _ = select.select([proc.stdout], [], [], limit)
+            if not ready:
+                self._kill()
+                what = ("its build did not finish" if phase == "build"
+                        else "no answer after its build")
+                raise DeviceTimeout(f"{what} within {limit:g} s (the device's process "
+                                    "was killed)", phase)
+            try:
+                reply, out = _decode(proc.stdout)  # a frame started: it comes whole
+            except (EOFError, ValueError):
+                raise DeviceCrash(self._death()) from None
+            if reply.get("progress") != "built":
+                return reply, out
+            phase, limit = "run", timeout
 
     def _kill(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
@@ -187,13 +205,18 @@ def serve(module_name: str) -> None:
     sys.stdout = sys.stderr
     stdin = sys.stdin.buffer
     module = importlib.import_module(module_name)
+
+    def built() -> None:
+        stdout.write(_encode({"progress": "built"}, []))
+        stdout.flush()
+
     while True:
         try:
             header, arrays = _decode(stdin)
         except EOFError:
             return
         try:
-            reply, out = module.handle(header, arrays)
+            reply, out = module.handle(header, arrays, built)
         except Exception as e:  # noqa: BLE001 - the runner failed: say so, keep serving
             reply, out = {"error": "internal", "message": f"{type(e).__name__}: {e}"}, []
         stdout.write(_encode(reply, out))

@@ -179,8 +179,10 @@ def run(glsl: str, bindings: list[np.ndarray], groups: tuple[int, int]) -> list[
     return device().run(_SPIRV[key], bindings, groups)
 
 
-def handle(header: dict, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
-    """One request of the device-process protocol (targets/device/process.py)."""
+def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
+           ) -> tuple[dict, list[np.ndarray]]:
+    """One request of the device-process protocol (targets/device/process.py); `built`
+    is called once the pipeline is made."""
     if header.get("op") == "describe":
         dev = device()
         return {"device": f"{dev.name} (subgroup size {dev.subgroup_size})"}, []
@@ -190,4 +192,6 @@ def handle(header: dict, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarra
             _SPIRV[key] = compile_glsl(header["source"])
     except CompileError as e:
         return {"error": "build", "message": str(e)}, []
+    device().pipeline(_SPIRV[key], len(arrays))
+    built()
     return {}, run(header["source"], arrays, tuple(header["groups"]))

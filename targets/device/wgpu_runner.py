@@ -89,12 +89,15 @@ def run(wgsl: str, bindings: list[np.ndarray], groups: tuple[int, int]) -> list[
     return device().run(wgsl, bindings, groups)
 
 
-def handle(header: dict, arrays: list[np.ndarray]) -> tuple[dict, list[np.ndarray]]:
-    """One request of the device-process protocol (targets/device/process.py)."""
+def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
+           ) -> tuple[dict, list[np.ndarray]]:
+    """One request of the device-process protocol (targets/device/process.py); `built`
+    is called once the pipeline is made."""
     if header.get("op") == "describe":
         return {"device": device().name}, []
     try:
         device().pipeline(header["source"], len(arrays))
     except Exception as e:  # noqa: BLE001 - naga's or wgpu's rejection, reported as such
         return {"error": "build", "message": str(e)}, []
+    built()
     return {}, run(header["source"], arrays, tuple(header["groups"]))

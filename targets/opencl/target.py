@@ -11,7 +11,7 @@ built and run by a real OpenCL implementation in a process of its own
   seen to run a wave operation in a loop's `break` branch once, after the loop, for every
   lane that left that way.
 
-Options: `opt=on|off` (default on; off builds with -cl-opt-disable), `timeout`.
+Options: `opt=on|off` (default on; off builds with -cl-opt-disable), `timeout` (the run), `build_timeout`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class _OpenCL(TranslatedTarget):
     runner = "targets.device.opencl_runner"
     kernel_file = "kernel.cl"
     platform = ""
-    option_names = ("opt", "timeout")
+    option_names = ("opt", "timeout", "build_timeout")
     option_help = {"opt": "on (default) | off: build with -cl-opt-disable",
                    **TranslatedTarget.option_help}
 

@@ -17,7 +17,7 @@ lanes but run 16-lane ones (a workgroup of 64 is four subgroups), so W is at mos
 vector under structured control flow with execution masks, so every merge reconverges:
 it is checked against maximal reconvergence (`maximal`).
 
-Options: `icd` (another lavapipe build's ICD file), `timeout`.
+Options: `icd` (another lavapipe build's ICD file), `timeout` (the run), `build_timeout`.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def lavapipe_icd() -> str:
 class _Lavapipe(TranslatedTarget):
     capabilities = frozenset({"wave_ops", "faults", "mutants"})
     wave_sizes = (1, 2, 4, 8, 16)
-    option_names = ("icd", "timeout")
+    option_names = ("icd", "timeout", "build_timeout")
     option_help = {"icd": "the lavapipe ICD file to load (default: the system's, "
                           f"{DRIVER_FILES}); another Mesa's, to see whether a finding "
                           "reproduces there",
