@@ -106,6 +106,8 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
             case_options["mutants"] = list(mutants)
         case_options = validate(target, case_options, f"{case_path}: options")
         validate_schedule(target, case.schedule, case_path)
+        _no_target_reads(sorted(set(case.schedule) - set(target.schedule_keys)),
+                         "schedule key", f"{case_path}: schedule")
         notes = []
         if same and name is None:
             what = f"target {chosen}"

@@ -66,6 +66,10 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     # schedule values in case files, for the keys the target reads
     (["run", "{tmp}/sched_quantum.json"], "schedule quantum='x': expected an integer >= 1"),
     (["check", "{tmp}/sched_order.json"], "schedule wave_order='sideways': expected one of"),
+    # a schedule key no target reads is a misspelling, not another target's key
+    (["check", "{tmp}/sched_misspelt.json"], "unknown schedule key 'wave_ordr'"),
+    (["run", "{tmp}/sched_misspelt.json", "--target", "reference"],
+     "unknown schedule key 'wave_ordr'"),
     (["run", "{tmp}/sched_percent.json"], "schedule deopt_percent=101: expected 0..100"),
     (["check", "{tmp}/sched_limit.json"], "schedule deopt_limit=-1: expected an integer >= 0"),
     # unwritable places
@@ -131,6 +135,7 @@ def _write_hostile_files(tmp: Path) -> None:
     (tmp / "opt_mutant_str.json").write_text(_case_with(options={"mutants": "abc"}))
     (tmp / "sched_quantum.json").write_text(_case_with(schedule={"quantum": "x"}))
     (tmp / "sched_order.json").write_text(_case_with(schedule={"wave_order": "sideways"}))
+    (tmp / "sched_misspelt.json").write_text(_case_with(schedule={"wave_ordr": "shuffled"}))
     (tmp / "sched_percent.json").write_text(_case_with(schedule={"deopt_percent": 101}))
     (tmp / "sched_limit.json").write_text(_case_with(schedule={"deopt_limit": -1}))
 
