@@ -319,6 +319,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from .report import numbered_source, render_png, status_picture
     from .runner import check_case
+    from .verdict import memory_differences
 
     case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
@@ -327,11 +328,23 @@ def cmd_show(args: argparse.Namespace) -> int:
     res = check_case(case, target, _schedule(case, args), options, args.policy, full, None)
     print(numbered_source(case.kernel))
     print()
-    print(f"{case.entry}: n={case.n} wave={case.wave} on {run.name}: {res.verdict}")
+    headline = f"{case.entry}: n={case.n} wave={case.wave} on {run.name}: {res.verdict}"
+    print(headline)
     if res.outcome.error is None:
         print(status_picture(case, res.outcome))
+        rows, total = memory_differences(full, res.outcome)
+        if rows:
+            print(f"memory that differs from a run of the workitems that ran ({total} "
+                  f"location{'s' if total != 1 else ''}):")
+            for name, i, want, got, writers in rows:
+                who = (f"written by workitem{'s' if len(writers) > 1 else ''} "
+                       f"{', '.join(map(str, writers[:8]))}{' ...' if len(writers) > 8 else ''}"
+                       if writers else "no workitem writes it")
+                print(f"  {name}[{i}]: expected {want}, {run.name} {got} ({who})")
+            if total > len(rows):
+                print(f"  ... and {total - len(rows)} more")
     if args.png:
-        render_png(case, res.outcome, args.png)
+        render_png(case, res.outcome, args.png, title=f"{headline}")
         print(f"wrote {args.png}")
     return EXIT_OK if res.verdict.agree else EXIT_FAIL
 

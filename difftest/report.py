@@ -1,9 +1,11 @@
 """Human-facing renderings of a case and its outcome (terminal text and PNG).
 
-Cell legend, one per workitem, waves separated: `.` completed, `F` faulted, `-` never
-ran, `D` completed or faulted after a deopt (when the target lists `deopted` gids in its
-diagnostics). The PNG draws waves down and lanes across, with a legend of the same four.
-Pillow is needed only for PNG output (the `plot` extra).
+One cell per workitem, waves separated: `.` completed, `F` faulted, `-` never ran, `D`
+completed after a deopt (when the target lists `deopted` gids in its diagnostics). A
+faulted workitem is always `F`, deopted or not: the fault is what the reader looks for.
+Nothing is cut: the terminal picture folds runs of identical rows into one line, the
+PNG shrinks its cells until every workitem fits. Pillow is needed only for PNG output
+(the `plot` extra).
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from .outcome import COMPLETED, FAULTED, NEVER_RAN, Outcome
 
 _CHAR = {COMPLETED: ".", FAULTED: "F", NEVER_RAN: "-"}
 _RGB = {".": (76, 175, 80), "F": (229, 57, 53), "-": (189, 189, 189), "D": (255, 179, 0)}
-ROW = 64
-MAX_ROWS = 64
+LEGEND = ((".", "completed"), ("F", "faulted"), ("-", "never ran"), ("D", "deopted, completed"))
+ROW = 64  # workitems per terminal row (whole waves where a wave fits)
 
 
 def numbered_source(text: str) -> str:
@@ -28,75 +30,101 @@ def numbered_source(text: str) -> str:
 
 def cells(outcome: Outcome) -> list[str]:
     deopted = set(outcome.diagnostics.get("deopted", []))
-    return ["D" if g in deopted and s != NEVER_RAN else _CHAR.get(s, "?")
+    return ["D" if s == COMPLETED and g in deopted else _CHAR.get(s, "?")
             for g, s in enumerate(outcome.status)]
 
 
 def status_picture(case: Case, outcome: Outcome) -> str:
+    """Rows of whole waves labelled by their first gid; three or more identical rows in a
+    row print as the first and a line saying how many more."""
     cs = cells(outcome)
     per_row = max(ROW - ROW % case.wave, case.wave)
-    rows: list[str] = []
+    bodies: list[tuple[int, str]] = []
     for start in range(0, len(cs), per_row):
-        if len(rows) == MAX_ROWS:
-            rows.append(f"... ({len(cs) - start} more workitems)")
-            break
         chunk = cs[start:start + per_row]
-        waves = [
-            "".join(chunk[i:i + case.wave]) for i in range(0, len(chunk), case.wave)
-        ]
-        rows.append(f"{start:>6} {' '.join(waves)}")
-    legend = ". completed  F faulted  - never ran  D deopted"
-    return "\n".join(["status by workitem (waves separated):", *rows, legend])
+        bodies.append((start, " ".join("".join(chunk[i:i + case.wave])
+                                       for i in range(0, len(chunk), case.wave))))
+    rows: list[str] = []
+    i = 0
+    while i < len(bodies):
+        j = i
+        while j + 1 < len(bodies) and bodies[j + 1][1] == bodies[i][1]:
+            j += 1
+        rows.append(f"{bodies[i][0]:>6} {bodies[i][1]}")
+        if j - i >= 2:
+            last = min(bodies[j][0] + per_row, len(cs)) - 1
+            rows.append(f"{'':>6} ... the same up to gid {last} ({j - i} more rows)")
+        else:
+            rows.extend(f"{bodies[k][0]:>6} {bodies[k][1]}" for k in range(i + 1, j + 1))
+        i = j + 1
+    legend = "  ".join(f"{k} {label}" for k, label in LEGEND)
+    return "\n".join(["status by workitem (gid of each row's first; waves separated):",
+                      *rows, legend])
 
 
-LEGEND = ((".", "completed"), ("F", "faulted"), ("-", "never ran"), ("D", "deopted"))
+def _layout(n: int, wave: int) -> tuple[int, int, int]:
+    """(workitems per row, rows, cell size in pixels): rows of whole waves (64 lanes at
+    least, doubled while there would be more than 512 rows), cells as large as fit a
+    picture of about 1024 x 1024."""
+    cols = max(64 - 64 % wave, wave) if wave <= 64 else 64
+    rows = max(1, -(-n // cols))
+    while rows > 512 and cols < 1024:
+        cols *= 2
+        rows = max(1, -(-n // cols))
+    cell = max(1, min(16, 1024 // cols, 1024 // rows))
+    return cols, rows, cell
 
 
-def render_png(case: Case, outcome: Outcome, path: str | Path, cell: int = 8) -> None:
-    """Waves down, lanes across: one row per wave, one cell per lane (a wave of more than
-    64 lanes wraps), with axis labels and a colour legend. Lanes past n are blank."""
+def render_png(case: Case, outcome: Outcome, path: str | Path, title: str = "") -> None:
+    """Every workitem as a cell, in rows of whole waves labelled by their first gid
+    (waves within a row separated by a gap), under a title (the case, the target and the
+    verdict) and over a colour legend."""
     try:
         from PIL import Image, ImageDraw
     except ImportError:
         raise DifftestError("--png needs Pillow: pip install 'difftest-simt[plot]'") from None
     cs = cells(outcome)
     wave = case.wave
-    n_waves = max(1, (len(cs) + wave - 1) // wave)
-    shown = min(n_waves, 256)
-    cols = min(wave, 64)
-    rows_per_wave = (wave + cols - 1) // cols
-    left, top, pad = 56, 22, 6
-    grid_w = cols * cell
-    grid_h = shown * rows_per_wave * cell + (shown - 1) * (2 if rows_per_wave > 1 else 0)
-    legend_h = 18 * len(LEGEND) + 8
-    width = max(left + grid_w + pad, 220)
-    height = top + grid_h + pad + 16 + legend_h
+    cols, rows, cell = _layout(len(cs), wave)
+    gap = 2 if cell >= 4 and wave < cols else 0
+    left, pad, line = 64, 8, 14
+    import textwrap
+
+    titles = [w for t in title.splitlines() for w in textwrap.wrap(t, 110)] \
+        or [f"{case.entry}: n={case.n} wave={wave}"]
+    top = pad + line * (len(titles) + 1) + 4
+    grid_w = cols * cell + (cols // wave - 1) * gap if wave < cols else cols * cell
+    grid_h = rows * cell
+    legend_w = sum(30 + 7 * len(label) for _, label in LEGEND)
+    width = max(left + grid_w + pad, left + legend_w, 480,
+                7 * max(len(t) for t in titles) + 2 * pad)
+    height = top + grid_h + pad + 24
     img = Image.new("RGB", (width, height), (255, 255, 255))
     draw = ImageDraw.Draw(img)
     ink = (40, 40, 40)
-    draw.text((left, 4), f"lanes 0..{wave - 1} ->", fill=ink)
-    draw.text((4, 4), "wave", fill=ink)
-    y = top
-    for w in range(shown):
-        if w % 4 == 0:
-            draw.text((8, y - 2), f"{w}", fill=ink)
-        for r in range(rows_per_wave):
-            for col in range(cols):
-                g = w * wave + r * cols + col
-                if g >= len(cs):
-                    continue
-                x0 = left + col * cell
-                draw.rectangle([x0, y, x0 + cell - 2, y + cell - 2],
-                               fill=_RGB.get(cs[g], (0, 0, 0)))
-            y += cell
-        y += 2 if rows_per_wave > 1 else 0
-    if shown < n_waves:
-        draw.text((left, y + 2), f"... {n_waves - shown} more waves", fill=ink)
-    y = top + grid_h + pad + 16
+    for k, text in enumerate(titles):
+        draw.text((pad, pad + k * line), text, fill=ink)
+    axis = f"lanes 0..{wave - 1} of each wave ->" if wave <= cols else \
+        f"gids across, {cols} a row (a wave of {wave} wraps) ->"
+    draw.text((left, top - line - 2), axis, fill=ink)
+    draw.text((pad, top - line - 2), "gid", fill=ink)
+    label_every = max(1, -(-line // cell))  # a label per row where they fit
+    for r in range(rows):
+        y = top + r * cell
+        if r % label_every == 0:
+            draw.text((pad, y), f"{r * cols}", fill=ink)
+        for c in range(cols):
+            g = r * cols + c
+            if g >= len(cs):
+                break
+            x = left + c * cell + (c // wave) * gap
+            draw.rectangle([x, y, x + max(cell - 2, 0), y + max(cell - 2, 0)],
+                           fill=_RGB.get(cs[g], (0, 0, 0)))
+    x, y = left, top + grid_h + pad
     for key, label in LEGEND:
-        draw.rectangle([left, y, left + 10, y + 10], fill=_RGB[key])
-        draw.text((left + 16, y), label, fill=ink)
-        y += 18
+        draw.rectangle([x, y, x + 10, y + 10], fill=_RGB[key])
+        draw.text((x + 14, y), label, fill=ink)
+        x += 14 + 7 * len(label) + 16
     try:
         img.save(str(path), format="PNG")
     except OSError as e:

@@ -266,6 +266,35 @@ def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = 
     return AGREE
 
 
+def memory_differences(full: Any, outcome: Outcome, limit: int = 20
+                       ) -> tuple[list[tuple[str, int, int, int, list[int]]], int]:
+    """Where the outcome's memory differs from what a run of its ran workitems leaves:
+    up to `limit` (buffer, index, expected, actual, writers) rows, and how many differ
+    in all. A location only atomics touch is compared with its sum (R4)."""
+    if outcome.error is not None or len(outcome.status) != len(full.writes):
+        return [], 0
+    exp = _expected_memory(full, [s != NEVER_RAN for s in outcome.status])
+    rows: list[tuple[str, int, int, int, list[int]]] = []
+    total = 0
+    for name, want_buf in exp.plain.items():
+        if name not in outcome.buffers:
+            continue
+        got = np.asarray(outcome.buffers[name], dtype=np.int64)
+        if got.shape != want_buf.shape:
+            continue
+        want = want_buf.copy()
+        for (buf, i), v in exp.atomic.items():
+            if buf == name:
+                want[i] = v
+        for i in np.nonzero(got != want)[0].tolist():
+            total += 1
+            if len(rows) < limit:
+                atomic = (name, i) in exp.atomic_locations
+                who = sorted({g for g, _ in _writers(full, name, i, atomic)})
+                rows.append((name, i, int(want[i]), int(got[i]), who))
+    return rows, total
+
+
 def _writers(full: Any, name: str, i: int, atomic: bool) -> list[tuple[int, int]]:
     return [(g, w.value) for g, log in enumerate(full.writes) for w in log
             if w.buffer == name and w.index == i and w.atomic == atomic]

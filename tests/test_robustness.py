@@ -363,3 +363,62 @@ def test_ctrl_c_stops_a_long_run_at_once(tmp_path: Path) -> None:
     out, err = proc.communicate(timeout=30)
     assert time.monotonic() - sent < 5
     assert proc.returncode == 130 and "interrupted" in err, (out, err)
+
+
+def _png_colours(path: Path) -> set[tuple[int, int, int]]:
+    from PIL import Image
+
+    return {c for _, c in Image.open(path).convert("RGB").getcolors(maxcolors=1 << 22) or []}
+
+
+def test_a_faulted_workitem_is_drawn_faulted_even_after_a_deopt(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """simple_deopt's workitem 10 faults inside a helper; numba-simt lists it among the
+    deopted workitems (its fault is a deopt), and it must still read as faulted."""
+    from difftest.kernelfile import load_kernel_file
+    from difftest.registry import load_target
+    from difftest.report import _RGB, cells
+    from difftest.runner import check_case
+
+    case = load_kernel_file(EXAMPLES / "simple_deopt.py")
+    res = check_case(case, load_target("numba-simt"), case.schedule, None, None, None, None)
+    assert 10 in res.outcome.diagnostics.get("deopted", [])  # the situation under test
+    assert cells(res.outcome)[10] == "F"
+    png = tmp_path / "s.png"
+    assert main(["show", str(EXAMPLES / "simple_deopt.py"), "--png", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "..F." in out
+    assert _RGB["F"] in _png_colours(png)
+
+
+def test_nothing_is_cut_from_a_long_launch(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """n = 2172 in waves of 2: the only faulting and never-ran workitems are past the
+    first 256 waves; both pictures show them, and identical rows fold in the text."""
+    kernel = tmp_path / "k.py"
+    kernel.write_text("# difftest: launch n=2172 wave=2\n# difftest: arg out = i32[0] * 2100\n"
+                      "def kernel(out: Buffer[i32]):\n    out[gid()] = 1\n")
+    png = tmp_path / "s.png"
+    assert main(["show", str(kernel), "--png", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "... the same up to gid 2047 (31 more rows)" in out
+    assert "  2048 " in out and "FF --" in out and "  2112 --" in out
+    from difftest.report import _RGB
+
+    colours = _png_colours(png)
+    assert _RGB["F"] in colours and _RGB["-"] in colours
+    from PIL import Image
+
+    assert Image.open(png).size[1] < 1400  # every row, in cells that fit a screen
+
+
+def test_show_lists_expected_against_actual_memory(capsys: pytest.CaptureFixture[str],
+                                                   tmp_path: Path) -> None:
+    kernel = tmp_path / "k.py"
+    kernel.write_text("# difftest: launch n=6 wave=2\n# difftest: arg out = i32[0] * 6\n"
+                      "def kernel(out: Buffer[i32]):\n    k = 0\n    for k in range(0, 3):\n"
+                      "        pass\n    out[gid()] = k\n")
+    assert main(["show", str(kernel), "--opt", "mutants=loop-var-before-check"]) == 1
+    out = capsys.readouterr().out
+    assert "memory that differs from a run of the workitems that ran (6 locations):" in out
+    assert "  out[0]: expected 2, numba-simt 3 (written by workitem 0)" in out
