@@ -601,7 +601,9 @@ def cmd_reduce(args: argparse.Namespace) -> int:
 
 
 def cmd_hunt(args: argparse.Namespace) -> int:
-    from .hunt import format_table, hunt, to_json, write_json
+    import signal
+
+    from .hunt import HuntInterrupted, format_table, hunt, to_json, write_json
     from .registry import load_target
 
     args.target = args.target or DEFAULT_TARGET
@@ -631,7 +633,17 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     if args.json:
         check_writable(Path(args.json).resolve().parent, "--json")
     workers = _workers(args.workers)
-    results = hunt(args.target, chosen, seeds, args.trials, seconds, workers, args.seed, corpus)
+    try:
+        with _signals_stop() as between:  # a campaign sets its own handlers while it runs
+            results = hunt(args.target, chosen, seeds, args.trials, seconds, workers,
+                           args.seed, corpus, stopped=lambda: int(
+                               signal.Signals[between[0]]) if between else None)
+    except HuntInterrupted as stop:
+        name = signal.Signals(stop.signum).name
+        print(format_table(stop.results, seconds))
+        print(f"hunt stopped by {name}: the table holds the trials that finished; their "
+              f"counterexamples are in {corpus}")
+        return 128 + int(stop.signum)
     print(format_table(results, seconds))
     if args.json:
         write_json(args.json, to_json(results, seconds, {

@@ -525,6 +525,9 @@ def fuzz(config: FuzzConfig, out: TextIO | None = None) -> FuzzSummary:
     signal.signal(signal.SIGINT, _raise_stop)
     try:
         return _campaign(config, out)
+    except _Stop as stop:  # before the workers started or after they ended: nothing lost
+        raise Interrupted(FuzzSummary(0.0, 0, 0, 0, [], {}, config.workers, 0, [], [], 0, []),
+                          stop.signum) from None
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

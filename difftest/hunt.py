@@ -16,9 +16,10 @@ import statistics
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, TextIO, cast
 
-from .fuzz import Found, FuzzConfig, fuzz
+from .fuzz import Found, FuzzConfig, Interrupted, fuzz
 
 
 @dataclass
@@ -62,18 +63,36 @@ def _median(xs: list[float] | list[int]) -> float | None:
     return float(statistics.median(xs)) if xs else None
 
 
+class HuntInterrupted(Exception):
+    """A signal stopped the hunt; `results` are the trials finished before it."""
+
+    def __init__(self, results: list[MutantResult], signum: int) -> None:
+        super().__init__(signum)
+        self.results = results
+        self.signum = signum
+
+
 def hunt(target: str, mutants: list[str], docs: dict[str, str], trials: int, seconds: float,
-         workers: int, seed: int, corpus: Path, out: TextIO | None = None
-         ) -> list[MutantResult]:
+         workers: int, seed: int, corpus: Path, out: TextIO | None = None,
+         stopped: Callable[[], int | None] = lambda: None) -> list[MutantResult]:
+    """`stopped()` is the number of a signal that came between two trials (None while
+    none did): the hunt ends there as if the signal had come during a trial."""
     out = sys.stderr if out is None else out
-    results = []
+    results: list[MutantResult] = []
     for name in mutants:
         res = MutantResult(name, docs.get(name, ""))
         for k in range(trials):
+            signum = stopped()
+            if signum is not None:
+                raise HuntInterrupted(results + ([res] if res.trials else []), signum)
             config = FuzzConfig(target=target, seconds=seconds, workers=workers,
                                 seed=seed + 1000 * k, options={"mutants": [name]},
                                 corpus=corpus, stop_on_first=True)
-            summary = fuzz(config, out=cast(TextIO, _Quiet(out)))
+            try:
+                summary = fuzz(config, out=cast(TextIO, _Quiet(out)))
+            except Interrupted as stop:
+                raise HuntInterrupted(results + ([res] if res.trials else []),
+                                      stop.exit_code - 128) from None
             found = summary.found[0] if summary.found else None
             problems = list(summary.errors)
             res.trials.append(Trial(config.seed, found, summary.kernels, summary.cases,

@@ -4,6 +4,9 @@ corpus entry (the long hunt is run by hand; its figures are in the README)."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,3 +53,20 @@ def test_hunt_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], argv: li
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1
+
+
+def test_a_signal_stops_a_hunt_with_the_trials_it_finished(tmp_path: Path) -> None:
+    """SIGTERM in the middle of a hunt: no traceback, the finished trials' table, exit
+    128 + the signal."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "difftest", "hunt", "--mutants", "div-floor", "--trials", "50",
+         "--time", "30", "--workers", "1", "--corpus", str(tmp_path / "c")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    assert proc.stderr is not None
+    line = proc.stderr.readline()  # the first trial's line: it finished
+    assert "hunt div-floor trial 1/50" in line, line
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, (out, err)
+    assert "Traceback" not in err, err
+    assert "| `div-floor` |" in out and "hunt stopped by SIGTERM" in out

@@ -1,6 +1,7 @@
 """numba-simt's injectable bugs: one registry, consulted by the passes themselves.
 
-Each mutant is a historical bug class from the seeds (or from this project's own history),
+Each mutant is a historical bug class (its `seed` label: docs/origins.md) or one from this
+project's own history,
 re-created as a small change inside the mechanism it names: a pass asks `on(NAME)` at the
 one place where the real bug lived. Nothing is threaded through function parameters: a
 compilation runs inside `switched_on(names)`, and the compile cache is keyed on the set.
@@ -23,7 +24,7 @@ from collections.abc import Iterable, Iterator
 @dataclass(frozen=True)
 class Mutant:
     name: str
-    seed: str        # where the bug class comes from: a seed document or a commit
+    seed: str        # where the bug class comes from (docs/origins.md), or a commit
     mechanism: str   # the pass or part it changes
     description: str
 

@@ -19,7 +19,7 @@ MUTANTS: dict[str, tuple[str, str]] = {
         "no fault check after a helper call: a workitem that faulted inside the helper "
         "goes on running its caller"),
     "past-n-active": (
-        "DESIGN: lanes past n are inactive from launch",
+        "docs/semantics.md: lanes past n are inactive from launch",
         "the launch is rounded up to whole waves and the lanes past n run the kernel too "
         "(only their status rows are dropped): they join wave operations and atomics"),
     "subgroup-size-unrequested": (
