@@ -298,19 +298,32 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not paths:
         raise DifftestError(f"nothing to replay: {', '.join(args.paths)} holds no .json "
                             "case files")
+    if args.json:
+        from .corpus import check_writable
+
+        check_writable(Path(args.json).resolve().parent, "--json")
     known = known_findings(list(paths))
     bad = failed = passed = 0
+    rows: list[dict[str, Any]] = []
     for entry in entries(list(paths)):
         if entry.case is None:
             bad += 1
             print(f"error {entry.error}")
+            rows.append({"path": str(entry.path), "error": str(entry.error)})
             continue
         for res in replay(entry.case, entry.target, entry.mutants, entry.expected, names,
                           known):
             print(f"{entry.path.name}: {res.describe()}")
             passed += res.ok
             failed += not res.ok
+            rows.append({"path": str(entry.path), "target": res.target,
+                         "mutants": res.mutants, "ok": res.ok, "expected": res.expected,
+                         "verdict": None if res.verdict is None else str(res.verdict),
+                         "problem": res.problem or None, "known": res.known or None,
+                         "line": res.describe()})
     print(f"{passed} passed, {failed} failed" + (f", {bad} malformed" if bad else ""))
+    _write_json(args.json, {"format": "difftest-replay", "version": 1, "passed": passed,
+                            "failed": failed, "malformed": bad, "results": rows})
     if bad:
         return EXIT_USAGE
     return EXIT_FAIL if failed else EXIT_OK
@@ -653,6 +666,41 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_triage(args: argparse.Namespace) -> int:
+    from .triage import buckets, format_buckets, load_findings, triage_json
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise DifftestError(f"{folder}: not a folder (triage reads a campaign's "
+                            "counterexamples folder)")
+    if args.json:
+        from .corpus import check_writable
+
+        check_writable(Path(args.json).resolve().parent, "--json")
+    findings = load_findings(folder)
+    bs = buckets(findings)
+    print(format_buckets(bs, len(findings)))
+    if args.json:
+        _write_json(args.json, triage_json(bs, folder, len(findings)))
+        print(f"wrote {args.json}")
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .campaign_report import build_report
+    from .corpus import check_writable, write_atomic
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise DifftestError(f"{folder}: not a folder (report reads a campaign's "
+                            "counterexamples folder)")
+    out = Path(args.output)
+    check_writable(out.resolve().parent, "-o")
+    write_atomic(out, build_report(folder))
+    print(f"wrote {out}")
+    return EXIT_OK
+
+
 def cmd_targets(args: argparse.Namespace) -> int:
     from .options import COMMON
     from .registry import capabilities, load_target, target_names
@@ -805,6 +853,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("paths", nargs="+", metavar="PATH", help="corpus file or folder")
     rep.add_argument("--target", action="append", default=None, metavar="NAME",
                      help="replay on this target (repeatable; default: every registered one)")
+    rep.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     rep.set_defaults(func=cmd_replay)
 
     show = command("show", "print a case's kernel, the verdict on a target and each "
@@ -925,6 +974,19 @@ def build_parser() -> argparse.ArgumentParser:
                     help="where the reduced counterexamples go (default: counterexamples)")
     hu.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     hu.set_defaults(func=cmd_hunt)
+
+    tr = command("triage", "group a campaign folder's counterexamples into buckets, one per "
+                 "bug as far as the reduced cases tell, the most different first")
+    tr.add_argument("folder", metavar="FOLDER", help="a campaign's --corpus folder")
+    tr.add_argument("--json", metavar="FILE", help="also write the buckets as JSON")
+    tr.set_defaults(func=cmd_triage)
+
+    rp = command("report", "one self-contained HTML page about a campaign folder: bugs "
+                 "found and how fast, plots over time, each bucket's smallest kernel")
+    rp.add_argument("folder", metavar="FOLDER", help="a campaign's --corpus folder")
+    rp.add_argument("-o", "--output", default="report.html", metavar="FILE",
+                    help="the page to write (default report.html)")
+    rp.set_defaults(func=cmd_report)
 
     tg = command("targets", "list the registered targets with their options, schedule keys "
                  "and mutants")

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from .results import Journal
+
 BATCH = 25  # examples per Hypothesis run: bounds the overshoot past --time
 SHRINK_SECONDS = 4.0   # Hypothesis's shrinking, after the first failure
 REDUCE_SECONDS = 20.0  # then the IR reducer
@@ -53,6 +55,7 @@ class FuzzConfig:
     stop_on_first: bool = False  # stop the campaign at its first counterexample
     database: str | None = None  # redis://HOST:PORT: a campaign shared across machines
     known: list[Path] = field(default_factory=list)  # corpus folders of known target bugs
+    command: str = "fuzz"  # what the results journal calls the campaign (fuzz, hunt)
 
 
 @dataclass
@@ -575,6 +578,7 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
             if config.stop_on_first and finder and msg[2] != finder[0]:
                 return
             found.append(msg[1])
+            journal.finding(time.monotonic() - start, msg[1])
             unreduced.pop(msg[2], None)
             out.write(("\n" if tty else "") + f"counterexample: {msg[1].describe()}\n")
         elif kind == "repeat":
@@ -603,6 +607,13 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
     if recorded:
         out.write(f"{recorded} known bug(s) of {config.target} recorded in "
                   f"{', '.join(map(str, config.known))}: cases they explain are skipped\n")
+    journal = Journal(config.corpus, config.command, config.target, {
+        "seconds": config.seconds, "examples": config.examples,
+        "workers": config.workers, "seed": config.seed, "options": config.options,
+        "schedules_per_case": config.schedules_per_case,
+        "stop_on_first": config.stop_on_first, "database": config.database})
+    if journal.problem:
+        out.write(f"warning: {journal.problem}\n")
     try:
         warm_up(config.target, out)
         start = time.monotonic()
@@ -619,12 +630,15 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
                 daemon=True)
             p.start()
             procs.append(p)
-        last_line = 0.0
+        last_line = last_record = 0.0
         while any(p.is_alive() for p in procs):
             time.sleep(0.1)
             while not results.empty():
                 take(results.get())
             now = time.monotonic()
+            if now - last_record >= 5:
+                _record_progress(journal, arrays, names, now - start)
+                last_record = now
             if tty or now - last_line >= 5:
                 line = _progress(arrays, names, now - start)
                 out.write(("\r" + line) if tty else (line + "\n"))
@@ -639,10 +653,15 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _terminate(procs)
         out.write("\n")
-        raise Interrupted(summary(), stop.signum) from None
+        interrupted = summary()
+        journal.end(interrupted.elapsed, summary_json(
+            interrupted, config.target, signal.Signals(stop.signum).name))
+        raise Interrupted(interrupted, stop.signum) from None
     finally:
         known.cleanup()
     result = summary()
+    _record_progress(journal, arrays, names, result.elapsed)
+    journal.end(result.elapsed, summary_json(result, config.target))
     stopped = config.stop_on_first and bool(found)
     for i, p in enumerate(procs):
         if p.exitcode not in (0, None) and not (stopped and p.exitcode == -signal.SIGTERM):
@@ -677,6 +696,16 @@ def _terminate(procs: list[Any]) -> None:
         if p.is_alive():
             p.kill()
             p.join()
+
+
+def _record_progress(journal: Journal, arrays: list[Any], names: list[str],
+                     elapsed: float) -> None:
+    tot = [sum(a[i] for a in arrays) for i in range(_FIXED)]
+    seen = sum(1 for i in range(len(names)) if any(a[_FIXED + i] for a in arrays))
+    journal.progress(elapsed, {
+        "kernels": tot[_KERNELS], "cases": tot[_CASES], "executions": tot[_EXECS],
+        "constructs": seen, "constructs_known": len(names), "failures": tot[_FAILURES]},
+        [{"kernels": a[_KERNELS], "cases": a[_CASES]} for a in arrays])
 
 
 def _progress(arrays: list[Any], names: list[str], elapsed: float) -> str:

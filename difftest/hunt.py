@@ -87,7 +87,7 @@ def hunt(target: str, mutants: list[str], docs: dict[str, str], trials: int, sec
                 raise HuntInterrupted(results + ([res] if res.trials else []), signum)
             config = FuzzConfig(target=target, seconds=seconds, workers=workers,
                                 seed=seed + 1000 * k, options={"mutants": [name]},
-                                corpus=corpus, stop_on_first=True)
+                                corpus=corpus, stop_on_first=True, command="hunt")
             try:
                 summary = fuzz(config, out=cast(TextIO, _Quiet(out)))
             except Interrupted as stop:

@@ -11,6 +11,7 @@ PNG shrinks its cells until every workitem fits. Pillow is needed only for PNG o
 from __future__ import annotations
 
 from pathlib import Path
+from typing import IO
 
 from .case import Case
 from .errors import DifftestError
@@ -75,7 +76,8 @@ def _layout(n: int, wave: int) -> tuple[int, int, int]:
     return cols, rows, cell
 
 
-def render_png(case: Case, outcome: Outcome, path: str | Path, title: str = "") -> None:
+def render_png(case: Case, outcome: Outcome, path: str | Path | IO[bytes],
+               title: str = "") -> None:
     """Every workitem as a cell, in rows of whole waves labelled by their first gid
     (waves within a row separated by a gap), under a title (the case, the target and the
     verdict) and over a colour legend."""
@@ -126,6 +128,6 @@ def render_png(case: Case, outcome: Outcome, path: str | Path, title: str = "") 
         draw.text((x + 14, y), label, fill=ink)
         x += 14 + 7 * len(label) + 16
     try:
-        img.save(str(path), format="PNG")
+        img.save(path if hasattr(path, "write") else str(path), format="PNG")
     except OSError as e:
         raise DifftestError(f"{path}: cannot write PNG: {e.strerror or e}") from None

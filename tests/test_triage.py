@@ -1,0 +1,104 @@
+"""The results journal (difftest/results.py) and triage (difftest/triage.py): journals
+are whole lines however campaigns share a folder; buckets follow the documented rule and
+the ranking puts the most different first."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+from pathlib import Path
+
+import pytest
+
+from difftest.cli import main
+from difftest.results import Journal, campaigns, read_journal
+from difftest.triage import Finding, buckets, load_findings
+
+
+def _write_many(folder: str, k: int) -> None:
+    j = Journal(Path(folder), "fuzz", "numba-simt", {"k": k})
+    for i in range(300):
+        j.progress(float(i), {"kernels": i, "cases": 10 * i, "blob": "x" * 300}, [])
+    j.end(300.0, {"kernels": 299, "found": []})
+
+
+def test_journals_of_campaigns_sharing_a_folder_are_whole(tmp_path: Path) -> None:
+    ctx = mp.get_context("fork")
+    procs = [ctx.Process(target=_write_many, args=(str(tmp_path), k)) for k in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+    cs = campaigns(tmp_path)
+    assert sorted(c["settings"]["k"] for c in cs) == [0, 1, 2, 3]
+    for c in cs:
+        assert [p["kernels"] for p in c["progress"]] == list(range(300))
+        assert c["end"] == {"kernels": 299, "found": []}
+        lines = Path(c["journal"]).read_text().splitlines()
+        assert all(json.loads(line) for line in lines) and len(lines) == 302
+
+
+def test_an_unwritable_journal_is_one_problem_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "campaigns").write_text("a file where the folder should be")
+    j = Journal(tmp_path, "fuzz", "numba-simt", {})
+    assert j.problem is not None and "cannot be written" in j.problem
+    j.progress(1.0, {}, [])
+    j.end(1.0, {})
+
+
+def test_a_torn_or_foreign_line_is_skipped(tmp_path: Path) -> None:
+    j = Journal(tmp_path, "fuzz", "numba-simt", {})
+    j.progress(1.0, {"cases": 5}, [])
+    j.close()
+    with open(j.path, "a") as f:
+        f.write('{"type": "progress", "t": 2.0, "ca')  # a hand edit cut short
+    assert [r["type"] for r in read_journal(j.path)] == ["campaign", "progress"]
+
+
+def _f(path: str, shape: set[str], statements: int, failure: str = "R3 memory",
+       target: str = "numba-simt", seen: int = 1) -> Finding:
+    return Finding(path, target, "", failure, frozenset(shape), statements, 1, seen=seen)
+
+
+def test_a_finding_joins_the_bucket_of_a_smaller_witness_it_contains() -> None:
+    small = _f("a", {"Binary://", "Store"}, 2)
+    larger = _f("b", {"Binary://", "Binary:+", "While", "Break", "Store", "Load"}, 7)
+    other = _f("c", {"Break", "For", "Store"}, 3)
+    elsewhere = _f("d", {"Binary://", "Store"}, 4, failure="R2 fates")
+    bs = buckets([larger, other, small, elsewhere])
+    groups = sorted(sorted(f.path for f in b.members) for b in bs)
+    assert groups == [["a", "b"], ["c"], ["d"]]
+    rep = {b.representative.path for b in bs}
+    assert rep == {"a", "c", "d"}  # the smallest of each bucket represents it
+
+
+def test_ranking_puts_the_most_different_buckets_first() -> None:
+    common = _f("a", {"wave:wave_sum", "If"}, 3, seen=50)
+    near = _f("b", {"wave:wave_sum", "If", "Break"}, 3, failure="R2 fates")
+    far = _f("c", {"alloc", "Alloc"}, 2, failure="R0 error: crash", target="opencl")
+    ranked = [b.representative.path for b in buckets([near, far, common])]
+    assert ranked == ["a", "c", "b"]  # the most seen, then the furthest from it
+
+
+def test_triage_of_a_campaign_folder_through_the_cli(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "c"
+    code = main(["fuzz", "--time", "6", "--workers", "1", "--corpus", str(folder),
+                 "--opt", "mutants=div-floor"])
+    assert code == 1
+    capsys.readouterr()
+    found = load_findings(folder)
+    assert found and all(f.first is not None for f in found)
+    assert main(["triage", str(folder), "--json", str(tmp_path / "t.json")]) == 0
+    out = capsys.readouterr().out
+    assert "bucket(s), most different first" in out and "representative" in out
+    data = json.loads((tmp_path / "t.json").read_text())
+    assert data["format"] == "difftest-triage" and data["findings"] == len(found)
+    assert sum(b["findings"] for b in data["buckets"]) == len(found)
+
+
+def test_triage_of_what_is_not_a_folder_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["triage", str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err
+    assert "not a folder" in err and err.count("\n") == 1
