@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 FORMAT = "difftest-results"
 VERSION = 1
@@ -39,7 +40,7 @@ class Journal:
     def __init__(self, folder: Path, command: str, target: str,
                  settings: dict[str, Any]) -> None:
         self.problem: str | None = None
-        started = datetime.now(timezone.utc)
+        started = datetime.now(UTC)
         name = f"{started.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{command}.jsonl"
         self.path = folder / FOLDER / name
         self._fd: int | None = None

@@ -100,17 +100,17 @@ def load_findings(folder: Path) -> list[Finding]:
                 journal[path] = {"repeats": f.get("repeats", 0), "first": f.get("first"),
                                  "verdict": f.get("verdict", "")}
     out = []
-    for path in sorted(folder.glob("*.json")):
+    for case_path in sorted(folder.glob("*.json")):
         try:
-            obj = json.loads(path.read_text())
+            obj = json.loads(case_path.read_text())
             sig = obj["signature"]
             launch = obj["launch"]
             statements = _statements(obj["kernel"])
         except Exception:  # noqa: BLE001 - not a counterexample file: not triaged
             continue
-        info = journal.get(str(path.resolve()), {})
+        info = journal.get(str(case_path.resolve()), {})
         out.append(Finding(
-            str(path), str(sig.get("target", obj.get("target", "?"))),
+            str(case_path), str(sig.get("target", obj.get("target", "?"))),
             str(sig.get("setting", "")), str(sig.get("failure", "?")),
             frozenset(sig.get("shape", [])), statements, int(launch.get("n", 0)),
             info.get("verdict") or str(obj.get("note", "")).split(": ", 1)[-1],

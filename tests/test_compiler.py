@@ -6,7 +6,6 @@ a value live in any lane (inactive ones included), a masked write may.
 
 from __future__ import annotations
 
-import json
 
 import pytest
 from hypothesis import given, settings
@@ -23,7 +22,7 @@ from targets.numba_simt.lower import Instr, lower
 from targets.numba_simt.regalloc import (AllocationError, allocate_registers,
                                          interference)
 
-from .conftest import EXAMPLES, example_json
+from .conftest import example_json
 from .liveness_reference import spill_rounds
 
 

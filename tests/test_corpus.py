@@ -13,7 +13,7 @@ from difftest.cli import main
 from difftest.corpus import content_name, corpus_json, entries, save
 from difftest.runner import replay
 
-from .conftest import EXAMPLES, example_json
+from .conftest import example_json
 
 
 def example(name: str = "simple_deopt") -> dict:

@@ -44,23 +44,37 @@ def test_the_case_format_example_is_a_case_that_runs_on_any_target(
     capsys.readouterr()
 
 
-def _readme_commands(section: str) -> list[str]:
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """The fenced blocks of a Markdown text: (language, body)."""
+    out, lang, body = [], None, []
+    for line in text.splitlines():
+        if line.startswith("```"):
+            if lang is None:
+                lang, body = line[3:].strip(), []
+            else:
+                out.append((lang, "\n".join(body) + "\n"))
+                lang = None
+        elif lang is not None:
+            body.append(line)
+    return out
+
+
+def _tutorial() -> list[tuple[str, str]]:
     text = (REPO / "README.md").read_text()
-    part = text.split(f"## {section}", 1)[1].split("\n## ", 1)[0]
-    return [line[2:] for block in re.findall(r"```(?:console|sh)?\n(.*?)```", part, re.S)
-            for line in block.splitlines() if line.startswith("$ ")]
+    return _blocks(text.split("## Tutorial", 1)[1].split("\n## ", 1)[0])
 
 
 def test_the_readme_tutorial_runs_as_written(tmp_path: Path) -> None:
     """Every `$ ` line of the README's tutorial, run in a fresh folder holding the
     tutorial's kernel file, with the exit codes it states."""
-    text = (REPO / "README.md").read_text()
-    tutorial = text.split("## Tutorial", 1)[1].split("\n## ", 1)[0]
-    kernel = re.search(r"```python\n(.*?)```", tutorial, re.S)
-    assert kernel is not None
-    (tmp_path / "scale.py").write_text(kernel.group(1))
-    commands = _readme_commands("Tutorial")
+    blocks = _tutorial()
+    kernel = next(body for lang, body in blocks if lang == "python")
+    (tmp_path / "scale.py").write_text(kernel)
+    commands = [line[2:] for lang, body in blocks if lang == "console"
+                for line in body.splitlines() if line.startswith("$ ")]
     assert len(commands) >= 3
+    shown = [body for lang, body in blocks if lang == ""]  # the output the README shows
+    outputs = []
     for command in commands:
         argv = shlex.split(command)
         assert argv[0] == "difftest"
@@ -68,3 +82,7 @@ def test_the_readme_tutorial_runs_as_written(tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=300)
         assert "Traceback" not in proc.stderr, (command, proc.stderr)
         assert proc.returncode in (0, 1), (command, proc.stdout, proc.stderr)
+        outputs.append(proc.stdout)
+    assert shown
+    for line in shown[0].splitlines():  # what the README says the last command prints
+        assert line in outputs[-1], (line, outputs[-1])

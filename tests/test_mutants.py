@@ -20,7 +20,7 @@ from targets.numba_simt.lower import Instr, lower
 from targets.numba_simt.regalloc import allocate_registers, interference
 from targets.numba_simt.target import NumbaSimtTarget, compile_program, compile_options
 
-from .conftest import EXAMPLES, REPO, example_json
+from .conftest import REPO, example_json
 
 
 def example(name: str) -> Any:

@@ -9,7 +9,7 @@ import pytest
 from difftest.case import case_from_json
 from difftest.corpus import corpus_json
 
-from .conftest import EXAMPLES, example_json
+from .conftest import example_json
 
 pytest_plugins = ["pytester"]
 

@@ -8,7 +8,6 @@ The expected rule is the first one in the semantics' order (docs/semantics.md) t
 from __future__ import annotations
 
 import copy
-import json
 
 import numpy as np
 import pytest
@@ -20,7 +19,7 @@ from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fau
 from difftest.verdict import check_outcome
 from oracles.reference import FullRun, run_full
 
-from .conftest import EXAMPLES, example_json
+from .conftest import example_json
 
 MIXED = """\
 def mixed(inp: Buffer[i32], out: Buffer[i32], acc: Buffer[i64]):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import pyopencl as cl
@@ -47,7 +48,7 @@ class Device:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                program.build(options=flags, cache_dir=False)
+                program.build(options=flags, cache_dir=False)  # type: ignore[arg-type]
         except cl.RuntimeError as e:
             try:
                 log = program.get_build_info(self.device, cl.program_build_info.LOG)

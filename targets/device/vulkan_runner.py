@@ -44,7 +44,8 @@ class Device:
     """One Vulkan instance, device and queue; pipelines cached by SPIR-V."""
 
     def __init__(self) -> None:
-        app = vk.VkApplicationInfo(pApplicationName="difftest", apiVersion=vk.VK_MAKE_VERSION(1, 3, 0))
+        app = vk.VkApplicationInfo(pApplicationName="difftest",
+                                   apiVersion=vk.VK_MAKE_VERSION(1, 3, 0))
         self.instance = vk.vkCreateInstance(vk.VkInstanceCreateInfo(pApplicationInfo=app), None)
         chosen = None
         for phys in vk.vkEnumeratePhysicalDevices(self.instance):

@@ -11,7 +11,8 @@ built and run by a real OpenCL implementation in a process of its own
   seen to run a wave operation in a loop's `break` branch once, after the loop, for every
   lane that left that way.
 
-Options: `opt=on|off` (default on; off builds with -cl-opt-disable), `timeout` (the run), `build_timeout`.
+Options: `opt=on|off` (default on; off builds with -cl-opt-disable), `timeout` (the run),
+`build_timeout`.
 """
 
 from __future__ import annotations

@@ -129,7 +129,6 @@ class ShaderDialect(Dialect):
         index and the subgroup check (each an expression)."""
         checks = entry_checks(tr)
         w, c = tr.wave, self.ctx
-        i64 = self.ty(I64)
         out = []
         out += self.init_context()
         if checks["subgroups_checked"]:

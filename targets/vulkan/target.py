@@ -13,9 +13,10 @@ ICD file is named in VK_DRIVER_FILES), whatever else the machine has. Its subgro
 the vector width over 32 bits (LP_NATIVE_VECTOR_WIDTH: 128 bits give 4 lanes, 256 bits 8,
 512 bits 16), fixed per process: a wave of W >= 4 runs in a process whose subgroups are W
 lanes, W = 1 and 2 as partial subgroups of 4. Wider settings report subgroups of 32 and 64
-lanes but run 16-lane ones (a workgroup of 64 is four subgroups), so W is at most 16. lavapipe runs a subgroup's lanes as one
-vector under structured control flow with execution masks, so every merge reconverges:
-it is checked against maximal reconvergence (`maximal`).
+lanes but run 16-lane ones (a workgroup of 64 is four subgroups), so W is at most 16.
+lavapipe runs a subgroup's lanes as one vector under structured control flow with
+execution masks, so every merge reconverges: it is checked against maximal reconvergence
+(`maximal`).
 
 Options: `icd` (another lavapipe build's ICD file), `timeout` (the run), `build_timeout`.
 """
@@ -80,7 +81,7 @@ class _Lavapipe(TranslatedTarget):
         params = [case.n, trip_budget(options, case.n)]
         arrays = [status]
         where = []
-        buffers = []
+        buffers: list[np.ndarray] = []
         for p in tr.params:
             value = case.args[p.name]
             if p.ty.is_buffer:
