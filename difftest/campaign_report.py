@@ -135,12 +135,13 @@ def _coverage(fuzz: list[dict[str, Any]]) -> str:
 
 def _bucket_html(rank: int, b: Bucket) -> str:
     r = b.representative
-    parts = [f"<div class='bucket'><h3>{rank}. {html.escape(r.target)} "
-             f"{html.escape(r.failure)}</h3>",
+    classes = sorted({f.failure for f in b.members})
+    parts = [f"<div class='bucket'><h3>{rank}. {html.escape(r.target)}: "
+             f"{html.escape('; '.join(classes))}</h3>",
              f"<p>seen {b.seen} time(s) in {len(b.members)} finding(s); first after "
              f"{min((f.first for f in b.members if f.first is not None), default=0):.1f} s;"
              f" smallest case {html.escape(r.path)} ({r.statements} statement(s), n = "
-             f"{r.n}); core: {html.escape(', '.join(sorted(r.core)) or '-')}</p>"]
+             f"{r.n}); pattern: {html.escape(', '.join(sorted(b.pattern.core)) or '-')}</p>"]
     parts.append(_rerun(r.path))
     parts.append("</div>")
     return "".join(parts)

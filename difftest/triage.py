@@ -6,13 +6,21 @@ A finding is a reduced counterexample file with a signature (difftest.signature:
 setting, failure class, the operations left in the reduced kernel), with what the
 campaign journals say about it (difftest.results: when it was first seen, how often
 again). Its *core* is its shape without the plumbing every generated kernel uses to make
-and move values (`PLUMBING`): what is left is what the bug needed.
+and move values (`PLUMBING`), with the operations a compiler lowers along one path named
+by their family (`FAMILIES`: `//` and `%` are division, `for` and `while` are loops, the
+comparisons and the logic operators one each): what is left is what the bug needed.
 
-Buckets: findings of the same target, setting and failure class are taken smallest
-first (statements, then workitems); each joins the first bucket whose representative's
-core is contained in its own (the representative is then a smaller witness of the same
-thing: the finding's extra operations are what its reduction could not take out), or
-starts a bucket of its own as its representative.
+Buckets: the findings of one target are taken fewest core operations first (then
+fewest statements, then workitems); each joins the first bucket whose pattern (its first
+finding's core) is contained in its own core (the bucket's first finding is then the
+more general witness of the same thing: the extra operations are what a reduction could
+not take out), or starts a bucket with its core as the pattern. The failure class need
+not be the same (one bug shows as wrong memory in one kernel, as a loop that never ends
+in another), except where the pattern is empty: such a witness says nothing about the
+operations, so its bucket takes only findings of its own failure class. A bucket's
+representative is its smallest finding (statements, then workitems). Target options are not part of the key: a
+campaign draws them per case (numba-simt's compiler options), or holds them fixed for
+all its findings (`--opt opt=off`).
 
 Ranking (furthest point first, as in "Taming compiler fuzzers", PLDI 2013): the bucket
 seen most often first, then again and again the bucket whose features (target, setting,
@@ -34,6 +42,18 @@ PLUMBING = frozenset({"Load", "Store", "Len", "id:gid", "Binary:+", "Binary:-", 
                       "call", "CallStmt", "Pass"})
 
 
+#: operations of one family: a compiler lowers them along one path
+FAMILIES = {"Binary://": "division", "Binary:%": "division", "For": "loop", "While": "loop"}
+
+
+def _family(op: str) -> str:
+    if op in FAMILIES:
+        return FAMILIES[op]
+    if op.startswith(("Compare:", "Logic:")):
+        return op.split(":", 1)[0].lower()
+    return op
+
+
 @dataclass
 class Finding:
     path: str
@@ -49,7 +69,7 @@ class Finding:
 
     @property
     def core(self) -> frozenset[str]:
-        return self.shape - PLUMBING
+        return frozenset(_family(op) for op in self.shape - PLUMBING)
 
     def size(self) -> tuple[int, int]:
         return (self.statements, self.n)
@@ -57,22 +77,26 @@ class Finding:
 
 @dataclass
 class Bucket:
-    representative: Finding
+    pattern: Finding  # the first finding: its core decides who joins
     members: list[Finding] = field(default_factory=list)
+
+    @property
+    def representative(self) -> Finding:
+        return min(self.members, key=lambda f: (f.size(), f.path))
 
     @property
     def seen(self) -> int:
         return sum(f.seen for f in self.members)
 
     def features(self) -> frozenset[str]:
-        r = self.representative
-        return r.core | {f"target={r.target}", f"setting={r.setting}",
-                         f"failure={r.failure}"}
+        r = self.pattern
+        return r.core | {f"target={r.target}", f"failure={r.failure}"}
 
     def to_json(self, rank: int) -> dict[str, Any]:
         r = self.representative
         return {"rank": rank, "target": r.target, "setting": r.setting,
-                "failure": r.failure, "core": sorted(r.core), "seen": self.seen,
+                "failure": r.failure, "pattern": sorted(self.pattern.core),
+                "core": sorted(r.core), "seen": self.seen,
                 "findings": len(self.members), "representative": r.path,
                 "statements": r.statements, "n": r.n, "verdict": r.verdict,
                 "first": min((f.first for f in self.members if f.first is not None),
@@ -121,11 +145,11 @@ def load_findings(folder: Path) -> list[Finding]:
 def buckets(findings: list[Finding]) -> list[Bucket]:
     """The module docstring's buckets, ranked."""
     out: list[Bucket] = []
-    for f in sorted(findings, key=lambda f: (f.size(), f.path)):
+    for f in sorted(findings, key=lambda f: (len(f.core), f.size(), f.path)):
         for b in out:
-            r = b.representative
-            if (r.target, r.setting, r.failure) == (f.target, f.setting, f.failure) \
-                    and r.core <= f.core:
+            r = b.pattern
+            if r.target == f.target and r.core <= f.core \
+                    and (r.core or r.failure == f.failure):
                 b.members.append(f)
                 break
         else:
@@ -155,10 +179,10 @@ def format_buckets(bs: list[Bucket], findings: int) -> str:
     lines = [f"{findings} finding(s) in {len(bs)} bucket(s), most different first:"]
     for i, b in enumerate(bs, 1):
         r = b.representative
-        core = ", ".join(sorted(r.core)) or "-"
-        setting = f" [{r.setting}]" if r.setting else ""
-        lines.append(f"{i:3}. {r.target}{setting} {r.failure}: seen {b.seen} time(s) in "
-                     f"{len(b.members)} finding(s); core {{{core}}}")
+        core = ", ".join(sorted(b.pattern.core)) or "-"
+        classes = "; ".join(sorted({f.failure for f in b.members}))
+        lines.append(f"{i:3}. {r.target} {classes}: seen {b.seen} time(s) in "
+                     f"{len(b.members)} finding(s); pattern {{{core}}}")
         lines.append(f"     representative {r.path} ({r.statements} statement(s), "
                      f"n = {r.n})")
     return "\n".join(lines)

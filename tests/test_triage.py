@@ -60,21 +60,29 @@ def _f(path: str, shape: set[str], statements: int, failure: str = "R3 memory",
     return Finding(path, target, "", failure, frozenset(shape), statements, 1, seen=seen)
 
 
-def test_a_finding_joins_the_bucket_of_a_smaller_witness_it_contains() -> None:
+def test_a_finding_joins_the_bucket_of_a_more_general_witness_it_contains() -> None:
     small = _f("a", {"Binary://", "Store"}, 2)
     larger = _f("b", {"Binary://", "Binary:+", "While", "Break", "Store", "Load"}, 7)
     other = _f("c", {"Break", "For", "Store"}, 3)
-    elsewhere = _f("d", {"Binary://", "Store"}, 4, failure="R2 fates")
-    bs = buckets([larger, other, small, elsewhere])
+    as_r2 = _f("d", {"Binary:%", "Store"}, 4, failure="R2 fates")  # the same family
+    in_a_while = _f("e", {"Break", "While", "If"}, 5)
+    bs = buckets([larger, other, small, as_r2, in_a_while])
     groups = sorted(sorted(f.path for f in b.members) for b in bs)
-    assert groups == [["a", "b"], ["c"], ["d"]]
-    rep = {b.representative.path for b in bs}
-    assert rep == {"a", "c", "d"}  # the smallest of each bucket represents it
+    assert groups == [["a", "b", "d"], ["c", "e"]]
+    assert {b.representative.path for b in bs} == {"a", "c"}  # each bucket's smallest
+
+
+def test_an_empty_pattern_takes_only_its_own_failure_class() -> None:
+    bare = _f("a", {"Store"}, 1, failure="R0 error: internal: save area")
+    same = _f("b", {"Binary:%", "Store"}, 1, failure="R0 error: internal: save area")
+    other = _f("c", {"Binary:%", "Store"}, 2)
+    groups = sorted(sorted(f.path for f in b.members) for b in buckets([other, same, bare]))
+    assert groups == [["a", "b"], ["c"]]
 
 
 def test_ranking_puts_the_most_different_buckets_first() -> None:
     common = _f("a", {"wave:wave_sum", "If"}, 3, seen=50)
-    near = _f("b", {"wave:wave_sum", "If", "Break"}, 3, failure="R2 fates")
+    near = _f("b", {"wave:ballot", "If", "Break"}, 3, failure="R2 fates")
     far = _f("c", {"alloc", "Alloc"}, 2, failure="R0 error: crash", target="opencl")
     ranked = [b.representative.path for b in buckets([near, far, common])]
     assert ranked == ["a", "c", "b"]  # the most seen, then the furthest from it
