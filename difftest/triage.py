@@ -18,9 +18,9 @@ not take out), or starts a bucket with its core as the pattern. The failure clas
 not be the same (one bug shows as wrong memory in one kernel, as a loop that never ends
 in another), except where the pattern is empty: such a witness says nothing about the
 operations, so its bucket takes only findings of its own failure class. A bucket's
-representative is its smallest finding (statements, then workitems). Target options are not part of the key: a
-campaign draws them per case (numba-simt's compiler options), or holds them fixed for
-all its findings (`--opt opt=off`).
+representative is its smallest finding (statements, then workitems). Target options are
+not part of the key: a campaign draws them per case (numba-simt's compiler options), or
+holds them fixed for all its findings (`--opt opt=off`).
 
 Ranking (furthest point first, as in "Taming compiler fuzzers", PLDI 2013): the bucket
 seen most often first, then again and again the bucket whose features (target, setting,
