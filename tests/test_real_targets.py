@@ -319,3 +319,23 @@ def test_an_unexplained_disagreement_still_fails_replay(tmp_path: Path,
     assert explain(known, "lavapipe-wgsl", c, r3) is None       # another target
     plain = case("def kernel(out: Buffer[i32]):\n    out[0] = 1\n", out=[0])
     assert explain(known, "lavapipe-glsl", plain, r3) is None   # not the bug's operations
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_a_build_past_its_limit_is_a_timeout_once_per_translation(name: str) -> None:
+    """build_timeout is the build's own limit; a translation whose build ran out of it
+    is not built again for the next case of the same kernel (a build is deterministic),
+    while another kernel is built afresh."""
+    import time
+
+    t = target(name)
+    slow = {"build_timeout": 0.001}
+    a = case("def kernel(out: Buffer[i32]):\n    out[0] = 7\n", out=[0])
+    first = t.run(a, {}, slow)
+    assert first.error is not None and first.error.startswith("timeout: its build did not "
+                                                              "finish within 0.001 s")
+    start = time.monotonic()
+    again = t.run(a, {}, slow)
+    assert again.error == first.error and time.monotonic() - start < 0.5
+    b = case("def kernel(out: Buffer[i32]):\n    out[0] = 8\n", out=[0])
+    assert t.run(b, {}, {"build_timeout": 60}).buffers["out"].tolist() == [8]
