@@ -270,7 +270,8 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
     out: dict[str, Any] = {"kernels_per_s": count[0] / t_gen}
     sample_cases(10, seed + 1)  # warm: Hypothesis's own set-up
     cases = sample_cases(kernels // 2, seed)
-    per_case = FuzzConfig("numba-simt").schedules_per_case
+    per_case = (FuzzConfig("numba-simt").schedules_per_case
+                or NumbaSimtTarget().schedules_per_case)  # None: the target's own
     most = max(4, per_case)
     rng = random.Random(seed)
     schedules = [[case.schedule] + [schedule_by_number(case, rng.randrange(2**31))
