@@ -127,7 +127,7 @@ def test_a_worker_killed_by_the_system_is_a_problem_of_the_campaign_not_a_findin
     assert "problems of the campaign itself: 1" in out, out
     assert "was killed by SIGKILL" in out, out
     assert proc.returncode == 1, (out, err)
-    assert not (tmp_path / "corpus").exists() or not list((tmp_path / "corpus").iterdir())
+    assert not list((tmp_path / "corpus").glob("*.json"))  # no counterexample (a journal)
 
 
 def test_a_counterexample_that_cannot_be_written_is_printed_whole(
@@ -354,6 +354,11 @@ def test_ctrl_c_stops_a_long_run_at_once(tmp_path: Path) -> None:
     kernel = tmp_path / "long.py"
     kernel.write_text("# difftest: launch n=8 wave=8\n# difftest: arg out = i32[0] * 8\n"
                       f"def k(out: Buffer[i32]):\n    for i in range(0, 99999):\n{body}\n")
+    small = tmp_path / "small.py"  # first, every compiled part loaded (or compiled) once:
+    small.write_text("# difftest: launch n=8 wave=8\n# difftest: arg out = i32[0] * 8\n"
+                     "def k(out: Buffer[i32]):\n    out[gid()] = 1\n")
+    subprocess.run([sys.executable, "-m", "difftest", "run", str(small)], check=True,
+                   capture_output=True, timeout=600)  # a cold numba compile holds the GIL
     proc = subprocess.Popen([sys.executable, "-m", "difftest", "run", str(kernel)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(4)
@@ -427,9 +432,10 @@ def test_show_lists_expected_against_actual_memory(capsys: pytest.CaptureFixture
 def test_the_cold_compile_is_not_charged_to_the_campaigns_time(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """A warm-up of 4 s before a campaign of 2 s: the campaign still gets its 2 s of
-    checking (the summary's time is the campaign's, and it checked cases), and the wait
-    is announced first, saying what it waits for."""
+    """A warm-up of 8 s before a campaign of 2 s: the campaign still gets its 2 s of
+    checking (the summary's time is the campaign's, well under the 8 s it would be if the
+    wait were charged, and it checked cases), and the wait is announced first, saying
+    what it waits for."""
     from difftest import registry
 
     real = registry.load_target
@@ -438,16 +444,16 @@ def test_the_cold_compile_is_not_charged_to_the_campaigns_time(
         t = real(name)
         if name == "numba-simt":
             monkeypatch.setattr(t, "cold_start_note", lambda: "compiling the machine...")
-            monkeypatch.setattr(t, "warm_up", lambda: time.sleep(4))
+            monkeypatch.setattr(t, "warm_up", lambda: time.sleep(8))
         return t
 
     monkeypatch.setattr(registry, "load_target", load)
     start = time.monotonic()
     main(["fuzz", "--time", "2", "--workers", "1", "--corpus", str(tmp_path / "c")])
-    assert time.monotonic() - start >= 6  # the 4 s wait came on top of the 2 s
+    assert time.monotonic() - start >= 10  # the 8 s wait came on top of the 2 s
     cap = capsys.readouterr()
     assert cap.err.count("compiling the machine...") == 1
     summary = re.search(r"fuzz summary: target numba-simt, 1 worker\(s\), ([0-9.]+) s", cap.out)
-    assert summary is not None and float(summary.group(1)) < 4
+    assert summary is not None and float(summary.group(1)) < 7
     cases = re.search(r"cases\s+(\d+)", cap.out)
     assert cases is not None and int(cases.group(1)) > 0
