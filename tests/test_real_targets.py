@@ -339,3 +339,32 @@ def test_a_build_past_its_limit_is_a_timeout_once_per_translation(name: str) -> 
     assert again.error == first.error and time.monotonic() - start < 0.5
     b = case("def kernel(out: Buffer[i32]):\n    out[0] = 8\n", out=[0])
     assert t.run(b, {}, {"build_timeout": 60}).buffers["out"].tolist() == [8]
+
+
+def test_the_intel_icd_folder_belongs_to_one_installation(monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path) -> None:
+    """Two environments of one user (a CI clone's beside the user's) each get their own
+    ICD folder: one's runtime path never replaces the other's under its device processes."""
+    import targets.opencl.target as ocl
+
+    folders = []
+    for env in ("a", "b"):
+        lib = tmp_path / env / "libintelocl.so"
+        lib.parent.mkdir()
+        lib.write_text("")
+
+        class _File:
+            def __str__(self) -> str:
+                return "lib/libintelocl.so"
+
+            def locate(self, lib: Path = lib) -> Path:
+                return lib
+
+        class _Dist:
+            files = [_File()]
+
+        monkeypatch.setattr(ocl, "distribution", lambda name: _Dist())
+        folders.append(Path(ocl.intel_icd_dir()))
+    assert folders[0] != folders[1]
+    assert [(f / "intel.icd").read_text().strip() for f in folders] == [
+        str((tmp_path / e / "libintelocl.so").resolve()) for e in ("a", "b")]

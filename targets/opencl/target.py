@@ -17,6 +17,7 @@ Options: `opt=on|off` (default on; off builds with -cl-opt-disable), `timeout` (
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from importlib.metadata import PackageNotFoundError, distribution
@@ -102,10 +103,13 @@ def intel_icd_dir() -> str:
     lib = next((f.locate() for f in files if str(f).endswith("libintelocl.so")), None)
     if lib is None or not Path(str(lib)).exists():
         raise DifftestError("intel-opencl-rt is installed but libintelocl.so is missing")
-    folder = Path(tempfile.gettempdir()) / f"difftest-intel-icd-{os.getuid()}"
+    text = str(Path(str(lib)).resolve()) + "\n"
+    # one folder per installation: two environments of one user (a CI clone's beside the
+    # user's own) must not point each other's device processes at their runtime
+    tag = hashlib.sha256(text.encode()).hexdigest()[:12]
+    folder = Path(tempfile.gettempdir()) / f"difftest-intel-icd-{os.getuid()}-{tag}"
     folder.mkdir(exist_ok=True)
     icd = folder / "intel.icd"
-    text = str(Path(str(lib)).resolve()) + "\n"
     if not icd.exists() or icd.read_text() != text:
         tmp = folder / f".intel.icd.{os.getpid()}"
         tmp.write_text(text)
