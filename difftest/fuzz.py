@@ -556,7 +556,11 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
         kind = msg[0]
         if kind == "found":
             if config.stop_on_first and finder:
-                return  # another worker got there first (and this one is being stopped)
+                # another worker got there first (and this one is being stopped): the
+                # campaign keeps one counterexample, so this one's kept copy goes
+                if msg[3]:
+                    Path(msg[3]).unlink(missing_ok=True)
+                return
             unreduced[msg[1]] = msg[3]
             out.write(("\n" if tty else "") + f"worker {msg[1]}: first failure at "
                       f"{msg[2]:.1f} s, kept unreduced in {msg[3]}; shrinking and reducing "

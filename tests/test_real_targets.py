@@ -330,7 +330,8 @@ def test_a_build_past_its_limit_is_a_timeout_once_per_translation(name: str) -> 
 
     t = target(name)
     slow = {"build_timeout": 0.001}
-    a = case("def kernel(out: Buffer[i32]):\n    out[0] = 7\n", out=[0])
+    fresh = time.time_ns() % 1_000_000  # a kernel no device process has built before
+    a = case(f"def kernel(out: Buffer[i32]):\n    out[0] = {fresh}\n", out=[0])
     first = t.run(a, {}, slow)
     assert first.error is not None and first.error.startswith("timeout: its build did not "
                                                               "finish within 0.001 s")
