@@ -49,8 +49,13 @@ def _png(fig: Any) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
     _plt().close(fig)
-    return ("<img alt='plot' class='plot' src='data:image/png;base64,"
-            + base64.b64encode(buf.getvalue()).decode() + "'>")
+    return _img(buf.getvalue(), "plot")
+
+
+def _img(png: bytes, kind: str) -> str:
+    """A PNG inside the page (a data URI): the page loads nothing."""
+    return (f"<img alt='{kind}' class='{kind}' src='data:image/png;base64,"
+            + base64.b64encode(png).decode() + "'>")
 
 
 def _label(c: dict[str, Any]) -> str:
@@ -193,8 +198,7 @@ def _run_html(case: Any) -> str:
     if res.outcome.error is None and res.outcome.status:
         buf = io.BytesIO()
         render_png(case, res.outcome, buf, title=f"{case.entry} on {target_name}")
-        out.append("<img alt='status' class='status' src='data:image/png;base64,"
-                   + base64.b64encode(buf.getvalue()).decode() + "'>")
+        out.append(_img(buf.getvalue(), "status"))
     elif res.outcome.error:
         out.append(f"<p>target error: {html.escape(res.outcome.error)}</p>")
     return "".join(out)

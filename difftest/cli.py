@@ -298,10 +298,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not paths:
         raise DifftestError(f"nothing to replay: {', '.join(args.paths)} holds no .json "
                             "case files")
-    if args.json:
-        from .corpus import check_writable
-
-        check_writable(Path(args.json).resolve().parent, "--json")
+    _check_json_destination(args.json)
     known = known_findings(list(paths))
     bad = failed = passed = 0
     rows: list[dict[str, Any]] = []
@@ -394,8 +391,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         raise DifftestError(f"--examples must be at least 1, got {args.examples}")
     corpus = Path(args.corpus)
     check_writable(corpus, "--corpus")
-    if args.json:
-        check_writable(Path(args.json).resolve().parent, "--json")
+    _check_json_destination(args.json)
     seconds = args.time if args.time is not None or args.examples is not None else 60.0
     database = None
     if args.database is not None:
@@ -420,6 +416,22 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print("fuzz: no case was checked, so nothing was tested (see the messages above)")
         return EXIT_FAIL
     return EXIT_FAIL if summary.found or summary.errors or summary.unreduced else EXIT_OK
+
+
+def _check_json_destination(path: str | None) -> None:
+    """A `--json FILE` must be writable before the work starts, not after."""
+    if path is not None:
+        from .corpus import check_writable
+
+        check_writable(Path(path).resolve().parent, "--json")
+
+
+def _campaign_folder(path: str, command: str) -> Path:
+    folder = Path(path)
+    if not folder.is_dir():
+        raise DifftestError(f"{folder}: not a folder ({command} reads a campaign's "
+                            "counterexamples folder)")
+    return folder
 
 
 def _write_json(path: str | None, obj: Any) -> None:
@@ -643,8 +655,7 @@ def cmd_hunt(args: argparse.Namespace) -> int:
 
     corpus = Path(args.corpus)
     check_writable(corpus, "--corpus")
-    if args.json:
-        check_writable(Path(args.json).resolve().parent, "--json")
+    _check_json_destination(args.json)
     workers = _workers(args.workers)
     try:
         with _signals_stop() as between:  # a campaign sets its own handlers while it runs
@@ -669,14 +680,8 @@ def cmd_hunt(args: argparse.Namespace) -> int:
 def cmd_triage(args: argparse.Namespace) -> int:
     from .triage import buckets, format_buckets, load_findings, triage_json
 
-    folder = Path(args.folder)
-    if not folder.is_dir():
-        raise DifftestError(f"{folder}: not a folder (triage reads a campaign's "
-                            "counterexamples folder)")
-    if args.json:
-        from .corpus import check_writable
-
-        check_writable(Path(args.json).resolve().parent, "--json")
+    folder = _campaign_folder(args.folder, "triage")
+    _check_json_destination(args.json)
     findings = load_findings(folder)
     bs = buckets(findings)
     print(format_buckets(bs, len(findings)))
@@ -690,10 +695,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .campaign_report import build_report
     from .corpus import check_writable, write_atomic
 
-    folder = Path(args.folder)
-    if not folder.is_dir():
-        raise DifftestError(f"{folder}: not a folder (report reads a campaign's "
-                            "counterexamples folder)")
+    folder = _campaign_folder(args.folder, "report")
     out = Path(args.output)
     check_writable(out.resolve().parent, "-o")
     write_atomic(out, build_report(folder))

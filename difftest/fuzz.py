@@ -704,17 +704,22 @@ def _terminate(procs: list[Any]) -> None:
 
 def _record_progress(journal: Journal, arrays: list[Any], names: list[str],
                      elapsed: float) -> None:
-    tot = [sum(a[i] for a in arrays) for i in range(_FIXED)]
-    seen = sum(1 for i in range(len(names)) if any(a[_FIXED + i] for a in arrays))
+    tot, seen = _totals(arrays, names)
     journal.progress(elapsed, {
         "kernels": tot[_KERNELS], "cases": tot[_CASES], "executions": tot[_EXECS],
         "constructs": seen, "constructs_known": len(names), "failures": tot[_FAILURES]},
         [{"kernels": a[_KERNELS], "cases": a[_CASES]} for a in arrays])
 
 
-def _progress(arrays: list[Any], names: list[str], elapsed: float) -> str:
+def _totals(arrays: list[Any], names: list[str]) -> tuple[list[int], int]:
+    """The workers' counters summed, and how many constructs some worker has seen."""
     tot = [sum(a[i] for a in arrays) for i in range(_FIXED)]
     seen = sum(1 for i in range(len(names)) if any(a[_FIXED + i] for a in arrays))
+    return tot, seen
+
+
+def _progress(arrays: list[Any], names: list[str], elapsed: float) -> str:
+    tot, seen = _totals(arrays, names)
     def rate(c: float) -> float:
         return c / elapsed if elapsed > 0 else 0.0
     return (f"[{elapsed:6.1f}s] kernels {tot[_KERNELS]} ({rate(tot[_KERNELS]):.0f}/s)  "
