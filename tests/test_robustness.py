@@ -353,7 +353,9 @@ def test_ctrl_c_stops_a_long_run_at_once(tmp_path: Path) -> None:
                      f"        out[gid()] = x{k} * 3 + out[gid()]" for k in range(400))
     kernel = tmp_path / "long.py"
     kernel.write_text("# difftest: launch n=8 wave=8\n# difftest: arg out = i32[0] * 8\n"
-                      f"def k(out: Buffer[i32]):\n    for i in range(0, 99999):\n{body}\n")
+                      '# difftest: options {"step_budget": 100000000, '
+                      '"work_budget": 1000000000}\n'  # hours of work: no machine finishes
+                      f"def k(out: Buffer[i32]):\n    for i in range(0, 100000000):\n{body}\n")
     small = tmp_path / "small.py"  # first, every compiled part loaded (or compiled) once:
     small.write_text("# difftest: launch n=8 wave=8\n# difftest: arg out = i32[0] * 8\n"
                      "def k(out: Buffer[i32]):\n    out[gid()] = 1\n")
@@ -366,7 +368,7 @@ def test_ctrl_c_stops_a_long_run_at_once(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGINT)
     sent = time.monotonic()
     out, err = proc.communicate(timeout=60)
-    # the whole run takes minutes; the signal is taken when the main thread next gets
+    # the whole run takes hours; the signal is taken when the main thread next gets
     # the GIL, which a numba compile of a new signature holds for seconds on a CI machine
     assert time.monotonic() - sent < 20
     assert proc.returncode == 130 and "interrupted" in err, (out, err)
