@@ -345,6 +345,10 @@ def _check_host(case: Case, run: Any, outcome: Outcome, policy: str,
     at the same step and the same observations -- then, when a launch ended the program,
     that launch by the rules above (its buffers under their parameter names; the others
     exactly as the model has them), else every buffer exactly and no exception."""
+    if outcome.error is not None and outcome.error.split(":", 1)[0] != "step_budget":
+        # only a launch out of budget can end both sides with an error: any other target
+        # error is the cause, and the observations it cut short only its consequence
+        return _fail("R0 error", f"target error: {outcome.error}", actual=outcome.error)
     got = outcome.host or {"observations": [], "error": None}
     want_err = None if run.error is None else [run.error[0], run.error[1]]
     if outcome.error is None and got.get("error") != want_err:

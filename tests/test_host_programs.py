@@ -109,3 +109,26 @@ def test_generated_host_programs_agree_on_numba_simt(data: st.DataObject) -> Non
     res = check_case(case, NumbaSimtTarget())
     assert res.oracle_error is not None or res.verdict.agree, (
         f"{res.verdict}\n{json.dumps(case.to_json())}")
+
+
+def test_a_target_error_is_named_before_the_observations_it_cut_short() -> None:
+    """The oracle's program reads once, then ends in a faulting launch; a target that
+    died in the first launch made no observation. The verdict names its error (R0), the
+    cause, not the missing observation (R6) it led to."""
+    from difftest.outcome import Outcome
+    from difftest.verdict import check_outcome
+
+    host = [{"op": "launch"}, {"op": "read", "buffer": "out"},
+            {"op": "create", "buffer": "b", "dtype": "i32", "length": 1},
+            {"op": "launch", "bind": {"inp": "b"}}]
+    obj = _case(host)
+    case = case_from_json(obj)
+    run, error = oracle_run(case)
+    assert error is None and run.ended_by is not None and len(run.observations) == 1
+    died = Outcome({"out": [0, 0], "inp": [1, 2]}, None, [], {},
+                   "internal: machine error 6: the deopt save area overflowed")
+    verdict = check_outcome(case, run, died)
+    assert verdict.rule == "R0 error" and "machine error 6" in verdict.message
+    out_of_budget = Outcome({"out": [0, 0], "inp": [1, 2]}, None, [], {},
+                            "step_budget: workitem 0 ran out of its budget")
+    assert check_outcome(case, run, out_of_budget).rule == "R6 host"  # as before
