@@ -93,18 +93,14 @@ def _wrap(v: int, dtype: np.dtype) -> int:
     return v - (1 << bits) if v >> (bits - 1) else v
 
 
-#: the last (full run, ran) and its expectation: the fuzz loop checks several schedules
-#: against one oracle run, and most of them run every workitem
-_LAST_EXPECT: list[Any] = [None, None, None]
-
-
 def _expected_memory(full: Any, ran: list[bool]) -> _Expect:
-    """`_replayed_memory`, remembered for the last full run (the result is only read)."""
-    key = bytes(ran)
-    if _LAST_EXPECT[0] is full and _LAST_EXPECT[1] == key:
-        return _LAST_EXPECT[2]  # type: ignore[no-any-return]
-    exp = _replayed_memory(full, ran)
-    _LAST_EXPECT[:] = [full, key, exp]
+    """`_replayed_memory`, kept in the full run for each set of ran workitems: the fuzz
+    loop checks several schedules against one oracle run, and most of them run every
+    workitem (the result is only read)."""
+    key = ("expected memory", bytes(ran))
+    if key not in full.derived:
+        full.derived[key] = _replayed_memory(full, ran)
+    exp: _Expect = full.derived[key]
     return exp
 
 

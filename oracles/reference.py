@@ -164,6 +164,9 @@ class FullRun:
     exhausted: list[int] = field(default_factory=list)  # ascending gids
     budget_text: str = ""
     trips: list[int] = field(default_factory=list)  # loop trips each workitem ran
+    # what a checker derives from this run, kept with it: one oracle run is checked
+    # against several schedules
+    derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def faulting(self) -> list[int]:
