@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from targets.numba_simt import mutants
+from targets.numba_simt.mutants import NONE, Mutants
 from targets.numba_simt.isa import ALWAYS_ALL_LANES, UNIFORM_VALUES, Op
 from targets.numba_simt.liveness import (_DROPS, CROSS_LANE, Flow, Liveness, after_spill,
                                          all_lanes, flow)
@@ -19,7 +19,8 @@ from targets.numba_simt.lower import Instr, Lowered, Region
 from targets.numba_simt.regalloc import _Counter, _spill
 
 
-def spill_rounds(lowered: Lowered, data: Any, rounds: int, most: int
+def spill_rounds(lowered: Lowered, data: Any, rounds: int, most: int,
+                 mutants: Mutants = NONE
                  ) -> Iterator[tuple[list[Any], dict[int, Any], Liveness]]:
     """`lowered`'s code and liveness, then `rounds` times: spill up to `most` vregs drawn
     from `data` (not spilled already, nor a spill's temporary: as allocation does) and
@@ -28,7 +29,7 @@ def spill_rounds(lowered: Lowered, data: Any, rounds: int, most: int
     code, overrides = list(lowered.code), dict(lowered.logical)
     fresh = _Counter(lowered.nvregs)
     excluded: set[int] = set()
-    live = compiled_liveness(flow(code, overrides), lowered.regions)
+    live = compiled_liveness(flow(code, overrides), lowered.regions, mutants)
     yield code, overrides, live
     for _ in range(rounds):
         candidates = sorted({d for d in live.flow.defined if d is not None} - excluded)
@@ -39,9 +40,10 @@ def spill_rounds(lowered: Lowered, data: Any, rounds: int, most: int
         slots = {v: len(excluded) + k for k, v in enumerate(victims)}
         temps: dict[int, int] = {}
         groups: dict[int, tuple[int, bool]] = {}
-        code = _spill(code, live.flow, slots, fresh, temps, set(), overrides, groups)
+        code = _spill(code, live.flow, slots, fresh, temps, set(), overrides, groups, mutants)
         excluded |= set(victims) | set(temps)
-        live = compiled_liveness(after_spill(live.flow, code, groups), lowered.regions)
+        live = compiled_liveness(after_spill(live.flow, code, groups), lowered.regions,
+                                 mutants)
         yield code, overrides, live
 
 
@@ -52,7 +54,7 @@ def reads_every_lane(ins: Instr) -> bool:
     return ins.op not in (Op.SET_INACTIVE, Op.SPILL) and all_lanes(ins)
 
 
-def writes_all(ins: Instr) -> bool:
+def writes_all(ins: Instr, mutants: Mutants = NONE) -> bool:
     """Whether allocation treats the write as all-lane (not a uniform one under the
     `uniform-writemask-all` mutant)."""
     if not (ins.op in ALWAYS_ALL_LANES or ins.wm == 1):
@@ -78,7 +80,7 @@ def backward(succs: list[list[int]], use_bits: list[int], def_bits: list[int]
             return live_in, live_out
 
 
-def whole_wave(f: Flow) -> list[int]:
+def whole_wave(f: Flow, mutants: Mutants = NONE) -> list[int]:
     """The values all-lane instructions read, live over the physical CFG."""
     n = len(f.instrs)
     use_bits = [0] * n
@@ -95,7 +97,7 @@ def whole_wave(f: Flow) -> list[int]:
     return backward(f.physical, use_bits, kill)[1]
 
 
-def liveness(f: Flow, regions: list[Region]
+def liveness(f: Flow, regions: list[Region], mutants: Mutants = NONE
              ) -> tuple[list[int], list[int], list[int], list[int]]:
     """(live_in, live_out, parked, whole)."""
     n = len(f.instrs)
@@ -111,11 +113,11 @@ def liveness(f: Flow, regions: list[Region]
             continue
         for i in range(start, stop):
             parked[i] |= waiting
-    return live_in, live_out, parked, whole_wave(f)
+    return live_in, live_out, parked, whole_wave(f, mutants)
 
 
-def across(f: Flow, live_out: list[int], parked: list[int], whole: list[int]
-           ) -> dict[int, int]:
+def across(f: Flow, live_out: list[int], parked: list[int], whole: list[int],
+           mutants: Mutants = NONE) -> dict[int, int]:
     """Each defined vreg -> the vregs its defs may not clobber."""
     adjacent: dict[int, int] = {}
     parked_too = not mutants.on("wwm-ignores-inactive")
@@ -124,7 +126,7 @@ def across(f: Flow, live_out: list[int], parked: list[int], whole: list[int]
             continue
         ins = f.instrs[i]
         out = live_out[i] | whole[i]
-        if parked_too and writes_all(ins):
+        if parked_too and writes_all(ins, mutants):
             out |= parked[i]
         others = out & ~(1 << d)
         if ins.op in CROSS_LANE:

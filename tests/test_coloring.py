@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generators.kernels import kernels
-from targets.numba_simt import coloring, mutants
+from targets.numba_simt import coloring
+from targets.numba_simt.mutants import Mutants
 from targets.numba_simt.liveness import Liveness, bits, flow, liveness
 from targets.numba_simt.lower import lower
 from targets.numba_simt.regalloc import (ORDERS, AllocationError, _across, _color, _mirrored,
@@ -26,7 +27,8 @@ _SETTINGS = st.sampled_from([[], ["uniform-writemask-all"], ["wwm-ignores-inacti
 
 
 def reference_color(live: Liveness, across: dict[int, int], nregs: int, order: str,
-                    rng: random.Random, spill: Any) -> tuple[dict[int, int], list[int]]:
+                    rng: random.Random, spill: Any, m: Mutants
+                    ) -> tuple[dict[int, int], list[int]]:
     """The Python colouring loop as it was before it was compiled (regalloc.py at
     c4796c4), which `coloring._loop` must match for "lowest" and "recent"."""
     color: dict[int, int] = {}
@@ -74,7 +76,7 @@ def reference_color(live: Liveness, across: dict[int, int], nregs: int, order: s
         i = first_def[v]
         holders: list[tuple[int, int]] = []
         parked_only = parked[i] & ~live_out[i] & colored
-        if parked_only and not writes_all(instrs[i]):
+        if parked_only and not writes_all(instrs[i], m):
             holders = [(u, color[u]) for u in bits(parked_only) if color[u] in free]
         if order == "random":
             if holders and rng.random() < 0.5:
@@ -111,9 +113,9 @@ def reference_victim(occurrences: dict[int, int], graph: dict[int, int], failed:
     return max(candidates, key=lambda u: (graph[u].bit_count() / occurrences.get(u, 1), -u))
 
 
-def _round(kernel: Any, tree: bool) -> tuple[Liveness, int]:
-    lowered = lower(kernel.program, kernel.entry, tree=tree)
-    return liveness(flow(lowered.code, lowered.logical), lowered.regions), lowered.nvregs
+def _round(kernel: Any, tree: bool, m: Mutants) -> tuple[Liveness, int]:
+    lowered = lower(kernel.program, kernel.entry, tree=tree, mutants=m)
+    return liveness(flow(lowered.code, lowered.logical), lowered.regions, m), lowered.nvregs
 
 
 @settings(max_examples=80, deadline=None)
@@ -124,33 +126,33 @@ def test_colours_and_victims_are_the_python_loops(kernel: Any, tree: bool, nregs
                                                   data: Any) -> None:
     """Two rounds, as allocation runs them: the victims' generator (the random order's)
     goes on from one round to the next."""
-    with mutants.switched_on(names):
-        live, nvregs = _round(kernel, tree)
-        across = _across(live)
-        defined = sorted({d for d in live.flow.defined if d is not None})
-        excluded = set(data.draw(st.lists(st.sampled_from(defined), max_size=6))
-                       if defined else [])
-        graph = _mirrored(across)
-        occurrences = _occurrences(live.flow)
-        want_rng = random.Random(seed + 1) if order == "random" else None
-        got_rng = coloring.random_state(seed + 1) if order == "random" else None
-        for _ in range(2):
-            def spill(v: int, colored: int, so_far: list[int]) -> int | None:
-                return reference_victim(occurrences, graph, v, colored,
-                                        excluded | set(so_far), want_rng)
+    m = Mutants.of(names)
+    live, nvregs = _round(kernel, tree, m)
+    across = _across(live, m)
+    defined = sorted({d for d in live.flow.defined if d is not None})
+    excluded = set(data.draw(st.lists(st.sampled_from(defined), max_size=6))
+                   if defined else [])
+    graph = _mirrored(across)
+    occurrences = _occurrences(live.flow)
+    want_rng = random.Random(seed + 1) if order == "random" else None
+    got_rng = coloring.random_state(seed + 1) if order == "random" else None
+    for _ in range(2):
+        def spill(v: int, colored: int, so_far: list[int]) -> int | None:
+            return reference_victim(occurrences, graph, v, colored,
+                                    excluded | set(so_far), want_rng)
 
-            try:
-                want = reference_color(live, across, nregs, order, random.Random(seed),
-                                       spill)
-            except AllocationError:
-                want = None
-            try:
-                got = _color(live, nvregs, nregs, order, seed, set(excluded), got_rng)
-            except AllocationError:
-                got = None
-            if want is not None and want[1]:
-                want = ({}, want[1])  # a round that spills returns no colours
-            assert got == want
+        try:
+            want = reference_color(live, across, nregs, order, random.Random(seed),
+                                   spill, m)
+        except AllocationError:
+            want = None
+        try:
+            got = _color(live, nvregs, nregs, order, seed, set(excluded), got_rng, m)
+        except AllocationError:
+            got = None
+        if want is not None and want[1]:
+            want = ({}, want[1])  # a round that spills returns no colours
+        assert got == want
 
 
 def _valid(live: Liveness, across: dict[int, int], color: dict[int, int]) -> None:
@@ -165,16 +167,16 @@ def _valid(live: Liveness, across: dict[int, int], color: dict[int, int]) -> Non
 @given(kernels(), st.booleans(), _SETTINGS)
 def test_random_order_colours_validly_and_by_its_seed(kernel: Any, tree: bool,
                                                        names: list[str]) -> None:
-    with mutants.switched_on(names):
-        live, nvregs = _round(kernel, tree)
-        across = _across(live)
-        nregs = 256  # enough that nothing spills: the colouring itself is checked
-        runs = {}
-        for seed in (1, 2, 3, 1):
-            color, victims = _color(live, nvregs, nregs, "random", seed, set(), None)
-            assert victims == []
-            _valid(live, across, color)
-            runs.setdefault(seed, []).append(color)
+    m = Mutants.of(names)
+    live, nvregs = _round(kernel, tree, m)
+    across = _across(live, m)
+    nregs = 256  # enough that nothing spills: the colouring itself is checked
+    runs = {}
+    for seed in (1, 2, 3, 1):
+        color, victims = _color(live, nvregs, nregs, "random", seed, set(), None, m)
+        assert victims == []
+        _valid(live, across, color)
+        runs.setdefault(seed, []).append(color)
     assert runs[1][0] == runs[1][1]  # the same seed, the same choices
 
 

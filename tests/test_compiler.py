@@ -123,8 +123,8 @@ def test_spills_move_all_lanes_and_registers_bound_is_respected() -> None:
                  and ins.op in (Op.SPILL, Op.RELOAD)]
     assert spill_ops and all(ins.wm == 1 for ins in spill_ops)
     assert max(alloc.color.values()) < 4
-    with mutants.switched_on({"spill-under-mask"}):
-        masked = allocate_registers(lower(prog, entry), 4)
+    masked = allocate_registers(lower(prog, entry), 4,
+                                mutants=mutants.Mutants.of({"spill-under-mask"}))
     assert all(ins.wm == 0 for ins in masked.code if isinstance(ins, Instr)
                and ins.op in (Op.SPILL, Op.RELOAD))
 
@@ -244,8 +244,8 @@ def test_lane_id_is_live_in_every_lane_across_the_then_arm() -> None:
     assert live.whole[movs[-1]] >> lane & 1
     graph = interference(live)
     assert lane in graph[then_result]
-    with mutants.switched_on(["whole-wave-read-not-live"]):
-        forgetful = liveness(flow(lowered.code, lowered.logical), lowered.regions)
+    forgetful = liveness(flow(lowered.code, lowered.logical), lowered.regions,
+                         mutants.Mutants.of(["whole-wave-read-not-live"]))
     assert not forgetful.whole[movs[-1]] >> lane & 1
     assert lane not in interference(forgetful)[then_result]
     for regs in (4, 5, 6, 8):
@@ -259,8 +259,8 @@ def test_spill_under_mask_spills_the_lane_id_under_the_exec_mask() -> None:
     lane = _lane_id(lowered)
 
     def lane_spills(names: list[str], seed: int) -> list[Instr]:
-        with mutants.switched_on(names):
-            alloc = allocate_registers(lowered, 4, "random", seed)
+        alloc = allocate_registers(lowered, 4, "random", seed,
+                                   mutants=mutants.Mutants.of(names))
         if lane not in alloc.slot:
             return []
         return [i for i in alloc.code if isinstance(i, Instr)
@@ -321,11 +321,11 @@ def test_liveness_after_spilling_is_the_liveness_of_the_spilled_code(
     round before (`after_spill`); it must equal the flow worked out from scratch, and so
     must its liveness, whichever vregs are spilled, round after round."""
     lowered = lower(kernel.program, kernel.entry, tree=tree)
-    with mutants.switched_on(names):
-        for code, overrides, live in spill_rounds(lowered, data, 3, 8):
-            full = liveness(flow(code, overrides), lowered.regions)
-            for part in ("instrs", "label_at", "physical", "logical", "defined", "used",
-                         "reads", "use_bits", "def_bits", "flags"):
-                assert getattr(live.flow, part) == getattr(full.flow, part), part
-            for part in ("live_in", "live_out", "parked", "whole"):
-                assert getattr(live, part) == getattr(full, part), part
+    m = mutants.Mutants.of(names)
+    for code, overrides, live in spill_rounds(lowered, data, 3, 8, m):
+        full = liveness(flow(code, overrides), lowered.regions, m)
+        for part in ("instrs", "label_at", "physical", "logical", "defined", "used",
+                     "reads", "use_bits", "def_bits", "flags"):
+            assert getattr(live.flow, part) == getattr(full.flow, part), part
+        for part in ("live_in", "live_out", "parked", "whole"):
+            assert getattr(live, part) == getattr(full, part), part

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generators.kernels import kernels
-from targets.numba_simt import dataflow, mutants
+from targets.numba_simt import dataflow
+from targets.numba_simt.mutants import Mutants
 from targets.numba_simt.lower import lower
 from targets.numba_simt.regalloc import _across, _round_facts
 
@@ -24,13 +25,13 @@ _SETTINGS = st.sampled_from([
     ["partial-def-no-reload", "masked-def-no-keep", "spill-under-mask"]])
 
 
-def _compare(live: Any, regions: Any) -> None:
+def _compare(live: Any, regions: Any, m: Mutants) -> None:
     f = live.flow
-    want = reference.liveness(f, regions)
+    want = reference.liveness(f, regions, m)
     for name, sets in zip(("live_in", "live_out", "parked", "whole"), want):
         assert list(getattr(live, name)) == sets, name
-    assert _across(live) == reference.across(f, want[1], want[2], want[3])
-    vregs, firsts, lasts, _, parked_only = _round_facts(live, 0, "recent")
+    assert _across(live, m) == reference.across(f, want[1], want[2], want[3], m)
+    vregs, firsts, lasts, _, parked_only = _round_facts(live, 0, "recent", m)
     first = {}
     for i, d in enumerate(f.defined):
         if d is not None:
@@ -46,7 +47,7 @@ def _compare(live: Any, regions: Any) -> None:
     for k, v in enumerate(sorted(first)):
         i = first[v]
         p = want[2][i] & ~want[1][i]
-        expect = p if p and not reference.writes_all(f.instrs[i]) else 0
+        expect = p if p and not reference.writes_all(f.instrs[i], m) else 0
         assert int.from_bytes(parked_only[k].tobytes(), "little") == expect
 
 
@@ -55,9 +56,9 @@ def _compare(live: Any, regions: Any) -> None:
 def test_liveness_and_interference_are_the_python_rules(kernel: Any, tree: bool,
                                                         names: list[str], data: Any) -> None:
     lowered = lower(kernel.program, kernel.entry, tree=tree)
-    with mutants.switched_on(names):
-        for _, _, live in reference.spill_rounds(lowered, data, 2, 6):
-            _compare(live, lowered.regions)
+    m = Mutants.of(names)
+    for _, _, live in reference.spill_rounds(lowered, data, 2, 6, m):
+        _compare(live, lowered.regions, m)
 
 def test_sets_past_the_first_word() -> None:
     """Vregs 70 and 130: three words a row. v70 is defined at 0 and read at 2 by an

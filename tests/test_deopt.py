@@ -139,8 +139,8 @@ def test_slot_index_not_atomic_makes_lanes_share_a_slot() -> None:
 def test_save_area_is_sized_for_resident_waves_not_the_range() -> None:
     assert deopt.capacity(slots=3, W=32, n_waves=100) == 96
     assert deopt.capacity(slots=8, W=32, n_waves=2) == 64
-    with mutants.switched_on(["save-area-per-wave"]):
-        assert deopt.capacity(slots=3, W=32, n_waves=100) == 32
+    assert deopt.capacity(slots=3, W=32, n_waves=100,
+                          mutants=mutants.Mutants.of(["save-area-per-wave"])) == 32
 
 
 @pytest.mark.parametrize("log2n", [10, 20])
@@ -375,8 +375,8 @@ def test_no_speculation_where_a_wave_operation_follows() -> None:
     assert reach[at[id(cold.start)]]
     for seed in range(1, 30):
         assert speculate(lowered, seed) is lowered  # never chosen
-    with mutants.switched_on(["speculate-before-convergent"]):
-        assert any(speculate(lowered, seed) is not lowered for seed in range(1, 30))
+    on = mutants.Mutants.of(["speculate-before-convergent"])
+    assert any(speculate(lowered, seed, mutants=on) is not lowered for seed in range(1, 30))
 
 
 def test_forced_deopts_only_where_no_wave_operation_follows() -> None:

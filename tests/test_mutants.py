@@ -33,8 +33,7 @@ def vreg(lowered: Any, name: str) -> int:
 
 
 def with_mutant(name: str | None, fn: Any, *args: Any) -> Any:
-    with mutants.switched_on([name] if name else []):
-        return fn(*args)
+    return fn(*args, mutants=mutants.Mutants.of([name] if name else []))
 
 
 # -------------------------------------------------------------------------- registry
@@ -49,17 +48,18 @@ def test_registry_names_seeds_and_the_target_agree() -> None:
     assert set(target.mutant_help) == set(mutants.NAMES)
     assert mutants.MACHINE_FLAGS["div-floor"] == machine.FLAG_DIV_FLOOR
     with pytest.raises(AssertionError, match="unknown mutant"):
-        mutants.on("no-such-mutant")
+        mutants.Mutants.of(["no-such-mutant"])
 
 
-def test_mutants_are_off_by_default_and_only_inside_their_compilation() -> None:
-    assert not any(mutants.on(m) for m in mutants.NAMES)
-    with mutants.switched_on(["div-floor"]):
-        assert mutants.on("div-floor") and not mutants.on("wwm-then-else")
-        with mutants.switched_on([]):
-            assert not mutants.on("div-floor")
-        assert mutants.on("div-floor")
-    assert not mutants.on("div-floor")
+def test_a_mutants_value_says_which_are_on_and_whose_they_are() -> None:
+    assert not any(mutants.NONE.on(m) for m in mutants.NAMES)
+    some = mutants.Mutants.of(["div-floor", "wwm-then-else", "free-wrong-item"])
+    assert some.on("div-floor") and not some.on("break-mask-lost")
+    assert some.compiler().names == {"wwm-then-else"}
+    assert some.runtime().names == {"free-wrong-item"}
+    assert some.machine_flags() == mutants.MACHINE_FLAGS["div-floor"]
+    with pytest.raises(AssertionError, match="unknown mutant"):
+        some.on("no-such-mutant")
 
 
 def test_compile_options_key_the_compiler_mutants_only() -> None:
@@ -76,9 +76,9 @@ def _payload(name: str | None, uniform: bool = True) -> tuple[Any, Any, int, int
     """payload_clobber: (lowered, allocation, a's vreg, the all-lane `7`'s vreg)."""
     case = example("payload_clobber")
 
-    def run() -> tuple[Any, Any]:
-        lowered = lower(case.program, case.entry, uniform)
-        return lowered, allocate_registers(lowered, 32)
+    def run(mutants: Any) -> tuple[Any, Any]:
+        lowered = lower(case.program, case.entry, uniform, mutants=mutants)
+        return lowered, allocate_registers(lowered, 32, mutants=mutants)
 
     lowered, alloc = with_mutant(name, run)
     [seven] = [i.d for i in alloc.code if isinstance(i, Instr) and i.op == Op.MOVI

@@ -29,8 +29,8 @@ from targets.numba_simt.trampoline import relocate_waiting
 from .conftest import EXAMPLES
 
 
-def _pool_with(*lengths: int) -> tuple[Pool, list[Any]]:
-    pool = Pool()
+def _pool_with(*lengths: int, on: tuple[str, ...] = ()) -> tuple[Pool, list[Any]]:
+    pool = Pool(mutants=mutants.Mutants.of(on))
     items = [pool.create(n, 64) for n in lengths]
     for k, item in enumerate(items):
         pool.write(item, 0, np.arange(item.length) + 100 * (k + 1))
@@ -70,8 +70,8 @@ def test_relocating_a_frame_touches_only_its_reference_slots() -> None:
     frame = np.array([0, 6, 0, 0, 0b101, 16, 16, 32], dtype=np.int64)
     relocate_waiting(frame[None], {16: 48, 32: 64}, 0, 3)
     assert frame.tolist() == [0, 6, 0, 0, 0b101, 48, 16, 64]  # slot 1: a plain 16, kept
-    with mutants.switched_on(["stale-frame-reference"]):
-        relocate_waiting(frame[None], {48: 80}, 0, 3)
+    relocate_waiting(frame[None], {48: 80}, 0, 3,
+                     mutants.Mutants.of(["stale-frame-reference"]))
     assert frame[5] == 48  # the mutant leaves saved frames alone
 
 
@@ -94,9 +94,8 @@ def test_a_mapping_points_at_the_items_own_buffer_never_the_pool() -> None:
     assert a.in_pool  # a read mapping keeps the item in the pool, with a copy
     w = pool.map(b, "write")
     assert not np.shares_memory(w.view, pool.storage)
-    with mutants.switched_on(["map-without-demote"]):
-        pool2, (x,) = _pool_with(4)
-        assert np.shares_memory(pool2.map(x, "read").view, pool2.storage)
+    pool2, (x,) = _pool_with(4, on=("map-without-demote",))
+    assert np.shares_memory(pool2.map(x, "read").view, pool2.storage)
 
 
 def test_a_read_mapping_shows_what_a_launch_wrote() -> None:
@@ -120,42 +119,38 @@ def test_write_mapping_demotes_and_unmap_marks_for_promoting() -> None:
 
 
 def test_grow_loses_item_drops_a_bound_item_already_in_the_pool() -> None:
-    with mutants.switched_on(["grow-loses-item"]):
-        pool, (a,) = _pool_with(16)
-        c = pool.create(40, 64)
-        pool.promote([a, c])
-        assert pool.read(a).tolist() == [0] * 16
+    pool, (a,) = _pool_with(16, on=("grow-loses-item",))
+    c = pool.create(40, 64)
+    pool.promote([a, c])
+    assert pool.read(a).tolist() == [0] * 16
 
 
 def test_promote_before_unmap_puts_a_write_mapped_item_in_the_pool() -> None:
-    for on in ([], ["promote-before-unmap"]):
-        with mutants.switched_on(on):
-            pool, (a, b) = _pool_with(4, 4)
-            m = pool.map(a, "write")
-            pool.promote([b])
-            assert a.in_pool == bool(on)
-            m.view[1] = 9
-            pool.unmap(m)
-            pool.promote([b])
-            assert (pool.read(a)[1] == 9) == (not on)
+    for on in ((), ("promote-before-unmap",)):
+        pool, (a, b) = _pool_with(4, 4, on=on)
+        m = pool.map(a, "write")
+        pool.promote([b])
+        assert a.in_pool == bool(on)
+        m.view[1] = 9
+        pool.unmap(m)
+        pool.promote([b])
+        assert (pool.read(a)[1] == 9) == (not on)
 
 
 def test_fragmented_flag_stale_places_an_item_over_another() -> None:
-    with mutants.switched_on(["fragmented-flag-stale"]):
-        pool, (a, b) = _pool_with(4, 4)
-        pool.free(a)
-        assert not pool.fragmented
-        c = pool.create(4, 64)
-        pool.promote([c])
-        assert c.start == b.start  # on top of b
-        assert pool.read(b).tolist() == [0] * 4
+    pool, (a, b) = _pool_with(4, 4, on=("fragmented-flag-stale",))
+    pool.free(a)
+    assert not pool.fragmented
+    c = pool.create(4, 64)
+    pool.promote([c])
+    assert c.start == b.start  # on top of b
+    assert pool.read(b).tolist() == [0] * 4
 
 
 def test_free_wrong_item_unlinks_the_next_one() -> None:
-    with mutants.switched_on(["free-wrong-item"]):
-        pool, (a, b) = _pool_with(4, 4)
-        pool.free(a)
-        assert not b.in_pool and pool.read(b).tolist() == [0] * 4
+    pool, (a, b) = _pool_with(4, 4, on=("free-wrong-item",))
+    pool.free(a)
+    assert not b.in_pool and pool.read(b).tolist() == [0] * 4
 
 
 # -------------------------------------------------------------- the API, stateful
@@ -165,9 +160,11 @@ class PoolAgainstModel(RuleBasedStateMachine):
     """The pool's host API in any order against a dict of arrays; a launch adds 1 to every
     element of its bound buffers (what the machine would write through the table)."""
 
+    switched_on = mutants.NONE  # a subclass switches some on
+
     def __init__(self) -> None:
         super().__init__()
-        self.pool = Pool()
+        self.pool = Pool(mutants=self.switched_on)
         self.items: dict[str, Any] = {}
         self.model: dict[str, np.ndarray] = {}
         self.maps: dict[str, Any] = {}  # mapping name -> (buffer, Mapping)
@@ -263,7 +260,7 @@ class PoolAgainstModel(RuleBasedStateMachine):
         for size in data.draw(st.lists(st.integers(0, 40), min_size=1, max_size=3)):
             _, moves = self.pool.allocate(size)
             for frame, slots in zip(frames, expect):
-                relocate_waiting(frame[None], moves, 0, len(slots))
+                relocate_waiting(frame[None], moves, 0, len(slots), self.switched_on)
                 want = [self.items[s].start if isinstance(s, str) else s for s in slots]
                 assert frame[5:].tolist() == want, "a stale reference in a saved frame"
         self.pool.release_allocations()
@@ -301,11 +298,13 @@ def test_the_pool_keeps_every_write_and_no_mapping_goes_stale() -> None:
                                     if mutants.REGISTRY[m].mechanism == "pool"]
                          + ["stale-frame-reference"])
 def test_the_stateful_test_finds_each_pool_mutant(mutant: str) -> None:
-    with mutants.switched_on([mutant]):
-        with pytest.raises(AssertionError):
-            run_state_machine_as_test(PoolAgainstModel, settings=settings(
-                _STATEFUL, max_examples=400, derandomize=True,
-                phases=[Phase.generate]))  # found is enough: no shrinking
+    class Mutated(PoolAgainstModel):
+        switched_on = mutants.Mutants.of([mutant])
+
+    with pytest.raises(AssertionError):
+        run_state_machine_as_test(Mutated, settings=settings(
+            _STATEFUL, max_examples=400, derandomize=True,
+            phases=[Phase.generate]))  # found is enough: no shrinking
 
 
 # ------------------------------------------------------------ through the target

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import mutants
+from .mutants import NONE, Mutants
 from .emit import Compiled
 from .machine import F_GID, DeoptArea
 
 HEADER_BYTES = 3 * 8  # flag, next slot index, overflow
 
 
-def capacity(slots: int, W: int, n_waves: int) -> int:
+def capacity(slots: int, W: int, n_waves: int, mutants: Mutants = NONE) -> int:
     """Frames the save area holds: K resident slots x W lanes."""
     k = max(1, min(slots, n_waves))
     if mutants.on("save-area-per-wave"):
@@ -28,10 +28,11 @@ def capacity(slots: int, W: int, n_waves: int) -> int:
     return k * W
 
 
-def make_area(compiled: Compiled, n: int, W: int, slots: int) -> DeoptArea:
+def make_area(compiled: Compiled, n: int, W: int, slots: int, mutants: Mutants = NONE
+              ) -> DeoptArea:
     n_waves = (n + W - 1) // W
     return DeoptArea.make(n, W, compiled.nmasks, compiled.union_regs, compiled.union_slots,
-                          compiled.ip_info, capacity(slots, W, n_waves))
+                          compiled.ip_info, capacity(slots, W, n_waves, mutants))
 
 
 def frames(area: DeoptArea) -> np.ndarray:

@@ -37,7 +37,8 @@ from difftest.errors import DifftestError
 from difftest.options import describe_budget, trip_budget
 from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome
 
-from . import deopt, machine, mutants
+from . import deopt, machine
+from .mutants import Mutants
 from .emit import Compiled
 from .pool import Item, Pool
 from .trampoline import Host, HostBudget, HostError
@@ -143,19 +144,19 @@ def kernel_params(case: Case, bound: dict[str, Item]) -> np.ndarray:
 
 
 def run_case(compiled: Compiled, case: Case, schedule: dict[str, Any],
-             options: dict[str, Any], pool: Pool, bound: dict[str, Item]
+             options: dict[str, Any], pool: Pool, bound: dict[str, Item], mutants: Mutants
              ) -> tuple[Outcome | None, str | None, dict[str, Any]]:
     """(outcome, None, diagnostics) or (None, error, diagnostics). `bound`: each buffer
     parameter's item, in the pool; the pool's storage is written."""
     try:
-        return _run(compiled, case, schedule, options, pool, bound)
+        return _run(compiled, case, schedule, options, pool, bound, mutants)
     finally:
         pool.release_allocations()  # alloc()'s buffers live until the launch ends
 
 
 def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict[str, Any],
-         pool: Pool, bound: dict[str, Item]) -> tuple[Outcome | None, str | None,
-                                                      dict[str, Any]]:
+         pool: Pool, bound: dict[str, Item], mutants: Mutants
+         ) -> tuple[Outcome | None, str | None, dict[str, Any]]:
     n, W = case.n, case.wave
     items = list(bound.values())
 
@@ -167,12 +168,10 @@ def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict
     n_waves = (n + W - 1) // W
     budget = trip_budget(options, n)
     slots = int(schedule.get("slots", 1))
-    flags = 0
-    for name in options.get("mutants", ()):
-        flags |= mutants.MACHINE_FLAGS.get(name, 0)
+    flags = mutants.machine_flags()
     run = _Run(n, [NEVER_RAN] * n)
     host = Host(compiled, pool.storage, pool.table(items), kernel_params(case, bound), n, W,
-                budget, allocate, ref_params)
+                budget, allocate, ref_params, mutants)
     pending = wave_order(n_waves, schedule)
     finish = schedule.get("after_exception", "stop") == "finish"
     on_host = schedule.get("never_ran", "device") == "host"
@@ -182,7 +181,7 @@ def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict
             # the items' current bases: an alloc() on the host may have moved them
             never = _device_round(compiled, case, schedule, run, host, pool.storage,
                                   pool.table(items), kernel_params(case, bound), pending,
-                                  slots, budget, flags)
+                                  slots, budget, flags, mutants)
             if not never:
                 break
             if len(never) >= len(pending) and not mutants.on("never-ran-rerun-completed"):
@@ -209,10 +208,11 @@ def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict
 
 def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run: _Run,
                   host: Host, mem: np.ndarray, buftab: np.ndarray, params: np.ndarray,
-                  waves: list[int], slots: int, budget: int, flags: int) -> list[int]:
+                  waves: list[int], slots: int, budget: int, flags: int, mutants: Mutants
+                  ) -> list[int]:
     """Launch `waves`, resume the deopted workitems; returns the never-ran waves."""
     n, W = case.n, case.wave
-    area = deopt.make_area(compiled, n, W, slots)
+    area = deopt.make_area(compiled, n, W, slots, mutants)
     counters = np.zeros(4, dtype=np.int64)
     rc = machine.run_launch(
         compiled.rows, n, W, compiled.nregs, compiled.nmasks, compiled.nslots, mem, buftab,

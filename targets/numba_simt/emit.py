@@ -32,7 +32,7 @@ import numpy as np
 from difftest.ir.types import BUF_I32, BUF_I64, I32, I64
 from difftest.outcome import Frame
 
-from . import mutants
+from .mutants import NONE, Mutants
 from .isa import IMM, INFOPOINTS, WIDTH, Op
 from .liveness import Flow, all_lanes, bits, defs, operands
 from .lower import Instr, Lowered
@@ -180,12 +180,12 @@ def _host_code(host: Lowered, f: Flow) -> tuple[HostCode, dict[int, int], dict[i
 
 
 def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None,
-         facts: HostFacts | None = None) -> Compiled:
+         facts: HostFacts | None = None, mutants: Mutants = NONE) -> Compiled:
     """The device code `lowered` under `alloc`, with the deopt metadata that resumes it in
     `host` (default: the same code; `facts`: the host code's, worked out when not given).
     Nothing it is given is changed."""
     host = lowered if host is None else host
-    facts = host_facts(host) if facts is None else facts
+    facts = host_facts(host, mutants) if facts is None else facts
     f = alloc.live.flow  # the allocated code's instructions, labels, defs and operands
     c = alloc.color
     kept: list[int] = []  # the instructions emitted (a move within one register is not)
@@ -218,7 +218,7 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None,
     rows = _rows(table)
     hcode, host_at, host_ip_at = _host_code(host, facts.live.flow)
     infos, union_regs, union_slots = _metadata(lowered, alloc, host, facts, host_at,
-                                               host_ip_at, device_pc)
+                                               host_ip_at, device_pc, mutants)
     rw = max(1, (len(union_regs) + len(union_slots) + 63) // 64)
     ip_info = np.zeros((max(1, len(infos)), 1 + rw), dtype=np.int64)
     for info in infos:
@@ -233,7 +233,8 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None,
 
 def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFacts,
               host_at: dict[int, int], host_ip_at: dict[int, int],
-              device_pc: dict[int, int]) -> tuple[list[DeoptInfo], list[int], list[int]]:
+              device_pc: dict[int, int], mutants: Mutants
+              ) -> tuple[list[DeoptInfo], list[int], list[int]]:
     live, reach = facts.live, facts.reach
     misses_spills = mutants.on("metadata-misses-spills")
     raw: list[tuple[int, int, int, list[tuple[int, str, int]]]] = []

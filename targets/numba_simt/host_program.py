@@ -19,16 +19,17 @@ from difftest.outcome import Outcome, host_result
 
 from .dispatch import run_case
 from .emit import Compiled
+from .mutants import Mutants
 from .pool import Item, Mapping, Pool
 
 _BITS = {"i32": 32, "i64": 64}
 
 
 def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
-                options: dict[str, Any]) -> Outcome:
+                options: dict[str, Any], mutants: Mutants) -> Outcome:
     assert case.host is not None
     fn = case.function
-    pool, rules = Pool(), HostRules.for_case(case.args)
+    pool, rules = Pool(mutants=mutants), HostRules.for_case(case.args)
     items: dict[str, Item] = {}
     dtypes: dict[str, Any] = {}
     arrays = {name: v for name, v in case.args.items() if isinstance(v, np.ndarray)}
@@ -73,7 +74,7 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
             bound = {param: items[b] for param, b in binding(step, fn).items()}
             pool.promote(list(bound.values()))
             outcome, err, diagnostics = run_case(compiled, case, schedule, options, pool,
-                                                 bound)
+                                                 bound, mutants)
             pool.after_launch()
             if outcome is None:
                 last = Outcome({}, None, [], error=err)

@@ -27,7 +27,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import dataflow, mutants
+from . import dataflow
+from .mutants import NONE, Mutants
 from .isa import ALWAYS_ALL_LANES, UNIFORM_VALUES, Op, WRITES_VREG
 from .lower import Instr, Label, Lowered, Region
 
@@ -196,7 +197,7 @@ def csr(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     return at, flat
 
 
-def liveness(f: Flow, regions: list[Region]) -> Liveness:
+def liveness(f: Flow, regions: list[Region], mutants: Mutants = NONE) -> Liveness:
     """The liveness rule (docs/semantics.md) over `f`, its regions parking lanes:
     - `live_in`/`live_out`: per-lane liveness over the logical CFG;
     - `parked`: at each instruction of a region, the values live at its parking point

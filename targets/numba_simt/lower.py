@@ -35,7 +35,7 @@ from difftest.ir.printer import expr_source
 from difftest.ir.types import BOOL, BUF_I32, I32, I64, Type, int_range
 from difftest.outcome import Frame
 
-from . import mutants
+from .mutants import NONE, Mutants
 from .isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB,
                   WRITES_VREG, Op)
 
@@ -173,9 +173,10 @@ class _Frame:
 
 
 class _Lowerer:
-    def __init__(self, program: n.Program, uniform_all_lanes: bool, tree: bool = False
-                 ) -> None:
+    def __init__(self, program: n.Program, uniform_all_lanes: bool, tree: bool,
+                 mutants: Mutants) -> None:
         self.program = program
+        self.mutants = mutants
         self.uniform_wm = 1 if uniform_all_lanes else 0
         self.tree = tree  # wave_sum / wave_any as shuffle trees (`reduce=tree`)
         self.lane_all = -1  # under `tree`: the prologue's all-lane lane id
@@ -230,7 +231,7 @@ class _Lowerer:
     def infopoint(self, ins: Instr, kind: int, line: int) -> None:
         fr = self.frames[-1]
         stack = fr.callers + (Frame(fr.fn.name, line),)
-        if mutants.on("stack-drops-inlined-frame") and fr.callers:
+        if self.mutants.on("stack-drops-inlined-frame") and fr.callers:
             stack = fr.callers  # the caller's call line becomes the innermost frame
         frames = tuple((f.fn.name, dict(f.vars)) for f in self.frames)
         ins.ip = len(self.infopoints)
@@ -338,7 +339,7 @@ class _Lowerer:
         self.place(else_body)
         orelse()
         self.place(join)
-        if mutants.on("join-restores-saved-exec"):
+        if self.mutants.on("join-restores-saved-exec"):
             self.emit(Op.M_SETEXEC, a=saved)  # lanes that left an arm come back
         else:
             self.emit(Op.M_OR, d=EXEC, a=EXEC, b=tout)
@@ -379,7 +380,7 @@ class _Lowerer:
         self.place(top)
         self.emit(Op.M_CLEAR, d=cont)
         self.emit(Op.M_SETEXEC, a=iterating)
-        if mutants.on("loop-var-before-check"):
+        if self.mutants.on("loop-var-before-check"):
             self.emit(Op.MOV, d=k, a=ctr)  # also in the lanes about to leave the loop
         t = self.vreg(BOOL)
         self.emit(Op.CMP_LT, d=t, a=ctr, b=stop)
@@ -391,7 +392,7 @@ class _Lowerer:
         self.emit(Op.JZ_EXEC, target=exit_label)
         self.place(body)
         self.emit(Op.TRIP)  # the active lanes start a trip: the step budget's unit
-        if not mutants.on("loop-var-before-check"):
+        if not self.mutants.on("loop-var-before-check"):
             self.emit(Op.MOV, d=k, a=ctr)
         self.frames[-1].loops.append((exitm, cont, exit_label, cont_label))
         self.block(s.body)
@@ -444,7 +445,7 @@ class _Lowerer:
 
     def s_Break(self, s: n.Break) -> None:
         exitm, cont, exit_label, _ = self.frames[-1].loops[-1]
-        if mutants.on("break-mask-lost"):
+        if self.mutants.on("break-mask-lost"):
             exitm = cont  # the lane waits at the continue point: it iterates again
         self.emit(Op.M_OR, d=exitm, a=exitm, b=EXEC)
         ins = self.emit(Op.M_CLEAR, d=EXEC)
@@ -642,7 +643,7 @@ class _Lowerer:
         staged = self.vreg(xty)
         self.emit(Op.SET_INACTIVE, d=staged, a=x, imm=identity, wm=1)
         if e.op == "shuffle":
-            src = x if mutants.on("shuffle-reads-inactive") else staged
+            src = x if self.mutants.on("shuffle-reads-inactive") else staged
             self.emit(Op.SHUFFLE, d=out, a=src, b=args[1])
             return out
         if self.tree and e.op in _TREE:
@@ -698,11 +699,11 @@ _SCANS = ("inclusive_sum", "prefix_sum")
 
 
 def lower(program: n.Program, entry: str, uniform_all_lanes: bool = True,
-          tree: bool = False) -> Lowered:
+          tree: bool = False, mutants: Mutants = NONE) -> Lowered:
     """Lower the kernel `entry` (helpers inlined). Pure: the program is not changed.
     `tree`: sums, scans, wave_any and ballot as shuffle trees instead of one native
     instruction."""
-    return _Lowerer(program, uniform_all_lanes, tree).kernel(entry)
+    return _Lowerer(program, uniform_all_lanes, tree, mutants).kernel(entry)
 
 
 __all__ = ["ALIVE", "EXEC", "Infopoint", "Instr", "Label", "Lowered", "Region", "lower"]

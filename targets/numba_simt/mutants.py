@@ -2,11 +2,12 @@
 
 Each mutant is a historical bug class (its `seed` label: docs/origins.md) or one from this
 project's own history,
-re-created as a small change inside the mechanism it names: a pass asks `on(NAME)` at the
-one place where the real bug lived. Nothing is threaded through function parameters: a
-compilation runs inside `switched_on(names)`, and the compile cache is keyed on the set.
-Machine mutants cannot be asked at run time from numba code, so they travel as bits of the
-machine's `flags` argument (`machine_flags`); the machine is still compiled once.
+re-created as a small change inside the mechanism it names: a pass asks `mutants.on(NAME)`
+at the one place where the real bug lived, of the `Mutants` value it was given (no global
+switch: what a pass does is decided by its arguments). The compile cache is keyed on the
+compiler's share. Machine mutants cannot be asked at run time from numba code, so they
+travel as bits of the machine's `flags` argument (`machine_flags`); the machine is still
+compiled once.
 
 Mutants never corrupt outputs directly and stay memory-safe: they drop or misplace data
 through the same checked paths correct code uses. `difftest hunt` measures how fast the
@@ -16,9 +17,8 @@ agree without), which is the proof that it is not equivalent.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 
 @dataclass(frozen=True)
@@ -128,49 +128,43 @@ NAMES: tuple[str, ...] = tuple(m.name for m in _ALL)
 MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
                                  "slot-index-not-atomic": 4}
 
-_active: frozenset[str] = frozenset()
-
-
-def on(name: str) -> bool:
-    """Whether mutant `name` is switched on for the compilation or run in progress."""
-    assert name in REGISTRY, f"unknown mutant {name}"
-    return name in _active
-
-
-@contextmanager
-def switched_on(names: Iterable[str]) -> Iterator[None]:
-    """Switch exactly `names` on for the duration (nestable; restores the previous set)."""
-    global _active
-    chosen = frozenset(names)
-    unknown = chosen - set(REGISTRY)
-    assert not unknown, f"unknown mutants {sorted(unknown)}"
-    previous = _active
-    _active = chosen
-    try:
-        yield
-    finally:
-        _active = previous
-
-
-def machine_flags(names: Iterable[str]) -> int:
-    """The machine's `flags` word for a set of mutants."""
-    flags = 0
-    for name in names:
-        flags |= MACHINE_FLAGS.get(name, 0)
-    return flags
-
-
-def compiler_mutants(names: Iterable[str]) -> frozenset[str]:
-    """The mutants that change compiled code (the compile cache's key)."""
-    return frozenset(n for n in names if REGISTRY[n].mechanism in _COMPILER)
-
-
 _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
+_RUNTIME = ("runtime", "trampoline", "pool")
 
 
-@contextmanager
-def runtime_switched_on(names: Iterable[str]) -> Iterator[None]:
-    """The run's own mutants (runtime, trampoline, pool) on for the duration of a run."""
-    mine = ("runtime", "trampoline", "pool")
-    with switched_on([n for n in names if REGISTRY[n].mechanism in mine]):
-        yield
+@dataclass(frozen=True)
+class Mutants:
+    """The mutants switched on for one compilation or run: passed to each pass and runtime
+    part that consults them (`on`), and part of the compile cache's key."""
+
+    names: frozenset[str] = frozenset()
+
+    @staticmethod
+    def of(names: Iterable[str]) -> Mutants:
+        chosen = frozenset(names)
+        unknown = chosen - set(REGISTRY)
+        assert not unknown, f"unknown mutants {sorted(unknown)}"
+        return Mutants(chosen)
+
+    def on(self, name: str) -> bool:
+        """Whether mutant `name` is switched on."""
+        assert name in REGISTRY, f"unknown mutant {name}"
+        return name in self.names
+
+    def compiler(self) -> Mutants:
+        """The ones that change compiled code (the compile cache's key)."""
+        return Mutants(frozenset(n for n in self.names if REGISTRY[n].mechanism in _COMPILER))
+
+    def runtime(self) -> Mutants:
+        """The run's own (runtime, trampoline, pool)."""
+        return Mutants(frozenset(n for n in self.names if REGISTRY[n].mechanism in _RUNTIME))
+
+    def machine_flags(self) -> int:
+        """The machine's `flags` word: machine mutants cannot be asked from numba code."""
+        flags = 0
+        for name in self.names:
+            flags |= MACHINE_FLAGS.get(name, 0)
+        return flags
+
+
+NONE = Mutants()

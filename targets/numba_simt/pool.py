@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import mutants
+from .mutants import NONE, Mutants
 
 MAPPED_READ, MAPPED_WRITE, FOR_PROMOTING, FOR_DEMOTING = 1, 2, 4, 8
 MIN_SIZE = 16
@@ -62,7 +62,8 @@ class Mapping:
 
 
 class Pool:
-    def __init__(self, size: int = MIN_SIZE) -> None:
+    def __init__(self, size: int = MIN_SIZE, mutants: Mutants = NONE) -> None:
+        self.mutants = mutants
         self.storage = np.zeros(size, dtype=np.int64)
         self.items: list[Item] = []  # in the pool, by start
         self.outside: list[Item] = []  # not in the pool
@@ -105,7 +106,7 @@ class Pool:
         return item.host.copy()
 
     def map(self, item: Item, mode: str) -> Mapping:
-        if mutants.on("map-without-demote") and item.in_pool:
+        if self.mutants.on("map-without-demote") and item.in_pool:
             # the bug: the mapping points into the pool's current storage
             item.status |= MAPPED_READ if mode == "read" else MAPPED_WRITE
             return Mapping(item, mode, self.storage[item.start:item.start + item.length])
@@ -130,7 +131,7 @@ class Pool:
     def free(self, item: Item) -> None:
         if item.in_pool:
             victim = item
-            if mutants.on("free-wrong-item"):
+            if self.mutants.on("free-wrong-item"):
                 k = self.items.index(item)
                 victim = self.items[k + 1] if k + 1 < len(self.items) else item
             self.items.remove(victim)
@@ -153,7 +154,7 @@ class Pool:
         # mapped again before a launch): its own buffer is the truth until then
         promote = [i for i in self.outside
                    if i.status & FOR_PROMOTING and not i.status & MAPPED_WRITE]
-        if mutants.on("promote-before-unmap"):
+        if self.mutants.on("promote-before-unmap"):
             promote += [i for i in self.outside
                         if i.status & MAPPED_WRITE and i not in promote]
         used = sum(i.span for i in self.items)
@@ -163,7 +164,7 @@ class Pool:
         elif self.fragmented:
             self._defragment()
         end = self.items[-1].start + self.items[-1].span if self.items else 0
-        if mutants.on("fragmented-flag-stale") and not self.fragmented:
+        if self.mutants.on("fragmented-flag-stale") and not self.fragmented:
             end = used  # trusts the flag: no holes, so the items end at their total size
         for item in promote:
             assert item.host is not None
@@ -247,7 +248,7 @@ class Pool:
         item.status &= ~FOR_DEMOTING
 
     def _set_fragmented(self) -> None:
-        if not mutants.on("fragmented-flag-stale"):
+        if not self.mutants.on("fragmented-flag-stale"):
             self.fragmented = True
 
     def _grow(self, size: int) -> None:
@@ -255,7 +256,7 @@ class Pool:
         new = np.zeros(size, dtype=np.int64)
         at = 0
         for item in self.items:
-            if not (mutants.on("grow-loses-item") and item.status & FOR_PROMOTING):
+            if not (self.mutants.on("grow-loses-item") and item.status & FOR_PROMOTING):
                 new[at:at + item.length] = self.storage[item.start:item.start + item.length]
             item.start = at
             at += item.span

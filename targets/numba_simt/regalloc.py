@@ -39,7 +39,8 @@ import numpy as np
 
 from difftest.errors import DifftestError
 
-from . import coloring, dataflow, mutants
+from . import coloring, dataflow
+from .mutants import NONE, Mutants
 from .isa import Op
 from .liveness import Flow, Liveness, after_spill, all_lanes, bits, flow, liveness, uses
 from .lower import Instr, Label, Lowered
@@ -64,12 +65,12 @@ class Allocation:
     vreg_types: dict[int, Any] = field(default_factory=dict)
 
 
-def interference(live: Liveness) -> dict[int, set[int]]:
+def interference(live: Liveness, mutants: Mutants = NONE) -> dict[int, set[int]]:
     """The interference graph: vreg -> the vregs it may not share a register with."""
-    return {v: set(bits(others)) for v, others in _mirrored(_across(live)).items()}
+    return {v: set(bits(others)) for v, others in _mirrored(_across(live, mutants)).items()}
 
 
-def _round_facts(live: Liveness, nvregs: int, order: str = "lowest"
+def _round_facts(live: Liveness, nvregs: int, order: str, mutants: Mutants
                  ) -> tuple[np.ndarray, ...]:
     """What a colouring round reads (`dataflow.round_facts`): the defined vregs in order,
     their first defs, their range ends (for the "recent" order), what each one's defs
@@ -87,10 +88,10 @@ def _round_facts(live: Liveness, nvregs: int, order: str = "lowest"
         order == "recent")
 
 
-def _across(live: Liveness) -> dict[int, int]:
+def _across(live: Liveness, mutants: Mutants = NONE) -> dict[int, int]:
     """Each defined vreg -> the vregs its defs may not clobber, as a bitset (for
     `interference` and the tests; allocation reads `_round_facts`' rows)."""
-    vregs, _, _, across, _ = _round_facts(live, 0)
+    vregs, _, _, across, _ = _round_facts(live, 0, "lowest", mutants)
     return {int(v): int.from_bytes(row.tobytes(), "little")
             for v, row in zip(vregs, across)}
 
@@ -110,7 +111,7 @@ def _mirrored(adjacent: dict[int, int]) -> dict[int, int]:
 
 
 def _color(live: Liveness, nvregs: int, nregs: int, order: str, seed: int,
-           excluded: set[int], victim_rng: np.ndarray | None
+           excluded: set[int], victim_rng: np.ndarray | None, mutants: Mutants
            ) -> tuple[dict[int, int], list[int]]:
     """Greedy colouring in vreg order with spill decisions on the way: when `v` finds no
     register, a victim is chosen among v and its coloured neighbours (Chaitin's: the
@@ -120,7 +121,7 @@ def _color(live: Liveness, nvregs: int, nregs: int, order: str, seed: int,
     register is taken for v when it holds a vreg v's defs may not clobber, or when a
     vreg it holds may not be clobbered by v's (`_round_facts`' `across`, over vregs below
     `nvregs`). The loop is compiled (`coloring.py`)."""
-    vregs, firsts, lasts, across, parked_only = _round_facts(live, nvregs, order)
+    vregs, firsts, lasts, across, parked_only = _round_facts(live, nvregs, order, mutants)
     out = coloring.color_rows(vregs, across, parked_only, firsts, lasts, nregs, order,
                               seed, excluded, lambda: _occurrences(live.flow), victim_rng)
     if out is None:
@@ -130,7 +131,7 @@ def _color(live: Liveness, nvregs: int, nregs: int, order: str, seed: int,
 
 def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg: _Counter,
            temps: dict[int, int], owned: set[int], overrides: dict[int, list[Label]],
-           groups: dict[int, tuple[int, bool]]) -> list[Instr | Label]:
+           groups: dict[int, tuple[int, bool]], mutants: Mutants) -> list[Instr | Label]:
     """Spill each victim (vreg -> slot) everywhere, in one pass over the code; the same
     code, temporaries numbered alike, as spilling them one pass each in `victims`' order
     (each victim's temporaries in code order, the first victim's first). `temps` gets
@@ -239,7 +240,7 @@ class _Counter:
 
 
 def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed: int = 0,
-                       live: Liveness | None = None) -> Allocation:
+                       live: Liveness | None = None, mutants: Mutants = NONE) -> Allocation:
     """Colour `lowered`'s vregs onto `nregs` registers, spilling as needed; `order` picks
     among free registers (ORDERS), `seed` seeds the random order. `live`: the liveness
     of `lowered`'s code as it is, when the caller has it (the first round's)."""
@@ -256,9 +257,9 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
     victims = coloring.random_state(seed + 1) if order == "random" else None
     for _ in range(MAX_ROUNDS):
         if live is None:
-            live = liveness(flow(code, overrides), regions)
+            live = liveness(flow(code, overrides), regions, mutants)
         color, chosen = _color(live, new_vreg.next, nregs, order, seed, temps | set(slots),
-                               victims)
+                               victims, mutants)
         if not chosen:
             return Allocation(code, color, slots, temps, live, nregs, len(slots), types)
         # every victim of this round is spilled before the next (one victim a round made
@@ -268,8 +269,9 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
             slots[victim] = now[victim] = len(slots)
         new_temps: dict[int, int] = {}
         groups: dict[int, tuple[int, bool]] = {}
-        code = _spill(code, live.flow, now, new_vreg, new_temps, owned, overrides, groups)
-        live = liveness(after_spill(live.flow, code, groups), regions)
+        code = _spill(code, live.flow, now, new_vreg, new_temps, owned, overrides, groups,
+                      mutants)
+        live = liveness(after_spill(live.flow, code, groups), regions, mutants)
         for t, victim in new_temps.items():
             temps.add(t)
             types[t] = types[victim]

@@ -18,7 +18,7 @@ import copy
 import random
 from dataclasses import dataclass
 
-from . import mutants
+from .mutants import NONE, Mutants
 from .isa import FAULT_SPECULATION, WAVE_OPS, Op
 from .liveness import Flow, Liveness, bits, flow, liveness
 from .lower import Infopoint, Instr, Label, Lowered
@@ -35,9 +35,9 @@ class HostFacts:
     reach: list[bool]
 
 
-def host_facts(host: Lowered) -> HostFacts:
+def host_facts(host: Lowered, mutants: Mutants = NONE) -> HostFacts:
     f = flow(host.code, host.logical)
-    return HostFacts(liveness(f, host.regions), _reachable(f))
+    return HostFacts(liveness(f, host.regions, mutants), _reachable(f))
 
 
 def wave_reachable(lowered: Lowered) -> tuple[list[bool], dict[int, int]]:
@@ -66,11 +66,12 @@ def _reachable(f: Flow) -> list[bool]:
     return reach
 
 
-def speculate(lowered: Lowered, seed: int, facts: HostFacts | None = None) -> Lowered:
+def speculate(lowered: Lowered, seed: int, facts: HostFacts | None = None,
+              mutants: Mutants = NONE) -> Lowered:
     """The device's code: about half the eligible cold-arm candidates (chosen by `seed`)
     replaced by a DEOPT. Returns `lowered` itself when none is chosen. `facts`: the
     lowered code's (worked out here when not given)."""
-    facts = host_facts(lowered) if facts is None else facts
+    facts = host_facts(lowered, mutants) if facts is None else facts
     reach, live = facts.reach, facts.live
     label_at = live.flow.label_at
     rng = random.Random(seed)

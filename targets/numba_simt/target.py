@@ -36,6 +36,7 @@ from difftest.outcome import Outcome
 from difftest.target import Target
 
 from . import mutants
+from .mutants import NONE, Mutants
 from .dispatch import check_schedule, run_case
 from .host_program import run_program
 from .emit import Compiled, emit
@@ -62,11 +63,20 @@ class CompileOptions:
     alloc_seed: int = 0
     speculate: int = 0                     # 0: no speculation; else its seed
     reduce_tree: bool = False              # `reduce=tree`
-    mutants: frozenset[str] = frozenset()  # the compiler's (mutants.compiler_mutants)
+    mutants: Mutants = NONE  # the compiler's share (Mutants.compiler)
 
 
 def _int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def run_mutants(options: dict[str, Any]) -> Mutants:
+    """The mutants `options` switch on (OptionError names an unknown one)."""
+    names = options.get("mutants", [])
+    unknown = [m for m in names if m not in mutants.REGISTRY]
+    if unknown:
+        raise OptionError(f"unknown mutant '{unknown[0]}'")
+    return Mutants.of(names)
 
 
 def compile_options(options: dict[str, Any]) -> CompileOptions:
@@ -90,17 +100,13 @@ def compile_options(options: dict[str, Any]) -> CompileOptions:
     reduce = options.get("reduce", "native")
     if reduce not in ("native", "tree"):
         raise OptionError(f"option reduce={reduce!r}: expected native or tree")
-    names = options.get("mutants", [])
-    unknown = [m for m in names if m not in mutants.REGISTRY]
-    if unknown:
-        raise OptionError(f"unknown mutant '{unknown[0]}'")
     return CompileOptions(regs, uniform == "all_lanes", order, seed, spec, reduce == "tree",
-                          mutants.compiler_mutants(names))
+                          run_mutants(options).compiler())
 
 
 def compile_program(program: n.Program, entry: str, copts: CompileOptions) -> Compiled:
     """Compile one (checked) program. Pure: each compilation owns its state, and the
-    mutants it was asked for are on for exactly its duration.
+    mutants it was asked for are handed to the passes that consult them.
 
     The listing, when asked for, compiles the program again (the same compilation): what
     it is printed from -- the lowered code, the allocation and its liveness, some 2,500
@@ -117,13 +123,13 @@ def _listing(program: n.Program, entry: str, copts: CompileOptions) -> str:
 
 
 def _compile(program: n.Program, entry: str, copts: CompileOptions) -> Compiled:
-    with mutants.switched_on(copts.mutants):
-        host = lower(program, entry, copts.uniform_all_lanes, copts.reduce_tree)
-        facts = host_facts(host)
-        device = speculate(host, copts.speculate, facts) if copts.speculate else host
-        alloc = allocate_registers(device, copts.registers, copts.alloc_order,
-                                   copts.alloc_seed, facts.live if device is host else None)
-        return emit(device, alloc, host, facts)
+    m = copts.mutants
+    host = lower(program, entry, copts.uniform_all_lanes, copts.reduce_tree, m)
+    facts = host_facts(host, m)
+    device = speculate(host, copts.speculate, facts, m) if copts.speculate else host
+    alloc = allocate_registers(device, copts.registers, copts.alloc_order, copts.alloc_seed,
+                               facts.live if device is host else None, m)
+    return emit(device, alloc, host, facts, m)
 
 
 _CACHE: OrderedDict[tuple[str, str, CompileOptions], Compiled] = OrderedDict()
@@ -239,16 +245,15 @@ class NumbaSimtTarget(Target):
             compiled = compile_case(case, options)
         except AllocationError as e:
             return Outcome(case.buffers(), None, [], error=f"internal: {e}")
+        switched_on = run_mutants(options)
         if case.host is not None:
-            with mutants.runtime_switched_on(options.get("mutants", ())):
-                return run_program(compiled, case, schedule, options)
+            return run_program(compiled, case, schedule, options, switched_on)
         bufs = case.buffers()
-        pool = Pool()
+        pool = Pool(mutants=switched_on)
         bound = pool.create_from(bufs)
         pool.promote(list(bound.values()))
-        with mutants.runtime_switched_on(options.get("mutants", ())):
-            outcome, error, diagnostics = run_case(compiled, case, schedule, options, pool,
-                                                   bound)
+        outcome, error, diagnostics = run_case(compiled, case, schedule, options, pool, bound,
+                                               switched_on)
         out_bufs = {name: pool.read(item).astype(bufs[name].dtype)
                     for name, item in bound.items()}
         diagnostics.update(code_size=len(compiled.rows), spill_slots=len(compiled.slot),

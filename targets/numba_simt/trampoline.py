@@ -53,7 +53,8 @@ import numpy as np
 from difftest.ir.nodes import ALLOC_MAX
 from difftest.outcome import Fault
 
-from . import host_lane, mutants
+from . import host_lane
+from .mutants import NONE, Mutants
 from .host_lane import (F_GID, F_HEAD, F_IP, K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_DIVREM,
                         K_FAIL, K_FROMCOND, K_GETEXEC, K_GID, K_HALT, K_JMP, K_JZ_EXEC,
                         K_JZ_MASK, K_KILL, K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR,
@@ -167,7 +168,7 @@ def _layout(frame: np.ndarray, nmasks: int, union: int) -> tuple[int, int, int]:
 
 
 def relocate_waiting(frames: np.ndarray, moves: dict[int, int], nmasks: int,
-                     union: int) -> None:
+                     union: int, mutants: Mutants = NONE) -> None:
     """After the pool moved: relocate, in place, the references held by every saved frame
     still waiting to be resumed (the rows of `frames`), found through each frame's
     reference bitmap."""
@@ -194,8 +195,9 @@ class Host:
 
     def __init__(self, compiled: Any, mem: np.ndarray, buftab: np.ndarray,
                  params: np.ndarray, n: int, W: int, trip_budget: int,
-                 allocate: Allocate | None = None, ref_params: frozenset[int] = frozenset()
-                 ) -> None:
+                 allocate: Allocate | None = None, ref_params: frozenset[int] = frozenset(),
+                 mutants: Mutants = NONE) -> None:
+        self.mutants = mutants
         self.rows = compiled.host.rows
         if compiled.host.decoded is None:  # an unknown opcode raises here, at launch
             compiled.host.decoded = _decode(self.rows, compiled.host.nvregs,
@@ -231,7 +233,7 @@ class Host:
             raise HostError(f"frame names workitem {gid} at infopoint {ip}")
         info = self.infopoints[ip]
         start = info.host_pc
-        if mutants.on("resume-restarts-statement"):
+        if self.mutants.on("resume-restarts-statement"):
             start = info.statement_pc  # the statement's earlier effects happen again
         if not 0 <= start < len(self.rows):
             raise HostError(f"host pc {start} outside the code")
@@ -260,7 +262,7 @@ class Host:
                 yield -1, None, self.resume(frames[k])
             return
         live, live_at = self._live_table()
-        restart = mutants.on("resume-restarts-statement")  # as `resume`
+        restart = self.mutants.on("resume-restarts-statement")  # as `resume`
         starts = np.array([info.statement_pc if restart else info.host_pc
                            for info in self.infopoints], dtype=np.int64)
         out = np.zeros((len(frames), 3), dtype=np.int64)
@@ -342,7 +344,7 @@ class Host:
                     running.regs[v] = [moves.get(x, x) for x in running.regs[v]]  # type: ignore[misc]
                 else:
                     lane_vals[v] = moves.get(int(lane_vals[v]), int(lane_vals[v]))
-            relocate_waiting(self.waiting, moves, self.nmasks, self.union)
+            relocate_waiting(self.waiting, moves, self.nmasks, self.union, self.mutants)
         self.buffers[ref] = (ref, size, 32)
         return ref
 
