@@ -47,6 +47,12 @@ def describe_budget(options: dict[str, Any], n: int) -> str:
             f"work_budget {work} over {n} workitems)")
 
 
+def out_of_budget(gid: int, described: str) -> str:
+    """The `step_budget` error, the same words from every producer (the oracle, numba-simt,
+    the translated targets); `described`: `describe_budget`'s."""
+    return f"step_budget: workitem {gid} ran out of its budget of {described}"
+
+
 def parse_cli(pairs: Sequence[str]) -> dict[str, Any]:
     """`--opt KEY=VALUE` pairs; values that parse as JSON (numbers, true) are typed, and
     `mutants=a,b` becomes a list."""

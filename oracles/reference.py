@@ -63,7 +63,7 @@ import numpy.typing as npt
 from difftest.target import Target
 from difftest.case import Case
 from difftest.errors import OracleError
-from difftest.options import describe_budget, trip_budget
+from difftest.options import describe_budget, out_of_budget, trip_budget
 from difftest.ir import nodes as n
 from difftest.ir.types import BOOL, Type
 from difftest.outcome import (
@@ -188,8 +188,7 @@ class FullRun:
         return Outcome(bufs, exc, status, faults)
 
     def budget_error(self) -> str:
-        return (f"step_budget: workitem {self.exhausted[0]} ran out of its budget of "
-                f"{self.budget_text}")
+        return out_of_budget(self.exhausted[0], self.budget_text)
 
 
 # ------------------------------------------------------------------ arrays

@@ -22,7 +22,7 @@ import numpy as np
 
 from difftest.case import Case
 from difftest.errors import DifftestError
-from difftest.options import describe_budget
+from difftest.options import describe_budget, out_of_budget
 from difftest.outcome import COMPLETED, FAULTED, ExceptionReport, Fault, Frame, Outcome
 from difftest.target import Target, declared_unsupported
 
@@ -258,9 +258,8 @@ def decode(tr: Translation, case: Case, options: dict[str, Any],
         if kind == 0:
             statuses.append(COMPLETED)
         elif kind == EXHAUSTED:
-            return Outcome(bufs, None, [], error=(
-                f"step_budget: workitem {gid} ran out of its budget of "
-                f"{describe_budget(options, case.n)}"))
+            return Outcome(bufs, None, [],
+                           error=out_of_budget(gid, describe_budget(options, case.n)))
         elif kind in KINDS and 1 <= row[2] <= len(tr.functions):
             stack = tuple(Frame(tr.functions[row[3 + 2 * i]], row[4 + 2 * i])
                           for i in range(row[2]))

@@ -34,7 +34,7 @@ import numpy as np
 
 from difftest.case import Case
 from difftest.errors import DifftestError
-from difftest.options import describe_budget, trip_budget
+from difftest.options import describe_budget, out_of_budget, trip_budget
 from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome
 
 from . import deopt, machine
@@ -195,8 +195,8 @@ def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict
                 break
             pending = never
     except HostBudget as e:
-        return None, (f"step_budget: workitem {e.gid} ran out of its budget of "
-                      f"{describe_budget(options, n)}"), _diagnostics(run, host)
+        return (None, out_of_budget(e.gid, describe_budget(options, n)),
+                _diagnostics(run, host))
     except (HostError, RunError) as e:
         return None, f"internal: {e}", _diagnostics(run, host)
     exc = None
