@@ -28,7 +28,7 @@ for p in (REPO, REPO / "tests"):
 
 import oracle_legacy  # noqa: E402  (tests/oracle_legacy.py: the frozen old oracle)
 
-from difftest.errors import OracleError  # noqa: E402
+from difftest.core.errors import OracleError  # noqa: E402
 from oracles import reference  # noqa: E402
 
 

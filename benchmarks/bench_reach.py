@@ -13,7 +13,7 @@ import argparse
 def reach(mutant: str, kernels: int, seed: int) -> tuple[int, int]:
     """(cases that disagree with the mutant on, cases)."""
     from bench_target import sample_cases
-    from difftest.runner import check_case, oracle_run, target_options
+    from difftest.campaign.runner import check_case, oracle_run, target_options
     from targets.numba_simt.target import NumbaSimtTarget
 
     target = NumbaSimtTarget()

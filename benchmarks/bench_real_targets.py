@@ -24,7 +24,7 @@ def sample(target: Any, kernels: int, seed: int) -> list[Any]:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
-    from difftest.fuzz import BATCH, batch_seed
+    from difftest.campaign.fuzz import BATCH, batch_seed
     from generators.cases import kernel_cases
 
     strategy = kernel_cases(target.cases_per_kernel, capabilities=target.capabilities,
@@ -50,9 +50,9 @@ def _device_cpu(target: Any) -> float:
 
 def checked_per_cpu_second(name: str, kernels: int, seed: int, repeat: int
                            ) -> dict[str, Any]:
-    from difftest.registry import load_target
-    from difftest.runner import oracle_run, run_target, target_options
-    from difftest.verdict import check_outcome
+    from difftest.campaign.registry import load_target
+    from difftest.campaign.runner import oracle_run, run_target, target_options
+    from difftest.core.verdict import check_outcome
     from generators.kernels import _checked
 
     target = load_target(name)
@@ -92,8 +92,8 @@ def checked_per_cpu_second(name: str, kernels: int, seed: int, repeat: int
 
 
 def run(kernels: int, seed: int, repeat: int, names: tuple[str, ...]) -> dict[str, Any]:
-    from difftest.errors import DifftestError
-    from difftest.registry import load_target
+    from difftest.core.errors import DifftestError
+    from difftest.campaign.registry import load_target
 
     out: dict[str, Any] = {}
     for name in ("numba-simt",) + names:

@@ -40,7 +40,7 @@ SCHEDULES = 8
 
 def _measure(args: tuple[int, int, int, int, bool, int | None]) -> dict[str, Any]:
     from bench_target import compile_fresh, empty_compile_cache, sample_cases
-    from difftest.runner import check_case, oracle_run, target_options
+    from difftest.campaign.runner import check_case, oracle_run, target_options
     from generators.schedules import schedule_by_number
     from targets.numba_simt import mutants
     from targets.numba_simt.target import NumbaSimtTarget

@@ -41,7 +41,7 @@ def write_int_array(ary: Buffer[i32], index: i32, val: i32):
 
 
 def _case(n: int, wave: int) -> Any:
-    from difftest.case import case_from_json
+    from difftest.core.case import case_from_json
 
     # The data list is small JSON only for the case check; the buffer is replaced below.
     case = case_from_json({"kernel": SIMPLE_DEOPT, "entry": "simple_deopt",
@@ -184,7 +184,7 @@ def sample_cases(kernels: int, seed: int, share_options: bool = True,
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
-    from difftest.fuzz import BATCH, batch_seed
+    from difftest.campaign.fuzz import BATCH, batch_seed
     from generators.cases import CASES_PER_KERNEL, kernel_cases
 
     size = BATCH if batch == -1 else kernels if batch is None else batch
@@ -235,7 +235,7 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
     `sample_cases`, shared out among its cases), oracle, compile (numba-simt: once per
     kernel and options, through the compile cache, as the fuzz loop pays it:
     `compile_fresh`), target (the runs, which then find the case compiled) and verdict;
-    under the fuzz loop's garbage collector settings (`difftest.fuzz.collect_less`) and,
+    under the fuzz loop's garbage collector settings (`difftest.campaign.fuzz.collect_less`) and,
     on the same cases, under CPython's defaults (the two interleaved, best of `repeat`
     each). Also on numba-simt, on the same cases, checked cases per CPU-second with 1..4
     schedules per case (the extra schedules drawn by number with a seeded generator), so
@@ -247,13 +247,13 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
-    from difftest.fuzz import FuzzConfig, collect_less
-    from difftest.runner import oracle_run, run_target, target_options
-    from difftest.verdict import check_outcome
+    from difftest.campaign.fuzz import FuzzConfig, collect_less
+    from difftest.campaign.runner import oracle_run, run_target, target_options
+    from difftest.core.verdict import check_outcome
     from generators.kernels import _checked
     from generators.kernels import kernels as kernel_strategy
     from generators.schedules import schedule_by_number
-    from oracles.reference import ReferenceTarget
+    from oracles.oracle import ReferenceTarget
 
     from targets.numba_simt.target import NumbaSimtTarget
 
@@ -354,7 +354,7 @@ def bench_compile(kernels: int, seed: int) -> dict[str, float]:
     """numba-simt's compile CPU time per generated case, every case compiled afresh (the
     compiler's speed; the fuzz loop compiles once per kernel and options): mean, and the
     share of the slowest tenth."""
-    from difftest.runner import target_options
+    from difftest.campaign.runner import target_options
     from targets.numba_simt.target import NumbaSimtTarget
 
     target = NumbaSimtTarget()

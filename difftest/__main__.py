@@ -1,3 +1,3 @@
-from .cli import entry
+from .app.cli import entry
 
 entry()

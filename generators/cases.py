@@ -11,8 +11,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from difftest.case import Case
-from difftest.reconvergence import MAXIMAL
+from difftest.core.case import Case
+from difftest.core.reconvergence import MAXIMAL
 
 from .host import host_programs
 from .inputs import arguments

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from difftest.ir import nodes as n
-from difftest.ir.types import I32, I64
+from difftest.core.ir import nodes as n
+from difftest.core.ir.types import I32, I64
 
 STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "While", "Break", "Continue",
               "Return", "Fail", "CallStmt")

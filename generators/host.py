@@ -1,4 +1,4 @@
-"""Host programs for a case (difftest/host.py has the steps and their rules).
+"""Host programs for a case (difftest/core/host.py has the steps and their rules).
 
 Drawn step by step against `HostRules`, so nearly every program is valid; a few steps
 break a rule on purpose (a write mapping bound to a launch, a freed buffer read), since
@@ -14,8 +14,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from difftest.case import Case
-from difftest.host import HostError, HostRules, dtype_name
+from difftest.core.case import Case
+from difftest.core.host import HostError, HostRules, dtype_name
 
 from .kernels import integers
 

@@ -43,7 +43,7 @@ def edge_values(dtype: str, n: int) -> tuple[int, ...]:
 def arguments(kernel: GeneratedKernel, n: int) -> st.SearchStrategy[dict[str, Any]]:
     """Arguments for `kernel` at launch size `n` (see the module docstring): a dict from
     parameter name to a numpy array (int32/int64, per the buffer's spec) or an int/bool,
-    as `difftest.case.Case.args` holds them."""
+    as `difftest.core.case.Case.args` holds them."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"Invalid n={n!r} < 1")
     return _arguments(kernel, n)

@@ -32,9 +32,9 @@ from collections.abc import Callable, Sequence
 
 from hypothesis import strategies as st
 
-from difftest.ir import check
-from difftest.ir import nodes as n
-from difftest.ir.types import BOOL, BUF_I32, BUF_I64, I32, I64, Type, int_range, widest
+from difftest.core.ir import check
+from difftest.core.ir import nodes as n
+from difftest.core.ir.types import BOOL, BUF_I32, BUF_I64, I32, I64, Type, int_range, widest
 
 I32_CONSTS = (0, 1, -1, 7, -5, 100, 2**31 - 1, -(2**31))
 I64_CONSTS = (2**31, -(2**31) - 1, 1 << 40, 2**63 - 1, -(2**63))

@@ -55,7 +55,7 @@ is the simplest), and nothing is drawn where only one option exists. Shrinking s
 features off first (they are drawn first), then shortens blocks (each block draws its
 length first), then simplifies productions toward the first entry: leaves toward `0`,
 statements toward plain assignments. Kernels are built as source text and parsed with
-`difftest.ir.parse`: the text is what the case file stores, and the parse is the check
+`difftest.core.ir.parse`: the text is what the case file stores, and the parse is the check
 that the generator built a valid program.
 """
 
@@ -70,11 +70,11 @@ from collections.abc import Callable
 from hypothesis import event
 from hypothesis import strategies as st
 
-from difftest.ir import nodes as n
-from difftest.ir import parse, to_source
-from difftest.ir.types import BOOL, I32, I64, Type
-from difftest.options import DEFAULT_WORK_BUDGET
-from difftest.reconvergence import MAXIMAL, MODELS, defined_only
+from difftest.core.ir import nodes as n
+from difftest.core.ir import parse, to_source
+from difftest.core.ir.types import BOOL, I32, I64, Type
+from difftest.core.options import DEFAULT_WORK_BUDGET
+from difftest.core.reconvergence import MAXIMAL, MODELS, defined_only
 
 from .coverage import constructs
 
@@ -981,7 +981,7 @@ def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
     drawn for the kernel (each helper called gets at least two more). `without` names
     features never enabled (`"wave"`, `"alloc"`: what a target cannot run; the draws are
     the same, so a seed's other choices do not move). `reconvergence` is a target's model
-    (difftest.reconvergence): a wave operation it leaves undefined is replaced by a
+    (difftest.core.reconvergence): a wave operation it leaves undefined is replaced by a
     wave-free expression of its type.
     Shrinks toward: no features, one statement, the constant 0."""
     if reconvergence not in MODELS:

@@ -1,7 +1,7 @@
 """The oracle's host: a case's host program against a plain model (a dict of arrays).
 
 No pool, no copies, no mappings as storage: a buffer is its contents, a mapping only a
-name the rules track (`difftest.host.HostRules`). So a read through a mapping for reading
+name the rules track (`difftest.core.host.HostRules`). So a read through a mapping for reading
 shows the buffer's current contents, launches included, and a write through a mapping for
 writing is simply a write: the buffer is not used by anything else until it is unmapped.
 Each launch is the reference oracle's full run on the bound buffers.
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from difftest.case import Case
-from difftest.host import HostError, HostRules, binding
+from difftest.core.case import Case
+from difftest.core.host import HostError, HostRules, binding
 
 from .reference import FullRun, run_full
 

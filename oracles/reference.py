@@ -60,13 +60,12 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from difftest.target import Target
-from difftest.case import Case
-from difftest.errors import OracleError
-from difftest.options import describe_budget, out_of_budget, trip_budget
-from difftest.ir import nodes as n
-from difftest.ir.types import BOOL, Type
-from difftest.outcome import (
+from difftest.core.case import Case
+from difftest.core.errors import OracleError
+from difftest.core.options import describe_budget, out_of_budget, trip_budget
+from difftest.core.ir import nodes as n
+from difftest.core.ir.types import BOOL, Type
+from difftest.core.outcome import (
     COMPLETED,
     FAULTED,
     ExceptionReport,
@@ -863,55 +862,3 @@ def run_full(case: Case, options: dict[str, Any] | None = None) -> FullRun:
     case's); raises OracleError for a race."""
     options = case.options if options is None else options
     return _launch(case, options, exact_races=False)
-
-
-class ReferenceOracle:
-    """The oracle, as the registry finds it (entry-point group `difftest.oracles`)."""
-
-    name = "reference"
-
-    def run_full(self, case: Case, options: dict[str, Any] | None = None) -> FullRun:
-        return run_full(case, options)
-
-    def run_host(self, case: Case, options: dict[str, Any] | None = None) -> Any:
-        from .host_model import run_host
-
-        return run_host(case, options)
-
-
-class ReferenceTarget(Target):
-    """The oracle as a target (`--target reference`): runs everything, reports the
-    lowest faulting workitem's exception; a race or budget overrun is an `error`."""
-
-    name = "reference"
-    description = "the reference oracle run as a target: every workitem, in wave order"
-    capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc"})
-    option_names: tuple[str, ...] = ()  # only the common ones (difftest.options)
-    mutant_names: tuple[str, ...] = ()
-
-    def run(self, case: Case, schedule: dict[str, Any] | None = None,
-            options: dict[str, Any] | None = None) -> Outcome:
-        try:
-            if case.host is not None:
-                return _host_outcome(case, options)
-            return run_full(case, options).outcome()
-        except OracleError as e:
-            return Outcome(case.buffers(), None, [], None, error=str(e))
-
-
-def _host_outcome(case: Case, options: dict[str, Any] | None) -> Outcome:
-    from difftest.outcome import host_result
-
-    from .host_model import run_host
-
-    run = run_host(case, options)
-    bufs = {k: v.copy() for k, v in run.final.items()}
-    if run.full is not None:
-        last = run.full.outcome()
-        for param, buf in run.binding.items():
-            bufs[buf] = last.buffers[param]
-        out = Outcome(bufs, last.exception, last.status, last.faults, last.error)
-    else:
-        out = Outcome(bufs, None, [])
-    out.host = host_result(run.observations, run.error)
-    return out

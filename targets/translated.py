@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from difftest.case import Case
-from difftest.errors import DifftestError
-from difftest.options import describe_budget, out_of_budget
-from difftest.outcome import COMPLETED, FAULTED, ExceptionReport, Fault, Frame, Outcome
-from difftest.target import Target, declared_unsupported
+from difftest.core.case import Case
+from difftest.core.errors import DifftestError
+from difftest.core.options import describe_budget, out_of_budget
+from difftest.core.outcome import COMPLETED, FAULTED, ExceptionReport, Fault, Frame, Outcome
+from difftest.core.target import Target, declared_unsupported
 
 from .device.process import DeviceCrash, DeviceProcess, DeviceTimeout
 from .translate import EXHAUSTED, HEADER, KINDS, Translation, Unsupported, translate

@@ -13,7 +13,7 @@ EXAMPLES = REPO / "examples"
 
 def example_json(name: str) -> dict[str, Any]:
     """An example kernel file's case, as the JSON object a case file would hold."""
-    from difftest.case import load_case
+    from difftest.core.kernelfile import load_case
 
     return load_case(EXAMPLES / f"{name}.py").to_json()
 

@@ -34,12 +34,12 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from difftest.case import Case
-from difftest.errors import OracleError
-from difftest.options import describe_budget, trip_budget
-from difftest.ir import nodes as n
-from difftest.ir.types import Type
-from difftest.outcome import (
+from difftest.core.case import Case
+from difftest.core.errors import OracleError
+from difftest.core.options import describe_budget, trip_budget
+from difftest.core.ir import nodes as n
+from difftest.core.ir.types import Type
+from difftest.core.outcome import (
     COMPLETED,
     FAULTED,
     ExceptionReport,
@@ -577,7 +577,7 @@ class ReferenceTarget:
     name = "reference"
     description = "the reference oracle run as a target: every workitem, in wave order"
     capabilities = frozenset({"wave_ops", "faults"})
-    option_names: tuple[str, ...] = ()  # only the common ones (difftest.options)
+    option_names: tuple[str, ...] = ()  # only the common ones (difftest.core.options)
     mutant_names: tuple[str, ...] = ()
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from difftest.cli import main
+from difftest.app.cli import main
 
 CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium")
 

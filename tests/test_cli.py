@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from difftest.cli import main
+from difftest.app.cli import main
 
 from .conftest import EXAMPLES, example_json
 
@@ -193,7 +193,7 @@ def test_the_case_format_is_explained_once_not_under_every_command(
 def test_compile_of_a_case_the_target_cannot_run_is_one_clear_error(
         capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("pyopencl")
-    from difftest.registry import installed_target_names
+    from difftest.campaign.registry import installed_target_names
 
     if "opencl" not in installed_target_names():
         pytest.skip("PoCL (the opencl target) is not installed")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from difftest.cli import main
+from difftest.app.cli import main
 
 from .conftest import EXAMPLES, example_json
 
@@ -95,7 +95,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
 
 
 def test_sample_writes_loadable_cases(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from difftest.case import load_case
+    from difftest.core.kernelfile import load_case
 
     assert main(["sample", "--count", "3", "--seed", "7", "--out", str(tmp_path / "s")]) == 0
     files = sorted((tmp_path / "s").iterdir())

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from difftest.case import case_from_json
-from difftest.ir import parse
+from difftest.core.case import case_from_json
+from difftest.core.ir import parse
 from generators.kernels import kernels
 from targets.numba_simt import mutants
 from targets.numba_simt.emit import emit

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from difftest.case import case_from_json, load_case
-from difftest.cli import main
-from difftest.corpus import content_name, corpus_json, entries, save
-from difftest.runner import replay
+from difftest.core.case import case_from_json
+
+from difftest.core.kernelfile import load_case
+from difftest.app.cli import main
+from difftest.campaign.corpus import content_name, corpus_json, entries, save
+from difftest.campaign.runner import replay
 
 from .conftest import example_json
 

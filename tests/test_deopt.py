@@ -13,10 +13,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from difftest.case import Case, case_from_json, load_case
-from difftest.cli import main
-from difftest.ir import parse
-from difftest.runner import check_case
+from difftest.core.case import Case, case_from_json
+
+from difftest.core.kernelfile import load_case
+from difftest.app.cli import main
+from difftest.core.ir import parse
+from difftest.campaign.runner import check_case
 from targets.numba_simt import deopt, machine, mutants, trampoline
 from targets.numba_simt.emit import check_metadata
 from targets.numba_simt.lower import lower

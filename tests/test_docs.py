@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from difftest.case import case_from_json
-from difftest.cli import main
-from difftest.ir import nodes
-from difftest.ir.check import RESERVED
+from difftest.core.case import case_from_json
+from difftest.app.cli import main
+from difftest.core.ir import nodes
+from difftest.core.ir.check import RESERVED
 
 from .conftest import REPO
 

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from difftest.case import case_from_json, load_case
-from difftest.ir import parse
-from oracles.reference import ReferenceTarget
+from difftest.core.case import case_from_json
+
+from difftest.core.kernelfile import load_case
+from difftest.core.ir import parse
+from oracles.oracle import ReferenceTarget
 
 from .conftest import EXAMPLES, example_json
 

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, seed
 from hypothesis import strategies as st
 
-from difftest.findings import explain
-from difftest.runner import check_case, oracle_run, target_options
+from difftest.campaign.findings import explain
+from difftest.campaign.runner import check_case, oracle_run, target_options
 from generators.cases import kernel_cases
 from generators.schedules import schedule_by_number, schedule_numbers
-from difftest.registry import load_target
+from difftest.campaign.registry import load_target
 
 SHARDS = 8  # numba-simt's (and the reference's); a real target gets REAL_SHARDS
 REAL_SHARDS = 2
@@ -27,7 +27,7 @@ REAL_SHARDS = 2
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "fuzz_target" not in metafunc.fixturenames:
         return
-    from difftest.pytest_plugin import target_names
+    from difftest.app.pytest_plugin import target_names
 
     names = [n for n in target_names(metafunc.config) if n != "reference"] or ["reference"]
     pairs = [(name, shard) for name in names
@@ -42,7 +42,7 @@ def test_target_agrees_with_oracle(fuzz_target: str, shard: int, difftest_settin
     reconvergence model and cases per kernel, as the fuzz loop draws them; a target that
     draws more cases per kernel draws fewer kernels, so every shard checks about as many
     cases). A real target may disagree only as one of its known bugs recorded in the
-    corpus (difftest.findings) explains; anything else fails."""
+    corpus (difftest.campaign.findings) explains; anything else fails."""
     from hypothesis import settings
 
     target = load_target(fuzz_target)
@@ -84,7 +84,7 @@ def test_collect_less_still_collects_cycles() -> None:
     collector counts allocations net of deallocations) to run a young collection."""
     script = """
 import gc, weakref
-from difftest.fuzz import GC_THRESHOLDS, collect_less
+from difftest.campaign.fuzz import GC_THRESHOLDS, collect_less
 collect_less()
 assert gc.isenabled() and gc.get_threshold() == GC_THRESHOLDS
 class Node:

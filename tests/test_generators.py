@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from difftest.case import case_from_json
-from difftest.ir import nodes as n
-from difftest.ir import parse
+from difftest.core.case import case_from_json
+from difftest.core.ir import nodes as n
+from difftest.core.ir import parse
 from generators.cases import cases, cases_for, kernel_cases
 from generators.coverage import ALL_CONSTRUCTS, FAULT_KINDS, constructs, fault_kinds
 from generators.inputs import arguments
@@ -26,7 +26,7 @@ from generators.kernels import MAX_LOOP, kernels
 from generators.launches import WAVES, launches
 from generators.sampling import draw
 from generators.schedules import schedules, target_options
-from difftest.options import DEFAULT_STEP_BUDGET, DEFAULT_WORK_BUDGET
+from difftest.core.options import DEFAULT_STEP_BUDGET, DEFAULT_WORK_BUDGET
 from oracles.reference import OracleError, run_full
 
 QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]

@@ -1,4 +1,4 @@
-"""Host programs (difftest/host.py): the case format and its one-line errors, the oracle's
+"""Host programs (difftest/core/host.py): the case format and its one-line errors, the oracle's
 plain model against hand-derived observations, and generated programs agreeing on
 numba-simt."""
 
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from difftest.case import case_from_json
-from difftest.cli import main
-from difftest.runner import check_case, oracle_run
+from difftest.core.case import case_from_json
+from difftest.app.cli import main
+from difftest.campaign.runner import check_case, oracle_run
 from generators.cases import cases_for
 from generators.host import host_programs
 from generators.kernels import kernels
@@ -115,8 +115,8 @@ def test_a_target_error_is_named_before_the_observations_it_cut_short() -> None:
     """The oracle's program reads once, then ends in a faulting launch; a target that
     died in the first launch made no observation. The verdict names its error (R0), the
     cause, not the missing observation (R6) it led to."""
-    from difftest.outcome import Outcome
-    from difftest.verdict import check_outcome
+    from difftest.core.outcome import Outcome
+    from difftest.core.verdict import check_outcome
 
     host = [{"op": "launch"}, {"op": "read", "buffer": "out"},
             {"op": "create", "buffer": "b", "dtype": "i32", "length": 1},

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from difftest.cli import main
-from difftest.corpus import entries
-from difftest.runner import replay
+from difftest.app.cli import main
+from difftest.campaign.corpus import entries
+from difftest.campaign.runner import replay
 from targets.numba_simt import mutants
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from difftest.ir import check, parse, to_source
-from difftest.ir import nodes as n
-from difftest.ir.types import BOOL, BUF_I32, I32, I64
+from difftest.core.ir import check, parse, to_source
+from difftest.core.ir import nodes as n
+from difftest.core.ir.types import BOOL, BUF_I32, I32, I64
 
 HEAD = "def k(a: Buffer[i32], b: Buffer[i64], m: i32, q: i64, f: bool):\n"
 HELPER = "\n\ndef h(x: i32) -> i64:\n    return x\n"

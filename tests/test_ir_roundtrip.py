@@ -11,11 +11,11 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from difftest.ir import from_json, parse, to_json, to_source
-from difftest.errors import KernelError
-from difftest.ir import nodes as n
-from difftest.ir.parse import parse_unchecked
-from difftest.ir.types import BOOL, I32, I64
+from difftest.core.ir import from_json, parse, to_json, to_source
+from difftest.core.errors import KernelError
+from difftest.core.ir import nodes as n
+from difftest.core.ir.parse import parse_unchecked
+from difftest.core.ir.types import BOOL, I32, I64
 from generators.ir import programs
 from generators.kernels import GeneratedKernel, kernels
 from generators.sampling import draw

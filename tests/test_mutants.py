@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from difftest.case import case_from_json
-from difftest.ir import parse
+from difftest.core.case import case_from_json
+from difftest.core.ir import parse
 from targets.numba_simt import machine, mutants
 from targets.numba_simt.isa import EXEC, Op
 from targets.numba_simt.liveness import all_lanes, defs, flow, liveness

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from difftest.case import Case, case_from_json
-from difftest.cli import main
-from difftest.runner import check_case
+from difftest.core.case import Case, case_from_json
+from difftest.app.cli import main
+from difftest.campaign.runner import check_case
 from targets.numba_simt.target import NumbaSimtTarget, compile_case
 
 from .conftest import EXAMPLES, example_json
@@ -91,8 +91,8 @@ def test_cli_run_and_check_on_numba_simt(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_a_kernel_without_buffers_runs() -> None:
     """Its buffer table is one empty row, not an invalid one (machine error 2 before)."""
-    from difftest.ir import parse
-    from difftest.runner import check_case
+    from difftest.core.ir import parse
+    from difftest.campaign.runner import check_case
 
     text = "def k(s: i32):\n    t = s + wave_sum(1)\n"
     case = Case(text, "k", 4, 4, {"s": 3}, parse(text))

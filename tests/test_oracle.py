@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from difftest.case import Case, case_from_json
-from difftest.outcome import COMPLETED, FAULTED, Outcome
-from oracles.reference import ReferenceTarget, run_full
+from difftest.core.case import Case, case_from_json
+from difftest.core.outcome import COMPLETED, FAULTED, Outcome
+from oracles.oracle import ReferenceTarget
+from oracles.reference import run_full
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1

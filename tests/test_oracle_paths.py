@@ -26,9 +26,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from difftest.case import Case, case_from_json
-from difftest.errors import OracleError
-from difftest.outcome import Fault, Frame
+from difftest.core.case import Case, case_from_json
+from difftest.core.errors import OracleError
+from difftest.core.outcome import Fault, Frame
 from generators.cases import kernel_cases
 from oracles import reference
 from oracles.reference import FullRun, run_full

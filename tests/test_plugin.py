@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from difftest.case import case_from_json
-from difftest.corpus import corpus_json
+from difftest.core.case import case_from_json
+from difftest.campaign.corpus import corpus_json
 
 from .conftest import example_json
 

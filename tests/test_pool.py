@@ -18,8 +18,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from difftest.case import case_from_json
-from difftest.runner import check_case
+from difftest.core.case import case_from_json
+from difftest.campaign.runner import check_case
 from generators.schedules import schedule_by_number
 from targets.numba_simt import mutants
 from targets.numba_simt.pool import FOR_PROMOTING, MAPPED_WRITE, Pool
@@ -311,7 +311,7 @@ def test_the_stateful_test_finds_each_pool_mutant(mutant: str) -> None:
 
 
 def test_the_host_program_example_agrees_and_each_pool_mutant_flips_it() -> None:
-    from difftest.case import load_case
+    from difftest.core.kernelfile import load_case
 
     case = load_case(EXAMPLES / "host_program.py")
     target = NumbaSimtTarget()
@@ -322,7 +322,7 @@ def test_the_host_program_example_agrees_and_each_pool_mutant_flips_it() -> None
 
 
 def test_the_alloc_example_agrees_and_stale_frame_reference_flips_it() -> None:
-    from difftest.case import load_case
+    from difftest.core.kernelfile import load_case
     case = load_case(EXAMPLES / "alloc_relocation.py")
     target = NumbaSimtTarget()
     diag = target.run(case, {}, {}).diagnostics

@@ -13,11 +13,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from difftest.case import Case, load_case
-from difftest.errors import DifftestError
-from difftest.ir import parse
-from difftest.registry import load_target
-from difftest.target import Target
+from difftest.core.case import Case
+
+from difftest.core.kernelfile import load_case
+from difftest.core.errors import DifftestError
+from difftest.core.ir import parse
+from difftest.campaign.registry import load_target
+from difftest.core.target import Target
 
 from .conftest import REPO
 
@@ -229,8 +231,8 @@ def test_each_translation_mutant_is_caught_by_its_hunt_counterexample(name: str,
     with the mutant and agrees without it. Every mutant a real target offers has one."""
     import json
 
-    from difftest.case import case_from_json
-    from difftest.runner import check_case
+    from difftest.core.case import case_from_json
+    from difftest.campaign.runner import check_case
 
     t = target(name)
     assert mutant in t.mutant_names
@@ -262,7 +264,7 @@ def test_a_target_bug_is_recorded_replayed_and_exported_as_a_standalone_reproduc
     import subprocess
     import sys
 
-    from difftest.cli import main
+    from difftest.app.cli import main
 
     t = target("lavapipe-glsl")
     case_file = tmp_path / "sext.json"
@@ -305,9 +307,9 @@ def test_an_unexplained_disagreement_still_fails_replay(tmp_path: Path,
                                                          ) -> None:
     """A known bug explains only failures of its class and shape: a case that fails
     another way on the same target is not excused."""
-    from difftest.findings import KnownFinding, explain
-    from difftest.signature import Signature
-    from difftest.verdict import Verdict
+    from difftest.campaign.findings import KnownFinding, explain
+    from difftest.campaign.signature import Signature
+    from difftest.core.verdict import Verdict
 
     known = [KnownFinding("x", Signature("lavapipe-glsl", "R3 memory",
                                          frozenset({"Store", "Compare:<="})), tmp_path)]

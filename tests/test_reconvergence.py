@@ -1,4 +1,4 @@
-"""Reconvergence models (difftest/reconvergence.py): which wave operations lie on a
+"""Reconvergence models (difftest/core/reconvergence.py): which wave operations lie on a
 loop's exit path, the rewrite that removes them, and generated kernels that respect a
 target's model."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from difftest.ir import parse, to_source
-from difftest.reconvergence import (LOOP_EXITS_UNDEFINED, MAXIMAL, defined_only,
+from difftest.core.ir import parse, to_source
+from difftest.core.reconvergence import (LOOP_EXITS_UNDEFINED, MAXIMAL, defined_only,
                                     undefined_wave_ops)
 from generators.kernels import ENTRY, kernels
 

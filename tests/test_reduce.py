@@ -1,4 +1,4 @@
-"""The IR reducer (difftest/reduce.py) and `difftest reduce`.
+"""The IR reducer (difftest/campaign/reduce.py) and `difftest reduce`.
 
 The predicates are real ones: the oracle against numba-simt with a mutant on, as the fuzz
 loop uses them; never a predicate read off the reducer's own output."""
@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 
-from difftest.case import Case, case_from_json, load_case
-from difftest.cli import main
-from difftest.ir import parse
-from difftest.reduce import reduce_case, size, statements
-from difftest.runner import check_case, oracle_run, still_fails
+from difftest.core.case import Case, case_from_json
+
+from difftest.core.kernelfile import load_case
+from difftest.app.cli import main
+from difftest.core.ir import parse
+from difftest.campaign.reduce import reduce_case, size, statements
+from difftest.campaign.runner import check_case, oracle_run, still_fails
 from targets.numba_simt.target import NumbaSimtTarget
 
 from .conftest import EXAMPLES

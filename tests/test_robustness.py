@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from difftest.signature import Signature
-from difftest.target import Target
-from difftest import fuzz
-from difftest.case import load_case
-from difftest.cli import build_parser, main
+from difftest.campaign.signature import Signature
+from difftest.core.target import Target
+from difftest.campaign import fuzz
+from difftest.core.kernelfile import load_case
+from difftest.app.cli import build_parser, main
 
 from .conftest import EXAMPLES, REPO
 
@@ -165,7 +165,7 @@ class _Refuses(Target):
 def test_a_campaign_that_checked_nothing_is_not_a_success(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from difftest import registry
+    from difftest.campaign import registry
 
     monkeypatch.setattr(registry, "load_target", lambda name: _Refuses())
     code = main(["fuzz", "--target", "refuses", "--examples", "3", "--corpus",
@@ -188,7 +188,7 @@ class _Cold(_Refuses):
 def test_a_campaign_announces_a_cold_start_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from difftest import registry
+    from difftest.campaign import registry
 
     monkeypatch.setattr(registry, "load_target", lambda name: _Cold())
     main(["fuzz", "--target", "cold", "--examples", "1", "--corpus", str(tmp_path / "c")])
@@ -197,7 +197,7 @@ def test_a_campaign_announces_a_cold_start_once(
 
 def test_replay_of_a_file_whose_target_is_not_installed_fails_that_file_and_goes_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from difftest.corpus import corpus_json, save
+    from difftest.campaign.corpus import corpus_json, save
 
     case = load_case(CASE)
     save(tmp_path, corpus_json(case, "reference", {"verdict": "agree"}, "fine"))
@@ -285,7 +285,7 @@ def test_sample_counts_the_files_it_wrote(tmp_path: Path, monkeypatch: pytest.Mo
 def test_png_has_axes_and_a_legend(tmp_path: Path) -> None:
     from PIL import Image
 
-    from difftest.report import _RGB, LEGEND
+    from difftest.app.report import _RGB, LEGEND
 
     png = tmp_path / "s.png"
     assert main(["show", CASE, "--png", str(png)]) == 0
@@ -392,10 +392,10 @@ def test_a_faulted_workitem_is_drawn_faulted_even_after_a_deopt(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """simple_deopt's workitem 10 faults inside a helper; numba-simt lists it among the
     deopted workitems (its fault is a deopt), and it must still read as faulted."""
-    from difftest.kernelfile import load_kernel_file
-    from difftest.registry import load_target
-    from difftest.report import _RGB, cells
-    from difftest.runner import check_case
+    from difftest.core.kernelfile import load_kernel_file
+    from difftest.campaign.registry import load_target
+    from difftest.app.report import _RGB, cells
+    from difftest.campaign.runner import check_case
 
     case = load_kernel_file(EXAMPLES / "simple_deopt.py")
     res = check_case(case, load_target("numba-simt"), case.schedule, None, None, None, None)
@@ -420,7 +420,7 @@ def test_nothing_is_cut_from_a_long_launch(tmp_path: Path,
     out = capsys.readouterr().out
     assert "... the same up to gid 2047 (31 more rows)" in out
     assert "  2048 " in out and "FF --" in out and "  2112 --" in out
-    from difftest.report import _RGB
+    from difftest.app.report import _RGB
 
     colours = _png_colours(png)
     assert _RGB["F"] in colours and _RGB["-"] in colours
@@ -448,7 +448,7 @@ def test_the_cold_compile_is_not_charged_to_the_campaigns_time(
     checking (the summary's time is the campaign's, well under the 8 s it would be if the
     wait were charged, and it checked cases), and the wait is announced first, saying
     what it waits for."""
-    from difftest import registry
+    from difftest.campaign import registry
 
     real = registry.load_target
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from difftest.errors import KernelError
-from difftest.ir import FORMAT_VERSION, from_json, parse, to_json
+from difftest.core.errors import KernelError
+from difftest.core.ir import FORMAT_VERSION, from_json, parse, to_json
 
 SOURCE = """\
 def k(out: Buffer[i32], m: i32):

@@ -14,7 +14,7 @@ from .conftest import EXAMPLES
 TARGET = '''\
 """A vendor's target: runs each case on the reference oracle, but (to show its verdicts
 are its own) can be told to drop every store with --opt lossy=1."""
-from oracles.reference import ReferenceTarget
+from oracles.oracle import ReferenceTarget
 
 
 class VendorTarget(ReferenceTarget):

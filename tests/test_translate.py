@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from difftest.ir import parse
+from difftest.core.ir import parse
 from targets.translate import Unsupported, translate
 from targets.translate.emit import buffer_flow
 

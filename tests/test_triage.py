@@ -1,4 +1,4 @@
-"""The results journal (difftest/results.py) and triage (difftest/triage.py): journals
+"""The results journal (difftest/campaign/results.py) and triage (difftest/campaign/triage.py): journals
 are whole lines however campaigns share a folder; buckets follow the documented rule and
 the ranking puts the most different first."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from difftest.cli import main
-from difftest.results import Journal, campaigns, read_journal
-from difftest.triage import Finding, buckets, load_findings
+from difftest.app.cli import main
+from difftest.campaign.results import Journal, campaigns, read_journal
+from difftest.campaign.triage import Finding, buckets, load_findings
 
 
 def _write_many(folder: str, k: int) -> None:

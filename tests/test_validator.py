@@ -1,4 +1,4 @@
-"""The kernel validator (difftest.ir.parse: syntax + static checks) and case loading reject
+"""The kernel validator (difftest.core.ir.parse: syntax + static checks) and case loading reject
 malformed input with one clear error naming the line (kernels) or the field (cases).
 
 Line numbers are 1-based in the kernel text; each source below starts at line 1 (the
@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from difftest.case import case_from_json
-from difftest.errors import CaseError, KernelError
-from difftest.ir import parse
+from difftest.core.case import case_from_json
+from difftest.core.errors import CaseError, KernelError
+from difftest.core.ir import parse
 
 
 def K(src: str) -> str:
@@ -594,13 +594,13 @@ def test_case_that_is_not_an_object() -> None:
 
 @pytest.mark.parametrize("expr", ["m" + " + m" * 1000, "not " * 1000 + "True"])
 def test_deep_nesting_is_a_kernel_error_not_a_crash(expr: str) -> None:
-    from difftest.errors import KernelError
+    from difftest.core.errors import KernelError
 
     with pytest.raises(KernelError, match="nested too deeply"):
         parse(f"def k(m: i32):\n    x = {expr}\n")
 
 
-# The limits on helper call chains and on nesting (difftest.ir.check: MAX_CALL_DEPTH = 16,
+# The limits on helper call chains and on nesting (difftest.core.ir.check: MAX_CALL_DEPTH = 16,
 # MAX_NESTING = 100, inlined helpers counted), at the limit and one past it. Nesting
 # counts every statement and expression node on the deepest path, a body's statements at
 # depth 1: `x = 1 + 1 + ... + 1` with k `+` is the Assign, k Binary nodes (left-nested)

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from difftest.case import Case, case_from_json
-from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Frame, Outcome
-from difftest.verdict import check_outcome
+from difftest.core.case import Case, case_from_json
+from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Frame, Outcome
+from difftest.core.verdict import check_outcome
 from oracles.reference import FullRun, run_full
 
 from .conftest import example_json

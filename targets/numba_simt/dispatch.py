@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from difftest.case import Case
-from difftest.errors import DifftestError
-from difftest.options import describe_budget, out_of_budget, trip_budget
-from difftest.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome
+from difftest.core.case import Case
+from difftest.core.errors import DifftestError
+from difftest.core.options import describe_budget, out_of_budget, trip_budget
+from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome
 
 from . import deopt, machine
 from .mutants import Mutants

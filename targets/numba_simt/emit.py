@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from difftest.ir.types import BUF_I32, BUF_I64, I32, I64
-from difftest.outcome import Frame
+from difftest.core.ir.types import BUF_I32, BUF_I64, I32, I64
+from difftest.core.outcome import Frame
 
 from .mutants import NONE, Mutants
 from .isa import IMM, INFOPOINTS, WIDTH, Op

@@ -1,7 +1,7 @@
 """numba-simt's host: a case's host program against the buffer pool (pool.py).
 
 The rules of host programs (which step is an error when) are the language's
-(`difftest.host.HostRules`); everything that holds data -- buffers, mappings, the
+(`difftest.core.host.HostRules`); everything that holds data -- buffers, mappings, the
 storage a launch runs on -- is the pool's. Each launch promotes its bound items, runs on
 the pool's storage with a buffer table of their current bases, and then refreshes the read
 mappings. A launch that reports an exception (or an error) ends the program.
@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from difftest.case import Case
-from difftest.host import HostError, HostRules, binding
-from difftest.outcome import Outcome, host_result
+from difftest.core.case import Case
+from difftest.core.host import HostError, HostRules, binding
+from difftest.core.outcome import Outcome, host_result
 
 from .dispatch import run_case
 from .emit import Compiled

@@ -30,10 +30,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from difftest.ir import nodes as n
-from difftest.ir.printer import expr_source
-from difftest.ir.types import BOOL, BUF_I32, I32, I64, Type, int_range
-from difftest.outcome import Frame
+from difftest.core.ir import nodes as n
+from difftest.core.ir.printer import expr_source
+from difftest.core.ir.types import BOOL, BUF_I32, I32, I64, Type, int_range
+from difftest.core.outcome import Frame
 
 from .mutants import NONE, Mutants
 from .isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB,

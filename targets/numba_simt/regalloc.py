@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from difftest.errors import DifftestError
+from difftest.core.errors import DifftestError
 
 from . import coloring, dataflow
 from .mutants import NONE, Mutants

@@ -16,7 +16,7 @@ Target options (`--opt KEY=VALUE`; generators draw them too):
   there and the host finishes them (speculate.py);
 - `mutants`: injected bugs (mutants.py), compiler ones keyed into the compile cache and
   machine ones passed to the machine as flags;
-- the common options (`difftest.options`): `step_budget` and `work_budget`, the loop-trip
+- the common options (`difftest.core.options`): `step_budget` and `work_budget`, the loop-trip
   budget the oracle honours too (each TRIP instruction is one trip of the active lanes; a
   lane past `trip_budget()` stops the launch with the same `step_budget` error).
 Schedule keys: see `NumbaSimtTarget.schedule_help` and dispatch.py.
@@ -29,11 +29,11 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from difftest.case import Case
-from difftest.errors import DifftestError
-from difftest.ir import nodes as n
-from difftest.outcome import Outcome
-from difftest.target import Target
+from difftest.core.case import Case
+from difftest.core.errors import DifftestError
+from difftest.core.ir import nodes as n
+from difftest.core.outcome import Outcome
+from difftest.core.target import Target
 
 from . import mutants
 from .mutants import NONE, Mutants

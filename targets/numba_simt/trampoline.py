@@ -50,8 +50,8 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from difftest.ir.nodes import ALLOC_MAX
-from difftest.outcome import Fault
+from difftest.core.ir.nodes import ALLOC_MAX
+from difftest.core.outcome import Fault
 
 from . import host_lane
 from .mutants import NONE, Mutants

@@ -7,7 +7,7 @@ built and run by a real OpenCL implementation in a process of its own
 - `opencl-intel`: Intel's OpenCL CPU runtime (its own vectoriser, exec masks on AVX-512),
   the `[intel]` extra. Subgroups of 4..64 lanes (`intel_reqd_sub_group_size`), so waves
   of 1..64 (1 and 2 as partial subgroups of 4). OpenCL promises no reconvergence; this
-  runtime is checked against `loop-exits-undefined` (difftest/reconvergence.py): it was
+  runtime is checked against `loop-exits-undefined` (difftest/core/reconvergence.py): it was
   seen to run a wave operation in a loop's `break` branch once, after the loop, for every
   lane that left that way.
 
@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from difftest.case import Case
-from difftest.errors import DifftestError
-from difftest.options import trip_budget
-from difftest.reconvergence import LOOP_EXITS_UNDEFINED
+from difftest.core.case import Case
+from difftest.core.errors import DifftestError
+from difftest.core.options import trip_budget
+from difftest.core.reconvergence import LOOP_EXITS_UNDEFINED
 
 from ..translate import Translation
 from ..translate.opencl_c import launch_shape

@@ -3,7 +3,7 @@ WGSL and GLSL, with every rule of docs/semantics.md spelled out (emit.py)."""
 
 from __future__ import annotations
 
-from difftest.ir import nodes as n
+from difftest.core.ir import nodes as n
 
 from .emit import (COMPLETED, EXHAUSTED, HEADER, KINDS, Dialect, Translation, Translator,
                    Unsupported)

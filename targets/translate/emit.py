@@ -36,9 +36,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from difftest.ir import nodes as n
-from difftest.ir.types import BOOL, I32, I64, Type, widest
-from difftest.ir.walk import reachable, walk
+from difftest.core.ir import nodes as n
+from difftest.core.ir.types import BOOL, I32, I64, Type, widest
+from difftest.core.ir.walk import reachable, walk
 
 # the fault kinds in a status row (0: completed; -1: never written)
 COMPLETED, OUT_OF_BOUNDS, DIVISION_BY_ZERO, FAIL, EXHAUSTED = 0, 1, 2, 3, 4

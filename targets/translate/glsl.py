@@ -14,7 +14,7 @@ rejects a constant negative index even where the check makes it unreachable).
 
 from __future__ import annotations
 
-from difftest.ir.types import BOOL, I32, I64, Type
+from difftest.core.ir.types import BOOL, I32, I64, Type
 
 from .emit import FunctionEmitter, Translator
 from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect

@@ -11,8 +11,8 @@ per work-group at run time.
 
 from __future__ import annotations
 
-from difftest.ir import nodes as n
-from difftest.ir.types import BOOL, I32, I64, Type
+from difftest.core.ir import nodes as n
+from difftest.core.ir.types import BOOL, I32, I64, Type
 
 from .emit import HEADER, Dialect, FunctionEmitter, Translator, entry_checks
 

@@ -15,8 +15,8 @@ one subgroup of S lanes (W < S: a partial subgroup) -- checked at run time.
 
 from __future__ import annotations
 
-from difftest.ir import nodes as n
-from difftest.ir.types import BOOL, I32, I64, Type
+from difftest.core.ir import nodes as n
+from difftest.core.ir.types import BOOL, I32, I64, Type
 
 from .emit import HEADER, Dialect, FunctionEmitter, Translator, entry_checks
 

@@ -19,7 +19,7 @@ is its reconvergence model's business.
 
 from __future__ import annotations
 
-from difftest.ir.types import BOOL, I32, I64, Type
+from difftest.core.ir.types import BOOL, I32, I64, Type
 
 from .emit import FunctionEmitter, Translator
 from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect

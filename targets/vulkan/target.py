@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from difftest.case import Case
-from difftest.options import trip_budget
+from difftest.core.case import Case
+from difftest.core.options import trip_budget
 
 from ..translate import Translation, subgroup_size
 from ..translate.shader import dispatch_shape

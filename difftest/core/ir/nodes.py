@@ -4,7 +4,7 @@ Invariants every node keeps:
 - `line` is the 1-based source line in the kernel text (0 when built by hand); it is
   excluded from equality, so two programs are equal "up to source locations".
 - Expressions carry `ty`, their value type. Nodes built by the parser or by hand start with
-  `ty=None`; `difftest.ir.check()` returns the same tree with every `ty` filled in, and
+  `ty=None`; `difftest.core.ir.check()` returns the same tree with every `ty` filled in, and
   only a checked program is handed to an oracle or a target.
 - Nodes never change after construction; passes build new trees.
 """

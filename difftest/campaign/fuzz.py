@@ -5,7 +5,7 @@ budget is spent: a batch draws kernels (each serving several inputs, launches an
 schedules) and checks every (case, schedule) against the oracle. On a disagreement the
 worker notes the time (time to first failure), lets Hypothesis shrink for at most
 `SHRINK_SECONDS` (only failures by the same rule count), then runs the IR reducer
-(difftest.reduce) for at most `REDUCE_SECONDS`; the reduced case is written to the corpus
+(difftest.campaign.reduce) for at most `REDUCE_SECONDS`; the reduced case is written to the corpus
 (atomically) and reported with its timings and size. Workers publish counters in shared
 memory; the parent prints progress and the summary. With `stop_on_first` (the hunt) the
 parent stops the other workers as soon as one finds a failure, so the reduction has the
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from .results import Journal
+from difftest.campaign.results import Journal
 
 BATCH = 25  # examples per Hypothesis run: bounds the overshoot past --time
 SHRINK_SECONDS = 4.0   # Hypothesis's shrinking, after the first failure
@@ -72,7 +72,7 @@ class Found:
     n: int
     saved: bool = True
     host_steps: int = 0  # of its host program (0: none)
-    key: str = ""        # its signature's key (difftest.signature)
+    key: str = ""        # its signature's key (difftest.campaign.signature)
     failure: str = ""    # its failure class
     repeats: int = 0     # times the campaign saw it again
 
@@ -173,7 +173,7 @@ class _Known:
         self.seen: dict[str, Any] = {}  # file name -> Signature
 
     def refresh(self) -> list[Any]:
-        from .signature import Signature
+        from difftest.campaign.signature import Signature
 
         for path in sorted(self.folder.glob("*.json")):
             if path.name not in self.seen:
@@ -187,7 +187,7 @@ class _Known:
         """Record a finding; returns its key (the same signature gives the same key)."""
         import hashlib
 
-        from .corpus import write_atomic
+        from difftest.campaign.corpus import write_atomic
 
         text = json.dumps(signature.to_json(), sort_keys=True)
         key = hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -217,11 +217,11 @@ class _Worker:
     """One worker process's campaign: Hypothesis batches until the time or example
     budget is spent. A failure is shrunk, reduced and kept, then (unless the campaign
     stops at its first) the worker goes on; a failing case that a known finding
-    explains (difftest.signature) is counted as that finding seen again, not reduced."""
+    explains (difftest.campaign.signature) is counted as that finding seen again, not reduced."""
 
     def __init__(self, index: int, config: FuzzConfig, counters: Any, start: float,
                  stop_at: float, examples: int | None, results: Any, known: Path) -> None:
-        from .registry import load_target
+        from difftest.campaign.registry import load_target
 
         self.index, self.config, self.counters = index, config, counters
         self.start, self.stop_at, self.examples = start, stop_at, examples
@@ -232,7 +232,7 @@ class _Worker:
         self.shared = None
         self.database = None
         if config.database is not None:
-            from .shared import Shared
+            from difftest.campaign.sharing import Shared
 
             self.shared = Shared(config.database,
                                  lambda text: results.put(("warning", text)))
@@ -299,8 +299,8 @@ class _Worker:
         from generators.coverage import fault_kinds
         from generators.schedules import schedule_by_number
 
-        from .runner import check_case, oracle_run, target_options
-        from .signature import verdict_class
+        from difftest.campaign.runner import check_case, oracle_run, target_options
+        from difftest.campaign.signature import verdict_class
 
         best, counters = self.best, self.counters
         if best and time.monotonic() - best[3] > SHRINK_SECONDS:
@@ -365,7 +365,7 @@ class _Worker:
                     full: Any, oracle_error: str | None) -> bool:
         """Whether a case that disagrees with mutants on agrees without them: only then
         is the failure the injected bug's (a real target has bugs of its own)."""
-        from .runner import check_case
+        from difftest.campaign.runner import check_case
 
         plain = {k: v for k, v in options.items() if k != "mutants"}
         return check_case(case, self.target, schedule, plain, None, full,
@@ -375,7 +375,7 @@ class _Worker:
         """Whether a known finding explains this failing case (and if so, say so)."""
         if self.config.stop_on_first:
             return False
-        from .signature import setting, shape
+        from difftest.campaign.signature import setting, shape
 
         case_shape = shape(case.program, case.entry, case.n, case.wave)
         where = setting(options)
@@ -409,10 +409,10 @@ class _Worker:
 def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any) -> None:
     """Replay the counterexamples other workers announced on this worker's target and
     options; keep those that fail here too in the local corpus."""
-    from .case import case_from_json
-    from .corpus import save
-    from .errors import CaseError
-    from .runner import check_case
+    from difftest.core.case import case_from_json
+    from difftest.campaign.corpus import save
+    from difftest.core.errors import CaseError
+    from difftest.campaign.runner import check_case
 
     for entry in shared.new_announcements():
         try:
@@ -441,10 +441,10 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
     is new, keep it in the corpus and record it among the campaign's findings. Returns
     (what was found, or None when it was a known finding again; its corpus entry; its
     signature)."""
-    from .case import case_from_json
-    from .reduce import reduce_case, statements
-    from .runner import check_case, oracle_run, still_fails
-    from .signature import Signature, setting, shape, verdict_class
+    from difftest.core.case import case_from_json
+    from difftest.campaign.reduce import reduce_case, statements
+    from difftest.campaign.runner import check_case, oracle_run, still_fails
+    from difftest.campaign.signature import Signature, setting, shape, verdict_class
 
     case = case_from_json(case_json)
     reduced, _ = reduce_case(case, still_fails(target, case, rule, failure), REDUCE_SECONDS,
@@ -474,7 +474,7 @@ def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig,
     it."""
     import dataclasses
 
-    from .corpus import corpus_json, save
+    from difftest.campaign.corpus import corpus_json, save
 
     mutants = list(case.options.get("mutants", []))
     case = dataclasses.replace(case, options={k: v for k, v in case.options.items()
@@ -499,7 +499,7 @@ def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig,
 def warm_up(target: str, out: TextIO | None = None) -> None:
     """Load the target once in the parent, so workers never pay (or race on) a cold
     compile cache; says so first when it will take a while (on `out`, default stderr)."""
-    from .registry import load_target
+    from difftest.campaign.registry import load_target
 
     out = sys.stderr if out is None else out
     t = load_target(target)
@@ -677,8 +677,8 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
 
 def _seed_known(folder: Path, config: FuzzConfig) -> int:
     """Start the campaign's findings with the target's known bugs recorded in the
-    corpus folders `config.known` (difftest.findings); returns how many."""
-    from .findings import known_findings
+    corpus folders `config.known` (difftest.campaign.findings); returns how many."""
+    from difftest.campaign.findings import known_findings
 
     if config.stop_on_first:
         return 0

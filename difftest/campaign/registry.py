@@ -1,7 +1,7 @@
 """The registry: targets and oracles found through entry points.
 
 An oracle turns (case, options) into a full run (every workitem once, with its fate and
-write log); a target (difftest.target) turns (case, schedule, options) into an `Outcome`.
+write log); a target (difftest.core.target) turns (case, schedule, options) into an `Outcome`.
 Both register in entry-point groups (`difftest.targets`, `difftest.oracles`: name ->
 "module:Class"), so an installed third-party package adds one without editing this
 repository, and nothing in `difftest` imports `targets/` or `oracles/` by name. Loading is
@@ -14,9 +14,9 @@ import functools
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
-from .case import Case
-from .errors import DifftestError
-from .target import Target, as_target
+from difftest.core.case import Case
+from difftest.core.errors import DifftestError
+from difftest.core.target import Target, as_target
 
 TARGETS = "difftest.targets"
 ORACLES = "difftest.oracles"

@@ -3,7 +3,7 @@
 A real target's bug cannot be fixed here, so its reduced case is kept in the corpus as a
 *finding*: a corpus entry with `"finding": "<id>"` (the section of docs/findings.md that
 argues it), `"expected": {"verdict": "disagree", "rule": ...}` and the `"signature"` of
-the failure (difftest.signature). Replay checks that the target still shows it (when it
+the failure (difftest.campaign.signature). Replay checks that the target still shows it (when it
 stops showing, the target was fixed and the finding needs a new look), and a disagreement
 of that target on any other case that the finding explains -- the same failure class,
 every operation of the finding's reduced case present -- is reported as that known bug,
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .case import Case
-from .signature import Signature, setting, shape, verdict_class
+from difftest.core.case import Case
+from difftest.campaign.signature import Signature, setting, shape, verdict_class
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class KnownFinding:
 def known_findings(paths: list[Path]) -> list[KnownFinding]:
     """The findings among the corpus files under `paths` (malformed ones are the
     replay's business, skipped here)."""
-    from .corpus import entries
+    from difftest.campaign.corpus import entries
 
     out = []
     for entry in entries(list(paths)):

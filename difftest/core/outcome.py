@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import CaseError
+from difftest.core.errors import CaseError
 
 COMPLETED, FAULTED, NEVER_RAN = "completed", "faulted", "never_ran"
 STATUSES = (COMPLETED, FAULTED, NEVER_RAN)

@@ -31,7 +31,7 @@ from hypothesis.database import (
     MultiplexedDatabase,
 )
 
-from .errors import DifftestError
+from difftest.core.errors import DifftestError
 
 ANNOUNCED = b"difftest:counterexamples"
 PREFIX = b"difftest:examples:"

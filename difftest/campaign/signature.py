@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .ir import nodes as n
-from .ir.walk import walk
+from difftest.core.ir import nodes as n
+from difftest.core.ir.walk import walk
 
 _NUMBER = re.compile(r"-?\b\d+\b")
 _PATH = re.compile(r"(/[\w.\-]+)+")

@@ -53,7 +53,7 @@ def _register_profiles() -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption(OPTION_TARGET):
-        from difftest.registry import load_target
+        from difftest.campaign.registry import load_target
 
         for name in config.getoption(OPTION_TARGET):
             try:
@@ -68,18 +68,18 @@ def profile_name(config: pytest.Config) -> str:
 
 
 def target_names(config: pytest.Config) -> list[str]:
-    from difftest.registry import installed_target_names as registered
+    from difftest.campaign.registry import installed_target_names as registered
 
     chosen: list[str] | None = config.getoption(OPTION_TARGET)
     return list(chosen) if chosen else registered()
 
 
 def known_findings(config: pytest.Config) -> list[Any]:
-    """The real targets' known bugs recorded in the corpus folders (difftest.findings),
+    """The real targets' known bugs recorded in the corpus folders (difftest.campaign.findings),
     read once per session."""
     key = "_difftest_known_findings"
     if not hasattr(config, key):
-        from difftest.findings import known_findings as read
+        from difftest.campaign.findings import known_findings as read
 
         setattr(config, key, read([Path(p) for p in config.getini(INI_CORPUS)]))
     found: list[Any] = getattr(config, key)
@@ -126,8 +126,8 @@ class CorpusItem(pytest.Item):
     """Replays one corpus file on every target under test."""
 
     def runtest(self) -> None:
-        from difftest.corpus import entries
-        from difftest.runner import replay
+        from difftest.campaign.corpus import entries
+        from difftest.campaign.runner import replay
 
         entry = next(entries([self.path]))
         if entry.case is None:

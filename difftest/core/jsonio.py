@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .errors import CaseError
+from difftest.core.errors import CaseError
 
 
 def loads(text: str, where: str) -> Any:

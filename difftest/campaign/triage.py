@@ -2,9 +2,9 @@
 as their reduced cases can tell) and the buckets are ranked so that the most different
 come first.
 
-A finding is a reduced counterexample file with a signature (difftest.signature: target,
+A finding is a reduced counterexample file with a signature (difftest.campaign.signature: target,
 setting, failure class, the operations left in the reduced kernel), with what the
-campaign journals say about it (difftest.results: when it was first seen, how often
+campaign journals say about it (difftest.campaign.results: when it was first seen, how often
 again). Its *core* is its shape without the plumbing every generated kernel uses to make
 and move values (`PLUMBING`), with the operations a compiler lowers along one path named
 by their family (`FAMILIES`: `//` and `%` are division, `for` and `while` are loops, the
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .results import campaigns
+from difftest.campaign.results import campaigns
 
 #: operations that make and move values in nearly every generated kernel
 PLUMBING = frozenset({"Load", "Store", "Len", "id:gid", "Binary:+", "Binary:-", "helpers",
@@ -105,8 +105,8 @@ class Bucket:
 
 
 def _statements(kernel: str) -> int:
-    from .ir import parse
-    from .reduce import statements
+    from difftest.core.ir import parse
+    from difftest.campaign.reduce import statements
 
     return statements(parse(kernel))
 

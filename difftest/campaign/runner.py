@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable
 
-from .case import Case
-from .outcome import Outcome
-from .verdict import Verdict, check_outcome
+from difftest.core.case import Case
+from difftest.core.outcome import Outcome
+from difftest.core.verdict import Verdict, check_outcome
 
 
 @dataclass
@@ -30,8 +30,8 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None) -> tuple[Any, 
     (None, error) for a racy kernel (whose verdict the checker still gives: a target must
     report the race too). A kernel past the oracle's work limit raises OracleError: no
     verdict can be given."""
-    from .errors import OracleError
-    from .registry import load_oracle
+    from difftest.core.errors import OracleError
+    from difftest.campaign.registry import load_oracle
 
     opts = {**case.options, **(options or {})}
     try:
@@ -47,7 +47,7 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None) -> tuple[Any, 
 def target_options(target: Any, options: dict[str, Any]) -> dict[str, Any]:
     """The options `target` reads: the common ones and its own (generated cases carry
     numba-simt's compile options, which another target would reject)."""
-    from .options import COMMON
+    from difftest.core.options import COMMON
 
     own = set(target.option_names) | set(COMMON)
     return {k: v for k, v in options.items() if k in own}
@@ -91,7 +91,7 @@ class ReplayResult:
     verdict: Verdict | None
     expected: dict[str, Any]
     problem: str = ""  # why it could not be replayed (target not installed, bad options)
-    known: str = ""    # the known target bug (difftest.findings) that explains it
+    known: str = ""    # the known target bug (difftest.campaign.findings) that explains it
 
     def describe(self) -> str:
         conf = self.target + (f" +{','.join(self.mutants)}" if self.mutants else "")
@@ -117,13 +117,13 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
     """Replay one corpus case: the recorded configuration must give the recorded verdict,
     and every target in `targets` without mutants must agree with the oracle (a target
     that cannot run the case, by its declared capabilities, is skipped) -- or disagree in
-    a way one of its `known` findings explains (difftest.findings). A target that is not
+    a way one of its `known` findings explains (difftest.campaign.findings). A target that is not
     installed, or options it rejects, fail this case alone."""
-    from .findings import explain
+    from difftest.campaign.findings import explain
 
-    from .errors import DifftestError
-    from .options import validate, validate_schedule
-    from .registry import load_target
+    from difftest.core.errors import DifftestError
+    from difftest.core.options import validate, validate_schedule
+    from difftest.campaign.registry import load_target
 
     full, oracle_error = oracle_run(case)
     results = []
@@ -165,7 +165,7 @@ def still_fails(target: Any, original: Case, rule: str | None,
                 failure: str | None = None) -> Callable[[Case], bool]:
     """The reducer's predicate for a counterexample `original` found on `target` (its
     options, mutants included, are the case's): a candidate the target can run still
-    disagrees by the same rule and with the same failure class (difftest.signature: an
+    disagrees by the same rule and with the same failure class (difftest.campaign.signature: an
     R0 build failure never reduces into a crash), and -- when mutants are on -- agrees
     without them (so a reduced case shows the injected bug, not another one). `failure`
     is the original's class (None: found by running it). Candidates run under a tight
@@ -174,7 +174,7 @@ def still_fails(target: Any, original: Case, rule: str | None,
     default budget."""
     import dataclasses
 
-    from .signature import verdict_class
+    from difftest.campaign.signature import verdict_class
 
     muts = list(original.options.get("mutants", []))
     full0, _ = oracle_run(original)

@@ -19,7 +19,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, TextIO, cast
 
-from .fuzz import Found, FuzzConfig, Interrupted, fuzz
+from difftest.campaign.fuzz import Found, FuzzConfig, Interrupted, fuzz
 
 
 @dataclass
@@ -162,6 +162,6 @@ def to_json(results: list[MutantResult], budget: float, settings: dict[str, Any]
 
 
 def write_json(path: str, obj: dict[str, Any]) -> None:
-    from .corpus import write_atomic
+    from difftest.campaign.corpus import write_atomic
 
     write_atomic(Path(path), json.dumps(obj, indent=1) + "\n")

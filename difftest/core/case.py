@@ -15,22 +15,20 @@ expected verdicts, mutants) so a round trip loses nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .errors import CaseError, KernelError
-from .host import parse_host
-from .jsonio import read_json
-from .ir import parse
-from .ir.nodes import Function, Program
-from .ir.types import BOOL, DTYPES, Type, int_range
+from difftest.core.errors import CaseError, KernelError
+from difftest.core.host import parse_host
+from difftest.core.ir import parse
+from difftest.core.ir.nodes import Function, Program
+from difftest.core.ir.types import BOOL, DTYPES, Type, int_range
 
 MAX_WORKITEMS = 1 << 22
 POLICIES = ("stream", "sequential")
 _KNOWN = ("kernel", "entry", "launch", "args", "schedule", "options", "policy", "host")
-#: the options every target and the oracle read (difftest.options.COMMON)
+#: the options every target and the oracle read (difftest.core.options.COMMON)
 COMMON = ("step_budget", "work_budget", "mutants")
 #: the newest case-file format version this difftest reads and writes (1: options flat)
 VERSION = 2
@@ -50,7 +48,7 @@ class Case:
     options: dict[str, Any] = field(default_factory=dict)
     policy: str = "stream"
     extra: dict[str, Any] = field(default_factory=dict)
-    host: list[dict[str, Any]] | None = None  # a host program (difftest/host.py)
+    host: list[dict[str, Any]] | None = None  # a host program (difftest/core/host.py)
     # options per target, from the file's `options` object: {target: {option: value}}
     target_options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -114,16 +112,6 @@ class Case:
             out["host"] = [dict(s) for s in self.host]
         out.update(self.extra)
         return out
-
-
-def load_case(path: str | Path) -> Case:
-    """Read and validate a case file, or a kernel file (`.py` with `# difftest:` header
-    lines, difftest.kernelfile); every problem is one CaseError naming the file."""
-    if Path(path).suffix == ".py":
-        from .kernelfile import load_kernel_file  # it builds on this module
-
-        return load_kernel_file(path)
-    return case_from_json(read_json(path), str(path))
 
 
 def case_from_json(obj: Any, where: str = "case") -> Case:

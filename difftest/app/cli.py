@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 from collections.abc import Sequence
 
-from .case import Case, load_case
-from .errors import DifftestError, OracleError
-from .outcome import COMPLETED, FAULTED, NEVER_RAN, Outcome
+from difftest.core.case import Case
+
+from difftest.core.kernelfile import load_case
+from difftest.core.errors import DifftestError, OracleError
+from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Outcome
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DEFAULT_TARGET = "numba-simt"
@@ -87,8 +89,8 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
     it holds for other targets are left aside (a note on stderr says both). `--opt` is
     validated strictly and overrides. `announce`: say so on stderr when the target's
     first use will compile for a while (the fuzz loop says it itself)."""
-    from .options import parse_cli, validate, validate_schedule
-    from .registry import load_target
+    from difftest.core.options import parse_cli, validate, validate_schedule
+    from difftest.campaign.registry import load_target
 
     recorded = str(case.extra.get("target", "")) if case is not None else ""
     chosen = name or recorded or DEFAULT_TARGET
@@ -147,11 +149,11 @@ class _signals_stop:
 
 
 def _load(args: argparse.Namespace) -> Case:
-    """The command's case: a case file, or a kernel file (`.py`, difftest.kernelfile)
+    """The command's case: a case file, or a kernel file (`.py`, difftest.core.kernelfile)
     with `--n`, `--wave` and `--arg` over its header."""
     path = Path(args.case)
     if path.suffix == ".py":
-        from .kernelfile import load_kernel_file
+        from difftest.core.kernelfile import load_kernel_file
 
         return load_kernel_file(path, args.n, args.wave, args.arg)
     if args.n is not None or args.wave is not None or args.arg:
@@ -163,7 +165,7 @@ def _load(args: argparse.Namespace) -> Case:
 def _no_target_reads(keys: list[str], what: str, where: str) -> None:
     """A key that no installed target reads is a misspelling, not another target's: one
     error naming it (a key another target reads is left aside with a note instead)."""
-    from .registry import installed_target_names, load_target
+    from difftest.campaign.registry import installed_target_names, load_target
 
     known: set[str] = set()
     for name in installed_target_names():
@@ -178,7 +180,7 @@ def _no_target_reads(keys: list[str], what: str, where: str) -> None:
 def _oracle(case: Case, path: str, options: dict[str, Any]) -> tuple[Any, None]:
     """The oracle's full run; a racy kernel, or one past the oracle's work limit, is the
     kernel's fault (exit 2, what is wrong named)."""
-    from .runner import oracle_run
+    from difftest.campaign.runner import oracle_run
 
     try:
         full, error = oracle_run(case, options)
@@ -225,13 +227,13 @@ def _schedule(case: Case, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .runner import check_case
-    from .verdict import check_outcome
+    from difftest.campaign.runner import check_case
+    from difftest.core.verdict import check_outcome
 
     case = _load(args)
     policy = args.policy or case.policy
     if args.outcome:
-        from .jsonio import read_json
+        from difftest.core.jsonio import read_json
 
         outcome = Outcome.from_json(read_json(args.outcome), str(args.outcome))
         full, _ = _oracle(case, args.case, case.options)
@@ -284,15 +286,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .corpus import entries, files
-    from .registry import installed_target_names, load_target
-    from .runner import replay
+    from difftest.campaign.corpus import entries, files
+    from difftest.campaign.registry import installed_target_names, load_target
+    from difftest.campaign.runner import replay
 
     names = args.target or installed_target_names()
     if args.target:
         for name in names:
             load_target(name)  # a target the user named must exist: exit 2 before work
-    from .findings import known_findings
+    from difftest.campaign.findings import known_findings
 
     paths = files(args.paths)
     if not paths:
@@ -327,9 +329,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .report import numbered_source, render_png, status_picture
-    from .runner import check_case
-    from .verdict import memory_differences
+    from difftest.app.report import numbered_source, render_png, status_picture
+    from difftest.campaign.runner import check_case
+    from difftest.core.verdict import memory_differences
 
     case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
@@ -381,8 +383,8 @@ def _seconds(value: float | None, flag: str) -> float | None:
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from .corpus import check_writable
-    from .fuzz import FuzzConfig, Interrupted, format_summary, fuzz, summary_json
+    from difftest.campaign.corpus import check_writable
+    from difftest.campaign.fuzz import FuzzConfig, Interrupted, format_summary, fuzz, summary_json
 
     run = _target_and_options(args.target, None, "", args.opt, announce=False)
     options = run.options
@@ -395,7 +397,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     seconds = args.time if args.time is not None or args.examples is not None else 60.0
     database = None
     if args.database is not None:
-        from .shared import check_url
+        from difftest.campaign.sharing import check_url
 
         database = check_url(args.database)
     known = [Path(p) for p in args.known] if args.known else [corpus, Path("corpus")]
@@ -421,7 +423,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 def _check_json_destination(path: str | None) -> None:
     """A `--json FILE` must be writable before the work starts, not after."""
     if path is not None:
-        from .corpus import check_writable
+        from difftest.campaign.corpus import check_writable
 
         check_writable(Path(path).resolve().parent, "--json")
 
@@ -437,7 +439,7 @@ def _campaign_folder(path: str, command: str) -> Path:
 def _write_json(path: str | None, obj: Any) -> None:
     if path is None:
         return
-    from .corpus import write_atomic
+    from difftest.campaign.corpus import write_atomic
 
     write_atomic(Path(path), json.dumps(obj, indent=1, sort_keys=True) + "\n")
 
@@ -446,7 +448,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
     from generators.cases import cases
     from generators.sampling import draw
 
-    from .corpus import check_writable, content_name, write_atomic
+    from difftest.campaign.corpus import check_writable, content_name, write_atomic
 
     if args.count < 1:
         raise DifftestError(f"--count must be at least 1, got {args.count}")
@@ -482,7 +484,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .corpus import write_atomic
+    from difftest.campaign.corpus import write_atomic
 
     case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
@@ -513,9 +515,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_record(args: argparse.Namespace) -> int:
     import re
 
-    from .corpus import check_writable, corpus_json, save
-    from .runner import check_case
-    from .signature import Signature, setting, shape, verdict_class
+    from difftest.campaign.corpus import check_writable, corpus_json, save
+    from difftest.campaign.runner import check_case
+    from difftest.campaign.signature import Signature, setting, shape, verdict_class
 
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.finding):
         raise DifftestError(f"--finding {args.finding!r}: expected a name of lowercase "
@@ -553,9 +555,9 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
-    from .case import VERSION
-    from .corpus import files, write_atomic
-    from .jsonio import read_json
+    from difftest.core.case import VERSION
+    from difftest.campaign.corpus import files, write_atomic
+    from difftest.core.jsonio import read_json
 
     changed = 0
     paths = files(args.paths)
@@ -575,9 +577,9 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     import dataclasses
     import time
 
-    from .corpus import check_writable, corpus_json, write_atomic
-    from .reduce import reduce_case, size
-    from .runner import check_case, still_fails
+    from difftest.campaign.corpus import check_writable, corpus_json, write_atomic
+    from difftest.campaign.reduce import reduce_case, size
+    from difftest.campaign.runner import check_case, still_fails
 
     case = _load(args)
     out = Path(args.out) if args.out else Path(Path(args.case).stem + ".reduced.json")
@@ -628,8 +630,8 @@ def cmd_reduce(args: argparse.Namespace) -> int:
 def cmd_hunt(args: argparse.Namespace) -> int:
     import signal
 
-    from .hunt import HuntInterrupted, format_table, hunt, to_json, write_json
-    from .registry import load_target
+    from difftest.campaign.hunt import HuntInterrupted, format_table, hunt, to_json, write_json
+    from difftest.campaign.registry import load_target
 
     args.target = args.target or DEFAULT_TARGET
     target = load_target(args.target)
@@ -651,7 +653,7 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     if args.trials < 1:
         raise DifftestError(f"--trials must be at least 1, got {args.trials}")
     seconds = _seconds(args.time, "--time") or 60.0
-    from .corpus import check_writable
+    from difftest.campaign.corpus import check_writable
 
     corpus = Path(args.corpus)
     check_writable(corpus, "--corpus")
@@ -678,7 +680,7 @@ def cmd_hunt(args: argparse.Namespace) -> int:
 
 
 def cmd_triage(args: argparse.Namespace) -> int:
-    from .triage import buckets, format_buckets, load_findings, triage_json
+    from difftest.campaign.triage import buckets, format_buckets, load_findings, triage_json
 
     folder = _campaign_folder(args.folder, "triage")
     _check_json_destination(args.json)
@@ -692,8 +694,8 @@ def cmd_triage(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .campaign_report import build_report
-    from .corpus import check_writable, write_atomic
+    from difftest.app.campaign_report import build_report
+    from difftest.campaign.corpus import check_writable, write_atomic
 
     folder = _campaign_folder(args.folder, "report")
     out = Path(args.output)
@@ -704,8 +706,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_targets(args: argparse.Namespace) -> int:
-    from .options import COMMON
-    from .registry import capabilities, load_target, target_names
+    from difftest.core.options import COMMON
+    from difftest.campaign.registry import capabilities, load_target, target_names
 
     common = {"step_budget": "loop trips one workitem may run (default 100000)",
               "work_budget": "loop trips the whole launch may run, shared out evenly "

@@ -1,6 +1,6 @@
 """The corpus: one JSON case file per shrunk counterexample, replayed as regression tests.
 
-A corpus file is a case file (difftest.case) plus::
+A corpus file is a case file (difftest.core.case) plus::
 
     "format": "difftest-case", "version": 2,
     "target": "<name>", "mutants": [...],          # where it was found
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterator
 
-from .case import VERSION, Case, case_from_json
-from .errors import CaseError, DifftestError
-from .jsonio import read_json
+from difftest.core.case import VERSION, Case, case_from_json
+from difftest.core.errors import CaseError, DifftestError
+from difftest.core.jsonio import read_json
 
 FORMAT = "difftest-case"
 

@@ -38,11 +38,11 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from .case import Case
-from .errors import CaseError, KernelError
-from .host import parse_host
-from .ir import nodes as n
-from .ir import parse, to_source
+from difftest.core.case import Case
+from difftest.core.errors import CaseError, KernelError
+from difftest.core.host import parse_host
+from difftest.core.ir import nodes as n
+from difftest.core.ir import parse, to_source
 
 Predicate = Callable[[Case], bool]
 

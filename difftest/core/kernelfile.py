@@ -17,7 +17,7 @@ to the kernel language, so the kernel's line numbers are the file's). Keys:
 - `schedule {...}`, `options {...}` (JSON objects, as in a case file), `policy NAME`,
   `host [...]` (a host program, a JSON list of steps as in a case file).
 The command line's `--n`, `--wave` and `--arg NAME=VALUE` override the header. Everything
-then goes through the case file's one validation (difftest.case), so a wrong value is the
+then goes through the case file's one validation (difftest.core.case), so a wrong value is the
 same one-line error it would be in a JSON file.
 """
 
@@ -28,8 +28,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .case import Case, case_from_json
-from .errors import CaseError
+from difftest.core.case import Case, case_from_json
+from difftest.core.errors import CaseError
+from difftest.core.jsonio import read_json
 
 PREFIX = "# difftest:"
 _BUFFER = re.compile(r"^(i32|i64)\[(.*)\]\s*(?:\*\s*(\d+))?$", re.S)
@@ -103,6 +104,14 @@ def _launch(text: str, where: str) -> dict[str, Any]:
             raise CaseError(f"{where}: expected `launch n=N wave=W`, got {text[:40]!r}")
         launch[key] = int(value)
     return launch
+
+
+def load_case(path: str | Path) -> Case:
+    """Read and validate a case file, or a kernel file (`.py` with `# difftest:` header
+    lines); every problem is one CaseError naming the file."""
+    if Path(path).suffix == ".py":
+        return load_kernel_file(path)
+    return case_from_json(read_json(path), str(path))
 
 
 def load_kernel_file(path: str | Path, n: int | None = None, wave: int | None = None,

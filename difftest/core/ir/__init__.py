@@ -1,7 +1,7 @@
 """The kernel language: IR nodes, types, parser, checker, JSON form and printer.
 
 Public surface: `parse`, `check`, `to_json`/`from_json`, `to_source`, the node classes
-(in `difftest.ir.nodes`) and the types (in `difftest.ir.types`).
+(in `difftest.core.ir.nodes`) and the types (in `difftest.core.ir.types`).
 """
 
 from .check import check

@@ -12,7 +12,7 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
   leave out what a target does not declare;
 - `wave_sizes`: the wave sizes W it can run (a real target: its subgroup sizes);
 - `reconvergence`: the model its wave operations are checked against
-  (`difftest.reconvergence`): generators place wave operations only where it defines them;
+  (`difftest.core.reconvergence`): generators place wave operations only where it defines them;
 - `never_ran_granularity`: "wave" when it checks the deopt flag at wave start (R5);
 - `option_names` / `option_help`, `validate_options(options)`: its own options;
 - `schedule_keys` / `schedule_help`, `validate_schedule(schedule)`: the schedule keys it
@@ -35,9 +35,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .case import Case
-from .outcome import Outcome
-from .reconvergence import MAXIMAL, MODELS, describe, undefined_wave_ops
+from difftest.core.case import Case
+from difftest.core.outcome import Outcome
+from difftest.core.reconvergence import MAXIMAL, MODELS, describe, undefined_wave_ops
 
 WAVE_SIZES = (1, 2, 4, 8, 16, 32, 64)
 
@@ -105,8 +105,8 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
     if case.wave not in target.wave_sizes:
         return (f"wave size {case.wave} (it runs waves of "
                 f"{', '.join(map(str, target.wave_sizes))})")
-    from .ir import nodes as n
-    from .ir.walk import reachable, walk
+    from difftest.core.ir import nodes as n
+    from difftest.core.ir.walk import reachable, walk
 
     for fn in reachable(case.program, case.entry):
         for node in walk(fn.body):

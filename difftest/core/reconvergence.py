@@ -20,10 +20,10 @@ operation the model defines must agree with the oracle.
 
 from __future__ import annotations
 
-from . import ir
-from .ir import nodes as n
-from .ir.types import BOOL, I32, I64
-from .ir.walk import reachable, substitute, walk
+from difftest.core import ir
+from difftest.core.ir import nodes as n
+from difftest.core.ir.types import BOOL, I32, I64
+from difftest.core.ir.walk import reachable, substitute, walk
 
 MAXIMAL = "maximal"
 LOOP_EXITS_UNDEFINED = "loop-exits-undefined"

@@ -20,7 +20,7 @@ import json
 from typing import Any
 from collections.abc import Sequence
 
-from .errors import DifftestError
+from difftest.core.errors import DifftestError
 
 DEFAULT_STEP_BUDGET = 100_000
 DEFAULT_WORK_BUDGET = 1_000_000

@@ -1,7 +1,7 @@
 """`difftest report FOLDER -o report.html`: one self-contained page about a campaign
 folder, for a person who would rather look than read a log.
 
-It reads what the campaigns left (difftest.results journals, the counterexample files)
+It reads what the campaigns left (difftest.campaign.results journals, the counterexample files)
 and shows: how many distinct bugs (triage buckets) and how fast they were found, checked
 cases and findings over time per campaign, each hunted mutant's times to detection, the
 constructs covered, and per bucket its smallest kernel, its verdict, the memory that
@@ -18,9 +18,9 @@ import io
 from pathlib import Path
 from typing import Any
 
-from .errors import DifftestError
-from .results import campaigns
-from .triage import Bucket, buckets, load_findings
+from difftest.core.errors import DifftestError
+from difftest.campaign.results import campaigns
+from difftest.campaign.triage import Bucket, buckets, load_findings
 
 _CSS = """
 body { font-family: sans-serif; margin: 24px auto; max-width: 1100px; color: #222; }
@@ -155,7 +155,7 @@ def _bucket_html(rank: int, b: Bucket) -> str:
 def _rerun(path: str) -> str:
     """The case's kernel, and its verdict, differing memory and status picture from a
     run on its recorded target (or why there is none)."""
-    from .case import load_case
+    from difftest.core.kernelfile import load_case
 
     try:
         case = load_case(path)
@@ -171,10 +171,10 @@ def _rerun(path: str) -> str:
 
 
 def _run_html(case: Any) -> str:
-    from .registry import load_target
-    from .report import render_png
-    from .runner import check_case, oracle_run
-    from .verdict import memory_differences
+    from difftest.campaign.registry import load_target
+    from difftest.app.report import render_png
+    from difftest.campaign.runner import check_case, oracle_run
+    from difftest.core.verdict import memory_differences
 
     target_name = str(case.extra.get("target") or "numba-simt")
     target = load_target(target_name)

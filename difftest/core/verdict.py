@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .case import Case
-from .outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome
+from difftest.core.case import Case
+from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome
 
 RULES = ("R0 error", "R1 exception", "R2 fates", "R3 memory", "R4 atomics", "R5 granularity",
          "R6 host")

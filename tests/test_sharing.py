@@ -126,7 +126,7 @@ def test_a_case_from_a_peer_is_validated_like_a_file(
 
     import redis
 
-    from difftest.shared import ANNOUNCED
+    from difftest.campaign.sharing import ANNOUNCED
 
     url, _ = server
     entry = {"format": "difftest-case", "version": 2, "kernel": _doubling_helpers(16),

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO
 
-from .case import Case
-from .errors import DifftestError
-from .outcome import COMPLETED, FAULTED, NEVER_RAN, Outcome
+from difftest.core.case import Case
+from difftest.core.errors import DifftestError
+from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Outcome
 
 _CHAR = {COMPLETED: ".", FAULTED: "F", NEVER_RAN: "-"}
 _RGB = {".": (76, 175, 80), "F": (229, 57, 53), "-": (189, 189, 189), "D": (255, 179, 0)}

@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import CaseError
-from .ir.nodes import Function
-from .ir.types import DTYPES, I64, int_range
+from difftest.core.errors import CaseError
+from difftest.core.ir.nodes import Function
+from difftest.core.ir.types import DTYPES, I64, int_range
 
 OPS = ("create", "write", "read", "map", "map_read", "map_write", "unmap", "free", "launch")
 MAX_STEPS = 256
