@@ -109,13 +109,13 @@ def _rows(*instrs: tuple[int, ...]) -> np.ndarray:
 
 def test_decoding_rejects_an_unknown_opcode_a_register_and_a_width_out_of_range() -> None:
     halt = (Op.HALT, 0, 0, 0, 0, 0, 0, -1)
-    with pytest.raises(trampoline.HostError, match="unknown opcode 99"):
+    with pytest.raises(trampoline.ResumeError, match="unknown opcode 99"):
         trampoline._decode(_rows((99, 0, 0, 0, 0, 0, 0, -1), halt), 4, 2)
-    with pytest.raises(trampoline.HostError, match="ADD.*register"):
+    with pytest.raises(trampoline.ResumeError, match="ADD.*register"):
         trampoline._decode(_rows((Op.ADD, 0, 1, 4, 0, 32, 0, -1), halt), 4, 2)
-    with pytest.raises(trampoline.HostError, match="M_OR.*register"):
+    with pytest.raises(trampoline.ResumeError, match="M_OR.*register"):
         trampoline._decode(_rows((Op.M_OR, 2, 0, 1, 0, 0, 0, -1), halt), 4, 2)
-    with pytest.raises(trampoline.HostError, match="DIV.*width 0"):
+    with pytest.raises(trampoline.ResumeError, match="DIV.*width 0"):
         trampoline._decode(_rows((Op.DIV, 0, 1, 2, 0, 0, 0, 0), halt), 4, 2)
 
 

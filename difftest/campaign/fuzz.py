@@ -213,6 +213,51 @@ def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at
             Path(known_dir)).run()
 
 
+# What a worker tells the campaign, through its results queue (pickled between processes).
+
+@dataclass(frozen=True)
+class _FirstFailure:
+    """A worker's first failure, kept unreduced at `path` while it is shrunk and reduced."""
+    worker: int
+    seconds: float
+    path: str
+
+
+@dataclass(frozen=True)
+class _Reduced:
+    """A worker kept a reduced counterexample."""
+    found: Found
+    worker: int
+
+
+@dataclass(frozen=True)
+class _SeenAgain:
+    """A failure a known finding explains (`worker`: the one that was reducing it)."""
+    key: str
+    worker: int | None = None
+
+
+@dataclass(frozen=True)
+class _Replayed:
+    """An announced counterexample replayed here: where it was kept ("" when it agrees
+    here), and its verdict."""
+    path: str
+    verdict: str
+
+
+@dataclass(frozen=True)
+class _Warning:
+    text: str
+
+
+@dataclass(frozen=True)
+class _WorkerFailed:
+    text: str
+
+
+_Message = _FirstFailure | _Reduced | _SeenAgain | _Replayed | _Warning | _WorkerFailed
+
+
 class _Worker:
     """One worker process's campaign: Hypothesis batches until the time or example
     budget is spent. A failure is shrunk, reduced and kept, then (unless the campaign
@@ -235,7 +280,7 @@ class _Worker:
             from difftest.campaign.sharing import Shared
 
             self.shared = Shared(config.database,
-                                 lambda text: results.put(("warning", text)))
+                                 lambda text: results.put(_Warning(text)))
             self.database = self.shared.database()
         names = _names()
         self.slot = {name: _FIXED + i for i, name in enumerate(names)}
@@ -260,7 +305,7 @@ class _Worker:
             except Exception as e:  # noqa: BLE001 - e.g. Flaky: report, do not hide
                 if not self.best:
                     self.counters[_FAILURES] += 1
-                    self.results.put(("error", f"worker {self.index}: {type(e).__name__}: {e}"))
+                    self.results.put(_WorkerFailed(f"worker {self.index}: {type(e).__name__}: {e}"))
                     return
             done += batch
             batch_no += 1
@@ -357,7 +402,7 @@ class _Worker:
                     # kept at once, unreduced: a signal during the reduction loses nothing
                     best[5] = _keep(case, str(verdict), verdict.rule, self.config, None,
                                     provisional=True)[0]
-                    self.results.put(("found", self.index, best[3] - self.start, best[5]))
+                    self.results.put(_FirstFailure(self.index, best[3] - self.start, best[5]))
                 best[0], best[1] = case.to_json(), str(verdict)
                 raise Counterexample(best[0], best[1], verdict.rule)
 
@@ -381,7 +426,7 @@ class _Worker:
         where = setting(options)
         for sig in self.known.refresh():
             if sig.explains(self.config.target, failure, case_shape, where):
-                self.results.put(("repeat", _Known.key(sig)))
+                self.results.put(_SeenAgain(_Known.key(sig)))
                 return True
         return False
 
@@ -398,12 +443,12 @@ class _Worker:
                 pass
         if found is None:  # the same bug as a known finding, found again
             self.counters[_REPEATS] += 1
-            self.results.put(("repeat", _Known.key(signature), self.index))
+            self.results.put(_SeenAgain(_Known.key(signature), self.index))
             return
         if self.shared is not None:
             self.shared.announce(entry)
         self.counters[_FAILURES] += 1
-        self.results.put(("done", found, self.index))
+        self.results.put(_Reduced(found, self.index))
 
 
 def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any) -> None:
@@ -418,19 +463,19 @@ def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any
         try:
             case = case_from_json(entry, "announced counterexample")
         except CaseError as e:
-            results.put(("warning", f"an announced counterexample is malformed: {e}"))
+            results.put(_Warning(f"an announced counterexample is malformed: {e}"))
             continue
         own, _ = case.options_for(config.target, tuple(target.option_names))
         options = {**own, **config.options}
         verdict = check_case(case, target, options=options).verdict
         if verdict.agree:
-            results.put(("replayed", "", "agrees here"))
+            results.put(_Replayed("", "agrees here"))
             continue
         try:
             path = str(save(config.corpus, entry))
         except OSError as e:
             path = f"(not saved: {e.strerror or e})"
-        results.put(("replayed", path, str(verdict)))
+        results.put(_Replayed(path, str(verdict)))
 
 
 def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
@@ -552,46 +597,46 @@ def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
     start = time.monotonic()
     tty = out.isatty()
 
-    def take(msg: tuple[Any, ...]) -> None:
-        kind = msg[0]
-        if kind == "found":
-            if config.stop_on_first and finder:
-                # another worker got there first (and this one is being stopped): the
-                # campaign keeps one counterexample, so this one's kept copy goes
-                if msg[3]:
-                    Path(msg[3]).unlink(missing_ok=True)
-                return
-            unreduced[msg[1]] = msg[3]
-            out.write(("\n" if tty else "") + f"worker {msg[1]}: first failure at "
-                      f"{msg[2]:.1f} s, kept unreduced in {msg[3]}; shrinking and reducing "
-                      "it\n")
-            if config.stop_on_first:  # the finder reduces it with the machine to itself
-                finder.append(msg[1])
-                _terminate([p for i, p in enumerate(procs) if i != msg[1]])
-        elif kind == "warning":  # each once per campaign, however many workers saw it
-            key = "server" if msg[1].startswith("the shared database") else msg[1]
-            if key not in warned:
-                warned.add(key)
-                out.write(("\n" if tty else "") + f"warning: {msg[1]}\n")
-        elif kind == "replayed":
-            replayed.append((msg[1], msg[2]))
-            if msg[1]:
-                out.write(("\n" if tty else "") + f"replayed an announced counterexample: "
-                          f"{msg[1]}: {msg[2]}\n")
-        elif kind == "done":
-            if config.stop_on_first and finder and msg[2] != finder[0]:
-                return
-            found.append(msg[1])
-            journal.finding(time.monotonic() - start, msg[1])
-            unreduced.pop(msg[2], None)
-            out.write(("\n" if tty else "") + f"counterexample: {msg[1].describe()}\n")
-        elif kind == "repeat":
-            repeats[msg[1]] = repeats.get(msg[1], 0) + 1
-            if len(msg) > 2:
-                unreduced.pop(msg[2], None)
-        else:
-            errors.append(msg[1])
-            out.write(("\n" if tty else "") + f"error: {msg[1]}\n")
+    def take(msg: _Message) -> None:
+        gap = "\n" if tty else ""
+        match msg:
+            case _FirstFailure(worker, seconds, path):
+                if config.stop_on_first and finder:
+                    # another worker got there first (and this one is being stopped): the
+                    # campaign keeps one counterexample, so this one's kept copy goes
+                    if path:
+                        Path(path).unlink(missing_ok=True)
+                    return
+                unreduced[worker] = path
+                out.write(f"{gap}worker {worker}: first failure at {seconds:.1f} s, kept "
+                          f"unreduced in {path}; shrinking and reducing it\n")
+                if config.stop_on_first:  # the finder reduces it with the machine to itself
+                    finder.append(worker)
+                    _terminate([p for i, p in enumerate(procs) if i != worker])
+            case _Warning(text):  # each once per campaign, however many workers saw it
+                key = "server" if text.startswith("the shared database") else text
+                if key not in warned:
+                    warned.add(key)
+                    out.write(f"{gap}warning: {text}\n")
+            case _Replayed(path, verdict):
+                replayed.append((path, verdict))
+                if path:
+                    out.write(f"{gap}replayed an announced counterexample: {path}: "
+                              f"{verdict}\n")
+            case _Reduced(counterexample, worker):
+                if config.stop_on_first and finder and worker != finder[0]:
+                    return
+                found.append(counterexample)
+                journal.finding(time.monotonic() - start, counterexample)
+                unreduced.pop(worker, None)
+                out.write(f"{gap}counterexample: {counterexample.describe()}\n")
+            case _SeenAgain(key, worker):
+                repeats[key] = repeats.get(key, 0) + 1
+                if worker is not None:
+                    unreduced.pop(worker, None)
+            case _WorkerFailed(text):
+                errors.append(text)
+                out.write(f"{gap}error: {text}\n")
 
     def summary() -> FuzzSummary:
         while not results.empty():

@@ -41,7 +41,7 @@ from . import deopt, machine
 from .mutants import Mutants
 from .emit import Compiled
 from .pool import Item, Pool
-from .trampoline import Host, HostBudget, HostError
+from .trampoline import Host, HostBudget, ResumeError
 
 ORDERS = ("ascending", "descending", "shuffled")
 TRACE_KEPT = 1024  # dispatch trace events kept in the diagnostics (all are counted)
@@ -197,7 +197,7 @@ def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict
     except HostBudget as e:
         return (None, out_of_budget(e.gid, describe_budget(options, n)),
                 _diagnostics(run, host))
-    except (HostError, RunError) as e:
+    except (ResumeError, RunError) as e:
         return None, f"internal: {e}", _diagnostics(run, host)
     exc = None
     if run.first is not None:

@@ -63,9 +63,9 @@ from .host_lane import (F_GID, F_HEAD, F_IP, K_ALLOC, K_BINARY, K_CANNOT, K_CLEA
 from .isa import ALIVE, ALWAYS_ALL_LANES, EXEC, Op
 
 
-
-class HostError(Exception):
-    """Inconsistent code or frame (an internal error of the target, never a fault)."""
+class ResumeError(Exception):
+    """Inconsistent code or frame met while resuming deopted lanes (an internal error of
+    the target, never a fault; not difftest.core.host.HostError, a host program's)."""
 
 
 class HostBudget(Exception):
@@ -230,13 +230,13 @@ class Host:
         workitem or infopoint of the launch, or a start outside the code, is reported."""
         gid, ip = int(frame[F_GID]), int(frame[F_IP])
         if not (0 <= gid < self.n and 0 <= ip < len(self.infopoints)):
-            raise HostError(f"frame names workitem {gid} at infopoint {ip}")
+            raise ResumeError(f"frame names workitem {gid} at infopoint {ip}")
         info = self.infopoints[ip]
         start = info.host_pc
         if self.mutants.on("resume-restarts-statement"):
             start = info.statement_pc  # the statement's earlier effects happen again
         if not 0 <= start < len(self.rows):
-            raise HostError(f"host pc {start} outside the code")
+            raise ResumeError(f"host pc {start} outside the code")
         wave, lane = divmod(gid, self.W)
         state = _Wave(self, wave, 1 << lane)
         live, live_at = self._live_table()
@@ -330,7 +330,7 @@ class Host:
         the pool moved (the saved frames not under `stale-frame-reference`): in the
         running wave's registers, or in `lane_vals` when one lane runs (`run_lane`)."""
         if self._allocate is None:
-            raise HostError("alloc() with no pool to allocate from")
+            raise ResumeError("alloc() with no pool to allocate from")
         ref, moves, self.mem = self._allocate(size)
         self.allocations += 1
         self._arrays = None
@@ -466,7 +466,7 @@ class _Decoded:
 
 def _decode(rows: np.ndarray, nvregs: int, nmasks: int) -> _Decoded:
     """The host code decoded (an unknown opcode, a register or a width out of range:
-    HostError). Past the last instruction, and at every jump target outside the code,
+    ResumeError). Past the last instruction, and at every jump target outside the code,
     sits a K_OUTSIDE entry (its imm: the pc) that raises the error the pc check would, so
     neither loop needs a bounds check."""
     rows = np.asarray(rows, dtype=np.int64).reshape(-1, 8)
@@ -477,7 +477,7 @@ def _decode(rows: np.ndarray, nvregs: int, nmasks: int) -> _Decoded:
         unknown = np.flatnonzero(~_KNOWN[ops])
     if len(unknown):
         pc = int(unknown[0])
-        raise HostError(f"host instruction {pc}: unknown opcode {int(ops[pc])}")
+        raise ResumeError(f"host instruction {pc}: unknown opcode {int(ops[pc])}")
     kind = _KIND_OF[ops]
     imm = rows[:, 5].copy()
     width = np.where(np.isin(kind, _WIDE_KINDS), np.where(imm == 0, 64, imm),
@@ -486,14 +486,14 @@ def _decode(rows: np.ndarray, nvregs: int, nmasks: int) -> _Decoded:
     bad = np.flatnonzero(arithmetic & ((width < 1) | (width > 64)))
     if len(bad):
         pc = int(bad[0])
-        raise HostError(f"host instruction {pc} ({Op(ops[pc]).name}): width {width[pc]}")
+        raise ResumeError(f"host instruction {pc} ({Op(ops[pc]).name}): width {width[pc]}")
     roles = _ROLE_OF[kind]
     regs = rows[:, 1:5]
     limit = np.where(roles == 1, nvregs, nmasks)
     bad = np.flatnonzero(((roles > 0) & ((regs < 0) | (regs >= limit))).any(axis=1))
     if len(bad):
         pc = int(bad[0])
-        raise HostError(f"host instruction {pc} ({Op(ops[pc]).name}): a register out of "
+        raise ResumeError(f"host instruction {pc} ({Op(ops[pc]).name}): a register out of "
                         "range")
     outside = {count: count}  # pc outside the code -> its entry's index
     for pc in np.flatnonzero(_JUMP_OF[ops] & ((imm < 0) | (imm >= count))).tolist():
@@ -551,7 +551,7 @@ class _Wave:
     def buffer(self, ref: int) -> tuple[int, int, int]:
         row = self.h.buffers.get(ref)
         if row is None:
-            raise HostError(f"invalid buffer reference {ref}")
+            raise ResumeError(f"invalid buffer reference {ref}")
         return row  # type: ignore[return-value]
 
     def run(self, pc: int, steps: int = 0) -> LaneFates:
@@ -562,15 +562,15 @@ class _Wave:
         owned = lanes_of[self.lanes]
         every_lane = lanes_of[self.hardware]
         if not 0 <= pc < len(h.rows):
-            raise HostError(f"host pc {pc} outside the code")
+            raise ResumeError(f"host pc {pc} outside the code")
         while True:
             kind, every, d, a, b, c, imm, ip, f, op = code[pc]
             pc += 1
             steps += 1
             if steps > _STEP_LIMIT:
                 if kind == K_OUTSIDE:
-                    raise HostError(f"host pc {imm} outside the code")
-                raise HostError("the host ran past its step limit")
+                    raise ResumeError(f"host pc {imm} outside the code")
+                raise ResumeError("the host ran past its step limit")
             ex = masks[EXEC]
             # the lanes an instruction writes: `every_lane if every else lanes_of[ex]`
             if kind == K_BINARY:
@@ -659,9 +659,9 @@ class _Wave:
                 for lane in lanes_of[ex]:
                     self.fault(lane, op, ip, regs[a][lane])
             elif kind == K_OUTSIDE:
-                raise HostError(f"host pc {imm} outside the code")
+                raise ResumeError(f"host pc {imm} outside the code")
             else:
-                raise HostError(f"the host cannot run {op.name}")
+                raise ResumeError(f"the host cannot run {op.name}")
         faults = self.fates.faults
         for lane in owned:
             gid = self.base + lane
@@ -698,7 +698,7 @@ class _Wave:
         elif status == host_lane.OUT_OF_BUDGET:
             raise HostBudget(self.base + lane)
         else:
-            raise HostError(_LANE_ERRORS.get(status, "the host lane loop stopped with {}")
+            raise ResumeError(_LANE_ERRORS.get(status, "the host lane loop stopped with {}")
                             .format(Op(arg).name if status == host_lane.ERR_CANNOT else arg))
         return self.fates
 
