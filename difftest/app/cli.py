@@ -89,8 +89,8 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
     it holds for other targets are left aside (a note on stderr says both). `--opt` is
     validated strictly and overrides. `announce`: say so on stderr when the target's
     first use will compile for a while (the fuzz loop says it itself)."""
-    from difftest.core.options import parse_cli, validate, validate_schedule
     from difftest.campaign.registry import load_target
+    from difftest.core.options import case_options, parse_cli, validate
 
     recorded = str(case.extra.get("target", "")) if case is not None else ""
     chosen = name or recorded or DEFAULT_TARGET
@@ -99,22 +99,18 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
     if message:
         print(message, file=sys.stderr, flush=True)
     cli_options = validate(target, parse_cli(pairs), "--opt")
-    case_options: dict[str, Any] = {}
+    from_case: dict[str, Any] = {}
     if case is not None:
-        case_options, aside = case.options_for(chosen, tuple(target.option_names))
-        mutants = case.extra.get("mutants") or []
         same = chosen == recorded
-        if same and mutants and "mutants" not in case_options:
-            case_options["mutants"] = list(mutants)
-        case_options = validate(target, case_options, f"{case_path}: options")
-        validate_schedule(target, case.schedule, case_path)
+        recorded_mutants = list(case.extra.get("mutants") or []) if same else []
+        from_case, aside = case_options(case, target, case_path, recorded_mutants or None)
         _no_target_reads(sorted(set(case.schedule) - set(target.schedule_keys)),
                          "schedule key", f"{case_path}: schedule")
         notes = []
         if same and name is None:
             what = f"target {chosen}"
-            if case_options.get("mutants") and "mutants" not in cli_options:
-                what += f", mutants {','.join(case_options['mutants'])}"
+            if from_case.get("mutants") and "mutants" not in cli_options:
+                what += f", mutants {','.join(from_case['mutants'])}"
             notes.append(f"{case_path}: running it as recorded: {what} "
                          "(--target and --opt override)")
         if aside:
@@ -123,7 +119,7 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
                          f"{', '.join(aside)}")
         for line in notes:
             print(line, file=sys.stderr, flush=True)
-    return _Run(chosen, target, {**case_options, **cli_options})
+    return _Run(chosen, target, {**from_case, **cli_options})
 
 
 class _signals_stop:

@@ -122,7 +122,7 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
     from difftest.campaign.findings import explain
 
     from difftest.core.errors import DifftestError
-    from difftest.core.options import validate, validate_schedule
+    from difftest.core.options import case_options
     from difftest.campaign.registry import load_target
 
     full, oracle_error = oracle_run(case)
@@ -134,12 +134,8 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
     for name, muts, exp in configs:
         try:
             target = load_target(name)
-            own, _ = case.options_for(name, tuple(target.option_names))
-            validate(target, own, "corpus options")
-            options = {**{k: v for k, v in own.items() if k != "mutants"},
-                       **({"mutants": muts} if muts else {})}
-            validate(target, options, "corpus options")
-            validate_schedule(target, case.schedule, "corpus")
+            case_options(case, target, "corpus")  # as the file holds them
+            options, _ = case_options(case, target, "corpus", muts)
         except DifftestError as e:
             results.append(ReplayResult(name, muts, False, None, exp, str(e)))
             continue

@@ -24,12 +24,11 @@ from difftest.core.host import parse_host
 from difftest.core.ir import parse
 from difftest.core.ir.nodes import Function, Program
 from difftest.core.ir.types import BOOL, DTYPES, Type, int_range
+from difftest.core.options import COMMON
 
 MAX_WORKITEMS = 1 << 22
 POLICIES = ("stream", "sequential")
 _KNOWN = ("kernel", "entry", "launch", "args", "schedule", "options", "policy", "host")
-#: the options every target and the oracle read (difftest.core.options.COMMON)
-COMMON = ("step_budget", "work_budget", "mutants")
 #: the newest case-file format version this difftest reads and writes (1: options flat)
 VERSION = 2
 

@@ -103,6 +103,23 @@ def validate(target: Any, options: Any, where: str = "options") -> dict[str, Any
     return options
 
 
+def case_options(case: Any, target: Any, where: str, mutants: list[str] | None = None
+                 ) -> tuple[dict[str, Any], list[str]]:
+    """What a run of `case` on `target` takes from the case file, validated (OptionError
+    names `where`): its common options and its section for the target (with `mutants`,
+    when given, in place of any it holds), its schedule checked too; and the options it
+    leaves aside (another target's). The one way the command line and the corpus replay
+    read a case's options."""
+    own, aside = case.options_for(target.name, tuple(target.option_names))
+    if mutants is not None:
+        own = {k: v for k, v in own.items() if k != "mutants"}
+        if mutants:
+            own["mutants"] = list(mutants)
+    validate(target, own, f"{where}: options")
+    validate_schedule(target, case.schedule, where)
+    return own, aside
+
+
 def validate_schedule(target: Any, schedule: dict[str, Any], where: str = "case"
                       ) -> None:
     """Check the values of the schedule keys `target` reads (its `validate_schedule`); a
