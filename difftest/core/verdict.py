@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -133,70 +134,97 @@ def _replayed_memory(full: Any, ran: list[bool]) -> _Expect:
 
 def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = None,
                   wave_granularity: bool = False, oracle_error: str | None = None) -> Verdict:
-    """The verdict on `outcome`. `full` is the oracle's FullRun (None with `oracle_error`
-    when the oracle itself failed); `wave_granularity` turns on R5 for targets that check
-    the deopt flag at wave start."""
+    """The verdict on `outcome`: the first of the rules, in their order, that fails (one
+    function each below). `full` is the oracle's FullRun (None with `oracle_error` when
+    the oracle itself failed); `wave_granularity` turns on R5 for targets that check the
+    deopt flag at wave start."""
     policy = policy or case.policy
     assert policy in POLICIES, f"unknown policy {policy}"
     if case.host is not None and oracle_error is None:
         return _check_host(case, full, outcome, policy, wave_granularity)
+    decided = _r0_error(full, outcome, oracle_error)
+    if decided is not None:
+        return decided
+    if len(outcome.status) != case.n:
+        return _fail("R2 fates", f"status has {len(outcome.status)} entries for {case.n} "
+                     "workitems", expected=case.n, actual=len(outcome.status))
+    rules: list[Callable[[], Verdict | None]] = [
+        lambda: _r1_exception(case, full, outcome, policy),
+        lambda: _r2_fates(case, full, outcome),
+        lambda: _r3_memory(full, outcome),
+        lambda: _r4_atomics(full, outcome),
+    ]
+    if wave_granularity:
+        rules.append(lambda: _r5_granularity(case, outcome))
+    for rule in rules:
+        failed = rule()
+        if failed is not None:
+            return failed
+    return AGREE
 
-    # R0 error
+
+def _r0_error(full: Any, outcome: Outcome, oracle_error: str | None) -> Verdict | None:
+    """R0: a target error agrees only when the oracle's run fails the same way (a race, or
+    a workitem out of budget); without one, the other rules decide (None)."""
     kind = None if outcome.error is None else outcome.error.split(":", 1)[0]
     if oracle_error is not None:  # a racy kernel: only the same error agrees
         if kind == oracle_error.split(":", 1)[0]:
             return AGREE
         return _fail("R0 error", f"oracle error: {oracle_error}", expected=oracle_error,
                      actual=outcome.error)
-    exhausted: list[int] = list(getattr(full, "exhausted", []))
+    exhausted: list[int] = full.exhausted
     if kind == "step_budget" and exhausted:
         return AGREE  # the target ran a workitem that runs out of budget
     if outcome.error is not None:
         return _fail("R0 error", f"target error: {outcome.error}",
                      exhausted[:8], full.budget_error() if exhausted else None, outcome.error)
+    return None
 
-    n, wave = case.n, case.wave
-    fates: list[Fault | None] = full.fates
+
+def _r1_exception(case: Case, full: Any, outcome: Outcome, policy: str) -> Verdict | None:
+    """R1: an exception is reported exactly when a workitem faults, and it is a faulting
+    workitem's fault (under `sequential`, the lowest's, with every later wave never-ran)."""
+    n, wave, fates, status = case.n, case.wave, full.fates, outcome.status
     faulting = [g for g in range(n) if fates[g] is not None]
-    status = outcome.status
-    if len(status) != n:
-        return _fail("R2 fates", f"status has {len(status)} entries for {n} workitems",
-                     expected=n, actual=len(status))
-
-    # R1 exception
     exc = outcome.exception
     if not faulting:
         if exc is not None:
             return _fail("R1 exception", "an exception is reported but no workitem faults",
                          [exc.gid], None, exc.to_json())
-    else:
-        if exc is None:
+        return None
+    if exc is None:
+        return _fail("R1 exception",
+                     f"no exception reported, but {len(faulting)} workitem(s) fault",
+                     faulting[:8], fates[faulting[0]].to_json(), None)
+    g = exc.gid
+    if not 0 <= g < n or fates[g] is None:
+        return _fail("R1 exception", f"workitem {g} is reported but does not fault",
+                     [g], None, exc.to_json())
+    if exc.fault != fates[g]:
+        return _fail("R1 exception", f"workitem {g}'s reported fault differs from its fate",
+                     [g], fates[g], exc.fault)
+    if status[g] == NEVER_RAN:
+        return _fail("R1 exception", f"workitem {g} is reported but marked never-ran",
+                     [g], FAULTED, NEVER_RAN)
+    if policy == "sequential":
+        if g != faulting[0]:
             return _fail("R1 exception",
-                         f"no exception reported, but {len(faulting)} workitem(s) fault",
-                         faulting[:8], fates[faulting[0]].to_json(), None)  # type: ignore[union-attr]
-        g = exc.gid
-        if not 0 <= g < n or fates[g] is None:
-            return _fail("R1 exception", f"workitem {g} is reported but does not fault",
-                         [g], None, exc.to_json())
-        if exc.fault != fates[g]:
-            return _fail("R1 exception", f"workitem {g}'s reported fault differs from its fate",
-                         [g], fates[g], exc.fault)
-        if status[g] == NEVER_RAN:
-            return _fail("R1 exception", f"workitem {g} is reported but marked never-ran",
-                         [g], FAULTED, NEVER_RAN)
-        if policy == "sequential":
-            if g != faulting[0]:
-                return _fail("R1 exception",
-                             f"policy sequential reports the lowest faulting workitem "
-                             f"{faulting[0]}, not {g}", [faulting[0], g], faulting[0], g)
-            later = [h for h in range((g // wave + 1) * wave, n) if status[h] != NEVER_RAN]
-            if later:
-                return _fail("R1 exception",
-                             f"policy sequential: workitem {later[0]} ran in a wave after "
-                             f"the reported fault's", later[:8], NEVER_RAN, status[later[0]])
+                         f"policy sequential reports the lowest faulting workitem "
+                         f"{faulting[0]}, not {g}", [faulting[0], g], faulting[0], g)
+        later = [h for h in range((g // wave + 1) * wave, n) if status[h] != NEVER_RAN]
+        if later:
+            return _fail("R1 exception",
+                         f"policy sequential: workitem {later[0]} ran in a wave after "
+                         f"the reported fault's", later[:8], NEVER_RAN, status[later[0]])
+    return None
 
-    # R2 fates
-    for g in exhausted:  # it can neither complete nor fault: only never-ran is legal
+
+def _r2_fates(case: Case, full: Any, outcome: Outcome) -> Verdict | None:
+    """R2: each workitem's status is its fate or never-ran (never-ran only with an
+    exception reported; an exhausted workitem only never-ran), and a `faults` list names
+    exactly the faulted workitems, each with its fate."""
+    n, fates, status = case.n, full.fates, outcome.status
+    for g in full.exhausted:  # it can neither complete nor fault: only never-ran is legal
         if status[g] != NEVER_RAN:
             return _fail("R2 fates", f"workitem {g} runs out of its loop-trip budget, so a "
                          "target that runs it reports the step_budget error; it is "
@@ -206,30 +234,33 @@ def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = 
         if status[g] not in (want, NEVER_RAN):
             return _fail("R2 fates", f"workitem {g} is {status[g]}, its fate is {want}",
                          [g], want, status[g])
-    if exc is None:
+    if outcome.exception is None:
         never = [g for g in range(n) if status[g] == NEVER_RAN]
         if never:
             return _fail("R2 fates", "workitems never ran although no exception was reported",
                          never[:8], COMPLETED, NEVER_RAN)
-    if outcome.faults is not None:  # the target lists every workitem it saw fault
-        for g, f in sorted(outcome.faults.items()):
-            if not 0 <= g < n:
-                return _fail("R2 fates", f"faults entry for workitem {g}, which does not "
-                             "exist", [g], None, f)
-            if status[g] != FAULTED:
-                return _fail("R2 fates", f"faults entry for workitem {g}, whose status is "
-                             f"{status[g]}", [g], FAULTED, status[g])
-            if fates[g] != f:
-                return _fail("R2 fates", f"faults entry for workitem {g} differs from its "
-                             "fate", [g], fates[g], f)
-        missing = [g for g in range(n) if status[g] == FAULTED and g not in outcome.faults]
-        if missing:
-            return _fail("R2 fates", f"workitem {missing[0]} is faulted but has no faults "
-                         "entry", missing[:8], fates[missing[0]], None)
+    if outcome.faults is None:
+        return None
+    for g, f in sorted(outcome.faults.items()):  # the target lists every one it saw fault
+        if not 0 <= g < n:
+            return _fail("R2 fates", f"faults entry for workitem {g}, which does not "
+                         "exist", [g], None, f)
+        if status[g] != FAULTED:
+            return _fail("R2 fates", f"faults entry for workitem {g}, whose status is "
+                         f"{status[g]}", [g], FAULTED, status[g])
+        if fates[g] != f:
+            return _fail("R2 fates", f"faults entry for workitem {g} differs from its "
+                         "fate", [g], fates[g], f)
+    missing = [g for g in range(n) if status[g] == FAULTED and g not in outcome.faults]
+    if missing:
+        return _fail("R2 fates", f"workitem {missing[0]} is faulted but has no faults "
+                     "entry", missing[:8], fates[missing[0]], None)
+    return None
 
-    # R3 memory
-    ran = [s != NEVER_RAN for s in status]
-    exp = _expected_memory(full, ran)
+
+def _r3_memory(full: Any, outcome: Outcome) -> Verdict | None:
+    """R3: every plain location holds what the ran workitems' write logs leave there."""
+    exp = _expected_memory(full, [s != NEVER_RAN for s in outcome.status])
     if set(outcome.buffers) != set(exp.plain):
         return _fail("R3 memory", "the outcome's buffers are not the case's buffers",
                      expected=sorted(exp.plain), actual=sorted(outcome.buffers))
@@ -238,28 +269,34 @@ def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = 
         if got.shape != want_buf.shape:
             return _fail("R3 memory", f"buffer {name} has {got.size} values, not {want_buf.size}",
                          expected=want_buf.size, actual=got.size)
-        differ = np.nonzero(got != want_buf)[0]
-        for i in differ:
+        for i in np.nonzero(got != want_buf)[0]:
             if (name, int(i)) in exp.atomic_locations:
                 continue
-            return _memory_mismatch(full, status, name, int(i), int(want_buf[i]), int(got[i]))
+            return _memory_mismatch(full, outcome.status, name, int(i), int(want_buf[i]),
+                                    int(got[i]))
+    return None
 
-    # R4 atomics
+
+def _r4_atomics(full: Any, outcome: Outcome) -> Verdict | None:
+    """R4: each atomic location holds its initial value plus the ran workitems' adds."""
+    exp = _expected_memory(full, [s != NEVER_RAN for s in outcome.status])
     for (buf, index), want_v in sorted(exp.atomic.items()):
         got_v = int(outcome.buffers[buf][index])
         if got_v != want_v:
-            return _atomic_mismatch(full, status, buf, index, want_v, got_v)
+            return _atomic_mismatch(full, outcome.status, buf, index, want_v, got_v)
+    return None
 
-    # R5 granularity
-    if wave_granularity:
-        for w in range(0, n, wave):
-            lanes = range(w, min(w + wave, n))
-            unrun = [g for g in lanes if status[g] == NEVER_RAN]
-            if unrun and len(unrun) != len(lanes):
-                return _fail("R5 granularity",
-                             f"wave {w // wave} is partly never-ran", unrun[:8],
-                             "whole wave", f"{len(unrun)} of {len(lanes)} lanes")
-    return AGREE
+
+def _r5_granularity(case: Case, outcome: Outcome) -> Verdict | None:
+    """R5: never-ran comes in whole waves."""
+    n, wave, status = case.n, case.wave, outcome.status
+    for w in range(0, n, wave):
+        lanes = range(w, min(w + wave, n))
+        unrun = [g for g in lanes if status[g] == NEVER_RAN]
+        if unrun and len(unrun) != len(lanes):
+            return _fail("R5 granularity", f"wave {w // wave} is partly never-ran",
+                         unrun[:8], "whole wave", f"{len(unrun)} of {len(lanes)} lanes")
+    return None
 
 
 def memory_differences(full: Any, outcome: Outcome, limit: int = 20
