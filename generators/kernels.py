@@ -661,152 +661,173 @@ class _Gen:
         return name
 
     def stmt(self, fn: _Fn, pad: str, kind: str | None = None) -> list[str]:
+        """One statement of a kind `stmt_menu` offers (or `kind`), as source lines."""
         k = kind or self.pick(self.stmt_menu(fn))
-        if k in ("assign", "assign64"):
-            want = I32 if k == "assign" else I64
-            value, ty = self.int_expr(fn, want, 2)
-            if k == "assign64" and (ty is I32 or self.fresh % 2):
-                # declared: an i32 value widened into an i64 variable (or spelled out)
-                return [f"{pad}{self.new_var(fn, I64)}: i64 = {value}"]
-            return [f"{pad}{self.new_var(fn, ty)} = {value}"]
-        if k == "reassign":
-            name = self.pick(fn.locals)
-            ty = fn.vars[name]
-            others = [v for v, t in fn.vars.items()
-                      if v != name and (t is I32 or (t is I64 and ty is I64))]
-            if others and self.pick(("expr", "mix")) == "mix":
-                # a masked def that does not read the old value, of other live values:
-                # under register pressure its operands are reloaded between the reload
-                # that carries the inactive lanes' old value and the def itself
-                a, b = self.pick(others), self.pick(others)
-                return [f"{pad}{name} = {a} {self.pick(_ARITH[:3] + _ARITH[4:6])} {b}"]
-            value, _ = self.int_expr(fn, ty, 2)
-            return [f"{pad}{name} = {value}"]
-        if k == "assign_bool":
-            c = self.cond(fn, 1)
-            return [f"{pad}{self.new_var(fn, BOOL)} = {c}"]
-        if k == "wave_assign":
-            op = self.pick(_INT_WAVE)
-            value, ty = self.wave(fn, op, I64 if "i64" in self.on else I32, 1)
-            return [f"{pad}{self.new_var(fn, ty)} = {value}"]
-        if k == "call_assign":
-            if "branch" in self.on and self.pick(("plain", "select")) == "select":
-                value, ty = self.select_call(fn, I32, 1)
-            else:
-                value, ty = self.call(fn, 1)
-            return [f"{pad}{self.new_var(fn, ty)} = {value}"]
-        if k in ("store", "rmw"):
-            buf, ty = self.pick(fn.outs)
-            slot = self.slot(fn)
-            value, _ = self.int_expr(fn, ty, 2 if k == "store" else 1)
-            if k == "store":
-                return [f"{pad}{buf}[{slot}] = {value}"]
-            op = self.pick(("+", "^", "-", "*"))
-            return [f"{pad}{buf}[{slot}] = {buf}[{slot}] {op} {value}"]
-        if k == "atomic":
-            buf, ty = self.pick(fn.accs)
-            idx = self.index(fn, buf, 1)
-            value, _ = self.int_expr(fn, ty, 1)
-            return [f"{pad}atomic_add({buf}, {idx}, {value})"]
-        if k in ("if", "ifelse"):
-            c = self.cond(fn, 2)
-            fn.nest += 1
-            lines = [f"{pad}if {c}:"] + self.block(fn, pad + "    ", 1, 3)
-            if k == "ifelse":
-                lines += [f"{pad}else:"] + self.block(fn, pad + "    ", 1, 3)
-            fn.nest -= 1
-            return lines
-        if k == "while":
-            return self.while_loop(fn, pad)
-        if k == "for":
-            var = self.name("k")
-            start, stop = self.pick(_SMALL_BOUNDS if fn.small else _BOUNDS)
-            if stop == "len":
-                stop = f"len({fn.accs[0][0]})" if fn.accs else "3"
-            if stop == "s" and "s" not in fn.vars:
-                stop = "2"
-            start = self.lane_bound(fn) if start == "lane" else start
-            stop = self.lane_bound(fn) if stop == "lane" else stop
-            # Sometimes the loop variable exists before the loop and is read after it
-            # (Python: an empty range keeps its value, otherwise it holds the last trip's).
-            keep = self.pick((False, True))
-            before = [f"{pad}{var} = {self.int_expr(fn, I32, 0)[0]}"] if keep else []
-            fn.nest += 1
-            fn.loops += 1
-            saved = fn.scope()
+        return _STATEMENTS[k](self, fn, pad, k)
+
+    def _s_assign(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        want = I32 if k == "assign" else I64
+        value, ty = self.int_expr(fn, want, 2)
+        if k == "assign64" and (ty is I32 or self.fresh % 2):
+            # declared: an i32 value widened into an i64 variable (or spelled out)
+            return [f"{pad}{self.new_var(fn, I64)}: i64 = {value}"]
+        return [f"{pad}{self.new_var(fn, ty)} = {value}"]
+
+    def _s_reassign(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        name = self.pick(fn.locals)
+        ty = fn.vars[name]
+        others = [v for v, t in fn.vars.items()
+                  if v != name and (t is I32 or (t is I64 and ty is I64))]
+        if others and self.pick(("expr", "mix")) == "mix":
+            # a masked def that does not read the old value, of other live values:
+            # under register pressure its operands are reloaded between the reload
+            # that carries the inactive lanes' old value and the def itself
+            a, b = self.pick(others), self.pick(others)
+            return [f"{pad}{name} = {a} {self.pick(_ARITH[:3] + _ARITH[4:6])} {b}"]
+        value, _ = self.int_expr(fn, ty, 2)
+        return [f"{pad}{name} = {value}"]
+
+    def _s_assign_bool(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        c = self.cond(fn, 1)
+        return [f"{pad}{self.new_var(fn, BOOL)} = {c}"]
+
+    def _s_wave_assign(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        op = self.pick(_INT_WAVE)
+        value, ty = self.wave(fn, op, I64 if "i64" in self.on else I32, 1)
+        return [f"{pad}{self.new_var(fn, ty)} = {value}"]
+
+    def _s_call_assign(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        if "branch" in self.on and self.pick(("plain", "select")) == "select":
+            value, ty = self.select_call(fn, I32, 1)
+        else:
+            value, ty = self.call(fn, 1)
+        return [f"{pad}{self.new_var(fn, ty)} = {value}"]
+
+    def _s_store(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        buf, ty = self.pick(fn.outs)
+        slot = self.slot(fn)
+        value, _ = self.int_expr(fn, ty, 2 if k == "store" else 1)
+        if k == "store":
+            return [f"{pad}{buf}[{slot}] = {value}"]
+        op = self.pick(("+", "^", "-", "*"))
+        return [f"{pad}{buf}[{slot}] = {buf}[{slot}] {op} {value}"]
+
+    def _s_atomic(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        buf, ty = self.pick(fn.accs)
+        idx = self.index(fn, buf, 1)
+        value, _ = self.int_expr(fn, ty, 1)
+        return [f"{pad}atomic_add({buf}, {idx}, {value})"]
+
+    def _s_if(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        c = self.cond(fn, 2)
+        fn.nest += 1
+        lines = [f"{pad}if {c}:"] + self.block(fn, pad + "    ", 1, 3)
+        if k == "ifelse":
+            lines += [f"{pad}else:"] + self.block(fn, pad + "    ", 1, 3)
+        fn.nest -= 1
+        return lines
+
+    def _s_while(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        return self.while_loop(fn, pad)
+
+    def _s_for(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        var = self.name("k")
+        start, stop = self.pick(_SMALL_BOUNDS if fn.small else _BOUNDS)
+        if stop == "len":
+            stop = f"len({fn.accs[0][0]})" if fn.accs else "3"
+        if stop == "s" and "s" not in fn.vars:
+            stop = "2"
+        start = self.lane_bound(fn) if start == "lane" else start
+        stop = self.lane_bound(fn) if stop == "lane" else stop
+        # Sometimes the loop variable exists before the loop and is read after it
+        # (Python: an empty range keeps its value, otherwise it holds the last trip's).
+        keep = self.pick((False, True))
+        before = [f"{pad}{var} = {self.int_expr(fn, I32, 0)[0]}"] if keep else []
+        fn.nest += 1
+        fn.loops += 1
+        saved = fn.scope()
+        fn.vars[var] = I32
+        lines = before + [f"{pad}for {var} in range({start}, {stop}):"]
+        # Most loops get an early exit under a condition first, so the rest of the
+        # body (and its wave operations) runs for fewer lanes in later trips.
+        exit_kind = self.pick(("none", "break", "continue", "break"))
+        if exit_kind != "none":
+            lines += self.stmt(fn, pad + "    ", exit_kind)
+        lines += self.block(fn, pad + "    ", 1, 4)
+        if (fn.is_kernel and "s" in fn.vars and not fn.small
+                and self.pick((False, False, True))):
+            lines.append(f"{pad}    s = s - 1")  # a bound changing inside its loop
+        fn.restore(saved)
+        if keep:
             fn.vars[var] = I32
-            lines = before + [f"{pad}for {var} in range({start}, {stop}):"]
-            # Most loops get an early exit under a condition first, so the rest of the
-            # body (and its wave operations) runs for fewer lanes in later trips.
-            exit_kind = self.pick(("none", "break", "continue", "break"))
-            if exit_kind != "none":
-                lines += self.stmt(fn, pad + "    ", exit_kind)
-            lines += self.block(fn, pad + "    ", 1, 4)
-            if (fn.is_kernel and "s" in fn.vars and not fn.small
-                    and self.pick((False, False, True))):
-                lines.append(f"{pad}    s = s - 1")  # a bound changing inside its loop
-            fn.restore(saved)
-            if keep:
-                fn.vars[var] = I32
-            fn.loops -= 1
-            fn.nest -= 1
-            return lines
-        if k in ("break", "continue", "return", "fail"):
-            c = self.rare_cond(fn) if k == "fail" else self.cond(fn, 1)
-            if k == "fail":
-                code = self.pick(("1", "2", fn.gid, "expr"))
-                if code == "expr":
-                    code = self.int_expr(fn, I32, 1)[0]
-                return [f"{pad}if {c}:", f"{pad}    fail({code})"]
-            if k == "return" and fn.returns is not None:
-                value, _ = self.int_expr(fn, fn.returns, 1)
-                return [f"{pad}if {c}:", f"{pad}    return {self.folded(fn, value)}"]
-            if k == "return" and fn.is_kernel:
-                # every exit of the kernel leaves the workitem's witness
-                return [f"{pad}if {c}:", *self.witness(fn, pad + "    "),
-                        f"{pad}    return"]
-            return [f"{pad}if {c}:", f"{pad}    {k}"]
-        if k == "return_wave":
-            # The lanes that return wait with their value at the call's return point (or,
-            # in the kernel, are done) while the others run whole-wave code: a wave
-            # operation's all-lane writes, and (reduce=tree) its all-lane reads of
-            # registers the returned lanes' last statements may have reused
-            lines = self.stmt(fn, pad, "return")
-            return lines + self.stmt(fn, pad, "wave_assign")
-        if k == "plant_fail":
-            # SimpleDeopt-style: exactly one workitem faults, whatever the inputs.
-            victim = self.num(0, 12)
-            return [f"{pad}if {fn.gid} == {victim}:", f"{pad}    fail({victim + 100})"]
-        if k == "plant_div":
-            value, ty = self.int_expr(fn, I32, 1)
-            return [f"{pad}{self.new_var(fn, ty)} = {value} // ({fn.gid} - {self.num(0, 12)})"]
-        if k in ("oob_store", "plant_oob"):
-            buf, ty = self.pick(fn.outs)
-            if k == "oob_store":
-                c = self.rare_cond(fn)
-            else:
-                c = f"{fn.gid} == {self.num(0, 12)}"
-            value, _ = self.int_expr(fn, ty, 1)
-            return [f"{pad}{buf}[{self.slot(fn)} + (len({buf}) if {c} else 0)] = {value}"]
-        if k == "call_void":
-            self.called(fn, "hv")
-            buf = self.pick([b for b, t in fn.outs if t is self.hv_out])
-            v, _ = self.int_expr(fn, I32, 1)
-            inbuf = self.pick([b for b, t in fn.ins if t is I32])
-            acc = f", {fn.accs[0][0]}" if self.hv_acc else ""
-            return [f"{pad}hv({buf}, {v}, {inbuf}{acc})"]
-        if k == "alloc":
-            # a private buffer, at least one element (so `% len(p)` never divides by 0);
-            # readable like an input, writable by its owner alone
-            size, _ = self.int_expr(fn, I32, 1, "dyn")
-            name = self.name(_PRIVATE)
-            fn.ins.append((name, I32))
-            return [f"{pad}{name} = alloc(({size} & 7) + 1)"]
-        if k == "alloc_store":
-            buf = self.pick(_private(fn))
-            value, _ = self.int_expr(fn, I32, 1)
-            return [f"{pad}{buf}[{self.index(fn, buf, 1)}] = {value}"]
-        assert k == "alias", k
+        fn.loops -= 1
+        fn.nest -= 1
+        return lines
+
+    def _s_exit(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        c = self.rare_cond(fn) if k == "fail" else self.cond(fn, 1)
+        if k == "fail":
+            code = self.pick(("1", "2", fn.gid, "expr"))
+            if code == "expr":
+                code = self.int_expr(fn, I32, 1)[0]
+            return [f"{pad}if {c}:", f"{pad}    fail({code})"]
+        if k == "return" and fn.returns is not None:
+            value, _ = self.int_expr(fn, fn.returns, 1)
+            return [f"{pad}if {c}:", f"{pad}    return {self.folded(fn, value)}"]
+        if k == "return" and fn.is_kernel:
+            # every exit of the kernel leaves the workitem's witness
+            return [f"{pad}if {c}:", *self.witness(fn, pad + "    "),
+                    f"{pad}    return"]
+        return [f"{pad}if {c}:", f"{pad}    {k}"]
+
+    def _s_return_wave(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        # The lanes that return wait with their value at the call's return point (or,
+        # in the kernel, are done) while the others run whole-wave code: a wave
+        # operation's all-lane writes, and (reduce=tree) its all-lane reads of
+        # registers the returned lanes' last statements may have reused
+        lines = self.stmt(fn, pad, "return")
+        return lines + self.stmt(fn, pad, "wave_assign")
+
+    def _s_plant_fail(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        # SimpleDeopt-style: exactly one workitem faults, whatever the inputs.
+        victim = self.num(0, 12)
+        return [f"{pad}if {fn.gid} == {victim}:", f"{pad}    fail({victim + 100})"]
+
+    def _s_plant_div(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        value, ty = self.int_expr(fn, I32, 1)
+        return [f"{pad}{self.new_var(fn, ty)} = {value} // ({fn.gid} - {self.num(0, 12)})"]
+
+    def _s_oob_store(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        buf, ty = self.pick(fn.outs)
+        if k == "oob_store":
+            c = self.rare_cond(fn)
+        else:
+            c = f"{fn.gid} == {self.num(0, 12)}"
+        value, _ = self.int_expr(fn, ty, 1)
+        return [f"{pad}{buf}[{self.slot(fn)} + (len({buf}) if {c} else 0)] = {value}"]
+
+    def _s_call_void(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        self.called(fn, "hv")
+        buf = self.pick([b for b, t in fn.outs if t is self.hv_out])
+        v, _ = self.int_expr(fn, I32, 1)
+        inbuf = self.pick([b for b, t in fn.ins if t is I32])
+        acc = f", {fn.accs[0][0]}" if self.hv_acc else ""
+        return [f"{pad}hv({buf}, {v}, {inbuf}{acc})"]
+
+    def _s_alloc(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        # a private buffer, at least one element (so `% len(p)` never divides by 0);
+        # readable like an input, writable by its owner alone
+        size, _ = self.int_expr(fn, I32, 1, "dyn")
+        name = self.name(_PRIVATE)
+        fn.ins.append((name, I32))
+        return [f"{pad}{name} = alloc(({size} & 7) + 1)"]
+
+    def _s_alloc_store(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        buf = self.pick(_private(fn))
+        value, _ = self.int_expr(fn, I32, 1)
+        return [f"{pad}{buf}[{self.index(fn, buf, 1)}] = {value}"]
+
+    def _s_alias(self, fn: _Fn, pad: str, k: str) -> list[str]:
         # A buffer reference in a local: the role (and privacy) goes with it.
         role = self.pick(("out", "in"))
         pool = fn.outs if role == "out" else fn.ins
@@ -932,6 +953,37 @@ class _Gen:
         head = f"def hv(o: Buffer[{out_ty}], v: i32, b: Buffer[i32]" + (
             f", r: Buffer[{accs[0][1]}]):" if accs else "):")
         return "\n".join([head] + [line for line in body if line != "    pass"])
+
+
+#: a statement kind -> the _Gen method that writes it
+_STATEMENTS: dict[str, Callable[[_Gen, _Fn, str, str], list[str]]] = {
+    "assign": _Gen._s_assign,
+    "assign64": _Gen._s_assign,
+    "reassign": _Gen._s_reassign,
+    "assign_bool": _Gen._s_assign_bool,
+    "wave_assign": _Gen._s_wave_assign,
+    "call_assign": _Gen._s_call_assign,
+    "store": _Gen._s_store,
+    "rmw": _Gen._s_store,
+    "atomic": _Gen._s_atomic,
+    "if": _Gen._s_if,
+    "ifelse": _Gen._s_if,
+    "while": _Gen._s_while,
+    "for": _Gen._s_for,
+    "break": _Gen._s_exit,
+    "continue": _Gen._s_exit,
+    "return": _Gen._s_exit,
+    "fail": _Gen._s_exit,
+    "return_wave": _Gen._s_return_wave,
+    "plant_fail": _Gen._s_plant_fail,
+    "plant_div": _Gen._s_plant_div,
+    "oob_store": _Gen._s_oob_store,
+    "plant_oob": _Gen._s_oob_store,
+    "call_void": _Gen._s_call_void,
+    "alloc": _Gen._s_alloc,
+    "alloc_store": _Gen._s_alloc_store,
+    "alias": _Gen._s_alias,
+}
 
 
 _PRIVATE = "p"  # the prefix of the names alloc() results get, and only they
