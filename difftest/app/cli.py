@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from difftest.core.case import Case
 
@@ -817,6 +817,14 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, help_text: str) -> argparse.ArgumentParser:
         return sub.add_parser(name, help=help_text, description=help_text)
 
+    _one_case_commands(command)
+    _campaign_commands(command)
+    _other_commands(command)
+    return parser
+
+
+def _one_case_commands(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """The parsers of commands on one case: run it, check it, show it, compile it, export it."""
     run = command("run", "run a case file on one target and print the outcome")
     run.add_argument("case", metavar="CASE.json", help="case file, or kernel file (.py)")
     _add_kernel_file(run)
@@ -848,14 +856,6 @@ def build_parser() -> argparse.ArgumentParser:
                        "running a target")
     check.set_defaults(func=cmd_check)
 
-    rep = command("replay", "replay corpus files or folders: each recorded verdict must "
-                  "hold, and every target must agree without mutants")
-    rep.add_argument("paths", nargs="+", metavar="PATH", help="corpus file or folder")
-    rep.add_argument("--target", action="append", default=None, metavar="NAME",
-                     help="replay on this target (repeatable; default: every registered one)")
-    rep.add_argument("--json", metavar="FILE", help="also write the results as JSON")
-    rep.set_defaults(func=cmd_replay)
-
     show = command("show", "print a case's kernel, the verdict on a target and each "
                    "workitem's fate as a picture")
     show.add_argument("case", metavar="CASE.json", help="case file, or kernel file (.py)")
@@ -868,6 +868,29 @@ def build_parser() -> argparse.ArgumentParser:
                       help="also write the picture as a PNG (waves x lanes, with a legend)")
     show.set_defaults(func=cmd_show)
 
+    co = command("compile", "print a target's compiled code for a case's kernel (numba-simt: "
+                 "masks, registers, spills, infopoints)")
+    co.add_argument("case", metavar="CASE.json", help="case file, or kernel file (.py)")
+    _add_kernel_file(co)
+    _add_target(co)
+    _add_opt(co)
+    co.set_defaults(func=cmd_compile)
+
+    ex = command("export", "write a standalone reproducer of a case on a real target: the "
+                 "kernel in the target's own language and a script that runs it and prints "
+                 "expected against actual, importing nothing from difftest")
+    ex.add_argument("case", metavar="CASE.json", help="case, corpus or kernel file (.py)")
+    _add_kernel_file(ex)
+    _add_target(ex)
+    _add_opt(ex)
+    ex.add_argument("--out", required=True, metavar="DIR",
+                    help="an empty or new folder for the reproducer's files")
+    ex.set_defaults(func=cmd_export)
+
+
+def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """The parsers of campaigns and of what they leave: fuzz, hunt, reduce, replay,
+    record, triage, report."""
     fz = command("fuzz", "fuzz campaign: generated cases on a target against the oracle; "
                  "shrunk counterexamples go to the corpus")
     _add_target(fz)
@@ -896,66 +919,6 @@ def build_parser() -> argparse.ArgumentParser:
                     "database and announced counterexamples (the corpus stays local)")
     fz.set_defaults(func=cmd_fuzz)
 
-    sm = command("sample", "write N generated cases as case files")
-    sm.add_argument("--count", type=int, required=True, metavar="N", help="cases to draw")
-    sm.add_argument("--seed", type=int, default=0, help="generation seed (default 0)")
-    sm.add_argument("--out", required=True, metavar="DIR", help="folder to write them to")
-    sm.set_defaults(func=cmd_sample)
-
-    co = command("compile", "print a target's compiled code for a case's kernel (numba-simt: "
-                 "masks, registers, spills, infopoints)")
-    co.add_argument("case", metavar="CASE.json", help="case file, or kernel file (.py)")
-    _add_kernel_file(co)
-    _add_target(co)
-    _add_opt(co)
-    co.set_defaults(func=cmd_compile)
-
-    ex = command("export", "write a standalone reproducer of a case on a real target: the "
-                 "kernel in the target's own language and a script that runs it and prints "
-                 "expected against actual, importing nothing from difftest")
-    ex.add_argument("case", metavar="CASE.json", help="case, corpus or kernel file (.py)")
-    _add_kernel_file(ex)
-    _add_target(ex)
-    _add_opt(ex)
-    ex.add_argument("--out", required=True, metavar="DIR",
-                    help="an empty or new folder for the reproducer's files")
-    ex.set_defaults(func=cmd_export)
-
-    up = command("upgrade", "rewrite case and corpus files of an older format version as "
-                 "the current one (version 1's flat options go under their target)")
-    up.add_argument("paths", nargs="+", metavar="PATH", help="case file or folder")
-    up.set_defaults(func=cmd_upgrade)
-
-    rc = command("record", "record a failing case as a known bug of a real target (a "
-                 "corpus entry that replay expects to disagree, and that campaigns and "
-                 "replays use to recognise the bug again)")
-    rc.add_argument("case", metavar="CASE.json",
-                    help="case, corpus or kernel file (.py) that disagrees")
-    _add_kernel_file(rc)
-    rc.add_argument("--target", default=None, metavar="NAME",
-                    help="the target whose bug it is (default: the file's own target)")
-    rc.add_argument("--finding", required=True, metavar="ID",
-                    help="the bug's name: its section in docs/findings.md")
-    _add_opt(rc)
-    rc.add_argument("--corpus", default="corpus", metavar="DIR",
-                    help="the corpus folder to record it in (default: corpus)")
-    rc.set_defaults(func=cmd_record)
-
-    rd = command("reduce", "reduce a failing case (any kernel, generated or yours) to a small "
-                 "one that fails the same way, and write it")
-    rd.add_argument("case", metavar="CASE.json",
-                    help="case, corpus or kernel file (.py) that disagrees")
-    _add_kernel_file(rd)
-    _add_target(rd)
-    _add_opt(rd)
-    rd.add_argument("--time", type=float, default=None, metavar="SECONDS",
-                    help="stop reducing after this long (default 60 s)")
-    _add_schedule_seed(rd)
-    rd.add_argument("--out", metavar="FILE",
-                    help="where to write the reduced case (default: CASE.reduced.json in "
-                    "the current folder, not beside a corpus file)")
-    rd.set_defaults(func=cmd_reduce)
-
     hu = command("hunt", "measure the fuzzer against a target's injected bugs: detection "
                  "rate, time to first failure and to the reduced case, reduced size")
     _add_target(hu)
@@ -975,6 +938,44 @@ def build_parser() -> argparse.ArgumentParser:
     hu.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     hu.set_defaults(func=cmd_hunt)
 
+    rd = command("reduce", "reduce a failing case (any kernel, generated or yours) to a small "
+                 "one that fails the same way, and write it")
+    rd.add_argument("case", metavar="CASE.json",
+                    help="case, corpus or kernel file (.py) that disagrees")
+    _add_kernel_file(rd)
+    _add_target(rd)
+    _add_opt(rd)
+    rd.add_argument("--time", type=float, default=None, metavar="SECONDS",
+                    help="stop reducing after this long (default 60 s)")
+    _add_schedule_seed(rd)
+    rd.add_argument("--out", metavar="FILE",
+                    help="where to write the reduced case (default: CASE.reduced.json in "
+                    "the current folder, not beside a corpus file)")
+    rd.set_defaults(func=cmd_reduce)
+
+    rep = command("replay", "replay corpus files or folders: each recorded verdict must "
+                  "hold, and every target must agree without mutants")
+    rep.add_argument("paths", nargs="+", metavar="PATH", help="corpus file or folder")
+    rep.add_argument("--target", action="append", default=None, metavar="NAME",
+                     help="replay on this target (repeatable; default: every registered one)")
+    rep.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    rep.set_defaults(func=cmd_replay)
+
+    rc = command("record", "record a failing case as a known bug of a real target (a "
+                 "corpus entry that replay expects to disagree, and that campaigns and "
+                 "replays use to recognise the bug again)")
+    rc.add_argument("case", metavar="CASE.json",
+                    help="case, corpus or kernel file (.py) that disagrees")
+    _add_kernel_file(rc)
+    rc.add_argument("--target", default=None, metavar="NAME",
+                    help="the target whose bug it is (default: the file's own target)")
+    rc.add_argument("--finding", required=True, metavar="ID",
+                    help="the bug's name: its section in docs/findings.md")
+    _add_opt(rc)
+    rc.add_argument("--corpus", default="corpus", metavar="DIR",
+                    help="the corpus folder to record it in (default: corpus)")
+    rc.set_defaults(func=cmd_record)
+
     tr = command("triage", "group a campaign folder's counterexamples into buckets, one per "
                  "bug as far as the reduced cases tell, the most different first")
     tr.add_argument("folder", metavar="FOLDER", help="a campaign's --corpus folder")
@@ -988,6 +989,20 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the page to write (default report.html)")
     rp.set_defaults(func=cmd_report)
 
+
+def _other_commands(command: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """The parsers of the rest: sample, upgrade, targets, bench."""
+    sm = command("sample", "write N generated cases as case files")
+    sm.add_argument("--count", type=int, required=True, metavar="N", help="cases to draw")
+    sm.add_argument("--seed", type=int, default=0, help="generation seed (default 0)")
+    sm.add_argument("--out", required=True, metavar="DIR", help="folder to write them to")
+    sm.set_defaults(func=cmd_sample)
+
+    up = command("upgrade", "rewrite case and corpus files of an older format version as "
+                 "the current one (version 1's flat options go under their target)")
+    up.add_argument("paths", nargs="+", metavar="PATH", help="case file or folder")
+    up.set_defaults(func=cmd_upgrade)
+
     tg = command("targets", "list the registered targets with their options, schedule keys "
                  "and mutants")
     tg.set_defaults(func=cmd_targets)
@@ -997,7 +1012,7 @@ def build_parser() -> argparse.ArgumentParser:
     be.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     be.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     be.set_defaults(func=cmd_bench)
-    return parser
+
 
 
 #: commands that run a case in this process: their work runs beside the main thread, which
