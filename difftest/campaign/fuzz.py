@@ -582,142 +582,164 @@ def fuzz(config: FuzzConfig, out: TextIO | None = None) -> FuzzSummary:
 
 
 def _campaign(config: FuzzConfig, out: TextIO) -> FuzzSummary:
-    names = _names()
-    ctx = mp.get_context("fork")
-    results = ctx.Queue()
-    arrays = [ctx.Array("q", _FIXED + len(names), lock=False) for _ in range(config.workers)]
-    procs: list[Any] = []
-    errors: list[str] = []
-    found: list[Found] = []
-    repeats: dict[str, int] = {}  # finding key -> times seen again
-    unreduced: dict[int, str] = {}  # worker -> its failure kept unreduced, being reduced
-    finder: list[int] = []  # the worker whose failure a stop_on_first campaign keeps
-    warned: set[str] = set()
-    replayed: list[tuple[str, str]] = []  # announced counterexamples: (path or "", verdict)
-    start = time.monotonic()
-    tty = out.isatty()
+    return _Campaign(config, out).run()
 
-    def take(msg: _Message) -> None:
-        gap = "\n" if tty else ""
-        match msg:
-            case _FirstFailure(worker, seconds, path):
-                if config.stop_on_first and finder:
-                    # another worker got there first (and this one is being stopped): the
-                    # campaign keeps one counterexample, so this one's kept copy goes
-                    if path:
-                        Path(path).unlink(missing_ok=True)
-                    return
-                unreduced[worker] = path
-                out.write(f"{gap}worker {worker}: first failure at {seconds:.1f} s, kept "
-                          f"unreduced in {path}; shrinking and reducing it\n")
-                if config.stop_on_first:  # the finder reduces it with the machine to itself
-                    finder.append(worker)
-                    _terminate([p for i, p in enumerate(procs) if i != worker])
-            case _Warning(text):  # each once per campaign, however many workers saw it
-                key = "server" if text.startswith("the shared database") else text
-                if key not in warned:
-                    warned.add(key)
-                    out.write(f"{gap}warning: {text}\n")
-            case _Replayed(path, verdict):
-                replayed.append((path, verdict))
-                if path:
-                    out.write(f"{gap}replayed an announced counterexample: {path}: "
-                              f"{verdict}\n")
-            case _Reduced(counterexample, worker):
-                if config.stop_on_first and finder and worker != finder[0]:
-                    return
-                found.append(counterexample)
-                journal.finding(time.monotonic() - start, counterexample)
-                unreduced.pop(worker, None)
-                out.write(f"{gap}counterexample: {counterexample.describe()}\n")
-            case _SeenAgain(key, worker):
-                repeats[key] = repeats.get(key, 0) + 1
-                if worker is not None:
-                    unreduced.pop(worker, None)
-            case _WorkerFailed(text):
-                errors.append(text)
-                out.write(f"{gap}error: {text}\n")
 
-    def summary() -> FuzzSummary:
-        while not results.empty():
-            take(results.get())
-        totals = [sum(a[i] for a in arrays) for i in range(_FIXED + len(names))]
-        for f in found:
-            f.repeats = repeats.get(f.key, 0)
-        return FuzzSummary(time.monotonic() - start, totals[_KERNELS], totals[_CASES],
-                           totals[_EXECS], errors,
-                           {name: totals[_FIXED + i] for i, name in enumerate(names)},
-                           config.workers, totals[_SKIPPED], found, replayed,
-                           totals[_REPEATS], sorted(p for p in unreduced.values()
-                                                    if p and Path(p).exists()))
+class _Campaign:
+    """One campaign in the parent process: starts the workers, takes their messages,
+    prints progress, keeps the journal, and sums up."""
 
-    known = tempfile.TemporaryDirectory(prefix="difftest-findings-")
-    recorded = _seed_known(Path(known.name), config)
-    if recorded:
-        out.write(f"{recorded} known bug(s) of {config.target} recorded in "
-                  f"{', '.join(map(str, config.known))}: cases they explain are skipped\n")
-    journal = Journal(config.corpus, config.command, config.target, {
-        "seconds": config.seconds, "examples": config.examples,
-        "workers": config.workers, "seed": config.seed, "options": config.options,
-        "schedules_per_case": config.schedules_per_case,
-        "stop_on_first": config.stop_on_first, "database": config.database})
-    if journal.problem:
-        out.write(f"warning: {journal.problem}\n")
-    try:
-        warm_up(config.target, out)
-        start = time.monotonic()
-        stop_at = start + (config.seconds if config.seconds is not None else 10**9)
+    def __init__(self, config: FuzzConfig, out: TextIO) -> None:
+        self.config, self.out = config, out
+        self.names = _names()
+        self.ctx = mp.get_context("fork")
+        self.results = self.ctx.Queue()
+        self.arrays = [self.ctx.Array("q", _FIXED + len(self.names), lock=False)
+                       for _ in range(config.workers)]
+        self.procs: list[Any] = []
+        self.errors: list[str] = []
+        self.found: list[Found] = []
+        self.repeats: dict[str, int] = {}  # finding key -> times seen again
+        self.unreduced: dict[int, str] = {}  # worker -> its failure kept unreduced
+        self.finder: list[int] = []  # the worker whose failure a stop_on_first run keeps
+        self.warned: set[str] = set()
+        self.replayed: list[tuple[str, str]] = []  # announced ones: (path or "", verdict)
+        self.start = time.monotonic()
+        self.gap = "\n" if out.isatty() else ""
+        self.journal = Journal(config.corpus, config.command, config.target, {
+            "seconds": config.seconds, "examples": config.examples,
+            "workers": config.workers, "seed": config.seed, "options": config.options,
+            "schedules_per_case": config.schedules_per_case,
+            "stop_on_first": config.stop_on_first, "database": config.database})
+
+    def run(self) -> FuzzSummary:
+        config, out = self.config, self.out
+        known = tempfile.TemporaryDirectory(prefix="difftest-findings-")
+        recorded = _seed_known(Path(known.name), config)
+        if recorded:
+            out.write(f"{recorded} known bug(s) of {config.target} recorded in "
+                      f"{', '.join(map(str, config.known))}: cases they explain are "
+                      "skipped\n")
+        if self.journal.problem:
+            out.write(f"warning: {self.journal.problem}\n")
+        try:
+            warm_up(config.target, out)
+            self.start = time.monotonic()
+            self._start_workers(known.name)
+            self._watch()
+        except _Stop as stop:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            _terminate(self.procs)
+            out.write("\n")
+            interrupted = self.summary()
+            self.journal.end(interrupted.elapsed, summary_json(
+                interrupted, config.target, signal.Signals(stop.signum).name))
+            raise Interrupted(interrupted, stop.signum) from None
+        finally:
+            known.cleanup()
+        result = self.summary()
+        _record_progress(self.journal, self.arrays, self.names, result.elapsed)
+        self.journal.end(result.elapsed, summary_json(result, config.target))
+        stopped = config.stop_on_first and bool(self.found)
+        for i, p in enumerate(self.procs):
+            if p.exitcode not in (0, None) and not (stopped and p.exitcode == -signal.SIGTERM):
+                how = (f"was killed by {signal.Signals(-p.exitcode).name}" if p.exitcode < 0
+                       else f"exited with code {p.exitcode}")
+                self.errors.append(f"worker {i} {how} (the campaign went on without it)")
+        return result
+
+    def _start_workers(self, known: str) -> None:
+        config = self.config
+        stop_at = self.start + (config.seconds if config.seconds is not None else 10**9)
         per_worker = None
         if config.examples is not None:
             per_worker = [config.examples // config.workers
                           + (i < config.examples % config.workers)
                           for i in range(config.workers)]
         for i in range(config.workers):
-            p = ctx.Process(target=_worker, args=(
-                i, config, arrays[i], start, stop_at,
-                None if per_worker is None else per_worker[i], results, known.name),
+            p = self.ctx.Process(target=_worker, args=(
+                i, config, self.arrays[i], self.start, stop_at,
+                None if per_worker is None else per_worker[i], self.results, known),
                 daemon=True)
             p.start()
-            procs.append(p)
+            self.procs.append(p)
+
+    def _watch(self) -> None:
+        """Until every worker ends: their messages, progress on screen (a line in place on
+        a terminal, every 5 s otherwise) and in the journal (every 5 s)."""
         last_line = last_record = 0.0
-        while any(p.is_alive() for p in procs):
+        while any(p.is_alive() for p in self.procs):
             time.sleep(0.1)
-            while not results.empty():
-                take(results.get())
+            while not self.results.empty():
+                self.take(self.results.get())
             now = time.monotonic()
             if now - last_record >= 5:
-                _record_progress(journal, arrays, names, now - start)
+                _record_progress(self.journal, self.arrays, self.names, now - self.start)
                 last_record = now
-            if tty or now - last_line >= 5:
-                line = _progress(arrays, names, now - start)
-                out.write(("\r" + line) if tty else (line + "\n"))
-                out.flush()
+            if self.gap or now - last_line >= 5:
+                line = _progress(self.arrays, self.names, now - self.start)
+                self.out.write(("\r" + line) if self.gap else (line + "\n"))
+                self.out.flush()
                 last_line = now
-        for p in procs:
+        for p in self.procs:
             p.join()
-        if tty:
-            out.write("\n")
-    except _Stop as stop:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        _terminate(procs)
-        out.write("\n")
-        interrupted = summary()
-        journal.end(interrupted.elapsed, summary_json(
-            interrupted, config.target, signal.Signals(stop.signum).name))
-        raise Interrupted(interrupted, stop.signum) from None
-    finally:
-        known.cleanup()
-    result = summary()
-    _record_progress(journal, arrays, names, result.elapsed)
-    journal.end(result.elapsed, summary_json(result, config.target))
-    stopped = config.stop_on_first and bool(found)
-    for i, p in enumerate(procs):
-        if p.exitcode not in (0, None) and not (stopped and p.exitcode == -signal.SIGTERM):
-            how = (f"was killed by {signal.Signals(-p.exitcode).name}" if p.exitcode < 0
-                   else f"exited with code {p.exitcode}")
-            errors.append(f"worker {i} {how} (the campaign went on without it)")
-    return result
+        if self.gap:
+            self.out.write("\n")
+
+    def take(self, msg: _Message) -> None:
+        out, gap, config = self.out, self.gap, self.config
+        match msg:
+            case _FirstFailure(worker, seconds, path):
+                if config.stop_on_first and self.finder:
+                    # another worker got there first (and this one is being stopped): the
+                    # campaign keeps one counterexample, so this one's kept copy goes
+                    if path:
+                        Path(path).unlink(missing_ok=True)
+                    return
+                self.unreduced[worker] = path
+                out.write(f"{gap}worker {worker}: first failure at {seconds:.1f} s, kept "
+                          f"unreduced in {path}; shrinking and reducing it\n")
+                if config.stop_on_first:  # the finder reduces it with the machine to itself
+                    self.finder.append(worker)
+                    _terminate([p for i, p in enumerate(self.procs) if i != worker])
+            case _Warning(text):  # each once per campaign, however many workers saw it
+                key = "server" if text.startswith("the shared database") else text
+                if key not in self.warned:
+                    self.warned.add(key)
+                    out.write(f"{gap}warning: {text}\n")
+            case _Replayed(path, verdict):
+                self.replayed.append((path, verdict))
+                if path:
+                    out.write(f"{gap}replayed an announced counterexample: {path}: "
+                              f"{verdict}\n")
+            case _Reduced(counterexample, worker):
+                if config.stop_on_first and self.finder and worker != self.finder[0]:
+                    return
+                self.found.append(counterexample)
+                self.journal.finding(time.monotonic() - self.start, counterexample)
+                self.unreduced.pop(worker, None)
+                out.write(f"{gap}counterexample: {counterexample.describe()}\n")
+            case _SeenAgain(key, worker):
+                self.repeats[key] = self.repeats.get(key, 0) + 1
+                if worker is not None:
+                    self.unreduced.pop(worker, None)
+            case _WorkerFailed(text):
+                self.errors.append(text)
+                out.write(f"{gap}error: {text}\n")
+
+    def summary(self) -> FuzzSummary:
+        while not self.results.empty():
+            self.take(self.results.get())
+        totals = [sum(a[i] for a in self.arrays) for i in range(_FIXED + len(self.names))]
+        for f in self.found:
+            f.repeats = self.repeats.get(f.key, 0)
+        return FuzzSummary(time.monotonic() - self.start, totals[_KERNELS], totals[_CASES],
+                           totals[_EXECS], self.errors,
+                           {name: totals[_FIXED + i] for i, name in enumerate(self.names)},
+                           self.config.workers, totals[_SKIPPED], self.found, self.replayed,
+                           totals[_REPEATS], sorted(p for p in self.unreduced.values()
+                                                    if p and Path(p).exists()))
 
 
 def _seed_known(folder: Path, config: FuzzConfig) -> int:
