@@ -8,7 +8,7 @@ from typing import Any
 
 from difftest.core.case import Case
 from difftest.core.errors import OracleError
-from difftest.core.outcome import Outcome, host_result
+from difftest.core.outcome import Outcome, TargetError, host_result
 from difftest.core.target import Target
 
 from .host_model import HostRun, run_host
@@ -44,7 +44,8 @@ class ReferenceTarget(Target):
                 return _host_outcome(case, options)
             return run_full(case, options).outcome()
         except OracleError as e:
-            return Outcome(case.buffers(), None, [], None, error=str(e))
+            return Outcome(case.buffers(), None, [], None,
+                           error=TargetError(e.kind, e.message))
 
 
 def _host_outcome(case: Case, options: dict[str, Any] | None) -> Outcome:

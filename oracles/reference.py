@@ -72,6 +72,7 @@ from difftest.core.outcome import (
     Fault,
     Frame,
     Outcome,
+    TargetError,
 )
 
 #: statements and expressions the reference evaluates in one launch at most, each counted
@@ -186,7 +187,7 @@ class FullRun:
         bufs = {k: v.copy() for k, v in self.final.items()}
         return Outcome(bufs, exc, status, faults)
 
-    def budget_error(self) -> str:
+    def budget_error(self) -> TargetError:
         return out_of_budget(self.exhausted[0], self.budget_text)
 
 

@@ -23,7 +23,8 @@ import numpy as np
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
 from difftest.core.options import describe_budget, out_of_budget
-from difftest.core.outcome import COMPLETED, FAULTED, ExceptionReport, Fault, Frame, Outcome
+from difftest.core.outcome import (COMPLETED, FAULTED, ExceptionReport, Fault, Frame, Outcome,
+                                   TargetError)
 from difftest.core.target import Target, declared_unsupported
 
 from .device.process import DeviceCrash, DeviceProcess, DeviceTimeout
@@ -191,12 +192,12 @@ class TranslatedTarget(Target):
         options = options or {}
         why = self.unsupported(case)
         if why is not None:
-            return Outcome(case.buffers(), None, [], error=f"unsupported: {why}")
+            return Outcome(case.buffers(), None, [], error=TargetError("unsupported", why))
         mutants = frozenset(options.get("mutants", ()))
         try:
             tr = self.translation(case, options)
         except Unsupported as e:
-            return Outcome(case.buffers(), None, [], error=f"unsupported: {e}")
+            return Outcome(case.buffers(), None, [], error=TargetError("unsupported", str(e)))
         status = np.full(HEADER + case.n * tr.row, -1, dtype=np.int64)
         status[:HEADER] = 0
         header, arrays, where = self.request(tr, case, options, status, mutants)
@@ -209,24 +210,26 @@ class TranslatedTarget(Target):
                      repr(sorted((k, v) for k, v in options.items() if k != "mutants")))
         if build_key in self._slow_builds:
             return Outcome(case.buffers(), None, [],
-                           error=f"timeout: {self._slow_builds[build_key]}")
+                           error=TargetError("timeout", self._slow_builds[build_key]))
         try:
             reply, out = self.process(case, options).call(header, arrays, timeout,
                                                           build_timeout)
         except DeviceCrash as e:
-            return Outcome(case.buffers(), None, [], error=f"crash: {e}")
+            return Outcome(case.buffers(), None, [], error=TargetError("crash", str(e)))
         except DeviceTimeout as e:
             if e.phase == "build":
                 self._slow_builds[build_key] = str(e)
-            return Outcome(case.buffers(), None, [], error=f"timeout: {e}")
+            return Outcome(case.buffers(), None, [], error=TargetError("timeout", str(e)))
         if reply.get("error") == "build":
             log = str(reply.get("message", ""))
             first = _first_error(log)
-            return Outcome(case.buffers(), None, [], error=f"internal: build failed: {first}",
+            return Outcome(case.buffers(), None, [],
+                           error=TargetError("internal", f"build failed: {first}"),
                            diagnostics={"build_log": log})
         if reply.get("error"):
             return Outcome(case.buffers(), None, [],
-                           error=f"internal: {reply.get('message', reply['error'])}")
+                           error=TargetError("internal",
+                                             str(reply.get("message", reply["error"]))))
         bufs = {p.name: out[i].astype(np.int64) for p, i in
                 zip([p for p in tr.params if p.ty.is_buffer], where)}
         return decode(tr, case, options, bufs, out[0])
@@ -247,8 +250,8 @@ def decode(tr: Translation, case: Case, options: dict[str, Any],
     """The outcome the status rows describe (emit.py's layout)."""
     mismatched = int(status[0])
     if mismatched:
-        return Outcome(bufs, None, [], error=(
-            f"internal: {mismatched} workitem(s) found that their subgroup is not their "
+        return Outcome(bufs, None, [], error=TargetError(
+            "internal", f"{mismatched} workitem(s) found that their subgroup is not their "
             f"wave of {tr.wave} (asked for subgroups of {tr.subgroup} lanes)"))
     rows = status[HEADER:].reshape(case.n, tr.row).tolist()
     statuses: list[str] = []
@@ -266,11 +269,12 @@ def decode(tr: Translation, case: Case, options: dict[str, Any],
             faults[gid] = Fault(KINDS[kind], stack, row[1] if KINDS[kind] == "fail" else None)
             statuses.append(FAULTED)
         elif kind == -1:
-            return Outcome(bufs, None, [], error=(
-                f"internal: workitem {gid} never finished (its status row was not "
+            return Outcome(bufs, None, [], error=TargetError(
+                "internal", f"workitem {gid} never finished (its status row was not "
                 "written)"))
         else:
-            return Outcome(bufs, None, [], error=f"internal: workitem {gid} status row {row}")
+            return Outcome(bufs, None, [],
+                           error=TargetError("internal", f"workitem {gid} status row {row}"))
     exception = None
     if faults:
         first = min(faults)

@@ -270,7 +270,7 @@ def test_a_frame_out_of_range_is_an_internal_error(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(trampoline.Host, "resume_frames", corrupting)
     out = run(case, sched)
-    assert out.error is not None and message in out.error, out.error
+    assert out.error is not None and message in str(out.error), out.error
 
 
 def test_deopted_workitems_are_finished_after_the_first_exception() -> None:

@@ -885,10 +885,10 @@ def test_write_log_columns_are_each_workitems_entries_in_program_order() -> None
 
 def _race(out: Outcome, a: int, b: int, loc: str) -> None:
     assert out.error is not None
-    assert "race" in out.error
-    assert re.search(rf"\bworkitem {a}\b", out.error), out.error
-    assert re.search(rf"\bworkitem {b}\b", out.error), out.error
-    assert loc in out.error
+    assert "race" in str(out.error)
+    assert re.search(rf"\bworkitem {a}\b", str(out.error)), out.error
+    assert re.search(rf"\bworkitem {b}\b", str(out.error)), out.error
+    assert loc in str(out.error)
 
 
 def test_race_two_stores_to_one_location() -> None:
@@ -1006,9 +1006,9 @@ def test_race_plain_store_to_atomic_location() -> None:
             acc[1] = 0
     """
     out = run(src, "k", 4, 4, acc=zeros(2))
-    assert out.error is not None and "race" in out.error and "acc[1]" in out.error
-    assert re.search(r"\bworkitem 2\b", out.error)
-    assert re.search(r"\bworkitem [013]\b", out.error)
+    assert out.error is not None and "race" in str(out.error) and "acc[1]" in str(out.error)
+    assert re.search(r"\bworkitem 2\b", str(out.error))
+    assert re.search(r"\bworkitem [013]\b", str(out.error))
 
 
 def test_own_atomic_then_load_is_not_a_race() -> None:
@@ -1043,7 +1043,7 @@ def test_trip_budget_counts_loop_trips_only() -> None:
     assert out.error is None, out.error
     assert out.buffers["out"].tolist() == [10]
     out = run(BUDGET_KERNEL, "k", 1, 1, {"step_budget": 9}, out=zeros(1), big=10)
-    assert out.error is not None and out.error.startswith("step_budget: workitem 0 "), out.error
+    assert out.error is not None and str(out.error).startswith("step_budget: workitem 0 "), out.error
     assert out.exception is None
 
 
@@ -1058,7 +1058,7 @@ def test_trip_budget_counts_trips_of_every_loop_and_empty_bodies_too() -> None:
     # 3 outer trips + 3 * 4 inner trips = 15
     assert run(src, "k", 2, 2, {"step_budget": 15}, out=zeros(2), a=3, b=4).error is None
     err = run(src, "k", 2, 2, {"step_budget": 14}, out=zeros(2), a=3, b=4).error
-    assert err is not None and err.startswith("step_budget")
+    assert err is not None and err.kind == "step_budget"
 
 
 def test_trip_budget_is_per_workitem() -> None:
@@ -1074,8 +1074,8 @@ def test_trip_budget_shares_the_work_budget_out_evenly() -> None:
     out = run(BUDGET_KERNEL, "k", 64, 8, {"work_budget": 640}, out=zeros(64), big=10)
     assert out.error is None, out.error
     out = run(BUDGET_KERNEL, "k", 64, 8, {"work_budget": 639}, out=zeros(64), big=10)
-    assert out.error is not None and out.error.startswith("step_budget"), out.error
-    assert "9 loop trips per workitem" in out.error
+    assert out.error is not None and str(out.error).startswith("step_budget"), out.error
+    assert "9 loop trips per workitem" in str(out.error)
 
 
 def test_trip_budget_stops_a_huge_launch_within_seconds() -> None:
@@ -1084,8 +1084,8 @@ def test_trip_budget_stops_a_huge_launch_within_seconds() -> None:
     t0 = time.process_time()
     out = run(BUDGET_KERNEL, "k", 65536, 64, None, out=zeros(65536), big=20000)
     assert time.process_time() - t0 < 30
-    assert out.error is not None and out.error.startswith("step_budget"), out.error
-    assert "15 loop trips per workitem" in out.error
+    assert out.error is not None and str(out.error).startswith("step_budget"), out.error
+    assert "15 loop trips per workitem" in str(out.error)
 
 
 def test_step_budget_full_run_goes_on_past_an_exhausted_workitem() -> None:

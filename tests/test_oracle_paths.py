@@ -437,7 +437,7 @@ def test_exhausted_lanes_stop_while_the_others_go_on() -> None:
     assert r.fates == [None] * 5
     assert log(r)[1] == [] and log(r)[3] == []
     error = r.outcome().error
-    assert error is not None and error.startswith(
+    assert error is not None and str(error).startswith(
         "step_budget: workitem 1 ran out of its budget of 3 loop trips")
 
 

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from difftest.core.case import Case, case_from_json
-from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Frame, Outcome
+from difftest.core.outcome import (COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Frame,
+                                   Outcome, TargetError)
 from difftest.core.verdict import check_outcome
 from oracles.reference import FullRun, run_full
 
@@ -279,7 +280,7 @@ def _perturb(draw: st.DrawFn, kind: str, case: Case, full: FullRun, out: Outcome
         del out.faults[draw(st.sampled_from(sorted(out.faults)))]
         return "R2 fates"
     assert kind == "target_error"
-    out.error = "timeout: ran past 10 s"
+    out.error = TargetError("timeout", "ran past 10 s")
     return "R0 error"
 
 

@@ -200,7 +200,7 @@ def _run_html(case: Any) -> str:
         render_png(case, res.outcome, buf, title=f"{case.entry} on {target_name}")
         out.append(_img(buf.getvalue(), "status"))
     elif res.outcome.error:
-        out.append(f"<p>target error: {html.escape(res.outcome.error)}</p>")
+        out.append(f"<p>target error: {html.escape(str(res.outcome.error))}</p>")
     return "".join(out)
 
 

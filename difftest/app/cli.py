@@ -181,10 +181,10 @@ def _oracle(case: Case, path: str, options: dict[str, Any]) -> tuple[Any, None]:
     try:
         full, error = oracle_run(case, options)
     except OracleError as e:  # past the oracle's work limit
-        raise OracleError(e.kind, f"{path}: {str(e).split(': ', 1)[1]}") from None
+        raise OracleError(e.kind, f"{path}: {e.message}") from None
     if error is not None:
         raise OracleError("race", f"{path}: the kernel is outside the semantics: "
-                          f"{error.split(': ', 1)[1]}")
+                          f"{error.message}")
     return full, None
 
 
@@ -201,10 +201,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     target, options = run.target, run.options
     schedule = _schedule(case, args)
     outcome = target.run(case, schedule, options)
-    if outcome.error is not None and outcome.error.startswith(("race:", "work:")):
-        kind, _, what = outcome.error.partition(": ")
+    if outcome.error is not None and outcome.error.kind in ("race", "work"):
+        kind = outcome.error.kind
         outside = "the kernel is outside the semantics: " if kind == "race" else ""
-        raise OracleError(kind, f"{args.case}: {outside}{what}")
+        raise OracleError(kind, f"{args.case}: {outside}{outcome.error.message}")
     if args.json:
         print(json.dumps(outcome.to_json()))
     else:

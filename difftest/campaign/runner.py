@@ -12,7 +12,7 @@ from typing import Any
 from collections.abc import Callable
 
 from difftest.core.case import Case
-from difftest.core.outcome import Outcome
+from difftest.core.outcome import Outcome, TargetError
 from difftest.core.verdict import Verdict, check_outcome
 
 
@@ -21,11 +21,12 @@ class CheckResult:
     verdict: Verdict
     outcome: Outcome
     full: Any  # oracles.reference.FullRun, or None when the oracle failed
-    oracle_error: str | None
+    oracle_error: TargetError | None
     schedule: dict[str, Any]
 
 
-def oracle_run(case: Case, options: dict[str, Any] | None = None) -> tuple[Any, str | None]:
+def oracle_run(case: Case, options: dict[str, Any] | None = None
+               ) -> tuple[Any, TargetError | None]:
     """The oracle's full run under the budgets of `options` (default: the case's), or
     (None, error) for a racy kernel (whose verdict the checker still gives: a target must
     report the race too). A kernel past the oracle's work limit raises OracleError: no
@@ -41,7 +42,7 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None) -> tuple[Any, 
     except OracleError as e:
         if e.kind != "race":
             raise
-        return None, str(e)
+        return None, TargetError(e.kind, e.message)
 
 
 def target_options(target: Any, options: dict[str, Any]) -> dict[str, Any]:
@@ -62,12 +63,12 @@ def run_target(target: Any, case: Case, schedule: dict[str, Any],
         return outcome
     except Exception as e:  # noqa: BLE001 - a target crash is a finding, not our crash
         tb = traceback.format_exception_only(type(e), e)[-1].strip()
-        return Outcome(case.buffers(), None, [], error=f"internal: {tb}")
+        return Outcome(case.buffers(), None, [], error=TargetError("internal", tb))
 
 
 def check_case(case: Case, target: Any, schedule: dict[str, Any] | None = None,
                options: dict[str, Any] | None = None, policy: str | None = None,
-               full: Any = None, oracle_error: str | None = None) -> CheckResult:
+               full: Any = None, oracle_error: TargetError | None = None) -> CheckResult:
     """Verdict for one (case, schedule, options) on `target`. Pass `full` to reuse one
     oracle run across several schedules of the same case."""
     options = {**case.options, **(options or {})}

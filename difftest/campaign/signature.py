@@ -28,17 +28,21 @@ from typing import Any
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir.walk import walk
+from difftest.core.outcome import TargetError
 
 _NUMBER = re.compile(r"-?\b\d+\b")
 _PATH = re.compile(r"(/[\w.\-]+)+")
 
 
-def failure_class(rule: str | None, error: str | None) -> str:
-    """A disagreement's class: its rule, and for R0 the normalised target error."""
+def failure_class(rule: str | None, error: TargetError | str | None) -> str:
+    """A disagreement's class: its rule, and for R0 the normalised target error (a
+    verdict read back from JSON holds its written form)."""
     if rule != "R0 error" or not error:
         return rule or "agree"
-    kind, _, rest = error.partition(":")
-    first = rest.split(";")[0].strip()
+    if isinstance(error, str):
+        error = TargetError.parse(error)
+    kind = error.kind
+    first = error.message.split(";")[0].strip()
     if kind == "timeout":
         first = ""
     first = _PATH.sub("<path>", first)
@@ -50,7 +54,7 @@ def verdict_class(verdict: Any) -> str:
     """`failure_class` of a Verdict (its `actual` holds the target's error for R0)."""
     if verdict.agree:
         return "agree"
-    error = verdict.actual if isinstance(verdict.actual, str) else None
+    error = verdict.actual if isinstance(verdict.actual, (TargetError, str)) else None
     return failure_class(verdict.rule, error)
 
 

@@ -38,4 +38,5 @@ class OracleError(DifftestError):
 
     def __init__(self, kind: str, message: str) -> None:
         self.kind = kind
+        self.message = message
         super().__init__(f"{kind}: {message}")

@@ -21,6 +21,7 @@ from typing import Any
 from collections.abc import Sequence
 
 from difftest.core.errors import DifftestError
+from difftest.core.outcome import TargetError
 
 DEFAULT_STEP_BUDGET = 100_000
 DEFAULT_WORK_BUDGET = 1_000_000
@@ -47,10 +48,10 @@ def describe_budget(options: dict[str, Any], n: int) -> str:
             f"work_budget {work} over {n} workitems)")
 
 
-def out_of_budget(gid: int, described: str) -> str:
+def out_of_budget(gid: int, described: str) -> TargetError:
     """The `step_budget` error, the same words from every producer (the oracle, numba-simt,
     the translated targets); `described`: `describe_budget`'s."""
-    return f"step_budget: workitem {gid} ran out of its budget of {described}"
+    return TargetError("step_budget", f"workitem {gid} ran out of its budget of {described}")
 
 
 def parse_cli(pairs: Sequence[str]) -> dict[str, Any]:

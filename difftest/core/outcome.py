@@ -61,17 +61,43 @@ class ExceptionReport:
         return {"kind": out.pop("kind"), "gid": self.gid, **out}
 
 
+@dataclass(frozen=True)
+class TargetError:
+    """A run that gave no outcome to check, as `kind: message`. The checker compares
+    kinds (R0): `race` and `step_budget` the oracle can give too; `work` (the oracle's
+    work limit), `timeout`, `crash`, `internal` and `unsupported` only a target."""
+
+    kind: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+    @staticmethod
+    def parse(text: str) -> TargetError:
+        """The written form back (an outcome file, or a target that reports a string):
+        the kind is the text before the first colon."""
+        kind, sep, message = text.partition(":")
+        if not sep:
+            return TargetError("internal", text)
+        return TargetError(kind.strip(), message.strip())
+
+
 @dataclass
 class Outcome:
     buffers: dict[str, np.ndarray]
     exception: ExceptionReport | None
     status: list[str]
     faults: dict[int, Fault] | None = None
-    error: str | None = None
+    error: TargetError | None = None
     diagnostics: dict[str, Any] = field(default_factory=dict)
     # a host program's own results: {"observations": [[step, [values]], ...],
     # "error": [step, kind] | None}; status, exception and faults are then its last launch's
     host: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.error, str):  # a target that reports the written form
+            self.error = TargetError.parse(self.error)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -82,7 +108,7 @@ class Outcome:
         if self.faults is not None:
             out["faults"] = {str(g): f.to_json() for g, f in sorted(self.faults.items())}
         if self.error is not None:
-            out["error"] = self.error
+            out["error"] = str(self.error)
         if self.host is not None:
             out["host"] = self.host
         if self.diagnostics:
@@ -133,7 +159,8 @@ class Outcome:
         if error is not None and not isinstance(error, str):
             raise CaseError(f"{where}.error: expected a string")
         diagnostics = obj.get("diagnostics") or {}
-        return Outcome(buffers, exc, status, faults, error, diagnostics,
+        return Outcome(buffers, exc, status, faults,
+                       None if error is None else TargetError.parse(error), diagnostics,
                        _host(obj.get("host"), f"{where}.host"))
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from difftest.core.case import Case
-from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome
+from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome, TargetError
 
 RULES = ("R0 error", "R1 exception", "R2 fates", "R3 memory", "R4 atomics", "R5 granularity",
          "R6 host")
@@ -60,6 +60,8 @@ AGREE = Verdict(True)
 def _jsonable(v: Any) -> Any:
     if isinstance(v, Fault):
         return v.to_json()
+    if isinstance(v, TargetError):
+        return str(v)
     if isinstance(v, np.integer):
         return int(v)
     if isinstance(v, (list, tuple)):
@@ -133,7 +135,8 @@ def _replayed_memory(full: Any, ran: list[bool]) -> _Expect:
 
 
 def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = None,
-                  wave_granularity: bool = False, oracle_error: str | None = None) -> Verdict:
+                  wave_granularity: bool = False, oracle_error: TargetError | None = None
+                  ) -> Verdict:
     """The verdict on `outcome`: the first of the rules, in their order, that fails (one
     function each below). `full` is the oracle's FullRun (None with `oracle_error` when
     the oracle itself failed); `wave_granularity` turns on R5 for targets that check the
@@ -163,12 +166,13 @@ def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = 
     return AGREE
 
 
-def _r0_error(full: Any, outcome: Outcome, oracle_error: str | None) -> Verdict | None:
+def _r0_error(full: Any, outcome: Outcome, oracle_error: TargetError | None
+              ) -> Verdict | None:
     """R0: a target error agrees only when the oracle's run fails the same way (a race, or
     a workitem out of budget); without one, the other rules decide (None)."""
-    kind = None if outcome.error is None else outcome.error.split(":", 1)[0]
+    kind = None if outcome.error is None else outcome.error.kind
     if oracle_error is not None:  # a racy kernel: only the same error agrees
-        if kind == oracle_error.split(":", 1)[0]:
+        if kind == oracle_error.kind:
             return AGREE
         return _fail("R0 error", f"oracle error: {oracle_error}", expected=oracle_error,
                      actual=outcome.error)
@@ -378,7 +382,7 @@ def _check_host(case: Case, run: Any, outcome: Outcome, policy: str,
     at the same step and the same observations -- then, when a launch ended the program,
     that launch by the rules above (its buffers under their parameter names; the others
     exactly as the model has them), else every buffer exactly and no exception."""
-    if outcome.error is not None and outcome.error.split(":", 1)[0] != "step_budget":
+    if outcome.error is not None and outcome.error.kind != "step_budget":
         # only a launch out of budget can end both sides with an error: any other target
         # error is the cause, and the observations it cut short only its consequence
         return _fail("R0 error", f"target error: {outcome.error}", actual=outcome.error)

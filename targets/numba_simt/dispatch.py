@@ -35,7 +35,8 @@ import numpy as np
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
 from difftest.core.options import describe_budget, out_of_budget, trip_budget
-from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome
+from difftest.core.outcome import (COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome,
+                                   TargetError)
 
 from . import deopt, machine
 from .mutants import Mutants
@@ -145,7 +146,7 @@ def kernel_params(case: Case, bound: dict[str, Item]) -> np.ndarray:
 
 def run_case(compiled: Compiled, case: Case, schedule: dict[str, Any],
              options: dict[str, Any], pool: Pool, bound: dict[str, Item], mutants: Mutants
-             ) -> tuple[Outcome | None, str | None, dict[str, Any]]:
+             ) -> tuple[Outcome | None, TargetError | None, dict[str, Any]]:
     """(outcome, None, diagnostics) or (None, error, diagnostics). `bound`: each buffer
     parameter's item, in the pool; the pool's storage is written."""
     try:
@@ -156,7 +157,7 @@ def run_case(compiled: Compiled, case: Case, schedule: dict[str, Any],
 
 def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict[str, Any],
          pool: Pool, bound: dict[str, Item], mutants: Mutants
-         ) -> tuple[Outcome | None, str | None, dict[str, Any]]:
+         ) -> tuple[Outcome | None, TargetError | None, dict[str, Any]]:
     n, W = case.n, case.wave
     items = list(bound.values())
 
@@ -198,7 +199,7 @@ def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict
         return (None, out_of_budget(e.gid, describe_budget(options, n)),
                 _diagnostics(run, host))
     except (ResumeError, RunError) as e:
-        return None, f"internal: {e}", _diagnostics(run, host)
+        return None, TargetError("internal", str(e)), _diagnostics(run, host)
     exc = None
     if run.first is not None:
         exc = ExceptionReport(run.first, run.faults[run.first])

@@ -32,7 +32,7 @@ from typing import Any
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
 from difftest.core.ir import nodes as n
-from difftest.core.outcome import Outcome
+from difftest.core.outcome import Outcome, TargetError
 from difftest.core.target import Target
 
 from . import mutants
@@ -244,7 +244,7 @@ class NumbaSimtTarget(Target):
         try:
             compiled = compile_case(case, options)
         except AllocationError as e:
-            return Outcome(case.buffers(), None, [], error=f"internal: {e}")
+            return Outcome(case.buffers(), None, [], error=TargetError("internal", str(e)))
         switched_on = run_mutants(options)
         if case.host is not None:
             return run_program(compiled, case, schedule, options, switched_on)
