@@ -15,7 +15,7 @@ import pytest
 
 from difftest.app.cli import main
 
-from .conftest import EXAMPLES, example_json
+from .conftest import EXAMPLES, REPO, example_json
 
 GOOD = example_json("simple_deopt")
 
@@ -237,3 +237,10 @@ def test_fuzz_keeps_counterexamples_out_of_the_regression_corpus(tmp_path: Path)
     assert summary["format"] == "difftest-fuzz-summary" and summary["target"] == "numba-simt"
     assert [f["path"] for f in summary["found"]] == [str(Path("counterexamples") / kept[0].name)]
     assert summary["cases"] > 0 and summary["interrupted"] is None
+
+
+def test_difftest_bench_finds_the_benchmarks_of_its_clone() -> None:
+    from difftest.app.cli import bench_script
+
+    assert bench_script() == REPO / "benchmarks" / "bench_target.py"
+    assert bench_script().is_file()

@@ -743,9 +743,15 @@ def cmd_targets(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def bench_script() -> Path:
+    """The benchmark, in the source tree beside the difftest package (a clone's)."""
+    import difftest
+
+    return Path(difftest.__file__).resolve().parents[1] / "benchmarks" / "bench_target.py"
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
-    bench_dir = Path(__file__).resolve().parents[1] / "benchmarks"
-    script = bench_dir / "bench_target.py"
+    script = bench_script()
     if not script.is_file():
         raise DifftestError(f"{script}: the benchmarks ship with the source repository; "
                             "run `difftest bench` from a clone")
