@@ -469,3 +469,42 @@ def test_the_cold_compile_is_not_charged_to_the_campaigns_time(
     assert summary is not None and float(summary.group(1)) < 7
     cases = re.search(r"cases\s+(\d+)", cap.out)
     assert cases is not None and int(cases.group(1)) > 0
+
+
+def test_an_output_is_written_through_a_link_and_into_a_device_never_replacing_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--json`, `-o`, `--out` name files: a link is written through (the link stays), a
+    device or a pipe is written to as it is (as root, replacing /dev/null by a file would
+    break the machine), a folder is one clear error before any work."""
+    import os
+    import stat
+    import threading
+
+    from difftest.campaign.corpus import write_atomic
+
+    target = tmp_path / "kept.json"
+    target.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(target.name)
+    write_atomic(link, "[1]\n")
+    assert link.is_symlink() and target.read_text() == "[1]\n"
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    write_atomic(fifo, "[2]\n")
+    reader.join(10)
+    assert got == ["[2]\n"] and stat.S_ISFIFO(fifo.stat().st_mode)
+
+    write_atomic(Path(os.devnull), "[3]\n")
+    assert stat.S_ISCHR(Path(os.devnull).stat().st_mode)
+
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    for argv in (["replay", str(tmp_path), "--json", str(folder)],
+                 ["report", str(tmp_path), "-o", str(folder)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.strip().endswith(f"{folder}: is a folder, not a file"), err

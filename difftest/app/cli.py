@@ -419,9 +419,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 def _check_json_destination(path: str | None) -> None:
     """A `--json FILE` must be writable before the work starts, not after."""
     if path is not None:
-        from difftest.campaign.corpus import check_writable
+        from difftest.campaign.corpus import check_destination
 
-        check_writable(Path(path).resolve().parent, "--json")
+        check_destination(path, "--json")
 
 
 def _campaign_folder(path: str, command: str) -> Path:
@@ -573,13 +573,13 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     import dataclasses
     import time
 
-    from difftest.campaign.corpus import check_writable, corpus_json, write_atomic
+    from difftest.campaign.corpus import check_destination, corpus_json, write_atomic
     from difftest.campaign.reduce import reduce_case, size
     from difftest.campaign.runner import check_case, still_fails
 
     case = _load(args)
     out = Path(args.out) if args.out else Path(Path(args.case).stem + ".reduced.json")
-    check_writable(out.parent if str(out.parent) else Path("."), "--out")
+    check_destination(out, "--out")
     if args.time is not None:
         _seconds(args.time, "--time")
     run = _target_and_options(args.target, case, args.case, args.opt)
@@ -691,11 +691,11 @@ def cmd_triage(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from difftest.app.campaign_report import build_report
-    from difftest.campaign.corpus import check_writable, write_atomic
+    from difftest.campaign.corpus import check_destination, write_atomic
 
     folder = _campaign_folder(args.folder, "report")
     out = Path(args.output)
-    check_writable(out.resolve().parent, "-o")
+    check_destination(out, "-o")
     write_atomic(out, build_report(folder))
     print(f"wrote {out}")
     return EXIT_OK

@@ -56,6 +56,15 @@ def content_name(obj: dict[str, Any]) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` whole or not at all: through a temporary file renamed over
+    it. A symbolic link is written through (its target is replaced, the link stays); a
+    device or a pipe (`/dev/null`, a FIFO) is written to as it is, never replaced by a
+    file; a folder is an error naming it."""
+    path = _destination(path)
+    if path.exists() and not path.is_file():
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -71,6 +80,24 @@ def write_atomic(path: Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _destination(path: Path, flag: str = "") -> Path:
+    """Where writing `path` lands: a link's target; a folder is the user's mistake."""
+    if path.is_symlink():
+        path = path.resolve()
+    if path.is_dir():
+        raise DifftestError(f"{flag + ' ' if flag else ''}{path}: is a folder, not a file")
+    return path
+
+
+def check_destination(path: str | Path, flag: str) -> None:
+    """An output file named on the command line can be written, checked before the work
+    starts (not a folder; its folder exists or can be made, and is writable)."""
+    dest = _destination(Path(path), flag)
+    if dest.exists() and not dest.is_file():
+        return  # a device or a pipe: written to as it is
+    check_writable(dest.resolve().parent, flag)
 
 
 def _umask() -> int:
