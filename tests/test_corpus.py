@@ -7,6 +7,7 @@ import multiprocessing as mp
 from pathlib import Path
 
 import pytest
+from typing import Any
 
 from difftest.core.case import case_from_json
 
@@ -15,7 +16,7 @@ from difftest.app.cli import main
 from difftest.campaign.corpus import content_name, corpus_json, entries, save
 from difftest.campaign.runner import replay
 
-from .conftest import example_json
+from .conftest import REPO, example_json
 
 
 def example(name: str = "simple_deopt") -> dict:
@@ -97,3 +98,25 @@ def test_replay_cli_missing_path_is_exit_2(capsys: pytest.CaptureFixture[str], t
     code = main(["replay", str(tmp_path / "nothing")])
     assert code == 2
     assert "nothing: no such file or folder" in capsys.readouterr().err
+
+
+def test_a_corpus_file_whose_target_is_not_installed_is_skipped_not_failed(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A known bug of a real target, replayed where that target's runtime is missing (the
+    README's test command without the [intel] extra): skipped with the reason."""
+    from difftest.app.cli import main
+    from difftest.campaign import registry
+
+    path = next(p for p in sorted((REPO / "corpus").glob("*.json"))
+                if json.loads(p.read_text()).get("target") == "opencl-intel")
+    real = registry.load_target
+
+    def load(name: str) -> Any:
+        if name == "opencl-intel":
+            raise registry.TargetNotInstalled("target 'opencl-intel' ... cannot be loaded")
+        return real(name)
+
+    monkeypatch.setattr(registry, "load_target", load)
+    assert main(["replay", str(path), "--target", "numba-simt"]) == 0
+    out = capsys.readouterr().out
+    assert "skip opencl-intel" in out and "1 skipped (target not installed)" in out, out

@@ -298,7 +298,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                             "case files")
     _check_json_destination(args.json)
     known = known_findings(list(paths))
-    bad = failed = passed = 0
+    bad = failed = passed = skipped = 0
     rows: list[dict[str, Any]] = []
     for entry in entries(list(paths)):
         if entry.case is None:
@@ -309,16 +309,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for res in replay(entry.case, entry.target, entry.mutants, entry.expected, names,
                           known):
             print(f"{entry.path.name}: {res.describe()}")
-            passed += res.ok
+            skipped += bool(res.skipped)
+            passed += res.ok and not res.skipped
             failed += not res.ok
             rows.append({"path": str(entry.path), "target": res.target,
                          "mutants": res.mutants, "ok": res.ok, "expected": res.expected,
                          "verdict": None if res.verdict is None else str(res.verdict),
                          "problem": res.problem or None, "known": res.known or None,
-                         "line": res.describe()})
-    print(f"{passed} passed, {failed} failed" + (f", {bad} malformed" if bad else ""))
+                         "skipped": res.skipped or None, "line": res.describe()})
+    print(f"{passed} passed, {failed} failed"
+          + (f", {skipped} skipped (target not installed)" if skipped else "")
+          + (f", {bad} malformed" if bad else ""))
     _write_json(args.json, {"format": "difftest-replay", "version": 1, "passed": passed,
-                            "failed": failed, "malformed": bad, "results": rows})
+                            "failed": failed, "skipped": skipped, "malformed": bad,
+                            "results": rows})
     if bad:
         return EXIT_USAGE
     return EXIT_FAIL if failed else EXIT_OK

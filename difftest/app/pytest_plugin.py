@@ -137,6 +137,8 @@ class CorpusItem(pytest.Item):
         bad = [r.describe() for r in results if not r.ok]
         if bad:
             raise CorpusFailure("\n".join(bad))
+        if results and all(r.skipped for r in results):
+            pytest.skip("; ".join(r.describe() for r in results))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> str:

@@ -33,6 +33,11 @@ class UnknownTarget(DifftestError):
     """A target name nobody registered, or one whose package fails to load."""
 
 
+class TargetNotInstalled(UnknownTarget):
+    """A registered target whose extra or runtime is not installed here (its constructor
+    raised ImportError naming what is missing)."""
+
+
 def _names(group: str) -> list[str]:
     return sorted({ep.name for ep in entry_points(group=group)})
 
@@ -66,8 +71,8 @@ def _load(group: str, name: str, what: str) -> Any:
             try:
                 return ep.load()()
             except ImportError as e:
-                raise UnknownTarget(f"{what} '{name}' is registered by {ep.value} but cannot "
-                                    f"be loaded: {e}") from None
+                raise TargetNotInstalled(f"{what} '{name}' is registered by {ep.value} but "
+                                         f"cannot be loaded: {e}") from None
     known = ", ".join(_names(group)) or "none registered"
     raise UnknownTarget(f"unknown {what} '{name}' (known: {known})")
 

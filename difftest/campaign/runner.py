@@ -91,11 +91,14 @@ class ReplayResult:
     ok: bool
     verdict: Verdict | None
     expected: dict[str, Any]
-    problem: str = ""  # why it could not be replayed (target not installed, bad options)
+    problem: str = ""  # why it could not be replayed (bad options)
     known: str = ""    # the known target bug (difftest.campaign.findings) that explains it
+    skipped: str = ""  # why it was not run: its recorded target is not installed here
 
     def describe(self) -> str:
         conf = self.target + (f" +{','.join(self.mutants)}" if self.mutants else "")
+        if self.skipped:
+            return f"skip {conf}: {self.skipped}"
         if self.problem:
             return f"FAIL {conf}: {self.problem}"
         want = self.expected.get("verdict")
@@ -119,12 +122,13 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
     and every target in `targets` without mutants must agree with the oracle (a target
     that cannot run the case, by its declared capabilities, is skipped) -- or disagree in
     a way one of its `known` findings explains (difftest.campaign.findings). A target that is not
-    installed, or options it rejects, fail this case alone."""
+    installed is skipped (`skipped`: the recorded configuration on a machine without its
+    runtime); options a target rejects fail this case alone."""
     from difftest.campaign.findings import explain
 
     from difftest.core.errors import DifftestError
     from difftest.core.options import case_options
-    from difftest.campaign.registry import load_target
+    from difftest.campaign.registry import TargetNotInstalled, load_target
 
     full, oracle_error = oracle_run(case)
     results = []
@@ -137,6 +141,9 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
             target = load_target(name)
             case_options(case, target, "corpus")  # as the file holds them
             options, _ = case_options(case, target, "corpus", muts)
+        except TargetNotInstalled as e:
+            results.append(ReplayResult(name, muts, True, None, exp, skipped=str(e)))
+            continue
         except DifftestError as e:
             results.append(ReplayResult(name, muts, False, None, exp, str(e)))
             continue
