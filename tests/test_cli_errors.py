@@ -79,6 +79,12 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     (["fuzz", "--workers", "1000000", "--time", "1"], "--workers must be in 1.."),
     (["fuzz", "--time", "nan"], "--time must be a positive number of seconds, got nan"),
     (["fuzz", "--time", "inf"], "--time must be a positive number of seconds, got inf"),
+    (["fuzz", "--time", "1", "--database", "redis://127.0.0.1:notaport"],
+     "the port is not a number"),
+    # a case's recorded fields, in any command that reads it
+    (["check", "{tmp}/mutants_str.json"], "field 'mutants' must be a list of mutant names"),
+    (["run", "{tmp}/target_int.json"], "field 'target' must be a target name"),
+    (["check", CASE, "--outcome", "{tmp}/outcome_wide.json"], "a value past 64 bits"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           argv: list[str], needle: str) -> None:
@@ -138,6 +144,11 @@ def _write_hostile_files(tmp: Path) -> None:
     (tmp / "sched_misspelt.json").write_text(_case_with(schedule={"wave_ordr": "shuffled"}))
     (tmp / "sched_percent.json").write_text(_case_with(schedule={"deopt_percent": 101}))
     (tmp / "sched_limit.json").write_text(_case_with(schedule={"deopt_limit": -1}))
+    (tmp / "mutants_str.json").write_text(_case_with(mutants="break-mask-lost",
+                                                     target="numba-simt"))
+    (tmp / "target_int.json").write_text(_case_with(target=5))
+    (tmp / "outcome_wide.json").write_text(json.dumps(
+        {"buffers": {"out": [2**70] * 20}, "exception": None, "status": []}))
 
 
 def test_replay_reports_a_hostile_corpus_file_by_name_and_goes_on(

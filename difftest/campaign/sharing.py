@@ -43,8 +43,15 @@ class DatabaseError(DifftestError):
 
 
 def check_url(url: str) -> str:
+    from urllib.parse import urlparse
+
     if not url.startswith(("redis://", "rediss://", "unix://")):
         raise DatabaseError(f"--database {url!r}: expected redis://HOST:PORT")
+    try:
+        urlparse(url).port
+    except ValueError:
+        raise DatabaseError(f"--database {url!r}: the port is not a number (expected "
+                            "redis://HOST:PORT)") from None
     try:
         import redis  # noqa: F401
     except ImportError:

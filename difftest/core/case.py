@@ -149,6 +149,13 @@ def case_from_json(obj: Any, where: str = "case") -> Case:
     flat = {k: v for k, v in options.items() if not isinstance(v, dict)}
     sections = {k: dict(v) for k, v in options.items() if isinstance(v, dict)}
     recorded = obj.get("target")
+    if recorded is not None and not isinstance(recorded, str):
+        raise CaseError(f"{where}: field 'target' must be a target name, got "
+                        f"{recorded!r:.40}")
+    mutants = obj.get("mutants", [])
+    if not (isinstance(mutants, list) and all(isinstance(m, str) for m in mutants)):
+        raise CaseError(f"{where}: field 'mutants' must be a list of mutant names, got "
+                        f"{mutants!r:.40}")
     if version == 1 and isinstance(recorded, str):
         # version 1 kept a corpus entry's options flat: they were its target's
         own = {k: v for k, v in flat.items() if k not in COMMON}

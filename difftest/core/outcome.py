@@ -133,6 +133,9 @@ class Outcome:
                 isinstance(x, int) and not isinstance(x, bool) for x in data
             ):
                 raise CaseError(f"{where}.buffers.{name}: expected a list of integers")
+            if any(not -2**63 <= x < 2**63 for x in data):
+                raise CaseError(f"{where}.buffers.{name}: a value past 64 bits (buffers "
+                                "hold i32 or i64)")
             buffers[name] = np.array(data, dtype=np.int64)
         status = obj["status"]
         if not isinstance(status, list) or any(s not in STATUSES for s in status):
