@@ -60,7 +60,8 @@ def test_a_signal_stops_a_hunt_with_the_trials_it_finished(tmp_path: Path) -> No
     128 + the signal."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "difftest", "hunt", "--mutants", "div-floor", "--trials", "50",
-         "--time", "30", "--workers", "1", "--corpus", str(tmp_path / "c")],
+         "--time", "30", "--workers", "1", "--corpus", str(tmp_path / "c"),
+         "--json", str(tmp_path / "hunt.json")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     assert proc.stderr is not None
     line = proc.stderr.readline()  # the first trial's line: it finished
@@ -70,3 +71,5 @@ def test_a_signal_stops_a_hunt_with_the_trials_it_finished(tmp_path: Path) -> No
     assert proc.returncode == 143, (out, err)
     assert "Traceback" not in err, err
     assert "| `div-floor` |" in out and "hunt stopped by SIGTERM" in out
+    kept = json.loads((tmp_path / "hunt.json").read_text())  # --json keeps them too
+    assert kept["interrupted"] == "SIGTERM" and kept["mutants"][0]["runs"], kept

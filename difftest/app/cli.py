@@ -659,6 +659,8 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     check_writable(corpus, "--corpus")
     _check_json_destination(args.json)
     workers = _workers(args.workers)
+    settings = {"target": args.target, "trials": args.trials, "time_s": seconds,
+                "workers": workers, "seed": args.seed}
     try:
         with _signals_stop() as between:  # a campaign sets its own handlers while it runs
             results = hunt(args.target, chosen, seeds, args.trials, seconds, workers,
@@ -669,12 +671,14 @@ def cmd_hunt(args: argparse.Namespace) -> int:
         print(format_table(stop.results, seconds))
         print(f"hunt stopped by {name}: the table holds the trials that finished; their "
               f"counterexamples are in {corpus}")
+        if args.json:  # what finished is kept, like the table
+            write_json(args.json, {**to_json(stop.results, seconds, settings),
+                                   "interrupted": name})
+            print(f"wrote {args.json}")
         return 128 + int(stop.signum)
     print(format_table(results, seconds))
     if args.json:
-        write_json(args.json, to_json(results, seconds, {
-            "target": args.target, "trials": args.trials, "time_s": seconds,
-            "workers": workers, "seed": args.seed}))
+        write_json(args.json, to_json(results, seconds, settings))
         print(f"wrote {args.json}")
     return EXIT_OK
 
