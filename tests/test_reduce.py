@@ -147,3 +147,25 @@ def test_a_predicate_that_raises_is_not_kept() -> None:
 
     reduced, stats = reduce_case(case, boom, seconds=3)
     assert reduced is case and stats.kept == 0 and stats.checks > 0
+
+
+def test_the_reduced_files_note_gives_the_reduced_cases_verdict(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from difftest.app.cli import main
+
+    kernel = tmp_path / "scale.py"
+    kernel.write_text("# difftest: launch n=8 wave=4\n# difftest: arg out = i32[0] * 8\n"
+                      "def kernel(out: Buffer[i32]):\n    t = 0\n"
+                      "    for i in range(0, 10):\n        if i == gid():\n"
+                      "            break\n        t = t + 3\n    out[gid()] = t + 7\n")
+    out = tmp_path / "small.json"
+    assert main(["reduce", str(kernel), "--opt", "mutants=break-mask-lost", "--out",
+                 str(out), "--time", "30"]) == 0
+    capsys.readouterr()
+    note = json.loads(out.read_text())["note"]
+    assert main(["check", str(out), "--json"]) == 1
+    verdicts = json.loads(capsys.readouterr().out)
+    words = json.dumps(verdicts)
+    assert note.startswith("reduced by difftest reduce: disagree: ")
+    message = note.split(": ", 3)[-1].split(" [")[0]
+    assert message in words, (note, words)

@@ -605,8 +605,9 @@ def cmd_reduce(args: argparse.Namespace) -> int:
                                                       if k != "mutants"})
         expected = case.extra.get("expected") or (
             {"verdict": "disagree", "rule": verdict.rule} if mutants else {"verdict": "agree"})
-        obj = corpus_json(plain, run.name, expected, f"reduced by difftest reduce: {verdict}",
-                          mutants)
+        final = check_case(reduced, target, reduced.schedule).verdict  # the note's words
+        obj = corpus_json(plain, run.name, expected, "reduced by difftest reduce: "
+                          f"{final if not final.agree else verdict}", mutants)
         for key in ("finding", "signature"):
             if key in case.extra:
                 obj[key] = case.extra[key]
