@@ -163,3 +163,28 @@ def test_replay_reports_a_hostile_corpus_file_by_name_and_goes_on(
     assert code == 2
     assert "deep.json: JSON nested too deeply" in out
     assert "opt_mutant_str.json" in out and "expected a list of mutant names" in out
+
+
+def test_kernel_files_with_a_bom_unicode_names_or_an_upper_case_suffix_load(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An editor's byte-order mark, names the kernel language accepts (identifiers, any
+    script) in the header too, and `.PY`: all the same kernel file."""
+    text = ("# difftest: launch n=4 wave=4\n# difftest: arg öut = i32[0] * 4\n"
+            "def kérnel(öut: Buffer[i32]):\n    öut[gid()] = gid() + 1\n")
+    for name, data in (("bom.py", "\ufeff" + text), ("UPPER.PY", text)):
+        path = tmp_path / name
+        path.write_text(data, encoding="utf-8")
+        assert main(["check", str(path)]) == 0, capsys.readouterr().err
+    assert "agree" in capsys.readouterr().out
+
+
+def test_a_repeated_launch_key_and_a_kernel_file_given_to_replay_are_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    twice = tmp_path / "twice.py"
+    twice.write_text("# difftest: launch n=4 wave=4 n=8\ndef k():\n    pass\n")
+    code, err = call(capsys, "check", str(twice))
+    assert code == 2 and "`n` given twice" in err, err
+    good = EXAMPLES / "simple_deopt.py"
+    assert main(["replay", str(good)]) == 2
+    out = capsys.readouterr().out
+    assert "a kernel file, not a corpus file" in out, out

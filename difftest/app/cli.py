@@ -147,10 +147,10 @@ class _signals_stop:
 def _load(args: argparse.Namespace) -> Case:
     """The command's case: a case file, or a kernel file (`.py`, difftest.core.kernelfile)
     with `--n`, `--wave` and `--arg` over its header."""
-    path = Path(args.case)
-    if path.suffix == ".py":
-        from difftest.core.kernelfile import load_kernel_file
+    from difftest.core.kernelfile import is_kernel_file, load_kernel_file
 
+    path = Path(args.case)
+    if is_kernel_file(path):
         return load_kernel_file(path, args.n, args.wave, args.arg)
     if args.n is not None or args.wave is not None or args.arg:
         raise DifftestError("--n, --wave and --arg go with a kernel file (.py); a case "

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from difftest.core.case import VERSION, Case, case_from_json
 from difftest.core.errors import CaseError, DifftestError
 from difftest.core.jsonio import read_json
+from difftest.core.kernelfile import is_kernel_file
 
 FORMAT = "difftest-case"
 
@@ -168,6 +169,11 @@ def files(paths: list[str | Path]) -> list[Path]:
 def entries(paths: list[str | Path]) -> Iterator[Entry]:
     """Every corpus file, loaded; a malformed one is an Entry with `error`, never a crash."""
     for path in files(paths):
+        if is_kernel_file(path):
+            yield Entry(path, None, f"{path}: a kernel file, not a corpus file (replay reads "
+                        "the JSON files fuzz, reduce and record write; `difftest check "
+                        f"{path.name}` checks a kernel file)")
+            continue
         try:
             case = case_from_json(read_json(path), str(path))
         except CaseError as e:

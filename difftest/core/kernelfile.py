@@ -34,7 +34,7 @@ from difftest.core.jsonio import read_json
 
 PREFIX = "# difftest:"
 _BUFFER = re.compile(r"^(i32|i64)\[(.*)\]\s*(?:\*\s*(\d+))?$", re.S)
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = re.compile(r"^(?!\d)\w+$")  # a Python identifier, as the kernel's own names
 MAX_LENGTH = 1 << 22
 
 
@@ -102,14 +102,21 @@ def _launch(text: str, where: str) -> dict[str, Any]:
         key, eq, value = part.partition("=")
         if not eq or key not in ("n", "wave") or not re.fullmatch(r"\d+", value):
             raise CaseError(f"{where}: expected `launch n=N wave=W`, got {text[:40]!r}")
+        if key in launch:
+            raise CaseError(f"{where}: `{key}` given twice in the launch line")
         launch[key] = int(value)
     return launch
+
+
+def is_kernel_file(path: str | Path) -> bool:
+    """A kernel file is named `*.py` (any case); anything else is read as a case file."""
+    return Path(path).suffix.lower() == ".py"
 
 
 def load_case(path: str | Path) -> Case:
     """Read and validate a case file, or a kernel file (`.py` with `# difftest:` header
     lines); every problem is one CaseError naming the file."""
-    if Path(path).suffix == ".py":
+    if is_kernel_file(path):
         return load_kernel_file(path)
     return case_from_json(read_json(path), str(path))
 
@@ -120,7 +127,7 @@ def load_kernel_file(path: str | Path, n: int | None = None, wave: int | None = 
     "NAME=VALUE" strings)."""
     where = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # an editor's BOM is no text
     except (OSError, UnicodeDecodeError) as e:
         raise CaseError(f"{where}: cannot read: {getattr(e, 'strerror', None) or e}") from None
     obj = header(text, where)
@@ -141,7 +148,7 @@ def load_kernel_file(path: str | Path, n: int | None = None, wave: int | None = 
     obj["launch"] = launch
     obj["kernel"] = text
     if "entry" not in obj:
-        first = re.search(r"(?m)^def\s+([A-Za-z_][A-Za-z0-9_]*)", text)
+        first = re.search(r"(?m)^def\s+((?!\d)\w+)", text)
         if first is None:
             raise CaseError(f"{where}: no function in the file")
         obj["entry"] = first.group(1)
