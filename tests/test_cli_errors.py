@@ -85,6 +85,8 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     (["check", "{tmp}/mutants_str.json"], "field 'mutants' must be a list of mutant names"),
     (["run", "{tmp}/target_int.json"], "field 'target' must be a target name"),
     (["check", CASE, "--outcome", "{tmp}/outcome_wide.json"], "a value past 64 bits"),
+    # 20,000 unary minuses: Python's own parser gives up (MemoryError), said as such
+    (["check", "{tmp}/deep_unary.json"], "it is nested too deeply"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           argv: list[str], needle: str) -> None:
@@ -147,6 +149,10 @@ def _write_hostile_files(tmp: Path) -> None:
     (tmp / "mutants_str.json").write_text(_case_with(mutants="break-mask-lost",
                                                      target="numba-simt"))
     (tmp / "target_int.json").write_text(_case_with(target=5))
+    (tmp / "deep_unary.json").write_text(json.dumps({
+        "kernel": "def k(out: Buffer[i32]):\n    out[0] = " + "-" * 20_000 + "1\n",
+        "entry": "k", "launch": {"n": 1, "wave": 1},
+        "args": {"out": {"dtype": "i32", "data": [0]}}}))
     (tmp / "outcome_wide.json").write_text(json.dumps(
         {"buffers": {"out": [2**70] * 20}, "exception": None, "status": []}))
 

@@ -45,8 +45,10 @@ def parse_unchecked(text: str) -> n.Program:
             raise KernelError("integer literal of more than 4,300 digits (an i64 fits in "
                               "19)", e.lineno or 0) from None
         raise KernelError(f"syntax error: {e.msg}", e.lineno or 0) from None
-    except (ValueError, RecursionError, MemoryError) as e:
-        raise KernelError(f"cannot parse kernel text: {e}") from None
+    except (RecursionError, MemoryError):  # Python's parser gives up (its own limit)
+        raise KernelError("cannot parse kernel text: it is nested too deeply") from None
+    except ValueError as e:
+        raise KernelError(f"cannot parse kernel text: {e or type(e).__name__}") from None
     functions = []
     for node in tree.body:
         if _is_docstring(node):
