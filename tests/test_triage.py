@@ -110,3 +110,20 @@ def test_triage_of_what_is_not_a_folder_is_one_line(
     assert main(["triage", str(tmp_path / "nope")]) == 2
     err = capsys.readouterr().err
     assert "not a folder" in err and err.count("\n") == 1
+
+
+def test_a_record_with_fields_of_the_wrong_type_is_skipped_by_triage_and_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A hand-edited journal: a finding whose path is a number, a progress record whose
+    time is a string. Skipped like a torn line; triage and report still work."""
+    j = Journal(tmp_path, "fuzz", "numba-simt", {})
+    j.progress(1.0, {"cases": 5}, [])
+    j.close()
+    with open(j.path, "a") as f:
+        f.write('{"type": "finding", "t": 1, "path": 5}\n')
+        f.write('{"type": "progress", "t": "abc"}\n')
+        f.write('{"type": "progress", "t": 3.0, "cases": true}\n')
+    assert [r["type"] for r in read_journal(j.path)] == ["campaign", "progress"]
+    assert main(["triage", str(tmp_path)]) == 0
+    assert main(["report", str(tmp_path), "-o", str(tmp_path / "r.html")]) == 0
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")

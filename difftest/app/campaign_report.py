@@ -69,7 +69,7 @@ def _over_time(fuzz: list[dict[str, Any]]) -> str:
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.6))
     for c in fuzz:
         ts = [p["t"] for p in c["progress"]]
-        a.plot(ts, [p["cases"] for p in c["progress"]], label=_label(c))
+        a.plot(ts, [_num(p, "cases") for p in c["progress"]], label=_label(c))
         times = sorted(f["first"] for f in c["findings"])
         b.step([0.0] + times + [ts[-1] if ts else 0.0],
                [0] + list(range(1, len(times) + 1)) + [len(times)], where="post",
@@ -119,16 +119,24 @@ def _hunt_plot(hunts: list[dict[str, Any]]) -> tuple[str, str]:
     return _png(fig), table
 
 
+def _num(record: dict[str, Any], key: str) -> float:
+    """A count or a time from a journal record; a hand-edited value of another type reads
+    as 0 (a report draws what it can)."""
+    v = record.get(key, 0)
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+
+
 def _coverage(fuzz: list[dict[str, Any]]) -> str:
-    ended = [c for c in fuzz if c["end"] and c["end"].get("kernels")]
+    ended = [c for c in fuzz if c["end"] and _num(c["end"], "kernels")]
     if not ended:
         return ""
-    counts: dict[str, int] = {}
-    kernels = 0
+    counts: dict[str, float] = {}
+    kernels = 0.0
     for c in ended:
-        kernels += c["end"]["kernels"]
-        for k, v in c["end"].get("constructs", {}).items():
-            counts[k] = counts.get(k, 0) + v
+        kernels += _num(c["end"], "kernels")
+        constructs = c["end"].get("constructs")
+        for k in (constructs if isinstance(constructs, dict) else ()):
+            counts[k] = counts.get(k, 0) + _num(constructs, k)
     plt = _plt()
     names = sorted(counts)
     fig, ax = plt.subplots(figsize=(11, 3.2))
@@ -210,11 +218,11 @@ def build_report(folder: Path) -> str:
     bs = buckets(findings)
     fuzz = [c for c in cs if c["command"] == "fuzz"]
     hunts = [c for c in cs if c["command"] == "hunt"]
-    kernels = sum((c["end"] or {}).get("kernels", 0) or
-                  (c["progress"][-1]["kernels"] if c["progress"] else 0) for c in fuzz)
-    cases = sum((c["end"] or {}).get("cases", 0) or
-                (c["progress"][-1]["cases"] if c["progress"] else 0) for c in fuzz)
-    seconds = sum((c["end"] or {}).get("elapsed", 0.0) for c in fuzz)
+    kernels = sum(_num(c["end"] or {}, "kernels") or
+                  (_num(c["progress"][-1], "kernels") if c["progress"] else 0) for c in fuzz)
+    cases = sum(_num(c["end"] or {}, "cases") or
+                (_num(c["progress"][-1], "cases") if c["progress"] else 0) for c in fuzz)
+    seconds = sum(_num(c["end"] or {}, "elapsed") for c in fuzz)
     firsts = sorted(min((f.first for f in b.members if f.first is not None), default=0.0)
                     for b in bs)
     body = [f"<h1>difftest report: {html.escape(str(folder))}</h1>",

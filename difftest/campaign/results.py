@@ -84,17 +84,42 @@ def journals(folder: Path) -> Iterator[Path]:
     yield from sorted((folder / FOLDER).glob("*.jsonl"))
 
 
+_NUMBER = (int, float)
+#: each record type's fields and the JSON types they must have where present
+_FIELDS: dict[str, dict[str, Any]] = {
+    "campaign": {"command": str, "target": str, "started": str, "settings": dict},
+    "progress": {"t": _NUMBER, "kernels": int, "cases": int, "executions": int,
+                 "constructs": int, "failures": int, "workers": list},
+    "finding": {"t": _NUMBER, "path": str, "verdict": str, "rule": str, "failure": str,
+                "key": str, "first": _NUMBER, "shrunk": _NUMBER, "statements": int,
+                "n": int, "host_steps": int, "repeats": int},
+    "end": {"t": _NUMBER, "summary": dict},
+}
+_NEEDED = {"progress": ("t",), "finding": ("t", "path"), "end": ("t",)}
+
+
+def _well_formed(rec: Any) -> bool:
+    if not isinstance(rec, dict) or rec.get("type") not in _FIELDS:
+        return False
+    kind = rec["type"]
+    if any(k not in rec for k in _NEEDED.get(kind, ())):
+        return False
+    return all(isinstance(rec[k], want) and not isinstance(rec[k], bool)
+               for k, want in _FIELDS[kind].items() if k in rec)
+
+
 def read_journal(path: Path) -> list[dict[str, Any]]:
-    """The records of one journal; a line that is not a JSON object (a campaign killed
-    mid-write cannot leave one, but a hand edit can) is skipped."""
+    """The records of one journal; a line that is not a record of this format (a
+    campaign killed mid-write cannot leave one, but a hand edit can: not JSON, an
+    unknown type, a field of the wrong type) is skipped."""
     records = []
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             try:
                 rec = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
-            if isinstance(rec, dict) and "type" in rec:
+            if _well_formed(rec):
                 records.append(rec)
     return records
 
