@@ -86,12 +86,7 @@ class TranslatedTarget(Target):
                 raise OptionError(f"option {name}={t!r}: expected seconds in (0, 3600]")
 
     def unsupported(self, case: Case) -> str | None:
-        why = declared_unsupported(self, case)
-        if why is not None:
-            return why
-        if case.policy != "stream":
-            return f"policy {case.policy}: every workitem runs (a stream target)"
-        return None
+        return declared_unsupported(self, case)
 
     def translation(self, case: Case, options: dict[str, Any]) -> Translation:
         mutants = frozenset(options.get("mutants", ()))

@@ -194,3 +194,17 @@ def test_a_repeated_launch_key_and_a_kernel_file_given_to_replay_are_named(
     assert main(["replay", str(good)]) == 2
     out = capsys.readouterr().out
     assert "a kernel file, not a corpus file" in out, out
+
+
+def test_a_policy_the_target_does_not_follow_is_a_case_it_cannot_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """numba-simt is a stream target: its schedules reorder waves and resumptions, so
+    under `sequential` correct runs would disagree. One line, exit 2, for check and show."""
+    kernel = tmp_path / "seq.py"
+    kernel.write_text("# difftest: launch n=8 wave=4\n# difftest: arg out = i32[0] * 8\n"
+                      "def kernel(out: Buffer[i32]):\n    if gid() == 1 or gid() == 6:\n"
+                      "        fail(gid())\n    out[gid()] = 1\n")
+    for command in ("check", "show"):
+        code, err = call(capsys, command, str(kernel), "--policy", "sequential")
+        assert code == 2 and "cannot run this case: policy sequential" in err, err
+    assert main(["check", str(kernel), "--schedules", "8"]) == 0  # under stream: agree

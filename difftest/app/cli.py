@@ -226,8 +226,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     from difftest.campaign.runner import check_case
     from difftest.core.verdict import check_outcome
 
+    import dataclasses
+
     case = _load(args)
     policy = args.policy or case.policy
+    case = dataclasses.replace(case, policy=policy)  # what a target must support too
     if args.outcome:
         from difftest.core.jsonio import read_json
 
@@ -333,11 +336,17 @@ def cmd_show(args: argparse.Namespace) -> int:
     from difftest.campaign.runner import check_case
     from difftest.core.verdict import memory_differences
 
+    import dataclasses
+
     case = _load(args)
+    case = dataclasses.replace(case, policy=args.policy or case.policy)
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
+    reason = _unsupported(target, case)
+    if reason:
+        raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
     full, _ = _oracle(case, args.case, options)
-    res = check_case(case, target, _schedule(case, args), options, args.policy, full, None)
+    res = check_case(case, target, _schedule(case, args), options, None, full, None)
     print(numbered_source(case.kernel))
     print()
     headline = f"{case.entry}: n={case.n} wave={case.wave} on {run.name}: {res.verdict}"

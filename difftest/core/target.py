@@ -14,6 +14,8 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `reconvergence`: the model its wave operations are checked against
   (`difftest.core.reconvergence`): generators place wave operations only where it defines them;
 - `never_ran_granularity`: "wave" when it checks the deopt flag at wave start (R5);
+- `policies`: the exception policies its reports follow (docs/semantics.md, R1): every
+  target here is a `stream` target; a case of another policy is one it cannot run;
 - `option_names` / `option_help`, `validate_options(options)`: its own options;
 - `schedule_keys` / `schedule_help`, `validate_schedule(schedule)`: the schedule keys it
   reads (a target that reads none is run once per case: schedules cannot change it);
@@ -58,6 +60,7 @@ class Target:
     mutant_seeds: dict[str, str] = {}
     cases_per_kernel: int = 2
     one_wave_per_kernel: bool = False
+    policies: tuple[str, ...] = ("stream",)
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:
@@ -100,6 +103,9 @@ class Target:
 def declared_unsupported(target: Target, case: Case) -> str | None:
     """Why `case` needs something `target` does not declare (None when it does not)."""
     caps = target.capabilities
+    if case.policy not in target.policies:
+        return (f"policy {case.policy} (it reports the exception of any faulting workitem "
+                f"it ran: policies {', '.join(target.policies)})")
     if case.host is not None and "host_programs" not in caps:
         return "host programs"
     if case.wave not in target.wave_sizes:
@@ -130,7 +136,7 @@ class _Adapted(Target):
         for key in ("name", "description", "wave_sizes", "reconvergence",
                     "never_ran_granularity", "option_names", "option_help", "schedule_keys",
                     "schedule_help", "mutant_names", "mutant_help", "mutant_seeds",
-                    "cases_per_kernel", "one_wave_per_kernel"):
+                    "cases_per_kernel", "one_wave_per_kernel", "policies"):
             if hasattr(inner, key):
                 setattr(self, key, getattr(inner, key))
         self.capabilities = frozenset(getattr(inner, "capabilities", ()))
