@@ -63,6 +63,9 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     (["check", "{tmp}/opt_mutant.json"], "unknown mutant 'nope'"),
     (["run", "{tmp}/opt_mutant_str.json"], "option mutants='abc': expected a list"),
     (["run", CASE, "--opt", "step_budget=1.5"], "--opt: option step_budget=1.5"),
+    (["check", "{tmp}/opt_section_typo.json"],
+     "a section for 'numba_simt', which is no registered target"),
+    (["show", "{tmp}/opt_section_flat.json"], "'numba-simt' is a target's section"),
     # schedule values in case files, for the keys the target reads
     (["run", "{tmp}/sched_quantum.json"], "schedule quantum='x': expected an integer >= 1"),
     (["check", "{tmp}/sched_order.json"], "schedule wave_order='sideways': expected one of"),
@@ -141,6 +144,9 @@ def _write_hostile_files(tmp: Path) -> None:
     (tmp / "opt_unknown.json").write_text(_case_with(options={"frobs": 1}))
     (tmp / "opt_mutant.json").write_text(_case_with(options={"mutants": ["nope"]}))
     (tmp / "opt_mutant_str.json").write_text(_case_with(options={"mutants": "abc"}))
+    (tmp / "opt_section_typo.json").write_text(
+        _case_with(options={"numba_simt": {"mutants": ["break-mask-lost"]}}))
+    (tmp / "opt_section_flat.json").write_text(_case_with(options={"numba-simt": 5}))
     (tmp / "sched_quantum.json").write_text(_case_with(schedule={"quantum": "x"}))
     (tmp / "sched_order.json").write_text(_case_with(schedule={"wave_order": "sideways"}))
     (tmp / "sched_misspelt.json").write_text(_case_with(schedule={"wave_ordr": "shuffled"}))

@@ -101,6 +101,7 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
     cli_options = validate(target, parse_cli(pairs), "--opt")
     from_case: dict[str, Any] = {}
     if case is not None:
+        _sections_name_targets(case, case_path)
         same = chosen == recorded
         recorded_mutants = list(case.extra.get("mutants") or []) if same else []
         from_case, aside = case_options(case, target, case_path, recorded_mutants or None)
@@ -156,6 +157,23 @@ def _load(args: argparse.Namespace) -> Case:
         raise DifftestError("--n, --wave and --arg go with a kernel file (.py); a case "
                             "file has its own launch and args")
     return load_case(path)
+
+
+def _sections_name_targets(case: Case, where: str) -> None:
+    """Each per-target section of a case's options names a registered target (a misspelt
+    one would be left aside in silence, and the case run without its options); a flat
+    option that is a target's name must be its section, an object."""
+    from difftest.campaign.registry import target_names
+
+    names = target_names()
+    for section in case.target_options:
+        if section not in names:
+            raise DifftestError(f"{where}: options: a section for '{section}', which is no "
+                                f"registered target (registered: {', '.join(names)})")
+    for key in case.options:
+        if key in names:
+            raise DifftestError(f"{where}: options: '{key}' is a target's section and must "
+                                "be an object of its options")
 
 
 def _no_target_reads(keys: list[str], what: str, where: str) -> None:
