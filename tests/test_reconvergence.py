@@ -103,3 +103,17 @@ def test_defined_only_replaces_exactly_the_undefined_ones_and_stays_valid() -> N
 def test_generated_kernels_keep_wave_operations_where_the_model_defines_them(k) -> None:  # type: ignore[no-untyped-def]
     assert undefined_wave_ops(k.program, ENTRY, LOOP_EXITS_UNDEFINED) == []
     assert parse(k.source) == k.program
+
+
+def test_nested_undefined_wave_operations_are_all_replaced() -> None:
+    """A replaced operation becomes its operand, which may be an undefined operation too
+    (`wave_any(elect())`, `wave_sum(wave_sum(a))`): the generator's kernels once kept the
+    inner one."""
+    src = ("def kernel(out: Buffer[i32]):\n    for k in range(0, 4):\n"
+           "        if gid() == k:\n            out[gid()] = h(k)\n            break\n\n\n"
+           "def h(a: i32) -> i32:\n    return i32(wave_any(elect())) + wave_sum(wave_sum(a))\n")
+    program = parse(src)
+    assert len(undefined_wave_ops(program, "kernel", LOOP_EXITS_UNDEFINED)) == 4
+    fixed = defined_only(program, "kernel", LOOP_EXITS_UNDEFINED)
+    assert fixed is not None
+    assert undefined_wave_ops(fixed, "kernel", LOOP_EXITS_UNDEFINED) == []

@@ -20,6 +20,8 @@ operation the model defines must agree with the oracle.
 
 from __future__ import annotations
 
+from typing import Any
+
 from difftest.core import ir
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, I32, I64
@@ -165,5 +167,13 @@ def defined_only(program: n.Program, entry: str, model: str) -> n.Program | None
     undefined = {id(w) for w in undefined_wave_ops(program, entry, model)}
     if not undefined:
         return None
-    out = substitute(program, lambda x: _replacement(x) if id(x) in undefined else None)
-    return ir.check(out)
+
+    def replace(x: Any) -> Any:
+        # the replacement is the operand, which may be an undefined operation itself
+        # (`wave_any(elect())`): `substitute` visits the replacement's children only
+        out = None
+        while id(x) in undefined:
+            x = out = _replacement(x)
+        return out
+
+    return ir.check(substitute(program, replace))
