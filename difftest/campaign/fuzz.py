@@ -206,12 +206,12 @@ class _Known:
 
 
 def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at: float,
-            examples: int | None, results: Any, known_dir: str) -> None:
+            examples: int | None, results: Any, known_dir: str, first: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
     _Worker(index, config, counters, start, stop_at, examples, results,
-            Path(known_dir)).run()
+            Path(known_dir), first).run()
 
 
 # What a worker tells the campaign, through its results queue (pickled between processes).
@@ -266,10 +266,12 @@ class _Worker:
     explains (difftest.campaign.signature) is counted as that finding seen again, not reduced."""
 
     def __init__(self, index: int, config: FuzzConfig, counters: Any, start: float,
-                 stop_at: float, examples: int | None, results: Any, known: Path) -> None:
+                 stop_at: float, examples: int | None, results: Any, known: Path,
+                 first: Any) -> None:
         from difftest.campaign.registry import load_target
 
         self.index, self.config, self.counters = index, config, counters
+        self.first = first  # shared: the worker whose failure a stop_on_first run keeps
         self.start, self.stop_at, self.examples = start, stop_at, examples
         self.results = results
         self.known = _Known(known)
@@ -399,6 +401,8 @@ class _Worker:
                 case.schedule = res.schedule
                 case.options = options
                 if not best:
+                    if self.config.stop_on_first and not self.claim_first():
+                        os._exit(0)  # another worker's failure is the campaign's: stop here
                     best[:] = [None, None, failure, time.monotonic(), verdict.rule, ""]
                     # kept at once, unreduced: a signal during the reduction loses nothing
                     best[5] = _keep(case, str(verdict), verdict.rule, self.config, None,
@@ -430,6 +434,15 @@ class _Worker:
                 self.results.put(_SeenAgain(_Known.key(sig)))
                 return True
         return False
+
+    def claim_first(self) -> bool:
+        """Whether this worker's failure is the first of a stop_on_first campaign (claimed
+        before its copy is kept: a worker stopped between keeping a copy and saying so
+        would leave a second counterexample nobody knows of)."""
+        with self.first.get_lock():
+            if self.first.value < 0:
+                self.first.value = self.index
+            return bool(self.first.value == self.index)
 
     def keep(self) -> None:
         """Reduce the shrunk failure; keep it unless its signature is a known finding's."""
@@ -597,6 +610,7 @@ class _Campaign:
         self.results = self.ctx.Queue()
         self.arrays = [self.ctx.Array("q", _FIXED + len(self.names), lock=False)
                        for _ in range(config.workers)]
+        self.first = self.ctx.Value("i", -1)  # the worker that claimed the first failure
         self.procs: list[Any] = []
         self.errors: list[str] = []
         self.found: list[Found] = []
@@ -661,7 +675,8 @@ class _Campaign:
         for i in range(config.workers):
             p = self.ctx.Process(target=_worker, args=(
                 i, config, self.arrays[i], self.start, stop_at,
-                None if per_worker is None else per_worker[i], self.results, known),
+                None if per_worker is None else per_worker[i], self.results, known,
+                self.first),
                 daemon=True)
             p.start()
             self.procs.append(p)
