@@ -32,6 +32,7 @@ from typing import Any
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import I32, I64
+from difftest.core.ir.walk import children, walk
 
 STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "While", "Break", "Continue",
               "Return", "Fail", "CallStmt")
@@ -51,14 +52,6 @@ ALL_CONSTRUCTS: tuple[str, ...] = (
 )
 
 # Child fields of each node class, in source order (strings, types and lines skipped).
-_CHILDREN: dict[type, tuple[str, ...]] = {
-    n.Unary: ("operand",), n.Binary: ("left", "right"), n.Compare: ("left", "right"),
-    n.Logic: ("left", "right"), n.Select: ("cond", "then", "orelse"), n.Load: ("index",),
-    n.Cast: ("operand",), n.Alloc: ("size",), n.Call: ("args",), n.WaveOp: ("args",),
-    n.Assign: ("value",), n.Store: ("value", "index"), n.AtomicAdd: ("index", "value"),
-    n.If: ("cond", "then", "orelse"), n.For: ("start", "stop", "body"), n.While: ("body",),
-    n.Return: ("value",), n.Fail: ("code",), n.CallStmt: ("call",),
-}
 _STMT_NAMES = {cls: f"stmt:{cls.__name__}" for cls in n.STMT_NODES}
 _EXPR_NAMES = {cls: f"expr:{cls.__name__}" for cls in n.EXPR_NODES}
 
@@ -147,8 +140,8 @@ class _Walk:
             self.node(node.left, ctx)
             return self.node(node.right, (loops, 1, after, True))
         ret = False
-        for f in _CHILDREN.get(cls, ()):
-            ret |= self.node(getattr(node, f), ctx)
+        for child in children(node):
+            ret |= self.node(child, ctx)
         return ret
 
 
@@ -199,26 +192,12 @@ def _shapes(stmts: tuple[n.Stmt, ...], loops: int, depth: int, looping: set[str]
             _shapes(s.orelse, loops, depth + 1, looping, found)
 
 
-def _walk(node: Any) -> Any:
-    if isinstance(node, tuple):
-        for c in node:
-            yield from _walk(c)
-        return
-    if node is None:
-        return
-    yield node
-    for name in _CHILDREN.get(type(node), ()):
-        yield from _walk(getattr(node, name))
-    if isinstance(node, n.If):
-        return
-
-
 def _assigned(stmts: tuple[n.Stmt, ...]) -> set[str]:
-    return {x.target for x in _walk(stmts) if isinstance(x, n.Assign)}
+    return {x.target for x in walk(stmts) if isinstance(x, n.Assign)}
 
 
 def _read(stmts: tuple[n.Stmt, ...]) -> set[str]:
-    return {x.id for x in _walk(stmts) if isinstance(x, n.Name)}
+    return {x.id for x in walk(stmts) if isinstance(x, n.Name)}
 
 
 def _calls_any(s: n.Stmt, names: set[str]) -> bool:
@@ -229,7 +208,7 @@ def _calls_any(s: n.Stmt, names: set[str]) -> bool:
             (s.start, s.stop) if isinstance(s, n.For) else ())
     else:
         parts = (s,)
-    return any(isinstance(x, n.Call) and x.func in names for x in _walk(parts))
+    return any(isinstance(x, n.Call) and x.func in names for x in walk(parts))
 
 
 def _is_helper_of(program: n.Program, f: n.Function) -> bool:
@@ -238,32 +217,11 @@ def _is_helper_of(program: n.Program, f: n.Function) -> bool:
 
 
 def _called(f: n.Function) -> set[str]:
-    out: set[str] = set()
-
-    def visit(node: Any) -> None:
-        if isinstance(node, tuple):
-            for c in node:
-                visit(c)
-            return
-        if node is None:
-            return
-        if type(node) is n.Call:
-            out.add(node.func)
-        for name in _CHILDREN.get(type(node), ()):
-            visit(getattr(node, name))
-
-    visit(f.body)
-    return out
+    return {x.func for x in walk(f.body) if type(x) is n.Call}
 
 
 def _loads(e: Any, buffer: str) -> bool:
-    if isinstance(e, tuple):
-        return any(_loads(x, buffer) for x in e)
-    if e is None:
-        return False
-    if type(e) is n.Load and e.buffer == buffer:
-        return True
-    return any(_loads(getattr(e, f), buffer) for f in _CHILDREN.get(type(e), ()))
+    return any(type(x) is n.Load and x.buffer == buffer for x in walk(e))
 
 
 def fault_kinds(full: Any) -> frozenset[str]:

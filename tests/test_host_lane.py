@@ -79,7 +79,7 @@ def test_unary_arithmetic_matches_the_wave_loop_on_edge_values(width: int) -> No
 
 def _one_instruction(op: Op, x: int, y: int, width: int) -> tuple[int, int]:
     """(status, V[2]) after the compiled loop runs `V[2] = V[0] op V[1]` with V[2] = 5."""
-    decoded = trampoline._decode(_rows((op, 2, 0, 1, 0, width, 0, 0),
+    decoded = trampoline.decode(_rows((op, 2, 0, 1, 0, width, 0, 0),
                                        (Op.HALT, 0, 0, 0, 0, 0, 0, -1)), 3, 2)
     vals = np.array([x, y, 5], dtype=np.int64)
     state = np.zeros(host_lane.STATE_SIZE, dtype=np.int64)
@@ -110,17 +110,17 @@ def _rows(*instrs: tuple[int, ...]) -> np.ndarray:
 def test_decoding_rejects_an_unknown_opcode_a_register_and_a_width_out_of_range() -> None:
     halt = (Op.HALT, 0, 0, 0, 0, 0, 0, -1)
     with pytest.raises(trampoline.ResumeError, match="unknown opcode 99"):
-        trampoline._decode(_rows((99, 0, 0, 0, 0, 0, 0, -1), halt), 4, 2)
+        trampoline.decode(_rows((99, 0, 0, 0, 0, 0, 0, -1), halt), 4, 2)
     with pytest.raises(trampoline.ResumeError, match="ADD.*register"):
-        trampoline._decode(_rows((Op.ADD, 0, 1, 4, 0, 32, 0, -1), halt), 4, 2)
+        trampoline.decode(_rows((Op.ADD, 0, 1, 4, 0, 32, 0, -1), halt), 4, 2)
     with pytest.raises(trampoline.ResumeError, match="M_OR.*register"):
-        trampoline._decode(_rows((Op.M_OR, 2, 0, 1, 0, 0, 0, -1), halt), 4, 2)
+        trampoline.decode(_rows((Op.M_OR, 2, 0, 1, 0, 0, 0, -1), halt), 4, 2)
     with pytest.raises(trampoline.ResumeError, match="DIV.*width 0"):
-        trampoline._decode(_rows((Op.DIV, 0, 1, 2, 0, 0, 0, 0), halt), 4, 2)
+        trampoline.decode(_rows((Op.DIV, 0, 1, 2, 0, 0, 0, 0), halt), 4, 2)
 
 
 def test_a_jump_outside_the_code_lands_on_a_sentinel_in_both_decodings() -> None:
-    decoded = trampoline._decode(_rows((Op.JMP, 0, 0, 0, 0, 17, 0, -1),
+    decoded = trampoline.decode(_rows((Op.JMP, 0, 0, 0, 0, 17, 0, -1),
                                        (Op.HALT, 0, 0, 0, 0, 0, 0, -1)), 1, 2)
     jump = decoded.lane[0]
     target = decoded.lane[jump[host_lane.C_IMM]]

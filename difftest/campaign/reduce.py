@@ -33,7 +33,7 @@ import dataclasses
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -43,6 +43,9 @@ from difftest.core.errors import CaseError, KernelError
 from difftest.core.host import parse_host
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse, to_source
+from difftest.core.ir.walk import rewrite, substitute, walk
+
+_N = TypeVar("_N")
 
 Predicate = Callable[[Case], bool]
 
@@ -342,24 +345,7 @@ def _jumps(stmts: tuple[n.Stmt, ...]) -> bool:
 
 
 def _called(program: n.Program) -> set[str]:
-    return {x.func for x in _walk(program) if isinstance(x, n.Call)}
-
-
-def _walk(node: Any) -> Iterator[Any]:
-    if isinstance(node, tuple):
-        for c in node:
-            yield from _walk(c)
-        return
-    if isinstance(node, n.Program):
-        yield from _walk(node.functions)
-        return
-    if not dataclasses.is_dataclass(node):
-        return
-    yield node
-    for fld in dataclasses.fields(node):
-        value = getattr(node, fld.name)
-        if isinstance(value, tuple) or dataclasses.is_dataclass(value):
-            yield from _walk(value)
+    return {x.func for x in walk(program.functions) if isinstance(x, n.Call)}
 
 
 def _drop_unused_helpers(case: Case) -> Iterator[Case]:
@@ -405,20 +391,19 @@ def _inlined(fn: n.Function, call: n.Call, target: str | None) -> tuple[n.Stmt, 
         if not isinstance(last, n.Return) or last.value is None:
             return None
         body, result = body[:-1], last.value
-    if any(isinstance(x, n.Return) for x in _walk(body)):
+    if any(isinstance(x, n.Return) for x in walk(body)):
         return None
     prefix = f"{fn.name}_"
-    rename = _Renamer(prefix)
     out: list[n.Stmt] = []
-    body = tuple(rename.stmt(s) for s in body)
-    result = None if result is None else rename.expr(result)
-    assigned = {x.target for x in _walk(body) if isinstance(x, n.Assign)}
+    body = _renamed(body, prefix)
+    result = None if result is None else _renamed(result, prefix)
+    assigned = {x.target for x in walk(body) if isinstance(x, n.Assign)}
     for p, a in zip(fn.params, call.args):
         local = prefix + p.name
         pure = isinstance(a, (n.Const, n.WorkId, n.Name, n.Len))
         if pure and local not in assigned:  # substitute it: no assignment needed
-            sub = _Substitute(local, a)
-            body, result = sub.node(body), (None if result is None else sub.node(result))
+            body = _substituted(body, local, a)
+            result = None if result is None else _substituted(result, local, a)
         else:
             out.append(n.Assign(local, a))
     out += list(body)
@@ -427,36 +412,23 @@ def _inlined(fn: n.Function, call: n.Call, target: str | None) -> tuple[n.Stmt, 
     return tuple(out)
 
 
-class _Renamer:
-    """Renames every local name (and buffer name) of a helper body with a prefix."""
-
-    def __init__(self, prefix: str) -> None:
-        self.prefix = prefix
-
-    def expr(self, e: Any) -> Any:
-        return self._node(e)
-
-    def stmt(self, s: Any) -> Any:
-        return self._node(s)
-
-    def _node(self, node: Any) -> Any:
-        if isinstance(node, tuple):
-            return tuple(self._node(c) for c in node)
-        if not dataclasses.is_dataclass(node) or isinstance(node, type):
-            return node
-        changes: dict[str, Any] = {}
-        for fld in dataclasses.fields(node):
-            value = getattr(node, fld.name)
-            if fld.name in ("id", "target", "var", "buffer") and isinstance(value, str):
-                changes[fld.name] = self.prefix + value
-            elif isinstance(value, tuple) or (dataclasses.is_dataclass(value)
-                                              and not isinstance(value, type)):
-                changes[fld.name] = self._node(value)
-        return dataclasses.replace(node, **changes)
+_NAME_FIELDS = ("id", "target", "var", "buffer")  # the fields that name a local or buffer
 
 
-_EXPR_FIELDS = ("value", "index", "cond", "code", "start", "stop", "operand", "left",
-                "right", "then", "orelse", "args", "call")
+def _renamed(node: _N, prefix: str) -> _N:
+    """`node` with every local and buffer name it uses prefixed (an inlined helper's)."""
+    def rename(x: Any) -> Any:
+        changes = {f: prefix + getattr(x, f) for f in _NAME_FIELDS
+                   if isinstance(getattr(x, f, None), str)}
+        return n.replace(x, **changes) if changes else x
+
+    return rewrite(node, rename)
+
+
+def _substituted(node: _N, name: str, value: n.Expr) -> _N:
+    """`node` with every read of variable `name` replaced by `value`."""
+    return substitute(node, lambda x: value if isinstance(x, n.Name) and x.id == name
+                      else None)
 
 
 def _expr_sites(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
@@ -522,7 +494,7 @@ def _propagate_copies(case: Case) -> Iterator[Case]:
     program = case.program
     for fi, f in enumerate(program.functions):
         assigns: dict[str, list[n.Assign]] = {}
-        for x in _walk(f.body):
+        for x in walk(f.body):
             if isinstance(x, n.Assign):
                 assigns.setdefault(x.target, []).append(x)
             elif isinstance(x, n.For):
@@ -545,40 +517,19 @@ def _propagate_copies(case: Case) -> Iterator[Case]:
                     continue
                 prog = _set_block(program, path, block[:i] + block[i + 1:])
                 fn = prog.functions[fi]
-                body = _Substitute(s.target, v).node(fn.body)
+                body = _substituted(fn.body, s.target, v)
                 cand = _with_program(case, _replace_function(
                     prog, fi, dataclasses.replace(fn, body=body)))
                 if cand is not None:
                     yield cand
 
 
-class _Substitute:
-    """Every read of a variable replaced by an expression."""
-
-    def __init__(self, name: str, value: n.Expr) -> None:
-        self.name = name
-        self.value = value
-
-    def node(self, node: Any) -> Any:
-        if isinstance(node, tuple):
-            return tuple(self.node(c) for c in node)
-        if isinstance(node, n.Name) and node.id == self.name:
-            return self.value
-        if not dataclasses.is_dataclass(node) or isinstance(node, type):
-            return node
-        changes = {fld.name: self.node(getattr(node, fld.name))
-                   for fld in dataclasses.fields(node)
-                   if isinstance(getattr(node, fld.name), tuple)
-                   or (dataclasses.is_dataclass(getattr(node, fld.name))
-                       and not isinstance(getattr(node, fld.name), type))}
-        return dataclasses.replace(node, **changes) if changes else node
-
-
 def _drop_unused_params(case: Case) -> Iterator[Case]:
     program = case.program
     fn = program.function(case.entry)
-    used = {x.id for x in _walk(program) if isinstance(x, n.Name)} | {
-        x.buffer for x in _walk(program) if isinstance(x, (n.Load, n.Store, n.AtomicAdd, n.Len))}
+    nodes = list(walk(program.functions))
+    used = {x.id for x in nodes if isinstance(x, n.Name)} | {
+        x.buffer for x in nodes if isinstance(x, (n.Load, n.Store, n.AtomicAdd, n.Len))}
     for p in fn.params:
         if p.name in used:
             continue

@@ -76,7 +76,7 @@ class DeoptInfo:
     needs: tuple[int, ...] = ()    # the vregs live there (what `live` must locate)
 
 
-@dataclass
+@dataclass(frozen=True)
 class HostCode:
     """The code the host interprets: the lowered program before speculation and register
     allocation, over virtual registers, jump targets resolved to indices."""
@@ -86,13 +86,13 @@ class HostCode:
     nmasks: int
     vreg_bits: dict[int, int]      # integer vregs' widths (i32 values canonical at 32)
     ref_vregs: frozenset[int] = frozenset()  # vregs holding buffer references
-    # the host's decoding of `rows` (trampoline.py), made by the first launch that needs
-    # it: every later launch of the compiled kernel reuses it
-    decoded: Any = field(default=None, repr=False, compare=False)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Compiled:
+    """A compiled kernel: immutable once made (the compile cache hands out one object to
+    every launch); its listing is made when first asked for."""
+
     rows: np.ndarray            # int64[ninstr, WIDTH]
     nregs: int
     nmasks: int
@@ -107,6 +107,9 @@ class Compiled:
     union_regs: list[int]
     union_slots: list[int]
     ip_info: np.ndarray          # int64[n_ip, 1 + ref words]: eligible, reference bitmap
+    # the host's decoding of `host` (trampoline.decode), made with the compilation
+    # (target.compile_program); None for code emitted without it (a launch decodes it)
+    decoded: Any = field(default=None, repr=False, compare=False)
 
     @functools.cached_property
     def listing(self) -> str:

@@ -24,6 +24,7 @@ Schedule keys: see `NumbaSimtTarget.schedule_help` and dispatch.py.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from .lower import lower
 from .pool import Pool
 from .regalloc import ORDERS, AllocationError, allocate_registers
 from .speculate import host_facts, speculate
+from .trampoline import decode
 
 DEFAULT_REGISTERS = 24
 CACHE_SIZE = 256
@@ -106,7 +108,8 @@ def compile_options(options: dict[str, Any]) -> CompileOptions:
 
 def compile_program(program: n.Program, entry: str, copts: CompileOptions) -> Compiled:
     """Compile one (checked) program. Pure: each compilation owns its state, and the
-    mutants it was asked for are handed to the passes that consult them.
+    mutants it was asked for are handed to the passes that consult them. The result is
+    whole (the host's decoding of its host code too) and never changed after.
 
     The listing, when asked for, compiles the program again (the same compilation): what
     it is printed from -- the lowered code, the allocation and its liveness, some 2,500
@@ -114,8 +117,10 @@ def compile_program(program: n.Program, entry: str, copts: CompileOptions) -> Co
     garbage collector scanned it again and again (in a one-worker fuzz campaign,
     collections took 9% of the worker's CPU with it kept, 5% without)."""
     compiled = _compile(program, entry, copts)
-    compiled.make_listing = functools.partial(_listing, program, entry, copts)
-    return compiled
+    return dataclasses.replace(
+        compiled, make_listing=functools.partial(_listing, program, entry, copts),
+        decoded=decode(compiled.host.rows, compiled.host.nvregs, compiled.host.nmasks,
+                       compiled.infopoints))
 
 
 def _listing(program: n.Program, entry: str, copts: CompileOptions) -> str:

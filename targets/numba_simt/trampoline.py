@@ -30,7 +30,7 @@ compiled loop together (`resume_frames`): it runs them one after another for as 
 each ends there (done, or faulted: a lane that faulted on the device faults again at
 once), so Python sees only what it must serve. The wave loop (never-ran
 waves on the host, and what follows a wave operation) is Python, built for CPython: the
-code is decoded once per compiled kernel (`_decode`) into tuples naming a handler kind,
+code is decoded once per compiled kernel (`decode`) into tuples naming a handler kind,
 tested most frequent first, whether the instruction writes every owned lane, and for
 arithmetic a function specialised to its width; a jump outside the code, or running off
 its end, lands on a sentinel entry instead of a bounds check per step; a mask's lanes come
@@ -46,7 +46,7 @@ import functools
 import operator
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -199,10 +199,8 @@ class Host:
                  mutants: Mutants = NONE) -> None:
         self.mutants = mutants
         self.rows = compiled.host.rows
-        if compiled.host.decoded is None:  # an unknown opcode raises here, at launch
-            compiled.host.decoded = _decode(self.rows, compiled.host.nvregs,
-                                            compiled.host.nmasks)
-        self.decoded: _Decoded = compiled.host.decoded
+        self.decoded: _Decoded = compiled.decoded if compiled.decoded is not None else decode(
+            self.rows, compiled.host.nvregs, compiled.host.nmasks, compiled.infopoints)
         # a buffer reference is its base: base -> (base, length, bits)
         self.buffers = {int(row[0]): tuple(int(x) for x in row) for row in buftab}
         self.ref_vregs = compiled.host.ref_vregs
@@ -295,16 +293,7 @@ class Host:
     def _live_table(self) -> tuple[np.ndarray, np.ndarray]:
         """Every infopoint's (vreg, saved position) pairs, one after another, and where
         each infopoint's start (`resume_lanes` reads them)."""
-        table = self.decoded.live_table
-        if table is None:
-            pairs = [[(loc.vreg, loc.position) for loc in info.live if loc.position >= 0]
-                     for info in self.infopoints]
-            at = np.zeros(len(pairs) + 1, dtype=np.int64)
-            at[1:] = np.cumsum([len(p) for p in pairs])
-            flat = [pair for p in pairs for pair in p]
-            table = self.decoded.live_table = (
-                np.array(flat, dtype=np.int64).reshape(-1, 2), at)
-        return table
+        return self.decoded.live_table
 
     def fault_at(self, pc: int, arg: int) -> tuple[Op, int, int | None]:
         """What faulted where the compiled loop stopped with FAULTED (`pc`: one past the
@@ -442,29 +431,38 @@ for _kind, _roles in _ROLES.items():
 
 
 class _Decoded:
-    """A kernel's host code decoded once (kept on its `HostCode`): `lane`, int64 rows in
-    host_lane.py's columns, for the compiled one-lane loop; `code`, the same as `_Instr`
-    tuples for the wave loop (made when first asked: most kernels never need it); and
-    per infopoint the (vreg, saved position) pairs a resume loads (`live_table`)."""
+    """A kernel's host code decoded once, with its compilation (`Compiled.decoded`):
+    `lane`, int64 rows in host_lane.py's columns, for the compiled one-lane loop; per
+    infopoint the (vreg, saved position) pairs a resume loads (`live_table`); and `code`,
+    the same as `_Instr` tuples for the wave loop (made when first asked: most kernels
+    never need it)."""
 
-    def __init__(self, lane: np.ndarray) -> None:
+    def __init__(self, lane: np.ndarray, live_table: tuple[np.ndarray, np.ndarray]) -> None:
         self.lane = lane
-        self.live_table: tuple[np.ndarray, np.ndarray] | None = None  # `Host._live_table`
-        self._code: list[_Instr] | None = None
+        self.live_table = live_table
 
-    @property
+    @functools.cached_property
     def code(self) -> list[_Instr]:
-        if self._code is None:
-            self._code = [
-                (kind, bool(every), d, a, b, c, imm, ip,
+        return [(kind, bool(every), d, a, b, c, imm, ip,
                  _binary(Op(raw), width) if kind == K_BINARY else
                  _unary(Op(raw), width) if kind == K_UNARY else None,
                  Op(raw) if kind != K_OUTSIDE else Op.HALT)
                 for kind, every, d, a, b, c, imm, ip, _, width, raw in self.lane.tolist()]
-        return self._code
 
 
-def _decode(rows: np.ndarray, nvregs: int, nmasks: int) -> _Decoded:
+def _live_table(infopoints: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Every infopoint's (vreg, saved position) pairs, one after another, and where each
+    infopoint's start (`resume_lanes` reads them)."""
+    pairs = [[(loc.vreg, loc.position) for loc in info.live if loc.position >= 0]
+             for info in infopoints]
+    at = np.zeros(len(pairs) + 1, dtype=np.int64)
+    at[1:] = np.cumsum([len(p) for p in pairs])
+    flat = [pair for p in pairs for pair in p]
+    return np.array(flat, dtype=np.int64).reshape(-1, 2), at
+
+
+def decode(rows: np.ndarray, nvregs: int, nmasks: int, infopoints: Sequence[Any] = ()
+           ) -> _Decoded:
     """The host code decoded (an unknown opcode, a register or a width out of range:
     ResumeError). Past the last instruction, and at every jump target outside the code,
     sits a K_OUTSIDE entry (its imm: the pc) that raises the error the pc check would, so
@@ -504,7 +502,7 @@ def _decode(rows: np.ndarray, nvregs: int, nmasks: int) -> _Decoded:
         _ARITH_OF[ops], width, ops))
     lane[count:] = [(K_OUTSIDE, 0, 0, 0, 0, 0, pc, -1, host_lane.A_OTHER, 64, Op.HALT)
                     for pc in outside]
-    return _Decoded(lane)
+    return _Decoded(lane, _live_table(infopoints))
 
 
 _STEP_LIMIT = 50_000_000

@@ -27,12 +27,12 @@ parser does.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 from ..errors import KernelError
 from . import nodes as n
 from .types import BOOL, BUF_I32, I32, I64, Type, int_range, widest
+from .walk import CHILD_FIELDS, NODE_CLASSES
 
 RESERVED = frozenset(
     {"gid", "lane", "wave", "len", "alloc", "i32", "i64", "bool", "fail", "atomic_add", "range",
@@ -66,13 +66,6 @@ def check(program: n.Program) -> n.Program:
     return n.Program(tuple(_FunctionChecker(f, seen).run() for f in program.functions))
 
 
-#: the IR's node classes: the values a walk descends into (besides tuples of them)
-_NODE_CLASSES = frozenset(c for c in vars(n).values()
-                          if isinstance(c, type) and dataclasses.is_dataclass(c))
-_FIELDS: dict[type, tuple[str, ...]] = {
-    c: tuple(f.name for f in dataclasses.fields(c)) for c in _NODE_CLASSES}
-
-
 class _Shape:
     """What the program-wide rules read off one function's body, in one walk (a walk
     per rule was most of the checker's time): its calls (in source order) with the depth
@@ -92,7 +85,7 @@ class _Shape:
             for child in node:  # type: ignore[attr-defined]
                 self._visit(child, depth)
             return
-        if node.__class__ not in _NODE_CLASSES:
+        if node.__class__ not in NODE_CLASSES:
             return
         self.size += 1
         if depth > self.depth:
@@ -103,9 +96,9 @@ class _Shape:
             self.allocs.append(node)
         elif isinstance(node, n.WaveOp):
             self.waves.append(node)
-        for name in _FIELDS[node.__class__]:
+        for name in CHILD_FIELDS[node.__class__]:
             child = getattr(node, name)
-            if child.__class__ is tuple or child.__class__ in _NODE_CLASSES:
+            if child.__class__ is tuple or child.__class__ in NODE_CLASSES:
                 self._visit(child, depth + 1)
 
 
