@@ -68,6 +68,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from collections import namedtuple
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -364,11 +366,25 @@ def _lowest(x, k):  # type: ignore[no-untyped-def]
 # partial writes blended from a mask read from memory (EM), never one LLVM can see is 0/-1:
 # that becomes a masked store (vpmaskmovq), microcoded and slow on AMD.
 
+#: the machine's entry takes four structures (numba passes a named tuple of scalars and
+#: arrays as it would the fields; they are unpacked once, at entry)
+MachineCode = namedtuple("MachineCode", "code nregs nmasks nslots roles union_regs "
+                                        "union_slots ip_info")
+LaunchSettings = namedtuple("LaunchSettings", "n W wave_order slots quantum max_steps "
+                                              "trip_budget mutant_flags force_seed "
+                                              "force_percent force_limit")
+Memory = namedtuple("Memory", "mem buftab params")
+Results = namedtuple("Results", "counters save header never_ran trace")
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
-def _launch(code, n, W, nregs, nmasks, nslots, mem, buftab, params, wave_order, slots,
-            quantum, counters, roles, max_steps, trip_budget, mutant_flags, union_regs,
-            union_slots, ip_info, save, header, never_ran, trace, force_seed,
-            force_percent, force_limit):  # type: ignore[no-untyped-def]
+def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
+    """One launch (`run_launch` says what each field is)."""
+    code, nregs, nmasks, nslots, roles, union_regs, union_slots, ip_info = program
+    (n, W, wave_order, slots, quantum, max_steps, trip_budget, mutant_flags, force_seed,
+     force_percent, force_limit) = launch
+    mem, buftab, params = memory
+    counters, save, header, never_ran, trace = results
     # ---- arguments (everything below indexes with these, unchecked) ----
     if counters.shape[0] != 4:
         return ERR_ARGS
@@ -1049,13 +1065,16 @@ def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots
     checked here, so the jitted entry is only ever compiled for one signature.
     """
     return int(_launch(
-        _in(code, 2), int(n), int(W), int(nregs), int(nmasks), int(nslots),
-        _out("mem", mem, np.int64), _in(buftab, 2), _in(params, 1), _in(wave_order, 1),
-        int(slots), int(quantum), _out("counters", counters, np.int64), _ROLES,
-        int(max_wave_steps), int(trip_budget), int(flags), _in(area.union_regs, 1),
-        _in(area.union_slots, 1), _in(area.ip_info, 2), _out2("save", area.save),
-        _out("header", area.header, np.int64), _out("never_ran", area.never_ran, np.int64),
-        _out2("trace", area.trace), int(force_seed), int(force_percent), int(force_limit)))
+        MachineCode(_in(code, 2), int(nregs), int(nmasks), int(nslots), _ROLES,
+                    _in(area.union_regs, 1), _in(area.union_slots, 1),
+                    _in(area.ip_info, 2)),
+        LaunchSettings(int(n), int(W), _in(wave_order, 1), int(slots), int(quantum),
+                       int(max_wave_steps), int(trip_budget), int(flags), int(force_seed),
+                       int(force_percent), int(force_limit)),
+        Memory(_out("mem", mem, np.int64), _in(buftab, 2), _in(params, 1)),
+        Results(_out("counters", counters, np.int64), _out2("save", area.save),
+                _out("header", area.header, np.int64),
+                _out("never_ran", area.never_ran, np.int64), _out2("trace", area.trace))))
 
 
 def _out2(name: str, arr: np.ndarray) -> np.ndarray:
