@@ -616,7 +616,6 @@ class _Campaign:
         self.found: list[Found] = []
         self.repeats: dict[str, int] = {}  # finding key -> times seen again
         self.unreduced: dict[int, str] = {}  # worker -> its failure kept unreduced
-        self.finder: list[int] = []  # the worker whose failure a stop_on_first run keeps
         self.warned: set[str] = set()
         self.replayed: list[tuple[str, str]] = []  # announced ones: (path or "", verdict)
         self.start = time.monotonic()
@@ -707,17 +706,11 @@ class _Campaign:
         out, gap, config = self.out, self.gap, self.config
         match msg:
             case _FirstFailure(worker, seconds, path):
-                if config.stop_on_first and self.finder:
-                    # another worker got there first (and this one is being stopped): the
-                    # campaign keeps one counterexample, so this one's kept copy goes
-                    if path:
-                        Path(path).unlink(missing_ok=True)
-                    return
                 self.unreduced[worker] = path
                 out.write(f"{gap}worker {worker}: first failure at {seconds:.1f} s, kept "
                           f"unreduced in {path}; shrinking and reducing it\n")
-                if config.stop_on_first:  # the finder reduces it with the machine to itself
-                    self.finder.append(worker)
+                if config.stop_on_first:  # the one worker that claimed it (`claim_first`)
+                    # reduces it with the machine to itself
                     _terminate([p for i, p in enumerate(self.procs) if i != worker])
             case _Warning(text):  # each once per campaign, however many workers saw it
                 key = "server" if text.startswith("the shared database") else text
@@ -730,8 +723,6 @@ class _Campaign:
                     out.write(f"{gap}replayed an announced counterexample: {path}: "
                               f"{verdict}\n")
             case _Reduced(counterexample, worker):
-                if config.stop_on_first and self.finder and worker != self.finder[0]:
-                    return
                 self.found.append(counterexample)
                 self.journal.finding(time.monotonic() - self.start, counterexample)
                 self.unreduced.pop(worker, None)
