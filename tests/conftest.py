@@ -31,9 +31,9 @@ def pytest_configure(config: pytest.Config) -> None:
     cold compile once per worker."""
     if hasattr(config, "workerinput"):
         return
-    from targets.numba_simt import coloring, dataflow, host_lane, machine
+    from targets.numba_simt import coloring, dataflow, host_loop, machine
 
     machine.warm_up()
-    host_lane.warm_up()
+    host_loop.warm_up()
     coloring.warm_up()
     dataflow.warm_up()

@@ -235,10 +235,10 @@ def test_the_host_reads_the_saved_frame(monkeypatch: pytest.MonkeyPatch) -> None
     def corrupting(self: Any, frames: np.ndarray, *rest: Any) -> Any:
         frames = frames.copy()
         for frame in frames:
-            info = self.infopoints[int(frame[trampoline.F_IP])]
+            info = self.infopoints[int(frame[machine.F_IP])]
             [x] = [loc for loc in info.live if loc.name == "k.x"]
             mw = (self.nmasks + 63) // 64
-            values = trampoline.F_HEAD + mw + (len(frame) - trampoline.F_HEAD - mw - self.union)
+            values = machine.F_HEAD + mw + (len(frame) - machine.F_HEAD - mw - self.union)
             frame[values + x.position] += 1000
         return original(self, frames, *rest)
 
@@ -265,7 +265,7 @@ def test_a_frame_out_of_range_is_an_internal_error(monkeypatch: pytest.MonkeyPat
 
     def corrupting(self: Any, frames: np.ndarray, *rest: Any) -> Any:
         frames = frames.copy()
-        frames[-1, getattr(trampoline, column)] = value
+        frames[-1, getattr(machine, column)] = value
         return original(self, frames, *rest)
 
     monkeypatch.setattr(trampoline.Host, "resume_frames", corrupting)

@@ -255,18 +255,13 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
     frames = rows[_replay_order(gids, schedule)]  # in the order they are resumed
     # the bug: after an exception, the other deopted workitems are never finished
     stops = mutants.on("replay-stops-at-exception")
-    for gid, fault, fates in host.resume_frames(frames, stops):
-        if fates is not None:
-            run.take(fates)
-            raised = bool(fates.order)
-        elif fault is None:
+    for gid, fault in host.resume_frames(frames, stops):
+        if fault is None:
             run.status[gid] = COMPLETED
-            raised = False
         else:
             run.faulted(gid, fault)
-            raised = True
-        if raised and stops:
-            break
+            if stops:
+                break
     host.waiting = frames[:0]
     if mutants.on("never-ran-rerun-completed"):
         # the bug: a wave with a deopted lane counts as not done, and runs again whole

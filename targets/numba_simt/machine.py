@@ -1,6 +1,6 @@
 """The numba-compiled SIMT machine: interprets isa.py's code for resident waves.
 
-With host_lane.py (the host's own compiled loop, which shares nothing with this one),
+With host_loop.py (the host's own compiled loop, which shares nothing with this one),
 the only module of the project that imports numba. Every jitted function here is compiled
 once per process and cached on disk (`cache=True`); a kernel is data (its `code` rows),
 so running a new kernel never compiles anything. `compilations()` counts the entry's type

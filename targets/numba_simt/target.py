@@ -231,10 +231,10 @@ class NumbaSimtTarget(Target):
                 "afterwards; 10-80 s)...")
 
     def warm_up(self) -> None:
-        from . import coloring, dataflow, host_lane, machine
+        from . import coloring, dataflow, host_loop, machine
 
         machine.warm_up()
-        host_lane.warm_up()
+        host_loop.warm_up()
         coloring.warm_up()
         dataflow.warm_up()
 

@@ -1,18 +1,20 @@
-"""The host's interpreter (the trampoline, as in seed 000): finishes deopted workitems
+"""The host's side of deopt (the trampoline, as in seed 000): finishes deopted workitems
 from their saved frames, and runs never-ran waves that the schedule puts on the host.
 
-It interprets the compiler's code *before* speculation and register allocation (the
+The host runs the compiler's code *before* speculation and register allocation (the
 `HostCode`: virtual registers, every arm present), as HotSpot's interpreter runs the
-bytecode the compiled code came from; it is numba-simt's own, never the oracle, and does
-not share the numba machine's implementation. State per lane: the virtual registers, the
-lane's bit of each mask register, its loop-trip count.
+bytecode the compiled code came from; it is numba-simt's own, never the oracle, and shares
+nothing with the numba machine. What each instruction does is host_loop.py's compiled
+loop, the one home of the host code's meaning; this module decodes the code for it once
+per compiled kernel (`decode`), starts its runs, and serves what the loop hands back.
 
 A resumed lane starts at its infopoint's host instruction with nothing but what its frame
 holds: its mask bits, trip count, and the values the metadata maps from the saved
 registers and slots (every value live there). It runs alone, as the only active lane of
 its wave: the compiler never lets a lane deopt where a wave operation could follow (a real
 fault re-faults at once). A fault on the host is final: the lane's fate, with the stack
-of the infopoint that faulted.
+of the infopoint that faulted. A round's frames go to the loop together
+(`host_loop.resume_frames`), so Python sees only what it must serve.
 
 A lane at an `alloc()` (ALLOC) asks the pool for a fresh buffer (`allocate`, given by
 dispatch); when that moves the pool, every buffer reference the host holds is relocated:
@@ -21,29 +23,11 @@ types as references), and the reference slots of every saved frame still waiting
 resumed (`waiting`), found through each frame's reference bitmap -- seed 000's oops in
 saved registers, updated in place.
 
-Speed (this is the fuzz loop's heaviest target work: every lane reaching an `alloc()`
-finishes on the host): a resume owns one lane, and runs in host_lane.py's compiled
-one-lane loop over the lane's values alone, returning here only for what this module owns
-(an `alloc()`'s allocation, a fault, the end) and handing over to the wave loop `run` at
-the first instruction that reads other lanes (a wave operation). A round's frames go to the
-compiled loop together (`resume_frames`): it runs them one after another for as long as
-each ends there (done, or faulted: a lane that faulted on the device faults again at
-once), so Python sees only what it must serve. The wave loop (never-ran
-waves on the host, and what follows a wave operation) is Python, built for CPython: the
-code is decoded once per compiled kernel (`decode`) into tuples naming a handler kind,
-tested most frequent first, whether the instruction writes every owned lane, and for
-arithmetic a function specialised to its width; a jump outside the code, or running off
-its end, lands on a sentinel entry instead of a bounds check per step; a mask's lanes come
-from a per-launch cache. The two loops are one semantics, step for step (step count,
-fault order, errors included).
-
 The `resume-restarts-statement` and `stale-frame-reference` mutants live here.
 """
 
 from __future__ import annotations
 
-import functools
-import operator
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable, Iterator, Sequence
@@ -53,14 +37,15 @@ import numpy as np
 from difftest.core.ir.nodes import ALLOC_MAX
 from difftest.core.outcome import Fault
 
-from . import host_lane
-from .mutants import NONE, Mutants
-from .host_lane import (F_GID, F_HEAD, F_IP, K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_DIVREM,
-                        K_FAIL, K_FROMCOND, K_GETEXEC, K_GID, K_HALT, K_JMP, K_JZ_EXEC,
-                        K_JZ_MASK, K_KILL, K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR,
-                        K_MOV, K_MOVI, K_OUTSIDE, K_PARAM, K_SETEXEC, K_STORE, K_TRIP, K_UNARY,
+from . import host_loop
+from .host_loop import (K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_DIVREM, K_FAIL,
+                        K_FROMCOND, K_GETEXEC, K_GID, K_HALT, K_JMP, K_JZ_EXEC, K_JZ_MASK,
+                        K_KILL, K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR, K_MOV,
+                        K_MOVI, K_OUTSIDE, K_PARAM, K_SETEXEC, K_STORE, K_TRIP, K_UNARY,
                         K_WAVE_OP, K_WAVEID)
 from .isa import ALIVE, ALWAYS_ALL_LANES, EXEC, Op
+from .machine import F_GID, F_HEAD, F_IP, F_TRIPS
+from .mutants import NONE, Mutants
 
 
 class ResumeError(Exception):
@@ -76,87 +61,20 @@ class HostBudget(Exception):
         self.gid = gid
 
 
-def _wrap(x: int, bits: int) -> int:
-    x &= (1 << bits) - 1
-    return x - (1 << bits) if x >> (bits - 1) else x
-
-
-def _tdiv(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
-_BINARY = {
-    Op.ADD: lambda a, b, w: _wrap(a + b, w),
-    Op.SUB: lambda a, b, w: _wrap(a - b, w),
-    Op.MUL: lambda a, b, w: _wrap(a * b, w),
-    Op.AND: lambda a, b, w: a & b,
-    Op.OR: lambda a, b, w: a | b,
-    Op.XOR: lambda a, b, w: a ^ b,
-    Op.SHL: lambda a, b, w: _wrap(a << (b & (w - 1)), w),
-    Op.SHR: lambda a, b, w: _wrap(a >> (b & (w - 1)), w),
-    Op.CMP_EQ: lambda a, b, w: int(a == b),
-    Op.CMP_NE: lambda a, b, w: int(a != b),
-    Op.CMP_LT: lambda a, b, w: int(a < b),
-    Op.CMP_LE: lambda a, b, w: int(a <= b),
-    Op.CMP_GT: lambda a, b, w: int(a > b),
-    Op.CMP_GE: lambda a, b, w: int(a >= b),
-}
-_UNARY = {
-    Op.NEG: lambda a, w: _wrap(-a, w),
-    Op.NOT: lambda a, w: _wrap(~a, w),
-    Op.LNOT: lambda a, w: 1 - a,
-    Op.WRAP: lambda a, w: _wrap(a, w),
-    Op.MOV: lambda a, w: a,
-}
-
-
-@functools.lru_cache(maxsize=1024)
-def _binary(op: Op, w: int) -> Callable[[int, int], int]:
-    """`_BINARY[op]` at width `w` (the instruction's imm, 64 when 0) as a function of the
-    two lane values, with `_wrap` inlined as ((x + half) & mask) - half: the same number
-    for every w >= 1 (the compiler's widths are 32 and 64)."""
-    if w < 1:
-        return lambda x, y: _BINARY[op](x, y, w)
-    mask, half, sh = (1 << w) - 1, 1 << (w - 1), w - 1
-    fast: dict[Op, Callable[[int, int], int]] = {
-        Op.ADD: lambda x, y: ((x + y + half) & mask) - half,
-        Op.SUB: lambda x, y: ((x - y + half) & mask) - half,
-        Op.MUL: lambda x, y: ((x * y + half) & mask) - half,
-        Op.SHL: lambda x, y: (((x << (y & sh)) + half) & mask) - half,
-        Op.SHR: lambda x, y: (((x >> (y & sh)) + half) & mask) - half,
-        Op.AND: operator.and_,
-        Op.OR: operator.or_,
-        Op.XOR: operator.xor,
-        Op.CMP_EQ: lambda x, y: 1 if x == y else 0,
-        Op.CMP_NE: lambda x, y: 1 if x != y else 0,
-        Op.CMP_LT: lambda x, y: 1 if x < y else 0,
-        Op.CMP_LE: lambda x, y: 1 if x <= y else 0,
-        Op.CMP_GT: lambda x, y: 1 if x > y else 0,
-        Op.CMP_GE: lambda x, y: 1 if x >= y else 0,
-    }
-    return fast[op]
-
-
-@functools.lru_cache(maxsize=1024)
-def _unary(op: Op, w: int) -> Callable[[int], int]:
-    """`_UNARY[op]` at width `w`, as `_binary` (MOV has its own handler)."""
-    if w < 1 or op == Op.LNOT:
-        return lambda x: _UNARY[op](x, w)
-    mask, half = (1 << w) - 1, 1 << (w - 1)
-    fast: dict[Op, Callable[[int], int]] = {
-        Op.NEG: lambda x: ((half - x) & mask) - half,
-        Op.NOT: lambda x: ((~x + half) & mask) - half,
-        Op.WRAP: lambda x: ((x + half) & mask) - half,
-    }
-    return fast[op]
-
-
 _KIND = {Op.DIV: "division_by_zero", Op.REM: "division_by_zero", Op.LOAD: "out_of_bounds",
          Op.STORE: "out_of_bounds", Op.ATOMIC_ADD: "out_of_bounds", Op.FAIL: "fail",
          Op.ALLOC: "out_of_bounds"}
 #: the pool's side of `alloc()`: size -> (reference, moves {old base: new base}, storage)
 Allocate = Callable[[int], tuple[int, dict[int, int], np.ndarray]]
+# the frame layout as host_loop.py reads it: machine.py's, which writes the frames
+_LAYOUT = np.array([F_GID, F_IP, F_TRIPS, F_HEAD], dtype=np.int64)
+_STEP_LIMIT = 50_000_000
+_ERRORS = {host_loop.ERR_OUTSIDE: "host pc {} outside the code",
+           host_loop.ERR_STEPS: "the host ran past its step limit",
+           host_loop.ERR_REF: "invalid buffer reference {}",
+           host_loop.ERR_CANNOT: "the host cannot run {}",
+           host_loop.ERR_PARAM: "parameter {} out of range",
+           host_loop.ERR_MEMORY: "a buffer past the end of memory"}
 
 
 def _layout(frame: np.ndarray, nmasks: int, union: int) -> tuple[int, int, int]:
@@ -165,6 +83,11 @@ def _layout(frame: np.ndarray, nmasks: int, union: int) -> tuple[int, int, int]:
     bitmap = F_HEAD + (nmasks + 63) // 64
     values = len(frame) - union
     return bitmap, values - bitmap, values
+
+
+def _moves(moves: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    return (np.fromiter(moves.keys(), np.int64, len(moves)),
+            np.fromiter(moves.values(), np.int64, len(moves)))
 
 
 def relocate_waiting(frames: np.ndarray, moves: dict[int, int], nmasks: int,
@@ -176,9 +99,7 @@ def relocate_waiting(frames: np.ndarray, moves: dict[int, int], nmasks: int,
         return  # the bug: the frames keep the old bases
     if len(frames) and moves:
         bitmap, words, values = _layout(frames[0], nmasks, union)
-        host_lane.relocate_frames(frames, bitmap, words, values,
-                                  np.fromiter(moves.keys(), np.int64, len(moves)),
-                                  np.fromiter(moves.values(), np.int64, len(moves)))
+        host_loop.relocate_frames(frames, bitmap, words, values, *_moves(moves))
 
 
 @dataclass
@@ -191,7 +112,8 @@ class LaneFates:
 
 
 class Host:
-    """The host's view of one launch: the code, memory and launch parameters."""
+    """The host's view of one launch: the code, memory and launch parameters, and the
+    registers of the wave it runs (host_loop.py's arrays, reused run after run)."""
 
     def __init__(self, compiled: Any, mem: np.ndarray, buftab: np.ndarray,
                  params: np.ndarray, n: int, W: int, trip_budget: int,
@@ -199,11 +121,10 @@ class Host:
                  mutants: Mutants = NONE) -> None:
         self.mutants = mutants
         self.rows = compiled.host.rows
-        self.decoded: _Decoded = compiled.decoded if compiled.decoded is not None else decode(
-            self.rows, compiled.host.nvregs, compiled.host.nmasks, compiled.infopoints)
+        self.decoded: _Decoded = compiled.decoded
         # a buffer reference is its base: base -> (base, length, bits)
         self.buffers = {int(row[0]): tuple(int(x) for x in row) for row in buftab}
-        self.ref_vregs = compiled.host.ref_vregs
+        self.ref_vregs = np.array(sorted(compiled.host.ref_vregs), dtype=np.int64)
         self.ref_params = ref_params
         self._allocate = allocate
         self.waiting = np.zeros((0, 0), dtype=np.int64)  # frames not resumed yet: rows
@@ -218,49 +139,21 @@ class Host:
         self.n = n
         self.W = W
         self.budget = trip_budget
-        self.lanes_of = _LaneLists()
-
-    # ------------------------------------------------------------------ entries
-
-    def resume(self, frame: np.ndarray) -> LaneFates:
-        """Finish one deopted lane from its frame (a row of the save area) in the wave
-        loop: what `resume_frames` does with `LANE_LOOP` off, and where a frame naming no
-        workitem or infopoint of the launch, or a start outside the code, is reported."""
-        gid, ip = int(frame[F_GID]), int(frame[F_IP])
-        if not (0 <= gid < self.n and 0 <= ip < len(self.infopoints)):
-            raise ResumeError(f"frame names workitem {gid} at infopoint {ip}")
-        info = self.infopoints[ip]
-        start = info.host_pc
-        if self.mutants.on("resume-restarts-statement"):
-            start = info.statement_pc  # the statement's earlier effects happen again
-        if not 0 <= start < len(self.rows):
-            raise ResumeError(f"host pc {start} outside the code")
-        wave, lane = divmod(gid, self.W)
-        state = _Wave(self, wave, 1 << lane)
-        live, live_at = self._live_table()
-        vals = np.zeros(max(1, self.nvregs), dtype=np.int64)
-        masks = np.zeros(self.nmasks, dtype=np.int64)
-        trips = host_lane.load_frame(frame, live[live_at[ip]:live_at[ip + 1]],
-                                     len(frame) - self.union, vals, masks)
-        masks[EXEC] = masks[ALIVE] = 1
-        state.take_lane(lane, vals, masks, int(trips))
-        return state.run(start)
+        self.regs = np.zeros((W, max(1, self.nvregs)), dtype=np.int64)
+        self.masks = np.zeros(max(1, self.nmasks), dtype=np.int64)
+        self.trips = np.zeros(W, dtype=np.int64)
+        self.state = np.zeros(host_loop.STATE_SIZE, dtype=np.int64)
+        self.faults = np.zeros((W, 3), dtype=np.int64)
 
     def resume_frames(self, frames: np.ndarray, stop_after_fault: bool = False
-                      ) -> Iterator[tuple[int, Fault | None, LaneFates | None]]:
-        """Finish the deopted lanes of `frames` (save-area rows), in order: for each,
-        (gid, its fault or None, None) when it ended in the compiled batch
-        (`host_lane.resume_lanes`), or (-1, None, its fates) when it went through `resume`
-        or on from `finish_lane`. The same runs, one frame after another, as `resume` of
-        each frame (`waiting`: the frames after the one Python is serving). With
-        `stop_after_fault`, nothing runs after the first frame that faults."""
-        if not LANE_LOOP:
-            for k in range(len(frames)):
-                self.waiting = frames[k + 1:]
-                yield -1, None, self.resume(frames[k])
-            return
-        live, live_at = self._live_table()
-        restart = self.mutants.on("resume-restarts-statement")  # as `resume`
+                      ) -> Iterator[tuple[int, Fault | None]]:
+        """Finish the deopted lanes of `frames` (save-area rows), in order: for each, its
+        workitem and its fault (None: it completed). With `stop_after_fault`, nothing
+        runs after the first frame that faults. `waiting`: the frames after the one
+        Python is serving."""
+        live, live_at = self.decoded.live_table
+        restart = self.mutants.on("resume-restarts-statement")
+        # the bug: resume at the statement's start, so its earlier effects happen again
         starts = np.array([info.statement_pc if restart else info.host_pc
                            for info in self.infopoints], dtype=np.int64)
         out = np.zeros((len(frames), 3), dtype=np.int64)
@@ -268,56 +161,92 @@ class Host:
         k = 0
         while k < len(frames):
             bufs, params = self.arrays()
-            stop, status, vals, masks, state = host_lane.resume_lanes(
-                self.decoded.lane, frames, k, live, live_at, starts, len(self.rows), values,
-                self.nvregs, self.nmasks, self.n, self.W, self.mem, bufs, params,
-                self.budget, _STEP_LIMIT, EXEC, ALIVE, stop_after_fault, out)
+            stop, status = host_loop.resume_frames(
+                self.decoded.lane, frames, k, _LAYOUT, live, live_at, starts,
+                len(self.rows), self.n, values, self.regs, self.masks, self.trips,
+                self.state, self.faults, self.mem, bufs, params, self.budget, _STEP_LIMIT,
+                ALLOC_MAX, EXEC, ALIVE, stop_after_fault, out)
             for j in range(k, stop):
                 gid = int(frames[j, F_GID])
-                if out[j, 0] == host_lane.DONE:
-                    yield gid, None, None
-                else:
-                    fault = self.fault_of(*self.fault_at(int(out[j, 1]), int(out[j, 2])))
-                    yield gid, fault, None
-            if status == host_lane.PAUSED:
+                yield gid, self.fault_of(int(out[j, 1]), int(out[j, 2])) if out[j, 0] else None
+            if status == host_loop.PAUSED:
                 return
+            gid, ip = int(frames[stop, F_GID]), int(frames[stop, F_IP])
+            if status == host_loop.NOT_STARTED:
+                if not (0 <= gid < self.n and 0 <= ip < len(self.infopoints)):
+                    raise ResumeError(f"frame names workitem {gid} at infopoint {ip}")
+                raise ResumeError(f"host pc {int(starts[ip])} outside the code")
             self.waiting = frames[stop + 1:]
-            if status == host_lane.NOT_STARTED:  # `resume` says what is wrong with it
-                yield -1, None, self.resume(frames[stop])
-            else:
-                wave, lane = divmod(int(frames[stop, F_GID]), self.W)
-                yield -1, None, _Wave(self, wave, 1 << lane).finish_lane(
-                    lane, int(status), vals, masks, state)
+            fates = self._serve(status)
+            self.waiting = frames[:0]
+            yield gid, fates.faults.get(gid)
             k = stop + 1
 
-    def _live_table(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every infopoint's (vreg, saved position) pairs, one after another, and where
-        each infopoint's start (`resume_lanes` reads them)."""
-        return self.decoded.live_table
+    def run_wave(self, wave: int) -> LaneFates:
+        """Run a whole never-ran wave from the start."""
+        W = self.W
+        live = min(W, self.n - wave * W)
+        lanes = (1 << live) - 1
+        self.regs[:] = 0
+        self.trips[:] = 0
+        self.masks[:] = 0
+        self.state[host_loop.S_DIRTY] = 0
+        host_loop.start(self.state, 0, wave * W, W, 0, W, _word(lanes),
+                        _word((1 << W) - 1))
+        self.masks[EXEC] = self.masks[ALIVE] = _word(lanes)
+        bufs, params = self.arrays()
+        return self._serve(self._run(bufs, params))
 
-    def fault_at(self, pc: int, arg: int) -> tuple[Op, int, int | None]:
-        """What faulted where the compiled loop stopped with FAULTED (`pc`: one past the
-        faulting instruction; `arg`: a fail()'s code): the op, its infopoint, its code."""
+    def _run(self, bufs: np.ndarray, params: np.ndarray) -> int:
+        return int(host_loop.run(self.decoded.lane, self.regs, self.masks, self.trips,
+                                 self.state, self.faults, self.mem, bufs, params,
+                                 self.budget, _STEP_LIMIT, ALLOC_MAX, EXEC, ALIVE))
+
+    def _serve(self, status: int) -> LaneFates:
+        """Go on with the run host_loop.py returned `status` from: allocate at each
+        `alloc()` and run on; then the run's lanes' fates."""
+        state = self.state
+        base = int(state[host_loop.S_BASE])
+        while status == host_loop.AT_ALLOC:
+            lane, size = int(state[host_loop.S_LANE]), int(state[host_loop.S_ARG])
+            ref = self.allocate(size)
+            dest = self.decoded.lane[int(state[host_loop.S_PC]), host_loop.C_D]
+            self.regs[lane, dest] = ref
+            status = self._run(*self.arrays())
+        if status == host_loop.OUT_OF_BUDGET:
+            raise HostBudget(base + int(state[host_loop.S_LANE]))
+        if status != host_loop.DONE:
+            arg = int(state[host_loop.S_ARG])
+            raise ResumeError(_ERRORS.get(status, "the host loop stopped with {}").format(
+                Op(arg).name if status == host_loop.ERR_CANNOT else arg))
+        fates = LaneFates()
+        for lane, pc, code in self.faults[:int(state[host_loop.S_FAULTS])].tolist():
+            fates.faults[base + lane] = self.fault_of(pc, code)
+            fates.order.append(base + lane)
+        owned = int(state[host_loop.S_OWNED]) & ((1 << self.W) - 1)
+        fates.completed = [base + lane for lane in range(self.W)
+                           if owned >> lane & 1 and base + lane not in fates.faults]
+        return fates
+
+    def fault_of(self, pc: int, code: int) -> Fault:
+        """The fault of the instruction before `pc` (a fail()'s `code`)."""
         row = self.decoded.lane[pc - 1]
-        op = Op(int(row[host_lane.C_OPCODE]))
-        return op, int(row[host_lane.C_IP]), arg if op == Op.FAIL else None
-
-    def fault_of(self, op: Op, ip: int, code: int | None) -> Fault:
-        return Fault(_KIND[op], self.infopoints[ip].stack, code)
+        op = Op(int(row[host_loop.C_OPCODE]))
+        ip = int(row[host_loop.C_IP])
+        return Fault(_KIND[op], self.infopoints[ip].stack, code if op == Op.FAIL else None)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The buffers (rows of base, length, bits, sorted by base) and the parameters,
-        as the compiled lane loop reads them (remade after an allocation)."""
+        as the host loop reads them (remade after an allocation)."""
         if self._arrays is None:
             bufs = np.array(sorted(self.buffers.values()), dtype=np.int64).reshape(-1, 3)
             self._arrays = bufs, np.array(self.params, dtype=np.int64).reshape(-1)
         return self._arrays
 
-    def allocate(self, size: int, running: _Wave, lane_vals: np.ndarray | None = None
-                 ) -> int:
+    def allocate(self, size: int) -> int:
         """A fresh buffer from the pool; relocates every reference the host holds when
-        the pool moved (the saved frames not under `stale-frame-reference`): in the
-        running wave's registers, or in `lane_vals` when one lane runs (`run_lane`)."""
+        the pool moved: the parameters, the running wave's reference registers, and the
+        saved frames waiting (not under `stale-frame-reference`)."""
         if self._allocate is None:
             raise ResumeError("alloc() with no pool to allocate from")
         ref, moves, self.mem = self._allocate(size)
@@ -328,53 +257,21 @@ class Host:
                             for b, (_, ln, bits) in self.buffers.items()}
             self.params = [moves.get(p, p) if i in self.ref_params else p
                            for i, p in enumerate(self.params)]
-            for v in self.ref_vregs:
-                if lane_vals is None:
-                    running.regs[v] = [moves.get(x, x) for x in running.regs[v]]  # type: ignore[misc]
-                else:
-                    lane_vals[v] = moves.get(int(lane_vals[v]), int(lane_vals[v]))
+            if len(self.ref_vregs):
+                held = np.ascontiguousarray(self.regs[:, self.ref_vregs]).reshape(-1)
+                host_loop.relocate(held, *_moves(moves))
+                self.regs[:, self.ref_vregs] = held.reshape(self.W, -1)
             relocate_waiting(self.waiting, moves, self.nmasks, self.union, self.mutants)
         self.buffers[ref] = (ref, size, 32)
         return ref
 
-    def run_wave(self, wave: int) -> LaneFates:
-        """Run a whole never-ran wave from the start."""
-        live = min(self.W, self.n - wave * self.W)
-        lanes = (1 << live) - 1
-        state = _Wave(self, wave, lanes, (1 << self.W) - 1)
-        state.masks[EXEC] = state.masks[ALIVE] = lanes
-        state.regs = state.fresh_regs()
-        return state.run(0)
+
+def _word(lanes: int) -> int:
+    """A lane mask as an int64 word (lane 63 is the sign bit)."""
+    return lanes - (1 << 64) if lanes >> 63 else lanes
 
 
-class _Regs(dict[int, list[int]]):
-    """vreg -> its value in each of W lanes, 0 until written."""
-
-    def __init__(self, W: int) -> None:
-        super().__init__()
-        self.W = W
-
-    def __missing__(self, vreg: int) -> list[int]:
-        lanes = self[vreg] = [0] * self.W
-        return lanes
-
-
-class _LaneLists(dict[int, list[int]]):
-    """mask -> its lanes, lowest first: computed once per mask and launch (the host asks
-    for the same few masks at nearly every instruction). The lists are never changed."""
-
-    def __missing__(self, mask: int) -> list[int]:
-        out, m = [], mask
-        while m:
-            low = m & -m
-            out.append(low.bit_length() - 1)
-            m ^= low
-        self[mask] = out
-        return out
-
-
-# What an instruction does, decoded from its opcode (host_lane.py numbers the kinds):
-# `_Wave.run` tests them in this order, the most frequent in the fuzz loop first.
+# What an instruction does, decoded from its opcode (host_loop.py numbers the kinds)
 _KINDS = {
     Op.MOVI: K_MOVI, Op.M_SETEXEC: K_SETEXEC, Op.M_OR: K_M_OR, Op.M_GETEXEC: K_GETEXEC,
     Op.JZ_EXEC: K_JZ_EXEC, Op.MOV: K_MOV, Op.M_CLEAR: K_CLEAR, Op.M_FROMCOND: K_FROMCOND,
@@ -383,32 +280,36 @@ _KINDS = {
     Op.DIV: K_DIVREM, Op.REM: K_DIVREM, Op.HALT: K_HALT, Op.M_AND: K_M_AND,
     Op.WAVEID: K_WAVEID, Op.KILL: K_KILL, Op.PARAM: K_PARAM, Op.JZ_MASK: K_JZ_MASK,
     Op.ALLOC: K_ALLOC, Op.FAIL: K_FAIL,
-    **{op: K_BINARY for op in _BINARY}, **{op: K_UNARY for op in _UNARY if op != Op.MOV},
+    **{op: K_BINARY for op in (Op.ADD, Op.SUB, Op.MUL, Op.AND, Op.OR, Op.XOR, Op.SHL,
+                               Op.SHR, Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE,
+                               Op.CMP_GT, Op.CMP_GE)},
+    **{op: K_UNARY for op in (Op.NEG, Op.NOT, Op.LNOT, Op.WRAP)},
     **{op: K_WAVE_OP for op in (Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX,
                                 Op.WWM_OR, Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL,
                                 Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE)},
 }  # any other opcode (DEOPT, SPILL, RELOAD: device code only) is K_CANNOT
 _JUMPS = frozenset({Op.JMP, Op.JZ_EXEC, Op.JZ_MASK})
 
-#: a decoded instruction: (kind, every, d, a, b, c, imm, ip, f, op) -- `every`: it writes
-#: every lane the run owns (else the EXEC lanes); `f`: an arithmetic op's function
-_Instr = tuple[int, bool, int, int, int, int, int, int, Any, Op]
-
 # the operands (d, a, b, c) each kind reads or writes: v a vreg, m a mask register
 _ROLES = {K_BINARY: "vvv", K_MOVI: "v", K_SETEXEC: "-m", K_M_OR: "mmm", K_GETEXEC: "m",
           K_MOV: "vv", K_CLEAR: "m", K_FROMCOND: "mv", K_M_ANDN: "mmm", K_LOAD: "vvv",
           K_LEN: "vv", K_UNARY: "vv", K_LANEID: "v", K_GID: "v", K_STORE: "-vvv",
           K_DIVREM: "vvv", K_M_AND: "mmm", K_WAVEID: "v", K_PARAM: "v", K_JZ_MASK: "-m",
-          K_ALLOC: "vv", K_FAIL: "-v"}  # every other kind names no register
-# the compiled loop's arithmetic codes
-_ARITH = {Op.ADD: host_lane.A_ADD, Op.SUB: host_lane.A_SUB, Op.MUL: host_lane.A_MUL,
-          Op.AND: host_lane.A_AND, Op.OR: host_lane.A_OR, Op.XOR: host_lane.A_XOR,
-          Op.SHL: host_lane.A_SHL, Op.SHR: host_lane.A_SHR, Op.CMP_EQ: host_lane.A_EQ,
-          Op.CMP_NE: host_lane.A_NE, Op.CMP_LT: host_lane.A_LT, Op.CMP_LE: host_lane.A_LE,
-          Op.CMP_GT: host_lane.A_GT, Op.CMP_GE: host_lane.A_GE, Op.NEG: host_lane.A_NEG,
-          Op.NOT: host_lane.A_NOT, Op.LNOT: host_lane.A_LNOT, Op.WRAP: host_lane.A_WRAP,
-          Op.DIV: host_lane.A_DIV, Op.REM: host_lane.A_REM,
-          Op.ATOMIC_ADD: host_lane.A_ATOMIC_ADD}
+          K_ALLOC: "vv", K_FAIL: "-v", K_WAVE_OP: "vvv"}  # the others name no register
+# the op column: what an arithmetic or wave instruction computes
+_OPS = {Op.ADD: host_loop.A_ADD, Op.SUB: host_loop.A_SUB, Op.MUL: host_loop.A_MUL,
+        Op.AND: host_loop.A_AND, Op.OR: host_loop.A_OR, Op.XOR: host_loop.A_XOR,
+        Op.SHL: host_loop.A_SHL, Op.SHR: host_loop.A_SHR, Op.CMP_EQ: host_loop.A_EQ,
+        Op.CMP_NE: host_loop.A_NE, Op.CMP_LT: host_loop.A_LT, Op.CMP_LE: host_loop.A_LE,
+        Op.CMP_GT: host_loop.A_GT, Op.CMP_GE: host_loop.A_GE, Op.NEG: host_loop.A_NEG,
+        Op.NOT: host_loop.A_NOT, Op.LNOT: host_loop.A_LNOT, Op.WRAP: host_loop.A_WRAP,
+        Op.DIV: host_loop.A_DIV, Op.REM: host_loop.A_REM,
+        Op.ATOMIC_ADD: host_loop.A_ATOMIC_ADD, Op.SET_INACTIVE: host_loop.V_SET_INACTIVE,
+        Op.WWM_SUM: host_loop.V_SUM, Op.WWM_MIN: host_loop.V_MIN,
+        Op.WWM_MAX: host_loop.V_MAX, Op.WWM_OR: host_loop.V_OR,
+        Op.WWM_AND: host_loop.V_AND, Op.WWM_BALLOT: host_loop.V_BALLOT,
+        Op.WWM_SCAN_EXCL: host_loop.V_SCAN_EXCL, Op.WWM_SCAN_INCL: host_loop.V_SCAN_INCL,
+        Op.READFIRST: host_loop.V_READFIRST, Op.SHUFFLE: host_loop.V_SHUFFLE}
 
 
 def _by_opcode(table: dict[Op, int], default: int) -> np.ndarray:
@@ -421,7 +322,7 @@ def _by_opcode(table: dict[Op, int], default: int) -> np.ndarray:
 _KNOWN = np.zeros(max(Op) + 1, dtype=bool)
 _KNOWN[list(Op)] = True
 _KIND_OF = _by_opcode(_KINDS, K_CANNOT)
-_ARITH_OF = _by_opcode(_ARITH, host_lane.A_OTHER)
+_OP_OF = _by_opcode(_OPS, host_loop.A_OTHER)
 _ALL_LANES_OF = _by_opcode({op: 1 for op in ALWAYS_ALL_LANES}, 0)
 _JUMP_OF = _by_opcode({op: 1 for op in _JUMPS}, 0).astype(bool)
 _WIDE_KINDS = np.array([K_BINARY, K_UNARY])  # width: imm, or 64 for 0
@@ -430,29 +331,19 @@ for _kind, _roles in _ROLES.items():
     _ROLE_OF[_kind, :len(_roles)] = ["-vm".index(r) for r in _roles]
 
 
+@dataclass(frozen=True)
 class _Decoded:
     """A kernel's host code decoded once, with its compilation (`Compiled.decoded`):
-    `lane`, int64 rows in host_lane.py's columns, for the compiled one-lane loop; per
-    infopoint the (vreg, saved position) pairs a resume loads (`live_table`); and `code`,
-    the same as `_Instr` tuples for the wave loop (made when first asked: most kernels
-    never need it)."""
+    `lane`, int64 rows in host_loop.py's columns; per infopoint the (vreg, saved
+    position) pairs a resume loads (`live_table`)."""
 
-    def __init__(self, lane: np.ndarray, live_table: tuple[np.ndarray, np.ndarray]) -> None:
-        self.lane = lane
-        self.live_table = live_table
-
-    @functools.cached_property
-    def code(self) -> list[_Instr]:
-        return [(kind, bool(every), d, a, b, c, imm, ip,
-                 _binary(Op(raw), width) if kind == K_BINARY else
-                 _unary(Op(raw), width) if kind == K_UNARY else None,
-                 Op(raw) if kind != K_OUTSIDE else Op.HALT)
-                for kind, every, d, a, b, c, imm, ip, _, width, raw in self.lane.tolist()]
+    lane: np.ndarray
+    live_table: tuple[np.ndarray, np.ndarray]
 
 
 def _live_table(infopoints: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Every infopoint's (vreg, saved position) pairs, one after another, and where each
-    infopoint's start (`resume_lanes` reads them)."""
+    infopoint's start."""
     pairs = [[(loc.vreg, loc.position) for loc in info.live if loc.position >= 0]
              for info in infopoints]
     at = np.zeros(len(pairs) + 1, dtype=np.int64)
@@ -466,7 +357,7 @@ def decode(rows: np.ndarray, nvregs: int, nmasks: int, infopoints: Sequence[Any]
     """The host code decoded (an unknown opcode, a register or a width out of range:
     ResumeError). Past the last instruction, and at every jump target outside the code,
     sits a K_OUTSIDE entry (its imm: the pc) that raises the error the pc check would, so
-    neither loop needs a bounds check."""
+    the loop needs no bounds check."""
     rows = np.asarray(rows, dtype=np.int64).reshape(-1, 8)
     count = len(rows)
     ops = rows[:, 0]
@@ -492,316 +383,14 @@ def decode(rows: np.ndarray, nvregs: int, nmasks: int, infopoints: Sequence[Any]
     if len(bad):
         pc = int(bad[0])
         raise ResumeError(f"host instruction {pc} ({Op(ops[pc]).name}): a register out of "
-                        "range")
+                          "range")
     outside = {count: count}  # pc outside the code -> its entry's index
     for pc in np.flatnonzero(_JUMP_OF[ops] & ((imm < 0) | (imm >= count))).tolist():
         imm[pc] = outside.setdefault(int(imm[pc]), count + len(outside))
-    lane = np.empty((count + len(outside), host_lane.LANE_CODE_WIDTH), dtype=np.int64)
+    lane = np.empty((count + len(outside), host_loop.CODE_WIDTH), dtype=np.int64)
     lane[:count] = np.column_stack((
         kind, (_ALL_LANES_OF[ops] == 1) | (rows[:, 6] == 1), regs, imm, rows[:, 7],
-        _ARITH_OF[ops], width, ops))
-    lane[count:] = [(K_OUTSIDE, 0, 0, 0, 0, 0, pc, -1, host_lane.A_OTHER, 64, Op.HALT)
+        _OP_OF[ops], width, ops))
+    lane[count:] = [(K_OUTSIDE, 0, 0, 0, 0, 0, pc, -1, host_loop.A_OTHER, 64, Op.HALT)
                     for pc in outside]
     return _Decoded(lane, _live_table(infopoints))
-
-
-_STEP_LIMIT = 50_000_000
-#: resumes run in host_lane.py's compiled loop; False: in the wave loop, owning one lane
-#: (the same semantics: the tests compare the two)
-LANE_LOOP = True
-_LANE_ERRORS = {host_lane.ERR_OUTSIDE: "host pc {} outside the code",
-                host_lane.ERR_STEPS: "the host ran past its step limit",
-                host_lane.ERR_REF: "invalid buffer reference {}",
-                host_lane.ERR_CANNOT: "the host cannot run {}",
-                host_lane.ERR_PARAM: "parameter {} out of range",
-                host_lane.ERR_MEMORY: "a buffer past the end of memory"}
-
-
-class _Wave:
-    """One wave (or one lane of it) on the host."""
-
-    def __init__(self, host: Host, wave: int, lanes: int, hardware: int | None = None
-                 ) -> None:
-        self.h = host
-        self.wave = wave
-        self.base = wave * host.W
-        self.lanes = lanes  # the lanes this run owns
-        # the lanes an all-lane write covers: a whole wave's every hardware lane (lanes
-        # past n too, as on the machine: whole-wave code reads them); a resumed lane alone
-        self.hardware = lanes if hardware is None else hardware
-        self.regs: _Regs = _Regs(0)  # vreg -> its value in each lane (`fresh_regs`)
-        self.masks = [0] * host.nmasks
-        self.trips = [0] * host.W
-        self.fates = LaneFates()
-
-    def fresh_regs(self) -> _Regs:
-        """Every vreg, 0 in every lane (a vreg's lanes are made when it is first named:
-        a resume hands over to `run` with a few hundred vregs, and reads a few)."""
-        return _Regs(self.h.W)
-
-    def fault(self, lane: int, op: Op, ip: int, code: int | None = None) -> None:
-        gid = self.base + lane
-        self.fates.faults[gid] = self.h.fault_of(op, ip, code)
-        self.fates.order.append(gid)
-        self.masks[EXEC] &= ~(1 << lane)
-        self.masks[ALIVE] &= ~(1 << lane)
-
-    def buffer(self, ref: int) -> tuple[int, int, int]:
-        row = self.h.buffers.get(ref)
-        if row is None:
-            raise ResumeError(f"invalid buffer reference {ref}")
-        return row  # type: ignore[return-value]
-
-    def run(self, pc: int, steps: int = 0) -> LaneFates:
-        """Run the lanes this run owns from `pc` to HALT (`steps`: instructions already
-        run, by the compiled lane loop)."""
-        h = self.h
-        code, regs, masks, lanes_of = h.decoded.code, self.regs, self.masks, h.lanes_of
-        owned = lanes_of[self.lanes]
-        every_lane = lanes_of[self.hardware]
-        if not 0 <= pc < len(h.rows):
-            raise ResumeError(f"host pc {pc} outside the code")
-        while True:
-            kind, every, d, a, b, c, imm, ip, f, op = code[pc]
-            pc += 1
-            steps += 1
-            if steps > _STEP_LIMIT:
-                if kind == K_OUTSIDE:
-                    raise ResumeError(f"host pc {imm} outside the code")
-                raise ResumeError("the host ran past its step limit")
-            ex = masks[EXEC]
-            # the lanes an instruction writes: `every_lane if every else lanes_of[ex]`
-            if kind == K_BINARY:
-                ra, rb, rd = regs[a], regs[b], regs[d]
-                for lane in every_lane if every else lanes_of[ex]:
-                    rd[lane] = f(ra[lane], rb[lane])
-            elif kind == K_MOVI:
-                for lane in every_lane if every else lanes_of[ex]:
-                    regs[d][lane] = imm
-            elif kind == K_SETEXEC:
-                masks[EXEC] = masks[a] & masks[ALIVE]
-            elif kind == K_M_OR:
-                t = masks[a] | masks[b]
-                masks[d] = t & masks[ALIVE] if d == EXEC else t
-            elif kind == K_GETEXEC:
-                masks[d] = ex
-            elif kind == K_JZ_EXEC:
-                if ex == 0:
-                    pc = imm
-            elif kind == K_MOV:
-                ra, rd = regs[a], regs[d]
-                for lane in every_lane if every else lanes_of[ex]:
-                    rd[lane] = ra[lane]
-            elif kind == K_CLEAR:
-                masks[d] = 0
-            elif kind == K_FROMCOND:
-                cond = 0
-                for lane in lanes_of[ex]:
-                    if regs[a][lane]:
-                        cond |= 1 << lane
-                masks[d] = cond & ex
-            elif kind == K_M_ANDN:
-                t = masks[a] & ~masks[b]
-                masks[d] = t & masks[ALIVE] if d == EXEC else t
-            elif kind == K_LOAD or kind == K_LEN:
-                self.load(op, d, a, b, ip, every_lane if every else lanes_of[ex], ex)
-            elif kind == K_JMP:
-                pc = imm
-            elif kind == K_TRIP:
-                trips = self.trips
-                for lane in lanes_of[ex]:
-                    trips[lane] += 1
-                    if trips[lane] > h.budget:
-                        raise HostBudget(self.base + lane)
-            elif kind == K_UNARY:
-                ra, rd = regs[a], regs[d]
-                for lane in every_lane if every else lanes_of[ex]:
-                    rd[lane] = f(ra[lane])
-            elif kind == K_LANEID:
-                for lane in every_lane if every else lanes_of[ex]:
-                    regs[d][lane] = lane
-            elif kind == K_GID:
-                for lane in every_lane if every else lanes_of[ex]:
-                    regs[d][lane] = self.base + lane
-            elif kind == K_STORE:
-                self.store(op, a, b, c, ip, lanes_of[ex])
-            elif kind == K_DIVREM:
-                self.divrem(op, d, a, b, imm, ip, every_lane if every else lanes_of[ex], ex)
-            elif kind == K_HALT:
-                break
-            elif kind == K_WAVE_OP:
-                self.wave_op(op, d, a, b, imm, every_lane if every else lanes_of[ex], ex)
-            elif kind == K_M_AND:
-                t = masks[a] & masks[b]
-                masks[d] = t & masks[ALIVE] if d == EXEC else t
-            elif kind == K_WAVEID:
-                for lane in every_lane if every else lanes_of[ex]:
-                    regs[d][lane] = self.wave
-            elif kind == K_KILL:
-                masks[ALIVE] &= ~ex
-                masks[EXEC] = 0
-            elif kind == K_PARAM:
-                for lane in every_lane if every else lanes_of[ex]:
-                    regs[d][lane] = h.params[imm]
-            elif kind == K_JZ_MASK:
-                if masks[a] == 0:
-                    pc = imm
-            elif kind == K_ALLOC:  # `allocate` may replace the lists of reference vregs
-                for lane in lanes_of[ex]:
-                    size = regs[a][lane]
-                    if not 0 <= size <= ALLOC_MAX:
-                        self.fault(lane, op, ip)
-                        continue
-                    regs[d][lane] = h.allocate(size, self)
-            elif kind == K_FAIL:
-                for lane in lanes_of[ex]:
-                    self.fault(lane, op, ip, regs[a][lane])
-            elif kind == K_OUTSIDE:
-                raise ResumeError(f"host pc {imm} outside the code")
-            else:
-                raise ResumeError(f"the host cannot run {op.name}")
-        faults = self.fates.faults
-        for lane in owned:
-            gid = self.base + lane
-            if gid not in faults:
-                self.fates.completed.append(gid)
-        return self.fates
-
-    def finish_lane(self, lane: int, status: int, vals: np.ndarray, masks: np.ndarray,
-                    state: np.ndarray) -> LaneFates:
-        """Go on with a resume (one lane's run) after host_lane.py's compiled loop returned
-        `status`, on that lane's values alone (`vals[vreg]`, and `masks[j]`: the lane's bit
-        of mask j, 1 or 0): allocate at an `alloc()` and run on; at a wave operation,
-        which reads other lanes, make the registers a wave's (the other lanes 0) and go on
-        in `run`; record the fault or the completion."""
-        h = self.h
-        lane_code = h.decoded.lane
-        while status == host_lane.AT_ALLOC:  # the pool's: then on after the ALLOC
-            pc, size = int(state[host_lane.S_PC]), int(state[host_lane.S_ARG])
-            if not 0 <= size <= ALLOC_MAX:
-                self.fault(lane, Op.ALLOC, int(lane_code[pc - 1, host_lane.C_IP]))
-                return self.fates
-            vals[lane_code[pc - 1, host_lane.C_D]] = h.allocate(size, self, vals)
-            bufs, params = h.arrays()
-            status = host_lane.run_lane(lane_code, vals, masks, state, h.mem, bufs, params,
-                                        h.budget, _STEP_LIMIT, EXEC, ALIVE)
-        pc, arg = int(state[host_lane.S_PC]), int(state[host_lane.S_ARG])
-        if status == host_lane.DONE:
-            self.fates.completed.append(self.base + lane)
-        elif status == host_lane.FAULTED:
-            self.fault(lane, *h.fault_at(pc, arg))
-        elif status == host_lane.AT_WAVE_OP:
-            self.take_lane(lane, vals, masks, int(state[host_lane.S_TRIPS]))
-            return self.run(pc, int(state[host_lane.S_STEPS]))
-        elif status == host_lane.OUT_OF_BUDGET:
-            raise HostBudget(self.base + lane)
-        else:
-            raise ResumeError(_LANE_ERRORS.get(status, "the host lane loop stopped with {}")
-                            .format(Op(arg).name if status == host_lane.ERR_CANNOT else arg))
-        return self.fates
-
-    def take_lane(self, lane: int, vals: np.ndarray, masks: np.ndarray, trips: int) -> None:
-        """Make one lane's state (as the compiled lane loop holds it) this wave's, for
-        `run`: the registers a wave's (the other lanes 0), the masks the lane's bit."""
-        self.masks = [m << lane for m in masks.tolist()]
-        self.trips[lane] = trips
-        self.regs = self.fresh_regs()
-        for v, x in enumerate(vals.tolist()):
-            if x:
-                self.regs[v][lane] = x
-
-    # -------------------------------------------------- the less frequent instructions
-
-    def load(self, op: Op, d: int, a: int, b: int, ip: int, write: list[int],
-             ex: int) -> None:
-        """LOAD / LEN: an inactive lane (a whole-wave write) reads 0 where an active
-        one would fault or read an invalid reference."""
-        regs, buffers, mem = self.regs, self.h.buffers, self.h.mem
-        for lane in write:
-            active = ex >> lane & 1
-            ref = regs[a][lane]
-            if not active and ref not in buffers:
-                regs[d][lane] = 0
-                continue
-            base, length, _ = self.buffer(ref)
-            if op == Op.LEN:
-                regs[d][lane] = length
-                continue
-            i = regs[b][lane]
-            if 0 <= i < length:
-                regs[d][lane] = int(mem[base + i])
-            elif active:
-                self.fault(lane, op, ip)
-            else:
-                regs[d][lane] = 0
-
-    def store(self, op: Op, a: int, b: int, c: int, ip: int, active: list[int]) -> None:
-        """STORE / ATOMIC_ADD, lane by lane."""
-        regs, mem = self.regs, self.h.mem
-        for lane in active:
-            base, length, bits = self.buffer(regs[a][lane])
-            i = regs[b][lane]
-            if not 0 <= i < length:
-                self.fault(lane, op, ip)
-                continue
-            v = regs[c][lane]
-            if op == Op.ATOMIC_ADD:
-                v += int(mem[base + i])
-            mem[base + i] = _wrap(v, bits)
-
-    def divrem(self, op: Op, d: int, a: int, b: int, imm: int, ip: int, write: list[int],
-               ex: int) -> None:
-        ra, rb, rd = self.regs[a], self.regs[b], self.regs[d]
-        for lane in write:
-            x, y = ra[lane], rb[lane]
-            if y == 0:
-                if ex >> lane & 1:
-                    self.fault(lane, op, ip)
-                continue
-            q = _tdiv(x, y)
-            rd[lane] = _wrap(q if op == Op.DIV else x - q * y, imm)
-
-    def wave_op(self, op: Op, d: int, a: int, b: int, imm: int, write: list[int],
-                ex: int) -> None:
-        """The operations that read other lanes."""
-        regs, W = self.regs, self.h.W
-        if op == Op.SET_INACTIVE:
-            for lane in range(W):
-                regs[d][lane] = regs[a][lane] if ex >> lane & 1 else imm
-        elif op in (Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
-                    Op.WWM_BALLOT):
-            xs = regs[a]
-            if op == Op.WWM_SUM:
-                t = _wrap(sum(xs), imm)
-            elif op == Op.WWM_MIN:
-                t = min(xs)
-            elif op == Op.WWM_MAX:
-                t = max(xs)
-            elif op == Op.WWM_OR:
-                t = int(any(xs))
-            elif op == Op.WWM_AND:
-                t = int(all(xs))
-            else:
-                t = _wrap(sum(1 << lane for lane in range(W) if xs[lane]), 64)
-            for lane in range(W):
-                regs[d][lane] = t
-        elif op in (Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL):
-            running, out = 0, []
-            for lane in range(W):
-                if op == Op.WWM_SCAN_INCL:
-                    running += regs[a][lane]
-                    out.append(_wrap(running, imm))
-                else:
-                    out.append(_wrap(running, imm))
-                    running += regs[a][lane]
-            regs[d] = out
-        elif op == Op.READFIRST:
-            if ex:
-                first = regs[a][(ex & -ex).bit_length() - 1]
-                for lane in write:
-                    regs[d][lane] = first
-        else:  # SHUFFLE
-            src = regs[a]
-            gathered = [src[i] if 0 <= i < W else 0 for i in regs[b]]
-            for lane in write:
-                regs[d][lane] = gathered[lane]

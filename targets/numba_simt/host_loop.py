@@ -1,0 +1,540 @@
+"""The host's loop, compiled with numba: the one place that says what host code does.
+
+It finishes deopted workitems and runs never-ran waves on the host (trampoline.py drives
+it). It runs the host code (`HostCode`: before speculation and register allocation,
+decoded by trampoline.py into rows of this module's columns) over one wave: `regs[lane,
+vreg]`, the mask registers as words of lane bits, a trip count per lane. A run owns some
+of the wave's lanes (`S_OWNED`): a resumed workitem's lane alone, or a never-ran wave's
+workitems. An instruction that writes every lane writes the run's `S_EVERY` lanes: the
+resumed lane, or all W lanes of a whole wave (lanes past n too, as on the machine: whole-
+wave code reads them). A wave operation reads all W lanes: in a resume the others hold 0.
+
+It returns to Python only for what Python owns:
+
+- `AT_ALLOC`: a lane (`S_LANE`) reached an `alloc()` of a valid size (`S_ARG`): the pool
+  allocates (and may move, relocating what the host holds), Python writes the reference
+  into the lane's register, and the loop goes on at the same ALLOC with the next lane;
+- `DONE` (HALT, or every owned lane returned or faulted: nothing it runs after that
+  shows), `OUT_OF_BUDGET` (`S_LANE` ran past its loop-trip budget), and the internal
+  errors (`ERR_*`, never a fault).
+
+A fault is final on the host: the lane leaves EXEC and ALIVE and its fault is recorded in
+`faults` (lane, one past the faulting instruction, a fail()'s code), in the order raised.
+
+Integers are int64 and wrap: every result is reduced to its width (`_wrap`), the same
+number for any int64 input because 2**w divides 2**64; a truncated division is computed
+without the overflow of abs(-2**63), and its wrap is explicit. The frame layout is the
+machine's (machine.py writes the frames): callers pass it in (`layout`), so this file's
+cached machine code never bakes in another file's numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# a code row: kind, every, d, a, b, c, imm, ip, op (an A_ or V_ code), width, and the
+# opcode (isa.Op)
+C_KIND, C_EVERY, C_D, C_A, C_B, C_C, C_IMM, C_IP, C_OP, C_WIDTH, C_OPCODE = range(11)
+CODE_WIDTH = 11
+
+# state: the loop's registers between calls (in and out)
+(S_PC, S_STEPS, S_WAVE, S_BASE, S_OWNED, S_EVERY, S_LO, S_HI, S_ARG, S_LANE, S_ALLOCATED,
+ S_FAULTS, S_DIRTY) = range(13)
+STATE_SIZE = 13
+# S_LO, S_HI: the lanes [lo, hi) the run can touch; S_ALLOCATED: the lanes of the ALLOC
+# under way already served; S_FAULTS: rows of `faults` used; S_DIRTY: the lanes whose
+# registers may be nonzero (`resume_frames` clears them between resumes)
+
+# what the loop returns (S_ARG, S_LANE carry the detail named)
+(DONE, AT_ALLOC, OUT_OF_BUDGET, ERR_OUTSIDE, ERR_STEPS, ERR_REF, ERR_CANNOT, ERR_PARAM,
+ ERR_MEMORY) = range(9)
+_RUNNING = -3
+# what `resume_frames` stopped at, besides a status: a frame it would not start (a workitem
+# or infopoint out of range, a start outside the code: Python reports it), or nothing (all
+# done, or it stopped after a fault, as asked)
+NOT_STARTED, PAUSED = -1, -2
+# ERR_OUTSIDE: S_ARG = the pc; ERR_REF: S_ARG = the reference; ERR_CANNOT: S_ARG = the
+# opcode; ERR_PARAM: S_ARG = the parameter index
+
+# the handler kinds (trampoline.py decodes opcodes into them)
+(K_BINARY, K_MOVI, K_SETEXEC, K_M_OR, K_GETEXEC, K_JZ_EXEC, K_MOV, K_CLEAR, K_FROMCOND,
+ K_M_ANDN, K_LOAD, K_JMP, K_TRIP, K_LEN, K_UNARY, K_LANEID, K_GID, K_STORE, K_DIVREM,
+ K_HALT, K_WAVE_OP, K_M_AND, K_WAVEID, K_KILL, K_PARAM, K_JZ_MASK, K_ALLOC, K_FAIL,
+ K_CANNOT, K_OUTSIDE) = range(30)
+
+# the op column: arithmetic (K_BINARY, K_UNARY, K_DIVREM, K_STORE) and wave operations
+(A_ADD, A_SUB, A_MUL, A_AND, A_OR, A_XOR, A_SHL, A_SHR, A_EQ, A_NE, A_LT, A_LE, A_GT, A_GE,
+ A_NEG, A_NOT, A_LNOT, A_WRAP, A_DIV, A_REM, A_ATOMIC_ADD, V_SET_INACTIVE, V_SUM, V_MIN,
+ V_MAX, V_OR, V_AND, V_BALLOT, V_SCAN_EXCL, V_SCAN_INCL, V_READFIRST, V_SHUFFLE,
+ A_OTHER) = range(33)
+
+# `layout`: where a frame keeps the workitem, the infopoint, the trip count, and where its
+# mask words start (machine.py's F_GID, F_IP, F_TRIPS, F_HEAD)
+L_GID, L_IP, L_TRIPS, L_HEAD = range(4)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _wrap(x, w):  # type: ignore[no-untyped-def]
+    """x reduced to a w-bit two's-complement value (1 <= w <= 64)."""
+    if w >= 64:
+        return x
+    half = np.int64(1) << (w - 1)
+    return ((x + half) & ((np.int64(1) << w) - 1)) - half
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _tdiv(x, y):  # type: ignore[no-untyped-def]
+    """x / y truncated toward zero (y != 0), wrapping at -2**63 / -1 as 64 bits do."""
+    if y == -1:
+        return -x
+    q = x // y  # floor
+    if q * y != x and (x < 0) != (y < 0):
+        q += 1
+    return q
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _find(bufs, ref):  # type: ignore[no-untyped-def]
+    """The row of `bufs` (sorted by base) whose base is `ref`, or -1."""
+    lo, hi = 0, bufs.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if bufs[mid, 0] < ref:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < bufs.shape[0] and bufs[lo, 0] == ref:
+        return lo
+    return -1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def arith(op, x, y, w):  # type: ignore[no-untyped-def]
+    """An A_ operation on one lane's values at width w (unary ones ignore y)."""
+    if op == A_ADD:
+        return _wrap(x + y, w)
+    if op == A_SUB:
+        return _wrap(x - y, w)
+    if op == A_MUL:
+        return _wrap(x * y, w)
+    if op == A_AND:
+        return x & y
+    if op == A_OR:
+        return x | y
+    if op == A_XOR:
+        return x ^ y
+    if op == A_SHL:
+        return _wrap(x << (y & (w - 1)), w)
+    if op == A_SHR:
+        return _wrap(x >> (y & (w - 1)), w)
+    if op == A_EQ:
+        return np.int64(1) if x == y else np.int64(0)
+    if op == A_NE:
+        return np.int64(1) if x != y else np.int64(0)
+    if op == A_LT:
+        return np.int64(1) if x < y else np.int64(0)
+    if op == A_LE:
+        return np.int64(1) if x <= y else np.int64(0)
+    if op == A_GT:
+        return np.int64(1) if x > y else np.int64(0)
+    if op == A_GE:
+        return np.int64(1) if x >= y else np.int64(0)
+    if op == A_NEG:
+        return _wrap(-x, w)
+    if op == A_NOT:
+        return _wrap(~x, w)
+    if op == A_LNOT:
+        return 1 - x
+    if op == A_DIV or op == A_REM:  # y != 0
+        q = _tdiv(x, y)
+        return _wrap(q if op == A_DIV else x - q * y, w)
+    return _wrap(x, w)  # A_WRAP
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _fault(faults, state, masks, lane, pc, code, exec_, alive):  # type: ignore[no-untyped-def]
+    """A lane faults: recorded, and out of EXEC and ALIVE for good."""
+    k = state[S_FAULTS]
+    faults[k, 0] = lane
+    faults[k, 1] = pc
+    faults[k, 2] = code
+    state[S_FAULTS] = k + 1
+    bit = np.int64(1) << lane
+    masks[exec_] &= ~bit
+    masks[alive] &= ~bit
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _wave_op(op, regs, d, a, b, imm, write, ex, lo, hi):  # type: ignore[no-untyped-def]
+    """The operations that read other lanes (`write`: the lanes an ordinary write covers;
+    the whole-wave ones write all W lanes)."""
+    W = regs.shape[0]
+    if op == V_SET_INACTIVE:
+        for lane in range(W):
+            regs[lane, d] = regs[lane, a] if (ex >> lane) & 1 else imm
+    elif op == V_SCAN_EXCL or op == V_SCAN_INCL:
+        running = np.int64(0)
+        for lane in range(W):
+            x = regs[lane, a]
+            if op == V_SCAN_INCL:
+                running += x
+                regs[lane, d] = _wrap(running, imm)
+            else:
+                regs[lane, d] = _wrap(running, imm)
+                running += x
+    elif op == V_READFIRST:
+        if ex != 0:
+            first = 0
+            while not (ex >> first) & 1:
+                first += 1
+            x = regs[first, a]
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    regs[lane, d] = x
+    elif op == V_SHUFFLE:
+        gathered = np.zeros(W, dtype=np.int64)
+        for lane in range(W):
+            i = regs[lane, b]
+            if 0 <= i < W:
+                gathered[lane] = regs[i, a]
+        for lane in range(lo, hi):
+            if (write >> lane) & 1:
+                regs[lane, d] = gathered[lane]
+    else:  # a reduction to one value, in every lane
+        t = regs[0, a]
+        if op == V_SUM:
+            for lane in range(1, W):
+                t += regs[lane, a]
+            t = _wrap(t, imm)
+        elif op == V_MIN:
+            for lane in range(1, W):
+                t = min(t, regs[lane, a])
+        elif op == V_MAX:
+            for lane in range(1, W):
+                t = max(t, regs[lane, a])
+        elif op == V_OR or op == V_AND:
+            hits = 0
+            for lane in range(W):
+                if regs[lane, a] != 0:
+                    hits += 1
+            t = np.int64(1) if (hits > 0 if op == V_OR else hits == W) else np.int64(0)
+        else:  # V_BALLOT
+            t = np.int64(0)
+            for lane in range(W):
+                if regs[lane, a] != 0:
+                    t |= np.int64(1) << lane
+        for lane in range(W):
+            regs[lane, d] = t
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step_limit,
+        alloc_max, exec_, alive):  # type: ignore[no-untyped-def]
+    """Run from state[S_PC] until the run returns to Python; returns the status.
+    `exec_`, `alive`: the EXEC and ALIVE mask registers' numbers; `alloc_max`: the
+    largest size an `alloc()` may ask for."""
+    pc = state[S_PC]
+    steps = state[S_STEPS]
+    owned = state[S_OWNED]
+    every_lane = state[S_EVERY]
+    lo = state[S_LO]
+    hi = state[S_HI]
+    status = _RUNNING
+    while status == _RUNNING:
+        kind = code[pc, C_KIND]
+        d = code[pc, C_D]
+        a = code[pc, C_A]
+        b = code[pc, C_B]
+        imm = code[pc, C_IMM]
+        pc += 1
+        steps += 1
+        if steps > step_limit:
+            if kind == K_OUTSIDE:
+                status = ERR_OUTSIDE
+                state[S_ARG] = imm
+            else:
+                status = ERR_STEPS
+            break
+        ex = masks[exec_]
+        write = every_lane if code[pc - 1, C_EVERY] != 0 else ex
+        if kind == K_BINARY or kind == K_UNARY:
+            op = code[pc - 1, C_OP]
+            w = code[pc - 1, C_WIDTH]
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    regs[lane, d] = arith(op, regs[lane, a], regs[lane, b], w)
+        elif kind == K_MOVI:
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    regs[lane, d] = imm
+        elif kind == K_SETEXEC:
+            masks[exec_] = masks[a] & masks[alive]
+        elif kind == K_M_OR or kind == K_M_ANDN or kind == K_M_AND:
+            if kind == K_M_OR:
+                t = masks[a] | masks[b]
+            elif kind == K_M_ANDN:
+                t = masks[a] & ~masks[b]
+            else:
+                t = masks[a] & masks[b]
+            masks[d] = t & masks[alive] if d == exec_ else t
+        elif kind == K_GETEXEC:
+            masks[d] = ex
+        elif kind == K_JZ_EXEC:
+            if ex == 0:
+                pc = imm
+        elif kind == K_MOV:
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    regs[lane, d] = regs[lane, a]
+        elif kind == K_CLEAR:
+            masks[d] = 0
+        elif kind == K_FROMCOND:
+            cond = np.int64(0)
+            for lane in range(lo, hi):
+                if (ex >> lane) & 1 and regs[lane, a] != 0:
+                    cond |= np.int64(1) << lane
+            masks[d] = cond
+        elif kind == K_LOAD or kind == K_LEN:
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    active = (ex >> lane) & 1
+                    ref = regs[lane, a]
+                    r = _find(bufs, ref)
+                    if r < 0:
+                        if active:
+                            status = ERR_REF
+                            state[S_ARG] = ref
+                            break
+                        regs[lane, d] = 0
+                    elif kind == K_LEN:
+                        regs[lane, d] = bufs[r, 1]
+                    elif 0 <= regs[lane, b] < bufs[r, 1]:
+                        at = bufs[r, 0] + regs[lane, b]
+                        if at >= mem.shape[0]:
+                            status = ERR_MEMORY
+                            break
+                        regs[lane, d] = mem[at]
+                    elif active:
+                        _fault(faults, state, masks, lane, pc, 0, exec_, alive)
+                    else:
+                        regs[lane, d] = 0
+        elif kind == K_JMP:
+            pc = imm
+        elif kind == K_TRIP:
+            for lane in range(lo, hi):
+                if (ex >> lane) & 1:
+                    trips[lane] += 1
+                    if trips[lane] > budget:
+                        status = OUT_OF_BUDGET
+                        state[S_LANE] = lane
+                        break
+        elif kind == K_LANEID:
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    regs[lane, d] = lane
+        elif kind == K_GID:
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    regs[lane, d] = state[S_BASE] + lane
+        elif kind == K_STORE:
+            for lane in range(lo, hi):
+                if (ex >> lane) & 1:
+                    ref = regs[lane, a]
+                    r = _find(bufs, ref)
+                    if r < 0:
+                        status = ERR_REF
+                        state[S_ARG] = ref
+                        break
+                    i = regs[lane, b]
+                    if not 0 <= i < bufs[r, 1]:
+                        _fault(faults, state, masks, lane, pc, 0, exec_, alive)
+                        continue
+                    at = bufs[r, 0] + i
+                    if at >= mem.shape[0]:
+                        status = ERR_MEMORY
+                        break
+                    v = regs[lane, code[pc - 1, C_C]]
+                    if code[pc - 1, C_OP] == A_ATOMIC_ADD:
+                        v += mem[at]
+                    mem[at] = _wrap(v, bufs[r, 2])
+        elif kind == K_DIVREM:
+            op = code[pc - 1, C_OP]
+            w = code[pc - 1, C_WIDTH]
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    if regs[lane, b] != 0:
+                        regs[lane, d] = arith(op, regs[lane, a], regs[lane, b], w)
+                    elif (ex >> lane) & 1:
+                        _fault(faults, state, masks, lane, pc, 0, exec_, alive)
+        elif kind == K_HALT:
+            status = DONE
+        elif kind == K_WAVE_OP:
+            _wave_op(code[pc - 1, C_OP], regs, d, a, b, imm, write, ex, lo, hi)
+            state[S_DIRTY] = -1  # every lane's registers
+        elif kind == K_WAVEID:
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    regs[lane, d] = state[S_WAVE]
+        elif kind == K_KILL:
+            masks[alive] &= ~ex
+            masks[exec_] = 0
+        elif kind == K_PARAM:
+            if write != 0:
+                if not 0 <= imm < params.shape[0]:
+                    status = ERR_PARAM
+                    state[S_ARG] = imm
+                    break
+                for lane in range(lo, hi):
+                    if (write >> lane) & 1:
+                        regs[lane, d] = params[imm]
+        elif kind == K_JZ_MASK:
+            if masks[a] == 0:
+                pc = imm
+        elif kind == K_ALLOC:  # one lane at a time, in lane order: Python allocates
+            todo = ex & ~state[S_ALLOCATED]
+            for lane in range(lo, hi):
+                if (todo >> lane) & 1:
+                    state[S_ALLOCATED] |= np.int64(1) << lane
+                    if 0 <= regs[lane, a] <= alloc_max:
+                        state[S_LANE] = lane
+                        state[S_ARG] = regs[lane, a]
+                        status = AT_ALLOC
+                        break
+                    _fault(faults, state, masks, lane, pc, 0, exec_, alive)
+            if status == AT_ALLOC:  # back at this ALLOC, counted once
+                pc -= 1
+                steps -= 1
+            else:
+                state[S_ALLOCATED] = 0
+        elif kind == K_FAIL:
+            for lane in range(lo, hi):
+                if (ex >> lane) & 1:
+                    _fault(faults, state, masks, lane, pc, regs[lane, a], exec_, alive)
+        elif kind == K_OUTSIDE:
+            status = ERR_OUTSIDE
+            state[S_ARG] = imm
+        else:
+            status = ERR_CANNOT
+            state[S_ARG] = code[pc - 1, C_OPCODE]
+        if status == _RUNNING and masks[alive] & owned == 0:
+            status = DONE  # every owned lane returned or faulted
+    state[S_PC] = pc
+    state[S_STEPS] = steps
+    return status
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def start(state, pc, gid_base, W, lo, hi, owned, every_lane):  # type: ignore[no-untyped-def]
+    """A fresh run of the wave whose first workitem is `gid_base`, from `pc`."""
+    dirty = state[S_DIRTY]
+    state[:] = 0
+    state[S_PC] = pc
+    state[S_WAVE] = gid_base // W
+    state[S_BASE] = gid_base
+    state[S_LO] = lo
+    state[S_HI] = hi
+    state[S_OWNED] = owned
+    state[S_EVERY] = every_lane
+    state[S_DIRTY] = dirty | every_lane
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def resume_frames(code, frames, first, layout, live, live_at, starts, rows, n, values, regs,
+                  masks, trips, state, faults, mem, bufs, params, budget, step_limit,
+                  alloc_max, exec_, alive, stop_after_fault, out):  # type: ignore[no-untyped-def]
+    """Resume frames[first:] in order, for as long as each ends DONE: a frame's lane gets
+    its live values `live[live_at[ip]:live_at[ip + 1]]` (vreg, position among the saved
+    values, which start at column `values`), its mask bits and trip count from the frame,
+    and runs (`run`) alone from `starts[ip]` (`rows`: the code's length before its
+    sentinels; `n`: the launch's workitems); out[k] = (faulted, one past the faulting
+    instruction, a fail()'s code) for frame k. Returns (k, status): k the first frame not
+    finished here, with the status `run` stopped at (state, regs and masks as it left
+    them); or NOT_STARTED: frame k names no workitem or infopoint of the launch, or a
+    start outside the code (untouched); or PAUSED: all done, or stopped after a fault with
+    `stop_after_fault`. One call serves a round's many resumes that end at once (a lane
+    that faulted on the device faults again at its first instruction)."""
+    W = regs.shape[0]
+    for k in range(first, frames.shape[0]):
+        gid = frames[k, layout[L_GID]]
+        ip = frames[k, layout[L_IP]]
+        if gid < 0 or gid >= n or ip < 0 or ip >= starts.shape[0]:
+            return k, NOT_STARTED
+        pc = starts[ip]
+        if pc < 0 or pc >= rows:
+            return k, NOT_STARTED
+        dirty = state[S_DIRTY]
+        for lane in range(W):
+            if (dirty >> lane) & 1:
+                regs[lane, :] = 0
+        state[S_DIRTY] = 0
+        lane = gid % W
+        bit = np.int64(1) << lane
+        start(state, pc, gid - lane, W, lane, lane + 1, bit, bit)
+        for j in range(live_at[ip], live_at[ip + 1]):
+            regs[lane, live[j, 0]] = frames[k, values + live[j, 1]]
+        head = layout[L_HEAD]
+        for j in range(masks.shape[0]):
+            masks[j] = ((frames[k, head + j // 64] >> (j % 64)) & 1) << lane
+        masks[exec_] = bit
+        masks[alive] = bit
+        trips[lane] = frames[k, layout[L_TRIPS]]
+        status = run(code, regs, masks, trips, state, faults, mem, bufs, params, budget,
+                     step_limit, alloc_max, exec_, alive)
+        if status != DONE:
+            return k, status
+        faulted = state[S_FAULTS] > 0
+        out[k, 0] = 1 if faulted else 0
+        out[k, 1] = faults[0, 1]
+        out[k, 2] = faults[0, 2]
+        if faulted and stop_after_fault:
+            return k + 1, PAUSED
+    return frames.shape[0], PAUSED
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def relocate(values, old, new):  # type: ignore[no-untyped-def]
+    """In place: each value equal to old[m] becomes new[m] (one pass: a value moved is
+    not moved again)."""
+    for i in range(values.shape[0]):
+        x = values[i]
+        for m in range(old.shape[0]):
+            if old[m] == x:
+                values[i] = new[m]
+                break
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def relocate_frames(frames, bitmap, words, values, old, new):  # type: ignore[no-untyped-def]
+    """Relocate, in place, the references the saved frames (rows) hold: each frame's
+    `words` bitmap words from column `bitmap` mark which of its saved values (from column
+    `values`) are references; a reference equal to old[m] becomes new[m]."""
+    for r in range(frames.shape[0]):
+        for w in range(words):
+            word = frames[r, bitmap + w]
+            for i in range(64):
+                pos = values + w * 64 + i
+                if (word >> i) & 1 and pos < frames.shape[1]:
+                    relocate(frames[r, pos:pos + 1], old, new)
+
+
+def warm_up() -> None:
+    """Compile, or load from numba's on-disk cache, this module's functions."""
+    code = np.array([[K_MOVI, 1, 0, 0, 0, 0, 7, -1, A_OTHER, 64, 0],
+                     [K_HALT, 0, 0, 0, 0, 0, 0, -1, A_OTHER, 64, 0]], dtype=np.int64)
+    regs = np.zeros((2, 1), dtype=np.int64)
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    out = np.zeros((1, 3), dtype=np.int64)
+    frames = np.zeros((1, 6), dtype=np.int64)
+    frames[0, 0] = 1  # workitem 1: lane 1 of wave 0
+    stop, status = resume_frames(
+        code, frames, 0, np.array([0, 1, 2, 3]), np.zeros((0, 2), dtype=np.int64),
+        np.zeros(2, dtype=np.int64), np.zeros(1, dtype=np.int64), 2, 2, 5, regs,
+        np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64), state,
+        np.zeros((2, 3), dtype=np.int64), np.zeros(1, dtype=np.int64),
+        np.zeros((0, 3), dtype=np.int64), np.zeros(1, dtype=np.int64), 1, 10, 1024, 0, 1,
+        False, out)
+    saved = np.array([[0, 0, 0, 0, 0b10, 5, 16]], dtype=np.int64)
+    relocate_frames(saved, 4, 1, 5, np.array([16]), np.array([48]))
+    assert (stop, status) == (1, PAUSED) and regs[1, 0] == 7 and saved[0, 6] == 48, (
+        f"host loop warm-up failed: {stop} {status} {regs} {saved}")
