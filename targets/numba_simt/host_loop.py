@@ -229,6 +229,78 @@ def _wave_op(op, regs, d, a, b, imm, write, ex, lo, hi):  # type: ignore[no-unty
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _load(kind, regs, masks, state, faults, mem, bufs, d, a, b, pc, write, ex, lo, hi,
+          exec_, alive):  # type: ignore[no-untyped-def]
+    """LOAD / LEN: an inactive lane (a whole-wave write) reads 0 where an active one
+    would fault or read an invalid reference."""
+    for lane in range(lo, hi):
+        if (write >> lane) & 1:
+            active = (ex >> lane) & 1
+            ref = regs[lane, a]
+            r = _find(bufs, ref)
+            if r < 0:
+                if active:
+                    state[S_ARG] = ref
+                    return ERR_REF
+                regs[lane, d] = 0
+            elif kind == K_LEN:
+                regs[lane, d] = bufs[r, 1]
+            elif 0 <= regs[lane, b] < bufs[r, 1]:
+                at = bufs[r, 0] + regs[lane, b]
+                if at >= mem.shape[0]:
+                    return ERR_MEMORY
+                regs[lane, d] = mem[at]
+            elif active:
+                _fault(faults, state, masks, lane, pc, 0, exec_, alive)
+            else:
+                regs[lane, d] = 0
+    return _RUNNING
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _store(op, regs, masks, state, faults, mem, bufs, a, b, c, pc, ex, lo, hi, exec_,
+           alive):  # type: ignore[no-untyped-def]
+    """STORE / ATOMIC_ADD (`op`), lane by lane, wrapped to the buffer's bits."""
+    for lane in range(lo, hi):
+        if (ex >> lane) & 1:
+            ref = regs[lane, a]
+            r = _find(bufs, ref)
+            if r < 0:
+                state[S_ARG] = ref
+                return ERR_REF
+            i = regs[lane, b]
+            if not 0 <= i < bufs[r, 1]:
+                _fault(faults, state, masks, lane, pc, 0, exec_, alive)
+                continue
+            at = bufs[r, 0] + i
+            if at >= mem.shape[0]:
+                return ERR_MEMORY
+            v = regs[lane, c]
+            if op == A_ATOMIC_ADD:
+                v += mem[at]
+            mem[at] = _wrap(v, bufs[r, 2])
+    return _RUNNING
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _alloc(regs, masks, state, faults, a, pc, ex, lo, hi, alloc_max, exec_,
+           alive):  # type: ignore[no-untyped-def]
+    """ALLOC, one lane at a time in lane order (Python allocates): AT_ALLOC for the next
+    lane asking a valid size; a size out of range faults the lane."""
+    todo = ex & ~state[S_ALLOCATED]
+    for lane in range(lo, hi):
+        if (todo >> lane) & 1:
+            state[S_ALLOCATED] |= np.int64(1) << lane
+            if 0 <= regs[lane, a] <= alloc_max:
+                state[S_LANE] = lane
+                state[S_ARG] = regs[lane, a]
+                return AT_ALLOC
+            _fault(faults, state, masks, lane, pc, 0, exec_, alive)
+    state[S_ALLOCATED] = 0
+    return _RUNNING
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step_limit,
         alloc_max, exec_, alive):  # type: ignore[no-untyped-def]
     """Run from state[S_PC] until the run returns to Python; returns the status.
@@ -296,29 +368,8 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
                     cond |= np.int64(1) << lane
             masks[d] = cond
         elif kind == K_LOAD or kind == K_LEN:
-            for lane in range(lo, hi):
-                if (write >> lane) & 1:
-                    active = (ex >> lane) & 1
-                    ref = regs[lane, a]
-                    r = _find(bufs, ref)
-                    if r < 0:
-                        if active:
-                            status = ERR_REF
-                            state[S_ARG] = ref
-                            break
-                        regs[lane, d] = 0
-                    elif kind == K_LEN:
-                        regs[lane, d] = bufs[r, 1]
-                    elif 0 <= regs[lane, b] < bufs[r, 1]:
-                        at = bufs[r, 0] + regs[lane, b]
-                        if at >= mem.shape[0]:
-                            status = ERR_MEMORY
-                            break
-                        regs[lane, d] = mem[at]
-                    elif active:
-                        _fault(faults, state, masks, lane, pc, 0, exec_, alive)
-                    else:
-                        regs[lane, d] = 0
+            status = _load(kind, regs, masks, state, faults, mem, bufs, d, a, b, pc, write,
+                           ex, lo, hi, exec_, alive)
         elif kind == K_JMP:
             pc = imm
         elif kind == K_TRIP:
@@ -338,26 +389,8 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
                 if (write >> lane) & 1:
                     regs[lane, d] = state[S_BASE] + lane
         elif kind == K_STORE:
-            for lane in range(lo, hi):
-                if (ex >> lane) & 1:
-                    ref = regs[lane, a]
-                    r = _find(bufs, ref)
-                    if r < 0:
-                        status = ERR_REF
-                        state[S_ARG] = ref
-                        break
-                    i = regs[lane, b]
-                    if not 0 <= i < bufs[r, 1]:
-                        _fault(faults, state, masks, lane, pc, 0, exec_, alive)
-                        continue
-                    at = bufs[r, 0] + i
-                    if at >= mem.shape[0]:
-                        status = ERR_MEMORY
-                        break
-                    v = regs[lane, code[pc - 1, C_C]]
-                    if code[pc - 1, C_OP] == A_ATOMIC_ADD:
-                        v += mem[at]
-                    mem[at] = _wrap(v, bufs[r, 2])
+            status = _store(code[pc - 1, C_OP], regs, masks, state, faults, mem, bufs, a, b,
+                            code[pc - 1, C_C], pc, ex, lo, hi, exec_, alive)
         elif kind == K_DIVREM:
             op = code[pc - 1, C_OP]
             w = code[pc - 1, C_WIDTH]
@@ -391,22 +424,12 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
         elif kind == K_JZ_MASK:
             if masks[a] == 0:
                 pc = imm
-        elif kind == K_ALLOC:  # one lane at a time, in lane order: Python allocates
-            todo = ex & ~state[S_ALLOCATED]
-            for lane in range(lo, hi):
-                if (todo >> lane) & 1:
-                    state[S_ALLOCATED] |= np.int64(1) << lane
-                    if 0 <= regs[lane, a] <= alloc_max:
-                        state[S_LANE] = lane
-                        state[S_ARG] = regs[lane, a]
-                        status = AT_ALLOC
-                        break
-                    _fault(faults, state, masks, lane, pc, 0, exec_, alive)
+        elif kind == K_ALLOC:
+            status = _alloc(regs, masks, state, faults, a, pc, ex, lo, hi, alloc_max, exec_,
+                            alive)
             if status == AT_ALLOC:  # back at this ALLOC, counted once
                 pc -= 1
                 steps -= 1
-            else:
-                state[S_ALLOCATED] = 0
         elif kind == K_FAIL:
             for lane in range(lo, hi):
                 if (ex >> lane) & 1:
