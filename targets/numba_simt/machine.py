@@ -347,6 +347,22 @@ def _forced(ex, base, ip, seed, percent):  # type: ignore[no-untyped-def]
     return f
 
 
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _lane_words(EM, em_key, lanes, W):  # type: ignore[no-untyped-def]
+    """EM[l] = -(bit l of `lanes`): all ones where a lane is in the set, else 0; remade
+    only when the set differs from the one EM holds (`em_key`). Returns the new key."""
+    if em_key != lanes:
+        for l in range(W):
+            EM[l] = -((lanes >> l) & 1)
+    return lanes
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _pick(m, new, old):  # type: ignore[no-untyped-def]
+    """A partial write's blend: `new` where the lane word m is all ones, `old` where 0."""
+    return (new & m) | (old & ~m)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _lowest(x, k):  # type: ignore[no-untyped-def]
     """The lowest `k` lanes of the set x."""
@@ -572,10 +588,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 # partial EXEC keeps V[d] aside, writes every lane, then restores
                 keep = (mode & _M_KEEP) != 0 and ex != full
                 if keep:
-                    if em_key != ex:
-                        for l in range(W):
-                            EM[l] = -((ex >> l) & 1)
-                        em_key = ex
+                    em_key = _lane_words(EM, em_key, ex, W)
                     for l in range(W):
                         T[l] = V[rd, l]
 
@@ -668,7 +681,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 if keep:
                     for l in range(W):
                         m = EM[l]
-                        V[rd, l] = (V[rd, l] & m) | (T[l] & ~m)
+                        V[rd, l] = _pick(m, V[rd, l], T[l])
             elif op == _MGET:
                 if d != _EXEC:  # EXEC = EXEC is a no-op
                     M[k, d] = ex
@@ -811,10 +824,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 wsel = sel & ~f  # a faulting lane keeps its destination
                 part = wsel != full
                 if part:
-                    if em_key != wsel:
-                        for l in range(W):
-                            EM[l] = -((wsel >> l) & 1)
-                        em_key = wsel
+                    em_key = _lane_words(EM, em_key, wsel, W)
                     for l in range(W):
                         T[l] = V[rd, l]
                 if spread == 0 and not floor:
@@ -858,7 +868,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 if part:
                     for l in range(W):
                         m = EM[l]
-                        V[rd, l] = (V[rd, l] & m) | (T[l] & ~m)
+                        V[rd, l] = _pick(m, V[rd, l], T[l])
                 fd = f
                 why = REASON_DIV0
             elif op == _SPILL:
@@ -867,25 +877,19 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     for l in range(W):
                         S[rs, l] = V[ra, l]
                 else:
-                    if em_key != ex:
-                        for l in range(W):
-                            EM[l] = -((ex >> l) & 1)
-                        em_key = ex
+                    em_key = _lane_words(EM, em_key, ex, W)
                     for l in range(W):
                         m = EM[l]
-                        S[rs, l] = (V[ra, l] & m) | (S[rs, l] & ~m)
+                        S[rs, l] = _pick(m, V[ra, l], S[rs, l])
             elif op == _SETI:  # every lane: V[a] where EXEC, else imm
                 if ex == full:
                     for l in range(W):
                         V[rd, l] = V[ra, l]
                 else:
-                    if em_key != ex:
-                        for l in range(W):
-                            EM[l] = -((ex >> l) & 1)
-                        em_key = ex
+                    em_key = _lane_words(EM, em_key, ex, W)
                     for l in range(W):
                         m = EM[l]
-                        V[rd, l] = (V[ra, l] & m) | (imm & ~m)
+                        V[rd, l] = _pick(m, V[ra, l], imm)
             elif (op == _WSUM or op == _WMIN or op == _WMAX or op == _WOR or op == _WAND
                   or op == _WBAL):
                 # whole wave: reduce all W lanes, write all W lanes
