@@ -61,7 +61,6 @@ that the generator built a valid program.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,7 +70,7 @@ from hypothesis import event
 from hypothesis import strategies as st
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir import parse, to_source
+from difftest.core.ir import parse, to_source, walk
 from difftest.core.ir.types import BOOL, I32, I64, Type
 from difftest.core.options import DEFAULT_WORK_BUDGET
 from difftest.core.reconvergence import MAXIMAL, MODELS, defined_only
@@ -1052,14 +1051,6 @@ def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
                     reconvergence)
 
 
-#: per expression node class, its fields that may hold expressions
-_SUBEXPRESSIONS: dict[type, tuple[str, ...]] = {
-    cls: tuple(f.name for f in dataclasses.fields(cls)
-               if f.name in ("operand", "left", "right", "cond", "then", "orelse", "index",
-                             "args"))
-    for cls in n.EXPR_NODES}
-
-
 def trip_bound(program: n.Program, entry: str) -> int:
     """An upper bound on the loop trips (the budget's steps) one workitem of a generated
     kernel runs, from the loop shapes the generator writes: constant ranges exactly,
@@ -1073,14 +1064,7 @@ def trip_bound(program: n.Program, entry: str) -> int:
         return memo[name]
 
     def calls(e: Any) -> int:
-        if isinstance(e, tuple):
-            return sum(calls(x) for x in e)
-        if not isinstance(e, n.EXPR_NODES):
-            return 0
-        total = function(e.func) if isinstance(e, n.Call) else 0
-        for f in _SUBEXPRESSIONS[type(e)]:
-            total += calls(getattr(e, f))
-        return total
+        return sum(function(c.func) for c in walk.calls(e))
 
     def top(e: n.Expr) -> int:
         if isinstance(e, n.Const):
@@ -1106,7 +1090,7 @@ def trip_bound(program: n.Program, entry: str) -> int:
             return (MAX_LOOP + 1) * (1 + block(s.body))
         if isinstance(s, n.CallStmt):
             return calls(s.call)
-        return sum(calls(getattr(s, f, None)) for f in ("value", "index", "code"))
+        return calls(s)  # a simple statement: the calls in its expressions
 
     return function(entry)
 

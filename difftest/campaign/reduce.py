@@ -43,7 +43,8 @@ from difftest.core.errors import CaseError, KernelError
 from difftest.core.host import parse_host
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse, to_source
-from difftest.core.ir.walk import rewrite, substitute, walk
+from difftest.core.ir.walk import (Path, at, blocks, replace_at, rewrite, sites,
+                                   substitute, walk)
 
 _N = TypeVar("_N")
 
@@ -62,16 +63,7 @@ class ReduceStats:
 
 def statements(program: n.Program) -> int:
     """Statements in all functions, nested ones included."""
-    def count(stmts: tuple[n.Stmt, ...]) -> int:
-        total = 0
-        for s in stmts:
-            total += 1
-            if isinstance(s, n.If):
-                total += count(s.then) + count(s.orelse)
-            elif isinstance(s, (n.For, n.While)):
-                total += count(s.body)
-        return total
-    return sum(count(f.body) for f in program.functions)
+    return sum(len(block) for f in program.functions for _, block in blocks(f.body))
 
 
 def size(case: Case) -> tuple[int, int]:
@@ -204,50 +196,11 @@ def _replace_function(program: n.Program, index: int, fn: n.Function) -> n.Progr
     return n.Program(tuple(fns))
 
 
-# A block path: the function index, then (statement index, field) steps down to a block.
-BlockPath = tuple[int, tuple[tuple[int, str], ...]]
-
-
-def _block_paths(program: n.Program) -> list[BlockPath]:
-    out: list[BlockPath] = []
-
-    def visit(fi: int, steps: tuple[tuple[int, str], ...], stmts: tuple[n.Stmt, ...]) -> None:
-        out.append((fi, steps))
-        for i, s in enumerate(stmts):
-            for field in _BLOCK_FIELDS.get(type(s), ()):
-                visit(fi, steps + ((i, field),), getattr(s, field))
-
-    for fi, f in enumerate(program.functions):
-        visit(fi, (), f.body)
-    return out
-
-
-_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
-    n.If: ("then", "orelse"), n.For: ("body",), n.While: ("body",)}
-
-
-def _get_block(program: n.Program, path: BlockPath) -> tuple[n.Stmt, ...]:
-    fi, steps = path
-    stmts = program.functions[fi].body
-    for i, field in steps:
-        stmts = getattr(stmts[i], field)
-    return stmts
-
-
-def _set_block(program: n.Program, path: BlockPath, new: tuple[n.Stmt, ...]) -> n.Program:
-    fi, steps = path
-
-    def rebuild(stmts: tuple[n.Stmt, ...], rest: tuple[tuple[int, str], ...]
-                ) -> tuple[n.Stmt, ...]:
-        if not rest:
-            return new
-        (i, field), tail = rest[0], rest[1:]
-        inner = rebuild(getattr(stmts[i], field), tail)
-        changed: n.Stmt = dataclasses.replace(stmts[i], **{field: inner})  # type: ignore[arg-type]
-        return stmts[:i] + (changed,) + stmts[i + 1:]
-
-    fn = program.functions[fi]
-    return _replace_function(program, fi, dataclasses.replace(fn, body=rebuild(fn.body, steps)))
+def _block_paths(program: n.Program) -> list[Path]:
+    """Every statement block of every function (its path from the program), outermost
+    first; a block's path survives deletions inside it."""
+    return [("functions", fi, "body") + path for fi, f in enumerate(program.functions)
+            for path, _ in blocks(f.body)]
 
 
 # ------------------------------------------------------------------------- passes
@@ -263,13 +216,13 @@ def _delete_statements(case: Case, test: Predicate, deadline: _Deadline) -> Case
         if k >= len(paths):
             return case
         path = paths[k]
-        chunk = max(1, len(_get_block(case.program, path)) // 2)
+        chunk = max(1, len(at(case.program, path)) // 2)
         while chunk >= 1 and not deadline.over():
             start = 0
-            while start < len(_get_block(case.program, path)) and not deadline.over():
-                block = _get_block(case.program, path)
+            while start < len(at(case.program, path)) and not deadline.over():
+                block = at(case.program, path)
                 cut = block[:start] + block[start + chunk:]
-                cand = _with_program(case, _set_block(case.program, path, cut))
+                cand = _with_program(case, replace_at(case.program, path, cut))
                 if cand is not None and test(cand):
                     case = cand  # the next chunk now starts here
                 else:
@@ -288,12 +241,12 @@ def _delete_with_variants(case: Case, test: Predicate, deadline: _Deadline,
         i = 0
         while not deadline.over():
             try:
-                block = _get_block(case.program, path)
+                block = at(case.program, path)
             except (IndexError, AttributeError):
                 break  # the path went away with an earlier deletion
             if i >= len(block):
                 break
-            cand = _with_program(case, _set_block(case.program, path, block[:i] + block[i + 1:]))
+            cand = _with_program(case, replace_at(case.program, path, block[:i] + block[i + 1:]))
             kept = None
             if cand is not None:
                 for options in variants(cand.options):
@@ -315,7 +268,7 @@ def _unwrap_compounds(case: Case) -> Iterator[Case]:
     assigned its start first; skipped when the body breaks or continues this loop)."""
     program = case.program
     for path in _block_paths(program):
-        block = _get_block(program, path)
+        block = at(program, path)
         for i, s in enumerate(block):
             options: list[tuple[n.Stmt, ...]] = []
             if isinstance(s, n.If):
@@ -328,7 +281,7 @@ def _unwrap_compounds(case: Case) -> Iterator[Case]:
                   and not _jumps(s.body[:-1])):
                 options = [s.body[:-1]]  # one trip, then the break
             for inner in options:
-                cand = _with_program(case, _set_block(program, path,
+                cand = _with_program(case, replace_at(program, path,
                                                       block[:i] + inner + block[i + 1:]))
                 if cand is not None:
                     yield cand
@@ -364,7 +317,7 @@ def _inline_helpers(case: Case) -> Iterator[Case]:
     program = case.program
     funcs = {f.name: f for f in program.functions}
     for path in _block_paths(program):
-        block = _get_block(program, path)
+        block = at(program, path)
         for i, s in enumerate(block):
             call, target = None, None
             if isinstance(s, n.CallStmt):
@@ -375,7 +328,7 @@ def _inline_helpers(case: Case) -> Iterator[Case]:
                 continue
             body = _inlined(funcs[call.func], call, target)
             if body is not None:
-                inlined = _set_block(program, path, block[:i] + body + block[i + 1:])
+                inlined = replace_at(program, path, block[:i] + body + block[i + 1:])
                 used = _called(inlined) | {case.entry}  # the helper may be gone now
                 cand = _with_program(case, n.Program(
                     tuple(f for f in inlined.functions if f.name in used)))
@@ -431,32 +384,6 @@ def _substituted(node: _N, name: str, value: n.Expr) -> _N:
                       else None)
 
 
-def _expr_sites(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
-    """(path, expression) for every expression under `node`, outermost first."""
-    if isinstance(node, n.EXPR_NODES):
-        yield path, node
-    if isinstance(node, tuple):
-        for i, c in enumerate(node):
-            yield from _expr_sites(c, path + (i,))
-        return
-    if not dataclasses.is_dataclass(node):
-        return
-    for fld in dataclasses.fields(node):
-        value = getattr(node, fld.name)
-        if isinstance(value, tuple) or isinstance(value, n.EXPR_NODES) or isinstance(
-                value, n.STMT_NODES):
-            yield from _expr_sites(value, path + (fld.name,))
-
-
-def _replace_path(node: Any, path: tuple[Any, ...], new: Any) -> Any:
-    if not path:
-        return new
-    step, rest = path[0], path[1:]
-    if isinstance(step, int):
-        return node[:step] + (_replace_path(node[step], rest, new),) + node[step + 1:]
-    return dataclasses.replace(node, **{step: _replace_path(getattr(node, step), rest, new)})
-
-
 def _simpler(e: Any) -> list[Any]:
     """Replacements for an expression, simplest first."""
     if isinstance(e, n.Const):
@@ -481,9 +408,11 @@ def _simpler(e: Any) -> list[Any]:
 def _simplify_expressions(case: Case) -> Iterator[Case]:
     program = case.program
     for fi, f in enumerate(program.functions):
-        for path, e in _expr_sites(f.body):
+        for path, e in sites(f.body):
+            if not isinstance(e, n.EXPR_NODES):
+                continue
             for repl in _simpler(e):
-                body = _replace_path(f.body, path, repl)
+                body = replace_at(f.body, path, repl)
                 cand = _with_program(case, _replace_function(
                     program, fi, dataclasses.replace(f, body=body)))
                 if cand is not None:
@@ -501,9 +430,9 @@ def _propagate_copies(case: Case) -> Iterator[Case]:
                 assigns.setdefault(x.var, []).append(x)  # type: ignore[arg-type]
         params = {p.name for p in f.params}
         for path in _block_paths(program):
-            if path[0] != fi:
+            if path[1] != fi:  # ("functions", fi, "body", ...)
                 continue
-            block = _get_block(program, path)
+            block = at(program, path)
             for i, s in enumerate(block):
                 if not (isinstance(s, n.Assign) and len(assigns.get(s.target, ())) == 1
                         and s.target not in params and s.declared is None):
@@ -515,7 +444,7 @@ def _propagate_copies(case: Case) -> Iterator[Case]:
                 simple = isinstance(v, (n.WorkId, n.Const, n.Len, n.Name))
                 if not simple:
                     continue
-                prog = _set_block(program, path, block[:i] + block[i + 1:])
+                prog = replace_at(program, path, block[:i] + block[i + 1:])
                 fn = prog.functions[fi]
                 body = _substituted(fn.body, s.target, v)
                 cand = _with_program(case, _replace_function(

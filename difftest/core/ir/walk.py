@@ -26,6 +26,12 @@ _SKIP = frozenset({"line", "ty", "declared", "to", "returns"})
 CHILD_FIELDS: dict[type, tuple[str, ...]] = {
     c: tuple(f.name for f in dataclasses.fields(c) if f.name not in _SKIP)
     for c in NODE_CLASSES}
+#: per class, the fields that hold a block of statements (declared `tuple[Stmt, ...]`)
+BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
+    c: tuple(f.name for f in dataclasses.fields(c) if f.type in ("tuple[Stmt, ...]",))
+    for c in NODE_CLASSES}
+#: where a node sits below another: field names and tuple indices, outermost first
+Path = tuple["int | str", ...]
 
 
 def children(node: Any) -> Iterator[Any]:
@@ -95,6 +101,50 @@ def substitute(node: _T, fn: Callable[[Any], Any]) -> _T:
         if sub is not old:
             changes[name] = sub
     return n.replace(node, **changes) if changes else node
+
+
+def sites(node: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
+    """(path, node) for `node` and every node below it, pre-order, each path relative to
+    the `node` given (`at` and `replace_at` follow them)."""
+    if node.__class__ is tuple:
+        for i, x in enumerate(node):
+            yield from sites(x, path + (i,))
+        return
+    if node.__class__ not in NODE_CLASSES:
+        return
+    yield path, node
+    for name in CHILD_FIELDS[node.__class__]:
+        yield from sites(getattr(node, name), path + (name,))
+
+
+def blocks(body: tuple[n.Stmt, ...], path: Path = ()
+           ) -> Iterator[tuple[Path, tuple[n.Stmt, ...]]]:
+    """(path, block) for a statement block and every block nested in its statements
+    (empty ones too), depth first: a block, then each of its statements' blocks with
+    theirs, in order."""
+    yield path, body
+    for i, s in enumerate(body):
+        for name in BLOCK_FIELDS.get(s.__class__, ()):
+            yield from blocks(getattr(s, name), path + (i, name))
+
+
+def at(node: Any, path: Path) -> Any:
+    """What `path` leads to from `node`."""
+    for step in path:
+        node = node[step] if step.__class__ is int else getattr(node, step)  # type: ignore[index,arg-type]
+    return node
+
+
+def replace_at(node: _T, path: Path, new: Any) -> _T:
+    """A copy of `node` with what `path` leads to replaced by `new` (unchecked)."""
+    if not path:
+        return new  # type: ignore[no-any-return]
+    step, rest = path[0], path[1:]
+    if step.__class__ is int:
+        i: int = step  # type: ignore[assignment]
+        seq: tuple[Any, ...] = node  # type: ignore[assignment]
+        return seq[:i] + (replace_at(seq[i], rest, new),) + seq[i + 1:]  # type: ignore[return-value]
+    return n.replace(node, **{step: replace_at(getattr(node, step), rest, new)})  # type: ignore[arg-type]
 
 
 def calls(node: Any) -> Iterator[n.Call]:
