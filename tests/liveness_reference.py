@@ -107,8 +107,8 @@ def liveness(f: Flow, regions: list[Region], mutants: Mutants = NONE
     for r in regions:
         if r.kind in dropped:
             continue
-        start, stop = f.label_at[id(r.start)], f.label_at[id(r.end)]
-        waiting = live_in[f.label_at[id(r.parked)]] if f.label_at[id(r.parked)] < n else 0
+        start, stop = f.label_at[r.start], f.label_at[r.end]
+        waiting = live_in[f.label_at[r.parked]] if f.label_at[r.parked] < n else 0
         if not waiting:
             continue
         for i in range(start, stop):

@@ -74,7 +74,7 @@ def _all_lane_writes_in_loop(alloc) -> list[Instr]:
     tops = [i for i, ins in enumerate(instrs) if ins.op == Op.JMP]
     assert tops, "no loop back edge"
     back = tops[-1]
-    start = alloc.live.flow.label_at[id(instrs[back].target)]
+    start = alloc.live.flow.label_at[instrs[back].target]
     return [ins for ins in instrs[start:back] if defs(ins) is not None and all_lanes(ins)]
 
 

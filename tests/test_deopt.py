@@ -374,7 +374,7 @@ def test_no_speculation_where_a_wave_operation_follows() -> None:
     lowered = lower(program, "k")
     reach, at = wave_reachable(lowered)
     [cold] = lowered.cold_ifs
-    assert reach[at[id(cold.start)]]
+    assert reach[at[cold.start]]
     for seed in range(1, 30):
         assert speculate(lowered, seed) is lowered  # never chosen
     on = mutants.Mutants.of(["speculate-before-convergent"])

@@ -35,7 +35,7 @@ from difftest.core.outcome import Frame
 from .mutants import NONE, Mutants
 from .isa import IMM, INFOPOINTS, WIDTH, Op
 from .liveness import Flow, all_lanes, bits, defs, operands
-from .lower import Instr, Lowered
+from .lower import Instr, Label, Lowered
 from .regalloc import Allocation
 from .speculate import HostFacts, host_facts
 
@@ -166,12 +166,12 @@ def _rows(table: Sequence[tuple[int, ...]]) -> np.ndarray:
     return np.fromiter(flat, dtype=np.int64, count=len(table) * WIDTH).reshape(-1, WIDTH)
 
 
-def _host_code(host: Lowered, f: Flow) -> tuple[HostCode, dict[int, int], dict[int, int]]:
+def _host_code(host: Lowered, f: Flow) -> tuple[HostCode, dict[Label, int], dict[int, int]]:
     """The host's rows, each label's index, and each infopoint's instruction index (`f`:
     the host code's flow, which has its instructions and labels)."""
     at = f.label_at
     table = [(ins.op, ins.d, ins.a, ins.b, ins.c,
-              at[id(ins.target)] if ins.target is not None else ins.imm, ins.wm, ins.ip)
+              at[ins.target] if ins.target is not None else ins.imm, ins.wm, ins.ip)
              for ins in f.instrs]
     ip_at = {ins.ip: i for i, ins in enumerate(f.instrs) if ins.ip >= 0}
     rows = _rows(table)
@@ -204,7 +204,7 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None,
     device_pc: dict[int, int] = {}
     for pc, k in enumerate(kept):
         ins = f.instrs[k]
-        imm = at[id(ins.target)] if ins.target is not None else ins.imm
+        imm = at[ins.target] if ins.target is not None else ins.imm
         d = c.get(ins.d, ins.d) if f.defined[k] is not None else ins.d
         a, b, cc = ins.a, ins.b, ins.c
         src = f.reads[k]  # operands(ins): a, then b, then c
@@ -235,7 +235,7 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None,
 
 
 def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFacts,
-              host_at: dict[int, int], host_ip_at: dict[int, int],
+              host_at: dict[Label, int], host_ip_at: dict[int, int],
               device_pc: dict[int, int], mutants: Mutants
               ) -> tuple[list[DeoptInfo], list[int], list[int]]:
     live, reach = facts.live, facts.reach
@@ -244,7 +244,7 @@ def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFact
     needs: dict[int, tuple[int, ...]] = {}
     for ip, point in enumerate(device.infopoints):
         if ip in device.speculated:
-            hpc = host_at[id(device.speculated[ip])]
+            hpc = host_at[device.speculated[ip]]
         else:
             hpc = host_ip_at.get(ip, -1)
         pc = device_pc.get(ip, -1)
@@ -280,8 +280,8 @@ def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFact
                 words[pos // 64] |= 1 << (pos % 64)
             locs.append(Location(v, kind, index, pos, is_ref, host.vreg_meanings))
         stmt_pc = hpc
-        if point.statement is not None and id(point.statement) in host_at:
-            stmt_pc = host_at[id(point.statement)]
+        if point.statement is not None and point.statement in host_at:
+            stmt_pc = host_at[point.statement]
         eligible = 0 <= hpc < len(reach) and not reach[hpc]
         words = [w - (1 << 64) if w >= 1 << 63 else w for w in words]  # as int64
         infos.append(DeoptInfo(ip, pc, _KIND_NAMES.get(point.kind, "?"), point.stack,

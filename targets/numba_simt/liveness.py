@@ -80,7 +80,7 @@ def all_lanes(ins: Instr) -> bool:
 @dataclass
 class Flow:
     instrs: list[Instr]
-    label_at: dict[int, int]  # id(Label) -> instruction index
+    label_at: dict[Label, int]  # -> instruction index
     physical: list[list[int]]
     logical: list[list[int]]
     # per instruction, its `defs`, `uses` and `operands` (each pass over a round's code
@@ -112,14 +112,14 @@ class FlowArrays(NamedTuple):
     flags: np.ndarray
 
 
-def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
+def flow(code: list[Instr | Label], overrides: dict[Instr, list[Label]]) -> Flow:
     """The code's flow from scratch: a compilation's first (later allocation rounds work
     theirs out from the round before's: `after_spill`)."""
     instrs: list[Instr] = []
-    label_at: dict[int, int] = {}
+    label_at: dict[Label, int] = {}
     for item in code:
         if isinstance(item, Label):
-            label_at[id(item)] = len(instrs)
+            label_at[item] = len(instrs)
         else:
             instrs.append(item)
     end = len(instrs)
@@ -131,13 +131,13 @@ def flow(code: list[Instr | Label], overrides: dict[int, list[Label]]) -> Flow:
             succ = []
         elif op == jmp or op in jz:
             assert ins.target is not None
-            t = label_at[id(ins.target)]
+            t = label_at[ins.target]
             succ = [s for s in ((t,) if op == jmp else (i + 1, t)) if s < end]
         else:
             succ = [i + 1] if i + 1 < end else []
         f.physical.append(succ)
-        if id(ins) in overrides:
-            f.logical.append([label_at[id(lab)] for lab in overrides[id(ins)]])
+        if ins in overrides:
+            f.logical.append([label_at[lab] for lab in overrides[ins]])
         else:
             f.logical.append(succ)
         r, u, ub, d, db, fl = _facts(ins)
@@ -212,8 +212,8 @@ def liveness(f: Flow, regions: list[Region], mutants: Mutants = NONE) -> Livenes
       masked def, a mutant's, leaves garbage, which is the bug).
     Computed by `dataflow.solve`; tests/test_dataflow.py has the Python rules."""
     dropped = {kind for name, kind in _DROPS.items() if mutants.on(name)}
-    regions_at = np.array([(f.label_at[id(r.start)], f.label_at[id(r.end)],
-                            f.label_at[id(r.parked)]) for r in regions
+    regions_at = np.array([(f.label_at[r.start], f.label_at[r.end],
+                            f.label_at[r.parked]) for r in regions
                            if r.kind not in dropped], dtype=np.int64).reshape(-1, 3)
     a = f.arrays()
     biggest = max(int(a.use.max(initial=-1)), int(a.defs.max(initial=-1)))

@@ -45,13 +45,13 @@ _CMP = {"==": Op.CMP_EQ, "!=": Op.CMP_NE, "<": Op.CMP_LT, "<=": Op.CMP_LE, ">": 
         ">=": Op.CMP_GE}
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity: each is one place in the code
 class Label:
     name: str
     index: int = -1  # instruction index once placed
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity, as Label
 class Instr:
     """One machine instruction over virtual registers (`d`/`a`/`b`/`c` are vreg numbers,
     mask numbers or slots depending on the opcode; `target` a Label for jumps)."""
@@ -151,9 +151,9 @@ class Lowered:
     vreg_meanings: Meanings
     infopoints: list[Infopoint]
     regions: list[Region]
-    # logical successors that differ from the physical ones: instr id -> labels (or [] =
-    # the lane ends here); instr id is id(Instr)
-    logical: dict[int, list[Label]]
+    # logical successors that differ from the physical ones: instruction -> labels (or
+    # [] = the lane ends here)
+    logical: dict[Instr, list[Label]]
     params: list[str]
     cold_ifs: list[ColdIf] = field(default_factory=list)
     # device code only (speculate.py): a DEOPT's infopoint -> the host's resume label
@@ -190,7 +190,7 @@ class _Lowerer:
         self.statement: Label | None = None
         self.infopoints: list[Infopoint] = []
         self.regions: list[Region] = []
-        self.logical: dict[int, list[Label]] = {}
+        self.logical: dict[Instr, list[Label]] = {}
         self.frames: list[_Frame] = []
         self.nlabels = 0
 
@@ -242,7 +242,7 @@ class _Lowerer:
         self.regions.append(Region(start, end, parked, why, kind))
 
     def set_logical(self, ins: Instr, succs: list[Label]) -> None:
-        self.logical[id(ins)] = succs
+        self.logical[ins] = succs
 
     # -------------------------------------------------------------- program
 

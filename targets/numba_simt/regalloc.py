@@ -130,12 +130,12 @@ def _color(live: Liveness, nvregs: int, nregs: int, order: str, seed: int,
 
 
 def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg: _Counter,
-           temps: dict[int, int], owned: set[int], overrides: dict[int, list[Label]],
+           temps: dict[int, int], owned: set[Instr], overrides: dict[Instr, list[Label]],
            groups: dict[int, tuple[int, bool]], mutants: Mutants) -> list[Instr | Label]:
     """Spill each victim (vreg -> slot) everywhere, in one pass over the code; the same
     code, temporaries numbered alike, as spilling them one pass each in `victims`' order
     (each victim's temporaries in code order, the first victim's first). `temps` gets
-    each new temporary's victim. An instruction not in `owned` (by id) is another's: it
+    each new temporary's victim. An instruction not in `owned` is another's: it
     is copied (and owned) before it changes, its logical successors (`overrides`)
     carried to the copy. `f`: the flow of `code` (its operands and defs). `groups` gets
     each changed instruction's index in `f` -> (the reloads put before it, whether a spill
@@ -180,11 +180,11 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
             used.add(ins.d)
         d = f.defined[k]
         waits = bool(ins.deopt_uses) and not victims.keys().isdisjoint(ins.deopt_uses)
-        if id(ins) not in owned:
+        if ins not in owned:
             ins = item.clone()
-            owned.add(id(ins))
-            if id(item) in overrides:
-                overrides[id(ins)] = overrides[id(item)]
+            owned.add(ins)
+            if item in overrides:
+                overrides[ins] = overrides[item]
         if waits:  # a spilled value waits in its slot: the frame saves it
             ins.deopt_uses = tuple(u for u in ins.deopt_uses if u not in victims)
         spill_after: Instr | None = None
@@ -248,7 +248,7 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
     code = list(lowered.code)  # spill code copies an instruction before changing it
     overrides = dict(lowered.logical)
     regions = lowered.regions
-    owned: set[int] = set()  # ids of the instructions this allocation made
+    owned: set[Instr] = set()  # the instructions this allocation made
     types = dict(lowered.vreg_types)
     new_vreg = _Counter(lowered.nvregs)
     slots: dict[int, int] = {}

@@ -40,7 +40,7 @@ def host_facts(host: Lowered, mutants: Mutants = NONE) -> HostFacts:
     return HostFacts(liveness(f, host.regions, mutants), _reachable(f))
 
 
-def wave_reachable(lowered: Lowered) -> tuple[list[bool], dict[int, int]]:
+def wave_reachable(lowered: Lowered) -> tuple[list[bool], dict[Label, int]]:
     """Per instruction of `lowered`: whether a wave operation is reachable from it over
     the lanes' (logical) control flow; and each label's instruction index."""
     f = flow(lowered.code, lowered.logical)
@@ -77,8 +77,8 @@ def speculate(lowered: Lowered, seed: int, facts: HostFacts | None = None,
     rng = random.Random(seed)
     chosen = []
     for cold in lowered.cold_ifs:
-        at = label_at[id(cold.start)]
-        if at >= len(reach) or at == label_at[id(cold.end)]:
+        at = label_at[cold.start]
+        if at >= len(reach) or at == label_at[cold.end]:
             continue  # an empty arm: nothing to speculate away
         if reach[at] and not mutants.on("speculate-before-convergent"):
             continue
@@ -90,31 +90,31 @@ def speculate(lowered: Lowered, seed: int, facts: HostFacts | None = None,
     out.infopoints = list(lowered.infopoints)
     code: list[Instr | Label] = []
     skip_until: Label | None = None
-    starts = {id(c.start): c for c in chosen}
-    removed: set[int] = set()  # ids of labels and instructions taken out with an arm
+    starts = {c.start: c for c in chosen}
+    removed: set[Instr | Label] = set()  # taken out with an arm
     for item in lowered.code:
         if skip_until is not None:
             if item is skip_until:
                 skip_until = None
                 code.append(item)
             else:
-                removed.add(id(item))
+                removed.add(item)
             continue
         code.append(item)
-        if isinstance(item, Label) and id(item) in starts:
-            cold = starts[id(item)]
-            at = label_at[id(cold.start)]
+        if isinstance(item, Label) and item in starts:
+            cold = starts[item]
+            at = label_at[cold.start]
             deopt = Instr(Op.DEOPT, ip=len(out.infopoints))
             deopt.deopt_uses = tuple(bits(live.live_in[at]))
             out.infopoints.append(Infopoint(FAULT_SPECULATION, (), (), None))
             code.append(deopt)
-            out.logical = {**out.logical, id(deopt): []}  # the lane's device path ends
+            out.logical = {**out.logical, deopt: []}  # the lane's device path ends
             out.speculated = {**out.speculated, deopt.ip: cold.start}  # host resumes here
             skip_until = cold.end
     out.code = code
     out.regions = [r for r in lowered.regions
-                   if not ({id(r.start), id(r.end), id(r.parked)} & removed)]
+                   if not ({r.start, r.end, r.parked} & removed)]
     out.logical = {k: v for k, v in out.logical.items() if k not in removed}
-    out.cold_ifs = [c for c in lowered.cold_ifs if id(c.start) not in removed
+    out.cold_ifs = [c for c in lowered.cold_ifs if c.start not in removed
                     and c not in chosen]
     return out
