@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from difftest.core.case import Case
+from difftest.core.fullrun import FullRun
 from difftest.core.host import HostError, HostRules, binding
 
-from .reference import FullRun, run_full
+from .reference import run_full
 
 _NP = {"i32": np.int32, "i64": np.int64}
 

@@ -8,11 +8,12 @@ from typing import Any
 
 from difftest.core.case import Case
 from difftest.core.errors import OracleError
+from difftest.core.fullrun import FullRun
 from difftest.core.outcome import Outcome, TargetError, host_result
 from difftest.core.target import Target
 
 from .host_model import HostRun, run_host
-from .reference import FullRun, run_full
+from .reference import run_full
 
 
 class ReferenceOracle:

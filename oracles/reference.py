@@ -54,25 +54,21 @@ needs, and it never runs more than `work_budget` trips in all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, overload
-from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
 
 from difftest.core.case import Case
 from difftest.core.errors import OracleError
-from difftest.core.options import describe_budget, out_of_budget, trip_budget
+from difftest.core.fullrun import FullRun, WriteLog
+from difftest.core.options import describe_budget, trip_budget
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, Type
 from difftest.core.outcome import (
-    COMPLETED,
-    FAULTED,
-    ExceptionReport,
     Fault,
     Frame,
-    Outcome,
-    TargetError,
 )
 
 #: statements and expressions the reference evaluates in one launch at most, each counted
@@ -80,115 +76,6 @@ from difftest.core.outcome import (
 #: of lanes): a kernel past it would hold a check for many seconds. Generated kernels stay
 #: under about 10,000 (docs/semantics.md, "Size limits")
 MAX_WORK = 2_000_000
-
-
-class Write(NamedTuple):
-    """One entry of a workitem's write log: a plain store or an atomic contribution (a
-    named tuple: the oracle makes one per lane per store)."""
-
-    buffer: str
-    index: int  # type: ignore[assignment]  # shadows tuple.index, which no one calls
-    value: int
-    atomic: bool = False
-
-
-class WriteLog(Sequence[list[Write]]):
-    """The workitems' write logs: entry g is workitem g's `Write`s, in program order. The
-    oracle keeps them as columns, one chunk per logged store or atomic (a `Write` per lane
-    per store was the oracle's largest cost in the fuzz loop); the checker replays the
-    columns (`columns`), and the lists are made only when something reads them."""
-
-    def __init__(self, n_items: int, names: list[str]) -> None:
-        self.n = n_items
-        self.names = names  # a buffer's number in the columns -> its name
-        self._chunks: list[tuple[np.ndarray, ...]] = []
-        self._columns: tuple[np.ndarray, ...] | None = None
-        self._lists: list[list[Write]] | None = None
-
-    def add(self, gids: np.ndarray, buffers: np.ndarray, index: np.ndarray,
-            values: np.ndarray, atomic: bool) -> None:
-        """One access's entries (arrays over its lanes; not changed afterwards)."""
-        self._chunks.append((gids, buffers, index, values,
-                             np.full(len(gids), atomic, dtype=bool)))
-        self._columns = self._lists = None
-
-    def columns(self) -> tuple[np.ndarray, ...]:
-        """(gid, buffer number, index, value, atomic) of every entry: workitems ascending,
-        each one's entries in program order."""
-        if self._columns is None:
-            if not self._chunks:
-                empty = np.zeros(0, dtype=np.int64)
-                return empty, empty, empty, empty, np.zeros(0, dtype=bool)
-            cols = [np.concatenate(c) for c in zip(*self._chunks)]
-            order = np.argsort(cols[0], kind="stable")
-            self._columns = tuple(c[order] for c in cols)
-        return self._columns
-
-    def _made(self) -> list[list[Write]]:
-        if self._lists is None:
-            lists: list[list[Write]] = [[] for _ in range(self.n)]
-            names = self.names
-            for g, b, i, v, a in zip(*(c.tolist() for c in self.columns())):
-                lists[g].append(Write(names[b], i, v, a))
-            self._lists = lists
-        return self._lists
-
-    @overload
-    def __getitem__(self, g: int) -> list[Write]: ...
-
-    @overload
-    def __getitem__(self, g: slice) -> list[list[Write]]: ...
-
-    def __getitem__(self, g: int | slice) -> list[Write] | list[list[Write]]:
-        return self._made()[g]
-
-    def __len__(self) -> int:
-        return self.n
-
-    def __iter__(self) -> Iterator[list[Write]]:
-        return iter(self._made())
-
-
-@dataclass
-class FullRun:
-    """Every workitem run once, each faulting one stopped at its fault and each one past
-    its trip budget stopped there (`exhausted`: their fate is None, but they neither
-    completed nor faulted)."""
-
-    n: int
-    wave: int
-    fates: list[Fault | None]  # None = completed (or exhausted)
-    writes: WriteLog
-    initial: dict[str, np.ndarray]
-    final: dict[str, np.ndarray]
-    exhausted: list[int] = field(default_factory=list)  # ascending gids
-    budget_text: str = ""
-    trips: list[int] = field(default_factory=list)  # loop trips each workitem ran
-    # what a checker derives from this run, kept with it: one oracle run is checked
-    # against several schedules
-    derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def faulting(self) -> list[int]:
-        return [g for g, f in enumerate(self.fates) if f is not None]
-
-    def outcome(self) -> Outcome:
-        """The outcome of running everything, reporting the lowest faulting gid (or the
-        `step_budget` error when a workitem ran out of budget)."""
-        if self.exhausted:
-            return Outcome({k: v.copy() for k, v in self.initial.items()}, None, [],
-                           error=self.budget_error())
-        faults = {g: f for g, f in enumerate(self.fates) if f is not None}
-        exc = None
-        if faults:
-            g = min(faults)
-            exc = ExceptionReport(g, faults[g])
-        status = [COMPLETED if f is None else FAULTED for f in self.fates]
-        bufs = {k: v.copy() for k, v in self.final.items()}
-        return Outcome(bufs, exc, status, faults)
-
-    def budget_error(self) -> TargetError:
-        return out_of_budget(self.exhausted[0], self.budget_text)
 
 
 # ------------------------------------------------------------------ arrays

@@ -31,7 +31,8 @@ from difftest.core.errors import OracleError
 from difftest.core.outcome import Fault, Frame
 from generators.cases import kernel_cases
 from oracles import reference
-from oracles.reference import FullRun, run_full
+from difftest.core.fullrun import FullRun
+from oracles.reference import run_full
 from tests import oracle_legacy
 
 I32_MIN, I32_MAX = -(2**31), 2**31 - 1

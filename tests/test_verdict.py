@@ -18,7 +18,8 @@ from difftest.core.case import Case, case_from_json
 from difftest.core.outcome import (COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Frame,
                                    Outcome, TargetError)
 from difftest.core.verdict import check_outcome
-from oracles.reference import FullRun, run_full
+from difftest.core.fullrun import FullRun
+from oracles.reference import run_full
 
 from .conftest import example_json
 

@@ -12,6 +12,7 @@ from typing import Any
 from collections.abc import Callable
 
 from difftest.core.case import Case
+from difftest.core.fullrun import FullRun
 from difftest.core.outcome import Outcome, TargetError
 from difftest.core.verdict import Verdict, check_outcome
 
@@ -20,7 +21,7 @@ from difftest.core.verdict import Verdict, check_outcome
 class CheckResult:
     verdict: Verdict
     outcome: Outcome
-    full: Any  # oracles.reference.FullRun, or None when the oracle failed
+    full: FullRun | None  # None when the oracle failed
     oracle_error: TargetError | None
     schedule: dict[str, Any]
 
@@ -68,7 +69,7 @@ def run_target(target: Any, case: Case, schedule: dict[str, Any],
 
 def check_case(case: Case, target: Any, schedule: dict[str, Any] | None = None,
                options: dict[str, Any] | None = None, policy: str | None = None,
-               full: Any = None, oracle_error: TargetError | None = None) -> CheckResult:
+               full: FullRun | None = None, oracle_error: TargetError | None = None) -> CheckResult:
     """Verdict for one (case, schedule, options) on `target`. Pass `full` to reuse one
     oracle run across several schedules of the same case."""
     options = {**case.options, **(options or {})}

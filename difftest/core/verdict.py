@@ -19,6 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from difftest.core.case import Case
+from difftest.core.fullrun import FullRun
 from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome, TargetError
 
 RULES = ("R0 error", "R1 exception", "R2 fates", "R3 memory", "R4 atomics", "R5 granularity",
@@ -96,7 +97,7 @@ def _wrap(v: int, dtype: np.dtype) -> int:
     return v - (1 << bits) if v >> (bits - 1) else v
 
 
-def _expected_memory(full: Any, ran: list[bool]) -> _Expect:
+def _expected_memory(full: FullRun, ran: list[bool]) -> _Expect:
     """`_replayed_memory`, kept in the full run for each set of ran workitems: the fuzz
     loop checks several schedules against one oracle run, and most of them run every
     workitem (the result is only read)."""
@@ -107,7 +108,7 @@ def _expected_memory(full: Any, ran: list[bool]) -> _Expect:
     return exp
 
 
-def _replayed_memory(full: Any, ran: list[bool]) -> _Expect:
+def _replayed_memory(full: FullRun, ran: list[bool]) -> _Expect:
     """Atomic-only locations are summed (R4); every other location is replayed from the
     ran workitems' logs (by the race rule, at most one workitem touches a location that
     sees a plain store, so replaying its log in order is exact)."""
@@ -134,7 +135,7 @@ def _replayed_memory(full: Any, ran: list[bool]) -> _Expect:
     return exp
 
 
-def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = None,
+def check_outcome(case: Case, full: FullRun | None, outcome: Outcome, policy: str | None = None,
                   wave_granularity: bool = False, oracle_error: TargetError | None = None
                   ) -> Verdict:
     """The verdict on `outcome`: the first of the rules, in their order, that fails (one
@@ -148,14 +149,16 @@ def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = 
     decided = _r0_error(full, outcome, oracle_error)
     if decided is not None:
         return decided
+    assert full is not None, "the oracle's run, or the error it failed with"
+    run = full
     if len(outcome.status) != case.n:
         return _fail("R2 fates", f"status has {len(outcome.status)} entries for {case.n} "
                      "workitems", expected=case.n, actual=len(outcome.status))
     rules: list[Callable[[], Verdict | None]] = [
-        lambda: _r1_exception(case, full, outcome, policy),
-        lambda: _r2_fates(case, full, outcome),
-        lambda: _r3_memory(full, outcome),
-        lambda: _r4_atomics(full, outcome),
+        lambda: _r1_exception(case, run, outcome, policy),
+        lambda: _r2_fates(case, run, outcome),
+        lambda: _r3_memory(run, outcome),
+        lambda: _r4_atomics(run, outcome),
     ]
     if wave_granularity:
         rules.append(lambda: _r5_granularity(case, outcome))
@@ -166,7 +169,7 @@ def check_outcome(case: Case, full: Any, outcome: Outcome, policy: str | None = 
     return AGREE
 
 
-def _r0_error(full: Any, outcome: Outcome, oracle_error: TargetError | None
+def _r0_error(full: FullRun | None, outcome: Outcome, oracle_error: TargetError | None
               ) -> Verdict | None:
     """R0: a target error agrees only when the oracle's run fails the same way (a race, or
     a workitem out of budget); without one, the other rules decide (None)."""
@@ -176,6 +179,7 @@ def _r0_error(full: Any, outcome: Outcome, oracle_error: TargetError | None
             return AGREE
         return _fail("R0 error", f"oracle error: {oracle_error}", expected=oracle_error,
                      actual=outcome.error)
+    assert full is not None, "the oracle's run, or the error it failed with"
     exhausted: list[int] = full.exhausted
     if kind == "step_budget" and exhausted:
         return AGREE  # the target ran a workitem that runs out of budget
@@ -185,7 +189,7 @@ def _r0_error(full: Any, outcome: Outcome, oracle_error: TargetError | None
     return None
 
 
-def _r1_exception(case: Case, full: Any, outcome: Outcome, policy: str) -> Verdict | None:
+def _r1_exception(case: Case, full: FullRun, outcome: Outcome, policy: str) -> Verdict | None:
     """R1: an exception is reported exactly when a workitem faults, and it is a faulting
     workitem's fault (under `sequential`, the lowest's, with every later wave never-ran)."""
     n, wave, fates, status = case.n, case.wave, full.fates, outcome.status
@@ -197,9 +201,11 @@ def _r1_exception(case: Case, full: Any, outcome: Outcome, policy: str) -> Verdi
                          [exc.gid], None, exc.to_json())
         return None
     if exc is None:
+        first = fates[faulting[0]]
+        assert first is not None
         return _fail("R1 exception",
                      f"no exception reported, but {len(faulting)} workitem(s) fault",
-                     faulting[:8], fates[faulting[0]].to_json(), None)
+                     faulting[:8], first.to_json(), None)
     g = exc.gid
     if not 0 <= g < n or fates[g] is None:
         return _fail("R1 exception", f"workitem {g} is reported but does not fault",
@@ -223,7 +229,7 @@ def _r1_exception(case: Case, full: Any, outcome: Outcome, policy: str) -> Verdi
     return None
 
 
-def _r2_fates(case: Case, full: Any, outcome: Outcome) -> Verdict | None:
+def _r2_fates(case: Case, full: FullRun, outcome: Outcome) -> Verdict | None:
     """R2: each workitem's status is its fate or never-ran (never-ran only with an
     exception reported; an exhausted workitem only never-ran), and a `faults` list names
     exactly the faulted workitems, each with its fate."""
@@ -262,7 +268,7 @@ def _r2_fates(case: Case, full: Any, outcome: Outcome) -> Verdict | None:
     return None
 
 
-def _r3_memory(full: Any, outcome: Outcome) -> Verdict | None:
+def _r3_memory(full: FullRun, outcome: Outcome) -> Verdict | None:
     """R3: every plain location holds what the ran workitems' write logs leave there."""
     exp = _expected_memory(full, [s != NEVER_RAN for s in outcome.status])
     if set(outcome.buffers) != set(exp.plain):
@@ -281,7 +287,7 @@ def _r3_memory(full: Any, outcome: Outcome) -> Verdict | None:
     return None
 
 
-def _r4_atomics(full: Any, outcome: Outcome) -> Verdict | None:
+def _r4_atomics(full: FullRun, outcome: Outcome) -> Verdict | None:
     """R4: each atomic location holds its initial value plus the ran workitems' adds."""
     exp = _expected_memory(full, [s != NEVER_RAN for s in outcome.status])
     for (buf, index), want_v in sorted(exp.atomic.items()):
@@ -303,7 +309,7 @@ def _r5_granularity(case: Case, outcome: Outcome) -> Verdict | None:
     return None
 
 
-def memory_differences(full: Any, outcome: Outcome, limit: int = 20
+def memory_differences(full: FullRun, outcome: Outcome, limit: int = 20
                        ) -> tuple[list[tuple[str, int, int, int, list[int]]], int]:
     """Where the outcome's memory differs from what a run of its ran workitems leaves:
     up to `limit` (buffer, index, expected, actual, writers) rows, and how many differ
@@ -332,12 +338,12 @@ def memory_differences(full: Any, outcome: Outcome, limit: int = 20
     return rows, total
 
 
-def _writers(full: Any, name: str, i: int, atomic: bool) -> list[tuple[int, int]]:
+def _writers(full: FullRun, name: str, i: int, atomic: bool) -> list[tuple[int, int]]:
     return [(g, w.value) for g, log in enumerate(full.writes) for w in log
             if w.buffer == name and w.index == i and w.atomic == atomic]
 
 
-def _memory_mismatch(full: Any, status: list[str], name: str, i: int,
+def _memory_mismatch(full: FullRun, status: list[str], name: str, i: int,
                      want: int, got: int) -> Verdict:
     writers = _writers(full, name, i, atomic=False)
     who = sorted({g for g, _ in writers})
@@ -357,7 +363,7 @@ def _memory_mismatch(full: Any, status: list[str], name: str, i: int,
     return _fail("R3 memory", f"{loc} holds {got}, expected {want}", who[:8], want, got)
 
 
-def _atomic_mismatch(full: Any, status: list[str], name: str, i: int,
+def _atomic_mismatch(full: FullRun, status: list[str], name: str, i: int,
                      want: int, got: int) -> Verdict:
     loc = f"{name}[{i}]"
     dtype = full.initial[name].dtype

@@ -1,0 +1,125 @@
+"""What the oracle's full run holds: the contract between the oracle, which makes it, and
+the checker (verdict.py), which reads it -- every workitem's fate, its write log, the
+memory before and after, and who ran out of budget. Plain data with no oracle logic, so
+the checker names its input's type without importing an oracle."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, overload
+
+import numpy as np
+
+from difftest.core.options import out_of_budget
+from difftest.core.outcome import (COMPLETED, FAULTED, ExceptionReport, Fault, Outcome,
+                                   TargetError)
+
+
+class Write(NamedTuple):
+    """One entry of a workitem's write log: a plain store or an atomic contribution (a
+    named tuple: the oracle makes one per lane per store)."""
+
+    buffer: str
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which no one calls
+    value: int
+    atomic: bool = False
+
+
+class WriteLog(Sequence[list[Write]]):
+    """The workitems' write logs: entry g is workitem g's `Write`s, in program order. The
+    oracle keeps them as columns, one chunk per logged store or atomic (a `Write` per lane
+    per store was the oracle's largest cost in the fuzz loop); the checker replays the
+    columns (`columns`), and the lists are made only when something reads them."""
+
+    def __init__(self, n_items: int, names: list[str]) -> None:
+        self.n = n_items
+        self.names = names  # a buffer's number in the columns -> its name
+        self._chunks: list[tuple[np.ndarray, ...]] = []
+        self._columns: tuple[np.ndarray, ...] | None = None
+        self._lists: list[list[Write]] | None = None
+
+    def add(self, gids: np.ndarray, buffers: np.ndarray, index: np.ndarray,
+            values: np.ndarray, atomic: bool) -> None:
+        """One access's entries (arrays over its lanes; not changed afterwards)."""
+        self._chunks.append((gids, buffers, index, values,
+                             np.full(len(gids), atomic, dtype=bool)))
+        self._columns = self._lists = None
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """(gid, buffer number, index, value, atomic) of every entry: workitems ascending,
+        each one's entries in program order."""
+        if self._columns is None:
+            if not self._chunks:
+                empty = np.zeros(0, dtype=np.int64)
+                return empty, empty, empty, empty, np.zeros(0, dtype=bool)
+            cols = [np.concatenate(c) for c in zip(*self._chunks)]
+            order = np.argsort(cols[0], kind="stable")
+            self._columns = tuple(c[order] for c in cols)
+        return self._columns
+
+    def _made(self) -> list[list[Write]]:
+        if self._lists is None:
+            lists: list[list[Write]] = [[] for _ in range(self.n)]
+            names = self.names
+            for g, b, i, v, a in zip(*(c.tolist() for c in self.columns())):
+                lists[g].append(Write(names[b], i, v, a))
+            self._lists = lists
+        return self._lists
+
+    @overload
+    def __getitem__(self, g: int) -> list[Write]: ...
+
+    @overload
+    def __getitem__(self, g: slice) -> list[list[Write]]: ...
+
+    def __getitem__(self, g: int | slice) -> list[Write] | list[list[Write]]:
+        return self._made()[g]
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self) -> Iterator[list[Write]]:
+        return iter(self._made())
+
+
+@dataclass
+class FullRun:
+    """Every workitem run once, each faulting one stopped at its fault and each one past
+    its trip budget stopped there (`exhausted`: their fate is None, but they neither
+    completed nor faulted)."""
+
+    n: int
+    wave: int
+    fates: list[Fault | None]  # None = completed (or exhausted)
+    writes: WriteLog
+    initial: dict[str, np.ndarray]
+    final: dict[str, np.ndarray]
+    exhausted: list[int] = field(default_factory=list)  # ascending gids
+    budget_text: str = ""
+    trips: list[int] = field(default_factory=list)  # loop trips each workitem ran
+    # what a checker derives from this run, kept with it: one oracle run is checked
+    # against several schedules
+    derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def faulting(self) -> list[int]:
+        return [g for g, f in enumerate(self.fates) if f is not None]
+
+    def outcome(self) -> Outcome:
+        """The outcome of running everything, reporting the lowest faulting gid (or the
+        `step_budget` error when a workitem ran out of budget)."""
+        if self.exhausted:
+            return Outcome({k: v.copy() for k, v in self.initial.items()}, None, [],
+                           error=self.budget_error())
+        faults = {g: f for g, f in enumerate(self.fates) if f is not None}
+        exc = None
+        if faults:
+            g = min(faults)
+            exc = ExceptionReport(g, faults[g])
+        status = [COMPLETED if f is None else FAULTED for f in self.fates]
+        bufs = {k: v.copy() for k, v in self.final.items()}
+        return Outcome(bufs, exc, status, faults)
+
+    def budget_error(self) -> TargetError:
+        return out_of_budget(self.exhausted[0], self.budget_text)
