@@ -10,45 +10,17 @@ Each launch is the reference oracle's full run on the bound buffers.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from difftest.core.case import Case
-from difftest.core.fullrun import FullRun
+from difftest.core.fullrun import HostRun
 from difftest.core.host import HostError, HostRules, binding
 
 from .reference import run_full
 
 _NP = {"i32": np.int32, "i64": np.int64}
-
-
-@dataclass
-class HostRun:
-    """What the program did: its observations (step, contents), the host error that ended
-    it, and either the model's final buffers (no launch ended it) or the launch that did
-    (an exception, or a workitem out of budget): its case and full run, for the checker's
-    per-launch rules."""
-
-    observations: list[tuple[int, list[int]]] = field(default_factory=list)
-    error: tuple[int, str] | None = None
-    final: dict[str, np.ndarray] = field(default_factory=dict)
-    launches: int = 0
-    ended_by: Case | None = None  # the launch case that ended the program
-    full: FullRun | None = None
-    binding: dict[str, str] = field(default_factory=dict)  # its parameter -> buffer
-
-    trips: list[int] = field(default_factory=list)  # the most any workitem ran, per launch
-
-    @property
-    def exhausted(self) -> list[int]:
-        return list(self.full.exhausted) if self.full is not None else []
-
-    @property
-    def fates(self) -> list[Any]:
-        """The ending launch's fates (what statistics of faults count)."""
-        return list(self.full.fates) if self.full is not None else []
 
 
 def run_host(case: Case, options: dict[str, Any] | None = None) -> HostRun:

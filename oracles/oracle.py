@@ -8,11 +8,11 @@ from typing import Any
 
 from difftest.core.case import Case
 from difftest.core.errors import OracleError
-from difftest.core.fullrun import FullRun
+from difftest.core.fullrun import FullRun, HostRun
 from difftest.core.outcome import Outcome, TargetError, host_result
 from difftest.core.target import Target
 
-from .host_model import HostRun, run_host
+from .host_model import run_host
 from .reference import run_full
 
 

@@ -62,3 +62,13 @@ def test_headless_chromium_renders_the_page_without_errors(campaign: Path,
     assert (31, 119, 180) in colours  # matplotlib's first line colour: a plot is drawn
     assert (67, 160, 71) in colours   # the coverage bars
     assert (76, 175, 80) in colours   # a completed workitem in a status picture
+
+
+def test_a_host_programs_evidence_is_run_not_left_aside() -> None:
+    """A finding that is a host program is rerun for the page like a launch: its verdict
+    and status picture, no table of writers (its memory is checked per launch)."""
+    from difftest.app.campaign_report import _run_html
+    from difftest.core.kernelfile import load_case
+
+    html = _run_html(load_case(str(Path(__file__).parents[1] / "examples" / "host_program.py")))
+    assert "numba-simt: agree" in html and "not run here" not in html

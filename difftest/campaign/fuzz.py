@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from difftest.campaign.results import Journal
-from difftest.core.fullrun import FullRun
+from difftest.core.fullrun import OracleRun
 from difftest.core.outcome import TargetError
 
 BATCH = 25  # examples per Hypothesis run: bounds the overshoot past --time
@@ -413,7 +413,7 @@ class _Worker:
                 raise Counterexample(best[0], best[1], verdict.rule)
 
     def mutant_only(self, case: Any, schedule: dict[str, Any], options: dict[str, Any],
-                    full: FullRun | None, oracle_error: TargetError | None) -> bool:
+                    full: OracleRun | None, oracle_error: TargetError | None) -> bool:
         """Whether a case that disagrees with mutants on agrees without them: only then
         is the failure the injected bug's (a real target has bugs of its own)."""
         from difftest.campaign.runner import check_case

@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
+from difftest.core.fullrun import FullRun, HostRun
 from difftest.core.target import Target, as_target
 
 TARGETS = "difftest.targets"
@@ -26,7 +27,9 @@ ORACLES = "difftest.oracles"
 class Oracle(Protocol):
     name: str
 
-    def run_full(self, case: Case, options: dict[str, Any] | None = None) -> Any: ...
+    def run_full(self, case: Case, options: dict[str, Any] | None = None) -> FullRun: ...
+
+    def run_host(self, case: Case, options: dict[str, Any] | None = None) -> HostRun: ...
 
 
 class UnknownTarget(DifftestError):

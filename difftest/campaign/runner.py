@@ -12,7 +12,7 @@ from typing import Any
 from collections.abc import Callable
 
 from difftest.core.case import Case
-from difftest.core.fullrun import FullRun
+from difftest.core.fullrun import OracleRun
 from difftest.core.outcome import Outcome, TargetError
 from difftest.core.verdict import Verdict, check_outcome
 
@@ -21,13 +21,13 @@ from difftest.core.verdict import Verdict, check_outcome
 class CheckResult:
     verdict: Verdict
     outcome: Outcome
-    full: FullRun | None  # None when the oracle failed
+    full: OracleRun | None  # None when the oracle failed
     oracle_error: TargetError | None
     schedule: dict[str, Any]
 
 
 def oracle_run(case: Case, options: dict[str, Any] | None = None
-               ) -> tuple[Any, TargetError | None]:
+               ) -> tuple[OracleRun | None, TargetError | None]:
     """The oracle's full run under the budgets of `options` (default: the case's), or
     (None, error) for a racy kernel (whose verdict the checker still gives: a target must
     report the race too). A kernel past the oracle's work limit raises OracleError: no
@@ -38,7 +38,7 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None
     opts = {**case.options, **(options or {})}
     try:
         if case.host is not None:
-            return load_oracle().run_host(case, opts), None  # type: ignore[attr-defined]
+            return load_oracle().run_host(case, opts), None
         return load_oracle().run_full(case, opts), None
     except OracleError as e:
         if e.kind != "race":
@@ -69,7 +69,8 @@ def run_target(target: Any, case: Case, schedule: dict[str, Any],
 
 def check_case(case: Case, target: Any, schedule: dict[str, Any] | None = None,
                options: dict[str, Any] | None = None, policy: str | None = None,
-               full: FullRun | None = None, oracle_error: TargetError | None = None) -> CheckResult:
+               full: OracleRun | None = None, oracle_error: TargetError | None = None
+               ) -> CheckResult:
     """Verdict for one (case, schedule, options) on `target`. Pass `full` to reuse one
     oracle run across several schedules of the same case."""
     options = {**case.options, **(options or {})}
@@ -183,7 +184,7 @@ def still_fails(target: Any, original: Case, rule: str | None,
 
     muts = list(original.options.get("mutants", []))
     full0, _ = oracle_run(original)
-    most = max(getattr(full0, "trips", None) or [0])
+    most = max(full0.trips if full0 is not None else [], default=0)
     tight = {"step_budget": 2 * most + 16}
     if failure is None:
         failure = verdict_class(check_case(original, target, original.schedule, None, None,
@@ -194,7 +195,7 @@ def still_fails(target: Any, original: Case, rule: str | None,
             return False
         clean = {k: v for k, v in candidate.options.items() if k != "mutants"}
         full, error = oracle_run(candidate, tight)
-        if error is not None or full.exhausted:
+        if full is None or full.exhausted:
             return False  # racy, or looping past the tight budget
         mutated = dataclasses.replace(candidate, options={**clean, **tight, "mutants": muts})
         res = check_case(mutated, target, candidate.schedule, None, None, full, None)

@@ -1,7 +1,8 @@
 """What the oracle's full run holds: the contract between the oracle, which makes it, and
 the checker (verdict.py), which reads it -- every workitem's fate, its write log, the
 memory before and after, and who ran out of budget. Plain data with no oracle logic, so
-the checker names its input's type without importing an oracle."""
+the checker names its input's type without importing an oracle. A host program's run
+(`HostRun`) holds the full run of the launch that ended it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any, NamedTuple, overload
 
 import numpy as np
 
+from difftest.core.case import Case
 from difftest.core.options import out_of_budget
 from difftest.core.outcome import (COMPLETED, FAULTED, ExceptionReport, Fault, Outcome,
                                    TargetError)
@@ -123,3 +125,34 @@ class FullRun:
 
     def budget_error(self) -> TargetError:
         return out_of_budget(self.exhausted[0], self.budget_text)
+
+
+@dataclass
+class HostRun:
+    """What the program did: its observations (step, contents), the host error that ended
+    it, and either the model's final buffers (no launch ended it) or the launch that did
+    (an exception, or a workitem out of budget): its case and full run, for the checker's
+    per-launch rules."""
+
+    observations: list[tuple[int, list[int]]] = field(default_factory=list)
+    error: tuple[int, str] | None = None
+    final: dict[str, np.ndarray] = field(default_factory=dict)
+    launches: int = 0
+    ended_by: Case | None = None  # the launch case that ended the program
+    full: FullRun | None = None
+    binding: dict[str, str] = field(default_factory=dict)  # its parameter -> buffer
+
+    trips: list[int] = field(default_factory=list)  # the most any workitem ran, per launch
+
+    @property
+    def exhausted(self) -> list[int]:
+        return list(self.full.exhausted) if self.full is not None else []
+
+    @property
+    def fates(self) -> list[Any]:
+        """The ending launch's fates (what statistics of faults count)."""
+        return list(self.full.fates) if self.full is not None else []
+
+
+#: what the oracle hands the checker: a launch's full run, or a host program's run
+OracleRun = FullRun | HostRun

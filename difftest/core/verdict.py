@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from difftest.core.case import Case
-from difftest.core.fullrun import FullRun
+from difftest.core.fullrun import FullRun, HostRun, OracleRun
 from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome, TargetError
 
 RULES = ("R0 error", "R1 exception", "R2 fates", "R3 memory", "R4 atomics", "R5 granularity",
@@ -135,7 +135,7 @@ def _replayed_memory(full: FullRun, ran: list[bool]) -> _Expect:
     return exp
 
 
-def check_outcome(case: Case, full: FullRun | None, outcome: Outcome, policy: str | None = None,
+def check_outcome(case: Case, full: OracleRun | None, outcome: Outcome, policy: str | None = None,
                   wave_granularity: bool = False, oracle_error: TargetError | None = None
                   ) -> Verdict:
     """The verdict on `outcome`: the first of the rules, in their order, that fails (one
@@ -145,7 +145,9 @@ def check_outcome(case: Case, full: FullRun | None, outcome: Outcome, policy: st
     policy = policy or case.policy
     assert policy in POLICIES, f"unknown policy {policy}"
     if case.host is not None and oracle_error is None:
+        assert isinstance(full, HostRun), "a host program's case takes its HostRun"
         return _check_host(case, full, outcome, policy, wave_granularity)
+    assert full is None or isinstance(full, FullRun), "a launch's case takes its FullRun"
     decided = _r0_error(full, outcome, oracle_error)
     if decided is not None:
         return decided
@@ -382,7 +384,7 @@ def _atomic_mismatch(full: FullRun, status: list[str], name: str, i: int,
     return _fail("R4 atomics", f"{loc} holds {got}, expected {want}", who[:8], want, got)
 
 
-def _check_host(case: Case, run: Any, outcome: Outcome, policy: str,
+def _check_host(case: Case, run: HostRun, outcome: Outcome, policy: str,
                 wave_granularity: bool) -> Verdict:
     """A host program (docs/semantics.md, "Host programs"): R6 host -- the same host error
     at the same step and the same observations -- then, when a launch ended the program,
