@@ -80,7 +80,8 @@ def _time(fn: Any) -> float:
 
 def _machine_runner(case: Any) -> tuple[Any, Any]:
     """A closure running only the machine on `case` (layout done once), and counters."""
-    from targets.numba_simt import deopt, machine
+    from targets.numba_simt.device import machine
+    from targets.numba_simt.runtime import deopt
     from targets.numba_simt.target import compile_case
 
     compiled = compile_case(case, {})
@@ -112,7 +113,7 @@ def bench_ratios(n: int, waves: list[int], repeat: int) -> dict[int, dict[str, A
         run()  # warm
         expected = (np.arange(n, dtype=np.int64) ** 2).astype(np.int32)
         assert np.array_equal(mem.astype(np.int32), expected), "numba-simt result differs"
-        from targets.numba_simt import deopt
+        from targets.numba_simt.runtime import deopt
 
         assert len(deopt.frames(area)) == 0, "a workitem deopted"
         t_machine, t_njit = float("inf"), float("inf")
@@ -143,7 +144,7 @@ def bench_jit_compilations(kernels: int, seed: int) -> dict[str, int]:
     from generators.cases import cases
     from generators.sampling import draw
 
-    from targets.numba_simt import machine
+    from targets.numba_simt.device import machine
     from targets.numba_simt.target import NumbaSimtTarget
 
     target = NumbaSimtTarget()

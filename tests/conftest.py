@@ -31,7 +31,9 @@ def pytest_configure(config: pytest.Config) -> None:
     cold compile once per worker."""
     if hasattr(config, "workerinput"):
         return
-    from targets.numba_simt import coloring, dataflow, host_loop, machine
+    from targets.numba_simt.compiler import coloring, dataflow
+    from targets.numba_simt.device import machine
+    from targets.numba_simt.runtime import host_loop
 
     machine.warm_up()
     host_loop.warm_up()

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from targets.numba_simt.mutants import NONE, Mutants
 from targets.numba_simt.isa import ALWAYS_ALL_LANES, UNIFORM_VALUES, Op
-from targets.numba_simt.liveness import (_DROPS, CROSS_LANE, Flow, Liveness, after_spill,
+from targets.numba_simt.compiler.liveness import (_DROPS, CROSS_LANE, Flow, Liveness, after_spill,
                                          all_lanes, flow)
-from targets.numba_simt.liveness import liveness as compiled_liveness
-from targets.numba_simt.lower import Instr, Lowered, Region
-from targets.numba_simt.regalloc import _Counter, _spill
+from targets.numba_simt.compiler.liveness import liveness as compiled_liveness
+from targets.numba_simt.compiler.lower import Instr, Lowered, Region
+from targets.numba_simt.compiler.regalloc import _Counter, _spill
 
 
 def spill_rounds(lowered: Lowered, data: Any, rounds: int, most: int,

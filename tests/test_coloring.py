@@ -1,4 +1,4 @@
-"""The compiled colouring loop (targets/numba_simt/coloring.py) against the Python loop it
+"""The compiled colouring loop (targets/numba_simt/compiler/coloring.py) against the Python loop it
 replaced, kept here as the reference: for every order the same colours and the same spill
 victims, round after round, whatever is already excluded (the random order from the same
 `random.Random` streams); and colourings that are valid (no two interfering vregs share a
@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generators.kernels import kernels
-from targets.numba_simt import coloring
+from targets.numba_simt.compiler import coloring
 from targets.numba_simt.mutants import Mutants
-from targets.numba_simt.liveness import Liveness, bits, flow, liveness
-from targets.numba_simt.lower import lower
-from targets.numba_simt.regalloc import (ORDERS, AllocationError, _across, _color, _mirrored,
+from targets.numba_simt.compiler.liveness import Liveness, bits, flow, liveness
+from targets.numba_simt.compiler.lower import lower
+from targets.numba_simt.compiler.regalloc import (ORDERS, AllocationError, _across, _color, _mirrored,
                                          _occurrences)
 
 from .liveness_reference import writes_all

@@ -15,11 +15,11 @@ from difftest.core.case import case_from_json
 from difftest.core.ir import parse
 from generators.kernels import kernels
 from targets.numba_simt import mutants
-from targets.numba_simt.emit import emit
+from targets.numba_simt.compiler.emit import emit
 from targets.numba_simt.isa import Op
-from targets.numba_simt.liveness import all_lanes, bits, defs, flow, liveness
-from targets.numba_simt.lower import Instr, lower
-from targets.numba_simt.regalloc import (AllocationError, allocate_registers,
+from targets.numba_simt.compiler.liveness import all_lanes, bits, defs, flow, liveness
+from targets.numba_simt.compiler.lower import Instr, lower
+from targets.numba_simt.compiler.regalloc import (AllocationError, allocate_registers,
                                          interference)
 
 from .conftest import example_json
@@ -287,9 +287,9 @@ def test_a_compilation_keeps_no_compiler_state_alive() -> None:
     import gc
     import types
 
-    from targets.numba_simt import liveness as liveness_module
-    from targets.numba_simt import lower as lower_module
-    from targets.numba_simt import regalloc
+    from targets.numba_simt.compiler import liveness as liveness_module
+    from targets.numba_simt.compiler import lower as lower_module
+    from targets.numba_simt.compiler import regalloc
     from targets.numba_simt.target import _compile, compile_options, compile_program
 
     prog, entry = program("loop_exit_liveness")

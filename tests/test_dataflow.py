@@ -1,4 +1,4 @@
-"""The compiled liveness and allocation facts (targets/numba_simt/dataflow.py) against
+"""The compiled liveness and allocation facts (targets/numba_simt/compiler/dataflow.py) against
 the Python rules they replaced (tests/liveness_reference.py): the same live-in, live-out,
 parked and whole-wave sets, and the same interference, for generated kernels lowered both
 ways, under every mutant that changes a rule, before and after spilling."""
@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generators.kernels import kernels
-from targets.numba_simt import dataflow
+from targets.numba_simt.compiler import dataflow
 from targets.numba_simt.mutants import Mutants
-from targets.numba_simt.lower import lower
-from targets.numba_simt.regalloc import _across, _round_facts
+from targets.numba_simt.compiler.lower import lower
+from targets.numba_simt.compiler.regalloc import _across, _round_facts
 
 from . import liveness_reference as reference
 

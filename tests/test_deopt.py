@@ -19,10 +19,12 @@ from difftest.core.kernelfile import load_case
 from difftest.app.cli import main
 from difftest.core.ir import parse
 from difftest.campaign.runner import check_case
-from targets.numba_simt import deopt, machine, mutants, trampoline
-from targets.numba_simt.emit import check_metadata
-from targets.numba_simt.lower import lower
-from targets.numba_simt.speculate import speculate, wave_reachable
+from targets.numba_simt import mutants
+from targets.numba_simt.device import machine
+from targets.numba_simt.runtime import deopt, trampoline
+from targets.numba_simt.compiler.emit import check_metadata
+from targets.numba_simt.compiler.lower import lower
+from targets.numba_simt.compiler.speculate import speculate, wave_reachable
 from targets.numba_simt.target import NumbaSimtTarget, compile_case, compile_options
 
 from .conftest import EXAMPLES, example_json

@@ -266,7 +266,7 @@ def test_generation_speed_is_reported() -> None:
 def test_schedules_keep_host_work_bounded_and_are_valid_for_numba_simt(
         number: int, n_items: int) -> None:
     from generators import schedules as sch
-    from targets.numba_simt.dispatch import check_schedule
+    from targets.numba_simt.runtime.dispatch import check_schedule
 
     class _Sized:
         n = n_items

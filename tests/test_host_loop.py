@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from targets.numba_simt import host_loop, trampoline
+from targets.numba_simt.runtime import host_loop, trampoline
 from targets.numba_simt.isa import ALIVE, EXEC, Op
 
 EDGES = [0, 1, -1, 2, 7, -7, 31, 32, 33, 63, 64, 2**31 - 1, -2**31, 2**31, 2**32 + 5,

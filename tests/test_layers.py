@@ -118,8 +118,32 @@ def test_no_two_files_import_each_other() -> None:
 
 
 @pytest.mark.parametrize("module, floor", [("difftest.core.verdict", 0),
-                                           ("targets.numba_simt.machine", 1),
+                                           ("targets.numba_simt.device.machine", 1),
                                            ("difftest.campaign.fuzz", 2),
                                            ("difftest.app.cli", 3)])
 def test_the_floors_are_read_as_documented(module: str, floor: int) -> None:
     assert _floor(module)[0] == floor
+
+
+#: inside numba-simt, bottom to top: the ISA and the mutants' table, then the compiler and
+#: the machine (neither knows the other), then the runtime that launches compiled code on
+#: the machine, then the target that wires them
+NUMBA_SIMT = {"isa": 0, "mutants": 0, "compiler": 1, "device": 1, "runtime": 2, "target": 3}
+
+
+def test_numba_simt_is_built_compiler_and_device_then_runtime() -> None:
+    prefix = "targets.numba_simt."
+
+    def part(module: str) -> str:
+        return module[len(prefix):].split(".")[0]
+
+    wrong = []
+    for name, deps in _graph().items():
+        if not name.startswith(prefix):
+            continue
+        for dep in deps:
+            if not dep.startswith(prefix) or part(dep) == part(name):
+                continue
+            if NUMBA_SIMT[part(dep)] >= NUMBA_SIMT[part(name)]:
+                wrong.append(f"{name} -> {dep}")
+    assert not wrong, "numba-simt imports against its parts:\n" + "\n".join(sorted(wrong))

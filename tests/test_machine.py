@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from targets.numba_simt import machine
+from targets.numba_simt.device import machine
 from targets.numba_simt.isa import ALIVE, EXEC, Op
 
 SENTINEL = -777

@@ -13,11 +13,12 @@ import pytest
 
 from difftest.core.case import case_from_json
 from difftest.core.ir import parse
-from targets.numba_simt import machine, mutants
+from targets.numba_simt import mutants
+from targets.numba_simt.device import machine
 from targets.numba_simt.isa import EXEC, Op
-from targets.numba_simt.liveness import all_lanes, defs, flow, liveness
-from targets.numba_simt.lower import Instr, lower
-from targets.numba_simt.regalloc import allocate_registers, interference
+from targets.numba_simt.compiler.liveness import all_lanes, defs, flow, liveness
+from targets.numba_simt.compiler.lower import Instr, lower
+from targets.numba_simt.compiler.regalloc import allocate_registers, interference
 from targets.numba_simt.target import NumbaSimtTarget, compile_program, compile_options
 
 from .conftest import REPO, example_json

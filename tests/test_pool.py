@@ -22,9 +22,9 @@ from difftest.core.case import case_from_json
 from difftest.campaign.runner import check_case
 from generators.schedules import schedule_by_number
 from targets.numba_simt import mutants
-from targets.numba_simt.pool import FOR_PROMOTING, MAPPED_WRITE, Pool
+from targets.numba_simt.runtime.pool import FOR_PROMOTING, MAPPED_WRITE, Pool
 from targets.numba_simt.target import NumbaSimtTarget
-from targets.numba_simt.trampoline import relocate_waiting
+from targets.numba_simt.runtime.trampoline import relocate_waiting
 
 from .conftest import EXAMPLES
 

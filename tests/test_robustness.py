@@ -251,7 +251,7 @@ def test_coverage_table_keeps_long_names_apart() -> None:
 def test_a_cold_machine_cache_is_announced(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 
-    from targets.numba_simt import machine
+    from targets.numba_simt.device import machine
 
     monkeypatch.setattr(machine, "cache_is_warm", lambda: False)
     out = io.StringIO()

@@ -38,14 +38,14 @@ from difftest.core.target import Target
 
 from . import mutants
 from .mutants import NONE, Mutants
-from .dispatch import check_schedule, run_case
-from .host_program import run_program
-from .emit import Compiled, emit
-from .lower import lower
-from .pool import Pool
-from .regalloc import ORDERS, AllocationError, allocate_registers
-from .speculate import host_facts, speculate
-from .trampoline import decode
+from .runtime.dispatch import check_schedule, run_case
+from .runtime.host_program import run_program
+from .compiler.emit import Compiled, emit
+from .compiler.lower import lower
+from .runtime.pool import Pool
+from .compiler.regalloc import ORDERS, AllocationError, allocate_registers
+from .compiler.speculate import host_facts, speculate
+from .runtime.trampoline import decode
 
 DEFAULT_REGISTERS = 24
 CACHE_SIZE = 256
@@ -223,7 +223,7 @@ class NumbaSimtTarget(Target):
         return [o for o in out if o != options]
 
     def cold_start_note(self) -> str | None:
-        from . import machine
+        from .device import machine
 
         if machine.cache_is_warm():
             return None
@@ -231,7 +231,9 @@ class NumbaSimtTarget(Target):
                 "afterwards; 10-80 s)...")
 
     def warm_up(self) -> None:
-        from . import coloring, dataflow, host_loop, machine
+        from .compiler import coloring, dataflow
+        from .device import machine
+        from .runtime import host_loop
 
         machine.warm_up()
         host_loop.warm_up()

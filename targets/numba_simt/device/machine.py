@@ -75,7 +75,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from .isa import ALIVE, EXEC, WIDTH, Op
+from ..isa import ALIVE, EXEC, WIDTH, Op
 
 # Error codes returned by run_launch.
 OK, ERR_CODE, ERR_BUFFER, ERR_ARGS, ERR_STEPS, ERR_BUDGET, ERR_SAVE_AREA = 0, 1, 2, 3, 4, 5, 6

@@ -18,8 +18,8 @@ import copy
 import random
 from dataclasses import dataclass
 
-from .mutants import NONE, Mutants
-from .isa import FAULT_SPECULATION, WAVE_OPS, Op
+from ..mutants import NONE, Mutants
+from ..isa import FAULT_SPECULATION, WAVE_OPS, Op
 from .liveness import Flow, Liveness, bits, flow, liveness
 from .lower import Infopoint, Instr, Label, Lowered
 

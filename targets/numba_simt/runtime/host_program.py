@@ -18,8 +18,8 @@ from difftest.core.host import HostError, HostRules, binding
 from difftest.core.outcome import Outcome, host_result
 
 from .dispatch import run_case
-from .emit import Compiled
-from .mutants import Mutants
+from ..compiler.emit import Compiled
+from ..mutants import Mutants
 from .pool import Item, Mapping, Pool
 
 _BITS = {"i32": 32, "i64": 64}

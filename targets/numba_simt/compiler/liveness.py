@@ -28,8 +28,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import dataflow
-from .mutants import NONE, Mutants
-from .isa import ALWAYS_ALL_LANES, UNIFORM_VALUES, Op, WRITES_VREG
+from ..mutants import NONE, Mutants
+from ..isa import ALWAYS_ALL_LANES, UNIFORM_VALUES, Op, WRITES_VREG
 from .lower import Instr, Label, Lowered, Region
 
 _USES_A = {Op.NEG, Op.NOT, Op.LNOT, Op.WRAP, Op.MOV, Op.LEN, Op.ALLOC, Op.FAIL, Op.M_FROMCOND,

@@ -35,8 +35,8 @@ from difftest.core.ir.printer import expr_source
 from difftest.core.ir.types import BOOL, BUF_I32, I32, I64, Type, int_range
 from difftest.core.outcome import Frame
 
-from .mutants import NONE, Mutants
-from .isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB,
+from ..mutants import NONE, Mutants
+from ..isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB,
                   WRITES_VREG, Op)
 
 _ARITH = {"+": Op.ADD, "-": Op.SUB, "*": Op.MUL, "//": Op.DIV, "%": Op.REM, "&": Op.AND,

@@ -43,9 +43,9 @@ from .host_loop import (K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_DIVREM, K_FAIL,
                         K_KILL, K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR, K_MOV,
                         K_MOVI, K_OUTSIDE, K_PARAM, K_SETEXEC, K_STORE, K_TRIP, K_UNARY,
                         K_WAVE_OP, K_WAVEID)
-from .isa import ALIVE, ALWAYS_ALL_LANES, EXEC, Op
-from .machine import F_GID, F_HEAD, F_IP, F_TRIPS
-from .mutants import NONE, Mutants
+from ..isa import ALIVE, ALWAYS_ALL_LANES, EXEC, Op
+from ..device.machine import F_GID, F_HEAD, F_IP, F_TRIPS
+from ..mutants import NONE, Mutants
 
 
 class ResumeError(Exception):

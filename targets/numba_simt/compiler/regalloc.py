@@ -40,8 +40,8 @@ import numpy as np
 from difftest.core.errors import DifftestError
 
 from . import coloring, dataflow
-from .mutants import NONE, Mutants
-from .isa import Op
+from ..mutants import NONE, Mutants
+from ..isa import Op
 from .liveness import Flow, Liveness, after_spill, all_lanes, bits, flow, liveness, uses
 from .lower import Instr, Label, Lowered
 

@@ -32,8 +32,8 @@ import numpy as np
 from difftest.core.ir.types import BUF_I32, BUF_I64, I32, I64
 from difftest.core.outcome import Frame
 
-from .mutants import NONE, Mutants
-from .isa import IMM, INFOPOINTS, WIDTH, Op
+from ..mutants import NONE, Mutants
+from ..isa import IMM, INFOPOINTS, WIDTH, Op
 from .liveness import Flow, all_lanes, bits, defs, operands
 from .lower import Instr, Label, Lowered
 from .regalloc import Allocation

@@ -38,9 +38,11 @@ from difftest.core.options import describe_budget, out_of_budget, trip_budget
 from difftest.core.outcome import (COMPLETED, FAULTED, NEVER_RAN, ExceptionReport, Fault, Outcome,
                                    TargetError)
 
-from . import deopt, machine
-from .mutants import Mutants
-from .emit import Compiled
+from . import deopt
+
+from ..device import machine
+from ..mutants import Mutants
+from ..compiler.emit import Compiled
 from .pool import Item, Pool
 from .trampoline import Host, HostBudget, ResumeError
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .mutants import NONE, Mutants
-from .emit import Compiled
-from .machine import F_GID, DeoptArea
+from ..mutants import NONE, Mutants
+from ..compiler.emit import Compiled
+from ..device.machine import F_GID, DeoptArea
 
 HEADER_BYTES = 3 * 8  # flag, next slot index, overflow
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .mutants import NONE, Mutants
+from ..mutants import NONE, Mutants
 
 MAPPED_READ, MAPPED_WRITE, FOR_PROMOTING, FOR_DEMOTING = 1, 2, 4, 8
 MIN_SIZE = 16
