@@ -281,7 +281,7 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
     def measure(target: Any, timing: bool) -> tuple[dict[str, float], list[float]]:
         """CPU time per part over the sample (`timing`: every schedule; otherwise the
         fuzz loop's, as a warm-up), and target + verdict time per schedule index."""
-        by_wave = getattr(target, "never_ran_granularity", None) == "wave"
+        by_wave = target.never_ran_granularity == "wave"
         split = {"oracle": 0.0, "compile": 0.0, "target": 0.0, "verdict": 0.0}
         extra = [0.0] * most
         empty_compile_cache()
@@ -330,8 +330,20 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
                     best[key] = (total, (generation, split, extra))
     gc.unfreeze()
     gc.set_threshold(*thresholds)
+    out.update(_rates(best, per_case, len(cases), most, NumbaSimtTarget.name))
+    out["cases"] = len(cases)
+    out["schedules_per_case"] = per_case
+    return out
+
+
+def _rates(best: dict[tuple[bool, str], tuple[float, Any]], per_case: int, cases: int,
+           most: int, by_schedules: str) -> dict[str, Any]:
+    """Checked cases per CPU-second from the best runs (`bench_generation`): per target
+    and garbage-collector setting, the tuned setting's split of the time, and on target
+    `by_schedules` the rate with 1..`most` schedules per case."""
+    out: dict[str, Any] = {}
     for (tuned, name), (total, (generation, split, extra)) in best.items():
-        rate = per_case * len(cases) / total
+        rate = per_case * cases / total
         if not tuned:
             out[f"checked_cases_per_s_{name}_default_gc"] = rate
             continue
@@ -343,11 +355,9 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
                  "generation": generation}
         out[f"checked_cases_per_s_{name}"] = rate
         out[f"split_{name}"] = {k: v / total for k, v in parts.items()}
-        if name == NumbaSimtTarget.name:
-            out["by_schedules"] = {s: s * len(cases) / (generation + fixed + sum(extra[:s]))
+        if name == by_schedules:
+            out["by_schedules"] = {s: s * cases / (generation + fixed + sum(extra[:s]))
                                    for s in range(1, most + 1)}
-    out["cases"] = len(cases)
-    out["schedules_per_case"] = per_case
     return out
 
 

@@ -301,6 +301,25 @@ def _alloc(regs, masks, state, faults, a, pc, ex, lo, hi, alloc_max, exec_,
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _mask_op(kind, masks, d, a, b, ex, exec_, alive):  # type: ignore[no-untyped-def]
+    """The mask instructions (a write to EXEC keeps it within ALIVE)."""
+    if kind == K_SETEXEC:
+        masks[exec_] = masks[a] & masks[alive]
+    elif kind == K_GETEXEC:
+        masks[d] = ex
+    elif kind == K_CLEAR:
+        masks[d] = 0
+    else:
+        if kind == K_M_OR:
+            t = masks[a] | masks[b]
+        elif kind == K_M_ANDN:
+            t = masks[a] & ~masks[b]
+        else:
+            t = masks[a] & masks[b]
+        masks[d] = t & masks[alive] if d == exec_ else t
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step_limit,
         alloc_max, exec_, alive):  # type: ignore[no-untyped-def]
     """Run from state[S_PC] until the run returns to Python; returns the status.
@@ -336,22 +355,15 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
             for lane in range(lo, hi):
                 if (write >> lane) & 1:
                     regs[lane, d] = arith(op, regs[lane, a], regs[lane, b], w)
-        elif kind == K_MOVI:
+        elif kind == K_MOVI or kind == K_LANEID or kind == K_GID or kind == K_WAVEID:
             for lane in range(lo, hi):
                 if (write >> lane) & 1:
-                    regs[lane, d] = imm
-        elif kind == K_SETEXEC:
-            masks[exec_] = masks[a] & masks[alive]
-        elif kind == K_M_OR or kind == K_M_ANDN or kind == K_M_AND:
-            if kind == K_M_OR:
-                t = masks[a] | masks[b]
-            elif kind == K_M_ANDN:
-                t = masks[a] & ~masks[b]
-            else:
-                t = masks[a] & masks[b]
-            masks[d] = t & masks[alive] if d == exec_ else t
-        elif kind == K_GETEXEC:
-            masks[d] = ex
+                    regs[lane, d] = (imm if kind == K_MOVI else lane if kind == K_LANEID
+                                     else state[S_BASE] + lane if kind == K_GID
+                                     else state[S_WAVE])
+        elif (kind == K_SETEXEC or kind == K_M_OR or kind == K_M_ANDN or kind == K_M_AND
+              or kind == K_GETEXEC or kind == K_CLEAR):
+            _mask_op(kind, masks, d, a, b, ex, exec_, alive)
         elif kind == K_JZ_EXEC:
             if ex == 0:
                 pc = imm
@@ -359,8 +371,6 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
             for lane in range(lo, hi):
                 if (write >> lane) & 1:
                     regs[lane, d] = regs[lane, a]
-        elif kind == K_CLEAR:
-            masks[d] = 0
         elif kind == K_FROMCOND:
             cond = np.int64(0)
             for lane in range(lo, hi):
@@ -380,14 +390,6 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
                         status = OUT_OF_BUDGET
                         state[S_LANE] = lane
                         break
-        elif kind == K_LANEID:
-            for lane in range(lo, hi):
-                if (write >> lane) & 1:
-                    regs[lane, d] = lane
-        elif kind == K_GID:
-            for lane in range(lo, hi):
-                if (write >> lane) & 1:
-                    regs[lane, d] = state[S_BASE] + lane
         elif kind == K_STORE:
             status = _store(code[pc - 1, C_OP], regs, masks, state, faults, mem, bufs, a, b,
                             code[pc - 1, C_C], pc, ex, lo, hi, exec_, alive)
@@ -405,10 +407,6 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
         elif kind == K_WAVE_OP:
             _wave_op(code[pc - 1, C_OP], regs, d, a, b, imm, write, ex, lo, hi)
             state[S_DIRTY] = -1  # every lane's registers
-        elif kind == K_WAVEID:
-            for lane in range(lo, hi):
-                if (write >> lane) & 1:
-                    regs[lane, d] = state[S_WAVE]
         elif kind == K_KILL:
             masks[alive] &= ~ex
             masks[exec_] = 0
