@@ -62,3 +62,20 @@ def test_a_target_registered_only_by_a_test_package_is_found_by_name(tmp_path: P
     bad = _difftest(tmp_path, "check", case, "--target", "vendor-x", "--opt", "lossy=1")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "disagree" in bad.stdout
+
+
+def test_a_registered_object_that_is_no_target_subclass_is_one_clear_error(
+        tmp_path: Path) -> None:
+    """Every part of a target is read directly, never probed: a registered object that
+    does not subclass difftest's Target is refused by name, with no traceback."""
+    (tmp_path / "duck.py").write_text(
+        "class Duck:\n    name = 'duck'\n\n    def run(self, case, schedule=None, options=None):\n"
+        "        raise AssertionError('never run')\n")
+    info = tmp_path / "duck-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: duck\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[difftest.targets]\nduck = duck:Duck\n")
+    out = _difftest(tmp_path, "check", str(EXAMPLES / "payload_clobber.py"), "--target", "duck")
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "does not subclass difftest.core.target.Target" in out.stderr
+    assert "Traceback" not in out.stderr

@@ -17,7 +17,8 @@ from typing import Any, Protocol, runtime_checkable
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
 from difftest.core.fullrun import FullRun, HostRun
-from difftest.core.target import Target, as_target
+from difftest.core.reconvergence import MODELS
+from difftest.core.target import Target
 
 TARGETS = "difftest.targets"
 ORACLES = "difftest.oracles"
@@ -82,7 +83,15 @@ def _load(group: str, name: str, what: str) -> Any:
 
 def load_target(name: str) -> Target:
     """Instantiate the registered target `name`; UnknownTarget lists the known ones."""
-    return as_target(_load(TARGETS, name, "target"))
+    target = _load(TARGETS, name, "target")
+    if not isinstance(target, Target):  # the one check: every part is then read directly
+        raise UnknownTarget(f"target '{name}' is registered, but its object "
+                            f"({type(target).__name__}) does not subclass "
+                            "difftest.core.target.Target")
+    if target.reconvergence not in MODELS:
+        raise UnknownTarget(f"target '{name}' declares an unknown reconvergence model "
+                            f"'{target.reconvergence}' (known: {', '.join(MODELS)})")
+    return target
 
 
 @functools.cache

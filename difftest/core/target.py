@@ -1,9 +1,8 @@
 """The Target protocol: what a target is, with a default for every optional part.
 
 A target turns (case, schedule, options) into an `Outcome`. Targets in this repository
-subclass `Target`; a third-party target may be any object with a `name` and a `run`: the
-registry wraps it (`as_target`), so the rest of difftest reads every part of every target
-directly, never probing for it.
+subclass `Target`, and so must a third-party one (the registry refuses any other object):
+the rest of difftest then reads every part of every target directly, never probing for it.
 
 The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `name`, `description`: how it is named and listed (`difftest targets`);
@@ -39,7 +38,7 @@ from typing import Any
 
 from difftest.core.case import Case
 from difftest.core.outcome import Outcome
-from difftest.core.reconvergence import MAXIMAL, MODELS, describe, undefined_wave_ops
+from difftest.core.reconvergence import MAXIMAL, describe, undefined_wave_ops
 
 WAVE_SIZES = (1, 2, 4, 8, 16, 32, 64)
 
@@ -126,66 +125,3 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
                 f"reconvergence model ({target.reconvergence}) leaves the result undefined")
     return None
 
-
-class _Adapted(Target):
-    """A third-party target object that does not subclass `Target`: its own parts where
-    it has them, the defaults elsewhere."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-        for key in ("name", "description", "wave_sizes", "reconvergence",
-                    "never_ran_granularity", "option_names", "option_help", "schedule_keys",
-                    "schedule_help", "mutant_names", "mutant_help", "mutant_seeds",
-                    "cases_per_kernel", "one_wave_per_kernel", "policies"):
-            if hasattr(inner, key):
-                setattr(self, key, getattr(inner, key))
-        self.capabilities = frozenset(getattr(inner, "capabilities", ()))
-        assert self.reconvergence in MODELS, f"unknown reconvergence model {self.reconvergence}"
-
-    def run(self, case: Case, schedule: dict[str, Any] | None = None,
-            options: dict[str, Any] | None = None) -> Outcome:
-        result: Outcome = self._inner.run(case, schedule, options)
-        return result
-
-    def _call(self, method: str, *args: Any, default: Any = None) -> Any:
-        fn = getattr(self._inner, method, None)
-        return fn(*args) if callable(fn) else default
-
-    def validate_options(self, options: dict[str, Any]) -> None:
-        self._call("validate_options", options)
-
-    def validate_schedule(self, schedule: dict[str, Any]) -> None:
-        self._call("validate_schedule", schedule)
-
-    def unsupported(self, case: Case) -> str | None:
-        own: str | None = self._call("unsupported", case)
-        return own or declared_unsupported(self, case)
-
-    def listing(self, case: Case, options: dict[str, Any]) -> str | None:
-        text: str | None = self._call("listing", case, options)
-        return text
-
-    def option_variants(self, options: dict[str, Any]) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = self._call("option_variants", options, default=[])
-        return out
-
-    def reproducer(self, case: Case, options: dict[str, Any], expected: Outcome
-                   ) -> dict[str, str] | None:
-        files: dict[str, str] | None = self._call("reproducer", case, options, expected)
-        return files
-
-    def warm_up(self) -> None:
-        self._call("warm_up")
-
-    def cold_start_note(self) -> str | None:
-        note: str | None = self._call("cold_start_note")
-        return note
-
-
-def as_target(obj: Any) -> Target:
-    """`obj` as a `Target`: itself when it subclasses it, else wrapped."""
-    if isinstance(obj, Target):
-        return obj
-    assert callable(getattr(obj, "run", None)) and isinstance(getattr(obj, "name", None), str), \
-        f"{obj!r} is not a target: it needs a `name` and a `run(case, schedule, options)`"
-    return _Adapted(obj)
