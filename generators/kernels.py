@@ -49,7 +49,7 @@ wave operations weigh more under divergence, and fault sites fire for few workit
 value equal to a small constant, `gid == C`, `gid - C` as divisor, `gid + C` as index),
 so a faulting run still runs most of the kernel.
 
-Cost and shrinking: Hypothesis costs 30-120 us per choice, so every expression node and
+Cost and shrinking: each Hypothesis choice has a real cost, so every expression node and
 every statement is exactly one choice (an index into a production list whose first entry
 is the simplest), and nothing is drawn where only one option exists. Shrinking switches
 features off first (they are drawn first), then shortens blocks (each block draws its

@@ -54,12 +54,12 @@ _SEEDS = {"wave_order": ("order_seed", ("shuffled",)),
 # time): a schedule keeps that work bounded, so one case stays well under a second. These
 # bounds were set when every resume ran in Python. A percentage applies at every
 # infopoint a lane passes, so without a limit a lane passing 20 of them deopts 20 times
-# as often as the percentage says: forced deopts were most of the fuzz loop's CPU time.
+# as often as the percentage says, and forced deopts would swamp the fuzz loop.
 HOST_LANES = 16  # the share of lanes forced to deopt at an infopoint: 16 / n, at most
 DEOPT_LIMITS = (1, 2, 4, 8, 16)  # forced deopts in a run, at most
 HOST_WAVES_N = 64  # never_ran: "host" only for launches up to this size
 # after_exception: "finish" only up to this size: it resumes every faulting lane of every
-# wave (a fault in all lanes of n = 800 was 300 host resumes, 50 ms, in one case)
+# wave (a fault in every lane of a large launch is hundreds of host resumes)
 FINISH_MAX_N = 256
 
 

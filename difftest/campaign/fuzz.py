@@ -158,9 +158,9 @@ def batch_seed(seed: int, worker: int, batch: int) -> int:
 def collect_less() -> None:
     """Tune the cyclic garbage collector for the fuzz loop, which allocates heaps of
     short-lived acyclic objects (IR nodes, instructions, bitsets, Hypothesis's choices):
-    with CPython's defaults (700, 10, 10) the collector took about a fifth of a worker's
-    CPU, much of it older generations re-scanned (`difftest bench` prints checked cases
-    per CPU-second under both settings). What is loaded so far is frozen out of those
+    under CPython's defaults the collector re-scans older generations full of them again
+    and again (`difftest bench` prints checked cases per CPU-second under both
+    settings). What is loaded so far is frozen out of those
     scans (`gc.freeze`) and collections run less often; cycles are still collected."""
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)

@@ -112,10 +112,9 @@ def compile_program(program: n.Program, entry: str, copts: CompileOptions) -> Co
     whole (the host's decoding of its host code too) and never changed after.
 
     The listing, when asked for, compiles the program again (the same compilation): what
-    it is printed from -- the lowered code, the allocation and its liveness, some 2,500
+    it is printed from -- the lowered code, the allocation and its liveness, thousands of
     objects a compilation -- is then not kept alive by the compile cache, where the
-    garbage collector scanned it again and again (in a one-worker fuzz campaign,
-    collections took 9% of the worker's CPU with it kept, 5% without)."""
+    garbage collector would scan it again and again."""
     compiled = _compile(program, entry, copts)
     return dataclasses.replace(
         compiled, make_listing=functools.partial(_listing, program, entry, copts),

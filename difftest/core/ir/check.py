@@ -68,7 +68,7 @@ def check(program: n.Program) -> n.Program:
 
 class _Shape:
     """What the program-wide rules read off one function's body, in one walk (a walk
-    per rule was most of the checker's time): its calls (in source order) with the depth
+    per rule would cost more than the rules): its calls (in source order) with the depth
     of each, its `alloc()`s and wave operations, and its own nesting (statements and
     expressions, a body's top-level statements at depth 1), callees not counted."""
 

@@ -123,7 +123,7 @@ class Region:
 class Meanings(Mapping[int, str]):
     """vreg -> what it holds, in words. An expression's value is described by its source
     text, printed when first asked for: only listings and reports read most of them, and
-    printing every expression took a fifth of lowering."""
+    printing every expression would cost more than lowering it."""
 
     def __init__(self, raw: dict[int, str | n.Expr]) -> None:
         self._raw = raw
