@@ -1,6 +1,6 @@
 """`python benchmarks/bench_oracle.py [--kernels K] [--seed S] [--repeat R] [--deopt-n N]`:
 the reference oracle (`oracles/reference.py`) against the frozen tree-walking oracle it
-replaced (`tests/oracle_legacy.py`), side by side in one process.
+replaced (`tests/models/oracle_legacy.py`), side by side in one process.
 
 - Generated cases: `generators.sampling.draw(kernel_cases(), K, seed)` flattened to cases
   (the same sample every run for a given K and seed); each oracle's total CPU time
@@ -22,11 +22,11 @@ from typing import Any
 from collections.abc import Callable
 
 REPO = Path(__file__).resolve().parents[1]
-for p in (REPO, REPO / "tests"):
+for p in (REPO, REPO / "tests" / "models"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-import oracle_legacy  # noqa: E402  (tests/oracle_legacy.py: the frozen old oracle)
+import oracle_legacy  # noqa: E402  (tests/models/oracle_legacy.py: the frozen old oracle)
 
 from difftest.core.errors import OracleError  # noqa: E402
 from oracles import reference  # noqa: E402

@@ -2,7 +2,7 @@
 a generator), and which fault kinds an oracle run produced.
 
 `ALL_CONSTRUCTS` names every construct a generated sample must cover (each in at least 5%
-of kernels, asserted by `tests/test_generators.py` over a fixed-seed sample):
+of kernels, asserted by `tests/generators/test_generators.py` over a fixed-seed sample):
 
 - `stmt:<Kind>` / `expr:<Kind>`: each statement and expression node kind;
 - `wave:<op>`: each wave operation;

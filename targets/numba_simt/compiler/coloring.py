@@ -14,7 +14,7 @@ allocation round, and the first spill of a round built the whole graph: together
 of compilation. Here both are word operations on a few KiB.
 
 Every order makes the same choices as the Python loop this replaced
-(tests/test_coloring.py keeps that loop as the reference and compares): the "random"
+(tests/numba_simt/test_coloring.py keeps that loop as the reference and compares): the "random"
 order draws from Python's own generator, `random.Random(seed)`, whose Mersenne Twister
 state the loop carries on (`_genrand`, `_random`, `_below` are CPython's `genrand_uint32`,
 `random()` and `_randbelow`), so a seed allocates as it always has.

@@ -7,7 +7,8 @@ Contract: `solve(...)` takes a flow's successors, uses and defs as flat arrays a
 states; `round_facts(...)` takes those and returns what one colouring round reads (the
 defined vregs in order, their first defs and range ends, and per vreg what its defs may
 not clobber and which registers its first def may share), by regalloc.py's rules.
-tests/test_dataflow.py keeps the Python code these replaced as the reference and compares.
+tests/numba_simt/test_dataflow.py compares them with the Python rules they replaced
+(tests/models/liveness_reference.py).
 
 Why compiled: in Python each rule was a pass of big-integer operations per instruction,
 and each allocation round repeated them over the whole code. Here they are word

@@ -210,7 +210,7 @@ def liveness(f: Flow, regions: list[Region], mutants: Mutants = NONE) -> Livenes
       lane id). Per-lane liveness would let a masked write in another arm clobber it.
       Only the values' own defs kill them (correct code defines them in all lanes; a
       masked def, a mutant's, leaves garbage, which is the bug).
-    Computed by `dataflow.solve`; tests/test_dataflow.py has the Python rules."""
+    Computed by `dataflow.solve`; tests/numba_simt/test_dataflow.py has the Python rules."""
     dropped = {kind for name, kind in _DROPS.items() if mutants.on(name)}
     regions_at = np.array([(f.label_at[r.start], f.label_at[r.end],
                             f.label_at[r.parked]) for r in regions

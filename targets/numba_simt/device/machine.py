@@ -39,7 +39,7 @@ What it owns and its invariants:
   ids and element indices are checked per access. An inconsistency returns an `ERR_*`
   code and never writes out of bounds.
 
-Semantics beyond isa.py's text (choices made here, pinned by tests/test_machine.py):
+Semantics beyond isa.py's text (choices made here, pinned by tests/numba_simt/test_machine.py):
 
 - Masks are held as 64-bit lane sets (W <= 64), one int64 per mask register.
 - EXEC never regains a lane that left ALIVE: every mask op writing EXEC ANDs with ALIVE,

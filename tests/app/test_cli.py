@@ -1,0 +1,246 @@
+"""End-to-end tests of the command line as a user calls it.
+
+Bad input must give one line on stderr naming the problem, exit 2, no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from difftest.app.cli import main
+
+from ..conftest import EXAMPLES, REPO, example_json
+
+GOOD = example_json("simple_deopt")
+
+
+def write_case(tmp_path: Path, obj: object, raw: str | None = None) -> Path:
+    path = tmp_path / "case.json"
+    path.write_text(raw if raw is not None else json.dumps(obj))
+    return path
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as e:  # argparse usage errors
+        code = int(e.code or 0)
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def bad(**changes: object) -> dict:
+    obj = dict(GOOD)
+    obj.update(changes)
+    return obj
+
+
+KERNEL_WHILE = "def k(out: Buffer[i32]):\n    while True:\n        pass\n"
+KERNEL_UNKNOWN = "def k(out: Buffer[i32]):\n    out[0] = nope\n"
+KERNEL_TYPE = "def k(out: Buffer[i32]):\n    out[0] = 1 + True\n"
+KERNEL_NOANN = "def k(out):\n    out[0] = 1\n"
+ONE_BUF = {"out": {"dtype": "i32", "data": [0]}}
+
+
+@pytest.mark.parametrize(
+    "obj, raw, needle",
+    [
+        (None, '{"kernel": ', "malformed JSON at line 1"),
+        (None, "[1, 2]", "a case must be a JSON object"),
+        (bad(kernel="def k(:\n"), None, "kernel line 1: syntax error"),
+        (bad(kernel=KERNEL_WHILE, entry="k", args=ONE_BUF), None, "line 2: a `while True:` loop needs a `break`"),
+        (bad(kernel=KERNEL_UNKNOWN, entry="k", args=ONE_BUF), None, "line 2: unknown name 'nope'"),
+        (bad(kernel=KERNEL_TYPE, entry="k", args=ONE_BUF), None, "line 2: right operand of '+' must be an integer, got bool"),
+        (bad(kernel=KERNEL_NOANN, entry="k", args=ONE_BUF), None, "line 1: missing type annotation on parameter 'out'"),
+        (bad(args={"out": GOOD["args"]["out"]}), None, "missing argument 'length'"),
+        (bad(args={**GOOD["args"], "extra": 1}), None, "unknown argument 'extra'"),
+        (bad(args={"out": {"dtype": "i64", "data": [1]}, "length": 20}), None, "args.out.dtype: is i64 but the parameter is Buffer[i32]"),
+        (bad(args={"out": {"dtype": "i32", "data": [1]}, "length": 2**40}), None, "args.length: 1099511627776 does not fit in i32"),
+        (bad(launch={"n": 20, "wave": 3}), None, "launch.wave must be a power of two"),
+        (bad(entry="nope"), None, "field 'entry': 'nope' is not a function"),
+        (bad(policy="whenever"), None, "field 'policy' must be one of"),
+    ],
+)
+def test_run_bad_case_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         obj: object, raw: str | None, needle: str) -> None:
+    path = write_case(tmp_path, obj, raw)
+    code, out, err = run_cli(capsys, "run", str(path), "--target", "reference")
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert str(path) in err and needle in err, err
+
+
+def test_unknown_target_names_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.py"),
+                           "--target", "gpu9000")
+    assert code == 2
+    assert err.strip() == ("difftest: error: unknown target 'gpu9000' (known: lavapipe-glsl, "
+                           "lavapipe-wgsl, numba-simt, opencl, opencl-intel, reference)")
+
+
+def test_bad_opt_and_bad_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.py"), "--opt", "x")
+    assert code == 2 and "--opt 'x': expected KEY=VALUE" in err
+    code, _, err = run_cli(capsys, "frobnicate")
+    assert code == 2 and "invalid choice: 'frobnicate'" in err and err.count("\n") == 1
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run_cli(capsys, "run", str(tmp_path / "nope.json"))
+    assert code == 2 and "nope.json: no such file" in err
+
+
+def test_human_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.py"),
+                           "--target", "reference")
+    assert code == 0
+    assert "19 completed, 1 faulted, 0 never ran" in out
+    assert "exception: workitem 10: out_of_bounds at write_int_array:19 <- simple_deopt:15" in out
+
+
+@pytest.mark.parametrize("command, target", [
+    ("run", "reference"), ("check", "reference"), ("check", "numba-simt"),
+    ("show", "numba-simt")])  # (`run` on numba-simt consults no oracle: no race check)
+def test_racy_kernel_is_bad_input_with_the_race_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, target: str) -> None:
+    # A racy kernel is outside the semantics: the kernel's fault, not a finding.
+    case = {"kernel": "def k(out: Buffer[i32]):\n    out[0] = gid()\n", "entry": "k",
+            "launch": {"n": 2, "wave": 2}, "args": ONE_BUF}
+    code, out, err = run_cli(capsys, command, str(write_case(tmp_path, case)),
+                             "--target", target)
+    assert code == 2, (out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "race: " in err and "workitem 0 stores to out[0] and workitem 1" in err, err
+
+
+def test_console_script_is_installed(tmp_path: Path) -> None:
+    exe = Path(sys.executable).parent / "difftest"
+    proc = subprocess.run([str(exe), "run", str(EXAMPLES / "payload_clobber.py"), "--json"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["buffers"]["used"] == [0, 3, 0, 9, 0, 15, 0, 21]
+
+
+@pytest.mark.parametrize("n, wave, options", [
+    (4, 2, {"step_budget": 50}),   # every workitem runs past its own budget
+    (65536, 64, {}),               # the whole-run budget: 1,000,000 // 65,536 = 15 trips each
+])
+def test_over_budget_kernels_agree_and_stop_on_both_sides(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, wave: int,
+        options: dict) -> None:
+    kernel = ("def k(out: Buffer[i32], big: i32):\n    s = 0\n    for j in range(0, big):\n"
+              "        s = s + 1\n    out[gid()] = s\n")
+    case = {"kernel": kernel, "entry": "k", "launch": {"n": n, "wave": wave},
+            "args": {"out": {"dtype": "i32", "data": [0] * n}, "big": 20000},
+            "options": options}
+    path = str(write_case(tmp_path, case))
+    for target in ("reference", "numba-simt"):
+        code, out, _ = run_cli(capsys, "run", path, "--target", target)
+        assert code == 1 and "error: step_budget: workitem " in out, out
+    code, out, _ = run_cli(capsys, "check", path, "--schedules", "3")
+    assert code == 0 and "3 of 3 schedules agree on numba-simt" in out, out
+
+
+@pytest.mark.parametrize("command, target", [
+    ("run", "reference"), ("check", "reference"), ("check", "numba-simt"), ("reduce", None)])
+def test_a_kernel_past_the_oracles_work_limit_is_bad_input(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str,
+        target: str | None) -> None:
+    """A 5 KB kernel asking for tens of millions of evaluations is refused within seconds
+    (docs/semantics.md, "Size limits"), not judged for minutes."""
+    from oracles.reference import MAX_WORK
+
+    body = "".join(f"        out[gid()] = out[gid()] + (i ^ gid()) % {k + 2}\n"
+                   for k in range(200))
+    case = {"kernel": f"def k(out: Buffer[i32]):\n    for i in range(0, 99999):\n{body}",
+            "entry": "k", "launch": {"n": 8, "wave": 8},
+            "args": {"out": {"dtype": "i32", "data": [0] * 8}}}
+    started = time.process_time()
+    code, out, err = run_cli(capsys, command, str(write_case(tmp_path, case)),
+                             *(["--target", target] if target else []))
+    assert code == 2, (out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "work: " in err and f"more than {MAX_WORK:,} evaluations" in err, err
+    assert "the limit was reached at line " in err
+    assert time.process_time() - started < 60
+
+
+# ------------------------------------------------------------------ small things
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    code, out, _ = run_cli(capsys, "--version")
+    assert code == 0 and out.strip() == f"difftest {version('difftest-simt')}"
+
+
+def test_the_case_format_is_explained_once_not_under_every_command(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    _, top, _ = run_cli(capsys, "--help")
+    _, sub, _ = run_cli(capsys, "check", "--help")
+    assert "case file" in top.lower() and '"launch"' in top
+    assert '"launch"' not in sub
+
+
+def test_compile_of_a_case_the_target_cannot_run_is_one_clear_error(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("pyopencl")
+    from difftest.campaign.registry import installed_target_names
+
+    if "opencl" not in installed_target_names():
+        pytest.skip("PoCL (the opencl target) is not installed")
+    code, out, err = run_cli(capsys, "compile", str(EXAMPLES / "divergent_wave_ops.py"),
+                             "--target", "opencl")
+    assert code == 2, (out, err)
+    assert "target opencl cannot run this case: wave operations (wave_sum() at line" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_replay_of_a_folder_without_cases_fails(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "replay", str(tmp_path))
+    assert code == 2 and "nothing to replay" in err
+
+
+def test_a_case_file_of_a_future_format_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_case(tmp_path, {**GOOD, "version": 99})
+    code, _, err = run_cli(capsys, "replay", str(path))
+    assert code == 2, err
+    code, _, err = run_cli(capsys, "check", str(path))
+    assert code == 2 and "'version': 99 is not a case format" in err, err
+    assert "Traceback" not in err
+
+
+def test_fuzz_keeps_counterexamples_out_of_the_regression_corpus(tmp_path: Path) -> None:
+    """By default a campaign writes into ./counterexamples, never into ./corpus (in the
+    repository, the tracked regression corpus); --json writes its summary."""
+    (tmp_path / "corpus").mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "difftest", "fuzz", "--workers", "1", "--time", "120",
+         "--stop-on-first", "--opt", "mutants=loop-var-before-check", "--json", "s.json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env={**__import__("os").environ, "PYTHONPATH": str(EXAMPLES.parent)})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert not list((tmp_path / "corpus").iterdir())
+    kept = list((tmp_path / "counterexamples").glob("*.json"))
+    assert len(kept) == 1, proc.stdout
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["format"] == "difftest-fuzz-summary" and summary["target"] == "numba-simt"
+    assert [f["path"] for f in summary["found"]] == [str(Path("counterexamples") / kept[0].name)]
+    assert summary["cases"] > 0 and summary["interrupted"] is None
+
+
+def test_difftest_bench_finds_the_benchmarks_of_its_clone() -> None:
+    from difftest.app.cli import bench_script
+
+    assert bench_script() == REPO / "benchmarks" / "bench_target.py"
+    assert bench_script().is_file()

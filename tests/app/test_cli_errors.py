@@ -1,0 +1,216 @@
+"""Bad input to every subcommand: one line on stderr naming the problem, exit 2, nothing
+written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from difftest.app.cli import main
+
+from ..conftest import EXAMPLES, example_json
+
+CASE = str(EXAMPLES / "simple_deopt.py")
+
+
+def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as e:
+        code = int(e.code or 0)
+    err = capsys.readouterr().err
+    return code, err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["sample", "--count", "0", "--seed", "1", "--out", "{tmp}/new"], "--count must be at least 1"),
+    (["sample", "--count", "2", "--out", "{tmp}/file"], "not a folder"),
+    (["fuzz", "--target", "nope", "--time", "1"], "unknown target 'nope'"),
+    (["fuzz", "--time", "-1"], "--time must be a positive number of seconds"),
+    (["fuzz", "--workers", "many", "--time", "1"], "--workers must be a number or 'auto'"),
+    (["fuzz", "--target", "numba-simt", "--opt", "registers=1", "--time", "1"],
+     "registers=1: expected an integer in 4..256"),
+    (["fuzz", "--target", "numba-simt", "--opt", "mutants=nope", "--time", "1"],
+     "unknown mutant 'nope'"),
+    (["fuzz", "--corpus", "{tmp}/file", "--time", "1"], "not a folder"),
+    (["fuzz", "--time", "1", "--examples", "3"], "not allowed with argument"),
+    (["show", "{tmp}/missing.json"], "missing.json: no such file"),
+    (["compile", "{tmp}/bad.json"], "malformed JSON"),
+    (["compile", CASE, "--opt", "uniform_writes=maybe"], "expected all_lanes or active"),
+    (["check", CASE, "--outcome", "{tmp}/bad.json"], "malformed JSON"),
+    (["check", CASE, "--outcome", "{tmp}/partial.json"], "missing field 'status'"),
+    (["check", CASE, "--schedules", "0"], "--schedules must be at least 1"),
+    (["check", CASE, "--policy", "chaos"], "invalid choice: 'chaos'"),
+    (["replay", CASE, "--target", "nope"], "unknown target 'nope'"),
+    (["run", CASE, "--target", "numba-simt", "--opt", "frobs=1"], "unknown option 'frobs'"),
+    # JSON nested too deeply, in every kind of file a subcommand reads
+    *[(argv, "JSON nested too deeply") for argv in (
+        ["run", "{tmp}/deep.json"], ["check", "{tmp}/deep.json"], ["show", "{tmp}/deep.json"],
+        ["compile", "{tmp}/deep.json"], ["check", CASE, "--outcome", "{tmp}/deep.json"])],
+    # integers of more than 4,300 digits: in JSON and in kernel text
+    (["run", "{tmp}/longint_json.json"], "Exceeds the limit (4300 digits)"),
+    (["check", "{tmp}/longint_kernel.json"], "integer literal of more than 4,300 digits"),
+    # a helper call chain 300 deep: rejected at validation, with the limit
+    (["run", "{tmp}/deepcall.json", "--target", "reference"], "the limit is 16"),
+    (["check", "{tmp}/deepcall.json"], "the limit is 16"),
+    (["compile", "{tmp}/deepcall.json"], "the limit is 16"),
+    # options inside case files: the same validation as --opt
+    (["run", "{tmp}/opt_budget_str.json"], "option step_budget='many': expected an integer"),
+    (["check", "{tmp}/opt_budget_neg.json"], "option work_budget=-5: expected an integer"),
+    (["run", "{tmp}/opt_unknown.json"], "options: unknown option 'frobs'"),
+    (["check", "{tmp}/opt_mutant.json"], "unknown mutant 'nope'"),
+    (["run", "{tmp}/opt_mutant_str.json"], "option mutants='abc': expected a list"),
+    (["run", CASE, "--opt", "step_budget=1.5"], "--opt: option step_budget=1.5"),
+    (["check", "{tmp}/opt_section_typo.json"],
+     "a section for 'numba_simt', which is no registered target"),
+    (["show", "{tmp}/opt_section_flat.json"], "'numba-simt' is a target's section"),
+    # schedule values in case files, for the keys the target reads
+    (["run", "{tmp}/sched_quantum.json"], "schedule quantum='x': expected an integer >= 1"),
+    (["check", "{tmp}/sched_order.json"], "schedule wave_order='sideways': expected one of"),
+    # a schedule key no target reads is a misspelling, not another target's key
+    (["check", "{tmp}/sched_misspelt.json"], "unknown schedule key 'wave_ordr'"),
+    (["run", "{tmp}/sched_misspelt.json", "--target", "reference"],
+     "unknown schedule key 'wave_ordr'"),
+    (["run", "{tmp}/sched_percent.json"], "schedule deopt_percent=101: expected 0..100"),
+    (["check", "{tmp}/sched_limit.json"], "schedule deopt_limit=-1: expected an integer >= 0"),
+    # unwritable places
+    (["sample", "--count", "2", "--out", "{tmp}/file/sub"], "/file/sub: cannot write there"),
+    (["fuzz", "--corpus", "{tmp}/file/sub", "--time", "1"], "cannot write there"),
+    # campaign bounds
+    (["fuzz", "--workers", "1000000", "--time", "1"], "--workers must be in 1.."),
+    (["fuzz", "--time", "nan"], "--time must be a positive number of seconds, got nan"),
+    (["fuzz", "--time", "inf"], "--time must be a positive number of seconds, got inf"),
+    (["fuzz", "--time", "1", "--database", "redis://127.0.0.1:notaport"],
+     "the port is not a number"),
+    # a case's recorded fields, in any command that reads it
+    (["check", "{tmp}/mutants_str.json"], "field 'mutants' must be a list of mutant names"),
+    (["run", "{tmp}/target_int.json"], "field 'target' must be a target name"),
+    (["check", CASE, "--outcome", "{tmp}/outcome_wide.json"], "a value past 64 bits"),
+    # 20,000 unary minuses: Python's own parser gives up (MemoryError), said as such
+    (["check", "{tmp}/deep_unary.json"], "it is nested too deeply"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          argv: list[str], needle: str) -> None:
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "bad.json").write_text("{nope")
+    (tmp_path / "partial.json").write_text(json.dumps({"buffers": {}, "exception": None}))
+    _write_hostile_files(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, err = call(capsys, *[a.replace("{tmp}", str(tmp_path)) for a in argv])
+    assert code == 2, err
+    assert needle in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
+
+
+def test_sample_writes_loadable_cases(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from difftest.core.kernelfile import load_case
+
+    assert main(["sample", "--count", "3", "--seed", "7", "--out", str(tmp_path / "s")]) == 0
+    files = sorted((tmp_path / "s").iterdir())
+    assert len(files) == 3
+    for f in files:
+        load_case(f)
+    again = tmp_path / "t"
+    assert main(["sample", "--count", "3", "--seed", "7", "--out", str(again)]) == 0
+    assert [f.read_text() for f in files] == [f.read_text() for f in sorted(again.iterdir())]
+
+
+def _case_with(**changes: object) -> str:
+    obj = example_json("simple_deopt")
+    obj.update(changes)
+    return json.dumps(obj)
+
+
+def _write_hostile_files(tmp: Path) -> None:
+    (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    good = example_json("simple_deopt")
+    (tmp / "longint_json.json").write_text(
+        json.dumps(good).replace('"length": 20', '"length": ' + "9" * 5000))
+    kernel = "def k(out: Buffer[i32]):\n    out[0] = " + "1" * 5000 + "\n"
+    (tmp / "longint_kernel.json").write_text(json.dumps({
+        "kernel": kernel, "entry": "k", "launch": {"n": 1, "wave": 1},
+        "args": {"out": {"dtype": "i32", "data": [0]}}}))
+    helpers = [f"def h{i}(x: i32) -> i32:\n    return h{i + 1}(x) + 1\n" for i in range(299)]
+    chain = ("def k(out: Buffer[i32]):\n    out[0] = h0(1)\n\n" + "\n".join(helpers)
+             + "\ndef h299(x: i32) -> i32:\n    return x\n")
+    (tmp / "deepcall.json").write_text(json.dumps({
+        "kernel": chain, "entry": "k", "launch": {"n": 1, "wave": 1},
+        "args": {"out": {"dtype": "i32", "data": [0]}}}))
+    (tmp / "opt_budget_str.json").write_text(_case_with(options={"step_budget": "many"}))
+    (tmp / "opt_budget_neg.json").write_text(_case_with(options={"work_budget": -5}))
+    (tmp / "opt_unknown.json").write_text(_case_with(options={"frobs": 1}))
+    (tmp / "opt_mutant.json").write_text(_case_with(options={"mutants": ["nope"]}))
+    (tmp / "opt_mutant_str.json").write_text(_case_with(options={"mutants": "abc"}))
+    (tmp / "opt_section_typo.json").write_text(
+        _case_with(options={"numba_simt": {"mutants": ["break-mask-lost"]}}))
+    (tmp / "opt_section_flat.json").write_text(_case_with(options={"numba-simt": 5}))
+    (tmp / "sched_quantum.json").write_text(_case_with(schedule={"quantum": "x"}))
+    (tmp / "sched_order.json").write_text(_case_with(schedule={"wave_order": "sideways"}))
+    (tmp / "sched_misspelt.json").write_text(_case_with(schedule={"wave_ordr": "shuffled"}))
+    (tmp / "sched_percent.json").write_text(_case_with(schedule={"deopt_percent": 101}))
+    (tmp / "sched_limit.json").write_text(_case_with(schedule={"deopt_limit": -1}))
+    (tmp / "mutants_str.json").write_text(_case_with(mutants="break-mask-lost",
+                                                     target="numba-simt"))
+    (tmp / "target_int.json").write_text(_case_with(target=5))
+    (tmp / "deep_unary.json").write_text(json.dumps({
+        "kernel": "def k(out: Buffer[i32]):\n    out[0] = " + "-" * 20_000 + "1\n",
+        "entry": "k", "launch": {"n": 1, "wave": 1},
+        "args": {"out": {"dtype": "i32", "data": [0]}}}))
+    (tmp / "outcome_wide.json").write_text(json.dumps(
+        {"buffers": {"out": [2**70] * 20}, "exception": None, "status": []}))
+
+
+def test_replay_reports_a_hostile_corpus_file_by_name_and_goes_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _write_hostile_files(tmp_path)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in ("deep.json", "opt_mutant_str.json"):
+        (corpus / name).write_text((tmp_path / name).read_text())
+    code = main(["replay", str(corpus), "--target", "reference"])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert "deep.json: JSON nested too deeply" in out
+    assert "opt_mutant_str.json" in out and "expected a list of mutant names" in out
+
+
+def test_kernel_files_with_a_bom_unicode_names_or_an_upper_case_suffix_load(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An editor's byte-order mark, names the kernel language accepts (identifiers, any
+    script) in the header too, and `.PY`: all the same kernel file."""
+    text = ("# difftest: launch n=4 wave=4\n# difftest: arg öut = i32[0] * 4\n"
+            "def kérnel(öut: Buffer[i32]):\n    öut[gid()] = gid() + 1\n")
+    for name, data in (("bom.py", "\ufeff" + text), ("UPPER.PY", text)):
+        path = tmp_path / name
+        path.write_text(data, encoding="utf-8")
+        assert main(["check", str(path)]) == 0, capsys.readouterr().err
+    assert "agree" in capsys.readouterr().out
+
+
+def test_a_repeated_launch_key_and_a_kernel_file_given_to_replay_are_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    twice = tmp_path / "twice.py"
+    twice.write_text("# difftest: launch n=4 wave=4 n=8\ndef k():\n    pass\n")
+    code, err = call(capsys, "check", str(twice))
+    assert code == 2 and "`n` given twice" in err, err
+    good = EXAMPLES / "simple_deopt.py"
+    assert main(["replay", str(good)]) == 2
+    out = capsys.readouterr().out
+    assert "a kernel file, not a corpus file" in out, out
+
+
+def test_a_policy_the_target_does_not_follow_is_a_case_it_cannot_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """numba-simt is a stream target: its schedules reorder waves and resumptions, so
+    under `sequential` correct runs would disagree. One line, exit 2, for check and show."""
+    kernel = tmp_path / "seq.py"
+    kernel.write_text("# difftest: launch n=8 wave=4\n# difftest: arg out = i32[0] * 8\n"
+                      "def kernel(out: Buffer[i32]):\n    if gid() == 1 or gid() == 6:\n"
+                      "        fail(gid())\n    out[gid()] = 1\n")
+    for command in ("check", "show"):
+        code, err = call(capsys, command, str(kernel), "--policy", "sequential")
+        assert code == 2 and "cannot run this case: policy sequential" in err, err
+    assert main(["check", str(kernel), "--schedules", "8"]) == 0  # under stream: agree

@@ -1,0 +1,88 @@
+"""The user's documents say what the code does: their examples run, and their lists are
+whole."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from difftest.core.case import case_from_json
+from difftest.app.cli import main
+from difftest.core.ir import nodes
+from difftest.core.ir.check import RESERVED
+
+from ..conftest import REPO
+
+
+def test_the_examples_readme_names_every_built_in() -> None:
+    text = (REPO / "examples" / "README.md").read_text()
+    names = set(RESERVED) - {"Buffer", "True", "False", "None", "range"}
+    missing = sorted(name for name in names if f"`{name}" not in text)
+    assert not missing, f"examples/README.md does not name {missing}"
+    for word in ("while True", "elect", "inclusive_sum", "alloc"):
+        assert word in text
+    assert set(nodes.WAVE_OPS) <= names
+
+
+def test_the_case_format_example_is_a_case_that_runs_on_any_target(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (REPO / "docs" / "case-format.md").read_text()
+    block = re.search(r"```json\n(.*?)```", text, re.S)
+    assert block is not None
+    path = tmp_path / "case.json"
+    path.write_text(block.group(1))
+    case_from_json(json.loads(block.group(1)), str(path))
+    for target in ("numba-simt", "reference"):
+        assert main(["check" if target != "reference" else "run", str(path),
+                     "--target", target]) == 0
+    capsys.readouterr()
+
+
+def _blocks(text: str) -> list[tuple[str, str]]:
+    """The fenced blocks of a Markdown text: (language, body)."""
+    out, lang, body = [], None, []
+    for line in text.splitlines():
+        if line.startswith("```"):
+            if lang is None:
+                lang, body = line[3:].strip(), []
+            else:
+                out.append((lang, "\n".join(body) + "\n"))
+                lang = None
+        elif lang is not None:
+            body.append(line)
+    return out
+
+
+def _tutorial() -> list[tuple[str, str]]:
+    text = (REPO / "README.md").read_text()
+    return _blocks(text.split("## Tutorial", 1)[1].split("\n## ", 1)[0])
+
+
+def test_the_readme_tutorial_runs_as_written(tmp_path: Path) -> None:
+    """Every `$ ` line of the README's tutorial, run in a fresh folder holding the
+    tutorial's kernel file, with the exit codes it states."""
+    blocks = _tutorial()
+    kernel = next(body for lang, body in blocks if lang == "python")
+    (tmp_path / "scale.py").write_text(kernel)
+    commands = [line[2:] for lang, body in blocks if lang == "console"
+                for line in body.splitlines() if line.startswith("$ ")]
+    assert len(commands) >= 3
+    shown = [body for lang, body in blocks if lang == ""]  # the output the README shows
+    outputs = []
+    for command in commands:
+        argv = shlex.split(command)
+        assert argv[0] == "difftest"
+        proc = subprocess.run([sys.executable, "-m", "difftest", *argv[1:]], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+        assert "Traceback" not in proc.stderr, (command, proc.stderr)
+        assert proc.returncode in (0, 1), (command, proc.stdout, proc.stderr)
+        outputs.append(proc.stdout)
+    assert shown
+    for line in shown[0].splitlines():  # what the README says the last command prints
+        assert line in outputs[-1], (line, outputs[-1])

@@ -1,0 +1,133 @@
+"""The examples (examples/) behave as their headers say.
+
+Expected numbers are copied from each example's header comment (hand-derived there), and
+stack lines are found by searching the kernel text for the statement, never read back from
+the oracle.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from difftest.core.case import case_from_json
+
+from difftest.core.kernelfile import load_case
+from difftest.core.ir import parse
+from oracles.oracle import ReferenceTarget
+
+from ..conftest import EXAMPLES, example_json
+
+NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt"]
+
+
+def line_of(text: str, needle: str) -> int:
+    hits = [i for i, line in enumerate(text.splitlines(), 1)
+            if needle in line and not line.lstrip().startswith("#")]
+    assert len(hits) == 1, f"{needle!r} found on lines {hits}"
+    return hits[0]
+
+
+def stack(outcome_exc: dict) -> list[tuple[str, int]]:
+    return [(f["function"], f["line"]) for f in outcome_exc["stack"]]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_example_is_a_kernel_file_whose_header_says_how_to_run_it(name: str,
+                                                                   examples_dir: Path) -> None:
+    text = (examples_dir / f"{name}.py").read_text()
+    parse(text)
+    case = example_json(name)
+    assert case["kernel"] == text  # the whole file, header lines and all: lines match
+    assert case["entry"] == name and case["launch"]["n"] >= 1
+    assert "# difftest: launch n=" in text
+
+
+def run_example(name: str, **changes: object) -> dict:
+    obj = example_json(name)
+    obj.update(changes)
+    return ReferenceTarget().run(case_from_json(obj)).to_json()
+
+
+def test_divergent_wave_ops() -> None:
+    out = run_example("divergent_wave_ops")
+    assert out["buffers"]["out"] == [120, -1, 121, -1, 90, 60, -1, 35]
+    text = (EXAMPLES / "divergent_wave_ops.py").read_text()
+    exc = out["exception"]
+    assert (exc["kind"], exc["gid"]) == ("division_by_zero", 3)
+    assert stack(exc) == [("divergent_wave_ops", line_of(text, "100 // (v - 2)"))]
+    assert out["status"] == ["completed"] * 3 + ["faulted"] + ["completed"] * 4
+
+
+def test_loop_exit_liveness() -> None:
+    out = run_example("loop_exit_liveness")
+    assert out["buffers"]["out"] == [100000, 102000, 104002, 106004]
+    assert out["exception"] is None
+    assert out["status"] == ["completed"] * 4
+
+
+def test_payload_clobber() -> None:
+    out = run_example("payload_clobber")
+    assert out["buffers"]["out"] == [7, 0, 7, 0, 7, 0, 7, 0]
+    assert out["buffers"]["used"] == [0, 3, 0, 9, 0, 15, 0, 21]
+    assert out["exception"] is None
+
+
+def test_alloc_relocation_on_the_oracle() -> None:
+    out = run_example("alloc_relocation")
+    inp = [1, 2, 3, 4, 5]
+    expected = [sum(inp[:g % 5 + 1]) + 10 * g * (g % 5 + 1) for g in range(12)]
+    assert out["buffers"]["out"] == expected
+    assert out["buffers"]["inp"] == inp  # the private buffers are nobody's output
+    assert out["exception"] is None and out["status"] == ["completed"] * 12
+
+
+def test_alloc_size_out_of_range_faults_at_the_alloc() -> None:
+    kernel = ("def kernel(out: Buffer[i32], s: i32):\n"
+              "    p = alloc(s - gid())\n"
+              "    out[gid()] = len(p)\n")
+    obj = {"kernel": kernel, "entry": "kernel", "launch": {"n": 4, "wave": 2},
+           "args": {"out": {"dtype": "i32", "data": [9] * 4}, "s": 1025}}
+    out = ReferenceTarget().run(case_from_json(obj)).to_json()
+    # sizes 1025, 1024, 1023, 1022: only gid 0 is past the limit (1024)
+    assert out["exception"]["gid"] == 0 and out["exception"]["kind"] == "out_of_bounds"
+    assert stack(out["exception"]) == [("kernel", 2)]
+    assert out["buffers"]["out"] == [9, 1024, 1023, 1022]
+
+
+@pytest.mark.parametrize("wave", [1, 2, 4, 8, 16, 32, 64])
+def test_simple_deopt_any_wave_size(wave: int) -> None:
+    out = run_example("simple_deopt", launch={"n": 20, "wave": wave})
+    text = (EXAMPLES / "simple_deopt.py").read_text()
+    expected = [p * p for p in range(20)]
+    expected[10] = -1
+    assert out["buffers"]["out"] == expected
+    exc = out["exception"]
+    assert (exc["kind"], exc["gid"]) == ("out_of_bounds", 10)
+    assert stack(exc) == [
+        ("simple_deopt", line_of(text, "write_int_array(out, out_index, p * p)")),
+        ("write_int_array", line_of(text, "ary[index] = val")),
+    ]
+    assert out["status"][10] == "faulted"
+    assert out["status"].count("completed") == 19
+
+
+def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "difftest", "run", str(examples_dir / "simple_deopt.py"),
+         "--target", "reference", "--json"],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["exception"]["gid"] == 10
+    assert out["buffers"]["out"][11] == 121
+
+
+def test_every_example_case_loads() -> None:
+    for name in NAMES:
+        assert load_case(EXAMPLES / f"{name}.py").entry == name

@@ -1,0 +1,1 @@
+"""Tests of campaigns: fuzz, hunt, reduce, corpus, sharing, triage."""

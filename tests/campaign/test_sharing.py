@@ -1,0 +1,141 @@
+"""A campaign shared through a real Redis server (`difftest fuzz --database redis://...`),
+started by the tests on loopback: two fuzz processes, one finds a counterexample, the
+other replays it; the server killed mid-run degrades to local-only with one warning.
+
+Needs `redis-server` (the Debian package; `.ci/run` installs it) and the `redis` package
+(the `[test]` extra).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("redis", reason="the redis package is not installed")
+SERVER = shutil.which("redis-server")
+pytestmark = pytest.mark.skipif(SERVER is None, reason="redis-server is not installed "
+                                "(apt-get install redis-server; .ci/run does)")
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    import redis
+
+    port = _free_port()
+    assert SERVER is not None
+    proc = subprocess.Popen([SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = redis.Redis(port=port)
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    else:
+        proc.kill()
+        pytest.fail("redis-server did not start")
+    yield f"redis://127.0.0.1:{port}", proc
+    proc.kill()
+    proc.wait()
+
+
+def _fuzz(cwd: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen([sys.executable, "-m", "difftest", "fuzz", "--target", "numba-simt",
+                             "--workers", "1", *args], cwd=cwd, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def test_a_counterexample_found_by_one_campaign_is_replayed_by_another(
+        server: tuple[str, subprocess.Popen[bytes]], tmp_path: Path) -> None:
+    url, _ = server
+    bug = "mutants=loop-var-before-check"  # found in about a second, alone
+    first = _fuzz(tmp_path, "--opt", bug, "--time", "60", "--database", url, "--corpus", "a",
+                  "--stop-on-first")
+    out_a, _ = first.communicate(timeout=300)
+    assert first.returncode == 1, out_a
+    found = sorted(p.name for p in (tmp_path / "a").glob("*.json"))
+    assert len(found) == 1, out_a
+    # the second campaign draws one kernel: what it keeps, it got from the server
+    second = _fuzz(tmp_path, "--opt", bug, "--examples", "1", "--database", url,
+                   "--corpus", "b")
+    out_b, _ = second.communicate(timeout=300)
+    assert f"replayed an announced counterexample: b/{found[0]}" in out_b, out_b
+    assert "announced counterexamples replayed: 1, 1 failing here too" in out_b, out_b
+    assert (tmp_path / "b" / found[0]).read_text() == (tmp_path / "a" / found[0]).read_text()
+
+
+def test_killing_the_server_mid_run_degrades_to_local_with_one_warning(
+        server: tuple[str, subprocess.Popen[bytes]], tmp_path: Path) -> None:
+    url, proc = server
+    bug = "mutants=loop-var-before-check"
+    campaign = _fuzz(tmp_path, "--opt", bug, "--time", "20", "--database", url,
+                     "--corpus", "c", "--workers", "2")
+    time.sleep(0.5)
+    proc.kill()  # before the campaign's first announcement (it finds at ~1 s, reduces ~5 s)
+    out, _ = campaign.communicate(timeout=300)
+    assert "Traceback" not in out, out
+    warnings = [line for line in out.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1, out
+    assert "going on with the local database and corpus only" in warnings[0]
+    assert campaign.returncode == 1, out  # the counterexample was still found ...
+    kept = list((tmp_path / "c").glob("*.json"))
+    assert kept, out  # ... and kept in the local corpus, whole
+    for path in kept:
+        assert path.read_text().endswith("}\n")
+
+
+def test_a_bad_database_url_is_one_clear_error(tmp_path: Path) -> None:
+    bad = _fuzz(tmp_path, "--time", "5", "--database", "http://example.com")
+    out, _ = bad.communicate(timeout=120)
+    assert bad.returncode == 2, out
+    assert "--database 'http://example.com': expected redis://HOST:PORT" in out
+
+
+def _doubling_helpers(levels: int) -> str:
+    """Helpers each calling the next twice: a few hundred bytes, 2**levels inlined calls."""
+    src = "def kernel(out: Buffer[i32]):\n    out[gid()] = h0(gid())\n"
+    for i in range(levels):
+        src += f"\n\ndef h{i}(x: i32) -> i32:\n    return h{i + 1}(x) + h{i + 1}(x + 1)\n"
+    return src + f"\n\ndef h{levels}(x: i32) -> i32:\n    return x\n"
+
+
+def test_a_case_from_a_peer_is_validated_like_a_file(
+        server: tuple[str, subprocess.Popen[bytes]], tmp_path: Path) -> None:
+    """A peer announcing a kernel that inlines to millions of nodes (numba-simt's compiler
+    would take gigabytes) is refused by the same checker as a file, before any work."""
+    import json
+
+    import redis
+
+    from difftest.campaign.sharing import ANNOUNCED
+
+    url, _ = server
+    entry = {"format": "difftest-case", "version": 2, "kernel": _doubling_helpers(16),
+             "entry": "kernel", "launch": {"n": 8, "wave": 8},
+             "args": {"out": {"dtype": "i32", "data": [0] * 8}}}
+    redis.Redis.from_url(url).rpush(ANNOUNCED, json.dumps({"origin": "peer", "entry": entry}))
+    campaign = _fuzz(tmp_path, "--examples", "1", "--database", url, "--corpus", "d")
+    out, _ = campaign.communicate(timeout=300)
+    assert "warning: an announced counterexample is malformed" in out, out
+    assert "with its helpers inlined at every call; the limit is 50000" in out, out
+    assert campaign.returncode == 0, out
+    assert not list((tmp_path / "d").glob("*.json"))

@@ -1,0 +1,1 @@
+"""Reference models: simple, obviously correct versions the fast code must match."""

@@ -1,0 +1,1 @@
+"""Tests of numba-simt: compiler, machine, runtime, mutants."""

@@ -1,0 +1,1 @@
+"""Tests of the real targets (OpenCL, Vulkan) and third-party ones."""

@@ -1,0 +1,133 @@
+"""The device process (targets/device/process.py): a runtime that aborts, segfaults or
+hangs is contained in its own process, reported as a crash or a timeout, and the next
+request gets a fresh process. A fake runner module plays the device."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from targets.device.process import DeviceCrash, DeviceProcess, DeviceTimeout
+
+RUNNER = '''
+import os, signal, sys, time
+import numpy as np
+
+def handle(header, arrays, built):
+    op = header["op"]
+    if op == "slow-build":  # a compiler that takes its time, then a quick run
+        time.sleep(header["build_s"])
+        built()
+        return {"ran": True}, []
+    if op == "hang-after-build":
+        built()
+        time.sleep(3600)
+    if op == "double":
+        return {"pid": os.getpid()}, [a * 2 for a in arrays]
+    if op == "chatter":
+        os.write(1, b"a runtime writing on stdout\\n")
+        print("and Python printing", flush=True)
+        return {"ok": True}, []
+    if op == "abort":
+        sys.stderr.write("free(): invalid next size (fast)\\n")
+        sys.stderr.flush()
+        os.abort()
+    if op == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if op == "hang":
+        time.sleep(3600)
+    if op == "reject":
+        raise ValueError("the runner itself failed")
+'''
+
+
+@pytest.fixture
+def device(tmp_path: Path) -> DeviceProcess:
+    (tmp_path / "fake_runner.py").write_text(RUNNER)
+    repo = str(Path(__file__).resolve().parents[2])
+    path = os.pathsep.join([str(tmp_path), repo])
+    dev = DeviceProcess("fake_runner", {"PYTHONPATH": path})
+    yield dev
+    dev.close()
+
+
+def test_arrays_round_trip_whole_and_typed(device: DeviceProcess) -> None:
+    a = np.arange(-5, 5, dtype=np.int64) * (1 << 40)
+    b = np.array([], dtype=np.int32)
+    c = np.array([7, -7], dtype=np.int32)
+    header, out = device.call({"op": "double"}, [a, b, c], 30)
+    assert [x.dtype for x in out] == [np.int64, np.int32, np.int32]
+    assert out[0].tolist() == (a * 2).tolist() and out[1].size == 0
+    assert out[2].tolist() == [14, -14]
+
+
+def test_what_a_runtime_writes_on_stdout_does_not_corrupt_a_reply(
+        device: DeviceProcess) -> None:
+    header, _ = device.call({"op": "chatter"}, [], 30)
+    assert header == {"ok": True}
+
+
+@pytest.mark.parametrize("op,how", [("abort", "SIGABRT"), ("segv", "SIGSEGV")])
+def test_a_dying_runtime_is_a_crash_with_its_last_words_and_the_next_call_restarts(
+        device: DeviceProcess, op: str, how: str) -> None:
+    first, _ = device.call({"op": "double"}, [], 30)
+    with pytest.raises(DeviceCrash) as crash:
+        device.call({"op": op}, [], 30)
+    assert how in str(crash.value)
+    if op == "abort":
+        assert "free(): invalid next size" in str(crash.value)
+    again, _ = device.call({"op": "double"}, [], 30)
+    assert again["pid"] != first["pid"]
+
+
+def test_a_hang_is_killed_at_the_time_limit(device: DeviceProcess) -> None:
+    device.call({"op": "double"}, [], 30)  # started, so the limit times the call alone
+    start = time.monotonic()
+    with pytest.raises(DeviceTimeout, match="its build did not finish within 1 s") as e:
+        device.call({"op": "hang"}, [], 1.0)
+    assert e.value.phase == "build"
+    assert time.monotonic() - start < 10
+    header, _ = device.call({"op": "double"}, [], 30)
+    assert "pid" in header
+
+
+def test_a_runner_exception_is_a_reply_not_a_crash(device: DeviceProcess) -> None:
+    header, _ = device.call({"op": "reject"}, [], 30)
+    assert header["error"] == "internal" and "the runner itself failed" in header["message"]
+    header, _ = device.call({"op": "double"}, [], 30)  # the same process goes on
+    assert "pid" in header
+
+
+def test_a_forked_child_process_never_shares_the_parents_device(
+        device: DeviceProcess) -> None:
+    parent, _ = device.call({"op": "double"}, [], 30)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the fuzz loop forks its workers: the child must start its own
+        try:
+            header, _ = device.call({"op": "double"}, [], 30)
+            os.write(write, str(header["pid"]).encode())
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    child_pid = int(os.read(read, 100))
+    assert child_pid != parent["pid"]
+    again, _ = device.call({"op": "double"}, [], 30)
+    assert again["pid"] == parent["pid"]
+
+
+def test_the_build_and_the_run_have_limits_of_their_own(device: DeviceProcess) -> None:
+    device.call({"op": "double"}, [], 30)
+    # a build of 2 s under a build limit of 30 s and a run limit of 1 s: no timeout
+    header, _ = device.call({"op": "slow-build", "build_s": 2.0}, [], 1.0, 30.0)
+    assert header == {"ran": True}
+    with pytest.raises(DeviceTimeout, match="its build did not finish within 1 s"):
+        device.call({"op": "slow-build", "build_s": 2.0}, [], 30.0, 1.0)
+    start = time.monotonic()
+    with pytest.raises(DeviceTimeout, match="no answer after its build within 1 s") as e:
+        device.call({"op": "hang-after-build"}, [], 1.0, 30.0)
+    assert e.value.phase == "run" and time.monotonic() - start < 10
