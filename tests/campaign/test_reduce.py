@@ -1,4 +1,4 @@
-"""The IR reducer (difftest/campaign/reduce.py) and `difftest reduce`.
+"""The IR reducer (difftest/campaign/reduce/) and `difftest reduce`.
 
 The predicates are real ones: the oracle against numba-simt with a mutant on, as the fuzz
 loop uses them; never a predicate read off the reducer's own output."""
