@@ -240,7 +240,7 @@ def test_fuzz_keeps_counterexamples_out_of_the_regression_corpus(tmp_path: Path)
 
 
 def test_difftest_bench_finds_the_benchmarks_of_its_clone() -> None:
-    from difftest.app.cli import bench_script
+    from difftest.app.commands.info import bench_script
 
     assert bench_script() == REPO / "benchmarks" / "bench_target.py"
     assert bench_script().is_file()

@@ -1,0 +1,321 @@
+"""The commands about one case: run, check, replay, show, sample, compile, export, record,
+upgrade."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from difftest.core.errors import DifftestError, OracleError
+from difftest.core.kernelfile import load_case
+from difftest.core.outcome import Outcome
+
+from .common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    EXIT_USAGE,
+    _check_json_destination,
+    _load,
+    _oracle,
+    _schedule,
+    _summary,
+    _target_and_options,
+    _unsupported,
+    _write_json,
+)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    case = _load(args)
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    target, options = run.target, run.options
+    schedule = _schedule(case, args)
+    outcome = target.run(case, schedule, options)
+    if outcome.error is not None and outcome.error.kind in ("race", "work"):
+        kind = outcome.error.kind
+        outside = "the kernel is outside the semantics: " if kind == "race" else ""
+        raise OracleError(kind, f"{args.case}: {outside}{outcome.error.message}")
+    if args.json:
+        print(json.dumps(outcome.to_json()))
+    else:
+        print(_summary(case, run.name, outcome))
+    return EXIT_FAIL if outcome.error is not None else EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from difftest.campaign.runner import check_case
+    from difftest.core.verdict import check_outcome
+
+    case = _load(args)
+    policy = args.policy or case.policy
+    case = dataclasses.replace(case, policy=policy)  # what a target must support too
+    if args.outcome:
+        from difftest.core.jsonio import read_json
+
+        outcome = Outcome.from_json(read_json(args.outcome), str(args.outcome))
+        full, _ = _oracle(case, args.case, case.options)
+        verdict = check_outcome(case, full, outcome, policy=policy)
+        print(f"{args.outcome}: {verdict}")
+        return EXIT_OK if verdict.agree else EXIT_FAIL
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    target, options = run.target, run.options
+    if args.schedules < 1:
+        raise DifftestError(f"--schedules must be at least 1, got {args.schedules}")
+    if args.schedules > 1 and not target.schedule_keys:
+        print(f"target {run.name} reads no schedule keys: one run (--schedules left aside)",
+              file=sys.stderr)
+        args.schedules = 1
+    reason = _unsupported(target, case)
+    if reason:
+        raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
+    full, _ = _oracle(case, args.case, options)
+    # (seed of the generated schedule, or None for the case's own; the schedule)
+    schedules: list[tuple[int | None, dict[str, Any]]]
+    if args.schedule_seed is not None:
+        schedules = [(args.schedule_seed, _schedule(case, args))]
+    else:
+        from generators.schedules import schedule_by_number
+
+        schedules = [(None, dict(case.schedule))] + [
+            (args.seed + i, schedule_by_number(case, args.seed + i))
+            for i in range(args.schedules - 1)]
+    failed = 0
+    rows = []
+    for seed, schedule in schedules:
+        res = check_case(case, target, schedule, options, policy, full, None)
+        failed += not res.verdict.agree
+        rows.append({"schedule_seed": seed, "schedule": schedule,
+                     "verdict": res.verdict.to_json()})
+        if not args.json:
+            label = json.dumps(schedule, sort_keys=True) if schedule else "{}"
+            which = "the case's schedule" if seed is None else f"schedule seed {seed}"
+            print(f"{which} {label}: {res.verdict}")
+    if args.json:
+        print(json.dumps({"case": args.case, "target": run.name,
+                          "options": options, "checks": rows,
+                          "agree": len(schedules) - failed}))
+    else:
+        print(f"{len(schedules) - failed} of {len(schedules)} schedules agree on {run.name}"
+              + ("" if not failed or args.schedule_seed is not None else
+                 " (--schedule-seed N reruns a generated one: difftest run, show, reduce "
+                 "take it too)"))
+    return EXIT_OK if not failed else EXIT_FAIL
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from difftest.campaign.corpus import entries, files
+    from difftest.campaign.registry import installed_target_names, load_target
+    from difftest.campaign.runner import replay
+
+    names = args.target or installed_target_names()
+    if args.target:
+        for name in names:
+            load_target(name)  # a target the user named must exist: exit 2 before work
+    from difftest.campaign.findings import known_findings
+
+    paths = files(args.paths)
+    if not paths:
+        raise DifftestError(f"nothing to replay: {', '.join(args.paths)} holds no .json "
+                            "case files")
+    _check_json_destination(args.json)
+    known = known_findings(list(paths))
+    bad = failed = passed = skipped = 0
+    rows: list[dict[str, Any]] = []
+    for entry in entries(list(paths)):
+        if entry.case is None:
+            bad += 1
+            print(f"error {entry.error}")
+            rows.append({"path": str(entry.path), "error": str(entry.error)})
+            continue
+        for res in replay(entry.case, entry.target, entry.mutants, entry.expected, names,
+                          known):
+            print(f"{entry.path.name}: {res.describe()}")
+            skipped += bool(res.skipped)
+            passed += res.ok and not res.skipped
+            failed += not res.ok
+            rows.append({"path": str(entry.path), "target": res.target,
+                         "mutants": res.mutants, "ok": res.ok, "expected": res.expected,
+                         "verdict": None if res.verdict is None else str(res.verdict),
+                         "problem": res.problem or None, "known": res.known or None,
+                         "skipped": res.skipped or None, "line": res.describe()})
+    print(f"{passed} passed, {failed} failed"
+          + (f", {skipped} skipped (target not installed)" if skipped else "")
+          + (f", {bad} malformed" if bad else ""))
+    _write_json(args.json, {"format": "difftest-replay", "version": 1, "passed": passed,
+                            "failed": failed, "skipped": skipped, "malformed": bad,
+                            "results": rows})
+    if bad:
+        return EXIT_USAGE
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from difftest.app.report import numbered_source, render_png, status_picture
+    from difftest.campaign.runner import check_case
+    from difftest.core.verdict import memory_differences
+
+    case = _load(args)
+    case = dataclasses.replace(case, policy=args.policy or case.policy)
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    target, options = run.target, run.options
+    reason = _unsupported(target, case)
+    if reason:
+        raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
+    full, _ = _oracle(case, args.case, options)
+    res = check_case(case, target, _schedule(case, args), options, None, full, None)
+    print(numbered_source(case.kernel))
+    print()
+    headline = f"{case.entry}: n={case.n} wave={case.wave} on {run.name}: {res.verdict}"
+    print(headline)
+    if res.outcome.error is None:
+        print(status_picture(case, res.outcome))
+        rows, total = memory_differences(full, res.outcome)
+        if rows:
+            print(f"memory that differs from a run of the workitems that ran ({total} "
+                  f"location{'s' if total != 1 else ''}):")
+            for name, i, want, got, writers in rows:
+                who = (f"written by workitem{'s' if len(writers) > 1 else ''} "
+                       f"{', '.join(map(str, writers[:8]))}{' ...' if len(writers) > 8 else ''}"
+                       if writers else "no workitem writes it")
+                print(f"  {name}[{i}]: expected {want}, {run.name} {got} ({who})")
+            if total > len(rows):
+                print(f"  ... and {total - len(rows)} more")
+    if args.png:
+        render_png(case, res.outcome, args.png, title=f"{headline}")
+        print(f"wrote {args.png}")
+    return EXIT_OK if res.verdict.agree else EXIT_FAIL
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    from difftest.campaign.corpus import check_writable, content_name, write_atomic
+    from generators.cases import cases
+    from generators.sampling import draw
+
+    if args.count < 1:
+        raise DifftestError(f"--count must be at least 1, got {args.count}")
+    out = Path(args.out)
+    check_writable(out, "--out")
+    names: set[str] = set()
+    for case in draw(cases(), args.count, args.seed):
+        # the generated options are numba-simt's compile options: filed under it, the
+        # file runs on every target
+        obj = case.recorded_for("numba-simt").to_json()
+        name = content_name(obj)
+        try:
+            write_atomic(out / name, json.dumps(obj, indent=1) + "\n")
+        except OSError as e:
+            raise DifftestError(f"--out {out}: cannot write {name}: {e.strerror or e}") from None
+        names.add(name)
+    dup = args.count - len(names)
+    print(f"wrote {len(names)} case files to {out}"
+          + (f" ({dup} drawn case{'s' if dup != 1 else ''} repeated an earlier one)"
+             if dup else ""))
+    return EXIT_OK
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    case = _load(args)
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    target, options = run.target, run.options
+    text = target.listing(case, options)
+    if text is None:
+        raise DifftestError(f"target {run.name} has no compiled code to show")
+    print(text)
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from difftest.campaign.corpus import write_atomic
+
+    case = _load(args)
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    target, options = run.target, run.options
+    reason = _unsupported(target, case)
+    if reason:
+        raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
+    full, _ = _oracle(case, args.case, options)
+    if full.exhausted:
+        raise DifftestError(f"{args.case}: workitem {full.exhausted[0]} runs out of its "
+                            "loop-trip budget: a reproducer needs a case that finishes")
+    files = target.reproducer(case, options, full.outcome())
+    if files is None:
+        raise DifftestError(f"target {run.name} has no standalone reproducer")
+    out = Path(args.out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise DifftestError(f"--out {out}: exists and is not an empty folder")
+    try:
+        for name, text in files.items():
+            write_atomic(out / name, text)
+    except OSError as e:
+        raise DifftestError(f"--out {out}: cannot write: {e.strerror or e}") from None
+    print(f"wrote {out}: {', '.join(sorted(files))}")
+    print(f"run it with: python3 {out / 'repro.py'} (it imports nothing from difftest)")
+    return EXIT_OK
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    import re
+
+    from difftest.campaign.corpus import check_writable, corpus_json, save
+    from difftest.campaign.runner import check_case
+    from difftest.campaign.signature import Signature, setting, shape, verdict_class
+
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.finding):
+        raise DifftestError(f"--finding {args.finding!r}: expected a name of lowercase "
+                            "letters, digits and dashes (its section in docs/findings.md)")
+    case = _load(args)
+    run = _target_and_options(args.target, case, args.case, args.opt)
+    name, target, options = run.name, run.target, run.options
+    if options.get("mutants"):
+        raise DifftestError(f"{args.case}: a target's bug is recorded without mutants")
+    reason = _unsupported(target, case)
+    if reason:
+        raise DifftestError(f"{args.case}: target {name} cannot run this case: {reason}")
+    full, _ = _oracle(case, args.case, options)
+    verdict = check_case(case, target, case.schedule, options, None, full, None).verdict
+    if verdict.agree:
+        raise DifftestError(f"{args.case}: the case agrees on {name}: there is no bug of "
+                            "the target to record")
+    corpus = Path(args.corpus)
+    check_writable(corpus, "--corpus")
+    signature = Signature(name, verdict_class(verdict),
+                          shape(case.program, case.entry, case.n, case.wave),
+                          setting(options))
+    case.options = options
+    obj = corpus_json(case, name, {"verdict": "disagree", "rule": verdict.rule},
+                      f"known bug {args.finding} of {name}: {verdict}")
+    obj["finding"] = args.finding
+    obj["signature"] = signature.to_json()
+    try:
+        path = save(corpus, obj)
+    except OSError as e:
+        raise DifftestError(f"--corpus {corpus}: cannot write: {e.strerror or e}") from None
+    print(f"{args.case}: {verdict}")
+    print(f"recorded as {name}'s known bug {args.finding}: {path}")
+    return EXIT_OK
+
+
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    from difftest.campaign.corpus import files, write_atomic
+    from difftest.core.case import VERSION
+    from difftest.core.jsonio import read_json
+
+    changed = 0
+    paths = files(args.paths)
+    for path in paths:
+        obj = read_json(path)
+        if isinstance(obj, dict) and obj.get("version", VERSION) == VERSION:
+            continue
+        case = load_case(path)  # migrates, or names what is wrong
+        write_atomic(path, json.dumps(case.to_json(), indent=1, sort_keys=True) + "\n")
+        changed += 1
+        print(f"{path}: rewritten as case format version {VERSION}")
+    print(f"{changed} of {len(paths)} file(s) rewritten")
+    return EXIT_OK
