@@ -345,3 +345,29 @@ def test_binding_a_buffer_mapped_for_writing_is_an_error_on_both_sides() -> None
     res = check_case(case, NumbaSimtTarget())
     assert res.verdict.agree
     assert res.outcome.host == {"observations": [], "error": [1, "mapped_for_writing"]}
+
+
+def test_an_allocation_relocates_only_the_running_lanes_references() -> None:
+    """A resume owns one lane of the host's W rows of registers. When the pool moves,
+    the references of that lane are relocated; the other rows are not references of
+    this run (zeros, say, where an item's old base is 0) and stay as they are: a lane
+    resumed later starts from them (its unrestored registers 0)."""
+    from difftest.core.kernelfile import load_case
+    from targets.numba_simt.runtime import host_loop
+    from targets.numba_simt.runtime.trampoline import Host
+    from targets.numba_simt.target import compile_case
+
+    case = load_case(str(EXAMPLES / "alloc_relocation.py"))
+    compiled = compile_case(case, {})
+    W = 8
+    host = Host(compiled, np.zeros(64, dtype=np.int64), np.array([[0, 8, 32]]),
+                np.array([0, 0]), 16, W, 100,
+                allocate=lambda size: (40, {0: 16}, np.zeros(64, dtype=np.int64)))
+    refs = host.ref_vregs
+    assert len(refs), "the kernel holds references in registers"
+    host_loop.start(host.state, 0, 0, W, 1, 2, 0b10, 0b10)  # a resume of lane 1
+    host.regs[:] = 0
+    assert host.allocate(4) == 40
+    assert (host.regs[1, refs] == 16).all()  # lane 1's references moved with the item
+    others = np.delete(np.arange(W), 1)
+    assert (host.regs[np.ix_(others, refs)] == 0).all()

@@ -245,8 +245,8 @@ class Host:
 
     def allocate(self, size: int) -> int:
         """A fresh buffer from the pool; relocates every reference the host holds when
-        the pool moved: the parameters, the running wave's reference registers, and the
-        saved frames waiting (not under `stale-frame-reference`)."""
+        the pool moved: the parameters, the reference registers of the lanes the run
+        writes, and the saved frames waiting (not under `stale-frame-reference`)."""
         if self._allocate is None:
             raise ResumeError("alloc() with no pool to allocate from")
         ref, moves, self.mem = self._allocate(size)
@@ -257,10 +257,16 @@ class Host:
                             for b, (_, ln, bits) in self.buffers.items()}
             self.params = [moves.get(p, p) if i in self.ref_params else p
                            for i, p in enumerate(self.params)]
-            if len(self.ref_vregs):
-                held = np.ascontiguousarray(self.regs[:, self.ref_vregs]).reshape(-1)
+            # the running lanes' references: the rows of the lanes the run writes (a
+            # resume's lane alone; other rows may hold zeros that are no reference, though
+            # a moved item's old base may be 0)
+            every = int(self.state[host_loop.S_EVERY]) & ((1 << self.W) - 1)
+            rows = np.array([lane for lane in range(self.W) if every >> lane & 1])
+            if len(self.ref_vregs) and len(rows):
+                at = np.ix_(rows, self.ref_vregs)
+                held = np.ascontiguousarray(self.regs[at]).reshape(-1)
                 host_loop.relocate(held, *_moves(moves))
-                self.regs[:, self.ref_vregs] = held.reshape(self.W, -1)
+                self.regs[at] = held.reshape(len(rows), -1)
             relocate_waiting(self.waiting, moves, self.nmasks, self.union, self.mutants)
         self.buffers[ref] = (ref, size, 32)
         return ref
