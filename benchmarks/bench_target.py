@@ -157,7 +157,7 @@ def bench_jit_compilations(kernels: int, seed: int) -> dict[str, int]:
 
 _COMPILE_SNIPPET = (
     "import time; t=time.perf_counter(); "
-    "from targets.numba_simt import machine; machine.warm_up(); "
+    "from targets.numba_simt.device import machine; machine.warm_up(); "
     "print(time.perf_counter()-t)"
 )
 
