@@ -28,7 +28,7 @@ CHILD_FIELDS: dict[type, tuple[str, ...]] = {
     for c in NODE_CLASSES}
 #: per class, the fields that hold a block of statements (declared `tuple[Stmt, ...]`)
 BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
-    c: tuple(f.name for f in dataclasses.fields(c) if f.type in ("tuple[Stmt, ...]",))
+    c: tuple(f.name for f in dataclasses.fields(c) if f.type == "tuple[Stmt, ...]")
     for c in NODE_CLASSES}
 #: where a node sits below another: field names and tuple indices, outermost first
 Path = tuple["int | str", ...]

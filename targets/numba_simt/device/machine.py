@@ -1040,9 +1040,15 @@ class DeoptArea:
                          np.zeros((nwaves + 1, 3), np.int64))
 
 
+def refmap_start(nmasks: int) -> int:
+    """The column of a saved frame where its reference bitmap starts: after the head and
+    one bit per mask register."""
+    return F_HEAD + (nmasks + 63) // 64
+
+
 def frame_words(nmasks: int, ref_words: int, nregs: int, nslots: int) -> int:
     """int64 words of one saved frame."""
-    return F_HEAD + (nmasks + 63) // 64 + ref_words + nregs + nslots
+    return refmap_start(nmasks) + ref_words + nregs + nslots
 
 
 def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots: int,
@@ -1136,4 +1142,5 @@ def warm_up() -> None:
 
 
 __all__ = ["DeoptArea", "ERRORS", "MAX_WAVE_STEPS", "REASONS", "cache_is_warm",
-           "compilations", "error_message", "frame_words", "run_launch", "warm_up"]
+           "compilations", "error_message", "frame_words", "refmap_start", "run_launch",
+           "warm_up"]

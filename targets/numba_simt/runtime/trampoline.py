@@ -44,7 +44,7 @@ from .host_loop import (K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_DIVREM, K_FAIL,
                         K_MOVI, K_OUTSIDE, K_PARAM, K_SETEXEC, K_STORE, K_TRIP, K_UNARY,
                         K_WAVE_OP, K_WAVEID)
 from ..isa import ALIVE, ALWAYS_ALL_LANES, EXEC, Op
-from ..device.machine import F_GID, F_HEAD, F_IP, F_TRIPS
+from ..device.machine import F_GID, F_HEAD, F_IP, F_TRIPS, refmap_start
 from ..mutants import NONE, Mutants
 
 
@@ -80,7 +80,7 @@ _ERRORS = {host_loop.ERR_OUTSIDE: "host pc {} outside the code",
 def _layout(frame: np.ndarray, nmasks: int, union: int) -> tuple[int, int, int]:
     """Where a frame's parts start after its head (machine.py's layout): the reference
     bitmap, and the saved values; and how many bitmap words there are."""
-    bitmap = F_HEAD + (nmasks + 63) // 64
+    bitmap = refmap_start(nmasks)
     values = len(frame) - union
     return bitmap, values - bitmap, values
 
