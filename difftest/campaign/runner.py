@@ -128,7 +128,7 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
     runtime); options a target rejects fail this case alone."""
     from difftest.campaign.findings import explain
 
-    from difftest.core.errors import DifftestError
+    from difftest.core.errors import DifftestError, NotOnThisMachine
     from difftest.core.options import case_options
     from difftest.campaign.registry import TargetNotInstalled, load_target
 
@@ -145,6 +145,10 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
             options, _ = case_options(case, target, "corpus", muts)
         except TargetNotInstalled as e:
             results.append(ReplayResult(name, muts, True, None, exp, skipped=str(e)))
+            continue
+        except NotOnThisMachine as e:  # a recorded setting this machine cannot run
+            results.append(ReplayResult(name, muts, True, None, exp,
+                                        skipped=f"not shown on this machine: {e}"))
             continue
         except DifftestError as e:
             results.append(ReplayResult(name, muts, False, None, exp, str(e)))

@@ -32,6 +32,11 @@ class CaseError(DifftestError):
     """A case file (or outcome file) that is malformed or does not fit its kernel."""
 
 
+class NotOnThisMachine(DifftestError):
+    """A valid setting this machine cannot run (an instruction set its CPU lacks): a
+    corpus replay skips it with the reason, where any other bad option fails."""
+
+
 class OracleError(DifftestError):
     """The kernel is outside the semantics (a race): the oracle cannot judge it. It is the
     kernel's fault, so the CLI reports it as bad input (exit 2)."""

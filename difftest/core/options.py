@@ -20,7 +20,7 @@ import json
 from typing import Any
 from collections.abc import Sequence
 
-from difftest.core.errors import DifftestError
+from difftest.core.errors import DifftestError, NotOnThisMachine
 from difftest.core.outcome import TargetError
 
 DEFAULT_STEP_BUDGET = 100_000
@@ -132,6 +132,8 @@ def _target_check(check: Any, value: Any, where: str) -> None:
     """The target's own check of `value`; its error named by `where`."""
     try:
         check(value)
+    except NotOnThisMachine as e:  # valid, but not here: the kind stays for replay
+        raise NotOnThisMachine(f"{where}: {e}") from None
     except DifftestError as e:
         raise OptionError(f"{where}: {e}") from None
 

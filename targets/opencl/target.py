@@ -33,6 +33,8 @@ from difftest.core.reconvergence import LOOP_EXITS_UNDEFINED
 
 from ..translate import Translation
 from ..translate.opencl_c import launch_shape
+from difftest.core.errors import NotOnThisMachine
+
 from ..translated import OptionError, TranslatedTarget, require
 
 
@@ -117,6 +119,24 @@ def intel_icd_dir() -> str:
     return str(folder)
 
 
+#: CL_CONFIG_CPU_TARGET_ARCH values (the instruction set Intel's runtime compiles for,
+#: instead of the host CPU's) -> the CPU flag (/proc/cpuinfo) a machine needs to run it
+CPU_ARCHES = {"corei7": "sse4_2", "corei7-avx": "avx", "core-avx2": "avx2",
+              "skx": "avx512f", "sapphirerapids": "amx_tile"}
+
+
+def cpu_flags() -> frozenset[str]:
+    """This machine's CPU flags (Linux); empty where /proc/cpuinfo cannot be read."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
 class IntelTarget(_OpenCL):
     name = "opencl-intel"
     description = ("OpenCL C with subgroups on Intel's OpenCL CPU runtime (its own "
@@ -127,6 +147,24 @@ class IntelTarget(_OpenCL):
     reconvergence = LOOP_EXITS_UNDEFINED
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",
                        "call-no-check")
+    option_names = ("opt", "cpu_arch", "timeout", "build_timeout")
+    option_help = {**_OpenCL.option_help,
+                   "cpu_arch": "the instruction set the runtime compiles for "
+                               f"({' | '.join(CPU_ARCHES)}; default: this CPU's): "
+                               "CL_CONFIG_CPU_TARGET_ARCH. Some bugs show only for one"}
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        super().validate_options(options)
+        arch = options.get("cpu_arch")
+        if arch is None:
+            return
+        if arch not in CPU_ARCHES:
+            raise OptionError(f"option cpu_arch={arch!r}: expected one of "
+                              f"{', '.join(CPU_ARCHES)}")
+        flags = cpu_flags()
+        if flags and CPU_ARCHES[arch] not in flags:
+            raise NotOnThisMachine(f"option cpu_arch={arch}: this CPU lacks "
+                                   f"{CPU_ARCHES[arch]}, which that instruction set needs")
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[intel]'",
@@ -138,7 +176,11 @@ class IntelTarget(_OpenCL):
                     options: dict[str, Any]) -> dict[str, str]:
         if self._env is None:
             self._env = {"OCL_ICD_VENDORS": intel_icd_dir()}
-        return self._env
+        arch = options.get("cpu_arch")
+        return {**self._env, "CL_CONFIG_CPU_TARGET_ARCH": arch} if arch else self._env
 
     def reproducer_extra(self, case: Case, options: dict[str, Any]) -> dict[str, Any]:
-        return {"env": {}, "setup": "intel-icd"}  # the reproducer writes its own ICD
+        # the reproducer writes its own ICD; the instruction set is the one setting kept
+        arch = options.get("cpu_arch")
+        env = {"CL_CONFIG_CPU_TARGET_ARCH": arch} if arch else {}
+        return {"env": env, "setup": "intel-icd"}

@@ -120,3 +120,24 @@ def test_a_corpus_file_whose_target_is_not_installed_is_skipped_not_failed(
     assert main(["replay", str(path), "--target", "numba-simt"]) == 0
     out = capsys.readouterr().out
     assert "skip opencl-intel" in out and "1 skipped (target not installed)" in out, out
+
+
+def test_a_known_bug_that_needs_an_instruction_set_this_cpu_lacks_is_skipped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finding recorded with `cpu_arch` (Intel's runtime compiling for AVX2) on a CPU
+    without that instruction set: not shown on this machine, which is no failure; on a
+    CPU with it, the recorded configuration is run as it was found."""
+    from difftest.campaign.runner import replay
+
+    path = REPO / "corpus" / "kernel-c0fe283dcbef1e38.json"
+    case = case_from_json(json.loads(path.read_text()))
+    try:
+        from targets.opencl import target as ocl
+        ocl.IntelTarget()
+    except ImportError as e:
+        pytest.skip(f"opencl-intel is not installed: {e}")
+    monkeypatch.setattr(ocl, "cpu_flags", lambda: frozenset({"sse2", "avx"}))
+    results = replay(case, "opencl-intel", [], case.extra["expected"], ["opencl-intel"])
+    assert results and all(r.ok and r.skipped for r in results), \
+        [r.describe() for r in results]
+    assert "this CPU lacks avx2" in results[0].describe()
