@@ -42,7 +42,7 @@ class _OpenCL(TranslatedTarget):
     runner = "targets.device.opencl_runner"
     kernel_file = "kernel.cl"
     platform = ""
-    option_names = ("opt", "timeout", "build_timeout")
+    option_names: tuple[str, ...] = ("opt", "timeout", "build_timeout")
     option_help = {"opt": "on (default) | off: build with -cl-opt-disable",
                    **TranslatedTarget.option_help}
 
