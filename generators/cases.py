@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from difftest.core.case import Case
-from difftest.core.reconvergence import MAXIMAL
+from difftest.core.reconvergence import MAXIMAL, UNIFORM
 
 from .host import host_programs
 from .inputs import arguments
@@ -106,10 +106,11 @@ def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
     if isinstance(per_kernel, bool) or not isinstance(per_kernel, int) or per_kernel < 1:
         raise ValueError(f"Invalid per_kernel={per_kernel!r} < 1")
     out = leave_out(capabilities)
-    launch: st.SearchStrategy[Any] = launches(max_n, waves)
+    whole = reconvergence == UNIFORM
+    launch: st.SearchStrategy[Any] = launches(max_n, waves, whole)
     if one_wave:
         widest_twice = tuple(sorted(waves)) + (max(waves),)
-        launch = st.sampled_from(widest_twice).map(lambda w: launches(max_n, (w,)))
+        launch = st.sampled_from(widest_twice).map(lambda w: launches(max_n, (w,), whole))
     return _kernel_cases(kernels(fault_rate, without=out - {"host"},
                                  reconvergence=reconvergence),
                          per_kernel, launch, "host" not in out, share_options, one_wave)

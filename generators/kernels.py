@@ -73,7 +73,8 @@ from difftest.core.ir import nodes as n
 from difftest.core.ir import parse, to_source, walk
 from difftest.core.ir.types import BOOL, I32, I64, Type
 from difftest.core.options import DEFAULT_WORK_BUDGET
-from difftest.core.reconvergence import MAXIMAL, MODELS, defined_only
+from difftest.core.reconvergence import MAXIMAL, MODELS, UNIFORM, defined_only
+from difftest.core.uniformity import analyse as uniformity
 
 from .coverage import constructs
 
@@ -1012,6 +1013,42 @@ def _defined_only(source: str, model: str) -> str:
     return source if fixed is None else to_source(fixed)
 
 
+#: under the `uniform` model, the share of kernels with wave operations whose control flow
+#: is made uniform (`_uniform_control`); in the others, wave operations where lanes may
+#: be apart are taken out, and their control flow stays divergent
+UNIFORM_CONTROL_PERCENT = 70
+
+
+@functools.lru_cache(maxsize=512)
+def _uniform_control(source: str) -> str:
+    """`source` with every branch condition and loop bound that lanes may disagree on
+    made uniform: a condition `c` becomes `wave_any(c)` or `wave_all(c)` (by line
+    parity), a bound `b` becomes `readfirstlane(b)` -- branches a GPU kernel makes
+    uniform on purpose, so that the wave operations under them are ones a target
+    promising only uniform control flow defines. A few rounds, since a variable
+    assigned under a divergent branch stops being divergent once the branch is uniform."""
+    from difftest.core.ir import check
+    from difftest.core.ir.walk import substitute
+
+    program = _checked(source)[0]
+    for _ in range(4):
+        conds = uniformity(program, ENTRY).divergent_conditions
+        if not conds:
+            break
+        done: set[int] = set()
+
+        def wrap(x: Any) -> Any:
+            if id(x) not in conds or id(x) in done:
+                return None
+            done.add(id(x))
+            if x.ty is BOOL:
+                return n.WaveOp("wave_all" if x.line % 2 else "wave_any", (x,), line=x.line)
+            return n.WaveOp("readfirstlane", (x,), line=x.line)
+
+        program = check(substitute(program, wrap))
+    return to_source(program)
+
+
 @functools.lru_cache(maxsize=512)
 def _checked(source: str) -> tuple[n.Program, frozenset[str], int]:
     """Parse (a generator defect surfaces here as a KernelError) and read off the
@@ -1116,6 +1153,9 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int,
     acc_ty = gen.pick((I64, I32)) if "atomic" in features else I64
     source, bufs, scalars = gen.kernel(out_ty, acc_ty)
     program, found, trips = _checked(source)
+    if reconvergence == UNIFORM and "wave" in features \
+            and draw(_PERCENT) < UNIFORM_CONTROL_PERCENT:
+        source = _uniform_control(source)
     if reconvergence != MAXIMAL and "wave" in features:
         source = _defined_only(source, reconvergence)
         program, found, trips = _checked(source)

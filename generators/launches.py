@@ -32,10 +32,17 @@ def _classes(max_n: int) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def launches(max_n: int = 3000, waves: tuple[int, ...] = WAVES
+#: with `whole_waves`, the share of launches whose n is rounded up to whole waves
+WHOLE_WAVES_PERCENT = 75
+_PERCENT = st.integers(0, 99)
+
+
+def launches(max_n: int = 3000, waves: tuple[int, ...] = WAVES, whole_waves: bool = False
              ) -> st.SearchStrategy[tuple[int, int]]:
     """(n, wave) with 1 <= n <= max_n and wave in `waves` (a target's wave sizes); see
-    the module docstring for the distribution."""
+    the module docstring for the distribution. `whole_waves` rounds n up to a multiple of
+    the wave in most launches: a target promising only uniform control flow defines wave
+    operations in full waves alone (lanes past n are not there to run them)."""
     if max_n < 1:
         raise ValueError(f"Invalid max_n={max_n} < 1")
     if not waves or any(w not in WAVES for w in waves):
@@ -47,6 +54,10 @@ def launches(max_n: int = 3000, waves: tuple[int, ...] = WAVES
     @st.composite
     def launch(draw: st.DrawFn) -> tuple[int, int]:
         lo, hi = classes[draw(which)]
-        return draw(integers(lo, hi)), draw(wave)
+        size, w = draw(integers(lo, hi)), draw(wave)
+        if whole_waves and draw(_PERCENT) < WHOLE_WAVES_PERCENT:
+            up = -(-size // w) * w
+            size = up if up <= max_n else max(size, up - w) if up - w >= 1 else size
+        return size, w
 
     return launch()

@@ -403,6 +403,7 @@ class _Run:
         self.steps = np.zeros(n_items, dtype=np.int64)
         self.exhausted: list[int] = []
         self.dead = np.zeros(n_items, dtype=bool)  # faulted or out of budget
+        self.partial_wave_op: str | None = None  # FullRun.partial_wave_op
         self.work = 0  # statements and expressions evaluated (once per lockstep group)
 
     # --------------------------------------------------------------- helpers
@@ -678,6 +679,8 @@ class _Run:
         if not len(active):
             return active, np.zeros(0, dtype=_dtype(e.ty))
         waves = _Waves(active, self.wave)
+        if self.partial_wave_op is None:
+            self._note_partial(e, active, waves)
         op = e.op
         if op == "elect":
             return active, np.arange(len(active)) == waves.each(waves.first)
@@ -705,6 +708,17 @@ class _Run:
             return active, _wrap(inclusive - x, bits)
         assert op == "inclusive_sum", op
         return active, _wrap(inclusive, bits)
+
+    def _note_partial(self, e: n.WaveOp, active: Lanes, waves: _Waves) -> None:
+        """Record `e` if some wave runs it with fewer than all of its W lanes (lanes past
+        n count as missing)."""
+        counts = np.diff(np.append(waves.first, len(active)))
+        short = np.flatnonzero(counts < self.wave)
+        if len(short):
+            k = int(short[0])
+            wave = int(active[waves.first[k]]) // self.wave
+            self.partial_wave_op = (f"{e.op}() at line {e.line} runs in wave {wave} with "
+                                    f"{int(counts[k])} of its {self.wave} lanes")
 
     def _shuffle(self, active: Lanes, waves: _Waves, x: Array, src: Array,
                  ty: Type | None) -> Array:
@@ -742,7 +756,7 @@ def _launch(case: Case, options: dict[str, Any], exact_races: bool) -> FullRun:
         return _launch(case, options, exact_races=True)  # raises OracleError naming the race
     return FullRun(case.n, case.wave, run.fates, mem.writes, initial, mem.final(),
                    sorted(run.exhausted), describe_budget(options, case.n),
-                   run.steps.tolist())
+                   run.steps.tolist(), run.partial_wave_op)
 
 
 def run_full(case: Case, options: dict[str, Any] | None = None) -> FullRun:

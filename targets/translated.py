@@ -88,14 +88,20 @@ class TranslatedTarget(Target):
     def unsupported(self, case: Case) -> str | None:
         return declared_unsupported(self, case)
 
+    def subgroup(self, case: Case, options: dict[str, Any]) -> int:
+        """S, the subgroup size a wave of `case` runs in (0: the translation's default,
+        `subgroup_size(W)`)."""
+        return 0
+
     def translation(self, case: Case, options: dict[str, Any]) -> Translation:
         mutants = frozenset(options.get("mutants", ()))
-        key = (case.kernel, case.entry, case.wave, mutants)
+        subgroup = self.subgroup(case, options)
+        key = (case.kernel, case.entry, case.wave, mutants, subgroup)
         hit = self._translations.get(key)
         if hit is not None:
             self._translations.move_to_end(key)
             return hit
-        tr = translate(case.program, case.entry, self.language, case.wave, mutants)
+        tr = translate(case.program, case.entry, self.language, case.wave, mutants, subgroup)
         self._translations[key] = tr
         if len(self._translations) > CACHE_SIZE:
             self._translations.popitem(last=False)

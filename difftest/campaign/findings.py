@@ -52,15 +52,16 @@ def known_findings(paths: list[Path]) -> list[KnownFinding]:
 
 
 def explain(known: list[KnownFinding], target: str, case: Case, verdict: Any,
-            options: dict[str, Any] | None = None) -> KnownFinding | None:
-    """The known finding of `target` that explains this disagreement under `options`
-    (default: the case's), if one does."""
+            options: dict[str, Any] | None = None, compiler: str = ""
+            ) -> KnownFinding | None:
+    """The known finding of `target` (running `compiler`, where it names one) that
+    explains this disagreement under `options` (default: the case's), if one does."""
     if verdict.agree:
         return None
     failure = verdict_class(verdict)
     case_shape = shape(case.program, case.entry, case.n, case.wave)
     where = setting(case.options if options is None else options)
     for f in known:
-        if f.signature.explains(target, failure, case_shape, where):
+        if f.signature.explains(target, failure, case_shape, where, compiler):
             return f
     return None

@@ -348,7 +348,8 @@ class _Worker:
         from generators.coverage import fault_kinds
         from generators.schedules import schedule_by_number
 
-        from difftest.campaign.runner import check_case, oracle_run, target_options
+        from difftest.campaign.runner import (check_case, oracle_run, target_options,
+                                              undefined_in_run)
         from difftest.campaign.signature import verdict_class
 
         best, counters = self.best, self.counters
@@ -376,6 +377,9 @@ class _Worker:
             options = target_options(self.target, {**case.options, **self.config.options})
             full, oracle_error = oracle_run(case, options)
             counters[_EXECS] += 1
+            if undefined_in_run(self.target, full):
+                counters[_SKIPPED] += 1
+                continue
             if full is not None and not best:
                 new = set(fault_kinds(full)) - kinds
                 kinds |= new
@@ -431,7 +435,8 @@ class _Worker:
         case_shape = shape(case.program, case.entry, case.n, case.wave)
         where = setting(options)
         for sig in self.known.refresh():
-            if sig.explains(self.config.target, failure, case_shape, where):
+            if sig.explains(self.config.target, failure, case_shape, where,
+                            self.target.compiler(options)):
                 self.results.put(_SeenAgain(_Known.key(sig)))
                 return True
         return False
@@ -515,7 +520,7 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
         verdict, failure = str(final.verdict), verdict_class(final.verdict)
     signature = Signature(config.target, failure,
                           shape(reduced.program, reduced.entry, reduced.n, reduced.wave),
-                          setting(reduced.options))
+                          setting(reduced.options), target.compiler(reduced.options))
     if not config.stop_on_first:
         for old in known.refresh():
             if old.same_bug(signature):

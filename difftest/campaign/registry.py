@@ -81,13 +81,17 @@ def _load(group: str, name: str, what: str) -> Any:
     raise UnknownTarget(f"unknown {what} '{name}' (known: {known})")
 
 
-def load_target(name: str) -> Target:
-    """Instantiate the registered target `name`; UnknownTarget lists the known ones."""
+def load_target(name: str, options: dict[str, Any] | None = None) -> Target:
+    """Instantiate the registered target `name`, configured by `options` (the common ones
+    and its own: what they choose, such as a Vulkan target's device, decides its
+    declarations); UnknownTarget lists the known ones."""
     target = _load(TARGETS, name, "target")
     if not isinstance(target, Target):  # the one check: every part is then read directly
         raise UnknownTarget(f"target '{name}' is registered, but its object "
                             f"({type(target).__name__}) does not subclass "
                             "difftest.core.target.Target")
+    if options:
+        target.configure({k: v for k, v in options.items() if k in target.option_names})
     if target.reconvergence not in MODELS:
         raise UnknownTarget(f"target '{name}' declares an unknown reconvergence model "
                             f"'{target.reconvergence}' (known: {', '.join(MODELS)})")

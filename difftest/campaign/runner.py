@@ -46,6 +46,34 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None
         return None, TargetError(e.kind, e.message)
 
 
+def undefined_in_run(target: Any, full: OracleRun | None) -> str | None:
+    """Why `target`'s reconvergence model leaves the results of this oracle run undefined
+    (the `uniform` model's run-time half: a wave operation some wave ran with part of its
+    lanes), or None. The static half is the target's `unsupported(case)`."""
+    from difftest.core.fullrun import FullRun
+    from difftest.core.reconvergence import UNIFORM
+
+    if target.reconvergence != UNIFORM or not isinstance(full, FullRun) \
+            or full.partial_wave_op is None:
+        return None
+    return (f"{full.partial_wave_op}, where its reconvergence model ({UNIFORM}) leaves "
+            "the result undefined")
+
+
+def cannot_run(target: Any, case: Case, options: dict[str, Any] | None = None
+               ) -> str | None:
+    """Why `target` cannot run `case` (None when it can): what it declares it cannot,
+    and under the `uniform` model a run that leaves a wave operation undefined (this
+    runs the oracle when the target's model needs it)."""
+    from difftest.core.reconvergence import UNIFORM
+
+    why: str | None = target.unsupported(case)
+    if why is not None or target.reconvergence != UNIFORM:
+        return why
+    full, _ = oracle_run(case, options)
+    return undefined_in_run(target, full)
+
+
 def target_options(target: Any, options: dict[str, Any]) -> dict[str, Any]:
     """The options `target` reads: the common ones and its own (generated cases carry
     numba-simt's compile options, which another target would reject)."""
@@ -153,11 +181,13 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
         except DifftestError as e:
             results.append(ReplayResult(name, muts, False, None, exp, str(e)))
             continue
-        if name != recorded_target and target.unsupported(case):
+        if name != recorded_target and (target.unsupported(case)
+                                        or undefined_in_run(target, full)):
             continue
         res = check_case(case, target, options=options, full=full, oracle_error=oracle_error)
         ok = _matches(res.verdict, exp)
-        why = explain(known or [], name, case, res.verdict, options) if not ok and not muts \
+        why = explain(known or [], name, case, res.verdict, options,
+                      target.compiler(options)) if not ok and not muts \
             and exp.get("verdict") == "agree" else None
         if why is not None:
             results.append(ReplayResult(name, muts, True, res.verdict, exp, known=why.id))
@@ -201,6 +231,8 @@ def still_fails(target: Any, original: Case, rule: str | None,
         full, error = oracle_run(candidate, tight)
         if full is None or full.exhausted:
             return False  # racy, or looping past the tight budget
+        if undefined_in_run(target, full):
+            return False  # a result the target's model does not define
         mutated = dataclasses.replace(candidate, options={**clean, **tight, "mutants": muts})
         res = check_case(mutated, target, candidate.schedule, None, None, full, None)
         if res.verdict.agree or verdict_class(res.verdict) != failure:

@@ -8,7 +8,11 @@ class (not only by the same rule: an R0 build failure must not reduce into anoth
 error such as a crash).
 
 A *finding's signature* is (target, setting, failure class, shape of its reduced case):
-the setting is the target options it was found under (`opt=off`), the shape
+the setting is the target options it was found under (`opt=off`); where the target names
+the compiler it ran (`Target.compiler`: a Vulkan target's front end and driver, "glsl on
+llvmpipe Mesa 22.3.6"), that compiler stands for the target, so a bug lavapipe-glsl
+found is the same bug when vulkan-glsl meets it on that lavapipe, and not on an NVIDIA
+driver; the shape
 being the operations left in the reduced kernel: its statement and expression kinds,
 operators, wave operations and casts, and whether the launch has partial waves. Two
 reduced findings of one target and class are the same bug when one's shape contains the
@@ -88,7 +92,7 @@ def setting(options: dict[str, Any]) -> str:
     """The target options a finding depends on, as text (budgets and mutants aside):
     `opt=off`, or "" for the defaults."""
     keep = {k: v for k, v in options.items()
-            if k not in ("mutants", "step_budget", "work_budget", "timeout")}
+            if k not in ("mutants", "step_budget", "work_budget", "timeout", "device", "icd")}
     return ",".join(f"{k}={keep[k]}" for k in sorted(keep))
 
 
@@ -98,29 +102,41 @@ class Signature:
     failure: str
     shape: frozenset[str]
     setting: str = ""  # the target options it was found under (`setting`)
+    compiler: str = ""  # the compiler the target ran (`Target.compiler`), if it names one
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"target": self.target, "failure": self.failure,
                                "shape": sorted(self.shape)}
         if self.setting:
             out["setting"] = self.setting
+        if self.compiler:
+            out["compiler"] = self.compiler
         return out
 
     @staticmethod
     def from_json(obj: dict[str, Any]) -> Signature:
         return Signature(str(obj["target"]), str(obj["failure"]), frozenset(obj["shape"]),
-                         str(obj.get("setting", "")))
+                         str(obj.get("setting", "")), str(obj.get("compiler", "")))
+
+    def on(self, target: str, compiler: str) -> bool:
+        """Whether a failure of `target` running `compiler` is one this finding's
+        target could show: the same compiler where both name one, else the same target."""
+        if self.compiler and compiler:
+            return self.compiler == compiler
+        return self.target == target
 
     def explains(self, target: str, failure: str, case_shape: frozenset[str],
-                 options: str = "") -> bool:
-        """Whether a failing case of `target` under the setting `options` with this
-        class and shape is most likely this finding again (the module docstring)."""
-        return (target == self.target and failure == self.failure
+                 options: str = "", compiler: str = "") -> bool:
+        """Whether a failing case of `target` (running `compiler`) under the setting
+        `options` with this class and shape is most likely this finding again (the
+        module docstring)."""
+        return (self.on(target, compiler) and failure == self.failure
                 and options == self.setting and self.shape <= case_shape)
 
     def same_bug(self, other: Signature) -> bool:
-        """Two reduced findings of one target, setting and class whose shapes nest: the
-        larger one's extra operations are what its reduction could not take out."""
-        return (self.target == other.target and self.failure == other.failure
+        """Two reduced findings of one target (or compiler), setting and class whose
+        shapes nest: the larger one's extra operations are what its reduction could not
+        take out."""
+        return (other.on(self.target, self.compiler) and self.failure == other.failure
                 and self.setting == other.setting
                 and (self.shape <= other.shape or other.shape <= self.shape))

@@ -100,6 +100,10 @@ class FullRun:
     exhausted: list[int] = field(default_factory=list)  # ascending gids
     budget_text: str = ""
     trips: list[int] = field(default_factory=list)  # loop trips each workitem ran
+    # the first wave operation some wave ran with part of its lanes (diverged, returned,
+    # faulted, out of budget or past n), as text: where the `uniform` reconvergence
+    # model promises nothing (difftest.core.uniformity); None when there was none
+    partial_wave_op: str | None = None
     # what a checker derives from this run, kept with it: one oracle run is checked
     # against several schedules
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)

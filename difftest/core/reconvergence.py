@@ -4,6 +4,11 @@ The core semantics is maximal reconvergence (docs/semantics.md). A real target m
 less, so each target declares the model it is checked against (`Target.reconvergence`):
 
 - `maximal`: every wave operation is defined (the oracle's model);
+- `uniform`: only uniform control flow is promised (Vulkan without
+  VK_KHR_shader_maximal_reconvergence, WGSL): a wave operation is defined where every lane
+  of its wave runs it together and no lane left a construct other than through its merge
+  and came back (difftest.core.uniformity has the rule; the oracle checks the part it
+  sees at run time, `FullRun.partial_wave_op`);
 - `loop-exits-undefined`: maximal, except a wave operation on a loop's *exit path*, which
   the model leaves undefined. A position inside a loop is on its exit path when every way
   on from it leaves the loop -- by `break`, `return` or `fail` -- before the loop's
@@ -25,11 +30,20 @@ from typing import Any
 from difftest.core import ir
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, I32, I64
+from difftest.core import uniformity
 from difftest.core.ir.walk import reachable, substitute, walk
 
 MAXIMAL = "maximal"
 LOOP_EXITS_UNDEFINED = "loop-exits-undefined"
-MODELS = (MAXIMAL, LOOP_EXITS_UNDEFINED)
+UNIFORM = "uniform"
+MODELS = (MAXIMAL, LOOP_EXITS_UNDEFINED, UNIFORM)
+
+#: why a model leaves the wave operations `undefined_wave_ops` lists undefined
+WHY_UNDEFINED = {
+    LOOP_EXITS_UNDEFINED: "is on a loop's exit path",
+    UNIFORM: "runs where lanes that left without a merge (a `continue` some lanes take, "
+             "a helper's `return` some take) may be back, which is not uniform control flow",
+}
 
 
 def _while_falls_through(s: n.While) -> bool:
@@ -118,6 +132,8 @@ def undefined_wave_ops(program: n.Program, entry: str, model: str) -> list[n.Wav
     undefined, in source order per function (none under `maximal`)."""
     if model == MAXIMAL:
         return []
+    if model == UNIFORM:
+        return _in_order(program, entry, uniformity.analyse(program, entry).scarred)
     assert model == LOOP_EXITS_UNDEFINED, f"unknown reconvergence model {model}"
     functions = {f.name: f for f in reachable(program, entry)}
     found: dict[int, n.WaveOp] = {}
@@ -139,8 +155,14 @@ def undefined_wave_ops(program: n.Program, entry: str, model: str) -> list[n.Wav
                 found[id(x)] = x
             elif isinstance(x, n.Call):
                 pending.append(x.func)
-    order = {id(x): i for i, x in enumerate(walk(tuple(functions.values())))}
-    return sorted(found.values(), key=lambda w: order[id(w)])
+    return _in_order(program, entry, frozenset(found))
+
+
+def _in_order(program: n.Program, entry: str, ids: frozenset[int]) -> list[n.WaveOp]:
+    """The wave operations of the functions `entry` reaches whose ids are in `ids`, in
+    source order per function."""
+    return [x for x in walk(tuple(reachable(program, entry)))
+            if isinstance(x, n.WaveOp) and id(x) in ids]
 
 
 def describe(op: n.WaveOp) -> str:
@@ -162,9 +184,14 @@ def _replacement(op: n.WaveOp) -> n.Expr:
 
 def defined_only(program: n.Program, entry: str, model: str) -> n.Program | None:
     """`program` with every wave operation `model` leaves undefined replaced by a
-    wave-free expression of its type (None when there was none to replace). The result
-    is checked."""
-    undefined = {id(w) for w in undefined_wave_ops(program, entry, model)}
+    wave-free expression of its type (None when there was none to replace); under
+    `uniform`, also those at places lanes may reach apart (most runs would leave them
+    undefined). The result is checked."""
+    if model == UNIFORM:
+        u = uniformity.analyse(program, entry)
+        undefined = set(u.divergent | u.scarred)
+    else:
+        undefined = {id(w) for w in undefined_wave_ops(program, entry, model)}
     if not undefined:
         return None
 

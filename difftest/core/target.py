@@ -29,7 +29,11 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `reproducer(case, options, expected)`: a standalone reproducer's files (`difftest
   export`), or None;
 - `warm_up()`, `cold_start_note()`: load or compile what it needs once, and a line to print
-  first when that takes a while.
+  first when that takes a while;
+- `configure(options)`: settle what the target's options choose before anything reads
+  its declarations (a Vulkan target's `device`: its wave sizes and reconvergence model
+  are the device's); `device_summary()`: a line on the device it runs on, or None;
+  `compiler(options)`: the compiler it tests, as known findings name it.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from typing import Any
 
 from difftest.core.case import Case
 from difftest.core.outcome import Outcome
-from difftest.core.reconvergence import MAXIMAL, describe, undefined_wave_ops
+from difftest.core.reconvergence import MAXIMAL, WHY_UNDEFINED, describe, undefined_wave_ops
 
 WAVE_SIZES = (1, 2, 4, 8, 16, 32, 64)
 
@@ -90,6 +94,19 @@ class Target:
     def warm_up(self) -> None:
         pass
 
+    def configure(self, options: dict[str, Any]) -> None:
+        """Settle the settings `options` (the target's own) choose for every case."""
+
+    def device_summary(self) -> str | None:
+        return None
+
+    def compiler(self, options: dict[str, Any]) -> str:
+        """The compiler a run under `options` tests, where the target names one (a Vulkan
+        target: its front end and the device's driver), else "": a known bug of a
+        compiler is the same bug whichever target meets it (docs/semantics.md,
+        "Findings")."""
+        return ""
+
     def cold_start_note(self) -> str | None:
         return None
 
@@ -121,7 +138,7 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
                 return f"alloc() (line {node.line})"
     undefined = undefined_wave_ops(case.program, case.entry, target.reconvergence)
     if undefined:
-        return (f"{describe(undefined[0])} is on a loop's exit path, where its "
+        return (f"{describe(undefined[0])} {WHY_UNDEFINED[target.reconvergence]}, where its "
                 f"reconvergence model ({target.reconvergence}) leaves the result undefined")
     return None
 

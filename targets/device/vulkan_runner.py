@@ -4,14 +4,28 @@ the `vulkan` (cffi) binding runs it. Standalone on purpose (it imports only nump
 
 `run(glsl, bindings, groups)` binds each array as a storage buffer (binding i = array
 i), dispatches `groups` = (x, y) workgroups and returns the arrays as the shader left
-them. The device is the first one with a compute queue; VK_DRIVER_FILES (or
-VK_ICD_FILENAMES) picks the driver, LP_NATIVE_VECTOR_WIDTH lavapipe's subgroup size.
+them. The device: DIFFTEST_VK_DEVICE names it ("auto", the default: the first discrete,
+integrated or virtual GPU, else the CPU device; "gpu"; "cpu" or "lavapipe"; an index
+among the devices; or a piece of the device's or driver's name); VK_DRIVER_FILES (or
+VK_ICD_FILENAMES) picks the drivers the loader sees, LP_NATIVE_VECTOR_WIDTH lavapipe's
+subgroup size. A request may ask for
+
+- `maximal`: maximal reconvergence. The device has VK_KHR_shader_maximal_reconvergence
+  (its feature is switched on whenever it is there) and the module gets the SPIR-V
+  extension SPV_KHR_maximal_reconvergence and the execution mode MaximallyReconvergesKHR
+  on its entry point, patched into glslang's output (glslang's GLSL has no way to ask);
+- `subgroup`: a subgroup size, required of the pipeline through
+  VK_EXT_subgroup_size_control where the device can vary it for compute shaders.
+
+A `describe` request answers with the device's properties: name, type, driver, subgroup
+sizes, whether it has maximal reconvergence, and the other devices it could have picked.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import struct
 import subprocess
 import tempfile
 
@@ -19,10 +33,26 @@ import numpy as np
 import vulkan as vk
 
 GLSLANG = os.environ.get("GLSLANG_VALIDATOR", "glslangValidator")
+DEVICE_ENV = "DIFFTEST_VK_DEVICE"
+MAXIMAL_EXTENSION = "VK_KHR_shader_maximal_reconvergence"
+# not in every `vulkan` binding: the feature struct is laid out as the uniform control
+# flow one (sType, pNext, one VkBool32), so that one is built with this sType
+MAXIMAL_FEATURES_STYPE = 1000434000
+SPV_MAXIMAL = "SPV_KHR_maximal_reconvergence"
+MAXIMALLY_RECONVERGES = 6023  # the execution mode
+_TYPES = {vk.VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: "discrete-gpu",
+          vk.VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: "integrated-gpu",
+          vk.VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: "virtual-gpu",
+          vk.VK_PHYSICAL_DEVICE_TYPE_CPU: "cpu"}
+_GPU_ORDER = ("discrete-gpu", "integrated-gpu", "virtual-gpu")
 
 
 class CompileError(Exception):
     """glslangValidator rejected the shader (its log is the message)."""
+
+
+class NoDevice(Exception):
+    """No Vulkan device matches DIFFTEST_VK_DEVICE."""
 
 
 def compile_glsl(source: str) -> bytes:
@@ -40,51 +70,177 @@ def compile_glsl(source: str) -> bytes:
             return f.read()
 
 
+# --------------------------------------------------------------------- SPIR-V patch
+def _instructions(words: list[int]) -> list[list[int]]:
+    out, pos = [], 5
+    while pos < len(words):
+        count = words[pos] >> 16
+        if count == 0 or pos + count > len(words):
+            raise ValueError("malformed SPIR-V: an instruction runs past the module")
+        out.append(words[pos:pos + count])
+        pos += count
+    return out
+
+
+def _string_words(text: str) -> list[int]:
+    raw = text.encode() + b"\0"
+    raw += b"\0" * (-len(raw) % 4)
+    return list(struct.unpack(f"<{len(raw) // 4}I", raw))
+
+
+def maximally_reconverging(spirv: bytes) -> bytes:
+    """`spirv` with OpExtension "SPV_KHR_maximal_reconvergence" (after the capabilities)
+    and OpExecutionMode MaximallyReconvergesKHR on every GLCompute entry point (after its
+    other execution modes), each once."""
+    words = list(struct.unpack(f"<{len(spirv) // 4}I", spirv))
+    if words[:1] != [0x07230203]:
+        raise ValueError("not a little-endian SPIR-V module")
+    body = _instructions(words)
+    ext = [10 | (1 + len(_string_words(SPV_MAXIMAL))) << 16] + _string_words(SPV_MAXIMAL)
+    if ext not in body:
+        at = max((i + 1 for i, x in enumerate(body) if x[0] & 0xFFFF == 17), default=0)
+        body.insert(at, ext)
+    entries = [x[2] for x in body if x[0] & 0xFFFF == 15 and x[1] == 5]  # GLCompute
+    for entry in entries:
+        mode = [16 | 3 << 16, entry, MAXIMALLY_RECONVERGES]
+        if mode in body:
+            continue
+        last = max(i for i, x in enumerate(body)
+                   if (x[0] & 0xFFFF == 15) or (x[0] & 0xFFFF in (16, 331) and x[1] == entry))
+        body.insert(last + 1, mode)
+    out = words[:5] + [w for x in body for w in x]
+    return struct.pack(f"<{len(out)}I", *out)
+
+
+# ------------------------------------------------------------------------- devices
+def _text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    return vk.ffi.string(value).decode(errors="replace")  # type: ignore[arg-type]
+
+
+def _version(v: int) -> str:
+    return f"{v >> 22}.{(v >> 12) & 0x3FF}.{v & 0xFFF}"
+
+
+def properties(phys: object, index: int) -> dict:
+    """What difftest needs to know of a physical device, as JSON-able values."""
+    props = vk.vkGetPhysicalDeviceProperties(phys)
+    sub = vk.VkPhysicalDeviceSubgroupProperties()
+    size = vk.VkPhysicalDeviceSubgroupSizeControlProperties(pNext=sub)
+    drv = vk.VkPhysicalDeviceDriverProperties(pNext=size)
+    vk.vkGetPhysicalDeviceProperties2(phys, vk.VkPhysicalDeviceProperties2(pNext=drv))
+    extensions = {_text(e.extensionName)
+                  for e in vk.vkEnumerateDeviceExtensionProperties(phys, None)}
+    maximal = False
+    if MAXIMAL_EXTENSION in extensions:
+        feature = vk.VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR(
+            sType=MAXIMAL_FEATURES_STYPE)
+        vk.vkGetPhysicalDeviceFeatures2(phys, vk.VkPhysicalDeviceFeatures2(pNext=feature))
+        maximal = bool(feature.shaderSubgroupUniformControlFlow)
+    f13 = vk.VkPhysicalDeviceVulkan13Features()
+    vk.vkGetPhysicalDeviceFeatures2(phys, vk.VkPhysicalDeviceFeatures2(pNext=f13))
+    control = bool(f13.subgroupSizeControl) and bool(
+        size.requiredSubgroupSizeStages & vk.VK_SHADER_STAGE_COMPUTE_BIT)
+    return {"index": index, "name": _text(props.deviceName),
+            "type": _TYPES.get(props.deviceType, "other"),
+            "vendor_id": f"0x{props.vendorID:04x}", "api_version": _version(props.apiVersion),
+            "driver": _text(drv.driverName), "driver_info": _text(drv.driverInfo),
+            "subgroup_size": int(sub.subgroupSize),
+            "min_subgroup_size": int(size.minSubgroupSize),
+            "max_subgroup_size": int(size.maxSubgroupSize),
+            "size_control": control and size.minSubgroupSize < size.maxSubgroupSize,
+            "maximal_reconvergence": maximal}
+
+
+def choose(found: list[dict], want: str) -> dict:
+    """The device `want` names among `found` (each `properties(...)`)."""
+    want = want.strip().lower() or "auto"
+    if want in ("auto", "gpu"):
+        for kind in _GPU_ORDER:
+            for d in found:
+                if d["type"] == kind:
+                    return d
+        if want == "auto":
+            cpus = [d for d in found if d["type"] == "cpu"]
+            if cpus:
+                return cpus[0]
+    elif want in ("cpu", "lavapipe", "llvmpipe"):
+        for d in found:
+            if d["type"] == "cpu":
+                return d
+    elif want.isdigit():
+        for d in found:
+            if d["index"] == int(want):
+                return d
+    else:
+        for d in found:
+            if want in d["name"].lower() or want in d["driver"].lower() \
+                    or want in d["driver_info"].lower():
+                return d
+    seen = "; ".join(f"{d['index']}: {d['name']} ({d['type']}, {d['driver_info']})"
+                     for d in found) or "none"
+    raise NoDevice(f"no Vulkan device matches {want!r} (the devices here: {seen})")
+
+
 class Device:
     """One Vulkan instance, device and queue; pipelines cached by SPIR-V."""
 
-    def __init__(self) -> None:
+    def __init__(self, want: str | None = None) -> None:
         app = vk.VkApplicationInfo(pApplicationName="difftest",
                                    apiVersion=vk.VK_MAKE_VERSION(1, 3, 0))
         self.instance = vk.vkCreateInstance(vk.VkInstanceCreateInfo(pApplicationInfo=app), None)
-        chosen = None
-        for phys in vk.vkEnumeratePhysicalDevices(self.instance):
-            families = vk.vkGetPhysicalDeviceQueueFamilyProperties(phys)
-            for i, fam in enumerate(families):
-                if fam.queueFlags & vk.VK_QUEUE_COMPUTE_BIT:
-                    chosen = (phys, i)
-                    break
-            if chosen:
-                break
-        if chosen is None:
-            raise RuntimeError("no Vulkan device with a compute queue")
-        self.physical, self.family = chosen
-        props = vk.vkGetPhysicalDeviceProperties(self.physical)
-        self.name = vk.ffi.string(props.deviceName).decode() if not isinstance(
-            props.deviceName, str) else props.deviceName
-        sub = vk.VkPhysicalDeviceSubgroupProperties()
-        vk.vkGetPhysicalDeviceProperties2(self.physical, vk.VkPhysicalDeviceProperties2(pNext=sub))
-        self.subgroup_size = sub.subgroupSize
-        f12 = vk.VkPhysicalDeviceVulkan12Features(shaderBufferInt64Atomics=vk.VK_TRUE,
-                                                  shaderSubgroupExtendedTypes=vk.VK_TRUE)
+        physicals = vk.vkEnumeratePhysicalDevices(self.instance)
+        found = [properties(p, i) for i, p in enumerate(physicals)]
+        chosen = choose(found, os.environ.get(DEVICE_ENV, "auto") if want is None else want)
+        self.properties = {**chosen, "devices": [f"{d['name']} ({d['type']})" for d in found]}
+        self.physical = physicals[chosen["index"]]
+        self.family = next(i for i, fam in enumerate(
+            vk.vkGetPhysicalDeviceQueueFamilyProperties(self.physical))
+            if fam.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
+        self.name = chosen["name"]
+        self.subgroup_size = chosen["subgroup_size"]
+        chain = None
+        extensions = []
+        if chosen["maximal_reconvergence"]:
+            chain = vk.VkPhysicalDeviceShaderSubgroupUniformControlFlowFeaturesKHR(
+                sType=MAXIMAL_FEATURES_STYPE, shaderSubgroupUniformControlFlow=vk.VK_TRUE)
+            extensions.append(MAXIMAL_EXTENSION)
+        f13 = vk.VkPhysicalDeviceVulkan13Features(
+            pNext=chain, subgroupSizeControl=vk.VK_TRUE if chosen["size_control"] else 0)
+        f12 = vk.VkPhysicalDeviceVulkan12Features(
+            pNext=f13, shaderBufferInt64Atomics=vk.VK_TRUE,
+            shaderSubgroupExtendedTypes=vk.VK_TRUE)
         features = vk.VkPhysicalDeviceFeatures2(
             pNext=f12, features=vk.VkPhysicalDeviceFeatures(shaderInt64=vk.VK_TRUE))
         queue = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.family, queueCount=1,
                                            pQueuePriorities=[1.0])
         self.device = vk.vkCreateDevice(self.physical, vk.VkDeviceCreateInfo(
-            pNext=features, pQueueCreateInfos=[queue]), None)
+            pNext=features, pQueueCreateInfos=[queue], ppEnabledExtensionNames=extensions),
+            None)
         self.queue = vk.vkGetDeviceQueue(self.device, self.family, 0)
         self.pool = vk.vkCreateCommandPool(self.device, vk.VkCommandPoolCreateInfo(
             queueFamilyIndex=self.family,
             flags=vk.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT), None)
         mem = vk.vkGetPhysicalDeviceMemoryProperties(self.physical)
-        want = vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+        want_flags = vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | \
+            vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
         self.memory_type = next(i for i in range(mem.memoryTypeCount)
-                                if mem.memoryTypes[i].propertyFlags & want == want)
+                                if mem.memoryTypes[i].propertyFlags & want_flags == want_flags)
         self.pipelines: dict[str, tuple] = {}
 
-    def pipeline(self, spirv: bytes, bindings: int) -> tuple:
-        key = hashlib.sha256(spirv).hexdigest() + f"/{bindings}"
+    def describe(self) -> str:
+        p = self.properties
+        return (f"{p['name']} ({p['driver_info'] or p['driver']}; subgroup size "
+                f"{p['subgroup_size']})")
+
+    def pipeline(self, spirv: bytes, bindings: int, subgroup: int = 0) -> tuple:
+        """The compute pipeline of `spirv`; `subgroup` > 0 requires that subgroup size
+        (where the device lets compute shaders choose one)."""
+        size_control = subgroup and self.properties["size_control"] and \
+            self.properties["min_subgroup_size"] <= subgroup <= \
+            self.properties["max_subgroup_size"]
+        key = hashlib.sha256(spirv).hexdigest() + f"/{bindings}/{subgroup if size_control else 0}"
         if key in self.pipelines:
             return self.pipelines[key]
         d = self.device
@@ -97,7 +253,10 @@ class Device:
             pBindings=layout_bindings), None)
         layout = vk.vkCreatePipelineLayout(d, vk.VkPipelineLayoutCreateInfo(
             pSetLayouts=[set_layout]), None)
-        stage = vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_COMPUTE_BIT,
+        required = vk.VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(
+            requiredSubgroupSize=subgroup) if size_control else None
+        stage = vk.VkPipelineShaderStageCreateInfo(pNext=required,
+                                                   stage=vk.VK_SHADER_STAGE_COMPUTE_BIT,
                                                    module=module, pName="main")
         pipe = vk.vkCreateComputePipelines(d, None, 1, [vk.VkComputePipelineCreateInfo(
             stage=stage, layout=layout)], None)[0]
@@ -119,10 +278,10 @@ class Device:
         vk.vkUnmapMemory(d, mem)
         return buf, mem, size
 
-    def run(self, spirv: bytes, bindings: list[np.ndarray], groups: tuple[int, int]
-            ) -> list[np.ndarray]:
+    def run(self, spirv: bytes, bindings: list[np.ndarray], groups: tuple[int, int],
+            subgroup: int = 0) -> list[np.ndarray]:
         d = self.device
-        module, set_layout, layout, pipe = self.pipeline(spirv, len(bindings))
+        module, set_layout, layout, pipe = self.pipeline(spirv, len(bindings), subgroup)
         made = [self._buffer(np.ascontiguousarray(a)) for a in bindings]
         dpool = vk.vkCreateDescriptorPool(d, vk.VkDescriptorPoolCreateInfo(
             maxSets=1, pPoolSizes=[vk.VkDescriptorPoolSize(
@@ -163,7 +322,7 @@ class Device:
 
 
 _DEVICE: Device | None = None
-_SPIRV: dict[str, bytes] = {}
+_SPIRV: dict[tuple[str, bool], bytes] = {}
 
 
 def device() -> Device:
@@ -173,11 +332,18 @@ def device() -> Device:
     return _DEVICE
 
 
-def run(glsl: str, bindings: list[np.ndarray], groups: tuple[int, int]) -> list[np.ndarray]:
-    key = hashlib.sha256(glsl.encode()).hexdigest()
+def spirv_of(glsl: str, maximal: bool = False) -> bytes:
+    """The SPIR-V of `glsl` (cached), maximally reconverging if asked."""
+    key = (hashlib.sha256(glsl.encode()).hexdigest(), maximal)
     if key not in _SPIRV:
-        _SPIRV[key] = compile_glsl(glsl)
-    return device().run(_SPIRV[key], bindings, groups)
+        code = compile_glsl(glsl)
+        _SPIRV[key] = maximally_reconverging(code) if maximal else code
+    return _SPIRV[key]
+
+
+def run(glsl: str, bindings: list[np.ndarray], groups: tuple[int, int],
+        maximal: bool = False, subgroup: int = 0) -> list[np.ndarray]:
+    return device().run(spirv_of(glsl, maximal), bindings, groups, subgroup)
 
 
 def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
@@ -186,13 +352,16 @@ def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
     is called once the pipeline is made."""
     if header.get("op") == "describe":
         dev = device()
-        return {"device": f"{dev.name} (subgroup size {dev.subgroup_size})"}, []
+        return {"device": dev.describe(), "properties": dev.properties}, []
+    maximal = bool(header.get("maximal"))
+    subgroup = int(header.get("subgroup", 0))
+    if maximal and not device().properties["maximal_reconvergence"]:
+        return {"error": "internal", "message": f"{device().name} has no {MAXIMAL_EXTENSION}: "
+                "maximal reconvergence cannot be asked for"}, []
     try:
-        key = hashlib.sha256(header["source"].encode()).hexdigest()
-        if key not in _SPIRV:
-            _SPIRV[key] = compile_glsl(header["source"])
+        spirv = spirv_of(header["source"], maximal)
     except CompileError as e:
         return {"error": "build", "message": str(e)}, []
-    device().pipeline(_SPIRV[key], len(arrays))
+    device().pipeline(spirv, len(arrays), subgroup)
     built()
-    return {}, run(header["source"], arrays, tuple(header["groups"]))
+    return {}, device().run(spirv, arrays, tuple(header["groups"]), subgroup)

@@ -1,27 +1,58 @@
-"""Run a WGSL compute shader through wgpu (naga translates it; the first Vulkan adapter
-runs it: lavapipe here). Standalone on purpose (it imports only numpy and wgpu):
-`difftest export` copies this file beside a reproducer.
+"""Run a WGSL compute shader through wgpu (naga translates it to SPIR-V; a Vulkan
+adapter runs it). Standalone on purpose (it imports only numpy and wgpu): `difftest
+export` copies this file beside a reproducer.
 
 `run(wgsl, bindings, groups)` binds each array as a storage buffer (binding i = array i;
 binding 1 read-only, the others read-write), dispatches `groups` = (x, y) workgroups and
-returns the arrays as the shader left them. LP_NATIVE_VECTOR_WIDTH sets lavapipe's
-subgroup size (128: 4 lanes, 256: 8, 512: 16, 1024: 32, 2048: 64).
+returns the arrays as the shader left them. The adapter: DIFFTEST_VK_DEVICE names it as
+for the GLSL runner ("auto", the default: the first discrete, integrated or virtual GPU,
+else the CPU; "gpu"; "cpu" or "lavapipe"; an index among the Vulkan adapters; or a piece
+of the device's or driver's name). LP_NATIVE_VECTOR_WIDTH sets lavapipe's subgroup size
+(128: 4 lanes, 256: 8, 512: 16).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 
 import numpy as np
 import wgpu
 
 FEATURES = ["subgroup", "shader-int64", "shader-int64-atomic-all-ops"]
 READ_ONLY = (1,)
+DEVICE_ENV = "DIFFTEST_VK_DEVICE"
+_GPU_ORDER = ("DiscreteGPU", "IntegratedGPU", "VirtualGPU")
+
+
+def choose(adapters: list, want: str):
+    """The Vulkan adapter `want` names (see the module docstring)."""
+    found = [a for a in adapters if a.info["backend_type"] == "Vulkan"]
+    want = want.strip().lower() or "auto"
+    if want in ("auto", "gpu"):
+        for kind in _GPU_ORDER:
+            for a in found:
+                if a.info["adapter_type"] == kind:
+                    return a
+    if want in ("auto", "cpu", "lavapipe", "llvmpipe"):
+        for a in found:
+            if a.info["adapter_type"] == "CPU":
+                return a
+    elif want.isdigit() and int(want) < len(found):
+        return found[int(want)]
+    elif not want.isdigit() and want != "gpu":
+        for a in found:
+            if want in a.info["device"].lower() or want in a.info["description"].lower():
+                return a
+    seen = "; ".join(f"{i}: {a.info['device']} ({a.info['adapter_type']}, "
+                     f"{a.info['description']})" for i, a in enumerate(found)) or "none"
+    raise RuntimeError(f"no Vulkan adapter matches {want!r} (the adapters here: {seen})")
 
 
 class Device:
     def __init__(self) -> None:
-        self.adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+        self.adapter = choose(wgpu.gpu.enumerate_adapters_sync(),
+                              os.environ.get(DEVICE_ENV, "auto"))
         missing = [f for f in FEATURES if f not in self.adapter.features]
         if missing:
             raise RuntimeError(f"the adapter {self.adapter.info['device']} lacks "

@@ -22,10 +22,11 @@ def subgroup_size(wave: int) -> int:
 
 
 def translate(program: n.Program, entry: str, language: str, wave: int,
-              mutants: frozenset[str] = frozenset()) -> Translation:
+              mutants: frozenset[str] = frozenset(), subgroup: int = 0) -> Translation:
     """`program` (checked) as source text of `language`: "opencl" (no subgroups),
-    "opencl-subgroups", "wgsl" or "glsl", for launches in waves of `wave`. Raises
-    Unsupported for what the language cannot express."""
+    "opencl-subgroups", "wgsl" or "glsl", for launches in waves of `wave` on subgroups of
+    `subgroup` lanes (0: `subgroup_size(wave)`, what a device that sizes its subgroups
+    to the request gives). Raises Unsupported for what the language cannot express."""
     dialect: Dialect
     if language == "opencl":
         dialect, s = OpenCLC(subgroups=False), 0
@@ -37,4 +38,6 @@ def translate(program: n.Program, entry: str, language: str, wave: int,
         dialect, s = GLSL(), subgroup_size(wave)
     else:
         raise ValueError(f"unknown language {language!r}")
+    if subgroup and s:
+        s = subgroup
     return Translator(dialect, program, entry, wave, s, mutants).run()

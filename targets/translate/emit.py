@@ -641,4 +641,9 @@ def entry_checks(tr: Translator) -> dict[str, Any]:
     """What every entry point decides the same way: whether lanes past n run (the
     `past-n-active` mutant) and whether the subgroup is asked for and checked."""
     return {"retire_past_n": "past-n-active" not in tr.mutants,
-            "subgroups_checked": "subgroup-size-unrequested" not in tr.mutants}
+            "subgroups_checked": not UNCHECKED_SUBGROUPS & tr.mutants}
+
+
+#: the mutants whose kernels neither ask for nor check their subgroups (lane = the
+#: workitem's index in its workgroup)
+UNCHECKED_SUBGROUPS = frozenset({"subgroup-size-unrequested", "subgroup-size-assumed-32"})

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from difftest.core.ir.types import BOOL, I32, I64, Type
 
-from .emit import FunctionEmitter, Translator
+from .emit import UNCHECKED_SUBGROUPS, FunctionEmitter, Translator
 from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect
 
 EXTENSIONS = ("GL_KHR_shader_subgroup_basic", "GL_KHR_shader_subgroup_vote",
@@ -185,8 +185,8 @@ class GLSL(ShaderDialect):
         lines += self.accessor_functions(tr)
         sg_ok = (f"gl_NumSubgroups == 1u && gl_SubgroupInvocationID < {tr.wave}u && "
                  f"gl_SubgroupSize == {tr.subgroup}u")
-        lane = ("int(gl_SubgroupInvocationID)" if "subgroup-size-unrequested"
-                not in tr.mutants else "int(gl_LocalInvocationIndex)")
+        lane = ("int(gl_SubgroupInvocationID)" if not UNCHECKED_SUBGROUPS & tr.mutants
+                else "int(gl_LocalInvocationIndex)")
         entry = ["void main() {"]
         entry += self.entry_body(tr, "int(gl_WorkGroupID.y * gl_NumWorkGroups.x + "
                                      "gl_WorkGroupID.x)", lane, sg_ok)

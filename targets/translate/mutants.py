@@ -27,6 +27,17 @@ MUTANTS: dict[str, tuple[str, str]] = {
         "the kernel neither asks for subgroups of W lanes nor checks them: it launches "
         "work-groups of 64 and takes lane = gid % W, while wave operations run over the "
         "device's own subgroups"),
+    "subgroup-size-assumed-32": (
+        "NOTES: subgroups; a translation written for one device (NVIDIA's 32-lane warps)",
+        "the subgroup size is assumed to be 32 instead of the device's: no size is asked "
+        "for (lavapipe keeps its default vector width) and none is checked, so a wave "
+        "wider than the device's subgroups is split across several and its wave "
+        "operations see part of it"),
+    "minmax-unsigned": (
+        "docs/semantics.md: wave operations (sums wrap on the unsigned type; min and max "
+        "do not)",
+        "wave_min and wave_max run on the unsigned type, as the sums do: a negative value "
+        "is the largest"),
     "ballot-low-word": (
         "NOTES: subgroups (ballots are uvec4)",
         "ballot() keeps only the first 32 bits of the subgroup ballot: lanes 32-63 "

@@ -31,10 +31,15 @@ def groups(waves: int) -> tuple[int, int]:
     return min(waves, ROW_GROUPS), max(1, -(-waves // ROW_GROUPS))
 
 
-def dispatch_shape(wave: int, n_items: int, mutants: frozenset[str]) -> tuple[int, int]:
+def group_of(wave: int, mutants: frozenset[str]) -> int:
+    """The workgroup size of a launch in waves of `wave`: one wave (one subgroup)."""
     if "subgroup-size-unrequested" in mutants:
-        return groups(-(-n_items // max(MUTANT_GROUP, wave)))
-    return groups(-(-n_items // wave))
+        return max(MUTANT_GROUP, wave)
+    return wave
+
+
+def dispatch_shape(wave: int, n_items: int, mutants: frozenset[str]) -> tuple[int, int]:
+    return groups(-(-n_items // group_of(wave, mutants)))
 
 
 class ShaderDialect(Dialect):
@@ -136,7 +141,7 @@ class ShaderDialect(Dialect):
             out.append(self.let("wv", I32, wave))
             out.append(self.let("ln", I32, lane))
         else:  # the mutant: the device's subgroups are assumed to be the waves
-            flat = f"({self.widen(wave)} * {self.lit(max(MUTANT_GROUP, w), I64)} + " \
+            flat = f"({self.widen(wave)} * {self.lit(group_of(w, tr.mutants), I64)} + " \
                    f"{self.widen(lane)})"
             out.append(self.let("fl", I64, flat))
             out.append(self.let("wv", I32, self.narrow(f"fl / {self.lit(w, I64)}")))
@@ -189,9 +194,7 @@ class ShaderDialect(Dialect):
         raise NotImplementedError
 
     def group_size(self, tr: Translator) -> int:
-        if "subgroup-size-unrequested" in tr.mutants:
-            return max(MUTANT_GROUP, tr.wave)
-        return tr.wave
+        return group_of(tr.wave, tr.mutants)
 
     # ------------------------------------------------------------------- subgroups
     def wave_op(self, fe: FunctionEmitter, e: n.WaveOp, args: list[str]) -> str:
@@ -208,7 +211,10 @@ class ShaderDialect(Dialect):
                   "inclusive_sum": "subgroupInclusiveAdd"}[op]
             return fe.temp(ty, self.from_u(f"{fn}({self.to_u(x, ty)})", ty))
         if op in ("wave_min", "wave_max"):
-            return fe.temp(ty, f"subgroup{op[5:].capitalize()}({x})")
+            fn = f"subgroup{op[5:].capitalize()}"
+            if "minmax-unsigned" in m:  # the sums' unsigned type, carried over by mistake
+                return fe.temp(ty, self.from_u(f"{fn}({self.to_u(x, ty)})", ty))
+            return fe.temp(ty, f"{fn}({x})")
         if op in ("wave_any", "wave_all"):
             return fe.temp(BOOL, f"subgroup{op[5:].capitalize()}({x})")
         if op == "ballot":

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from difftest.core.ir.types import BOOL, I32, I64, Type
 
-from .emit import FunctionEmitter, Translator
+from .emit import UNCHECKED_SUBGROUPS, FunctionEmitter, Translator
 from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect
 
 
@@ -202,6 +202,6 @@ class WGSL(ShaderDialect):
                  "@builtin(subgroup_invocation_id) sl: u32, "
                  "@builtin(subgroup_size) ss: u32, "
                  "@builtin(num_subgroups) nsg: u32) {"]
-        lane = "i32(sl)" if "subgroup-size-unrequested" not in tr.mutants else "i32(li)"
+        lane = "i32(sl)" if not UNCHECKED_SUBGROUPS & tr.mutants else "i32(li)"
         entry += self.entry_body(tr, "i32(wg.y * nwg.x + wg.x)", lane, sg_ok)
         return "\n".join(lines) + "\n" + body + "\n" + "\n".join(entry + ["}", ""])

@@ -1,24 +1,35 @@
-"""The lavapipe targets: a kernel translated to a shader language and run by Mesa's
-lavapipe (llvmpipe's Vulkan driver: NIR, then LLVM, a subgroup as one SIMD vector) in a
-process of its own, with one of two front ends:
+"""The Vulkan targets: a kernel translated to a shader language and run on a Vulkan device
+in a process of its own, with one of two front ends:
 
-- `lavapipe-wgsl`: WGSL (targets/translate/wgsl.py) through wgpu, whose naga writes the
-  SPIR-V (targets/device/wgpu_runner.py); the `[vulkan]` extra;
-- `lavapipe-glsl`: GLSL (targets/translate/glsl.py) through glslangValidator and the
+- `vulkan-glsl`: GLSL (targets/translate/glsl.py) through glslangValidator and the
   `vulkan` binding (targets/device/vulkan_runner.py); the `[vulkan]` extra and Debian's
-  glslang-tools.
+  glslang-tools;
+- `vulkan-wgsl`: WGSL (targets/translate/wgsl.py) through wgpu, whose naga writes the
+  SPIR-V (targets/device/wgpu_runner.py); the `[vulkan]` extra.
 
-Both need Debian's libvulkan1 and mesa-vulkan-drivers. The driver is always lavapipe (its
-ICD file is named in VK_DRIVER_FILES), whatever else the machine has. Its subgroup size is
-the vector width over 32 bits (LP_NATIVE_VECTOR_WIDTH: 128 bits give 4 lanes, 256 bits 8,
-512 bits 16), fixed per process: a wave of W >= 4 runs in a process whose subgroups are W
-lanes, W = 1 and 2 as partial subgroups of 4. Wider settings report subgroups of 32 and 64
-lanes but run 16-lane ones (a workgroup of 64 is four subgroups), so W is at most 16.
-lavapipe runs a subgroup's lanes as one vector under structured control flow with
-execution masks, so every merge reconverges: it is checked against maximal reconvergence
-(`maximal`).
+The device is the user's (`device` option): by default the machine's GPU if it has one,
+else lavapipe (Mesa's CPU driver; Debian's mesa-vulkan-drivers). It decides:
+- the subgroup size S a wave of W lanes runs in, and so the wave sizes offered: lavapipe
+  sizes its subgroups by its vector width, fixed per process (LP_NATIVE_VECTOR_WIDTH: 128
+  bits give 4 lanes, 256 bits 8, 512 bits 16; its wider settings report 32 and 64 lanes
+  but run 16-lane subgroups, so W <= 16; W = 1 and 2 run as partial subgroups of 4); a
+  device with VK_EXT_subgroup_size_control for compute shaders gets S = max(W, its
+  smallest size) required of the pipeline (AMD: 32 or 64); any other runs its one size
+  (NVIDIA: 32), W < S as a partial subgroup;
+- the reconvergence model: where the device has VK_KHR_shader_maximal_reconvergence,
+  `vulkan-glsl` asks for it (the device feature, and the SPIR-V extension with the entry
+  point's MaximallyReconvergesKHR execution mode) and is checked against `maximal`;
+  otherwise, and always for `vulkan-wgsl` (wgpu asks for no such thing), it is checked
+  against what Vulkan promises without it: `uniform` (difftest/core/uniformity.py).
 
-Options: `icd` (another lavapipe build's ICD file), `timeout` (the run), `build_timeout`.
+`lavapipe-glsl` and `lavapipe-wgsl` are the same translations pinned to lavapipe and
+checked against `maximal` whatever its version promises, as they always were:
+lavapipe runs a subgroup as one SIMD vector through NIR's structured control flow with
+execution masks, so every merge reconverges (docs/semantics.md argues it, and a finding
+there is checked on a Mesa that promises maximal reconvergence before it is called a bug).
+
+Options: `device` (the Vulkan targets), `icd` (the driver's ICD file: another Mesa's
+lavapipe, or any driver's), `timeout` (the run), `build_timeout`.
 """
 
 from __future__ import annotations
@@ -31,13 +42,20 @@ import numpy as np
 
 from difftest.core.case import Case
 from difftest.core.options import trip_budget
+from difftest.core.reconvergence import MAXIMAL, UNIFORM
 
+from ..device.process import DeviceCrash, DeviceProcess, DeviceTimeout
 from ..translate import Translation, subgroup_size
 from ..translate.shader import dispatch_shape
-from ..translated import OptionError, TranslatedTarget, require
+from ..translated import DEFAULT_TIMEOUT, OptionError, TranslatedTarget, require
 
 DRIVER_FILES = "/usr/share/vulkan/icd.d/lvp_icd.*.json"
 APT = "apt-get install libvulkan1 mesa-vulkan-drivers"
+LAVAPIPE_WAVES = (1, 2, 4, 8, 16)
+GLSL_RUNNER = "targets.device.vulkan_runner"
+
+#: each device process's probe, by (ICD file, device asked for): probing costs a process
+_PROBES: dict[tuple[str, str], dict[str, Any]] = {}
 
 
 def lavapipe_icd() -> str:
@@ -47,33 +65,161 @@ def lavapipe_icd() -> str:
     return found[0]
 
 
-class _Lavapipe(TranslatedTarget):
+def probe(icd: str, want: str) -> dict[str, Any]:
+    """The properties of the Vulkan device `want` names (vulkan_runner.choose) among
+    those the drivers of `icd` (empty: the loader's own search) offer, read in a device
+    process of its own. Raises OptionError when none matches."""
+    key = (icd, want)
+    if key not in _PROBES:
+        env = {"DIFFTEST_VK_DEVICE": want}
+        if icd:
+            env.update(VK_DRIVER_FILES=icd, VK_ICD_FILENAMES=icd)
+        process = DeviceProcess(GLSL_RUNNER, env)
+        try:
+            reply, _ = process.call({"op": "describe"}, [], DEFAULT_TIMEOUT)
+        except (DeviceCrash, DeviceTimeout) as e:
+            raise OptionError(f"the Vulkan device {want!r} could not be opened: {e}") from None
+        finally:
+            process.close()
+        if "properties" not in reply:
+            raise OptionError(f"option device={want!r}: "
+                              f"{str(reply.get('message', reply)).split(': ', 1)[-1]}")
+        _PROBES[key] = dict(reply["properties"])
+    return _PROBES[key]
+
+
+class _Device:
+    """One chosen device and what it decides for a translated target."""
+
+    def __init__(self, props: dict[str, Any], icd: str, want: str, glsl: bool,
+                 pinned_maximal: bool) -> None:
+        self.props = props
+        self.icd = icd
+        self.want = want
+        self.lavapipe = props["driver"] == "llvmpipe"
+        self.maximal = bool(glsl and props["maximal_reconvergence"] and not pinned_maximal)
+        self.model = MAXIMAL if self.maximal or pinned_maximal else UNIFORM
+        self.control = bool(props["size_control"]) and glsl
+        self.waves: tuple[int, ...] = LAVAPIPE_WAVES
+        if not self.lavapipe:
+            # the widest wave: the largest size asked for, else the one size it runs (wgpu
+            # asks for none: its smallest, where the device could pick another)
+            top = props["max_subgroup_size"] if self.control else props["subgroup_size"] \
+                if glsl or props["min_subgroup_size"] == props["max_subgroup_size"] \
+                else props["min_subgroup_size"]
+            self.waves = tuple(w for w in (1, 2, 4, 8, 16, 32, 64) if w <= top)
+
+    def subgroup(self, wave: int, mutants: frozenset[str]) -> int:
+        if self.lavapipe:
+            return subgroup_size(wave)
+        if self.control:
+            return max(wave, self.props["min_subgroup_size"])
+        return int(self.props["subgroup_size"])
+
+    def env(self, wave: int, mutants: frozenset[str]) -> dict[str, str]:
+        # the device by name (the drivers a run's process loads may list it elsewhere);
+        # lavapipe's name holds its vector width, which a run's process sets
+        env = {"DIFFTEST_VK_DEVICE": "cpu" if self.lavapipe else self.props["name"].lower()}
+        if self.icd:
+            env.update(VK_DRIVER_FILES=self.icd, VK_ICD_FILENAMES=self.icd)
+        if self.lavapipe and "subgroup-size-unrequested" not in mutants \
+                and "subgroup-size-assumed-32" not in mutants:
+            env["LP_NATIVE_VECTOR_WIDTH"] = str(32 * subgroup_size(wave))
+        return env
+
+    def summary(self) -> str:
+        p = self.props
+        why = ("VK_KHR_shader_maximal_reconvergence asked for" if self.maximal else
+               "by lavapipe's design: structured control flow under execution masks"
+               if self.model == MAXIMAL else
+               "the device has no VK_KHR_shader_maximal_reconvergence"
+               if not p["maximal_reconvergence"] else "WGSL through wgpu asks for none")
+        sizes = (f"{p['min_subgroup_size']}-{p['max_subgroup_size']} (size control)"
+                 if self.control else f"{p['subgroup_size']}")
+        if self.lavapipe:
+            sizes = "4, 8 or 16 (the vector width of each process)"
+        return (f"{p['name']} [{p['type']}], driver {p['driver_info'] or p['driver']}, "
+                f"Vulkan {p['api_version']}; subgroup size {sizes}; reconvergence "
+                f"{self.model} ({why})")
+
+
+class _Vulkan(TranslatedTarget):
     capabilities = frozenset({"wave_ops", "faults", "mutants"})
-    wave_sizes = (1, 2, 4, 8, 16)
-    option_names = ("icd", "timeout", "build_timeout")
-    option_help = {"icd": "the lavapipe ICD file to load (default: the system's, "
-                          f"{DRIVER_FILES}); another Mesa's, to see whether a finding "
-                          "reproduces there",
+    option_names: tuple[str, ...] = ("device", "icd", "timeout", "build_timeout")
+    option_help = {"device": "the Vulkan device: auto (default: the machine's GPU if it "
+                             "has one, else lavapipe), gpu, lavapipe, an index, or a piece "
+                             "of its name or driver's (nvidia, radv, ...)",
+                   "icd": "a driver's ICD file to load (VK_DRIVER_FILES; default: the "
+                          "loader's own search): another Mesa's lavapipe, or any driver",
                    **TranslatedTarget.option_help}
+    pinned_maximal = False  # the lavapipe-* targets: maximal by lavapipe's design
+    default_device = "auto"
 
     def __init__(self) -> None:
         require(APT, libraries=("vulkan",))
-        self.icd = lavapipe_icd()
         super().__init__()
+        self._chosen: _Device | None = None
+        self._settings: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------- device
+    def _device(self, options: dict[str, Any] | None = None) -> _Device:
+        settings = {**self._settings, **{k: v for k, v in (options or {}).items()
+                                         if k in ("device", "icd")}}
+        if self._chosen is not None and settings == self._settings:
+            return self._chosen
+        icd = str(settings.get("icd", self.default_icd()))
+        want = str(settings.get("device", self.default_device))
+        dev = _Device(probe(icd, want), icd, want, self.language == "glsl",
+                      self.pinned_maximal)
+        if settings == self._settings:
+            self._chosen = dev
+        return dev
+
+    def default_icd(self) -> str:
+        return ""
+
+    def configure(self, options: dict[str, Any]) -> None:
+        self._settings = {k: v for k, v in options.items() if k in ("device", "icd")}
+        self._chosen = None
+        self.validate_options(options)
+        self._device()
+
+    @property  # type: ignore[override]
+    def wave_sizes(self) -> tuple[int, ...]:  # type: ignore[override]
+        return self._device().waves
+
+    @property  # type: ignore[override]
+    def reconvergence(self) -> str:  # type: ignore[override]
+        return self._device().model
+
+    def device_summary(self) -> str | None:
+        return self._device().summary()
+
+    def compiler(self, options: dict[str, Any]) -> str:
+        p = self._device(options).props
+        return f"{self.language} on {p['driver']} {p['driver_info']}".strip()
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
-        icd = options.get("icd", self.icd)
-        if not isinstance(icd, str) or not os.path.isfile(icd):
+        icd = options.get("icd", self.default_icd())
+        if not isinstance(icd, str) or (icd and not os.path.isfile(icd)):
             raise OptionError(f"option icd={icd!r}: expected the path of an ICD file")
+        want = options.get("device", self.default_device)
+        if not isinstance(want, str) or not want.strip():
+            raise OptionError(f"option device={want!r}: expected a device's name or index")
+        if "device" in options or "icd" in options:
+            self._device(options)  # a device nobody has is an error now, not at run time
+
+    # ------------------------------------------------------------------ the runs
+    def subgroup(self, case: Case, options: dict[str, Any]) -> int:
+        mutants = frozenset(options.get("mutants", ()))
+        if "subgroup-size-assumed-32" in mutants:
+            return 32
+        return self._device(options).subgroup(case.wave, mutants)
 
     def process_env(self, case: Case, mutants: frozenset[str],
                     options: dict[str, Any]) -> dict[str, str]:
-        icd = str(options.get("icd", self.icd))
-        env = {"VK_DRIVER_FILES": icd, "VK_ICD_FILENAMES": icd}
-        if "subgroup-size-unrequested" not in mutants:  # the mutant: lavapipe's default
-            env["LP_NATIVE_VECTOR_WIDTH"] = str(32 * subgroup_size(case.wave))
-        return env
+        return self._device(options).env(case.wave, mutants)
 
     def request(self, tr: Translation, case: Case, options: dict[str, Any],
                 status: np.ndarray, mutants: frozenset[str]
@@ -92,33 +238,68 @@ class _Lavapipe(TranslatedTarget):
             else:
                 params.append(int(value))
         arrays += [np.array(params, dtype=np.int64)] + buffers
-        header = {"source": tr.source,
-                  "groups": list(dispatch_shape(case.wave, case.n, mutants))}
+        header: dict[str, Any] = {"source": tr.source,
+                                  "groups": list(dispatch_shape(case.wave, case.n, mutants))}
+        dev = self._device(options)
+        if dev.maximal:
+            header["maximal"] = True
+        if dev.control:
+            header["subgroup"] = tr.subgroup
         return header, arrays, where
 
 
-class WgslTarget(_Lavapipe):
-    name = "lavapipe-wgsl"
-    description = "WGSL through wgpu/naga on Mesa's lavapipe (Vulkan, LLVM)"
-    language = "wgsl"
-    runner = "targets.device.wgpu_runner"
-    kernel_file = "kernel.wgsl"
-    offered_mutants = ("elect-lane0", "div-unchecked", "shuffle-inactive-lane")
-
-    def __init__(self) -> None:
-        require("pip install 'difftest-simt[vulkan]'", ("wgpu",))
-        super().__init__()
-
-
-class GlslTarget(_Lavapipe):
-    name = "lavapipe-glsl"
-    description = "GLSL through glslangValidator on Mesa's lavapipe (Vulkan, LLVM)"
+class GlslTarget(_Vulkan):
+    name = "vulkan-glsl"
+    description = "GLSL through glslangValidator on a Vulkan device (lavapipe without a GPU)"
     language = "glsl"
-    runner = "targets.device.vulkan_runner"
+    runner = GLSL_RUNNER
     kernel_file = "kernel.comp"
-    offered_mutants = ("readfirstlane-lane0", "subgroup-size-unrequested", "past-n-active")
+    offered_mutants: tuple[str, ...] = ("subgroup-size-assumed-32", "minmax-unsigned")
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[vulkan]' and apt-get install glslang-tools",
                 ("vulkan",), ("glslangValidator",))
         super().__init__()
+
+
+class WgslTarget(_Vulkan):
+    name = "vulkan-wgsl"
+    description = "WGSL through wgpu/naga on a Vulkan device (lavapipe without a GPU)"
+    language = "wgsl"
+    runner = "targets.device.wgpu_runner"
+    kernel_file = "kernel.wgsl"
+    offered_mutants: tuple[str, ...] = ("div-unchecked", "subgroup-size-assumed-32",
+                                        "minmax-unsigned")
+
+    def __init__(self) -> None:
+        require("pip install 'difftest-simt[vulkan]'", ("wgpu", "vulkan"))
+        super().__init__()
+
+
+class _Lavapipe:
+    """The lavapipe-* targets: pinned to lavapipe, checked against `maximal`."""
+
+    pinned_maximal = True
+    default_device = "lavapipe"
+    option_names: tuple[str, ...] = ("icd", "timeout", "build_timeout")
+    option_help = {"icd": "the lavapipe ICD file to load (default: the system's, "
+                          f"{DRIVER_FILES}); another Mesa's, to see whether a finding "
+                          "reproduces there",
+                   **TranslatedTarget.option_help}
+
+    def default_icd(self) -> str:
+        return lavapipe_icd()
+
+
+class LavapipeGlslTarget(_Lavapipe, GlslTarget):
+    name = "lavapipe-glsl"
+    description = ("GLSL through glslangValidator on Mesa's lavapipe, checked against "
+                   "maximal reconvergence by lavapipe's design")
+    offered_mutants = ("readfirstlane-lane0", "subgroup-size-unrequested", "past-n-active")
+
+
+class LavapipeWgslTarget(_Lavapipe, WgslTarget):
+    name = "lavapipe-wgsl"
+    description = ("WGSL through wgpu/naga on Mesa's lavapipe, checked against maximal "
+                   "reconvergence by lavapipe's design")
+    offered_mutants = ("elect-lane0", "div-unchecked", "shuffle-inactive-lane")

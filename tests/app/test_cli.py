@@ -82,7 +82,8 @@ def test_unknown_target_names_the_known_ones(capsys: pytest.CaptureFixture[str])
                            "--target", "gpu9000")
     assert code == 2
     assert err.strip() == ("difftest: error: unknown target 'gpu9000' (known: lavapipe-glsl, "
-                           "lavapipe-wgsl, numba-simt, opencl, opencl-intel, reference)")
+                           "lavapipe-wgsl, numba-simt, opencl, opencl-intel, reference, vulkan-glsl, "
+                           "vulkan-wgsl)")
 
 
 def test_bad_opt_and_bad_subcommand(capsys: pytest.CaptureFixture[str]) -> None:

@@ -35,6 +35,9 @@ def cmd_targets(args: argparse.Namespace) -> int:
         gran = t.never_ran_granularity
         print(f"  capabilities: {', '.join(caps) or 'none'}"
               + (f"; never-ran comes in whole {gran}s" if gran else ""))
+        device = t.device_summary()
+        if device:
+            print(f"  device: {device}")
         print(f"  wave sizes: {', '.join(map(str, t.wave_sizes))}; reconvergence: "
               f"{t.reconvergence}")
         for title, names, helps in (

@@ -287,7 +287,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     check_writable(corpus, "--corpus")
     signature = Signature(name, verdict_class(verdict),
                           shape(case.program, case.entry, case.n, case.wave),
-                          setting(options))
+                          setting(options), target.compiler(options))
     case.options = options
     obj = corpus_json(case, name, {"verdict": "disagree", "rule": verdict.rule},
                       f"known bug {args.finding} of {name}: {verdict}")
