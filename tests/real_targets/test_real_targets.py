@@ -23,7 +23,8 @@ from difftest.core.target import Target
 
 from ..conftest import REPO
 
-REAL = ("opencl", "opencl-intel", "lavapipe-wgsl", "lavapipe-glsl")
+REAL = ("opencl", "opencl-intel", "lavapipe-wgsl", "lavapipe-glsl", "vulkan-wgsl",
+        "vulkan-glsl")
 WAVES = ("opencl-intel", "lavapipe-wgsl", "lavapipe-glsl")
 _LOADED: dict[str, Target | str] = {}
 

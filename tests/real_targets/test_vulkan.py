@@ -1,0 +1,204 @@
+"""The Vulkan targets on any device: which device is chosen, what it decides (subgroup
+size, wave sizes, reconvergence model), the SPIR-V patch that asks for maximal
+reconvergence, and the `uniform` model at work on a device without it.
+
+lavapipe is the device here. A driver with VK_KHR_shader_maximal_reconvergence (Mesa 25's
+lavapipe, which .ci/run unpacks from Debian's bookworm-backports) is found through
+DIFFTEST_MAXIMAL_ICD; the tests that need it skip without it, with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from difftest.core.case import Case
+from difftest.core.ir import parse
+
+from ..app.test_cli import run_cli
+from .test_real_targets import target
+
+MAXIMAL_ICD = os.environ.get("DIFFTEST_MAXIMAL_ICD", "")
+
+
+def runner() -> Any:
+    pytest.importorskip("vulkan", reason="the [vulkan] extra is not installed")
+    from targets.device import vulkan_runner
+
+    return vulkan_runner
+
+
+def maximal_icd() -> str:
+    if not MAXIMAL_ICD or not Path(MAXIMAL_ICD).is_file():
+        pytest.skip("no Vulkan driver with VK_KHR_shader_maximal_reconvergence here (set "
+                    "DIFFTEST_MAXIMAL_ICD to its ICD file; .ci/run unpacks Mesa 25's "
+                    "lavapipe)")
+    return MAXIMAL_ICD
+
+
+def case(text: str, n: int = 1, wave: int = 1, **args: Any) -> Case:
+    arrays = {k: np.array(v, dtype=np.int32) if isinstance(v, list) else v
+              for k, v in args.items()}
+    return Case(text, "kernel", n, wave, arrays, parse(text))
+
+
+# ------------------------------------------------------------------ choosing a device
+def _dev(index: int, name: str, kind: str, driver: str = "drv", info: str = "") -> dict:
+    return {"index": index, "name": name, "type": kind, "driver": driver,
+            "driver_info": info}
+
+
+FOUND = [_dev(0, "llvmpipe (LLVM 15.0.6, 256 bits)", "cpu", "llvmpipe", "Mesa 22.3.6"),
+         _dev(1, "Intel(R) UHD Graphics", "integrated-gpu", "Intel open-source Mesa driver"),
+         _dev(2, "NVIDIA H100 80GB HBM3", "discrete-gpu", "NVIDIA", "580.159.04")]
+
+
+def test_auto_takes_the_discrete_gpu_then_any_gpu_then_the_cpu() -> None:
+    choose = runner().choose
+    assert choose(FOUND, "auto")["index"] == 2
+    assert choose(FOUND, "")["index"] == 2
+    assert choose(FOUND[:2], "auto")["index"] == 1
+    assert choose(FOUND[:1], "auto")["index"] == 0
+    assert choose(FOUND, "lavapipe")["index"] == 0
+    assert choose(FOUND, "1")["index"] == 1
+    assert choose(FOUND, "h100")["index"] == 2        # a piece of the name
+    assert choose(FOUND, "580.159")["index"] == 2     # or of the driver's version
+    with pytest.raises(runner().NoDevice, match="no Vulkan device matches 'gpu'"):
+        choose(FOUND[:1], "gpu")
+    with pytest.raises(runner().NoDevice, match=r"the devices here: 0: llvmpipe"):
+        choose(FOUND, "radeon")
+
+
+def test_an_unknown_device_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
+    target("vulkan-glsl")
+    from ..conftest import EXAMPLES
+
+    code, out, err = run_cli(capsys, "check", str(EXAMPLES / "simple_deopt.py"), "--target",
+                             "vulkan-glsl", "--opt", "device=radeon9000")
+    assert code == 2, out + err
+    lines = [x for x in err.splitlines() if x.strip() and "XDG_RUNTIME_DIR" not in x]
+    assert len(lines) == 1 and "no Vulkan device matches 'radeon9000'" in lines[0], err
+
+
+def test_targets_names_each_vulkan_targets_device_and_model(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    target("vulkan-glsl")
+    code, out, _ = run_cli(capsys, "targets")
+    assert code == 0
+    block = out.split("vulkan-glsl:", 1)[1].split("\n\n", 1)[0]
+    assert "device: llvmpipe" in block and "driver Mesa" in block, block
+    assert "reconvergence uniform (the device has no VK_KHR_shader_maximal_reconvergence)" \
+        in block
+
+
+# ------------------------------------------------------------------- the SPIR-V patch
+GLSL = """#version 460
+#extension GL_KHR_shader_subgroup_arithmetic : require
+layout(local_size_x = 4) in;
+layout(std430, set = 0, binding = 0) buffer B { int d[]; } b;
+void main() {
+    if (gl_LocalInvocationIndex % 2u == 0u) { b.d[gl_LocalInvocationIndex] = int(subgroupAdd(1u)); }
+}
+"""
+
+
+def _ops(spirv: bytes) -> list[tuple[int, list[int]]]:
+    words = struct.unpack(f"<{len(spirv) // 4}I", spirv)
+    out, pos = [], 5
+    while pos < len(words):
+        count = words[pos] >> 16
+        out.append((words[pos] & 0xFFFF, list(words[pos + 1:pos + count])))
+        pos += count
+    return out
+
+
+def test_the_patch_adds_the_extension_and_the_execution_mode_where_spirv_wants_them() -> None:
+    r = runner()
+    if shutil.which(r.GLSLANG) is None:
+        pytest.skip("glslangValidator is not installed (apt-get install glslang-tools)")
+    plain = r.compile_glsl(GLSL)
+    patched = r.maximally_reconverging(plain)
+    assert r.maximally_reconverging(patched) == patched  # once
+    ops = [op for op, _ in _ops(patched)]
+    ext = b"SPV_KHR_maximal_reconvergence\0"
+    ext += b"\0" * (-len(ext) % 4)
+    ext_at = _ops(patched).index((10, list(struct.unpack(f"<{len(ext) // 4}I", ext))))
+    # the logical layout: capabilities, extensions, imports, memory model, entry points,
+    # execution modes
+    assert max(i for i, op in enumerate(ops) if op == 17) < ext_at < ops.index(14)
+    entry = next(args[1] for op, args in _ops(patched) if op == 15)
+    mode_at = _ops(patched).index((16, [entry, 6023]))
+    assert ops.index(15) < mode_at and all(op in (15, 16, 331) for op in ops[ops.index(15):mode_at])
+    rest = _ops(patched)
+    del rest[mode_at]
+    del rest[ext_at]
+    assert rest == _ops(plain)  # nothing else changed
+    if shutil.which("spirv-dis"):
+        text = subprocess.run(["spirv-dis", "-"], input=patched, capture_output=True).stdout
+        # (Debian 12's spirv-dis predates the execution mode and stops there)
+        assert b'OpExtension "SPV_KHR_maximal_reconvergence"' in text
+
+
+def test_a_device_with_maximal_reconvergence_is_asked_for_it_and_checked_against_maximal() -> None:
+    from difftest.campaign.registry import load_target
+
+    icd = maximal_icd()
+    target("vulkan-glsl")  # skips where it is not installed
+    t = load_target("vulkan-glsl", {"icd": icd})
+    assert t.reconvergence == "maximal" and "asked for" in (t.device_summary() or "")
+    # a wave operation in a divergent branch: defined under maximal reconvergence
+    c = case("def kernel(out: Buffer[i32]):\n"
+             "    if lane() % 2 == 0:\n"
+             "        out[gid()] = wave_sum(1)\n", n=8, wave=8, out=[0] * 8)
+    assert t.unsupported(c) is None
+    got = t.run(c, {}, {"icd": icd})
+    assert got.error is None, got.error
+    assert got.buffers["out"].tolist() == [4, 0, 4, 0, 4, 0, 4, 0]
+    target("vulkan-wgsl")
+    wgsl = load_target("vulkan-wgsl", {"icd": icd})
+    assert wgsl.reconvergence == "uniform"  # wgpu asks for no maximal reconvergence
+
+
+# ------------------------------------------------------------- the uniform model at work
+DIVERGENT = """def kernel(inp: Buffer[i32], out: Buffer[i32]):
+    if inp[gid()] > 0:
+        out[gid()] = wave_sum(1)
+"""
+SCARRED = """def kernel(inp: Buffer[i32], out: Buffer[i32]):
+    for k in range(0, 3):
+        if inp[gid()] > k:
+            continue
+        out[gid()] = out[gid()] + wave_sum(1)
+"""
+
+
+@pytest.mark.parametrize("name", ["vulkan-glsl", "vulkan-wgsl"])
+def test_without_maximal_reconvergence_only_uniform_control_flow_is_checked(
+        name: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    t = target(name)
+    if t.reconvergence != "uniform":
+        pytest.skip(f"{name}'s device here promises maximal reconvergence")
+    # all lanes take the branch: uniform, checked
+    ok = tmp_path / "ok.py"
+    ok.write_text("# difftest: launch n=8 wave=4\n# difftest: arg inp = i32[1] * 8\n"
+                  "# difftest: arg out = i32[0] * 8\n" + DIVERGENT)
+    code, out, err = run_cli(capsys, "check", str(ok), "--target", name)
+    assert code == 0 and "agree" in out, out + err
+    # lanes disagree on the branch: the run leaves the sum undefined (the oracle's half)
+    split = tmp_path / "split.py"
+    split.write_text("# difftest: launch n=8 wave=4\n# difftest: arg inp = i32[1, 0] * 4\n"
+                     "# difftest: arg out = i32[0] * 8\n" + DIVERGENT)
+    code, out, err = run_cli(capsys, "check", str(split), "--target", name)
+    assert code == 2 and "cannot run this case" in err, out + err
+    assert "wave_sum() at line 6 runs in wave 0 with 2 of its 4 lanes" in err, err
+    # lanes that continued are back with all lanes active: the static half
+    scar = case(SCARRED, n=4, wave=4, inp=[0, 1, 2, 0], out=[0] * 4)
+    why = t.unsupported(scar)
+    assert why is not None and "wave_sum() at line 5" in why and "uniform" in why, why
