@@ -514,6 +514,11 @@ class _Gen:
             half = self.pick(("", " >> 32"))
             return f"i32(ballot({c}){half})", I32
         x, tx = self.int_expr(fn, want, sub, "dyn")
+        if want is I64:
+            # values past 32 bits, so that a 64-bit wave operation done on 32 shows
+            wide = self.pick(("", " + 4294967296", " * 2147483648"))
+            if wide:
+                x, tx = f"({x}{wide})", I64
         if op == "shuffle":
             src = self.pick(("lane() ^ 1", "0", "lane() + 1", "expr", "lane() - 1"))
             if src == "expr":

@@ -182,9 +182,13 @@ class TranslatedTarget(Target):
         return {self.kernel_file: tr.source,
                 f"{module}.py": (device / f"{module}.py").read_text(),
                 "repro.py": (device / "repro_main.py").read_text(),
-                "data.json": json.dumps(data, indent=1) + "\n"}
+                "data.json": json.dumps(data, indent=1) + "\n", **self.reproducer_files()}
 
     def reproducer_extra(self, case: Case, options: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    def reproducer_files(self) -> dict[str, str]:
+        """Files the runner needs beside it (by name), besides the kernel and data."""
         return {}
 
     # ------------------------------------------------------------------------- run

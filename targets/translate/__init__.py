@@ -7,6 +7,7 @@ from difftest.core.ir import nodes as n
 
 from .emit import (COMPLETED, EXHAUSTED, HEADER, KINDS, Dialect, Translation, Translator,
                    Unsupported)
+from .cuda import CudaC
 from .glsl import GLSL
 from .opencl_c import OpenCLC
 from .wgsl import WGSL
@@ -24,9 +25,10 @@ def subgroup_size(wave: int) -> int:
 def translate(program: n.Program, entry: str, language: str, wave: int,
               mutants: frozenset[str] = frozenset(), subgroup: int = 0) -> Translation:
     """`program` (checked) as source text of `language`: "opencl" (no subgroups),
-    "opencl-subgroups", "wgsl" or "glsl", for launches in waves of `wave` on subgroups of
-    `subgroup` lanes (0: `subgroup_size(wave)`, what a device that sizes its subgroups
-    to the request gives). Raises Unsupported for what the language cannot express."""
+    "opencl-subgroups", "wgsl", "glsl" or "cuda" (a warp of 32), for launches in waves
+    of `wave` on subgroups of `subgroup` lanes (0: `subgroup_size(wave)`, what a device
+    that sizes its subgroups to the request gives). Raises Unsupported for what the
+    language cannot express."""
     dialect: Dialect
     if language == "opencl":
         dialect, s = OpenCLC(subgroups=False), 0
@@ -36,6 +38,8 @@ def translate(program: n.Program, entry: str, language: str, wave: int,
         dialect, s = WGSL(), subgroup_size(wave)
     elif language == "glsl":
         dialect, s = GLSL(), subgroup_size(wave)
+    elif language == "cuda":
+        dialect, s = CudaC(), 32
     else:
         raise ValueError(f"unknown language {language!r}")
     if subgroup and s:

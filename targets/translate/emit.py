@@ -142,6 +142,7 @@ class Dialect:
     name = ""
     ctx = "C."           # how the context's fields are reached
     has_subgroups = True
+    emitter: type[FunctionEmitter] | None = None  # a function's emitter, if not the usual
 
     # ----------------------------------------------------------------- types, values
     def ty(self, t: Type) -> str:
@@ -278,13 +279,14 @@ class Translator:
                 if isinstance(node, n.Alloc):
                     raise Unsupported(f"alloc(): no allocation inside a kernel "
                                       f"(line {node.line})")
-        bodies = [FunctionEmitter(self, f).emit() for f in self.functions]
+        emitter = self.d.emitter or FunctionEmitter
+        bodies = [emitter(self, f).emit() for f in self.functions]
         source = self.d.program(self, bodies)
         return Translation(source, self.entry_point(), self.names, self.row, self.buffers,
                            self.scalars, self.kernel.params, self.wave, self.subgroup)
 
     def entry_point(self) -> str:
-        return f"k_{self.entry}" if self.d.name == "opencl" else "main"
+        return f"k_{self.entry}" if self.d.name in ("opencl", "cuda") else "main"
 
 
 class FunctionEmitter:

@@ -38,6 +38,21 @@ MUTANTS: dict[str, tuple[str, str]] = {
         "do not)",
         "wave_min and wave_max run on the unsigned type, as the sums do: a negative value "
         "is the largest"),
+    "member-mask-full": (
+        "CUDA C++ Programming Guide, warp intrinsics (the pre-Volta habit of "
+        "__shfl_sync(0xffffffff, ...))",
+        "every warp operation names all the wave's lanes in its member mask instead of "
+        "the lanes that are there: in divergent code, threads the mask names never come "
+        "to it"),
+    "member-mask-activemask": (
+        "CUDA C++ Programming Guide, __activemask (independent thread scheduling)",
+        "every warp operation takes __activemask() as its member mask: the threads the "
+        "hardware happens to run together, which since Volta need not be the ones "
+        "maximal reconvergence puts there"),
+    "reduce-64-as-32": (
+        "CUDA C++ Programming Guide, __reduce_add_sync (32-bit operands only)",
+        "a 64-bit wave_sum goes through the 32-bit __reduce_add_sync: the high words "
+        "are lost"),
     "ballot-low-word": (
         "NOTES: subgroups (ballots are uvec4)",
         "ballot() keeps only the first 32 bits of the subgroup ballot: lanes 32-63 "

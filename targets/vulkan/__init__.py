@@ -1,2 +1,2 @@
-"""The Vulkan targets on Mesa's lavapipe: WGSL through wgpu (naga) and GLSL through
-glslangValidator (target.py)."""
+"""The Vulkan targets: GLSL through glslangValidator and WGSL through wgpu (naga), on the
+Vulkan device the user picks, lavapipe where there is no GPU (target.py)."""

@@ -1,0 +1,138 @@
+"""The CUDA targets: the kernel translated to CUDA C++ (targets/translate/cuda.py), with
+each warp operation passed the member mask of exactly the lanes maximal reconvergence
+puts there, run in a process of its own:
+
+- `cuda`: built by NVRTC and launched through CuPy on an NVIDIA GPU
+  (targets/device/cuda_runner.py). Needs CuPy and the NVIDIA driver; without a GPU it is
+  not installed, and says why.
+- `cuda-sim`: the same translation built by g++ against warpsim.h, CUDA's warp operations
+  simulated on the CPU with a fiber per thread and their member masks checked as CUDA
+  defines them (targets/device/warpsim_runner.py): the translation and its mutants tested
+  where there is no GPU. A mask that leaves out its caller, threads of one mask at
+  different warp operations and deadlocks are the error `internal: warp simulator: ...`.
+
+A wave is a warp: W in 1..32, one block of W threads (W < 32 a partial warp). Checked
+against `maximal`: CUDA itself promises no reconvergence, so the translation does not
+rely on any -- it computes each warp operation's lanes, and a difference is the
+compiler's (or the translation's), never a reconvergence CUDA was free not to make
+(docs/semantics.md, "Reconvergence models").
+
+Options: `timeout` (the run), `build_timeout`.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import importlib.util
+import shutil
+from typing import Any
+
+import numpy as np
+
+from difftest.core.case import Case
+from difftest.core.options import trip_budget
+from difftest.core.reconvergence import MAXIMAL
+
+from ..translate import Translation
+from ..translated import DEFAULT_TIMEOUT, TranslatedTarget
+
+#: the C type of each kernel parameter kind, as the runners pass it
+_CTYPES = {"i32": "int", "i64": "long long", "bool": "bool"}
+
+
+class _Cuda(TranslatedTarget):
+    language = "cuda"
+    capabilities = frozenset({"wave_ops", "faults", "mutants"})
+    wave_sizes = (1, 2, 4, 8, 16, 32)
+    reconvergence = MAXIMAL
+    one_wave_per_kernel = True  # the translation names W (its full warp mask, ranges)
+    kernel_file = "kernel.cu"
+    offered_mutants = ("member-mask-full", "member-mask-activemask", "reduce-64-as-32")
+
+    def request(self, tr: Translation, case: Case, options: dict[str, Any],
+                status: np.ndarray, mutants: frozenset[str]
+                ) -> tuple[dict[str, Any], list[np.ndarray], list[int]]:
+        params: list[list[Any]] = [["ptr", 0, "long long"], ["value", case.n, "long long"],
+                                   ["value", trip_budget(options, case.n), "long long"]]
+        arrays = [status]
+        where = []
+        for p in tr.params:
+            value = case.args[p.name]
+            if p.ty.is_buffer:
+                bits = p.ty.element.bits
+                arrays.append(np.asarray(value, dtype=np.int32 if bits == 32 else np.int64))
+                where.append(len(arrays) - 1)
+                params += [["ptr", len(arrays) - 1, "int" if bits == 32 else "long long"],
+                           ["value", len(arrays[-1]), "long long"]]
+            else:
+                params.append(["value", int(value), _CTYPES[str(p.ty)]])
+        header = {"source": tr.source, "entry": tr.entry_point,
+                  "blocks": -(-case.n // case.wave), "threads": case.wave,
+                  "params": params}
+        return header, arrays, where
+
+
+class CudaTarget(_Cuda):
+    name = "cuda"
+    description = "CUDA C++ built by NVRTC on an NVIDIA GPU (through CuPy)"
+    runner = "targets.device.cuda_runner"
+
+    def __init__(self) -> None:
+        if importlib.util.find_spec("cupy") is None:
+            raise ImportError("CuPy is not installed (pip install cupy-cuda12x, or the "
+                              "cupy matching the CUDA driver)")
+        if ctypes.util.find_library("cuda") is None:
+            raise ImportError("no NVIDIA driver here (libcuda): cuda needs an NVIDIA GPU")
+        super().__init__()
+        self._summary: str | None = None
+
+    def device_summary(self) -> str | None:
+        if self._summary is None:
+            from ..device.process import DeviceProcess
+
+            process = DeviceProcess(self.runner)
+            try:
+                reply, _ = process.call({"op": "describe"}, [], DEFAULT_TIMEOUT)
+            finally:
+                process.close()
+            self._summary = str(reply.get("device", reply.get("message", "?")))
+        return self._summary
+
+    def compiler(self, options: dict[str, Any]) -> str:
+        return f"cuda on {self.device_summary()}"
+
+
+class CudaSimTarget(_Cuda):
+    name = "cuda-sim"
+    description = ("CUDA C++ built by g++ against a warp simulator on the CPU (the cuda "
+                   "target's translation, tested without a GPU)")
+    runner = "targets.device.warpsim_runner"
+    schedule_keys = ("order_seed",)
+    schedule_help = {"order_seed": "the order the simulator runs a block's threads in (a "
+                                   "seed; CUDA promises none)"}
+
+    def device_summary(self) -> str | None:
+        return "warpsim (a fiber per thread, member masks checked), built by g++"
+
+    def __init__(self) -> None:
+        if shutil.which("g++") is None:
+            raise ImportError("g++ is not installed (apt-get install g++)")
+        super().__init__()
+        self._seed = 1
+
+    def run(self, case: Case, schedule: dict[str, Any] | None = None,
+            options: dict[str, Any] | None = None) -> Any:
+        self._seed = int((schedule or {}).get("order_seed", 1))
+        return super().run(case, schedule, options)
+
+    def request(self, tr: Translation, case: Case, options: dict[str, Any],
+                status: np.ndarray, mutants: frozenset[str]
+                ) -> tuple[dict[str, Any], list[np.ndarray], list[int]]:
+        header, arrays, where = super().request(tr, case, options, status, mutants)
+        header["seed"] = self._seed
+        return header, arrays, where
+
+    def reproducer_files(self) -> dict[str, str]:
+        from pathlib import Path
+
+        return {"warpsim.h": (Path(__file__).parents[1] / "device" / "warpsim.h").read_text()}

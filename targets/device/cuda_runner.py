@@ -1,0 +1,76 @@
+"""Run a CUDA C++ kernel on an NVIDIA GPU: NVRTC builds it (through CuPy's RawModule),
+CuPy launches it. Standalone on purpose (it imports only numpy and cupy): `difftest
+export` copies this file beside a reproducer.
+
+A request: `source` (the kernel, `extern "C" __global__ void NAME(...)`), `entry`,
+`blocks`, `threads` and `params`: one per kernel parameter, ["ptr", array index, C type]
+for a pointer to one of the request's arrays (copied to the device and back) or ["value",
+number, C type] for a scalar. A launch that fails (an illegal address, a trap) leaves the
+CUDA context unusable, so the process says what happened and exits: the next request
+starts a fresh one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+
+import cupy as cp
+import numpy as np
+
+OPTIONS = ("-std=c++17",)
+_TYPES = {"int": np.int32, "long long": np.int64, "bool": np.bool_}
+_KERNELS: dict[str, object] = {}
+
+
+def build(source: str, entry: str) -> object:
+    """The kernel, built by NVRTC for this GPU (cached by its text)."""
+    key = hashlib.sha256(source.encode()).hexdigest()
+    if key not in _KERNELS:
+        module = cp.RawModule(code=source, options=OPTIONS, backend="nvrtc")
+        _KERNELS[key] = module.get_function(entry)  # compiles now
+    return _KERNELS[key]
+
+
+def describe() -> dict:
+    dev = cp.cuda.Device()
+    props = cp.cuda.runtime.getDeviceProperties(dev.id)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    driver = cp.cuda.runtime.driverGetVersion()
+    nvrtc = ".".join(map(str, cp.cuda.nvrtc.getVersion()))
+    return {"name": name, "compute_capability": f"{props['major']}.{props['minor']}",
+            "warp_size": int(props["warpSize"]),
+            "driver": f"CUDA driver {driver // 1000}.{driver % 1000 // 10}",
+            "nvrtc": nvrtc}
+
+
+def run(kernel: object, blocks: int, threads: int, params: list[list],
+        arrays: list[np.ndarray]) -> list[np.ndarray]:
+    on_device = [cp.asarray(np.ascontiguousarray(a)) for a in arrays]
+    args = []
+    for kind, what, ctype in params:
+        args.append(on_device[what] if kind == "ptr" else _TYPES[ctype](what))
+    try:
+        kernel((blocks,), (threads,), tuple(args))  # type: ignore[operator]
+        cp.cuda.runtime.deviceSynchronize()
+        return [cp.asnumpy(a) for a in on_device]
+    except cp.cuda.runtime.CUDARuntimeError as e:
+        print(f"the launch failed: {e}", file=sys.stderr, flush=True)
+        os._exit(3)  # the context is lost: let the next request start a fresh process
+
+
+def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
+           ) -> tuple[dict, list[np.ndarray]]:
+    """One request of the device-process protocol (targets/device/process.py)."""
+    if header.get("op") == "describe":
+        p = describe()
+        return {"device": f"{p['name']} (sm_{p['compute_capability'].replace('.', '')}, "
+                          f"{p['driver']}, NVRTC {p['nvrtc']})", "properties": p}, []
+    try:
+        kernel = build(header["source"], header["entry"])
+    except cp.cuda.compiler.CompileException as e:
+        return {"error": "build", "message": str(e)}, []
+    built()
+    return {}, run(kernel, int(header["blocks"]), int(header["threads"]), header["params"],
+                   arrays)
