@@ -76,6 +76,9 @@ class CudaTarget(_Cuda):
     name = "cuda"
     description = "CUDA C++ built by NVRTC on an NVIDIA GPU (through CuPy)"
     runner = "targets.device.cuda_runner"
+    # the member-mask mutants are undefined behaviour on a GPU (a hang, a wrong value, or
+    # by chance the right one): cuda-sim, which makes every such use visible, measures them
+    offered_mutants = ("reduce-64-as-32",)
 
     def __init__(self) -> None:
         if importlib.util.find_spec("cupy") is None:

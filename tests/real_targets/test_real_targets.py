@@ -24,8 +24,8 @@ from difftest.core.target import Target
 from ..conftest import REPO
 
 REAL = ("opencl", "opencl-intel", "lavapipe-wgsl", "lavapipe-glsl", "vulkan-wgsl",
-        "vulkan-glsl")
-WAVES = ("opencl-intel", "lavapipe-wgsl", "lavapipe-glsl")
+        "vulkan-glsl", "cuda-sim", "cuda")
+WAVES = ("opencl-intel", "lavapipe-wgsl", "lavapipe-glsl", "cuda-sim", "cuda")
 _LOADED: dict[str, Target | str] = {}
 
 

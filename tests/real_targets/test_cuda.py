@@ -1,0 +1,146 @@
+"""The CUDA translation without a GPU: the warp simulator against CUDA's rules for member
+masks (hand-written kernels whose answers the CUDA C++ Programming Guide gives), NVRTC on
+every generated kernel's translation, and the `cuda` target where a GPU is (marker
+`gpu`: `python -m pytest -m gpu` on the GPU machine; elsewhere they skip, saying why)."""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, seed, settings
+
+from .test_real_targets import target
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+
+
+def sim(kernel: str, threads: int, *arrays: np.ndarray, seed_value: int = 1
+        ) -> tuple[list[np.ndarray], str]:
+    """Run `kernel` (taking `int* a0, int* a1, ...`) in one block of `threads` threads."""
+    from targets.device import warpsim_runner as w
+
+    params = [["ptr", i, "int"] for i in range(len(arrays))]
+    lib = w.build(kernel, "k", params)
+    return w.run(lib, 1, threads, seed_value, params, list(arrays))
+
+
+def test_a_ballot_sees_the_lanes_of_its_mask_that_are_there() -> None:
+    k = """extern "C" __global__ void k(int* out) {
+        int lane = threadIdx.x;
+        if (lane >= 6) return;                             // exited: allowed in a mask
+        if (lane % 2 == 0) out[lane] = __ballot_sync(0x55u, true);
+        else out[lane] = __ballot_sync(0xaau, lane != 3);
+    }"""
+    out, error = sim(k, 8, np.zeros(8, np.int32))
+    assert error == ""
+    # the even lanes meet in 0x55 and the odd ones in 0xaa; lanes 6 and 7 have exited
+    assert out[0].tolist()[:6] == [0x15, 0x22, 0x15, 0x22, 0x15, 0x22]
+
+
+def test_a_mask_that_leaves_out_its_caller_stops_the_launch() -> None:
+    k = """extern "C" __global__ void k(int* out) {
+        out[threadIdx.x] = __ballot_sync(0x1u, true);
+    }"""
+    _, error = sim(k, 2, np.zeros(2, np.int32))
+    assert "lane 1 calls __ballot_sync at line 2 with member mask 0x1, which leaves it out" \
+        in error
+
+
+def test_lanes_of_one_mask_at_different_operations_wait_forever() -> None:
+    k = """extern "C" __global__ void k(int* out) {
+        if (threadIdx.x == 0) out[0] = __ballot_sync(0x3u, true);
+        else out[1] = __any_sync(0x3u, true);
+    }"""
+    _, error = sim(k, 2, np.zeros(2, np.int32))
+    assert error.startswith("lane 0 waits at __ballot_sync with mask 0x3 at line 2 for "
+                            "lane 1, which waits at __any_sync with mask 0x3 at line 3")
+
+
+def test_shuffles_reductions_and_the_active_mask() -> None:
+    k = """extern "C" __global__ void k(int* out, int* wide) {
+        int lane = threadIdx.x;
+        if (lane == 3) return;
+        unsigned m = __ballot_sync(0xfu, true);            // 0b0111
+        out[lane] = __shfl_sync(m, lane * 10, (lane + 1) % 4);
+        out[4 + lane] = __reduce_add_sync(m, lane + 1) * 100 + __reduce_max_sync(m, -lane);
+        long long v = __shfl_sync(m, (long long)lane << 40, 1);
+        wide[lane] = (int)(v >> 40);
+        out[8 + lane] = __activemask();
+    }"""
+    out, error = sim(k, 4, np.zeros(12, np.int32), np.zeros(4, np.int32))
+    assert error == ""
+    # lane 2 reads lane 3, which exited: undefined, the simulator's poison
+    assert out[0].tolist()[:3] == [10, 20, 0x5a5a5a5a]
+    assert out[0].tolist()[4:7] == [600, 600, 600]
+    assert out[1].tolist()[:3] == [1, 1, 1]
+    assert out[0].tolist()[8:11] == [1, 2, 4]  # only the caller: all CUDA promises
+
+
+def test_the_thread_order_does_not_change_a_correct_kernel() -> None:
+    k = """extern "C" __global__ void k(int* out) {
+        int lane = threadIdx.x, s = 0;
+        for (int i = 0; i < 3; i++) {
+            unsigned m = __ballot_sync(0xffu, lane > i);
+            if (lane > i) s += __popc(m);
+        }
+        out[lane] = s;
+    }"""
+    got = {tuple(sim(k, 8, np.zeros(8, np.int32), seed_value=s)[0][0].tolist())
+           for s in range(5)}
+    assert got == {(0, 7, 13, 18, 18, 18, 18, 18)}
+
+
+# --------------------------------------------------------------------------- NVRTC
+SHARDS = 2
+
+
+def _nvrtc() -> Any:
+    from targets.cuda import nvrtc
+
+    why = nvrtc.available()
+    if why:
+        pytest.skip(why)
+    return nvrtc
+
+
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_nvrtc_compiles_every_generated_kernels_translation(shard: int,
+                                                            difftest_settings: Any) -> None:
+    """NVIDIA's own front end accepts the translation of whatever the generators write,
+    at every wave size and with each mutant (a translation a GPU build would reject is a
+    translation bug, found here without the GPU)."""
+    from generators.kernels import kernels
+    from hypothesis import strategies as st
+    from targets.translate import translate
+
+    nvrtc = _nvrtc()
+    mutants = (frozenset(), frozenset({"member-mask-full"}),
+               frozenset({"member-mask-activemask"}), frozenset({"reduce-64-as-32"}))
+
+    @settings(difftest_settings, max_examples=max(10, difftest_settings.max_examples),
+              suppress_health_check=list(HealthCheck))
+    @seed(500 + shard)
+    @given(kernels(without=frozenset({"alloc"})), st.sampled_from((1, 2, 4, 8, 16, 32)),
+           st.sampled_from(mutants))
+    def prop(kernel: Any, wave: int, muts: frozenset[str]) -> None:
+        source = translate(kernel.program, kernel.entry, "cuda", wave, muts).source
+        ok, log = nvrtc.compile_ptx(source)
+        assert ok, f"{log}\n{source}"
+
+    prop()
+
+
+# ------------------------------------------------------------------------- the GPU
+@pytest.mark.gpu
+def test_the_cuda_target_runs_the_divergent_example_on_the_gpu() -> None:
+    from difftest.core.kernelfile import load_case
+
+    from ..conftest import EXAMPLES
+
+    t = target("cuda")
+    got = t.run(load_case(EXAMPLES / "divergent_wave_ops.py"), {}, {})
+    assert got.error is None, got.error
+    assert got.buffers["out"].tolist() == [120, -1, 121, -1, 90, 60, -1, 35]
