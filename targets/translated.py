@@ -56,6 +56,9 @@ class TranslatedTarget(Target):
     cases_per_kernel = 16
     one_wave_per_kernel = True
     offered_mutants: tuple[str, ...] = ()
+    #: the known bugs of this target's compilers its translation can spell around
+    #: (translate.AVOIDABLE): option `avoid`
+    avoidable: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         self.mutant_names = self.offered_mutants
@@ -78,7 +81,24 @@ class TranslatedTarget(Target):
         raise NotImplementedError
 
     # ------------------------------------------------------------------------ parts
+    def avoided(self, options: dict[str, Any]) -> frozenset[str]:
+        """The known bugs option `avoid` names ("a,b", a list, or "all")."""
+        value = options.get("avoid", "")
+        names = value.split(",") if isinstance(value, str) else list(value)
+        names = [x.strip() for x in names if x.strip()]
+        return frozenset(self.avoidable if "all" in names else names)
+
     def validate_options(self, options: dict[str, Any]) -> None:
+        if "avoid" in options:
+            value = options["avoid"]
+            if not isinstance(value, (str, list)) or not all(isinstance(x, str) for x in (
+                    value if isinstance(value, list) else [value])):
+                raise OptionError(f"option avoid={value!r}: expected names of known bugs")
+            unknown = self.avoided({"avoid": value}) - set(self.avoidable)
+            if unknown:
+                raise OptionError(f"option avoid: unknown {', '.join(sorted(unknown))} for "
+                                  f"target {self.name} (known: "
+                                  f"{', '.join(self.avoidable) or 'none'}, or all)")
         for name, default in (("timeout", DEFAULT_TIMEOUT),
                               ("build_timeout", DEFAULT_BUILD_TIMEOUT)):
             t = options.get(name, default)
@@ -96,12 +116,14 @@ class TranslatedTarget(Target):
     def translation(self, case: Case, options: dict[str, Any]) -> Translation:
         mutants = frozenset(options.get("mutants", ()))
         subgroup = self.subgroup(case, options)
-        key = (case.kernel, case.entry, case.wave, mutants, subgroup)
+        avoid = self.avoided(options)
+        key = (case.kernel, case.entry, case.wave, mutants, subgroup, avoid)
         hit = self._translations.get(key)
         if hit is not None:
             self._translations.move_to_end(key)
             return hit
-        tr = translate(case.program, case.entry, self.language, case.wave, mutants, subgroup)
+        tr = translate(case.program, case.entry, self.language, case.wave, mutants, subgroup,
+                       avoid)
         self._translations[key] = tr
         if len(self._translations) > CACHE_SIZE:
             self._translations.popitem(last=False)

@@ -5,14 +5,20 @@ A real target's bug cannot be fixed here, so its reduced case is kept in the cor
 argues it), `"expected": {"verdict": "disagree", "rule": ...}` and the `"signature"` of
 the failure (difftest.campaign.signature). Replay checks that the target still shows it (when it
 stops showing, the target was fixed and the finding needs a new look), and a disagreement
-of that target on any other case that the finding explains -- the same failure class,
-every operation of the finding's reduced case present -- is reported as that known bug,
-not as a new failure. Nothing else is ever excused: a disagreement no finding explains
-fails, and a finding only explains failures of its own target.
+of that target on any other case that the finding explains is reported as that known
+bug, not as a new failure. A finding explains a failure by its cause where it can: an
+entry with `"avoid": "<variant>"` names a translation variant that spells the bug's
+trigger another way (the target's `avoid` option), and a failure of its target (and
+compiler) that goes away under that variant is that bug, whatever the failing rule or
+the kernel's shape. A finding without a variant explains by shape: the same failure
+class, every operation of its reduced case present. Nothing else is ever excused: a
+disagreement no finding explains fails, and a finding only explains failures of its own
+target.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +32,7 @@ class KnownFinding:
     id: str
     signature: Signature
     path: Path
+    avoid: str = ""  # the variant that spells its trigger another way, if any
 
     @property
     def target(self) -> str:
@@ -47,21 +54,31 @@ def known_findings(paths: list[Path]) -> list[KnownFinding]:
                 sig = Signature.from_json(extra["signature"])
             except (KeyError, TypeError):
                 continue
-            out.append(KnownFinding(extra["finding"], sig, entry.path))
+            avoid = extra.get("avoid", "")
+            out.append(KnownFinding(extra["finding"], sig, entry.path,
+                                    avoid if isinstance(avoid, str) else ""))
     return out
 
 
+#: reruns the failing case with these options added; True when it then agrees
+Rerun = Callable[[dict[str, Any]], bool]
+
+
 def explain(known: list[KnownFinding], target: str, case: Case, verdict: Any,
-            options: dict[str, Any] | None = None, compiler: str = ""
-            ) -> KnownFinding | None:
+            options: dict[str, Any] | None = None, compiler: str = "",
+            rerun: Rerun | None = None) -> KnownFinding | None:
     """The known finding of `target` (running `compiler`, where it names one) that
-    explains this disagreement under `options` (default: the case's), if one does."""
+    explains this disagreement under `options` (default: the case's), if one does: by
+    its cause when it names a variant and `rerun` can try it, else by shape."""
     if verdict.agree:
         return None
     failure = verdict_class(verdict)
     case_shape = shape(case.program, case.entry, case.n, case.wave)
     where = setting(case.options if options is None else options)
     for f in known:
-        if f.signature.explains(target, failure, case_shape, where, compiler):
+        if f.avoid and rerun is not None:
+            if f.signature.on(target, compiler) and rerun({"avoid": f.avoid}):
+                return f
+        elif f.signature.explains(target, failure, case_shape, where, compiler):
             return f
     return None

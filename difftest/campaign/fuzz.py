@@ -173,6 +173,7 @@ class _Known:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.seen: dict[str, Any] = {}  # file name -> Signature
+        self.avoids: dict[Any, str] = {}  # Signature -> the variant avoiding its trigger
 
     def refresh(self) -> list[Any]:
         from difftest.campaign.signature import Signature
@@ -180,19 +181,21 @@ class _Known:
         for path in sorted(self.folder.glob("*.json")):
             if path.name not in self.seen:
                 try:
-                    self.seen[path.name] = Signature.from_json(json.loads(path.read_text()))
+                    obj = json.loads(path.read_text())
+                    sig = self.seen[path.name] = Signature.from_json(obj)
+                    self.avoids[sig] = str(obj.get("avoid", ""))
                 except (OSError, ValueError, KeyError):
                     continue
         return list(self.seen.values())
 
-    def add(self, signature: Any) -> str:
-        """Record a finding; returns its key (the same signature gives the same key)."""
-        import hashlib
-
+    def add(self, signature: Any, avoid: str = "") -> str:
+        """Record a finding (with the variant that avoids its trigger, if any); returns
+        its key (the same signature gives the same key)."""
         from difftest.campaign.corpus import write_atomic
 
-        text = json.dumps(signature.to_json(), sort_keys=True)
-        key = hashlib.sha256(text.encode()).hexdigest()[:16]
+        text = json.dumps({**signature.to_json(), **({"avoid": avoid} if avoid else {})},
+                          sort_keys=True)
+        key = self.key(signature)
         path = self.folder / f"{key}.json"
         if not path.exists():
             write_atomic(path, text)
@@ -396,7 +399,8 @@ class _Worker:
                 failure = verdict_class(verdict)
                 if best and failure != best[2]:
                     continue
-                if not best and self.explained(case, failure, options):
+                if not best and self.explained(case, failure, options, full,
+                                               oracle_error):
                     counters[_REPEATS] += 1
                     break
                 if options.get("mutants") and not self.mutant_only(case, sched, options,
@@ -426,17 +430,24 @@ class _Worker:
         return check_case(case, self.target, schedule, plain, None, full,
                           oracle_error).verdict.agree
 
-    def explained(self, case: Any, failure: str, options: dict[str, Any]) -> bool:
-        """Whether a known finding explains this failing case (and if so, say so)."""
+    def explained(self, case: Any, failure: str, options: dict[str, Any],
+                  full: OracleRun | None, oracle_error: TargetError | None) -> bool:
+        """Whether a known finding explains this failing case (and if so, say so): by its
+        cause where the finding names a variant that spells its trigger another way (the
+        case agrees under it), else by its class and shape."""
         if self.config.stop_on_first:
             return False
+        from difftest.campaign.runner import rerun_with
         from difftest.campaign.signature import setting, shape
 
         case_shape = shape(case.program, case.entry, case.n, case.wave)
         where = setting(options)
+        compiler = self.target.compiler(options)
+        rerun = rerun_with(case, self.target, options, full, oracle_error)
         for sig in self.known.refresh():
-            if sig.explains(self.config.target, failure, case_shape, where,
-                            self.target.compiler(options)):
+            avoid = self.known.avoids.get(sig, "")
+            if (rerun({"avoid": avoid}) and sig.on(self.config.target, compiler)) if avoid \
+                    else sig.explains(self.config.target, failure, case_shape, where, compiler):
                 self.results.put(_SeenAgain(_Known.key(sig)))
                 return True
         return False
@@ -763,10 +774,12 @@ def _seed_known(folder: Path, config: FuzzConfig) -> int:
     if config.stop_on_first:
         return 0
     known = _Known(folder)
+    # a finding that names its compiler may be another target's (lavapipe-glsl's, met by
+    # vulkan-glsl on the same lavapipe): which apply is decided case by case
     found = [f for f in known_findings([p for p in config.known if p.is_dir()])
-             if f.target == config.target]
+             if f.target == config.target or f.signature.compiler]
     for f in found:
-        known.add(f.signature)
+        known.add(f.signature, f.avoid)
     return len(found)
 
 
@@ -853,7 +866,9 @@ def format_summary(s: FuzzSummary, target: str) -> str:
         lines.append(f"  COUNTEREXAMPLES: {len(s.found)} distinct{again}")
         lines += [f"    {f.describe()}" for f in s.found]
     elif not s.unreduced:
-        lines.append("  no counterexample found")
+        lines.append("  no counterexample found" + (
+            f" ({s.repeats} failing case(s) were known bugs of the target again)"
+            if s.repeats else ""))
     if s.unreduced:
         lines.append(f"  counterexamples kept before their reduction ended: "
                      f"{len(s.unreduced)} (difftest reduce FILE finishes one)")

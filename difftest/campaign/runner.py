@@ -187,7 +187,8 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
         res = check_case(case, target, options=options, full=full, oracle_error=oracle_error)
         ok = _matches(res.verdict, exp)
         why = explain(known or [], name, case, res.verdict, options,
-                      target.compiler(options)) if not ok and not muts \
+                      target.compiler(options), rerun_with(case, target, options, full,
+                                                       oracle_error)) if not ok and not muts \
             and exp.get("verdict") == "agree" else None
         if why is not None:
             results.append(ReplayResult(name, muts, True, res.verdict, exp, known=why.id))
@@ -199,6 +200,24 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
                        "needs a new look")
         results.append(ReplayResult(name, muts, ok, res.verdict, exp, problem))
     return results
+
+
+def rerun_with(case: Case, target: Any, options: dict[str, Any], full: OracleRun | None,
+           oracle_error: TargetError | None) -> Callable[[dict[str, Any]], bool]:
+    """findings.Rerun for `case` on `target`: whether it agrees with `extra` options added
+    (a variant a target does not offer never agrees)."""
+    from difftest.core.errors import DifftestError
+
+    def agrees(extra: dict[str, Any]) -> bool:
+        merged = {**options, **extra}
+        try:
+            target.validate_options(merged)
+        except DifftestError:
+            return False
+        return check_case(case, target, case.schedule, merged, None, full,
+                          oracle_error).verdict.agree
+
+    return agrees
 
 
 def still_fails(target: Any, original: Case, rule: str | None,

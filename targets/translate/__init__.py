@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from difftest.core.ir import nodes as n
 
-from .emit import (COMPLETED, EXHAUSTED, HEADER, KINDS, Dialect, Translation, Translator,
-                   Unsupported)
+from .emit import (AVOIDABLE, COMPLETED, EXHAUSTED, HEADER, KINDS, Dialect, Translation,
+                   Translator, Unsupported)
 from .cuda import CudaC
 from .glsl import GLSL
 from .opencl_c import OpenCLC
 from .wgsl import WGSL
 
-__all__ = ["COMPLETED", "EXHAUSTED", "HEADER", "KINDS", "Translation", "Unsupported",
+__all__ = ["AVOIDABLE", "COMPLETED", "EXHAUSTED", "HEADER", "KINDS", "Translation", "Unsupported",
            "subgroup_size", "translate"]
 
 
@@ -23,12 +23,14 @@ def subgroup_size(wave: int) -> int:
 
 
 def translate(program: n.Program, entry: str, language: str, wave: int,
-              mutants: frozenset[str] = frozenset(), subgroup: int = 0) -> Translation:
+              mutants: frozenset[str] = frozenset(), subgroup: int = 0,
+              avoid: frozenset[str] = frozenset()) -> Translation:
     """`program` (checked) as source text of `language`: "opencl" (no subgroups),
     "opencl-subgroups", "wgsl", "glsl" or "cuda" (a warp of 32), for launches in waves
     of `wave` on subgroups of `subgroup` lanes (0: `subgroup_size(wave)`, what a device
-    that sizes its subgroups to the request gives). Raises Unsupported for what the
-    language cannot express."""
+    that sizes its subgroups to the request gives), spelling around the known target bugs
+    `avoid` names (emit.AVOIDABLE). Raises Unsupported for what the language cannot
+    express."""
     dialect: Dialect
     if language == "opencl":
         dialect, s = OpenCLC(subgroups=False), 0
@@ -44,4 +46,4 @@ def translate(program: n.Program, entry: str, language: str, wave: int,
         raise ValueError(f"unknown language {language!r}")
     if subgroup and s:
         s = subgroup
-    return Translator(dialect, program, entry, wave, s, mutants).run()
+    return Translator(dialect, program, entry, wave, s, mutants, avoid).run()

@@ -243,22 +243,39 @@ class Dialect:
         raise Unsupported(f"wave operations: {self.name} here has no subgroups "
                           f"({e.op} at line {e.line})")
 
+    def opaque_zero(self, tr: Translator) -> str:
+        """An i64 zero read at run time, which no compiler can fold (AVOIDABLE)."""
+        raise Unsupported(f"{self.name} spells no known bug another way")
+
     # -------------------------------------------------------------------- program
     def program(self, tr: Translator, functions: list[str]) -> str:
         raise NotImplementedError
+
+
+#: known target bugs a translation can spell around (`avoid` option): name -> what the
+#: variant writes instead. A failure that goes away under the variant is that bug again
+#: (difftest.campaign.findings), and a campaign with them avoided finds the next one.
+AVOIDABLE = {
+    "sext-compare": "every i32 value widened to i64 plus a zero read at run time, so no "
+                    "comparison sees a sign-extended value as such (lavapipe-sext-compare: "
+                    "Mesa 22.3's lavapipe compares a sign-extended value with a constant "
+                    "wrongly)",
+}
 
 
 class Translator:
     """One translation: the program, its entry, W and S, the mutants, the buffer facts."""
 
     def __init__(self, dialect: Dialect, program: n.Program, entry: str, wave: int,
-                 subgroup: int, mutants: frozenset[str]) -> None:
+                 subgroup: int, mutants: frozenset[str],
+                 avoid: frozenset[str] = frozenset()) -> None:
         self.d = dialect
         self.program = program
         self.entry = entry
         self.wave = wave
         self.subgroup = subgroup
         self.mutants = mutants
+        self.avoid = avoid  # known target bugs to spell around (AVOIDABLE)
         self.functions = reachable(program, entry)
         self.names = tuple(f.name for f in program.functions)
         self.fid = {name: i for i, name in enumerate(self.names)}
@@ -361,6 +378,8 @@ class FunctionEmitter:
 
     def widen(self, value: str, have: Type | None, want: Type) -> str:
         if have is I32 and want is I64:
+            if "sext-compare" in self.tr.avoid:  # no sign-extended value seen as such
+                return f"({self.d.widen(value)} + {self.d.opaque_zero(self.tr)})"
             return self.d.widen(value)
         return value
 

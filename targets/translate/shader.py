@@ -184,6 +184,10 @@ class ShaderDialect(Dialect):
     def init_context(self) -> list[str]:
         return []
 
+    def opaque_zero(self, tr: Translator) -> str:
+        # the parameter buffer's last word, 0 (the targets append it)
+        return self.param(2 + len(tr.params))
+
     def param(self, i: int) -> str:
         raise NotImplementedError
 

@@ -145,12 +145,15 @@ class _Device:
 
 class _Vulkan(TranslatedTarget):
     capabilities = frozenset({"wave_ops", "faults", "mutants"})
-    option_names: tuple[str, ...] = ("device", "icd", "timeout", "build_timeout")
+    option_names: tuple[str, ...] = ("device", "icd", "avoid", "timeout", "build_timeout")
+    avoidable = ("sext-compare",)
     option_help = {"device": "the Vulkan device: auto (default: the machine's GPU if it "
                              "has one, else lavapipe), gpu, lavapipe, an index, or a piece "
                              "of its name or driver's (nvidia, radv, ...)",
                    "icd": "a driver's ICD file to load (VK_DRIVER_FILES; default: the "
                           "loader's own search): another Mesa's lavapipe, or any driver",
+                   "avoid": "known bugs to spell around, so a campaign finds the next "
+                            "ones: sext-compare (lavapipe-sext-compare), or all",
                    **TranslatedTarget.option_help}
     pinned_maximal = False  # the lavapipe-* targets: maximal by lavapipe's design
     default_device = "auto"
@@ -237,6 +240,7 @@ class _Vulkan(TranslatedTarget):
                 buffers.append(np.asarray(value, dtype=dtype))
             else:
                 params.append(int(value))
+        params.append(0)  # the zero the `avoid` variants read (opaque_zero)
         arrays += [np.array(params, dtype=np.int64)] + buffers
         header: dict[str, Any] = {"source": tr.source,
                                   "groups": list(dispatch_shape(case.wave, case.n, mutants))}
@@ -281,11 +285,11 @@ class _Lavapipe:
 
     pinned_maximal = True
     default_device = "lavapipe"
-    option_names: tuple[str, ...] = ("icd", "timeout", "build_timeout")
-    option_help = {"icd": "the lavapipe ICD file to load (default: the system's, "
+    option_names: tuple[str, ...] = ("icd", "avoid", "timeout", "build_timeout")
+    option_help = {**_Vulkan.option_help,
+                   "icd": "the lavapipe ICD file to load (default: the system's, "
                           f"{DRIVER_FILES}); another Mesa's, to see whether a finding "
-                          "reproduces there",
-                   **TranslatedTarget.option_help}
+                          "reproduces there"}
 
     def default_icd(self) -> str:
         return lavapipe_icd()

@@ -15,7 +15,8 @@ from hypothesis import given, seed
 from hypothesis import strategies as st
 
 from difftest.campaign.findings import explain
-from difftest.campaign.runner import check_case, oracle_run, target_options, undefined_in_run
+from difftest.campaign.runner import (rerun_with, check_case, oracle_run, target_options,
+                                      undefined_in_run)
 from generators.cases import kernel_cases
 from generators.schedules import schedule_by_number, schedule_numbers
 from difftest.campaign.registry import load_target
@@ -66,8 +67,9 @@ def test_target_agrees_with_oracle(fuzz_target: str, shard: int, difftest_settin
             for schedule in [case.schedule, *extra]:
                 options = target_options(target, case.options)
                 res = check_case(case, target, schedule, options, None, full, oracle_error)
+                rerun = rerun_with(case, target, options, full, oracle_error)
                 if res.verdict.agree or explain(known, target.name, case, res.verdict,
-                                                options, target.compiler(options)):
+                                                options, target.compiler(options), rerun):
                     continue
                 case.schedule = schedule
                 raise AssertionError(
