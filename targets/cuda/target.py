@@ -47,7 +47,8 @@ class _Cuda(TranslatedTarget):
     reconvergence = MAXIMAL
     one_wave_per_kernel = True  # the translation names W (its full warp mask, ranges)
     kernel_file = "kernel.cu"
-    offered_mutants = ("member-mask-full", "member-mask-activemask", "reduce-64-as-32")
+    offered_mutants: tuple[str, ...] = ("member-mask-full", "member-mask-activemask",
+                                        "reduce-64-as-32")
 
     def request(self, tr: Translation, case: Case, options: dict[str, Any],
                 status: np.ndarray, mutants: frozenset[str]
