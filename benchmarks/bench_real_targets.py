@@ -4,7 +4,10 @@ the verdict) over a fixed-seed sample drawn as the fuzz loop draws it for each t
 cases per kernel, wave sizes and reconvergence model). CPU time is this process's
 (`time.process_time`) plus the target's device processes' (their threads, and the
 compilers they run, included), best of `repeat`; the device processes are started and
-warmed on a few other cases first, as a fuzz worker starts them once.
+warmed on a few other cases first, as a fuzz worker starts them once. Where the time goes
+is the wall clock of each part: generation, the oracle, the device's front end (glslang,
+naga, NVRTC, g++), the rest of its build (the driver's compiler), the launch, the verdict,
+and the rest (translation, the process protocol, decoding).
 
     python benchmarks/bench_real_targets.py [--kernels K] [--seed S] [--json FILE]
 """
@@ -16,7 +19,9 @@ import sys
 import time
 from typing import Any
 
-REAL = ("opencl", "opencl-intel", "lavapipe-wgsl", "lavapipe-glsl")
+REAL = ("opencl", "opencl-intel", "lavapipe-wgsl", "lavapipe-glsl", "vulkan-wgsl",
+        "vulkan-glsl", "cuda-sim", "cuda")
+PARTS = ("generation", "oracle", "front_end", "build", "launch", "verdict", "rest")
 
 
 def sample(target: Any, kernels: int, seed: int) -> list[Any]:
@@ -51,7 +56,8 @@ def _device_cpu(target: Any) -> float:
 def checked_per_cpu_second(name: str, kernels: int, seed: int, repeat: int
                            ) -> dict[str, Any]:
     from difftest.campaign.registry import load_target
-    from difftest.campaign.runner import oracle_run, run_target, target_options
+    from difftest.campaign.runner import oracle_run, run_target, target_options, \
+        undefined_in_run
     from difftest.core.verdict import check_outcome
     from generators.kernels import _checked
 
@@ -62,29 +68,47 @@ def checked_per_cpu_second(name: str, kernels: int, seed: int, repeat: int
         if not target.unsupported(case):
             run_target(target, case, case.schedule, target_options(target, case.options))
     best: dict[str, Any] | None = None
+    phases = getattr(target, "phase_seconds", {})
     for _ in range(repeat):
         _checked.cache_clear()
         c0, d0 = time.process_time(), _device_cpu(target)
+        w0 = time.perf_counter()
         cases = sample(target, kernels, seed)
         generation = time.process_time() - c0
+        wall = dict.fromkeys(PARTS, 0.0)
+        wall["generation"] = time.perf_counter() - w0
+        p0 = dict(phases)
         checked = disagree = 0
         for case in cases:
             if target.unsupported(case):
                 continue
             options = target_options(target, case.options)
+            t = time.perf_counter()
             full, error = oracle_run(case, options)
+            wall["oracle"] += time.perf_counter() - t
+            if undefined_in_run(target, full):
+                continue
             for _k in range(per_case):
+                t = time.perf_counter()
                 outcome = run_target(target, case, case.schedule, options)
+                u = time.perf_counter()
+                wall["rest"] += u - t
                 verdict = check_outcome(case, full, outcome, None,
                                         target.never_ran_granularity == "wave", error)
+                wall["verdict"] += time.perf_counter() - u
                 checked += 1
                 disagree += not verdict.agree
+        for phase in ("front_end", "build", "launch"):
+            spent = phases.get(phase, 0.0) - p0.get(phase, 0.0)
+            wall[phase] = spent
+            wall["rest"] -= spent
         total = time.process_time() - c0
         device = _device_cpu(target) - d0
         row = {"target": name, "cases": checked, "disagreements": disagree,
                "kernels": kernels, "cpu_s": total + device, "device_cpu_s": device,
                "generation_s": generation,
-               "checked_per_cpu_s": checked / (total + device)}
+               "checked_per_cpu_s": checked / (total + device),
+               "wall_s": {k: round(v, 3) for k, v in wall.items()}}
         if best is None or row["checked_per_cpu_s"] > best["checked_per_cpu_s"]:
             best = row
     assert best is not None
@@ -116,6 +140,12 @@ def format_rows(rows: dict[str, Any]) -> str:
         lines.append(f"  {name:14} {r['checked_per_cpu_s']:6.1f}  ({r['cases']} cases of "
                      f"{r['kernels']} kernels in {r['cpu_s']:.1f} CPU-s, of it device "
                      f"{r['device_cpu_s']:.1f} s; {r['disagreements']} disagree)")
+        wall = r.get("wall_s", {})
+        spent = sum(wall.values())
+        if spent > 0:
+            lines.append(" " * 17 + "where the time goes: " + ", ".join(
+                f"{k.replace('_', ' ')} {100 * wall[k] / spent:.0f}%" for k in PARTS
+                if k in wall))
     return "\n".join(lines)
 
 

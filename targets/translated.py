@@ -54,6 +54,10 @@ class TranslatedTarget(Target):
                                     f"{DEFAULT_BUILD_TIMEOUT:g}): a slow compiler is no "
                                     "wrong answer, a kernel that never ends is"}
     cases_per_kernel = 16
+    #: on a GPU, whose compilers take far longer over a kernel than lavapipe's or Intel's
+    #: CPU runtimes (a GPU probe built about one kernel in two seconds per worker),
+    #: more cases share each build
+    GPU_CASES_PER_KERNEL = 48
     one_wave_per_kernel = True
     offered_mutants: tuple[str, ...] = ()
     #: the known bugs of this target's compilers its translation can spell around
@@ -66,6 +70,10 @@ class TranslatedTarget(Target):
         self._processes: dict[tuple[tuple[str, str], ...], DeviceProcess] = {}
         self._slow_builds: dict[tuple[Any, ...], str] = {}  # build key -> its timeout
         self._translations: OrderedDict[tuple[Any, ...], Translation] = OrderedDict()
+        #: seconds the device processes spent, by phase (front end, build, launch; the
+        #: wall clock of their replies): where a checked case's device time goes
+        self.phase_seconds: dict[str, float] = {"front_end": 0.0, "build": 0.0,
+                                                "launch": 0.0}
 
     # ------------------------------------------------------------------- subclass parts
     def process_env(self, case: Case, mutants: frozenset[str],
@@ -247,6 +255,9 @@ class TranslatedTarget(Target):
             if e.phase == "build":
                 self._slow_builds[build_key] = str(e)
             return Outcome(case.buffers(), None, [], error=TargetError("timeout", str(e)))
+        for phase, seconds in dict(reply.get("times", {})).items():
+            if phase in self.phase_seconds:
+                self.phase_seconds[phase] += float(seconds)
         if reply.get("error") == "build":
             log = str(reply.get("message", ""))
             first = _first_error(log)

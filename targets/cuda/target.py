@@ -77,6 +77,7 @@ class CudaTarget(_Cuda):
     name = "cuda"
     description = "CUDA C++ built by NVRTC on an NVIDIA GPU (through CuPy)"
     runner = "targets.device.cuda_runner"
+    cases_per_kernel = TranslatedTarget.GPU_CASES_PER_KERNEL
     # the member-mask mutants are undefined behaviour on a GPU (a hang, a wrong value, or
     # by chance the right one): cuda-sim, which makes every such use visible, measures them
     offered_mutants = ("reduce-64-as-32",)

@@ -13,8 +13,9 @@ The protocol, over the child's stdin and stdout: a frame is an 8-byte little-end
 length, that many bytes of JSON header, then the raw bytes of each array the header's
 `arrays` lists as [dtype, count]. A request's header is the runner's (`handle(header,
 arrays, progress)`); a reply's header may carry `error` and `message` (the runner's own
-rejection, such as a build failure, which is not a crash). Before its reply the runner
-may send progress frames (`{"progress": "built"}`, no arrays): the build and the run
+rejection, such as a build failure, which is not a crash), and `times`: the seconds its
+front end, the rest of its build and its launch took (wall clock, in the child). Before
+its reply the runner may send progress frames (`{"progress": "built"}`, no arrays): the build and the run
 have limits of their own, because a compiler that takes half a minute over a large
 kernel is slow, while a kernel that never finishes is a wrong answer.
 
@@ -35,6 +36,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 from typing import IO, Any
 
 import numpy as np
@@ -206,7 +208,13 @@ def serve(module_name: str) -> None:
     stdin = sys.stdin.buffer
     module = importlib.import_module(module_name)
 
-    def built() -> None:
+    times: dict[str, float] = {}
+
+    def built(front_end: float = 0.0) -> None:
+        """The runner's notice that the kernel is built (`front_end`: the seconds of it
+        its front end took, where it can tell)."""
+        times["built"] = time.perf_counter()
+        times["front_end"] = front_end
         stdout.write(_encode({"progress": "built"}, []))
         stdout.flush()
 
@@ -215,10 +223,17 @@ def serve(module_name: str) -> None:
             header, arrays = _decode(stdin)
         except EOFError:
             return
+        times.clear()
+        start = time.perf_counter()
         try:
             reply, out = module.handle(header, arrays, built)
         except Exception as e:  # noqa: BLE001 - the runner failed: say so, keep serving
             reply, out = {"error": "internal", "message": f"{type(e).__name__}: {e}"}, []
+        if "built" in times:  # where the request's time went (difftest bench)
+            end = time.perf_counter()
+            reply["times"] = {"front_end": times["front_end"],
+                              "build": times["built"] - start - times["front_end"],
+                              "launch": end - times["built"]}
         stdout.write(_encode(reply, out))
         stdout.flush()
 

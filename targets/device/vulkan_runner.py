@@ -28,6 +28,7 @@ import os
 import struct
 import subprocess
 import tempfile
+import time
 
 import numpy as np
 import vulkan as vk
@@ -55,8 +56,125 @@ class NoDevice(Exception):
     """No Vulkan device matches DIFFTEST_VK_DEVICE."""
 
 
+# glslang in this process (its C interface, from Debian's glslang-dev, built once into a
+# small shared library): glslangValidator spends most of a kernel's front-end time
+# starting up, building its built-in symbol tables, for every kernel
+_SHIM = r"""
+#include <stdlib.h>
+#include <string.h>
+#include <glslang/Include/glslang_c_interface.h>
+#include <glslang/Public/resource_limits_c.h>
+int difftest_compile(const char* code, unsigned int** words, size_t* count, char** log) {
+    static int ready = 0;
+    if (!ready) { glslang_initialize_process(); ready = 1; }
+    glslang_input_t in;
+    memset(&in, 0, sizeof in);
+    in.language = GLSLANG_SOURCE_GLSL; in.stage = GLSLANG_STAGE_COMPUTE;
+    in.client = GLSLANG_CLIENT_VULKAN; in.client_version = GLSLANG_TARGET_VULKAN_1_3;
+    in.target_language = GLSLANG_TARGET_SPV;
+    in.target_language_version = GLSLANG_TARGET_SPV_1_6;
+    in.code = code; in.default_version = 100; in.default_profile = GLSLANG_NO_PROFILE;
+    in.messages = GLSLANG_MSG_SPV_RULES_BIT | GLSLANG_MSG_VULKAN_RULES_BIT;
+    in.resource = glslang_default_resource();
+    glslang_shader_t* shader = glslang_shader_create(&in);
+    int ok = glslang_shader_preprocess(shader, &in) && glslang_shader_parse(shader, &in);
+    glslang_program_t* program = glslang_program_create();
+    if (ok) {
+        glslang_program_add_shader(program, shader);
+        ok = glslang_program_link(program, in.messages);
+    }
+    const char* text = ok ? glslang_program_get_info_log(program)
+                          : glslang_shader_get_info_log(shader);
+    *log = strdup(text ? text : "");
+    *words = NULL; *count = 0;
+    if (ok) {
+        glslang_program_SPIRV_generate(program, GLSLANG_STAGE_COMPUTE);
+        *count = glslang_program_SPIRV_get_size(program);
+        *words = (unsigned int*)malloc(*count * sizeof(unsigned int));
+        glslang_program_SPIRV_get(program, *words);
+    }
+    glslang_program_delete(program);
+    glslang_shader_delete(shader);
+    return ok;
+}
+void difftest_free(void* p) { free(p); }
+"""
+_GLSLANG_LIBS = ("glslang", "MachineIndependent", "GenericCodeGen", "OSDependent",
+                 "OGLCompiler", "SPIRV", "glslang-default-resource-limits")
+_FRONT_END: list = []  # [the shim], or [None] where it cannot be built
+
+
+def _shim():
+    """The in-process glslang (built into the user's cache once), or None where Debian's
+    glslang-dev or a C compiler is missing: then glslangValidator runs per kernel."""
+    if _FRONT_END:
+        return _FRONT_END[0]
+    import ctypes
+    import glob
+
+    _FRONT_END.append(None)
+    archives = []
+    for name in _GLSLANG_LIBS:
+        found = glob.glob(f"/usr/lib/*/lib{name}.a") + glob.glob(f"/usr/lib/lib{name}.a")
+        if not found:
+            return None
+        archives.append(found[0])
+    stamp = hashlib.sha256((_SHIM + "".join(
+        f"{a}:{os.path.getmtime(a)}" for a in archives)).encode()).hexdigest()[:16]
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
+                         "difftest")
+    lib = os.path.join(cache, f"glslang-{stamp}.so")
+    if not os.path.exists(lib):
+        try:
+            os.makedirs(cache, exist_ok=True)
+            src = lib[:-3] + f".{os.getpid()}.c"
+            with open(src, "w") as f:
+                f.write(_SHIM)
+            tmp = lib + f".{os.getpid()}"
+            done = subprocess.run(
+                ["cc", "-shared", "-fPIC", "-O1", "-o", tmp, src, "-Wl,--whole-archive",
+                 *archives, "-Wl,--no-whole-archive", "-lSPIRV-Tools-opt", "-lSPIRV-Tools",
+                 "-lstdc++", "-lpthread", "-lm"], capture_output=True)
+            os.unlink(src)
+            if done.returncode != 0:
+                return None
+            os.replace(tmp, lib)  # atomic: parallel workers never load half a library
+        except OSError:
+            return None
+    try:
+        shim = ctypes.CDLL(lib)
+    except OSError:
+        return None
+    shim.difftest_compile.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(
+        ctypes.c_uint)), ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_char_p)]
+    shim.difftest_free.argtypes = [ctypes.c_void_p]
+    _FRONT_END[0] = shim
+    return shim
+
+
+def _compile_in_process(shim, source: str) -> bytes:
+    import ctypes
+
+    words = ctypes.POINTER(ctypes.c_uint)()
+    count = ctypes.c_size_t()
+    log = ctypes.c_char_p()
+    ok = shim.difftest_compile(source.encode(), ctypes.byref(words), ctypes.byref(count),
+                               ctypes.byref(log))
+    text = (log.value or b"").decode(errors="replace").strip()
+    shim.difftest_free(ctypes.cast(log, ctypes.c_void_p))
+    if not ok:
+        raise CompileError(text)
+    code = ctypes.string_at(words, count.value * 4)
+    shim.difftest_free(ctypes.cast(words, ctypes.c_void_p))
+    return code
+
+
 def compile_glsl(source: str) -> bytes:
-    """SPIR-V for a compute shader, by glslangValidator (Vulkan 1.3 environment)."""
+    """SPIR-V for a compute shader (Vulkan 1.3 environment), by glslang: in this process
+    where it can be, else by glslangValidator."""
+    shim = None if os.environ.get("DIFFTEST_GLSLANG_PROCESS") else _shim()
+    if shim is not None:
+        return _compile_in_process(shim, source)
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "kernel.comp")
         out = os.path.join(tmp, "kernel.spv")
@@ -358,10 +476,12 @@ def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
     if maximal and not device().properties["maximal_reconvergence"]:
         return {"error": "internal", "message": f"{device().name} has no {MAXIMAL_EXTENSION}: "
                 "maximal reconvergence cannot be asked for"}, []
+    start = time.perf_counter()
     try:
         spirv = spirv_of(header["source"], maximal)
     except CompileError as e:
         return {"error": "build", "message": str(e)}, []
+    front_end = time.perf_counter() - start
     device().pipeline(spirv, len(arrays), subgroup)
-    built()
+    built(front_end)
     return {}, device().run(spirv, arrays, tuple(header["groups"]), subgroup)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 
 import numpy as np
 import wgpu
@@ -60,13 +61,16 @@ class Device:
         self.device = self.adapter.request_device_sync(required_features=FEATURES)
         self.name = f"{self.adapter.info['device']} ({self.adapter.info['description']})"
         self.pipelines: dict[str, tuple] = {}
+        self.front_end = 0.0  # seconds naga took over the last new module
 
     def pipeline(self, source: str, bindings: int) -> tuple:
         key = hashlib.sha256(source.encode()).hexdigest() + f"/{bindings}"
         if key in self.pipelines:
             return self.pipelines[key]
         d = self.device
-        module = d.create_shader_module(code=source)
+        start = time.perf_counter()
+        module = d.create_shader_module(code=source)  # naga: parse, validate
+        self.front_end = time.perf_counter() - start
         layout = d.create_bind_group_layout(entries=[
             {"binding": i, "visibility": wgpu.ShaderStage.COMPUTE,
              "buffer": {"type": wgpu.BufferBindingType.read_only_storage if i in READ_ONLY
@@ -126,9 +130,10 @@ def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
     is called once the pipeline is made."""
     if header.get("op") == "describe":
         return {"device": device().name}, []
+    device().front_end = 0.0
     try:
         device().pipeline(header["source"], len(arrays))
     except Exception as e:  # noqa: BLE001 - naga's or wgpu's rejection, reported as such
         return {"error": "build", "message": str(e)}, []
-    built()
+    built(device().front_end)
     return {}, run(header["source"], arrays, tuple(header["groups"]))

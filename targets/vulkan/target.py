@@ -195,6 +195,11 @@ class _Vulkan(TranslatedTarget):
     def reconvergence(self) -> str:  # type: ignore[override]
         return self._device().model
 
+    @property  # type: ignore[override]
+    def cases_per_kernel(self) -> int:  # type: ignore[override]
+        gpu = self._device().props["type"] != "cpu"
+        return self.GPU_CASES_PER_KERNEL if gpu else TranslatedTarget.cases_per_kernel
+
     def device_summary(self) -> str | None:
         return self._device().summary()
 
