@@ -15,9 +15,9 @@ length, that many bytes of JSON header, then the raw bytes of each array the hea
 arrays, progress)`); a reply's header may carry `error` and `message` (the runner's own
 rejection, such as a build failure, which is not a crash), and `times`: the seconds its
 front end, the rest of its build and its launch took (wall clock, in the child). Before
-its reply the runner may send progress frames (`{"progress": "built"}`, no arrays): the build and the run
-have limits of their own, because a compiler that takes half a minute over a large
-kernel is slow, while a kernel that never finishes is a wrong answer.
+its reply the runner may send progress frames (`{"progress": "built"}`, no arrays): the
+build and the run have limits of their own, because a compiler that takes half a minute
+over a large kernel is slow, while a kernel that never finishes is a wrong answer.
 
 The child is `python -m targets.device.process MODULE`: it imports only the runner
 module (which imports numpy and its device API) and serves until its stdin closes. A
