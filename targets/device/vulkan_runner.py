@@ -105,19 +105,37 @@ _FRONT_END: list = []  # [the shim], or [None] where it cannot be built
 
 
 def _shim():
-    """The in-process glslang (built into the user's cache once), or None where Debian's
-    glslang-dev or a C compiler is missing: then glslangValidator runs per kernel."""
+    """The in-process glslang (DIFFTEST_GLSLANG_SHIM names a prebuilt one, else it is built
+    into the user's cache once), or None where that cannot be (no Debian glslang-dev, no C
+    compiler): then glslangValidator runs per kernel."""
     if _FRONT_END:
         return _FRONT_END[0]
     import ctypes
-    import glob
 
     _FRONT_END.append(None)
+    lib = os.environ.get("DIFFTEST_GLSLANG_SHIM", "") or _build_shim()
+    if not lib:
+        return None
+    try:
+        shim = ctypes.CDLL(lib)
+    except OSError:
+        return None
+    shim.difftest_compile.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(
+        ctypes.c_uint)), ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_char_p)]
+    shim.difftest_free.argtypes = [ctypes.c_void_p]
+    _FRONT_END[0] = shim
+    return shim
+
+
+def _build_shim() -> str:
+    """The shim's path, built if it is not yet (empty when it cannot be)."""
+    import glob
+
     archives = []
     for name in _GLSLANG_LIBS:
         found = glob.glob(f"/usr/lib/*/lib{name}.a") + glob.glob(f"/usr/lib/lib{name}.a")
         if not found:
-            return None
+            return ""
         archives.append(found[0])
     stamp = hashlib.sha256((_SHIM + "".join(
         f"{a}:{os.path.getmtime(a)}" for a in archives)).encode()).hexdigest()[:16]
@@ -137,19 +155,11 @@ def _shim():
                  "-lstdc++", "-lpthread", "-lm"], capture_output=True)
             os.unlink(src)
             if done.returncode != 0:
-                return None
+                return ""
             os.replace(tmp, lib)  # atomic: parallel workers never load half a library
         except OSError:
-            return None
-    try:
-        shim = ctypes.CDLL(lib)
-    except OSError:
-        return None
-    shim.difftest_compile.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(
-        ctypes.c_uint)), ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_char_p)]
-    shim.difftest_free.argtypes = [ctypes.c_void_p]
-    _FRONT_END[0] = shim
-    return shim
+            return ""
+    return lib
 
 
 def _compile_in_process(shim, source: str) -> bytes:
@@ -485,3 +495,10 @@ def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
     device().pipeline(spirv, len(arrays), subgroup)
     built(front_end)
     return {}, device().run(spirv, arrays, tuple(header["groups"]), subgroup)
+
+
+if __name__ == "__main__":  # `python -m targets.device.vulkan_runner --shim`: its path
+    import sys
+
+    if sys.argv[1:] == ["--shim"]:
+        print(_build_shim() or "cannot be built here (Debian's glslang-dev and cc needed)")
