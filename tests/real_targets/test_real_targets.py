@@ -23,9 +23,10 @@ from difftest.core.target import Target
 
 from ..conftest import REPO
 
+GPU = pytest.param("cuda", marks=pytest.mark.gpu)  # `pytest -m gpu` on the GPU machine
 REAL = ("opencl", "opencl-intel", "lavapipe-wgsl", "lavapipe-glsl", "vulkan-wgsl",
-        "vulkan-glsl", "cuda-sim", "cuda")
-WAVES = ("opencl-intel", "lavapipe-wgsl", "lavapipe-glsl", "cuda-sim", "cuda")
+        "vulkan-glsl", "cuda-sim", GPU)
+WAVES = ("opencl-intel", "lavapipe-wgsl", "lavapipe-glsl", "cuda-sim", GPU)
 _LOADED: dict[str, Target | str] = {}
 
 

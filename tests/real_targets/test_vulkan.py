@@ -202,3 +202,35 @@ def test_without_maximal_reconvergence_only_uniform_control_flow_is_checked(
     scar = case(SCARRED, n=4, wave=4, inp=[0, 1, 2, 0], out=[0] * 4)
     why = t.unsupported(scar)
     assert why is not None and "wave_sum() at line 5" in why and "uniform" in why, why
+
+
+# -------------------------------------------------------------------------- a GPU's
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["vulkan-glsl", "vulkan-wgsl"])
+def test_on_a_gpu_the_device_decides_and_the_examples_agree(name: str) -> None:
+    """The machine's GPU (`device=gpu`): its subgroup size sets the wave sizes, its
+    maximal reconvergence (where it has the extension) the model of vulkan-glsl; every
+    example with wave operations agrees there."""
+    from difftest.campaign.registry import load_target
+    from difftest.campaign.runner import cannot_run, check_case
+    from difftest.core.errors import DifftestError
+    from difftest.core.kernelfile import load_case
+
+    from ..conftest import EXAMPLES
+
+    target(name)
+    try:
+        t = load_target(name, {"device": "gpu"})
+    except DifftestError as e:
+        pytest.skip(f"no GPU with a Vulkan driver here: {e}")
+    props = t._device().props  # type: ignore[attr-defined]
+    assert props["type"] != "cpu"
+    assert max(t.wave_sizes) == (props["max_subgroup_size"] if name == "vulkan-glsl"
+                                 and props["size_control"] else max(t.wave_sizes))
+    if name == "vulkan-glsl" and props["maximal_reconvergence"]:
+        assert t.reconvergence == "maximal"
+    for path in sorted(EXAMPLES.glob("*.py")):
+        c = load_case(path)
+        if c.wave not in t.wave_sizes or cannot_run(t, c):
+            continue
+        assert check_case(c, t, options={"device": "gpu"}).verdict.agree, path.name
