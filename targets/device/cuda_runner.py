@@ -60,7 +60,7 @@ def run(kernel: object, blocks: int, threads: int, params: list[list],
         os._exit(3)  # the context is lost: let the next request start a fresh process
 
 
-def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
+def handle(header: dict, arrays: list[np.ndarray], built=lambda *_: None
            ) -> tuple[dict, list[np.ndarray]]:
     """One request of the device-process protocol (targets/device/process.py)."""
     if header.get("op") == "describe":

@@ -99,7 +99,7 @@ def run(source: str, flags: str, kernel: str, args: list[Any], global_size: int,
 
 
 def handle(header: dict[str, Any], arrays: list[np.ndarray],
-           built: Callable[[], None] = lambda: None
+           built: Callable[..., None] = lambda *_: None
            ) -> tuple[dict[str, Any], list[np.ndarray]]:
     """One request of the device-process protocol (targets/device/process.py); `built`
     is called once the kernel is built."""

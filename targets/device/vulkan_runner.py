@@ -474,7 +474,7 @@ def run(glsl: str, bindings: list[np.ndarray], groups: tuple[int, int],
     return device().run(spirv_of(glsl, maximal), bindings, groups, subgroup)
 
 
-def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
+def handle(header: dict, arrays: list[np.ndarray], built=lambda *_: None
            ) -> tuple[dict, list[np.ndarray]]:
     """One request of the device-process protocol (targets/device/process.py); `built`
     is called once the pipeline is made."""

@@ -98,7 +98,7 @@ def run(lib: ctypes.CDLL, blocks: int, threads: int, seed: int, params: list[lis
     return arrays, error.value.decode(errors="replace")
 
 
-def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
+def handle(header: dict, arrays: list[np.ndarray], built=lambda *_: None
            ) -> tuple[dict, list[np.ndarray]]:
     """One request of the device-process protocol (targets/device/process.py)."""
     if header.get("op") == "describe":

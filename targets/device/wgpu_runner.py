@@ -124,7 +124,7 @@ def run(wgsl: str, bindings: list[np.ndarray], groups: tuple[int, int]) -> list[
     return device().run(wgsl, bindings, groups)
 
 
-def handle(header: dict, arrays: list[np.ndarray], built=lambda: None
+def handle(header: dict, arrays: list[np.ndarray], built=lambda *_: None
            ) -> tuple[dict, list[np.ndarray]]:
     """One request of the device-process protocol (targets/device/process.py); `built`
     is called once the pipeline is made."""

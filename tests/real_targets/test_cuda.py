@@ -144,3 +144,25 @@ def test_the_cuda_target_runs_the_divergent_example_on_the_gpu() -> None:
     got = t.run(load_case(EXAMPLES / "divergent_wave_ops.py"), {}, {})
     assert got.error is None, got.error
     assert got.buffers["out"].tolist() == [120, -1, 121, -1, 90, 60, -1, 35]
+
+
+def test_an_exported_cuda_sim_reproducer_runs_without_difftest(tmp_path: Any,
+                                                                capsys: Any) -> None:
+    """`difftest export` writes the kernel, the warp simulator and its runner: the
+    reproducer shows the 64-bit sum the mutant reduces on 32 bits."""
+    import subprocess
+    import sys
+
+    from difftest.app.cli import main
+
+    from .test_real_targets import MUTANTS
+
+    target("cuda-sim")
+    case = MUTANTS / "cuda-sim" / "kernel-fcf8c1dc0d94c144.json"
+    assert main(["export", str(case), "--target", "cuda-sim", "--out", str(tmp_path)]) == 0
+    assert {p.name for p in tmp_path.iterdir()} >= {"kernel.cu", "warpsim.h",
+                                                    "warpsim_runner.py", "repro.py"}
+    done = subprocess.run([sys.executable, str(tmp_path / "repro.py")], capture_output=True,
+                          text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "out[0]: expected 2147483648, got -2147483648" in done.stdout
