@@ -11,6 +11,7 @@ lazy: naming one target imports only that one (numba-simt's import is slow).
 from __future__ import annotations
 
 import functools
+import sys
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
@@ -53,16 +54,35 @@ def target_names() -> list[str]:
 def installed_target_names() -> list[str]:
     """The registered targets that can be made here: a target whose extra or device is
     not installed (say `opencl` without `[opencl]`; its constructor raises ImportError
-    naming what is missing) is left out of "every target" (corpus replay); naming it
-    still fails with the reason."""
+    naming what is missing) is left out of "every target" (corpus replay); so is a broken
+    plugin (its constructor fails otherwise, or its object is no Target), with a warning
+    once: one bad package never stops the others. Naming either still fails with the
+    reason."""
     out = []
     for ep in entry_points(group=TARGETS):
         try:
-            ep.load()()
+            obj = ep.load()()
         except ImportError:
+            continue
+        except Exception as e:  # noqa: BLE001 - a broken plugin: left out, said once
+            _warn_broken(ep.name, ep.value, f"{type(e).__name__}: {e}")
+            continue
+        if not isinstance(obj, Target):
+            _warn_broken(ep.name, ep.value, f"its object ({type(obj).__name__}) does not "
+                         "subclass difftest.core.target.Target")
             continue
         out.append(ep.name)
     return sorted(set(out))
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_broken(name: str, where: str, why: str) -> None:
+    if name not in _WARNED:
+        _WARNED.add(name)
+        print(f"difftest: warning: target '{name}' ({where}) is left out: {why}",
+              file=sys.stderr)
 
 
 def oracle_names() -> list[str]:

@@ -79,3 +79,21 @@ def test_a_registered_object_that_is_no_target_subclass_is_one_clear_error(
     assert out.returncode == 2, out.stdout + out.stderr
     assert "does not subclass difftest.core.target.Target" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_a_broken_plugin_is_left_out_with_a_warning_and_the_others_still_run(
+        tmp_path: Path) -> None:
+    """A plugin whose object is no Target (or whose constructor fails) never stops the
+    built-in targets: `check`, `run` and `targets` go on without it, saying so once."""
+    (tmp_path / "duck.py").write_text("class Duck:\n    name = 'duck'\n")
+    info = tmp_path / "duck-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: duck\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[difftest.targets]\nduck = duck:Duck\n")
+    case = str(EXAMPLES / "payload_clobber.py")
+    for args in (("check", case, "--target", "reference"), ("run", case, "--target",
+                                                             "reference")):
+        out = _difftest(tmp_path, *args)
+        assert out.returncode == 0, out.stdout + out.stderr
+        warnings = [x for x in out.stderr.splitlines() if "warning: target 'duck'" in x]
+        assert len(warnings) <= 1, out.stderr
