@@ -279,7 +279,7 @@ class _Worker:
         self.start, self.stop_at, self.examples = start, stop_at, examples
         self.results = results
         self.known = _Known(known)
-        self.target = load_target(config.target)
+        self.target = load_target(config.target, config.options)
         collect_less()
         self.shared = None
         self.database = None

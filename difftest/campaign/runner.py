@@ -171,6 +171,7 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
             target = load_target(name)
             case_options(case, target, "corpus")  # as the file holds them
             options, _ = case_options(case, target, "corpus", muts)
+            target.configure(options)
         except TargetNotInstalled as e:
             results.append(ReplayResult(name, muts, True, None, exp, skipped=str(e)))
             continue

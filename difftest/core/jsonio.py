@@ -30,7 +30,7 @@ def read_json(path: str | Path) -> Any:
     """Read and parse a JSON file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # an editor's byte-order mark is no text
     except FileNotFoundError:
         raise CaseError(f"{p}: no such file") from None
     except IsADirectoryError:

@@ -81,7 +81,8 @@ def test_unknown_target_names_the_known_ones(capsys: pytest.CaptureFixture[str])
     code, _, err = run_cli(capsys, "run", str(EXAMPLES / "simple_deopt.py"),
                            "--target", "gpu9000")
     assert code == 2
-    assert err.strip() == ("difftest: error: unknown target 'gpu9000' (known: cuda, cuda-sim, "
+    assert err.strip() == (f"difftest: error: {EXAMPLES / 'simple_deopt.py'}: "
+                           "unknown target 'gpu9000' (known: cuda, cuda-sim, "
                            "lavapipe-glsl, lavapipe-wgsl, numba-simt, opencl, opencl-intel, "
                            "reference, vulkan-glsl, vulkan-wgsl)")
 

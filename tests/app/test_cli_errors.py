@@ -214,3 +214,19 @@ def test_a_policy_the_target_does_not_follow_is_a_case_it_cannot_run(
         code, err = call(capsys, command, str(kernel), "--policy", "sequential")
         assert code == 2 and "cannot run this case: policy sequential" in err, err
     assert main(["check", str(kernel), "--schedules", "8"]) == 0  # under stream: agree
+
+
+def test_a_json_case_file_with_a_byte_order_mark_loads(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    """An editor's UTF-8 byte-order mark is no JSON text (it was refused as malformed)."""
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(example_json("simple_deopt")).encode())
+    code, err = call(capsys, "check", str(path), "--target", "reference")
+    assert code == 0, err
+
+
+def test_an_unknown_target_names_the_case_file(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = call(capsys, "check", CASE, "--target", "gpu9000")
+    assert code == 2 and err.startswith(f"difftest: error: {CASE}: unknown target 'gpu9000'")

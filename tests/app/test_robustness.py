@@ -126,7 +126,7 @@ def test_a_worker_killed_by_the_system_is_a_problem_of_the_campaign_not_a_findin
     assert "COUNTEREXAMPLES" not in out and "no counterexample found" in out, out
     assert "problems of the campaign itself: 1" in out, out
     assert "was killed by SIGKILL" in out, out
-    assert proc.returncode == 1, (out, err)
+    assert proc.returncode == 3, (out, err)  # not 1: that says a counterexample was found
     assert not list((tmp_path / "corpus").glob("*.json"))  # no counterexample (a journal)
 
 
@@ -167,11 +167,11 @@ def test_a_campaign_that_checked_nothing_is_not_a_success(
         capsys: pytest.CaptureFixture[str]) -> None:
     from difftest.campaign import registry
 
-    monkeypatch.setattr(registry, "load_target", lambda name: _Refuses())
+    monkeypatch.setattr(registry, "load_target", lambda name, options=None: _Refuses())
     code = main(["fuzz", "--target", "refuses", "--examples", "3", "--corpus",
                  str(tmp_path / "c")])
     out = capsys.readouterr().out
-    assert code == 1
+    assert code == 3
     assert "no case was checked" in out and "no counterexample found" in out
 
 
@@ -190,7 +190,7 @@ def test_a_campaign_announces_a_cold_start_once(
         capsys: pytest.CaptureFixture[str]) -> None:
     from difftest.campaign import registry
 
-    monkeypatch.setattr(registry, "load_target", lambda name: _Cold())
+    monkeypatch.setattr(registry, "load_target", lambda name, options=None: _Cold())
     main(["fuzz", "--target", "cold", "--examples", "1", "--corpus", str(tmp_path / "c")])
     assert capsys.readouterr().err.count("compiling the cold target") == 1
 
@@ -452,8 +452,8 @@ def test_the_cold_compile_is_not_charged_to_the_campaigns_time(
 
     real = registry.load_target
 
-    def load(name: str) -> Any:
-        t = real(name)
+    def load(name: str, options: Any = None) -> Any:
+        t = real(name, options)
         if name == "numba-simt":
             monkeypatch.setattr(t, "cold_start_note", lambda: "compiling the machine...")
             monkeypatch.setattr(t, "warm_up", lambda: time.sleep(8))

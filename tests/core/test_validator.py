@@ -85,6 +85,20 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
         def k(out: Buffer[i32]):
             from os import path  # <-
         """, "unsupported statement 'import'"),
+    ("nested_function", """
+        def k(out: Buffer[i32]):
+            def inner():  # <-
+                pass
+        """, "unsupported statement 'def (a function inside a function)'"),
+    ("loop_variable_named_like_the_kernel", """
+        def k(out: Buffer[i32]):
+            for k in range(0, 2):  # <-
+                out[0] = k
+        """, "'k' cannot be a loop variable: it names the function 'k'"),
+    ("assignment_to_a_builtin", """
+        def k(out: Buffer[i32]):
+            gid = 1  # <-
+        """, "cannot assign to 'gid': it is a builtin"),
     ("with_statement", """
         def k(out: Buffer[i32]):
             with out:  # <-

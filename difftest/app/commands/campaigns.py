@@ -10,6 +10,7 @@ from difftest.core.errors import DifftestError
 
 from .common import (
     DEFAULT_TARGET,
+    EXIT_CAMPAIGN,
     EXIT_FAIL,
     EXIT_OK,
     _campaign_folder,
@@ -57,10 +58,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         return stop.exit_code
     print(format_summary(summary, run.name))
     _write_json(args.json, summary_json(summary, run.name))
+    if summary.found or summary.unreduced:
+        return EXIT_FAIL
     if summary.cases == 0:
         print("fuzz: no case was checked, so nothing was tested (see the messages above)")
-        return EXIT_FAIL
-    return EXIT_FAIL if summary.found or summary.errors or summary.unreduced else EXIT_OK
+        return EXIT_CAMPAIGN
+    return EXIT_CAMPAIGN if summary.errors else EXIT_OK
 
 
 def cmd_reduce(args: argparse.Namespace) -> int:

@@ -18,7 +18,9 @@ from difftest.core.errors import DifftestError, OracleError
 from difftest.core.kernelfile import load_case
 from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Outcome
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: 0 agree / nothing found, 1 a disagreement or counterexample, 2 bad input, 3 a campaign
+#: that could not do its job (a worker lost, no case checked): no finding, but no all-clear
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_CAMPAIGN = 0, 1, 2, 3
 
 
 DEFAULT_TARGET = "numba-simt"
@@ -82,9 +84,14 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
     from difftest.campaign.registry import load_target
     from difftest.core.options import case_options, parse_cli, validate
 
+    from difftest.campaign.registry import UnknownTarget
+
     recorded = str(case.extra.get("target", "")) if case is not None else ""
     chosen = name or recorded or DEFAULT_TARGET
-    target = load_target(chosen)
+    try:
+        target = load_target(chosen)
+    except UnknownTarget as e:
+        raise UnknownTarget(f"{case_path}: {e}" if case_path else str(e)) from None
     message = target.cold_start_note() if announce else None
     if message:
         print(message, file=sys.stderr, flush=True)
@@ -110,7 +117,9 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
                          f"{', '.join(aside)}")
         for line in notes:
             print(line, file=sys.stderr, flush=True)
-    return _Run(chosen, target, {**from_case, **cli_options})
+    options = {**from_case, **cli_options}
+    target.configure(options)  # what they choose (a Vulkan device) decides its declarations
+    return _Run(chosen, target, options)
 
 
 class _signals_stop:

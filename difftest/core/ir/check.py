@@ -267,10 +267,16 @@ class _FunctionChecker:
         )
         return m(s, defined)
 
+    def _taken(self, name: str) -> str:
+        """Why `name` cannot be a variable: the builtin or the function it names."""
+        if name in self.funcs:
+            return f"it names the function '{name}'"
+        return "it is a builtin"
+
     def s_Assign(self, s: n.Assign, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         name = s.target
         if name in RESERVED or name in self.funcs:
-            raise self.error(f"cannot assign to '{name}': it is a builtin or a function", s.line)
+            raise self.error(f"cannot assign to '{name}': {self._taken(name)}", s.line)
         if name in self.loop_vars:
             raise self.error(f"cannot assign to loop variable '{name}' inside its loop", s.line)
         value = self.expr(s.value, d)
@@ -336,7 +342,7 @@ class _FunctionChecker:
         assert start.ty is not None and stop.ty is not None
         var = s.var
         if var in RESERVED or var in self.funcs:
-            raise self.error(f"'{var}' cannot be a loop variable: it is a builtin", s.line)
+            raise self.error(f"'{var}' cannot be a loop variable: {self._taken(var)}", s.line)
         if var in self.loop_vars:
             raise self.error(f"loop variable '{var}' is already used by an enclosing loop", s.line)
         ty = widest(start.ty, stop.ty)

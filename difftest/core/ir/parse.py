@@ -73,12 +73,23 @@ def _is_docstring(node: ast.stmt) -> bool:
 
 
 def _describe(node: ast.AST) -> str:
-    return {
+    """What the user wrote, in the language's words (never Python's node names)."""
+    named = {
         "While": "while", "Import": "import", "ImportFrom": "import", "With": "with",
         "Try": "try", "ClassDef": "class", "Global": "global", "Nonlocal": "nonlocal",
         "Delete": "del", "Raise": "raise", "Assert": "assert", "Lambda": "lambda",
         "AsyncFunctionDef": "async def", "Match": "match",
-    }.get(type(node).__name__, type(node).__name__)
+        "FunctionDef": "def (a function inside a function)",
+        "AugAssign": "augmented assignment", "AnnAssign": "annotated assignment",
+        "AsyncFor": "async for", "AsyncWith": "async with", "TryStar": "try",
+        "Expr": "expression statement", "TypeAlias": "type",
+    }.get(type(node).__name__)
+    if named is not None:
+        return named
+    try:  # the statement's first word: its keyword, or what it starts with
+        return ast.unparse(node).split(None, 1)[0]
+    except (ValueError, IndexError, AttributeError):
+        return "statement"
 
 
 def _annotation(node: ast.expr | None, what: str, line: int) -> Type:
