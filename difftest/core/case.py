@@ -27,6 +27,8 @@ from difftest.core.ir.types import BOOL, DTYPES, Type, int_range
 from difftest.core.options import COMMON
 
 MAX_WORKITEMS = 1 << 22
+#: the most elements a buffer argument holds, in a case file and in a kernel file's header
+MAX_BUFFER_LENGTH = 1 << 22
 POLICIES = ("stream", "sequential")
 _KNOWN = ("kernel", "entry", "launch", "args", "schedule", "options", "policy", "host")
 #: the newest case-file format version this difftest reads and writes (1: options flat)
@@ -224,6 +226,9 @@ def _arg(v: Any, ty: Type, where: str) -> Arg:
         data = v["data"]
         if not isinstance(data, list) or not all(_int(x) for x in data):
             raise CaseError(f"{where}.data: expected a list of integers")
+        if len(data) > MAX_BUFFER_LENGTH:
+            raise CaseError(f"{where}.data: a buffer of {len(data)} elements is over "
+                            f"{MAX_BUFFER_LENGTH}")
         lo, hi = int_range(dtype)
         for i, x in enumerate(data):
             if not lo <= x <= hi:

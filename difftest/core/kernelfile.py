@@ -28,14 +28,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from difftest.core.case import Case, case_from_json
+from difftest.core.case import MAX_BUFFER_LENGTH, Case, case_from_json
 from difftest.core.errors import CaseError
 from difftest.core.jsonio import read_json
 
 PREFIX = "# difftest:"
 _BUFFER = re.compile(r"^(i32|i64)\[(.*)\]\s*(?:\*\s*(\d+))?$", re.S)
 _NAME = re.compile(r"^(?!\d)\w+$")  # a Python identifier, as the kernel's own names
-MAX_LENGTH = 1 << 22
+MAX_LENGTH = MAX_BUFFER_LENGTH  # one limit, whichever form a case is written in
 
 
 def parse_value(text: str, where: str) -> Any:

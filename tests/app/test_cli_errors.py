@@ -230,3 +230,16 @@ def test_an_unknown_target_names_the_case_file(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     code, err = call(capsys, "check", CASE, "--target", "gpu9000")
     assert code == 2 and err.startswith(f"difftest: error: {CASE}: unknown target 'gpu9000'")
+
+
+def test_a_case_file_and_a_kernel_file_share_one_buffer_limit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from difftest.core.case import MAX_BUFFER_LENGTH
+
+    obj = example_json("simple_deopt")
+    name = next(k for k, v in obj["args"].items() if isinstance(v, dict))
+    obj["args"][name]["data"] = [0] * (MAX_BUFFER_LENGTH + 1)
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(obj))
+    code, err = call(capsys, "check", str(path), "--target", "reference")
+    assert code == 2 and f"a buffer of {MAX_BUFFER_LENGTH + 1} elements is over" in err, err
