@@ -243,3 +243,12 @@ def test_a_case_file_and_a_kernel_file_share_one_buffer_limit(
     path.write_text(json.dumps(obj))
     code, err = call(capsys, "check", str(path), "--target", "reference")
     assert code == 2 and f"a buffer of {MAX_BUFFER_LENGTH + 1} elements is over" in err, err
+
+
+def test_check_shows_only_the_schedule_keys_its_target_reads(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A generated schedule holds numba-simt's keys; on a target that reads none of them,
+    check shows an empty schedule, not keys that changed nothing."""
+    code = main(["check", CASE, "--target", "reference", "--schedule-seed", "5"])
+    out = capsys.readouterr().out
+    assert code == 0 and "schedule seed 5 {}: agree" in out, out

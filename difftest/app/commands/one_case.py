@@ -92,7 +92,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         rows.append({"schedule_seed": seed, "schedule": schedule,
                      "verdict": res.verdict.to_json()})
         if not args.json:
-            label = json.dumps(schedule, sort_keys=True) if schedule else "{}"
+            read = {k: v for k, v in schedule.items() if k in target.schedule_keys}
+            label = json.dumps(read, sort_keys=True)  # only what this target reads
             which = "the case's schedule" if seed is None else f"schedule seed {seed}"
             print(f"{which} {label}: {res.verdict}")
     if args.json:
@@ -101,7 +102,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                           "agree": len(schedules) - failed}))
     else:
         print(f"{len(schedules) - failed} of {len(schedules)} schedules agree on {run.name}"
-              + ("" if not failed or args.schedule_seed is not None else
+              + ("" if not failed or args.schedule_seed is not None
+                 or not target.schedule_keys else
                  " (--schedule-seed N reruns a generated one: difftest run, show, reduce "
                  "take it too)"))
     return EXIT_OK if not failed else EXIT_FAIL
