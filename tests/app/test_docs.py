@@ -66,15 +66,27 @@ def _tutorial() -> list[tuple[str, str]]:
 
 def test_the_readme_tutorial_runs_as_written(tmp_path: Path) -> None:
     """Every `$ ` line of the README's tutorial, run in a fresh folder holding the
-    tutorial's kernel file, with the exit codes it states."""
+    tutorial's kernel file, with the exit codes it states; each output block the README
+    shows is what the last command before it prints, line for line; and the tutorial says
+    how to reach the `difftest` its first commands install into .venv."""
+    text = (REPO / "README.md").read_text()
+    tutorial = text.split("## Tutorial", 1)[1].split("\n## ", 1)[0]
+    assert "activate" in tutorial.split("```console", 1)[0]
     blocks = _tutorial()
     kernel = next(body for lang, body in blocks if lang == "python")
     (tmp_path / "scale.py").write_text(kernel)
-    commands = [line[2:] for lang, body in blocks if lang == "console"
-                for line in body.splitlines() if line.startswith("$ ")]
-    assert len(commands) >= 3
-    shown = [body for lang, body in blocks if lang == ""]  # the output the README shows
-    outputs = []
+    pairs: list[tuple[str, str]] = []  # (last command before an output block, the block)
+    last = ""
+    commands = []
+    for lang, body in blocks:
+        if lang == "console":
+            cmds = [line[2:] for line in body.splitlines() if line.startswith("$ ")]
+            commands += cmds
+            last = cmds[-1]
+        elif lang == "" and last:
+            pairs.append((last, body))
+    assert len(commands) >= 3 and len(pairs) >= 3
+    outputs = {}
     for command in commands:
         argv = shlex.split(command)
         assert argv[0] == "difftest"
@@ -82,7 +94,7 @@ def test_the_readme_tutorial_runs_as_written(tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=300)
         assert "Traceback" not in proc.stderr, (command, proc.stderr)
         assert proc.returncode in (0, 1), (command, proc.stdout, proc.stderr)
-        outputs.append(proc.stdout)
-    assert shown
-    for line in shown[0].splitlines():  # what the README says the last command prints
-        assert line in outputs[-1], (line, outputs[-1])
+        outputs[command] = proc.stdout
+    for command, shown in pairs:
+        for line in shown.splitlines():
+            assert line in outputs[command].splitlines(), (command, line, outputs[command])
