@@ -5,16 +5,18 @@ Two things travel through the server; the corpus stays files on each machine:
 - Hypothesis's example database: the local one (`.hypothesis/difftest`) multiplexed with
   `hypothesis.extra.redis.RedisExampleDatabase`, so a failure one worker saw is replayed
   first by every worker's next batch, wherever it runs;
-- announced counterexamples: each reduced counterexample (its corpus JSON) is appended to
-  a Redis list, and every worker, before each batch, replays the ones announced since it
-  last looked on its own target and options, keeping those that still fail in its own
-  corpus.
+- announced counterexamples: each reduced counterexample (its corpus JSON) is added to
+  a Redis stream that keeps the newest MAX_ANNOUNCED (older ones are trimmed: a long
+  campaign's announcements never fill the server), and every worker, before each batch,
+  replays the ones announced since it last looked on its own target and options,
+  keeping those that still fail in its own corpus.
 
-The server is a convenience, never a dependency of the campaign: the first Redis error
-(the server killed, unreachable) turns sharing off in that process, with one warning,
-and the campaign goes on local-only. Nothing read from the server is unpickled or
-evaluated: example-database entries are Hypothesis's own bytes, announcements are JSON
-checked like any corpus file.
+The server is a convenience, never a dependency of the campaign: a Redis error (the
+server killed, unreachable) turns sharing off in that process, with one warning, and the
+campaign goes on local-only; every RETRY_SECONDS it tries the server again, and when the
+server answers, sharing resumes (saying so once) where it left off. Nothing read from the
+server is unpickled or evaluated: example-database entries are Hypothesis's own bytes,
+announcements are JSON checked like any corpus file.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -33,7 +36,9 @@ from hypothesis.database import (
 
 from difftest.core.errors import DifftestError
 
-ANNOUNCED = b"difftest:counterexamples"
+ANNOUNCED = b"difftest:announced"  # a stream
+MAX_ANNOUNCED = 10_000
+RETRY_SECONDS = 30.0
 PREFIX = b"difftest:examples:"
 LOCAL = ".hypothesis/difftest"
 
@@ -61,28 +66,48 @@ def check_url(url: str) -> str:
 
 
 class Shared:
-    """One process's connection to the campaign's server. `warn` is called once, with
-    the reason, when the server first fails; from then on every call is local-only."""
+    """One process's connection to the campaign's server. `warn` is called with the reason
+    when the server fails, and once more when it is back; while it is away every call is
+    local-only, and the server is tried again every `retry` seconds."""
 
-    def __init__(self, url: str, warn: Callable[[str], None]) -> None:
+    def __init__(self, url: str, warn: Callable[[str], None],
+                 retry: float = RETRY_SECONDS, keep: int = MAX_ANNOUNCED) -> None:
         import redis
 
         self.url = url
         self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
         self._client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
         self._warn = warn
+        self.retry = retry
+        self.keep = keep
         self.up = True
-        self.seen = 0  # announcements already replayed (or skipped) by this process
+        self.down_since = 0.0
+        self.last = b"0-0"  # the id of the last announcement this process read
         self.origin = f"{socket.gethostname()}:{os.getpid()}"  # its own are not replayed
 
     def _failed(self, e: BaseException) -> None:
         if self.up:
             self.up = False
             self._warn(f"the shared database at {self.url} failed ({type(e).__name__}: "
-                       f"{e}); going on with the local database and corpus only")
+                       f"{e}); going on with the local database and corpus only, and "
+                       f"trying it again every {self.retry:g} s")
+        self.down_since = time.monotonic()
+
+    def _back(self) -> bool:
+        """Whether the server answers again (tried at most every `retry` seconds)."""
+        if time.monotonic() - self.down_since < self.retry:
+            return False
+        try:
+            self._client.ping()
+        except self._errors as e:
+            self._failed(e)
+            return False
+        self.up = True
+        self._warn(f"the shared database at {self.url} is back; sharing again")
+        return True
 
     def call(self, f: Callable[[], Any], default: Any) -> Any:
-        if not self.up:
+        if not self.up and not self._back():
             return default
         try:
             return f()
@@ -100,23 +125,25 @@ class Shared:
     def announce(self, entry: dict[str, Any]) -> bool:
         """Tell every worker about a counterexample (its corpus JSON)."""
         text = json.dumps({"origin": self.origin, "entry": entry}, sort_keys=True)
-        return bool(self.call(lambda: self._client.rpush(ANNOUNCED, text), False))
+        return bool(self.call(lambda: self._client.xadd(
+            ANNOUNCED, {"message": text}, maxlen=self.keep, approximate=False), False))
 
     def new_announcements(self) -> list[dict[str, Any]]:
         """The counterexamples announced since this process last asked (malformed ones
         are dropped: a shared server is input like any other)."""
-        raw = self.call(lambda: self._client.lrange(ANNOUNCED, self.seen, -1), [])
-        self.seen += len(raw)
+        read = self.call(lambda: self._client.xread({ANNOUNCED: self.last}, count=1000), [])
         out = []
-        for item in raw:
-            try:
-                message = json.loads(item)
-            except (ValueError, UnicodeDecodeError):
-                continue
-            if not isinstance(message, dict) or message.get("origin") == self.origin:
-                continue
-            if isinstance(message.get("entry"), dict):
-                out.append(message["entry"])
+        for _stream, items in read or []:
+            for ident, fields in items:
+                self.last = ident
+                try:
+                    message = json.loads(fields.get(b"message", b""))
+                except (ValueError, UnicodeDecodeError):
+                    continue
+                if not isinstance(message, dict) or message.get("origin") == self.origin:
+                    continue
+                if isinstance(message.get("entry"), dict):
+                    out.append(message["entry"])
         return out
 
 

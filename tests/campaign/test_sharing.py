@@ -33,25 +33,28 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def _start(port: int, folder: Path) -> subprocess.Popen[bytes]:
     import redis
 
-    port = _free_port()
     assert SERVER is not None
     proc = subprocess.Popen([SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no", "--dir", str(tmp_path)],
+                             "--appendonly", "no", "--dir", str(folder)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     client = redis.Redis(port=port)
     for _ in range(100):
         try:
             client.ping()
-            break
+            return proc
         except redis.ConnectionError:
             time.sleep(0.05)
-    else:
-        proc.kill()
-        pytest.fail("redis-server did not start")
+    proc.kill()
+    pytest.fail("redis-server did not start")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    port = _free_port()
+    proc = _start(port, tmp_path)
     yield f"redis://127.0.0.1:{port}", proc
     proc.kill()
     proc.wait()
@@ -132,10 +135,55 @@ def test_a_case_from_a_peer_is_validated_like_a_file(
     entry = {"format": "difftest-case", "version": 2, "kernel": _doubling_helpers(16),
              "entry": "kernel", "launch": {"n": 8, "wave": 8},
              "args": {"out": {"dtype": "i32", "data": [0] * 8}}}
-    redis.Redis.from_url(url).rpush(ANNOUNCED, json.dumps({"origin": "peer", "entry": entry}))
+    redis.Redis.from_url(url).xadd(ANNOUNCED, {"message": json.dumps({"origin": "peer",
+                                                                     "entry": entry})})
     campaign = _fuzz(tmp_path, "--examples", "1", "--database", url, "--corpus", "d")
     out, _ = campaign.communicate(timeout=300)
     assert "warning: an announced counterexample is malformed" in out, out
     assert "with its helpers inlined at every call; the limit is 50000" in out, out
     assert campaign.returncode == 0, out
     assert not list((tmp_path / "d").glob("*.json"))
+
+
+def test_a_server_that_comes_back_is_used_again(server: tuple[str, subprocess.Popen[bytes]],
+                                                 tmp_path: Path) -> None:
+    """One error used to stop sharing for good; now the server is tried again every
+    `retry` seconds, and announcements flow again once it answers."""
+    from difftest.campaign.sharing import Shared
+
+    url, proc = server
+    said: list[str] = []
+    a, b = Shared(url, said.append, retry=0.2), Shared(url, [].append)
+    b.origin = "peer"
+    assert a.announce({"n": 1})
+    proc.kill()
+    proc.wait()
+    assert not a.announce({"n": 2}) and len(said) == 1 and "failed" in said[0]
+    assert not a.announce({"n": 3}) and len(said) == 1  # still down: said once
+    restarted = _start(int(url.rsplit(":", 1)[1]), tmp_path)
+    try:
+        time.sleep(0.3)
+        assert a.announce({"n": 4}), said
+        assert said[-1].endswith("is back; sharing again")
+        assert b.new_announcements() == [{"n": 4}]  # the first went with the old server
+    finally:
+        restarted.kill()
+        restarted.wait()
+
+
+def test_announcements_keep_only_the_newest(server: tuple[str, subprocess.Popen[bytes]]
+                                            ) -> None:
+    """The announcements used to grow without end; the stream keeps the newest `keep`."""
+    import redis
+
+    from difftest.campaign.sharing import ANNOUNCED, Shared
+
+    url, _ = server
+    a, b = Shared(url, [].append, keep=5), Shared(url, [].append)
+    b.origin = "peer"
+    for i in range(12):
+        assert a.announce({"n": i})
+    assert redis.Redis.from_url(url).xlen(ANNOUNCED) == 5
+    assert b.new_announcements() == [{"n": i} for i in range(7, 12)]
+    assert a.announce({"n": 12})
+    assert b.new_announcements() == [{"n": 12}]  # only what came since it last looked
