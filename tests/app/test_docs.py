@@ -98,3 +98,15 @@ def test_the_readme_tutorial_runs_as_written(tmp_path: Path) -> None:
     for command, shown in pairs:
         for line in shown.splitlines():
             assert line in outputs[command].splitlines(), (command, line, outputs[command])
+
+
+def test_the_readme_says_how_to_scale_out_and_what_the_plugin_collects() -> None:
+    """The scaling section covers what a user spreading a campaign needs: Redis (and
+    what happens when it goes away), gathering several machines' folders for triage and
+    report, xdist's gateways, and the pytest plugin's collection rule."""
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Scaling out", 1)[1].split("\n## ", 1)[0]
+    for needle in ("--database redis://", "tries the server again", "difftest triage ALL",
+                   "campaigns/", "--tx ssh=", "difftest_corpus",
+                   "directly in a `difftest_corpus` folder (not in its subfolders)"):
+        assert needle in section, needle
