@@ -4,9 +4,12 @@ Each worker process runs Hypothesis in short seeded batches until the time or ex
 budget is spent: a batch draws kernels (each serving several inputs, launches and
 schedules) and checks every (case, schedule) against the oracle. On a disagreement the
 worker notes the time (time to first failure), lets Hypothesis shrink for at most
-`SHRINK_SECONDS` (only failures by the same rule count), then runs the IR reducer
-(difftest.campaign.reduce) for at most `REDUCE_SECONDS`; the reduced case is written to the corpus
-(atomically) and reported with its timings and size. Workers publish counters in shared
+`SHRINK_ATTEMPTS` more examples (only failures by the same rule count), then runs the IR
+reducer (difftest.campaign.reduce) for at most `REDUCE_CHECKS` candidate checks; the
+reduced case is written to the corpus (atomically) and reported with its timings and
+size. Both budgets count work, not time, so a seeded campaign finds and reduces the same
+cases on any machine, however loaded; each has a time limit only as a safety net, and a
+campaign that hits one says so (its result may then differ elsewhere). Workers publish counters in shared
 memory; the parent prints progress and the summary. With `stop_on_first` (the hunt) the
 parent stops the other workers as soon as one finds a failure, so the reduction has the
 machine to itself.
@@ -37,8 +40,10 @@ from difftest.core.fullrun import OracleRun
 from difftest.core.outcome import TargetError
 
 BATCH = 25  # examples per Hypothesis run: bounds the overshoot past --time
-SHRINK_SECONDS = 4.0   # Hypothesis's shrinking, after the first failure
-REDUCE_SECONDS = 20.0  # then the IR reducer
+SHRINK_ATTEMPTS = 300  # examples Hypothesis's shrinking may try after the first failure
+REDUCE_CHECKS = 2500   # candidate checks of the IR reducer after that
+SHRINK_SAFETY_SECONDS = 60.0   # the time limits, as safety nets only
+REDUCE_SAFETY_SECONDS = 180.0
 _CASES, _EXECS, _KERNELS, _FAILURES, _SKIPPED, _REPEATS, _FIXED = 0, 1, 2, 3, 4, 5, 6
 #: the fuzz loop's collector thresholds (gen 0, 1, 2): see `collect_less`
 GC_THRESHOLDS = (10_000, 50, 100)
@@ -296,6 +301,7 @@ class _Worker:
         # the failure being shrunk: [case JSON, verdict, failure class, when, rule]; later
         # ones of the same class (Hypothesis shrinking) replace the case and verdict
         self.best: list[Any] = []
+        self.shrink_attempts = 0  # examples tried since the failure being shrunk
 
     def run(self) -> None:
         done = batch_no = 0
@@ -305,6 +311,7 @@ class _Worker:
             if self.shared is not None:
                 _replay_announced(self.shared, self.config, self.target, self.results)
             self.best = []
+            self.shrink_attempts = 0
             try:
                 self.property(batch, batch_seed(self.config.seed, self.index, batch_no))()
             except (Counterexample, _ShrinkBudgetSpent):
@@ -356,8 +363,16 @@ class _Worker:
         from difftest.campaign.signature import verdict_class
 
         best, counters = self.best, self.counters
-        if best and time.monotonic() - best[3] > SHRINK_SECONDS:
-            raise _ShrinkBudgetSpent
+        if best:
+            self.shrink_attempts += 1
+            if self.shrink_attempts > SHRINK_ATTEMPTS:
+                raise _ShrinkBudgetSpent
+            if time.monotonic() - best[3] > SHRINK_SAFETY_SECONDS:
+                self.results.put(_Warning(
+                    f"shrinking was cut by its safety limit of {SHRINK_SAFETY_SECONDS:g} s "
+                    f"before its {SHRINK_ATTEMPTS} attempts: this counterexample may differ "
+                    "on another machine"))
+                raise _ShrinkBudgetSpent
         if not best and time.monotonic() > self.stop_at:
             return
         kernel, cases = kc
@@ -523,8 +538,13 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
     from difftest.campaign.signature import Signature, setting, shape, verdict_class
 
     case = case_from_json(case_json)
-    reduced, _ = reduce_case(case, still_fails(target, case, rule, failure), REDUCE_SECONDS,
-                             target.option_variants)
+    reduced, stats = reduce_case(case, still_fails(target, case, rule, failure),
+                                 REDUCE_SAFETY_SECONDS, target.option_variants,
+                                 checks=REDUCE_CHECKS)
+    if stats.cut_by_time:
+        verdict += (f" [its reduction was cut by the safety limit of "
+                    f"{REDUCE_SAFETY_SECONDS:g} s before {REDUCE_CHECKS} checks: it may "
+                    "differ on another machine]")
     full, error = oracle_run(reduced)
     final = check_case(reduced, target, reduced.schedule, reduced.options, None, full, error)
     if not final.verdict.agree:

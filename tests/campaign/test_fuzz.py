@@ -107,3 +107,37 @@ assert gone() is None, "a dropped cycle outlived a young collection's allocation
 
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_seeded_campaign_writes_the_same_counterexample_under_any_load(tmp_path) -> None:
+    """Shrinking and reduction count work, not time: the same seeded campaign, run three
+    times -- once with another process keeping a core busy -- writes the same
+    counterexample (the file name is a hash of its kernel, launch, arguments, schedule
+    and options). With wall-clock budgets, a loaded machine cut them elsewhere."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+
+    def campaign(folder: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "difftest", "fuzz", "--seed", "0",
+                               "--examples", "20", "--workers", "1", "--opt",
+                               "mutants=loop-var-before-check", "--corpus", folder],
+                              cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 1, done.stdout + done.stderr
+        return sorted(p.name for p in (tmp_path / folder).glob("*.json"))
+
+    first = campaign("a")
+    assert len(first) == 1
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        loaded = campaign("b")
+    finally:
+        hog.kill()
+        hog.wait()
+    assert campaign("c") == loaded == first
+    assert (tmp_path / "a" / first[0]).read_text() == (tmp_path / "b" / first[0]).read_text()

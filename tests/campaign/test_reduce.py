@@ -169,3 +169,26 @@ def test_the_reduced_files_note_gives_the_reduced_cases_verdict(
     assert note.startswith("reduced by difftest reduce: disagree: ")
     message = note.split(": ", 3)[-1].split(" [")[0]
     assert message in words, (note, words)
+
+
+def test_a_checks_budget_reduces_the_same_way_however_slow_each_check_is() -> None:
+    """The fuzz loop's reductions stop after a number of checks, not seconds: the same
+    case reduces to the same case when every check takes longer (a loaded machine), and
+    exactly the budget is spent when it runs out."""
+    import time
+
+    case = load_case(BIG)
+    target = NumbaSimtTarget()
+    full, _ = oracle_run(case)
+    rule = check_case(case, target, case.schedule, None, None, full, None).verdict.rule
+    pred = still_fails(target, case, rule)
+
+    def slow(c: Case) -> bool:
+        time.sleep(0.005)
+        return pred(c)
+
+    fast_case, fast = reduce_case(case, pred, seconds=600, checks=40)
+    slow_case, slower = reduce_case(case, slow, seconds=600, checks=40)
+    assert fast.checks == slower.checks == 40 and not fast.finished
+    assert fast_case.to_json() == slow_case.to_json()
+    assert not fast.cut_by_time

@@ -52,14 +52,25 @@ def measure(case: Case) -> tuple[int, int, int]:
 
 
 class Deadline:
-    """The reduction's end: a time, or a `stop()` that says so first."""
+    """The reduction's end: a number of candidate checks (`checks`: the same on every
+    machine, so a reduction is reproducible), a time (a safety net; `timed_out` says it
+    cut), or a `stop()` that says so first."""
 
-    def __init__(self, at: float, stop: Callable[[], bool] | None) -> None:
+    def __init__(self, at: float, stop: Callable[[], bool] | None,
+                 checks: int | None = None) -> None:
         self.at = at
         self.stop = stop
+        self.checks = checks
+        self.used = 0  # candidate checks so far
+        self.timed_out = False
 
     def over(self) -> bool:
-        return time.monotonic() >= self.at or (self.stop is not None and self.stop())
+        if self.checks is not None and self.used >= self.checks:
+            return True
+        if time.monotonic() >= self.at:
+            self.timed_out = True
+            return True
+        return self.stop is not None and self.stop()
 
 
 def with_program(case: Case, program: n.Program, **changes: Any) -> Case | None:

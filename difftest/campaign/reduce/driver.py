@@ -25,19 +25,22 @@ class ReduceStats:
     seconds: float = 0.0
     before: tuple[int, int] = (0, 0)  # (statements, n)
     after: tuple[int, int] = (0, 0)
-    finished: bool = False  # a fixed point was reached (not the time limit)
+    finished: bool = False  # a fixed point was reached (not a limit)
+    cut_by_time: bool = False  # the time limit ended it, not the checks budget
 
 
 def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
                 variants: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
-                stop: Callable[[], bool] | None = None) -> tuple[Case, ReduceStats]:
-    """The smallest case the passes reach within `seconds` for which `still_fails` holds
-    (the input itself when nothing smaller does). `variants(options)` proposes other
-    option settings for the polish pass. `stop()` true ends it early (a signal), with
-    the best case so far."""
+                stop: Callable[[], bool] | None = None, checks: int | None = None
+                ) -> tuple[Case, ReduceStats]:
+    """The smallest case the passes reach for which `still_fails` holds (the input itself
+    when nothing smaller does), within `checks` candidate checks when given (then the
+    same result on any machine, `seconds` only a safety net), else within `seconds`.
+    `variants(options)` proposes other option settings for the polish pass. `stop()` true
+    ends it early (a signal), with the best case so far."""
     stats = ReduceStats(before=size(case))
     start = time.monotonic()
-    deadline = Deadline(start + seconds, stop)
+    deadline = Deadline(start + seconds, stop, checks)
     best = case
     passes: list[Callable[[Case], Iterator[Case]]] = [
         drop_unused_helpers, unwrap_compounds, inline_helpers,
@@ -49,6 +52,7 @@ def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
         if measure(candidate) >= measure(best):
             return False  # not a reduction (inlining that adds more than it removes)
         stats.checks += 1
+        deadline.used += 1
         if _holds(still_fails, candidate):
             stats.kept += 1
             return True
@@ -85,6 +89,7 @@ def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
             if smaller is not best:
                 best, progress, polished = smaller, True, False
     stats.finished = not progress
+    stats.cut_by_time = deadline.timed_out and checks is not None
     stats.seconds = time.monotonic() - start
     stats.after = size(best)
     return best, stats
