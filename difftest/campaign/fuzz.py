@@ -9,10 +9,10 @@ reducer (difftest.campaign.reduce) for at most `REDUCE_CHECKS` candidate checks;
 reduced case is written to the corpus (atomically) and reported with its timings and
 size. Both budgets count work, not time, so a seeded campaign finds and reduces the same
 cases on any machine, however loaded; each has a time limit only as a safety net, and a
-campaign that hits one says so (its result may then differ elsewhere). Workers publish counters in shared
-memory; the parent prints progress and the summary. With `stop_on_first` (the hunt) the
-parent stops the other workers as soon as one finds a failure, so the reduction has the
-machine to itself.
+campaign that hits one says so (its result may then differ elsewhere). Workers publish
+counters in shared memory; the parent prints progress and the summary. With
+`stop_on_first` (the hunt) the parent stops the other workers as soon as one finds a
+failure, so the reduction has the machine to itself.
 
 Faults of the campaign itself: a counterexample is never lost (a corpus write that fails
 prints the case JSON on stderr instead); Ctrl-C or SIGTERM stops the workers (they also die
