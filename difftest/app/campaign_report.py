@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import io
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,9 @@ def _bucket_html(rank: int, b: Bucket) -> str:
              f"{min((f.first for f in b.members if f.first is not None), default=0):.1f} s;"
              f" smallest case {html.escape(r.path)} ({r.statements} statement(s), n = "
              f"{r.n}); pattern: {html.escape(', '.join(sorted(b.pattern.core)) or '-')}</p>"]
+    mutants = sorted({m for f in b.members for m in f.mutants})
+    if mutants:
+        parts.append(f"<p>found with the mutant(s) {html.escape(', '.join(mutants))}</p>")
     parts.append(_rerun(r.path))
     parts.append("</div>")
     return "".join(parts)
@@ -172,6 +176,9 @@ def _rerun(path: str) -> str:
         return f"<p>(cannot load {html.escape(path)}: {html.escape(str(e))})</p>"
     out = [f"<pre>{html.escape(case.kernel)}</pre>",
            f"<p>launch n = {case.n}, wave = {case.wave}</p>"]
+    if case.host is not None:  # the host program's steps, one a line
+        steps = "\n".join(json.dumps(step, sort_keys=True) for step in case.host)
+        out.append(f"<p>host program:</p><pre>{html.escape(steps)}</pre>")
     try:
         out.append(_run_html(case))
     except Exception as e:  # noqa: BLE001 - the target is not installed here, or refuses

@@ -8,7 +8,10 @@ campaign journals say about it (difftest.campaign.results: when it was first see
 again). Its *core* is its shape without the plumbing every generated kernel uses to make
 and move values (`PLUMBING`), with the operations a compiler lowers along one path named
 by their family (`FAMILIES`: `//` and `%` are division, `for` and `while` are loops, the
-comparisons and the logic operators one each): what is left is what the bug needed.
+comparisons and the logic operators one each), together with the schedule keys and
+target options its reduced case still holds (the reducer takes out every one the failure
+does not need, so what is left -- `never_ran`, `registers`, `deopt_percent` -- is what
+the bug needed as much as its operations).
 
 Buckets: the findings of one target are taken fewest core operations first (then
 fewest statements, then workitems); each joins the first bucket whose pattern (its first
@@ -17,7 +20,9 @@ more general witness of the same thing: the extra operations are what a reductio
 not take out), or starts a bucket with its core as the pattern. The failure class need
 not be the same (one bug shows as wrong memory in one kernel, as a loop that never ends
 in another), except where the pattern is empty: such a witness says nothing about the
-operations, so its bucket takes only findings of its own failure class. A bucket's
+operations, and an empty set is in every core, so its bucket takes only findings of its
+own failure class whose whole shape is its own (decided so: the first rule let one empty
+pattern take every later finding of its class, twenty different bugs in one bucket). A bucket's
 representative is its smallest finding (statements, then workitems). Target options are
 not part of the key: a campaign draws them per case (numba-simt's compiler options), or
 holds them fixed for all its findings (`--opt opt=off`).
@@ -66,10 +71,12 @@ class Finding:
     verdict: str = ""
     seen: int = 1          # the finding and its repeats
     first: float | None = None  # campaign seconds to its first failure (the journal's)
+    needs: frozenset[str] = frozenset()  # schedule keys and options left in its case
+    mutants: tuple[str, ...] = ()  # the injected bugs it was found with (a hunt's)
 
     @property
     def core(self) -> frozenset[str]:
-        return frozenset(_family(op) for op in self.shape - PLUMBING)
+        return frozenset(_family(op) for op in self.shape - PLUMBING) | self.needs
 
     def size(self) -> tuple[int, int]:
         return (self.statements, self.n)
@@ -99,6 +106,7 @@ class Bucket:
                 "core": sorted(r.core), "seen": self.seen,
                 "findings": len(self.members), "representative": r.path,
                 "statements": r.statements, "n": r.n, "verdict": r.verdict,
+                "mutants": sorted({m for f in self.members for m in f.mutants}),
                 "first": min((f.first for f in self.members if f.first is not None),
                              default=None),
                 "members": [f.path for f in self.members]}
@@ -109,6 +117,26 @@ def _statements(kernel: str) -> int:
     from difftest.campaign.reduce import statements
 
     return statements(parse(kernel))
+
+
+#: options that are no part of what a bug needs (budgets, the injected bugs themselves)
+_NOT_NEEDS = frozenset({"mutants", "step_budget", "work_budget", "timeout", "build_timeout"})
+
+
+def _needs(obj: dict[str, Any]) -> frozenset[str]:
+    """The schedule keys and target options a reduced case still holds."""
+    out = set()
+    schedule = obj.get("schedule")
+    for key in schedule if isinstance(schedule, dict) else ():
+        if not key.endswith("_seed"):  # a seed goes with its key
+            out.add(f"schedule:{key}")
+    options = obj.get("options")
+    for key, value in (options.items() if isinstance(options, dict) else ()):
+        if isinstance(value, dict):  # a target's own section
+            out |= {f"option:{k}" for k in value if k not in _NOT_NEEDS}
+        elif key not in _NOT_NEEDS:
+            out.add(f"option:{key}")
+    return frozenset(out)
 
 
 def load_findings(folder: Path) -> list[Finding]:
@@ -138,7 +166,8 @@ def load_findings(folder: Path) -> list[Finding]:
             str(sig.get("setting", "")), str(sig.get("failure", "?")),
             frozenset(sig.get("shape", [])), statements, int(launch.get("n", 0)),
             info.get("verdict") or str(obj.get("note", "")).split(": ", 1)[-1],
-            1 + int(info.get("repeats", 0)), info.get("first")))
+            1 + int(info.get("repeats", 0)), info.get("first"), _needs(obj),
+            tuple(str(m) for m in obj.get("mutants", []) if isinstance(m, str))))
     return out
 
 
@@ -148,8 +177,8 @@ def buckets(findings: list[Finding]) -> list[Bucket]:
     for f in sorted(findings, key=lambda f: (len(f.core), f.size(), f.path)):
         for b in out:
             r = b.pattern
-            if r.target == f.target and r.core <= f.core \
-                    and (r.core or r.failure == f.failure):
+            if r.target == f.target and r.core <= f.core and (
+                    r.core or (r.failure == f.failure and r.shape == f.shape)):
                 b.members.append(f)
                 break
         else:
@@ -185,6 +214,9 @@ def format_buckets(bs: list[Bucket], findings: int) -> str:
                      f"{len(b.members)} finding(s); pattern {{{core}}}")
         lines.append(f"     representative {r.path} ({r.statements} statement(s), "
                      f"n = {r.n})")
+        mutants = sorted({m for f in b.members for m in f.mutants})
+        if mutants:
+            lines.append(f"     found with the mutant(s) {', '.join(mutants)}")
     return "\n".join(lines)
 
 

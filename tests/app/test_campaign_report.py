@@ -72,3 +72,20 @@ def test_a_host_programs_evidence_is_run_not_left_aside() -> None:
 
     html = _run_html(load_case(str(Path(__file__).resolve().parents[2] / "examples" / "host_program.py")))
     assert "numba-simt: agree" in html and "not run here" not in html
+
+
+def test_a_bucket_names_its_mutants_and_a_host_programs_steps() -> None:
+    """The page says which injected bug a finding was made under (a hunt folder holds
+    many), and a host program's steps beside its kernel."""
+    from difftest.app.campaign_report import _bucket_html
+    from difftest.campaign.triage import Bucket, Finding, format_buckets
+
+    path = str(Path(__file__).resolve().parents[2] / "examples" / "host_program.py")
+    f = Finding(path, "numba-simt", "", "R6 host", frozenset({"Store"}), 3, 8,
+                mutants=("mapping-not-demoted",))
+    import html
+
+    page = html.unescape(_bucket_html(1, Bucket(f, [f])))
+    assert "found with the mutant(s) mapping-not-demoted" in page
+    assert "host program:" in page and '{"op": "launch"}' in page
+    assert "found with the mutant(s) mapping-not-demoted" in format_buckets([Bucket(f, [f])], 1)

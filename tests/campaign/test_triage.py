@@ -72,12 +72,33 @@ def test_a_finding_joins_the_bucket_of_a_more_general_witness_it_contains() -> N
     assert {b.representative.path for b in bs} == {"a", "c"}  # each bucket's smallest
 
 
-def test_an_empty_pattern_takes_only_its_own_failure_class() -> None:
+def test_an_empty_pattern_takes_only_findings_of_its_class_and_its_whole_shape() -> None:
+    """A witness with nothing but plumbing says nothing about the operations, and the
+    empty set is in every core: it takes only findings of its own class and shape. (The
+    first rule let it take every later finding of its class: a hunt of 31 mutants came
+    out as 6 buckets, one holding 20 of them.)"""
     bare = _f("a", {"Store"}, 1, failure="R0 error: internal: save area")
+    twin = _f("a2", {"Store"}, 2, failure="R0 error: internal: save area")
+    loads = _f("a3", {"Store", "Load"}, 1, failure="R0 error: internal: save area")
     same = _f("b", {"Binary:%", "Store"}, 1, failure="R0 error: internal: save area")
     other = _f("c", {"Binary:%", "Store"}, 2)
-    groups = sorted(sorted(f.path for f in b.members) for b in buckets([other, same, bare]))
-    assert groups == [["a", "b"], ["c"]]
+    groups = sorted(sorted(f.path for f in b.members)
+                    for b in buckets([other, same, bare, twin, loads]))
+    assert groups == [["a", "a2"], ["a3"], ["b", "c"]]
+
+
+def test_the_schedule_keys_and_options_a_reduced_case_keeps_are_part_of_its_core() -> None:
+    """Two bugs whose reduced kernels are alike but that need different schedules (a
+    never-ran wave on the host, a register budget) are different buckets."""
+    from difftest.campaign.triage import _needs
+
+    host = _needs({"schedule": {"never_ran": "host", "order_seed": 3},
+                   "options": {"numba-simt": {"registers": 8}, "mutants": ["x"]}})
+    assert host == {"schedule:never_ran", "option:registers"}
+    a = Finding("a", "numba-simt", "", "R3 memory", frozenset({"Store"}), 1, 1, needs=host)
+    b = Finding("b", "numba-simt", "", "R3 memory", frozenset({"Store"}), 1, 1,
+                needs=frozenset({"schedule:deopt_percent"}))
+    assert len(buckets([a, b])) == 2
 
 
 def test_ranking_puts_the_most_different_buckets_first() -> None:
@@ -91,8 +112,8 @@ def test_ranking_puts_the_most_different_buckets_first() -> None:
 def test_triage_of_a_campaign_folder_through_the_cli(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "c"
-    code = main(["fuzz", "--time", "6", "--workers", "1", "--corpus", str(folder),
-                 "--opt", "mutants=div-floor"])
+    code = main(["fuzz", "--examples", "40", "--seed", "0", "--workers", "1", "--corpus",
+                 str(folder), "--opt", "mutants=div-floor"])
     assert code == 1
     capsys.readouterr()
     found = load_findings(folder)
