@@ -54,6 +54,7 @@ class TranslatedTarget(Target):
                                     f"{DEFAULT_BUILD_TIMEOUT:g}): a slow compiler is no "
                                     "wrong answer, a kernel that never ends is"}
     cases_per_kernel = 16
+    reduce_checks = 300  # each check builds the candidate: a reduction takes about a minute
     #: on a GPU, whose compilers take far longer over a kernel than lavapipe's or Intel's
     #: CPU runtimes (a GPU probe built about one kernel in two seconds per worker),
     #: more cases share each build

@@ -5,9 +5,9 @@ budget is spent: a batch draws kernels (each serving several inputs, launches an
 schedules) and checks every (case, schedule) against the oracle. On a disagreement the
 worker notes the time (time to first failure), lets Hypothesis shrink for at most
 `SHRINK_ATTEMPTS` more examples (only failures by the same rule count), then runs the IR
-reducer (difftest.campaign.reduce) for at most `REDUCE_CHECKS` candidate checks; the
-reduced case is written to the corpus (atomically) and reported with its timings and
-size. Both budgets count work, not time, so a seeded campaign finds and reduces the same
+reducer (difftest.campaign.reduce) for at most the target's `reduce_checks` candidate
+checks; the reduced case is written to the corpus (atomically) and reported with its
+timings and size. Both budgets count work, not time, so a seeded campaign finds and reduces the same
 cases on any machine, however loaded; each has a time limit only as a safety net, and a
 campaign that hits one says so (its result may then differ elsewhere). Workers publish
 counters in shared memory; the parent prints progress and the summary. With
@@ -41,7 +41,6 @@ from difftest.core.outcome import TargetError
 
 BATCH = 25  # examples per Hypothesis run: bounds the overshoot past --time
 SHRINK_ATTEMPTS = 300  # examples Hypothesis's shrinking may try after the first failure
-REDUCE_CHECKS = 2500   # candidate checks of the IR reducer after that
 SHRINK_SAFETY_SECONDS = 60.0   # the time limits, as safety nets only
 REDUCE_SAFETY_SECONDS = 180.0
 _CASES, _EXECS, _KERNELS, _FAILURES, _SKIPPED, _REPEATS, _FIXED = 0, 1, 2, 3, 4, 5, 6
@@ -540,11 +539,11 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
     case = case_from_json(case_json)
     reduced, stats = reduce_case(case, still_fails(target, case, rule, failure),
                                  REDUCE_SAFETY_SECONDS, target.option_variants,
-                                 checks=REDUCE_CHECKS)
+                                 checks=target.reduce_checks)
     if stats.cut_by_time:
         verdict += (f" [its reduction was cut by the safety limit of "
-                    f"{REDUCE_SAFETY_SECONDS:g} s before {REDUCE_CHECKS} checks: it may "
-                    "differ on another machine]")
+                    f"{REDUCE_SAFETY_SECONDS:g} s before {target.reduce_checks} checks: it "
+                    "may differ on another machine]")
     full, error = oracle_run(reduced)
     final = check_case(reduced, target, reduced.schedule, reduced.options, None, full, error)
     if not final.verdict.agree:

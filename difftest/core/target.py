@@ -22,6 +22,9 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `cases_per_kernel`: how many launches and inputs the fuzz loop draws for each generated
   kernel (a target whose build is expensive amortises it over more); with
   `one_wave_per_kernel` they share one wave size (a target that builds per W);
+- `reduce_checks`: the candidate checks a campaign's reduction of one counterexample may
+  make (work, not time: the same reduction on any machine; fewer where each check costs
+  a build);
 - `unsupported(case)`: why it cannot run a case (None when it can); the default checks the
   declarations above;
 - `listing(case, options)`: its compiled code as text, or None;
@@ -63,6 +66,7 @@ class Target:
     mutant_seeds: dict[str, str] = {}
     cases_per_kernel: int = 2
     one_wave_per_kernel: bool = False
+    reduce_checks: int = 2500
     policies: tuple[str, ...] = ("stream",)
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
