@@ -263,6 +263,9 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
                  "bug as far as the reduced cases tell, the most different first")
     tr.add_argument("folder", metavar="FOLDER", help="a campaign's --corpus folder")
     tr.add_argument("--json", metavar="FILE", help="also write the buckets as JSON")
+    tr.add_argument("--known", action="append", metavar="DIR",
+                    help="corpus folders of known target bugs to link buckets to "
+                    "(default: corpus)")
     tr.set_defaults(func=cmd_triage)
 
     rp = command("report", "one self-contained HTML page about a campaign folder: bugs "

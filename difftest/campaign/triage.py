@@ -27,6 +27,11 @@ representative is its smallest finding (statements, then workitems). Target opti
 not part of the key: a campaign draws them per case (numba-simt's compiler options), or
 holds them fixed for all its findings (`--opt opt=off`).
 
+Known bugs: each bucket is linked to the known finding of the corpus it is, if any (the
+finding that explains its representative: by cause, running it again with the trigger
+spelled another way, where the finding names such a variant and the target is here;
+else by its signature's class and shape).
+
 Ranking (furthest point first, as in "Taming compiler fuzzers", PLDI 2013): the bucket
 seen most often first, then again and again the bucket whose features (target, setting,
 failure class and core) are furthest, in Jaccard distance, from every bucket already
@@ -73,6 +78,7 @@ class Finding:
     first: float | None = None  # campaign seconds to its first failure (the journal's)
     needs: frozenset[str] = frozenset()  # schedule keys and options left in its case
     mutants: tuple[str, ...] = ()  # the injected bugs it was found with (a hunt's)
+    compiler: str = ""  # the compiler its target ran, where the signature names one
 
     @property
     def core(self) -> frozenset[str]:
@@ -86,6 +92,7 @@ class Finding:
 class Bucket:
     pattern: Finding  # the first finding: its core decides who joins
     members: list[Finding] = field(default_factory=list)
+    known: str = ""  # the known finding (docs/findings.md) it is, and how it was told
 
     @property
     def representative(self) -> Finding:
@@ -107,6 +114,7 @@ class Bucket:
                 "findings": len(self.members), "representative": r.path,
                 "statements": r.statements, "n": r.n, "verdict": r.verdict,
                 "mutants": sorted({m for f in self.members for m in f.mutants}),
+                "known": self.known,
                 "first": min((f.first for f in self.members if f.first is not None),
                              default=None),
                 "members": [f.path for f in self.members]}
@@ -167,7 +175,8 @@ def load_findings(folder: Path) -> list[Finding]:
             frozenset(sig.get("shape", [])), statements, int(launch.get("n", 0)),
             info.get("verdict") or str(obj.get("note", "")).split(": ", 1)[-1],
             1 + int(info.get("repeats", 0)), info.get("first"), _needs(obj),
-            tuple(str(m) for m in obj.get("mutants", []) if isinstance(m, str))))
+            tuple(str(m) for m in obj.get("mutants", []) if isinstance(m, str)),
+            str(sig.get("compiler", ""))))
     return out
 
 
@@ -184,6 +193,46 @@ def buckets(findings: list[Finding]) -> list[Bucket]:
         else:
             out.append(Bucket(f, [f]))
     return _rank(out)
+
+
+def link_known(bs: list[Bucket], known: list[Any]) -> None:
+    """Set each bucket's `known` (the module docstring): by cause where the finding names
+    a variant and its representative can be run here, else by signature."""
+    from difftest.campaign.signature import Signature
+
+    for b in bs:
+        r = b.representative
+        sig = Signature(r.target, r.failure, r.shape, r.setting, r.compiler)
+        for f in known:
+            if f.avoid and _agrees_avoiding(r, f.avoid, f.signature):
+                b.known = f"{f.id} (the case agrees with its trigger avoided: avoid={f.avoid})"
+                break
+            if f.signature.explains(r.target, r.failure, r.shape, r.setting, r.compiler) \
+                    or f.signature.same_bug(sig):
+                b.known = f"{f.id} (by its class and shape)"
+                break
+
+
+def _agrees_avoiding(r: Finding, avoid: str, known: Any) -> bool:
+    """Whether finding `r`'s case agrees when run again under the variant `avoid`, on its
+    target (and a compiler the known finding's can be); False where it cannot run here."""
+    from difftest.campaign.registry import load_target
+    from difftest.campaign.runner import oracle_run, rerun_with
+    from difftest.core.errors import DifftestError
+    from difftest.core.kernelfile import load_case
+    from difftest.core.options import case_options
+
+    try:
+        case = load_case(r.path)
+        target = load_target(r.target)
+        options, _ = case_options(case, target, r.path)
+        target.configure(options)
+        if not known.on(r.target, target.compiler(options)):
+            return False
+        full, error = oracle_run(case, options)
+        return rerun_with(case, target, options, full, error)({"avoid": avoid})
+    except (DifftestError, OSError):
+        return False
 
 
 def _distance(a: frozenset[str], b: frozenset[str]) -> float:
@@ -217,6 +266,8 @@ def format_buckets(bs: list[Bucket], findings: int) -> str:
         mutants = sorted({m for f in b.members for m in f.mutants})
         if mutants:
             lines.append(f"     found with the mutant(s) {', '.join(mutants)}")
+        if b.known:
+            lines.append(f"     the known bug {b.known}")
     return "\n".join(lines)
 
 

@@ -148,3 +148,39 @@ def test_a_record_with_fields_of_the_wrong_type_is_skipped_by_triage_and_report(
     assert main(["triage", str(tmp_path)]) == 0
     assert main(["report", str(tmp_path), "-o", str(tmp_path / "r.html")]) == 0
     assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_a_bucket_is_linked_to_the_known_bug_it_is(tmp_path: Path) -> None:
+    """A counterexample of lavapipe's sign-extension bug, in a shape the corpus entry
+    does not have (`<` where it has `<=`, no `if`): triage runs it again with the bug's
+    trigger avoided, sees it agree, and names the known finding."""
+    import json
+
+    from difftest.campaign.findings import known_findings
+    from difftest.campaign.registry import TargetNotInstalled, load_target
+    from difftest.campaign.triage import link_known
+
+    from ..conftest import REPO
+
+    try:
+        target = load_target("vulkan-glsl")
+    except TargetNotInstalled as e:
+        pytest.skip(str(e))
+    kernel = ("def kernel(out: Buffer[i32], s: i32):\n    x: i64 = s\n"
+              "    out[0] = i32(x < 2)\n")
+    case = {"format": "difftest-case", "version": 2, "kernel": kernel, "entry": "kernel",
+            "launch": {"n": 1, "wave": 1}, "target": "vulkan-glsl",
+            "args": {"out": {"dtype": "i32", "data": [0]}, "s": -5},
+            "signature": {"target": "vulkan-glsl", "failure": "R3 memory",
+                          "shape": ["Compare:<", "Store", "cast:i32"],
+                          "compiler": target.compiler({})}}
+    (tmp_path / "kernel-a.json").write_text(json.dumps(case))
+    from difftest.campaign.runner import check_case
+    from difftest.core.case import case_from_json
+
+    if check_case(case_from_json(case), target).verdict.agree:
+        pytest.skip("this lavapipe compares sign-extended values right (a fixed Mesa)")
+    bs = buckets(load_findings(tmp_path))
+    link_known(bs, known_findings([REPO / "corpus"]))
+    assert bs[0].known.startswith("lavapipe-sext-compare (the case agrees with its "
+                                  "trigger avoided")

@@ -178,12 +178,16 @@ def cmd_hunt(args: argparse.Namespace) -> int:
 
 
 def cmd_triage(args: argparse.Namespace) -> int:
-    from difftest.campaign.triage import buckets, format_buckets, load_findings, triage_json
+    from difftest.campaign.findings import known_findings
+    from difftest.campaign.triage import (buckets, format_buckets, link_known, load_findings,
+                                          triage_json)
 
     folder = _campaign_folder(args.folder, "triage")
     _check_json_destination(args.json)
     findings = load_findings(folder)
     bs = buckets(findings)
+    known = [Path(p) for p in args.known] if args.known else [Path("corpus")]
+    link_known(bs, known_findings([p for p in known if p.is_dir()]))
     print(format_buckets(bs, len(findings)))
     if args.json:
         _write_json(args.json, triage_json(bs, folder, len(findings)))
