@@ -204,7 +204,7 @@ class TranslatedTarget(Target):
             "arrays": [{"dtype": a.dtype.str, "data": a.tolist()} for a in arrays],
             "buffers": dict(zip(names, where)),
             "rows": {"n": case.n, "row": tr.row, "header": HEADER},
-            "functions": list(tr.functions),
+            "functions": list(tr.functions), "needs": self.reproducer_needs,
             "expected": {"rows": rows,
                          "buffers": {k: [int(x) for x in v]
                                      for k, v in expected.buffers.items()}},
@@ -217,6 +217,8 @@ class TranslatedTarget(Target):
 
     def reproducer_extra(self, case: Case, options: dict[str, Any]) -> dict[str, Any]:
         return {}
+
+    reproducer_needs = "Python 3 with numpy (pip install numpy)"
 
     def reproducer_files(self) -> dict[str, str]:
         """Files the runner needs beside it (by name), besides the kernel and data."""

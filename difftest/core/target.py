@@ -30,7 +30,7 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `listing(case, options)`: its compiled code as text, or None;
 - `option_variants(options)`: other settings the reducer's polish pass may try;
 - `reproducer(case, options, expected)`: a standalone reproducer's files (`difftest
-  export`), or None;
+  export`), or None; `reproducer_needs`: what running it needs, in words;
 - `warm_up()`, `cold_start_note()`: load or compile what it needs once, and a line to print
   first when that takes a while;
 - `configure(options)`: settle what the target's options choose before anything reads
@@ -67,6 +67,7 @@ class Target:
     cases_per_kernel: int = 2
     one_wave_per_kernel: bool = False
     reduce_checks: int = 2500
+    reproducer_needs: str = ""
     policies: tuple[str, ...] = ("stream",)
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,

@@ -76,6 +76,8 @@ class _Cuda(TranslatedTarget):
 class CudaTarget(_Cuda):
     name = "cuda"
     description = "CUDA C++ built by NVRTC on an NVIDIA GPU (through CuPy)"
+    reproducer_needs = ("Python 3 with numpy and the CuPy matching the CUDA driver (pip "
+                        "install numpy cupy-cuda12x) and an NVIDIA GPU")
     runner = "targets.device.cuda_runner"
     cases_per_kernel = TranslatedTarget.GPU_CASES_PER_KERNEL
     # the member-mask mutants are undefined behaviour on a GPU (a hang, a wrong value, or
@@ -109,6 +111,7 @@ class CudaTarget(_Cuda):
 
 class CudaSimTarget(_Cuda):
     name = "cuda-sim"
+    reproducer_needs = "Python 3 with numpy (pip install numpy) and g++"
     description = ("CUDA C++ built by g++ against a warp simulator on the CPU (the cuda "
                    "target's translation, tested without a GPU)")
     runner = "targets.device.warpsim_runner"

@@ -87,6 +87,13 @@ def _decode(stream: IO[bytes]) -> tuple[dict[str, Any], list[np.ndarray]]:
     return header, arrays
 
 
+def _runtime_dir() -> str:
+    """A private folder for a device process's XDG_RUNTIME_DIR where the user has none."""
+    path = os.path.join(tempfile.gettempdir(), f"difftest-runtime-{os.getuid()}")
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    return path
+
+
 class DeviceProcess:
     """One child process serving `module`'s `handle` under `env` (added to this
     process's environment)."""
@@ -105,10 +112,13 @@ class DeviceProcess:
         if self._owner == os.getpid():
             self.close()
         self._stderr = tempfile.TemporaryFile()
+        env = {**os.environ, **self.env}
+        if not env.get("XDG_RUNTIME_DIR"):  # Mesa's drivers complain without one
+            env["XDG_RUNTIME_DIR"] = _runtime_dir()
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "targets.device.process", self.module],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            env={**os.environ, **self.env}, start_new_session=True,
+            env=env, start_new_session=True,
             bufsize=0)  # unbuffered: select() on the pipe sees every frame not yet read
         self._owner = os.getpid()
         return self._proc

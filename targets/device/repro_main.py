@@ -3,7 +3,12 @@ kernel, its runner module and its data: it runs the kernel on the device and pri
 differs from the expected result. Standalone on purpose (numpy and the runner only): this
 file is copied as it is.
 
-data.json: {"runner": module name, "env": {...}, "kernel_file": ..., "header": the
+`python3 repro.py [KERNEL]` runs this folder's kernel, or KERNEL (a reducer's candidate);
+it exits 1 when the result differs from the expected one, 2 when something it needs is
+missing (it says what).
+
+data.json: {"runner": module name, "env": {...}, "kernel_file": ..., "needs": what it
+needs, in words, "header": the
 runner's request without its source, "arrays": [{"dtype", "data"}], "buffers": {name:
 index among the reply's arrays}, "rows": {"n", "row", "header"}, "functions": [...],
 "expected": {"rows": [[kind, code, depth, fn, line, ...]], "buffers": {name: [...]}}}
@@ -50,13 +55,24 @@ def main():
         data = json.load(f)
     for key, value in data["env"].items():
         os.environ.setdefault(key, value)
-    if data.get("setup") == "intel-icd" and not os.environ.get("OCL_ICD_VENDORS"):
-        intel_icd(here)
-    sys.path.insert(0, here)
-    import numpy as np
+    if not os.environ.get("XDG_RUNTIME_DIR"):  # Mesa's drivers complain without one
+        import tempfile
 
-    runner = importlib.import_module(data["runner"])
-    with open(os.path.join(here, data["kernel_file"])) as f:
+        os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="repro-")
+    sys.path.insert(0, here)
+    try:
+        if data.get("setup") == "intel-icd" and not os.environ.get("OCL_ICD_VENDORS"):
+            intel_icd(here)
+        import numpy as np
+
+        runner = importlib.import_module(data["runner"])
+    except Exception as e:  # an ImportError, the Intel runtime's PackageNotFoundError
+        print(f"this reproducer needs {data.get('needs', 'numpy and its runner')}; here: "
+              f"{type(e).__name__}: {e}")
+        return 2
+    # the kernel: this folder's, or the file named on the command line (a reducer's)
+    kernel = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, data["kernel_file"])
+    with open(kernel) as f:
         source = f.read()
     arrays = [np.array(a["data"], dtype=a["dtype"]) for a in data["arrays"]]
     reply, out = runner.handle({**data["header"], "source": source}, arrays)

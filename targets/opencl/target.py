@@ -40,6 +40,8 @@ from ..translated import OptionError, TranslatedTarget, require
 
 class _OpenCL(TranslatedTarget):
     runner = "targets.device.opencl_runner"
+    reproducer_needs = ("Python 3 with numpy, pyopencl and pocl-binary-distribution (pip "
+                        "install numpy pyopencl pocl-binary-distribution)")
     kernel_file = "kernel.cl"
     platform = ""
     option_names: tuple[str, ...] = ("opt", "timeout", "build_timeout")
@@ -138,6 +140,7 @@ def cpu_flags() -> frozenset[str]:
 
 
 class IntelTarget(_OpenCL):
+    reproducer_needs = ("Python 3 with numpy, pyopencl, intel-opencl-rt and intel-cmplr-lib-rt (pip install numpy pyopencl intel-opencl-rt intel-cmplr-lib-rt)")
     name = "opencl-intel"
     description = ("OpenCL C with subgroups on Intel's OpenCL CPU runtime (its own "
                    "vectoriser, exec masks on AVX-512)")

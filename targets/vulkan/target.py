@@ -258,6 +258,9 @@ class _Vulkan(TranslatedTarget):
 
 
 class GlslTarget(_Vulkan):
+    reproducer_needs = ("Python 3 with numpy and vulkan (pip install numpy vulkan), "
+                        "glslangValidator (apt-get install glslang-tools) and a Vulkan "
+                        "driver (apt-get install libvulkan1 mesa-vulkan-drivers)")
     name = "vulkan-glsl"
     description = "GLSL through glslangValidator on a Vulkan device (lavapipe without a GPU)"
     language = "glsl"
@@ -272,6 +275,8 @@ class GlslTarget(_Vulkan):
 
 
 class WgslTarget(_Vulkan):
+    reproducer_needs = ("Python 3 with numpy and wgpu (pip install numpy wgpu) and a "
+                        "Vulkan driver (apt-get install libvulkan1 mesa-vulkan-drivers)")
     name = "vulkan-wgsl"
     description = "WGSL through wgpu/naga on a Vulkan device (lavapipe without a GPU)"
     language = "wgsl"

@@ -166,3 +166,24 @@ def test_an_exported_cuda_sim_reproducer_runs_without_difftest(tmp_path: Any,
                           text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
     assert done.returncode == 1, done.stdout + done.stderr
     assert "out[0]: expected 2147483648, got -2147483648" in done.stdout
+
+
+def test_a_reproducer_says_what_it_needs_when_it_is_missing(tmp_path: Any) -> None:
+    """Run by an interpreter without the packages it needs (here: no site-packages at
+    all), a reproducer says what to install and exits 2, instead of a traceback."""
+    import subprocess
+    import sys
+
+    from difftest.app.cli import main
+
+    from .test_real_targets import MUTANTS
+
+    target("cuda-sim")
+    case = MUTANTS / "cuda-sim" / "kernel-fcf8c1dc0d94c144.json"
+    assert main(["export", str(case), "--target", "cuda-sim", "--out", str(tmp_path)]) == 0
+    done = subprocess.run([sys.executable, "-S", str(tmp_path / "repro.py")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout.startswith("this reproducer needs Python 3 with numpy (pip install "
+                                  "numpy) and g++; here: ModuleNotFoundError"), done.stdout
+    assert "Traceback" not in done.stderr

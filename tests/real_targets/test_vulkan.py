@@ -234,3 +234,25 @@ def test_on_a_gpu_the_device_decides_and_the_examples_agree(name: str) -> None:
         if c.wave not in t.wave_sizes or cannot_run(t, c):
             continue
         assert check_case(c, t, options={"device": "gpu"}).verdict.agree, path.name
+
+
+def test_a_lavapipe_reproducer_prints_no_driver_noise(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    """Mesa's drivers complain on stderr when XDG_RUNTIME_DIR is not set; a reproducer
+    (and a device process) gives them one, so its output is its result alone."""
+    import subprocess
+    import sys
+
+    from difftest.app.cli import main
+
+    from ..conftest import EXAMPLES
+
+    target("vulkan-glsl")
+    assert main(["export", str(EXAMPLES / "simple_deopt.py"), "--target", "vulkan-glsl",
+                 "--out", str(tmp_path)]) == 0
+    env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+    done = subprocess.run([sys.executable, str(tmp_path / "repro.py")], capture_output=True,
+                          text=True, timeout=120, env=env)
+    assert "XDG_RUNTIME_DIR" not in done.stdout + done.stderr, done.stderr
+    assert done.returncode in (0, 1), done.stdout + done.stderr

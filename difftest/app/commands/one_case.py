@@ -259,6 +259,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise DifftestError(f"--out {out}: cannot write: {e.strerror or e}") from None
     print(f"wrote {out}: {', '.join(sorted(files))}")
     print(f"run it with: python3 {out / 'repro.py'} (it imports nothing from difftest)")
+    if target.reproducer_needs:
+        print(f"it needs {target.reproducer_needs}")
     return EXIT_OK
 
 
