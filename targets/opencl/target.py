@@ -140,7 +140,9 @@ def cpu_flags() -> frozenset[str]:
 
 
 class IntelTarget(_OpenCL):
-    reproducer_needs = ("Python 3 with numpy, pyopencl, intel-opencl-rt and intel-cmplr-lib-rt (pip install numpy pyopencl intel-opencl-rt intel-cmplr-lib-rt)")
+    reproducer_needs = ("Python 3 with numpy, pyopencl, intel-opencl-rt and "
+                        "intel-cmplr-lib-rt (pip install numpy pyopencl intel-opencl-rt "
+                        "intel-cmplr-lib-rt)")
     name = "opencl-intel"
     description = ("OpenCL C with subgroups on Intel's OpenCL CPU runtime (its own "
                    "vectoriser, exec masks on AVX-512)")
