@@ -168,6 +168,14 @@ def _one_case_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
     _add_opt(ex)
     ex.add_argument("--out", required=True, metavar="DIR",
                     help="an empty or new folder for the reproducer's files")
+    ex.add_argument("--reduce", nargs="?", type=float, const=900.0, default=None,
+                    metavar="SECONDS", help="also reduce the kernel's source with C-Vise "
+                    "(at most SECONDS, default 900) into DIR/reduced: it must keep the "
+                    "difference and give the expected result on the --reference setting")
+    ex.add_argument("--reference", action="append", default=[], metavar="KEY=VALUE",
+                    help="the setting the bug does not have, as --opt takes it (icd=PATH, "
+                    "opt=off, cpu_arch=...): the reduction's check that a candidate still "
+                    "means what the original did")
     ex.set_defaults(func=cmd_export)
 
 

@@ -3,9 +3,10 @@ kernel, its runner module and its data: it runs the kernel on the device and pri
 differs from the expected result. Standalone on purpose (numpy and the runner only): this
 file is copied as it is.
 
-`python3 repro.py [KERNEL]` runs this folder's kernel, or KERNEL (a reducer's candidate);
-it exits 1 when the result differs from the expected one, 2 when something it needs is
-missing (it says what).
+`python3 repro.py [--data FILE] [KERNEL]` runs this folder's kernel, or KERNEL (a reducer's
+candidate), as data.json (or FILE: the same case under other settings) says; it exits 1
+when the result differs from the expected one, 2 when something it needs is missing (it
+says what).
 
 data.json: {"runner": module name, "env": {...}, "kernel_file": ..., "needs": what it
 needs, in words, "header": the
@@ -51,7 +52,11 @@ def intel_icd(here):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "data.json")) as f:
+    argv = sys.argv[1:]
+    data_file = os.path.join(here, "data.json")
+    if argv[:1] == ["--data"] and len(argv) >= 2:
+        data_file, argv = argv[1], argv[2:]
+    with open(data_file) as f:
         data = json.load(f)
     for key, value in data["env"].items():
         os.environ.setdefault(key, value)
@@ -71,7 +76,7 @@ def main():
               f"{type(e).__name__}: {e}")
         return 2
     # the kernel: this folder's, or the file named on the command line (a reducer's)
-    kernel = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, data["kernel_file"])
+    kernel = argv[0] if argv else os.path.join(here, data["kernel_file"])
     with open(kernel) as f:
         source = f.read()
     arrays = [np.array(a["data"], dtype=a["dtype"]) for a in data["arrays"]]
@@ -83,9 +88,10 @@ def main():
     print(f"device: {device}")
     rows = data["rows"]
     status = out[0][rows["header"]:].reshape(rows["n"], rows["row"]).tolist()
-    if out[0][0] != 0:
-        print(f"{int(out[0][0])} workitem(s) found that their subgroup is not their wave")
     differ = 0
+    if out[0][0] != 0:
+        differ += 1
+        print(f"{int(out[0][0])} workitem(s) found that their subgroup is not their wave")
     for gid, (want, got) in enumerate(zip(data["expected"]["rows"], status)):
         if got[:len(want)] != want:
             differ += 1

@@ -152,14 +152,21 @@ class IntelTarget(_OpenCL):
     reconvergence = LOOP_EXITS_UNDEFINED
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",
                        "call-no-check")
-    option_names = ("opt", "cpu_arch", "timeout", "build_timeout")
+    option_names = ("opt", "cpu_arch", "vectorizer", "timeout", "build_timeout")
     option_help = {**_OpenCL.option_help,
                    "cpu_arch": "the instruction set the runtime compiles for "
                                f"({' | '.join(CPU_ARCHES)}; default: this CPU's): "
-                               "CL_CONFIG_CPU_TARGET_ARCH. Some bugs show only for one"}
+                               "CL_CONFIG_CPU_TARGET_ARCH. Some bugs show only for one",
+                   "vectorizer": "on (default) | off: the runtime's vectorizer "
+                                 "(CL_CONFIG_USE_VECTORIZER), to see whether a bug is "
+                                 "its; off runs each work-item alone, so kernels with "
+                                 "wave operations get subgroups of 1"}
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
+        if options.get("vectorizer", "on") not in ("on", "off"):
+            raise OptionError(f"option vectorizer={options['vectorizer']!r}: expected on or "
+                              "off")
         arch = options.get("cpu_arch")
         if arch is None:
             return
@@ -181,11 +188,15 @@ class IntelTarget(_OpenCL):
                     options: dict[str, Any]) -> dict[str, str]:
         if self._env is None:
             self._env = {"OCL_ICD_VENDORS": intel_icd_dir()}
-        arch = options.get("cpu_arch")
-        return {**self._env, "CL_CONFIG_CPU_TARGET_ARCH": arch} if arch else self._env
+        env = dict(self._env)
+        if options.get("cpu_arch"):
+            env["CL_CONFIG_CPU_TARGET_ARCH"] = str(options["cpu_arch"])
+        if options.get("vectorizer") == "off":
+            env["CL_CONFIG_USE_VECTORIZER"] = "false"
+        return env
 
     def reproducer_extra(self, case: Case, options: dict[str, Any]) -> dict[str, Any]:
-        # the reproducer writes its own ICD; the instruction set is the one setting kept
-        arch = options.get("cpu_arch")
-        env = {"CL_CONFIG_CPU_TARGET_ARCH": arch} if arch else {}
+        # the reproducer writes its own ICD; the runtime's settings are kept
+        env = {k: v for k, v in self.process_env(case, frozenset(), options).items()
+               if k != "OCL_ICD_VENDORS"}
         return {"env": env, "setup": "intel-icd"}

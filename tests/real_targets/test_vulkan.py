@@ -256,3 +256,47 @@ def test_a_lavapipe_reproducer_prints_no_driver_noise(tmp_path: Path,
                           text=True, timeout=120, env=env)
     assert "XDG_RUNTIME_DIR" not in done.stdout + done.stderr, done.stderr
     assert done.returncode in (0, 1), done.stdout + done.stderr
+
+
+def test_a_reduction_keeps_only_kernels_that_still_mean_what_the_original_did(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`export --reduce`'s interestingness test (difftest/app/source_reducer.py), on
+    lavapipe 22.3's sign-extension bug with Mesa 25 as the reference: the original kernel
+    is interesting; one that stores nothing, or stores the wrong value outright, is not
+    (the reference would not give the expected result), so C-Vise cannot reduce the bug
+    away."""
+    import json
+    import subprocess
+
+    from difftest.app.cli import main
+
+    icd = maximal_icd()
+    target("vulkan-glsl")
+    if shutil.which("cvise") is None:
+        pytest.skip("C-Vise is not installed (apt-get install cvise)")
+    path = tmp_path / "sext.json"
+    path.write_text(json.dumps({
+        "kernel": "def kernel(out: Buffer[i32], s: i32):\n    x: i64 = s\n"
+                  "    if x <= 2:\n        out[0] = 1\n",
+        "entry": "kernel", "launch": {"n": 1, "wave": 1},
+        "args": {"out": {"dtype": "i32", "data": [0]}, "s": -5}}))
+    out = tmp_path / "repro"
+    code = main(["export", str(path), "--target", "vulkan-glsl", "--out", str(out),
+                 "--reduce", "1", "--reference", f"icd={icd}"])
+    printed = capsys.readouterr().out
+    if code != 0:
+        pytest.skip(f"this lavapipe does not show the bug: {printed[-200:]}")
+    test = out / "reduce" / "interesting.sh"
+    original = (out / "kernel.comp").read_text()
+
+    def interesting(kernel: str) -> bool:
+        (out / "reduce" / "kernel.comp").write_text(kernel)
+        return subprocess.run([str(test)], cwd=out / "reduce").returncode == 0
+
+    assert interesting(original)
+    body = original.split("void main() {", 1)
+    nothing = body[0] + "void main() {\n}\n"
+    assert not interesting(nothing)  # stores nothing: a missing store is no bug
+    wrong = original.replace("if (", "if (false && (", 1).replace(") {", ")) {", 1)
+    assert wrong != original and not interesting(wrong)  # its stores never happen
+    assert (out / "reduced" / "repro.py").is_file()

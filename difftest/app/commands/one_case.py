@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from difftest.core.case import Case
 from difftest.core.errors import DifftestError, OracleError
 from difftest.core.kernelfile import load_case
 from difftest.core.outcome import Outcome
@@ -233,6 +234,38 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _reduce_reproducer(args: argparse.Namespace, case: Case, target: Any,
+                       options: dict[str, Any], full: Any, out: Path) -> None:
+    """`export --reduce`: the kernel's source reduced by C-Vise against the reference
+    setting (difftest/app/source_reducer.py), into OUT/reduced."""
+    import os
+
+    from difftest.app.source_reducer import reduce_source
+    from difftest.campaign.corpus import write_atomic
+    from difftest.core.options import parse_cli, validate
+
+    if not args.reference:
+        raise DifftestError("--reduce needs --reference KEY=VALUE: a setting the bug does "
+                            "not have (icd=PATH, opt=off, cpu_arch=...), which the reduced "
+                            "kernel must still give the expected result on")
+    reference = validate(target, parse_cli(args.reference), "--reference")
+    target.configure({**options, **reference})
+    files = target.reproducer(case, {**options, **reference}, full.outcome())
+    data = json.loads(files["data.json"])
+    if files[data["kernel_file"]] != (out / data["kernel_file"]).read_text():
+        raise DifftestError("--reference changes the kernel's translation: the reference "
+                            "must run the same source (a driver, a build flag, an "
+                            "instruction set)")
+    write_atomic(out / "reference.json", files["data.json"])
+    print(f"reducing {data['kernel_file']} with C-Vise for at most {args.reduce:g} s ...",
+          flush=True)
+    reduced = reduce_source(out, out / "reference.json", args.reduce, os.cpu_count() or 1)
+    before = len((out / data["kernel_file"]).read_text().splitlines())
+    after = len((reduced / data["kernel_file"]).read_text().splitlines())
+    print(f"reduced {data['kernel_file']} from {before} to {after} lines: "
+          f"python3 {reduced / 'repro.py'}")
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from difftest.campaign.corpus import write_atomic
 
@@ -261,6 +294,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     print(f"run it with: python3 {out / 'repro.py'} (it imports nothing from difftest)")
     if target.reproducer_needs:
         print(f"it needs {target.reproducer_needs}")
+    if args.reduce is not None:
+        _reduce_reproducer(args, case, target, options, full, out)
     return EXIT_OK
 
 
