@@ -108,7 +108,7 @@ class _Function:
             name = self.pick(names)
             return n.Name(name), env[name]
         if k == "workid":
-            return n.WorkId(self.pick(n.WORK_IDS)), I32
+            return n.WorkId(self.pick(n.WAVE_IDS)), I32
         if k == "select":
             cond, _ = self.expr(BOOL, env, sub)
             (then, t1), (orelse, t2) = self.expr(want, env, sub), self.expr(want, env, sub)

@@ -34,7 +34,7 @@ class ReferenceTarget(Target):
 
     name = "reference"
     description = "the reference oracle run as a target: every workitem, in wave order"
-    capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc"})
+    capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "workgroups"})
     option_names: tuple[str, ...] = ()  # only the common ones (difftest.core.options)
     mutant_names: tuple[str, ...] = ()
 

@@ -65,6 +65,7 @@ from difftest.core.errors import OracleError
 from difftest.core.fullrun import FullRun, WriteLog
 from difftest.core.options import describe_budget, trip_budget
 from difftest.core.ir import nodes as n
+from difftest.core.ir.walk import has_barriers
 from difftest.core.ir.types import BOOL, Type
 from difftest.core.outcome import (
     Fault,
@@ -284,30 +285,67 @@ class _Touches:
 
 
 class _Memory:
-    """Buffers plus the race rule and the per-workitem write logs.
+    """Buffers and workgroup arrays, plus the race rule and the per-workitem write logs.
 
     All buffers live in one int64 array, one after another (`flat`), so lanes holding
     references to different buffers are served by the same array operation; a lane's
-    location is `offsets[buffer] + index`. With `exact_races` the race rule is applied
-    access by access in execution order and the first conflict raises, naming the pair
-    (the wave-after-wave run); without it every access is recorded in `touches` and
-    `racy()` answers at the end (the lockstep run)."""
+    location is `offsets[buffer] + index`. The case's buffers come first, then one
+    instance of each workgroup array per group (`add_workgroup_arrays`), then `alloc()`'s.
+    With `exact_races` the race rule is applied access by access in execution order and
+    the first conflict raises, naming the pair (the group-after-group run); without it
+    every access is recorded and `racy()` answers at the end (the lockstep run).
 
-    def __init__(self, buffers: dict[str, np.ndarray], n_items: int, exact_races: bool) -> None:
+    In a kernel that synchronises (`epochs`: each group's count of barriers passed) two
+    accesses conflict only when they come from different groups or from the same group
+    between the same two barriers (docs/semantics.md, "Workgroups")."""
+
+    def __init__(self, buffers: dict[str, np.ndarray], n_items: int, exact_races: bool,
+                 group: int, synchronises: bool) -> None:
         self.names = list(buffers)
-        self.shared = len(self.names)  # the case's buffers; after them, `alloc()`'s
+        self.shared = len(self.names)  # the case's buffers: logged and race-checked
+        self.checked = self.shared  # and up to here, workgroup arrays: race-checked
         arrays = list(buffers.values())
         self.dtypes = [v.dtype for v in arrays]
         self.sizes = np.array([len(v) for v in arrays], dtype=np.int64)
         self.offsets = np.cumsum(self.sizes) - self.sizes  # where each buffer starts
         self.is32 = np.array([v.dtype == np.int32 for v in arrays], dtype=bool)
         self.flat = np.concatenate([v.astype(np.int64) for v in arrays] + [np.zeros(0, np.int64)])
-        self.writes = WriteLog(n_items, self.names[:self.shared])
+        self.writes = WriteLog(n_items, self.names[:self.shared], epochs=synchronises)
         self.exact_races = exact_races
+        self.group = group
+        self.synchronises = synchronises
+        self.epochs = np.zeros(-(-n_items // group), dtype=np.int64)
         self.touches = _Touches(len(self.flat))
-        # location -> (plain writers, readers, atomic updaters), at most two gids each:
-        # enough to name a second workitem whenever one exists (exact mode only).
-        self.touched: dict[tuple[str, int], tuple[list[int], list[int], list[int]]] = {}
+        # the accesses of a synchronising kernel: (kind, location, gid, epoch) columns
+        self.accesses: list[tuple[int, Array, Lanes, Array]] = []
+        # location -> per kind of access: the first two workitems per (group, epoch), and
+        # the first workitem of each of the first two groups: enough to name a second
+        # workitem whenever one conflicts (exact mode only)
+        self.touched: dict[tuple[str, int],
+                           list[tuple[dict[tuple[int, int], list[int]],
+                                      list[tuple[int, int]]]]] = {}
+
+    def add_workgroup_arrays(self, arrays: list[n.LocalArray], groups: int
+                             ) -> dict[str, Array]:
+        """A zeroed instance of each array per group; per array, its instances' buffer
+        numbers by group. Shared by a group's workitems, so race-checked, but not logged:
+        they end with the launch."""
+        assert len(self.names) == self.shared, "workgroup arrays come before alloc()'s"
+        refs: dict[str, Array] = {}
+        for a in arrays:
+            first = len(self.names)
+            refs[a.name] = np.arange(first, first + groups, dtype=np.int64)
+            self.names += [a.name] * groups
+            self.dtypes += [np.dtype(np.int32 if a.element.bits == 32 else np.int64)] * groups
+            sizes = np.full(groups, a.length, dtype=np.int64)
+            self.offsets = np.concatenate([self.offsets,
+                                           len(self.flat) + np.cumsum(sizes) - sizes])
+            self.sizes = np.concatenate([self.sizes, sizes])
+            self.is32 = np.concatenate([self.is32, np.full(groups, a.element.bits == 32)])
+            self.flat = np.concatenate([self.flat, np.zeros(int(sizes.sum()), np.int64)])
+        self.checked = len(self.names)
+        self.touches = _Touches(len(self.flat))
+        return refs
 
     def allocate(self, gids: Lanes, sizes: Array) -> Array:
         """A fresh zeroed Buffer[i32] for each lane; returns their references. Private to
@@ -329,43 +367,97 @@ class _Memory:
         """Values wrapped to the width of each lane's buffer."""
         return np.where(self.is32[refs], _wrap(values, 32), values)
 
-    def _touch(self, gid: int, name: str, index: int, kind: int) -> None:
+    def _touch(self, gid: int, ref: int, index: int, kind: int) -> None:
         """The race rule for one access, against the accesses before it."""
-        rec = self.touched.setdefault((name, index), ([], [], []))
+        group = gid // self.group
+        name = self.names[ref]
+        if ref >= self.shared:  # a workgroup array: its group's own instance
+            name = f"workgroup {group}'s {name}"
+        rec = self.touched.setdefault((name, index), [({}, []), ({}, []), ({}, [])])
         what = ("stores to", "loads", "atomically adds to")
+        key = (group, int(self.epochs[group]))
         # kind 0 (store) conflicts with everything; a load with stores and atomics; an
         # atomic with stores and loads.
         conflicts = {STORE: (STORE, LOAD, ATOMIC), LOAD: (STORE, ATOMIC),
                      ATOMIC: (STORE, LOAD)}[kind]
         for c in conflicts:
-            for other in rec[c]:
-                if other != gid:
-                    raise OracleError(
-                        "race",
-                        f"workitem {other} {what[c]} {name}[{index}] and workitem {gid} "
-                        f"{what[kind]} it",
-                    )
-        if gid not in rec[kind] and len(rec[kind]) < 2:
-            rec[kind].append(gid)
+            same_epoch, groups = rec[c]
+            others = [g for grp, g in groups if grp != group] + \
+                [g for g in same_epoch.get(key, ()) if g != gid]
+            if others:
+                raise OracleError(
+                    "race",
+                    f"workitem {others[0]} {what[c]} {name}[{index}] and workitem {gid} "
+                    f"{what[kind]} it" + self._between(others[0], gid),
+                )
+        same_epoch, groups = rec[kind]
+        mine = same_epoch.setdefault(key, [])
+        if gid not in mine and len(mine) < 2:
+            mine.append(gid)
+        if len(groups) < 2 and all(grp != group for grp, _ in groups):
+            groups.append((group, gid))
+
+    def _between(self, a: int, b: int) -> str:
+        """Where two racing workitems of a synchronising kernel stand, when no barrier
+        tells their accesses apart."""
+        if not self.synchronises:
+            return ""
+        if a // self.group != b // self.group:
+            return f" (workgroups {a // self.group} and {b // self.group}: no barrier orders them)"
+        return (f" (workgroup {b // self.group}, between the same two barriers: after "
+                f"barrier {int(self.epochs[b // self.group])})")
 
     def _access(self, kind: int, gids: Lanes, refs: Array, index: Array) -> Array:
         """Apply the race rule to in-bounds accesses (lanes ascending, as the semantics
         orders a statement's lanes); returns their locations in `flat`."""
-        shared = refs < self.shared
+        checked = refs < self.checked
         if self.exact_races:
-            for g, r, i in zip(gids[shared].tolist(), refs[shared].tolist(),
-                               index[shared].tolist()):
-                self._touch(g, self.names[r], i, kind)
+            for g, r, i in zip(gids[checked].tolist(), refs[checked].tolist(),
+                               index[checked].tolist()):
+                self._touch(g, r, i, kind)
         where = self.offsets[refs] + index
         if not self.exact_races:
-            self.touches.add(kind, where[shared], gids[shared])
+            if self.synchronises:
+                lanes = gids[checked]
+                self.accesses.append((kind, where[checked], lanes,
+                                      self.epochs[lanes // self.group]))
+            else:
+                self.touches.add(kind, where[checked], gids[checked])
         return where
+
+    def racy(self) -> bool:
+        """Whether the lockstep run's accesses break the race rule (`_Touches.racy`):
+        in a synchronising kernel, between workitems of two groups anywhere, and between
+        two workitems of one group between the same two barriers."""
+        if not self.synchronises:
+            return self.touches.racy()
+        if not self.accesses:
+            return False
+        kinds, where, gids, epochs = (np.concatenate(c) for c in zip(*(
+            (np.full(len(w), k), w, g, e) for k, w, g, e in self.accesses)))
+        across = _Touches(len(self.flat))  # group numbers stand for the workitems
+        for k in (STORE, LOAD, ATOMIC):
+            mask = kinds == k
+            across.add(k, where[mask], gids[mask] // self.group)
+        if across.racy():
+            return True
+        # one key per (location, group, epoch): a race within it is between workitems
+        keys = np.stack([where, gids // self.group, epochs], axis=1)
+        _, key = np.unique(keys, axis=0, return_inverse=True)
+        key = key.reshape(-1)
+        within = _Touches(int(key.max()) + 1)
+        for k in (STORE, LOAD, ATOMIC):
+            mask = kinds == k
+            within.add(k, key[mask], gids[mask])
+        return within.racy()
 
     def _log(self, gids: Lanes, refs: Array, index: Array, values: Array,
              atomic: bool) -> None:
-        keep = refs < self.shared  # alloc()'s buffers are private: not logged
+        keep = refs < self.shared  # workgroup arrays and alloc()'s buffers: not logged
         if keep.any():
-            self.writes.add(gids[keep], refs[keep], index[keep], values[keep], atomic)
+            lanes = gids[keep]
+            epochs = self.epochs[lanes // self.group] if self.synchronises else None
+            self.writes.add(lanes, refs[keep], index[keep], values[keep], atomic, epochs)
 
     def load(self, gids: Lanes, refs: Array, index: Array) -> Array:
         return self.flat[self._access(LOAD, gids, refs, index)]
@@ -393,11 +485,14 @@ class _Run:
     """Executes groups of workitems (the whole launch, or one wave) in lockstep."""
 
     def __init__(self, prog: n.Program, mem: _Memory, n_items: int, wave: int,
-                 budget: int) -> None:
+                 budget: int, group: int, workgroup_arrays: dict[str, Array]) -> None:
         self.prog = prog
         self.mem = mem
         self.n_items = n_items
         self.wave = wave
+        self.group = group
+        self.workgroup_arrays = workgroup_arrays  # name -> its instances by group
+        self.ended = np.zeros(n_items, dtype=bool)  # returned from the kernel
         self.budget = budget
         self.fates: list[Fault | None] = [None] * n_items
         self.steps = np.zeros(n_items, dtype=np.int64)
@@ -556,6 +651,8 @@ class _Run:
         return lanes[:0]
 
     def s_Return(self, act: _Activation, s: n.Return, lanes: Lanes) -> Lanes:
+        if not act.callers:
+            self.ended[lanes] = True  # for the barriers the rest of the group meets
         if s.value is None:
             act.returned.append((lanes, None))
         else:
@@ -569,6 +666,34 @@ class _Run:
 
     def s_CallStmt(self, act: _Activation, s: n.CallStmt, lanes: Lanes) -> Lanes:
         return self.call_site(act, s.call, lanes)[0]
+
+    def s_LocalArray(self, act: _Activation, s: n.LocalArray, lanes: Lanes) -> Lanes:
+        act.set(s.name, lanes, self.workgroup_arrays[s.name][lanes // self.group])
+        return lanes
+
+    def s_Barrier(self, act: _Activation, s: n.Barrier, lanes: Lanes) -> Lanes:
+        """Every workitem of each group here that has neither faulted nor run out of
+        budget must be here too (then all of them pass together, and their group's
+        epoch advances); else the kernel is outside the semantics."""
+        groups = lanes // self.group
+        present = np.unique(groups)
+        here = np.zeros(self.n_items, dtype=bool)
+        here[lanes] = True
+        for g in present.tolist():
+            members = np.arange(g * self.group, min((g + 1) * self.group, self.n_items))
+            missing = members[~self.dead[members] & ~here[members]]
+            if len(missing):
+                b = int(missing[0])
+                a = int(lanes[np.searchsorted(groups, g)])
+                why = ("returned from the kernel: a kernel returns before a barrier only "
+                       "where its whole workgroup does" if self.ended[b] else
+                       "is elsewhere: control flow that reaches a barrier is uniform over "
+                       "the workgroup, the same iterations of the same loops")
+                raise OracleError(
+                    "barrier", f"workitem {a} of workgroup {g} reaches barrier() at line "
+                    f"{s.line} but workitem {b} {why}")
+        self.mem.epochs[present] += 1
+        return lanes
 
     # ----------------------------------------------------------- expressions
 
@@ -595,11 +720,19 @@ class _Run:
         return lanes, act.get(e.id, lanes)
 
     def e_WorkId(self, act: _Activation, e: n.WorkId, lanes: Lanes) -> Vals:
-        if e.which == "gid":
+        which = e.which
+        if which == "gid":
             return lanes, lanes
-        if e.which == "lane":
+        if which == "lane":
             return lanes, lanes % self.wave
-        return lanes, lanes // self.wave
+        if which == "wave":
+            return lanes, lanes // self.wave
+        if which == "local_id":
+            return lanes, lanes % self.group
+        if which == "group_id":
+            return lanes, lanes // self.group
+        assert which == "group_size", which
+        return lanes, np.full(len(lanes), self.group, dtype=np.int64)
 
     def e_Unary(self, act: _Activation, e: n.Unary, lanes: Lanes) -> Vals:
         done, v = self.evaluate(act, e.operand, lanes)
@@ -736,15 +869,19 @@ class _Run:
 
 
 def _launch(case: Case, options: dict[str, Any], exact_races: bool) -> FullRun:
-    """One full run: every wave in one lockstep pass, or (`exact_races`) wave after wave
-    with the race rule applied access by access, as the semantics orders them."""
+    """One full run: every wave in one lockstep pass, or (`exact_races`) group after group
+    (each group's waves in lockstep) with the race rule applied access by access."""
     budget = trip_budget(options, case.n)
     fn = case.function
     initial = case.buffers()
-    mem = _Memory(initial, case.n, exact_races)
-    run = _Run(case.program, mem, case.n, case.wave, budget)
+    group = case.group_size
+    synchronises = has_barriers(case.program, case.entry)
+    mem = _Memory(initial, case.n, exact_races, group, synchronises)
+    arrays = [s for s in fn.body if isinstance(s, n.LocalArray)]
+    refs = mem.add_workgroup_arrays(arrays, -(-case.n // group))
+    run = _Run(case.program, mem, case.n, case.wave, budget, group, refs)
     gids = np.arange(case.n, dtype=np.int64)
-    groups = [gids[w:w + case.wave] for w in range(0, case.n, case.wave)] if exact_races \
+    groups = [gids[w:w + group] for w in range(0, case.n, group)] if exact_races \
         else [gids]
     for lanes in groups:
         args: list[Array] = []
@@ -752,11 +889,11 @@ def _launch(case: Case, options: dict[str, Any], exact_races: bool) -> FullRun:
             value = mem.names.index(p.name) if p.ty.is_buffer else case.args[p.name]
             args.append(np.full(len(lanes), value, dtype=_dtype(p.ty)))
         run.call(fn, lanes, args, ())
-    if not exact_races and mem.touches.racy():
+    if not exact_races and mem.racy():
         return _launch(case, options, exact_races=True)  # raises OracleError naming the race
     return FullRun(case.n, case.wave, run.fates, mem.writes, initial, mem.final(),
                    sorted(run.exhausted), describe_budget(options, case.n),
-                   run.steps.tolist(), run.partial_wave_op)
+                   run.steps.tolist(), run.partial_wave_op, case.group or 0, synchronises)
 
 
 def run_full(case: Case, options: dict[str, Any] | None = None) -> FullRun:

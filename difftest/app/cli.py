@@ -74,6 +74,8 @@ def _add_kernel_file(p: argparse.ArgumentParser) -> None:
                        help="workitems (over the file's `# difftest: launch` header)")
     group.add_argument("--wave", type=int, default=None, metavar="W",
                        help="wave size (over the header)")
+    group.add_argument("--group", type=int, default=None, metavar="G",
+                       help="workgroup size, a multiple of W (over the header; default W)")
     group.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
                        help="an argument: 3, true, i32[1, 2, 3] or i64[0] * 8 (over the "
                        "header; repeatable)")

@@ -93,7 +93,7 @@ def render_png(case: Case, outcome: Outcome, path: str | Path | IO[bytes],
     import textwrap
 
     titles = [w for t in title.splitlines() for w in textwrap.wrap(t, 110)] \
-        or [f"{case.entry}: n={case.n} wave={wave}"]
+        or [f"{case.entry}: {case.launch_text}"]
     top = pad + line * (len(titles) + 1) + 4
     grid_w = cols * cell + (cols // wave - 1) * gap if wave < cols else cols * cell
     grid_h = rows * cell

@@ -32,7 +32,7 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None
     (None, error) for a racy kernel (whose verdict the checker still gives: a target must
     report the race too). A kernel past the oracle's work limit raises OracleError: no
     verdict can be given."""
-    from difftest.core.errors import OracleError
+    from difftest.core.errors import OUTSIDE_SEMANTICS, OracleError
     from difftest.campaign.registry import load_oracle
 
     opts = {**case.options, **(options or {})}
@@ -41,7 +41,7 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None
             return load_oracle().run_host(case, opts), None
         return load_oracle().run_full(case, opts), None
     except OracleError as e:
-        if e.kind != "race":
+        if e.kind not in OUTSIDE_SEMANTICS:
             raise
         return None, TargetError(e.kind, e.message)
 

@@ -3,12 +3,13 @@
 The JSON contract (field names fixed by the foundation issue)::
 
     {"kernel": "<source>", "entry": "<kernel name>",
-     "launch": {"n": <workitems>, "wave": <wave size>},
+     "launch": {"n": <workitems>, "wave": <wave size>, "group": <workgroup size>},
      "args": {"<buffer>": {"dtype": "i32"|"i64", "data": [...]}, "<scalar>": <int|bool>},
      "schedule": {...}, "options": {...}, "policy": "stream"|"sequential", ...}
 
 Loading validates everything against the kernel's signature and raises one `CaseError`
-naming the file, the field and what is wrong. Unknown top-level fields are kept (notes,
+naming the file, the field and what is wrong. `launch.group` (version 3) is optional: a
+launch without it has workgroups of one wave. Unknown top-level fields are kept (notes,
 expected verdicts, mutants) so a round trip loses nothing.
 """
 
@@ -27,12 +28,15 @@ from difftest.core.ir.types import BOOL, DTYPES, Type, int_range
 from difftest.core.options import COMMON
 
 MAX_WORKITEMS = 1 << 22
+#: the largest workgroup (what CUDA and every Vulkan GPU offer, and lavapipe)
+MAX_GROUP = 1024
 #: the most elements a buffer argument holds, in a case file and in a kernel file's header
 MAX_BUFFER_LENGTH = 1 << 22
 POLICIES = ("stream", "sequential")
 _KNOWN = ("kernel", "entry", "launch", "args", "schedule", "options", "policy", "host")
-#: the newest case-file format version this difftest reads and writes (1: options flat)
-VERSION = 2
+#: the newest case-file format version this difftest reads and writes (1: options flat;
+#: 3 added `launch.group`)
+VERSION = 3
 
 Arg = np.ndarray | int | bool
 
@@ -52,6 +56,18 @@ class Case:
     host: list[dict[str, Any]] | None = None  # a host program (difftest/core/host.py)
     # options per target, from the file's `options` object: {target: {option: value}}
     target_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    group: int | None = None  # the workgroup size G (None: one wave, G = W)
+
+    @property
+    def launch_text(self) -> str:
+        """The launch as a kernel file's header writes it: `n=16 wave=4 group=8`."""
+        group = "" if self.group is None else f" group={self.group}"
+        return f"n={self.n} wave={self.wave}{group}"
+
+    @property
+    def group_size(self) -> int:
+        """G: consecutive gids that share workgroup memory and meet at barriers."""
+        return self.wave if self.group is None else self.group
 
     @property
     def function(self) -> Function:
@@ -101,6 +117,8 @@ class Case:
             "launch": {"n": self.n, "wave": self.wave},
             "args": args,
         }
+        if self.group is not None:
+            out["launch"]["group"] = self.group
         if self.schedule:
             out["schedule"] = self.schedule
         options = {**self.options, **{t: dict(o) for t, o in self.target_options.items()
@@ -137,7 +155,7 @@ def case_from_json(obj: Any, where: str = "case") -> Case:
     fn = program.function(entry)
     if fn.returns is not None:
         raise CaseError(f"{where}: entry '{entry}' returns a value; a kernel returns nothing")
-    n_items, wave = _launch(obj["launch"], where)
+    n_items, wave, group = _launch(obj["launch"], where)
     args = _args(obj["args"], fn, where)
     version = obj.get("version", VERSION)
     if not _int(version) or not 1 <= version <= VERSION:
@@ -172,17 +190,17 @@ def case_from_json(obj: Any, where: str = "case") -> Case:
         extra["version"] = VERSION  # what to_json writes: the options are migrated
     host = parse_host(obj["host"], fn, where) if "host" in obj else None
     return Case(kernel, entry, n_items, wave, args, program, schedule, flat, policy, extra,
-                host, sections)
+                host, sections, group)
 
 
 def _int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _launch(obj: Any, where: str) -> tuple[int, int]:
+def _launch(obj: Any, where: str) -> tuple[int, int, int | None]:
     if not isinstance(obj, dict):
         raise CaseError(f"{where}: field 'launch' must be an object with 'n' and 'wave'")
-    unknown = set(obj) - {"n", "wave"}
+    unknown = set(obj) - {"n", "wave", "group"}
     if unknown:
         raise CaseError(f"{where}: launch: unknown field '{sorted(unknown)[0]}'")
     n_items, wave = obj.get("n"), obj.get("wave")
@@ -193,7 +211,12 @@ def _launch(obj: Any, where: str) -> tuple[int, int]:
     if not isinstance(wave, int) or isinstance(wave, bool) \
             or wave not in (1, 2, 4, 8, 16, 32, 64):
         raise CaseError(f"{where}: launch.wave must be a power of two in 1..64, got {wave!r}")
-    return n_items, wave
+    group = obj.get("group")
+    if group is not None and (not _int(group) or not 1 <= group <= MAX_GROUP
+                              or group % wave):
+        raise CaseError(f"{where}: launch.group must be a multiple of the wave size "
+                        f"({wave}) in 1..{MAX_GROUP}, got {group!r}")
+    return n_items, wave, group
 
 
 def _args(obj: Any, fn: Function, where: str) -> dict[str, Arg]:

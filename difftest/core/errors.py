@@ -37,9 +37,15 @@ class NotOnThisMachine(DifftestError):
     corpus replay skips it with the reason, where any other bad option fails."""
 
 
+#: the oracle's errors that put a kernel outside the semantics: a race, and a barrier
+#: that part of a workgroup does not reach
+OUTSIDE_SEMANTICS = ("race", "barrier")
+
+
 class OracleError(DifftestError):
-    """The kernel is outside the semantics (a race): the oracle cannot judge it. It is the
-    kernel's fault, so the CLI reports it as bad input (exit 2)."""
+    """The kernel is outside the semantics (`OUTSIDE_SEMANTICS`), or too long for the
+    oracle to judge (`work`). It is the kernel's fault, so the CLI reports it as bad
+    input (exit 2)."""
 
     def __init__(self, kind: str, message: str) -> None:
         self.kind = kind

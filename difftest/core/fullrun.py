@@ -32,32 +32,44 @@ class WriteLog(Sequence[list[Write]]):
     """The workitems' write logs: entry g is workitem g's `Write`s, in program order. The
     oracle keeps them as columns, one chunk per logged store or atomic (a `Write` per lane
     per store was the oracle's largest cost in the fuzz loop); the checker replays the
-    columns (`columns`), and the lists are made only when something reads them."""
+    columns (`columns`), and the lists are made only when something reads them.
 
-    def __init__(self, n_items: int, names: list[str]) -> None:
+    In a kernel that synchronises (`epochs`), a location may see plain stores of several
+    workitems of a group, ordered by the barriers between them: each entry carries its
+    group's epoch (barriers passed), and the columns come epoch by epoch, so replaying
+    them in order is exact."""
+
+    def __init__(self, n_items: int, names: list[str], epochs: bool = False) -> None:
         self.n = n_items
         self.names = names  # a buffer's number in the columns -> its name
+        self.epochs = epochs
         self._chunks: list[tuple[np.ndarray, ...]] = []
         self._columns: tuple[np.ndarray, ...] | None = None
         self._lists: list[list[Write]] | None = None
 
     def add(self, gids: np.ndarray, buffers: np.ndarray, index: np.ndarray,
-            values: np.ndarray, atomic: bool) -> None:
-        """One access's entries (arrays over its lanes; not changed afterwards)."""
-        self._chunks.append((gids, buffers, index, values,
-                             np.full(len(gids), atomic, dtype=bool)))
+            values: np.ndarray, atomic: bool, epochs: np.ndarray | None = None) -> None:
+        """One access's entries (arrays over its lanes; not changed afterwards), with each
+        lane's epoch in a kernel that synchronises."""
+        assert (epochs is not None) == self.epochs, "epochs go with a synchronising kernel"
+        chunk = (gids, buffers, index, values, np.full(len(gids), atomic, dtype=bool))
+        self._chunks.append(chunk if epochs is None else chunk + (epochs,))
         self._columns = self._lists = None
 
     def columns(self) -> tuple[np.ndarray, ...]:
-        """(gid, buffer number, index, value, atomic) of every entry: workitems ascending,
-        each one's entries in program order."""
+        """(gid, buffer number, index, value, atomic) of every entry: epoch by epoch (in
+        a kernel that synchronises), workitems ascending, each one's entries in program
+        order."""
         if self._columns is None:
             if not self._chunks:
                 empty = np.zeros(0, dtype=np.int64)
                 return empty, empty, empty, empty, np.zeros(0, dtype=bool)
             cols = [np.concatenate(c) for c in zip(*self._chunks)]
-            order = np.argsort(cols[0], kind="stable")
-            self._columns = tuple(c[order] for c in cols)
+            if self.epochs:
+                order = np.lexsort((cols[0], cols[5]))  # stable: program order kept
+            else:
+                order = np.argsort(cols[0], kind="stable")
+            self._columns = tuple(c[order] for c in cols[:5])
         return self._columns
 
     def _made(self) -> list[list[Write]]:
@@ -104,9 +116,15 @@ class FullRun:
     # faulted, out of budget or past n), as text: where the `uniform` reconvergence
     # model promises nothing (difftest.core.uniformity); None when there was none
     partial_wave_op: str | None = None
+    group: int = 0  # the workgroup size G (0: one wave, as a run made before workgroups)
+    synchronises: bool = False  # the kernel has barriers: a group runs whole or not at all
     # what a checker derives from this run, kept with it: one oracle run is checked
     # against several schedules
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def group_size(self) -> int:
+        return self.group or self.wave
 
     @property
     def faulting(self) -> list[int]:

@@ -10,7 +10,7 @@ kernel can be checked as it is written, with no JSON to escape by hand.
 
 Header lines start with `# difftest:` and may sit anywhere in the file (they are comments
 to the kernel language, so the kernel's line numbers are the file's). Keys:
-- `launch n=N wave=W` (required, here or on the command line);
+- `launch n=N wave=W [group=G]` (required, here or on the command line);
 - `arg NAME = VALUE`, one per parameter: an integer, `true` or `false`, or a buffer
   `i32[v, ...]` / `i64[v, ...]`, optionally repeated: `i32[0] * 16`, `i64[1, 2] * 4`;
 - `entry NAME` (default: the file's first function);
@@ -100,8 +100,9 @@ def _launch(text: str, where: str) -> dict[str, Any]:
     launch: dict[str, Any] = {}
     for part in text.split():
         key, eq, value = part.partition("=")
-        if not eq or key not in ("n", "wave") or not re.fullmatch(r"\d+", value):
-            raise CaseError(f"{where}: expected `launch n=N wave=W`, got {text[:40]!r}")
+        if not eq or key not in ("n", "wave", "group") or not re.fullmatch(r"\d+", value):
+            raise CaseError(f"{where}: expected `launch n=N wave=W [group=G]`, got "
+                            f"{text[:40]!r}")
         if key in launch:
             raise CaseError(f"{where}: `{key}` given twice in the launch line")
         launch[key] = int(value)
@@ -122,7 +123,7 @@ def load_case(path: str | Path) -> Case:
 
 
 def load_kernel_file(path: str | Path, n: int | None = None, wave: int | None = None,
-                     args: list[str] | None = None) -> Case:
+                     args: list[str] | None = None, group: int | None = None) -> Case:
     """The case a kernel file describes, with command-line overrides (`args`:
     "NAME=VALUE" strings)."""
     where = str(path)
@@ -136,6 +137,8 @@ def load_kernel_file(path: str | Path, n: int | None = None, wave: int | None = 
         launch["n"] = n
     if wave is not None:
         launch["wave"] = wave
+    if group is not None:
+        launch["group"] = group
     for pair in args or ():
         name, eq, value = pair.partition("=")
         if not eq or not _NAME.match(name.strip()):

@@ -7,8 +7,9 @@ the rest of difftest then reads every part of every target directly, never probi
 The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `name`, `description`: how it is named and listed (`difftest targets`);
 - `capabilities`: `wave_ops` (it runs wave operations), `alloc` (kernels that call
-  `alloc()`), `host_programs` (cases' host programs), `faults`, `mutants`: the generators
-  leave out what a target does not declare;
+  `alloc()`), `host_programs` (cases' host programs), `workgroups` (launches with a
+  workgroup size, workgroup arrays, barriers and the group work ids), `faults`,
+  `mutants`: the generators leave out what a target does not declare;
 - `wave_sizes`: the wave sizes W it can run (a real target: its subgroup sizes);
 - `reconvergence`: the model its wave operations are checked against
   (`difftest.core.reconvergence`): generators place wave operations only where it defines them;
@@ -132,11 +133,19 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
     if case.wave not in target.wave_sizes:
         return (f"wave size {case.wave} (it runs waves of "
                 f"{', '.join(map(str, target.wave_sizes))})")
+    if case.group is not None and "workgroups" not in caps:
+        return f"workgroups (a launch with group={case.group})"
     from difftest.core.ir import nodes as n
     from difftest.core.ir.walk import reachable, walk
 
     for fn in reachable(case.program, case.entry):
         for node in walk(fn.body):
+            if "workgroups" not in caps and (
+                    isinstance(node, (n.Barrier, n.LocalArray))
+                    or isinstance(node, n.WorkId) and node.which in n.GROUP_IDS):
+                what = {n.Barrier: "barrier()", n.LocalArray: "a workgroup array"}.get(
+                    type(node), f"{getattr(node, 'which', '')}()")
+                return f"workgroups ({what} at line {node.line})"
             if isinstance(node, n.WaveOp) and "wave_ops" not in caps:
                 return f"wave operations ({node.op}() at line {node.line})"
             if isinstance(node, n.Alloc) and "alloc" not in caps:

@@ -111,7 +111,9 @@ def _expected_memory(full: FullRun, ran: list[bool]) -> _Expect:
 def _replayed_memory(full: FullRun, ran: list[bool]) -> _Expect:
     """Atomic-only locations are summed (R4); every other location is replayed from the
     ran workitems' logs (by the race rule, at most one workitem touches a location that
-    sees a plain store, so replaying its log in order is exact)."""
+    sees a plain store -- in a kernel that synchronises, at most one per epoch of one
+    workgroup, and the logs come epoch by epoch -- so replaying them in order is
+    exact)."""
     plain = {k: v.astype(np.int64) for k, v in full.initial.items()}
     exp = _Expect(plain)
     gids, buffers, index, values, atomic = (c.tolist() for c in full.writes.columns())
@@ -121,7 +123,7 @@ def _replayed_memory(full: FullRun, ran: list[bool]) -> _Expect:
     exp.atomic_locations = {(names[b], i) for b, i in atomic_only}
     sums = {loc: int(full.initial[names[loc[0]]][loc[1]]) for loc in atomic_only}
     dtypes = [full.initial[name].dtype for name in names]
-    for g, b, i, v, a in zip(gids, buffers, index, values, atomic):  # workitem by workitem
+    for g, b, i, v, a in zip(gids, buffers, index, values, atomic):  # in the logs' order
         if not ran[g]:
             continue
         if (b, i) in atomic_only:
@@ -223,10 +225,12 @@ def _r1_exception(case: Case, full: FullRun, outcome: Outcome, policy: str) -> V
             return _fail("R1 exception",
                          f"policy sequential reports the lowest faulting workitem "
                          f"{faulting[0]}, not {g}", [faulting[0], g], faulting[0], g)
-        later = [h for h in range((g // wave + 1) * wave, n) if status[h] != NEVER_RAN]
+        # one wave at a time; in a kernel that synchronises, one workgroup at a time
+        unit, what = (full.group_size, "workgroup") if full.synchronises else (wave, "wave")
+        later = [h for h in range((g // unit + 1) * unit, n) if status[h] != NEVER_RAN]
         if later:
             return _fail("R1 exception",
-                         f"policy sequential: workitem {later[0]} ran in a wave after "
+                         f"policy sequential: workitem {later[0]} ran in a {what} after "
                          f"the reported fault's", later[:8], NEVER_RAN, status[later[0]])
     return None
 
@@ -251,6 +255,13 @@ def _r2_fates(case: Case, full: FullRun, outcome: Outcome) -> Verdict | None:
         if never:
             return _fail("R2 fates", "workitems never ran although no exception was reported",
                          never[:8], COMPLETED, NEVER_RAN)
+    if full.synchronises:
+        partial = _partly_never_ran(n, full.group_size, status)
+        if partial is not None:
+            group, unrun, size = partial
+            return _fail("R2 fates", f"workgroup {group} is partly never-ran, but its "
+                         "workitems meet at barriers: a workgroup runs whole or not at all",
+                         unrun[:8], "whole workgroup", f"{len(unrun)} of {size} workitems")
     if outcome.faults is None:
         return None
     for g, f in sorted(outcome.faults.items()):  # the target lists every one it saw fault
@@ -301,13 +312,23 @@ def _r4_atomics(full: FullRun, outcome: Outcome) -> Verdict | None:
 
 def _r5_granularity(case: Case, outcome: Outcome) -> Verdict | None:
     """R5: never-ran comes in whole waves."""
-    n, wave, status = case.n, case.wave, outcome.status
-    for w in range(0, n, wave):
-        lanes = range(w, min(w + wave, n))
-        unrun = [g for g in lanes if status[g] == NEVER_RAN]
-        if unrun and len(unrun) != len(lanes):
-            return _fail("R5 granularity", f"wave {w // wave} is partly never-ran",
-                         unrun[:8], "whole wave", f"{len(unrun)} of {len(lanes)} lanes")
+    partial = _partly_never_ran(case.n, case.wave, outcome.status)
+    if partial is None:
+        return None
+    wave, unrun, size = partial
+    return _fail("R5 granularity", f"wave {wave} is partly never-ran", unrun[:8],
+                 "whole wave", f"{len(unrun)} of {size} lanes")
+
+
+def _partly_never_ran(n: int, unit: int, status: list[str]
+                      ) -> tuple[int, list[int], int] | None:
+    """The first run of `unit` consecutive workitems (a wave, a workgroup) of which some
+    but not all are never-ran: its number, those workitems and its size; or None."""
+    for start in range(0, n, unit):
+        members = range(start, min(start + unit, n))
+        unrun = [g for g in members if status[g] == NEVER_RAN]
+        if unrun and len(unrun) != len(members):
+            return start // unit, unrun, len(members)
     return None
 
 

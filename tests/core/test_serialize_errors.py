@@ -47,8 +47,15 @@ SUM = (*ASSIGN, "value")
 
 
 def test_good_json_reads_back() -> None:
-    assert GOOD["format"] == "difftest-ir" and GOOD["version"] == FORMAT_VERSION == 1
+    assert GOOD["format"] == "difftest-ir" and GOOD["version"] == FORMAT_VERSION == 2
     assert from_json(copy.deepcopy(GOOD)) == parse(SOURCE)
+
+
+def test_a_version_1_document_still_reads() -> None:
+    """Version 2 only added workgroups: a version 1 file is read as it always was."""
+    old = copy.deepcopy(GOOD)
+    old["version"] = 1
+    assert from_json(old) == parse(SOURCE)
 
 
 @pytest.mark.parametrize("path, value, error", [
@@ -56,9 +63,12 @@ def test_good_json_reads_back() -> None:
     ((), [], "ir: expected a JSON object, got a list"),
     (("format",), "difftest-case", "format: expected 'difftest-ir', got 'difftest-case'"),
     (("format",), DELETE, "format: expected 'difftest-ir', got None"),
-    (("version",), 2, "version: unsupported version 2 (this reader knows version 1)"),
-    (("version",), True, "version: unsupported version True (this reader knows version 1)"),
-    (("version",), "1", "version: unsupported version '1' (this reader knows version 1)"),
+    (("version",), 3, "version: unsupported version 3 (this reader knows versions 1 to 2)"),
+    (("version",), 0, "version: unsupported version 0 (this reader knows versions 1 to 2)"),
+    (("version",), True,
+     "version: unsupported version True (this reader knows versions 1 to 2)"),
+    (("version",), "1",
+     "version: unsupported version '1' (this reader knows versions 1 to 2)"),
     (("extra",), 1, "ir: unknown field 'extra'"),
     (("functions",), [], "functions: expected a non-empty list of functions"),
     (("functions",), {}, "functions: expected a non-empty list of functions"),

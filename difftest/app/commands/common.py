@@ -146,15 +146,15 @@ class _signals_stop:
 
 def _load(args: argparse.Namespace) -> Case:
     """The command's case: a case file, or a kernel file (`.py`, difftest.core.kernelfile)
-    with `--n`, `--wave` and `--arg` over its header."""
+    with `--n`, `--wave`, `--group` and `--arg` over its header."""
     from difftest.core.kernelfile import is_kernel_file, load_kernel_file
 
     path = Path(args.case)
     if is_kernel_file(path):
-        return load_kernel_file(path, args.n, args.wave, args.arg)
-    if args.n is not None or args.wave is not None or args.arg:
-        raise DifftestError("--n, --wave and --arg go with a kernel file (.py); a case "
-                            "file has its own launch and args")
+        return load_kernel_file(path, args.n, args.wave, args.arg, args.group)
+    if args.n is not None or args.wave is not None or args.group is not None or args.arg:
+        raise DifftestError("--n, --wave, --group and --arg go with a kernel file (.py); a "
+                            "case file has its own launch and args")
     return load_case(path)
 
 
@@ -200,7 +200,7 @@ def _oracle(case: Case, path: str, options: dict[str, Any]) -> tuple[Any, None]:
     except OracleError as e:  # past the oracle's work limit
         raise OracleError(e.kind, f"{path}: {e.message}") from None
     if error is not None:
-        raise OracleError("race", f"{path}: the kernel is outside the semantics: "
+        raise OracleError(error.kind, f"{path}: the kernel is outside the semantics: "
                           f"{error.message}")
     return full, None
 

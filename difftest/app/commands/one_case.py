@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from difftest.core.case import Case
-from difftest.core.errors import DifftestError, OracleError
+from difftest.core.errors import OUTSIDE_SEMANTICS, DifftestError, OracleError
 from difftest.core.kernelfile import load_case
 from difftest.core.outcome import Outcome
 
@@ -33,11 +33,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
+    reason = target.unsupported(case)
+    if reason:
+        raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
     schedule = _schedule(case, args)
     outcome = target.run(case, schedule, options)
-    if outcome.error is not None and outcome.error.kind in ("race", "work"):
+    if outcome.error is not None and outcome.error.kind in (*OUTSIDE_SEMANTICS, "work"):
         kind = outcome.error.kind
-        outside = "the kernel is outside the semantics: " if kind == "race" else ""
+        outside = "the kernel is outside the semantics: " if kind in OUTSIDE_SEMANTICS \
+            else ""
         raise OracleError(kind, f"{args.case}: {outside}{outcome.error.message}")
     if args.json:
         print(json.dumps(outcome.to_json()))
@@ -175,7 +179,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     res = check_case(case, target, _schedule(case, args), options, None, full, None)
     print(numbered_source(case.kernel))
     print()
-    headline = f"{case.entry}: n={case.n} wave={case.wave} on {run.name}: {res.verdict}"
+    headline = f"{case.entry}: {case.launch_text} on {run.name}: {res.verdict}"
     print(headline)
     if res.outcome.error is None:
         print(status_picture(case, res.outcome))

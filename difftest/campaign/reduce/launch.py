@@ -1,4 +1,5 @@
-"""Everything around the kernel: unused parameters, the launch (n, then the wave size),
+"""Everything around the kernel: unused parameters, the launch (n, the workgroup size,
+then the wave size),
 the inputs, the schedule and options, and the host program."""
 
 from __future__ import annotations
@@ -36,9 +37,17 @@ def drop_unused_params(case: Case) -> Iterator[Case]:
 
 
 def shrink_launch(case: Case) -> Iterator[Case]:
-    for n_items in sorted({1, 2, case.wave, case.n // 4, case.n // 2, case.n - 1}):
+    """Fewer workitems, then smaller workgroups (down to one wave), then smaller waves
+    (each one dividing the workgroup)."""
+    for n_items in sorted({1, 2, case.wave, case.group_size, case.n // 4, case.n // 2,
+                           case.n - 1}):
         if 1 <= n_items < case.n:
             yield dataclasses.replace(case, n=n_items)
+    if case.group is not None:
+        g = case.wave
+        while g < case.group:
+            yield dataclasses.replace(case, group=g)
+            g *= 2
     w = 1
     while w < case.wave:
         yield dataclasses.replace(case, wave=w)

@@ -16,7 +16,10 @@ Rules (docs/semantics.md has the prose):
   sides, but a loop nothing can leave is a mistake worth naming);
 - `break`/`continue` only inside a loop of the same function; a function with a return
   type returns a value on every path; kernels and void helpers `return` without one;
-- a program that calls `alloc(size)` has no wave operations;
+- a program that calls `alloc(size)` has no wave operations, barriers or workgroup arrays;
+- workgroup arrays (`tile: Local[i32, 64]`) are declared at the top level of a kernel's
+  body (a function nobody calls and that returns nothing), at most `LOCAL_BYTES` in all;
+  they are read and written like buffers but are no values (never assigned or passed);
 - helper calls nest at most `MAX_CALL_DEPTH` deep, and statements and expressions at most
   `MAX_NESTING` deep counting inlined helpers (every pass over the IR, the oracle's and
   the compiler's included, recurses along it: this keeps them far below Python's
@@ -31,13 +34,13 @@ from collections.abc import Callable
 
 from ..errors import KernelError
 from . import nodes as n
-from .types import BOOL, BUF_I32, I32, I64, Type, int_range, widest
+from .types import BOOL, BUF_I32, I32, I64, Type, int_range, local_of, widest
 from .walk import CHILD_FIELDS, NODE_CLASSES
 
 RESERVED = frozenset(
-    {"gid", "lane", "wave", "len", "alloc", "i32", "i64", "bool", "fail", "atomic_add", "range",
-     "Buffer", "True", "False", "None"}
-    | set(n.WAVE_OPS)
+    {"len", "alloc", "i32", "i64", "bool", "fail", "atomic_add", "range", "barrier",
+     "Buffer", "Local", "True", "False", "None"}
+    | set(n.WORK_IDS) | set(n.WAVE_OPS)
 )
 
 MAX_CALL_DEPTH = 16
@@ -63,6 +66,7 @@ def check(program: n.Program) -> n.Program:
     _check_no_recursion(program, seen, shapes)
     _check_depth(program, seen, shapes)
     _check_alloc_without_wave_ops(program, shapes)
+    _check_workgroup_arrays(program, shapes)
     return n.Program(tuple(_FunctionChecker(f, seen).run() for f in program.functions))
 
 
@@ -76,6 +80,8 @@ class _Shape:
         self.calls: list[tuple[n.Call, int]] = []
         self.allocs: list[n.Alloc] = []
         self.waves: list[n.WaveOp] = []
+        self.barriers: list[n.Barrier] = []
+        self.locals: list[n.LocalArray] = []
         self.depth = 0
         self.size = 0  # nodes, callees not counted
         self._visit(f.body, 1)
@@ -96,6 +102,10 @@ class _Shape:
             self.allocs.append(node)
         elif isinstance(node, n.WaveOp):
             self.waves.append(node)
+        elif isinstance(node, n.Barrier):
+            self.barriers.append(node)
+        elif isinstance(node, n.LocalArray):
+            self.locals.append(node)
         for name in CHILD_FIELDS[node.__class__]:
             child = getattr(node, name)
             if child.__class__ is tuple or child.__class__ in NODE_CLASSES:
@@ -147,15 +157,45 @@ def _check_depth(program: n.Program, funcs: dict[str, n.Function],
 
 
 def _check_alloc_without_wave_ops(program: n.Program, shapes: dict[str, _Shape]) -> None:
-    """A program that allocates has no wave operations (docs/semantics.md: an allocating
-    workitem finishes its run outside its wave)."""
+    """A program that allocates has no wave operations, barriers or workgroup arrays
+    (docs/semantics.md: an allocating workitem finishes its run outside its wave, and
+    outside its group)."""
     allocs = [a for f in program.functions for a in shapes[f.name].allocs]
-    waves = [w for f in program.functions for w in shapes[f.name].waves]
-    if allocs and waves:
-        raise KernelError(
-            f"alloc() (line {allocs[0].line}) and wave operations ({waves[0].op}() on line "
-            f"{waves[0].line}) in one program: a program that allocates has no wave "
-            "operations", waves[0].line)
+    if not allocs:
+        return
+    for what, nodes in (("wave operations", [w for f in program.functions
+                                             for w in shapes[f.name].waves]),
+                        ("barriers", [b for f in program.functions
+                                      for b in shapes[f.name].barriers]),
+                        ("workgroup arrays", [x for f in program.functions
+                                              for x in shapes[f.name].locals])):
+        if nodes:
+            raise KernelError(
+                f"alloc() (line {allocs[0].line}) and {what} (line {nodes[0].line}) in one "
+                f"program: a program that allocates has no {what}", nodes[0].line)
+
+
+def _check_workgroup_arrays(program: n.Program, shapes: dict[str, _Shape]) -> None:
+    """Workgroup arrays belong to a kernel: declared at its body's top level, in a
+    function no one calls, within `LOCAL_BYTES` in all (what every GPU API promises a
+    workgroup at least: Vulkan's maxComputeSharedMemorySize is 16 KiB or more)."""
+    called = {call.func for f in program.functions for call, _ in shapes[f.name].calls}
+    for f in program.functions:
+        arrays = shapes[f.name].locals
+        if not arrays:
+            continue
+        top = {id(s) for s in f.body if isinstance(s, n.LocalArray)}
+        for a in arrays:
+            if id(a) not in top:
+                raise KernelError(f"workgroup array '{a.name}' is declared inside a block: "
+                                  "declare it at the top level of the kernel's body", a.line)
+        if f.name in called or f.returns is not None:
+            raise KernelError(f"'{f.name}' declares workgroup arrays, so it is a kernel: "
+                              "nothing may call it and it returns nothing", arrays[0].line)
+        size = sum(a.length * a.element.bits // 8 for a in arrays)
+        if size > n.LOCAL_BYTES:
+            raise KernelError(f"'{f.name}' declares {size} bytes of workgroup arrays; the "
+                              f"limit is {n.LOCAL_BYTES}", arrays[0].line)
 
 
 def _check_no_recursion(program: n.Program, funcs: dict[str, n.Function],
@@ -283,6 +323,9 @@ class _FunctionChecker:
         assert value.ty is not None
         declared = s.declared
         known = self.vars.get(name)
+        if known is not None and known.is_local:
+            raise self.error(f"cannot assign to '{name}': it is a workgroup array (store "
+                             f"into it: {name}[i] = v)", s.line)
         if declared is not None:
             if known is not None and known != declared:
                 raise self.error(
@@ -301,8 +344,9 @@ class _FunctionChecker:
         return n.replace(s, value=value), d | {name}
 
     def _buffer(self, name: str, d: frozenset[str], line: int) -> Type:
+        """A buffer's or a workgroup array's type (both are read and written alike)."""
         ty = self.name_type(name, d, line)
-        if not ty.is_buffer:
+        if not (ty.is_buffer or ty.is_local):
             raise self.error(f"'{name}' is {ty}, not a buffer", line)
         return ty
 
@@ -398,6 +442,21 @@ class _FunctionChecker:
     def s_Fail(self, s: n.Fail, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         return n.replace(s, code=self.int_expr(s.code, d, "fail code")), None
 
+    def s_LocalArray(self, s: n.LocalArray, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        if s.name in RESERVED or s.name in self.funcs:
+            raise self.error(f"'{s.name}' cannot be a workgroup array: {self._taken(s.name)}",
+                             s.line)
+        if s.element not in (I32, I64):
+            raise self.error(f"a workgroup array holds i32 or i64, not {s.element}", s.line)
+        if s.name in self.vars:
+            raise self.error(f"'{s.name}' is already a {self.vars[s.name]}: a workgroup "
+                             "array needs a name of its own", s.line)
+        self.vars[s.name] = local_of(s.element)
+        return s, d | {s.name}
+
+    def s_Barrier(self, s: n.Barrier, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
+        return s, d
+
     def s_CallStmt(self, s: n.CallStmt, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         call = self.call(s.call, d, want_value=False)
         assert isinstance(call, n.Call)
@@ -444,7 +503,11 @@ class _FunctionChecker:
         raise self.error(f"integer constant {e.value} does not fit in i64", e.line)
 
     def e_Name(self, e: n.Name, d: frozenset[str]) -> n.Expr:
-        return n.replace(e, ty=self.name_type(e.id, d, e.line))
+        ty = self.name_type(e.id, d, e.line)
+        if ty.is_local:
+            raise self.error(f"'{e.id}' is a workgroup array, not a value: index it "
+                             f"({e.id}[i]) or take len({e.id})", e.line)
+        return n.replace(e, ty=ty)
 
     def e_WorkId(self, e: n.WorkId, d: frozenset[str]) -> n.Expr:
         if e.which not in n.WORK_IDS:

@@ -23,7 +23,13 @@ ARITH_OPS = ("+", "-", "*", "//", "%", "&", "|", "^", "<<", ">>")
 COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 LOGIC_OPS = ("and", "or")
 UNARY_OPS = ("-", "~", "not")
-WORK_IDS = ("gid", "lane", "wave")
+WAVE_IDS = ("gid", "lane", "wave")
+GROUP_IDS = ("local_id", "group_id", "group_size")  # docs/semantics.md, "Workgroups"
+WORK_IDS = WAVE_IDS + GROUP_IDS
+#: the most elements a workgroup array holds, and the most bytes a kernel's workgroup
+#: arrays hold in all (docs/semantics.md, "Workgroups")
+LOCAL_MAX = 4096
+LOCAL_BYTES = 16384
 #: wave operations: name -> number of arguments.
 WAVE_OPS = {
     "wave_sum": 1,
@@ -290,9 +296,29 @@ class CallStmt:
     line: int = _line()
 
 
+@dataclass(frozen=True)
+class LocalArray:
+    """`name: Local[i32, length]`: a workgroup array, one per group, zero at its start;
+    declared in the kernel function, which alone reads and writes it."""
+
+    name: str
+    element: Type
+    length: int
+    line: int = _line()
+
+
+@dataclass(frozen=True)
+class Barrier:
+    """`barrier()`: every workitem of the group waits here, and every write made before
+    it is visible after it (docs/semantics.md, "Workgroups")."""
+
+    line: int = _line()
+
+
 Stmt = (Assign | Store | AtomicAdd | If | For | While | Break | Continue | Return | Fail
-        | CallStmt)
-STMT_NODES = (Assign, Store, AtomicAdd, If, For, While, Break, Continue, Return, Fail, CallStmt)
+        | CallStmt | LocalArray | Barrier)
+STMT_NODES = (Assign, Store, AtomicAdd, If, For, While, Break, Continue, Return, Fail, CallStmt,
+              LocalArray, Barrier)
 
 # -------------------------------------------------------------------- program
 

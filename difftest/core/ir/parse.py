@@ -154,6 +154,9 @@ def _stmt(s: ast.stmt) -> list[n.Stmt]:
             raise KernelError("chained assignment is not supported", line)
         return [_assign(s.targets[0], _expr(s.value), None, line)]
     if isinstance(s, ast.AnnAssign):
+        local = _local_array(s)
+        if local is not None:
+            return [local]
         if s.value is None:
             raise KernelError("a declaration needs a value: write `x: i64 = 0`", line)
         if not isinstance(s.target, ast.Name):
@@ -238,6 +241,10 @@ def _call_stmt(e: ast.expr, line: int) -> n.Stmt:
         if len(e.args) != 1:
             raise KernelError("fail() takes exactly one argument (the code)", line)
         return n.Fail(_expr(e.args[0]), line=line)
+    if name == "barrier":
+        if e.args:
+            raise KernelError("barrier() takes no arguments", line)
+        return n.Barrier(line=line)
     if name == "atomic_add":
         if len(e.args) != 3:
             raise KernelError("atomic_add() takes three arguments (buffer, index, value)", line)
@@ -247,6 +254,31 @@ def _call_stmt(e: ast.expr, line: int) -> n.Stmt:
     if not isinstance(call, n.Call):
         raise KernelError(f"the result of '{ast.unparse(e)}' is unused", line)
     return n.CallStmt(call, line=line)
+
+
+def _local_array(s: ast.AnnAssign) -> n.LocalArray | None:
+    """`name: Local[i32, 64]`: a workgroup array's declaration (None: another statement)."""
+    ann = s.annotation
+    if not (isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Name)
+            and ann.value.id == "Local"):
+        return None
+    line = s.lineno
+    if s.value is not None:
+        raise KernelError("a workgroup array starts as zeros: declare it without a value, "
+                          "`tile: Local[i32, 64]`", line)
+    if not isinstance(s.target, ast.Name):
+        raise KernelError("only a name can be declared a workgroup array", line)
+    parts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+    if len(parts) != 2 or not (isinstance(parts[0], ast.Name) and parts[0].id in ("i32", "i64")):
+        raise KernelError(f"a workgroup array is Local[i32, LENGTH] or Local[i64, LENGTH], "
+                          f"got '{ast.unparse(ann)}'", line)
+    length = parts[1]
+    if not (isinstance(length, ast.Constant) and type(length.value) is int
+            and 1 <= length.value <= n.LOCAL_MAX):
+        raise KernelError(f"a workgroup array's length is a constant in 1..{n.LOCAL_MAX}, "
+                          f"got '{ast.unparse(length)}'", line)
+    return n.LocalArray(s.target.id, I32 if parts[0].id == "i32" else I64, length.value,
+                        line=line)
 
 
 def _buffer_name(e: ast.expr, line: int) -> str:

@@ -80,6 +80,10 @@ def _simple(s: n.Stmt) -> str:
         return "return" if s.value is None else f"return {_expr(s.value)}"
     if isinstance(s, n.Fail):
         return f"fail({_expr(s.code)})"
+    if isinstance(s, n.LocalArray):
+        return f"{s.name}: Local[{s.element}, {s.length}]"
+    if isinstance(s, n.Barrier):
+        return "barrier()"
     assert isinstance(s, n.CallStmt), f"unknown statement node {type(s).__name__}"
     return _expr(s.call)
 

@@ -26,7 +26,9 @@ from .check import check
 from .types import Type
 
 FORMAT = "difftest-ir"
-FORMAT_VERSION = 1
+#: version 2 added workgroups (LocalArray, Barrier, and the work ids local_id, group_id,
+#: group_size); a version 1 document is a version 2 one without them
+FORMAT_VERSION = 2
 
 
 def to_json(program: n.Program) -> dict[str, Any]:
@@ -57,9 +59,10 @@ def from_json(obj: Any) -> n.Program:
         raise KernelError(f"expected {FORMAT!r}, got {obj.get('format')!r}",
                           where="format")
     version = obj.get("version")
-    if type(version) is not int or version != FORMAT_VERSION:
+    if type(version) is not int or not 1 <= version <= FORMAT_VERSION:
         raise KernelError(
-            f"unsupported version {version!r} (this reader knows version {FORMAT_VERSION})",
+            f"unsupported version {version!r} (this reader knows versions 1 to "
+            f"{FORMAT_VERSION})",
             where="version",
         )
     extra = sorted(set(obj) - {"format", "version", "functions"}, key=str)
@@ -79,7 +82,9 @@ def from_json(obj: Any) -> n.Program:
 # A reader takes (JSON value, path) and returns the field's value or raises.
 _Reader = Callable[[Any, str], Any]
 
-_TYPES = {t.value: t for t in Type}
+#: the types a document names (a workgroup array's type is no value's: it is written as
+#: its element type and length)
+_TYPES = {t.value: t for t in Type if not t.is_local}
 
 
 def _json_type(v: Any) -> str:
@@ -160,6 +165,13 @@ def _value(v: Any, path: str) -> int | bool:
     return v
 
 
+def _length(v: Any, path: str) -> int:
+    if type(v) is not int or not 1 <= v <= n.LOCAL_MAX:
+        raise KernelError(f"a workgroup array's length is an integer in 1..{n.LOCAL_MAX}, "
+                          f"got {v!r}", where=path)
+    return v
+
+
 _EXPRS = frozenset(c.__name__ for c in n.EXPR_NODES)
 _STMTS = frozenset(c.__name__ for c in n.STMT_NODES)
 _FUNCTION = frozenset({"Function"})
@@ -192,6 +204,8 @@ _SHAPES: dict[str, dict[str, _Reader]] = {
     "Return": {"value": _optional(_expr)},
     "Fail": {"code": _expr},
     "CallStmt": {"call": _nodes(frozenset({"Call"}))},
+    "LocalArray": {"name": _ident, "element": _type, "length": _length},
+    "Barrier": {},
     "Param": {"name": _ident, "ty": _type},
     "Function": {"name": _ident, "params": _list(_nodes(frozenset({"Param"}))),
                  "returns": _optional(_type), "body": _stmts},

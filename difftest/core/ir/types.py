@@ -1,8 +1,10 @@
 """The kernel language's value types.
 
-Four scalar types and two buffer-reference types. Integers are stored everywhere (oracle,
-case files, target registers) as canonical signed Python/NumPy integers of their width, so
-widening i32 -> i64 never changes a value; narrowing is explicit (`i32(x)`).
+Four scalar types, two buffer-reference types and two workgroup-array types. Integers are
+stored everywhere (oracle, case files, target registers) as canonical signed Python/NumPy
+integers of their width, so widening i32 -> i64 never changes a value; narrowing is
+explicit (`i32(x)`). A workgroup array (`Local[i32, 64]`) is no value: it is read and
+written like a buffer, but never assigned, passed or returned.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ class Type(enum.Enum):
     BOOL = "bool"
     BUF_I32 = "Buffer[i32]"
     BUF_I64 = "Buffer[i64]"
+    LOCAL_I32 = "Local[i32]"
+    LOCAL_I64 = "Local[i64]"
 
     def __str__(self) -> str:
         return self.value
@@ -31,17 +35,22 @@ class Type(enum.Enum):
         return self is BUF_I32 or self is BUF_I64
 
     @property
+    def is_local(self) -> bool:
+        return self is LOCAL_I32 or self is LOCAL_I64
+
+    @property
     def bits(self) -> int:
         assert self.is_int, f"{self} has no integer width"
         return 32 if self is I32 else 64
 
     @property
     def element(self) -> Type:
-        assert self.is_buffer, f"{self} is not a buffer type"
-        return I32 if self is BUF_I32 else I64
+        assert self.is_buffer or self.is_local, f"{self} is not a buffer type"
+        return I32 if self is BUF_I32 or self is LOCAL_I32 else I64
 
 
 I32, I64, BOOL, BUF_I32, BUF_I64 = Type.I32, Type.I64, Type.BOOL, Type.BUF_I32, Type.BUF_I64
+LOCAL_I32, LOCAL_I64 = Type.LOCAL_I32, Type.LOCAL_I64
 
 #: dtype names used in case files, mapped to element types.
 DTYPES: dict[str, Type] = {"i32": I32, "i64": I64}
@@ -60,3 +69,7 @@ def widest(a: Type, b: Type) -> Type:
 
 def buffer_of(element: Type) -> Type:
     return BUF_I32 if element is I32 else BUF_I64
+
+
+def local_of(element: Type) -> Type:
+    return LOCAL_I32 if element is I32 else LOCAL_I64

@@ -166,3 +166,9 @@ def reachable(program: n.Program, entry: str) -> list[n.Function]:
 
     visit(entry)
     return [program.function(name) for name in order]
+
+
+def has_barriers(program: n.Program, entry: str) -> bool:
+    """Whether a launch of `entry` can meet a barrier: its workgroups synchronise."""
+    return any(isinstance(node, n.Barrier)
+               for fn in reachable(program, entry) for node in walk(fn.body))
