@@ -91,7 +91,7 @@ def _machine_runner(case: Any) -> tuple[Any, Any]:
     order = np.arange((n + w - 1) // w, dtype=np.int64)
     counters = np.zeros(4, dtype=np.int64)
     mem = np.full(n, -1, dtype=np.int64)
-    area = deopt.make_area(compiled, n, w, 1)
+    area = deopt.make_area(compiled, n, w, w, 1)
 
     def run() -> None:
         counters[:] = 0

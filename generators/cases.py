@@ -18,6 +18,7 @@ from .host import host_programs
 from .inputs import arguments
 from .kernels import DEFAULT_FAULT_RATE, GeneratedKernel, kernels
 from .launches import WAVES, launches
+from .workgroups import workgroup_kernels, workgroup_size
 from .schedules import schedule_by_number, schedule_numbers, target_options
 
 
@@ -37,7 +38,8 @@ def cases_for(kernel: GeneratedKernel, max_n: int = 3000) -> st.SearchStrategy[C
 
 #: what a target must declare (registry capabilities) for the generators to draw each
 #: feature; a target without one gets kernels and cases without it
-NEEDS = {"wave": "wave_ops", "alloc": "alloc", "host": "host_programs"}
+NEEDS = {"wave": "wave_ops", "alloc": "alloc", "host": "host_programs",
+         "workgroups": "workgroups"}
 
 
 def leave_out(capabilities: frozenset[str] | None) -> frozenset[str]:
@@ -62,6 +64,9 @@ def _cases_for(draw: st.DrawFn, kernel: GeneratedKernel,
     if n > SPECULATE_MAX_N:
         options.pop("speculate", None)
     case = make_case(kernel, n, wave, draw(arguments(kernel, n)), {}, options)
+    if "workgroups" in kernel.features:
+        group = draw(workgroup_size(wave))
+        case.group = group if group != wave else None  # one wave: the launch's default
     case.schedule = schedule_by_number(case, draw(schedule_numbers()))
     if draw(_HOST_PROGRAM[not kernel.faults]) == 0 and host:
         case.host = draw(host_programs(case))
@@ -111,9 +116,27 @@ def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
     if one_wave:
         widest_twice = tuple(sorted(waves)) + (max(waves),)
         launch = st.sampled_from(widest_twice).map(lambda w: launches(max_n, (w,), whole))
-    return _kernel_cases(kernels(fault_rate, without=out - {"host"},
-                                 reconvergence=reconvergence),
-                         per_kernel, launch, "host" not in out, share_options, one_wave)
+    plain = kernels(fault_rate, without=out - {"host", "workgroups"},
+                    reconvergence=reconvergence)
+    if "workgroups" not in out:
+        tiled = workgroup_kernels(fault_rate, without=out & {"wave"},
+                                  reconvergence=reconvergence)
+        plain = _mixed(plain, tiled)
+    return _kernel_cases(plain, per_kernel, launch, "host" not in out, share_options,
+                         one_wave)
+
+
+#: of the kernels for a target with workgroups, the share made of workgroup patterns
+WORKGROUP_PERCENT = 30
+
+
+@st.composite
+def _mixed(draw: st.DrawFn, plain: st.SearchStrategy[GeneratedKernel],
+           tiled: st.SearchStrategy[GeneratedKernel]) -> GeneratedKernel:
+    """A kernel of `kernels()` mostly, of `workgroup_kernels()` in WORKGROUP_PERCENT of
+    draws (one choice, which shrinks toward the plain kernels)."""
+    use = draw(st.integers(0, 99)) >= 100 - WORKGROUP_PERCENT
+    return draw(tiled if use else plain)
 
 
 @st.composite

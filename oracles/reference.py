@@ -435,6 +435,8 @@ class _Memory:
             return False
         kinds, where, gids, epochs = (np.concatenate(c) for c in zip(*(
             (np.full(len(w), k), w, g, e) for k, w, g, e in self.accesses)))
+        if not len(where):
+            return False
         across = _Touches(len(self.flat))  # group numbers stand for the workitems
         for k in (STORE, LOAD, ATOMIC):
             mask = kinds == k

@@ -116,8 +116,8 @@ class _Analysis:
             return not isinstance(e, n.Len) or e.buffer not in self.div_vars[self.fn.name]
         if isinstance(e, n.Name):
             return e.id not in self.div_vars[self.fn.name]
-        if isinstance(e, n.WorkId):
-            return e.which == "wave"
+        if isinstance(e, n.WorkId):  # a wave lies in one workgroup (G is a multiple of W)
+            return e.which in ("wave", "group_id", "group_size")
         if isinstance(e, n.WaveOp):
             if e.op in _UNIFORM_RESULTS:
                 return True
@@ -235,6 +235,8 @@ class _Analysis:
         if isinstance(s, n.CallStmt):
             self.expr(s.call, d, scar)
             return set()
+        if isinstance(s, (n.LocalArray, n.Barrier)):
+            return set()  # a declaration; a barrier moves no lane of a wave
         raise AssertionError(f"unknown statement {type(s).__name__}")
 
     def loop(self, s: n.For | n.While, d: bool, scar: list[bool]) -> set[str]:

@@ -16,7 +16,9 @@ the kernel), spill slots S[nslots, W] (int64), a pc. Memory is one int64 array (
 pool's storage); a buffer reference value is the buffer's base offset in it, resolved
 through the buffer table [nbufs, 3] = (base, length, bits) -- so when the pool moves a
 buffer, every reference to it held anywhere (a saved frame too) must be relocated; i32
-buffers hold values wrapped to 32 bits.
+buffers hold values wrapped to 32 bits. Workgroup arrays are buffers too: one instance of each per
+resident workgroup slot, zeroed when a workgroup is issued onto the slot (LOCALBASE
+gives the wave its group's instance).
 
 Arithmetic wraps to `imm` bits (32 or 64) with two's complement; DIV/REM truncate toward
 zero (MIN // -1 == MIN, MIN % -1 == 0) and fault on a zero divisor; shift amounts are
@@ -65,6 +67,9 @@ class Op(enum.IntEnum):
     LANEID = 24      # V[d] = lane
     GID = 25         # V[d] = wave_base + lane
     WAVEID = 26      # V[d] = wave index
+    LOCALID = 27     # V[d] = index in the workgroup (gid % G)
+    GROUPID = 28     # V[d] = workgroup index (gid // G)
+    GROUPSIZE = 29   # V[d] = G
     # --- memory (buffer reference in V[a])
     LOAD = 30        # V[d] = mem[V[a]][V[b]]            faults (out of bounds) at ip
     STORE = 31       # mem[V[a]][V[b]] = V[c]            faults (out of bounds) at ip
@@ -73,6 +78,7 @@ class Op(enum.IntEnum):
     FAIL = 34        # every EXEC lane faults (fail) at ip with code V[a]
     ALLOC = 35       # every EXEC lane deopts here: the host allocates V[d] = a fresh zeroed
                      # Buffer[i32] of V[a] elements (device code cannot) and finishes it
+    LOCALBASE = 36   # V[d] = a reference to workgroup array imm of the wave's workgroup
     # --- masks
     M_GETEXEC = 40   # M[d] = EXEC
     M_SETEXEC = 41   # EXEC = M[a] & ALIVE
@@ -91,6 +97,8 @@ class Op(enum.IntEnum):
                      # launch's trip budget stops the launch (the step_budget error)
     DEOPT = 55       # every EXEC lane deopts here (a speculation guard taken): its frame
                      # goes to the save area and the host finishes it (infopoint in ip)
+    BARRIER = 56     # with EXEC lanes, the wave waits until every wave of its workgroup
+                     # waits here, has ended or has no ALIVE lane; then all go on
     # --- whole-wave operations: read all lanes, write V[d] in ALL lanes
     SET_INACTIVE = 60  # V[d][l] = V[a][l] if EXEC[l] else imm        (all lanes)
     WWM_SUM = 61       # V[d][*] = wrap(sum V[a][*], imm)
@@ -113,21 +121,26 @@ class Op(enum.IntEnum):
 FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.FAIL})
 #: opcodes with an infopoint: where a lane can leave the machine for the host
 INFOPOINTS = FAULTING | {Op.DEOPT, Op.ALLOC}
-#: opcodes whose result depends on other lanes: the host cannot finish a lane alone past
-#: one (no forced deopt or speculation where one is reachable)
+#: opcodes whose result depends on other lanes of the wave
 WAVE_OPS = frozenset({Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR,
                       Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL,
                       Op.READFIRST, Op.SHUFFLE})
+#: opcodes a lane cannot run alone: the host cannot finish a lane past one (no forced
+#: deopt or speculation where one is reachable): the wave operations, and a barrier (the
+#: rest of the group would wait for a lane that runs on the host after the launch)
+CONVERGENT = WAVE_OPS | {Op.BARRIER}
 #: opcodes whose destination is a vector register
 WRITES_VREG = frozenset(
     {Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR,
      Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.NEG, Op.NOT,
-     Op.LNOT, Op.WRAP, Op.MOV, Op.MOVI, Op.PARAM, Op.LANEID, Op.GID, Op.WAVEID, Op.LOAD,
+     Op.LNOT, Op.WRAP, Op.MOV, Op.MOVI, Op.PARAM, Op.LANEID, Op.GID, Op.WAVEID,
+     Op.LOCALID, Op.GROUPID, Op.GROUPSIZE, Op.LOCALBASE, Op.LOAD,
      Op.LEN, Op.ALLOC, Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
      Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.RELOAD}
 )
 #: the uniform values lowering may write to all lanes (`uniform_writes=all_lanes`)
-UNIFORM_VALUES = frozenset({Op.MOVI, Op.PARAM, Op.WAVEID})
+UNIFORM_VALUES = frozenset({Op.MOVI, Op.PARAM, Op.WAVEID, Op.GROUPID, Op.GROUPSIZE,
+                            Op.LOCALBASE})
 #: opcodes that always write every lane of their destination, whatever `wm` says
 ALWAYS_ALL_LANES = frozenset(
     {Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,

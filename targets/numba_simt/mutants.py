@@ -120,13 +120,43 @@ _ALL = (
     Mutant("stale-frame-reference", "000", "trampoline",
            "when an alloc() moves the pool, the references in saved frames not yet "
            "resumed are not relocated (seed 000's oops in saved registers left stale)"),
+    # --- workgroups: barriers and workgroup memory (docs/origins.md, "Workgroups")
+    Mutant("barrier-releases-early", "amd-llvm-project#152", "machine",
+           "a barrier opens when all but one of the workgroup's waves wait there (a counting "
+           "barrier's target off by one)"),
+    Mutant("barrier-waits-for-ended-wave", "rocm-systems#10346", "machine",
+           "a wave that ended, or whose lanes all returned, faulted or deopted, is not "
+           "counted as arrived: the rest of its workgroup waits for it forever"),
+    Mutant("workgroup-memory-one-instance", "rocm-systems#5747", "machine",
+           "every resident workgroup gets the first slot's workgroup arrays (the "
+           "workgroup's base offset left out of the address)"),
+    Mutant("workgroup-zeroing-unsynchronized", "wgpu#4591", "machine",
+           "each wave zeroes its workgroup's arrays as it starts, with no barrier after: "
+           "writes another wave made first are wiped"),
+    Mutant("scratch-per-workgroup", "gem5#1947", "machine",
+           "the waves of a workgroup share their spill slots (the wave's own scratch "
+           "offset left out): waves that interleave clobber each other's spills"),
+    Mutant("barrier-sunk-out-of-loop", "NOTES: convergent", "lower",
+           "a barrier inside a loop is emitted once, after the outermost loop, as a pass "
+           "that does not know it is convergent may move it"),
+    Mutant("store-past-barrier", "llvm-project#154970", "lower",
+           "a store right before a barrier is scheduled after it (the barrier taken for an "
+           "instruction without memory effects)"),
+    Mutant("workgroup-bounds-whole-region", "wgpu-py#724", "runtime",
+           "a workgroup array is bounds-checked against the group's whole workgroup memory "
+           "from its start: an index past its end reaches the next array instead of "
+           "faulting"),
 )
 
 REGISTRY: dict[str, Mutant] = {m.name: m for m in _ALL}
 NAMES: tuple[str, ...] = tuple(m.name for m in _ALL)
 #: machine mutants: their bit in run_launch's `flags`
 MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
-                                 "slot-index-not-atomic": 4}
+                                 "slot-index-not-atomic": 4, "barrier-releases-early": 8,
+                                 "barrier-waits-for-ended-wave": 16,
+                                 "workgroup-memory-one-instance": 32,
+                                 "workgroup-zeroing-unsynchronized": 64,
+                                 "scratch-per-workgroup": 128}
 
 _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
 _RUNTIME = ("runtime", "trampoline", "pool")

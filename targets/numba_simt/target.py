@@ -159,7 +159,8 @@ class NumbaSimtTarget(Target):
     name = "numba-simt"
     description = ("a small GPU: exec-mask compiler, register allocation with spills, "
                    "deopt metadata, numba-compiled machine")
-    capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "mutants"})
+    capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "mutants",
+                              "workgroups"})
     option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed", "speculate",
                     "reduce")
     option_help = {
@@ -179,15 +180,17 @@ class NumbaSimtTarget(Target):
                      "replay_seed", "never_ran", "after_exception", "deopt_percent",
                      "deopt_seed", "deopt_limit")
     schedule_help = {
-        "wave_order": "ascending (default) | descending | shuffled: wave issue order",
+        "wave_order": "ascending (default) | descending | shuffled: the order workgroups "
+                      "(waves, in a launch without workgroups) are issued in",
         "order_seed": "seed of a shuffled order",
-        "slots": "K resident waves run round-robin (default 1); the save area holds K x W "
-                 "frames",
+        "slots": "K resident workgroups (waves, without workgroups), whose waves run "
+                 "round-robin (default 1); the save area holds K x G frames",
         "quantum": "instructions a resident wave runs per turn (default 64)",
         "replay_order": "ascending (default) | descending | shuffled: the order the host "
                         "resumes deopted workitems in",
         "replay_seed": "seed of a shuffled replay order",
-        "never_ran": "device (default) | host: where never-ran waves run when they do",
+        "never_ran": "device (default) | host: where never-ran waves run when they do (a "
+                     "kernel with barriers or workgroup arrays: always the device)",
         "after_exception": "stop (default) | finish: whether never-ran waves still run "
                            "once an exception is reported",
         "deopt_percent": "0 (default) .. 100: DeoptimizeALot, the share of lanes forced to "

@@ -116,7 +116,7 @@ def _deopting_launch(not_atomic: bool) -> Any:
     case = make("def k(out: Buffer[i32]):\n    g = gid()\n    out[g] = 10 // (g % 4 % 3)\n",
                 8, 4, out=("i32", [0] * 8))
     compiled = compile_case(case, {})
-    area = deopt.make_area(compiled, 8, 4, 2)
+    area = deopt.make_area(compiled, 8, 4, 4, 2)
     mem = np.zeros(8, dtype=np.int64)
     flags = machine.FLAG_SLOT_NOT_ATOMIC if not_atomic else 0
     rc = machine.run_launch(compiled.rows, 8, 4, compiled.nregs, compiled.nmasks,
@@ -141,10 +141,14 @@ def test_slot_index_not_atomic_makes_lanes_share_a_slot() -> None:
 
 
 def test_save_area_is_sized_for_resident_waves_not_the_range() -> None:
-    assert deopt.capacity(slots=3, W=32, n_waves=100) == 96
-    assert deopt.capacity(slots=8, W=32, n_waves=2) == 64
-    assert deopt.capacity(slots=3, W=32, n_waves=100,
+    # without workgroups a group is a wave (G = W)
+    assert deopt.capacity(slots=3, W=32, G=32, n_groups=100) == 96
+    assert deopt.capacity(slots=8, W=32, G=32, n_groups=2) == 64
+    assert deopt.capacity(slots=3, W=32, G=32, n_groups=100,
                           mutants=mutants.Mutants.of(["save-area-per-wave"])) == 32
+    # K resident workgroups of G lanes: proportional to what runs at once, not to n
+    assert deopt.capacity(slots=2, W=8, G=64, n_groups=1000) == 128
+    assert deopt.capacity(slots=4, W=8, G=64, n_groups=1) == 64
 
 
 @pytest.mark.parametrize("log2n", [10, 20])

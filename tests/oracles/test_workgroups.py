@@ -321,3 +321,18 @@ def test_sequential_policy_runs_a_synchronising_kernel_group_by_group() -> None:
                         [FAULTED, COMPLETED, COMPLETED, COMPLETED])
     verdict = check_outcome(case, full, ran_later, policy="sequential")
     assert verdict.rule == "R1 exception" and "in a workgroup after" in verdict.message
+
+
+def test_a_synchronising_kernel_whose_every_access_faults() -> None:
+    # The one workitem divides by g = 0 before its first store: no access is made at all,
+    # and the race rule has nothing to look at.
+    case = make("""
+    def kernel(out: Buffer[i32]):
+        t: Local[i32, 4]
+        t[local_id()] = 1 // gid()
+        barrier()
+        out[gid()] = t[0]
+    """, 1, 1, None, out=[0])
+    out = run_full(case).outcome()
+    assert out.exception is not None and out.exception.fault.kind == "division_by_zero"
+    assert out.buffers["out"].tolist() == [0]

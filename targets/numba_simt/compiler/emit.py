@@ -14,7 +14,8 @@ per-lane liveness of the *host's* code at the resume point, so a spilled value i
 its slot and a DEOPT's frame state is complete -- each with exactly one location; the
 union of the registers and slots live at any infopoint is what every frame saves (one
 deopt exit per kernel); a bitmap says which saved values are buffer references; an
-infopoint is eligible for a forced deopt when no wave operation is reachable from it.
+infopoint is eligible for a forced deopt when no wave operation, barrier or workgroup-array
+access is reachable from it.
 `check_metadata` validates all of it. The `metadata-misses-spills` and
 `deopt-last-infopoint-live` mutants live here.
 """
@@ -71,7 +72,7 @@ class DeoptInfo:
     live: tuple[Location, ...]
     host_pc: int                   # where the host resumes (a DEOPT: its arm's start)
     statement_pc: int              # the host index where the innermost statement starts
-    eligible: bool                 # no wave operation reachable: forced deopts allowed
+    eligible: bool                 # nothing convergent reachable: forced deopts allowed
     ref_words: tuple[int, ...]     # bitmap over frame positions holding references
     needs: tuple[int, ...] = ()    # the vregs live there (what `live` must locate)
 
@@ -110,6 +111,11 @@ class Compiled:
     # the host's decoding of `host` (trampoline.decode), made with the compilation
     # (target.compile_program); None for code emitted without it (a launch decodes it)
     decoded: Any = field(default=None, repr=False, compare=False)
+    # the kernel's workgroup arrays (name, element bits, length), LOCALBASE's numbering
+    workgroup_arrays: list[tuple[str, int, int]] = field(default_factory=list)
+    # it meets at barriers or shares workgroup memory: its workgroups run on the device,
+    # whole (dispatch.py)
+    groupwise: bool = False
 
     @functools.cached_property
     def listing(self) -> str:
@@ -231,7 +237,10 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None,
     return Compiled(rows, alloc.nregs, lowered.nmasks, max(1, alloc.nslots), lowered.params,
                     infos, functools.partial(_listing, lowered, alloc, instrs, rows, infos, names),
                     dict(alloc.color), dict(alloc.slot), names, hcode,
-                    union_regs, union_slots, ip_info)
+                    union_regs, union_slots, ip_info,
+                    workgroup_arrays=list(lowered.workgroup_arrays),
+                    groupwise=bool(lowered.workgroup_arrays) or any(
+                        isinstance(i, Instr) and i.op == Op.BARRIER for i in lowered.code))
 
 
 def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFacts,
@@ -343,7 +352,7 @@ def _listing(lowered: Lowered, alloc: Allocation, instrs: list[Instr], rows: np.
                 f"{'*' if loc.is_ref else ''}" for loc in info.live)
             text += (f"   ; ip{info.ip} {info.kind}" + (f" at {where}" if where else "")
                      + f"; resume host@{info.host_pc}"
-                     + ("" if info.eligible else " (a wave op follows: no forced deopt)")
+                     + ("" if info.eligible else " (a wave op or barrier follows: no forced deopt)")
                      + f"; live {{{live_txt}}}")
         lines.append(text)
     used = sorted(set(alloc.color.values()))

@@ -32,12 +32,12 @@ from typing import Any
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir.printer import expr_source
-from difftest.core.ir.types import BOOL, BUF_I32, I32, I64, Type, int_range
+from difftest.core.ir.types import BOOL, BUF_I32, I32, I64, Type, int_range, local_of
 from difftest.core.outcome import Frame
 
 from ..mutants import NONE, Mutants
 from ..isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB,
-                  WRITES_VREG, Op)
+                  UNIFORM_VALUES, WRITES_VREG, Op)
 
 _ARITH = {"+": Op.ADD, "-": Op.SUB, "*": Op.MUL, "//": Op.DIV, "%": Op.REM, "&": Op.AND,
           "|": Op.OR, "^": Op.XOR, "<<": Op.SHL, ">>": Op.SHR}
@@ -156,6 +156,8 @@ class Lowered:
     logical: dict[Instr, list[Label]]
     params: list[str]
     cold_ifs: list[ColdIf] = field(default_factory=list)
+    # the kernel's workgroup arrays, in LOCALBASE's numbering: (name, element bits, length)
+    workgroup_arrays: list[tuple[str, int, int]] = field(default_factory=list)
     # device code only (speculate.py): a DEOPT's infopoint -> the host's resume label
     speculated: dict[int, Label] = field(default_factory=dict)
 
@@ -193,6 +195,8 @@ class _Lowerer:
         self.logical: dict[Instr, list[Label]] = {}
         self.frames: list[_Frame] = []
         self.nlabels = 0
+        self.loop_depth = 0  # loops around the statement being lowered, inlined calls' too
+        self.sunk_barrier = False  # the barrier-sunk-out-of-loop mutant's barrier to place
 
     # ---------------------------------------------------------------- basics
 
@@ -254,6 +258,13 @@ class _Lowerer:
             v = self.vreg(p.ty, p.name)
             self.emit(Op.PARAM, d=v, imm=i, wm=self.uniform_wm)
             frame.vars[p.name] = v
+        # a workgroup array's reference is the kernel's from its start, like a buffer
+        # parameter's (nothing before it can deopt, so the host never needs LOCALBASE)
+        arrays = [s for s in fn.body if isinstance(s, n.LocalArray)]
+        for j, a in enumerate(arrays):
+            v = self.vreg(local_of(a.element), a.name)
+            self.emit(Op.LOCALBASE, d=v, imm=j, wm=self.uniform_wm)
+            frame.vars[a.name] = v
         if self.tree:
             # the lane id, computed once in the prologue in every lane, as compilers keep
             # it in a register for the whole kernel: a long-lived whole-wave value
@@ -263,12 +274,15 @@ class _Lowerer:
         self.emit(Op.HALT)
         return Lowered(self.code, self.nvregs, self.nmasks, self.types, self.names,
                        Meanings(self.meanings), self.infopoints, self.regions, self.logical,
-                       [p.name for p in fn.params], self.cold_ifs)
+                       [p.name for p in fn.params], self.cold_ifs,
+                       [(a.name, a.element.bits, a.length) for a in arrays])
 
     # ------------------------------------------------------------ statements
 
     def block(self, stmts: tuple[n.Stmt, ...]) -> None:
         outer = self.statement  # an inlined body ends inside its caller's statement
+        if self.mutants.on("store-past-barrier"):
+            stmts = _stores_past_barriers(stmts)
         for s in stmts:
             start = self.label(f"stmt_line{s.line}_")
             self.place(start)
@@ -395,7 +409,7 @@ class _Lowerer:
         if not self.mutants.on("loop-var-before-check"):
             self.emit(Op.MOV, d=k, a=ctr)
         self.frames[-1].loops.append((exitm, cont, exit_label, cont_label))
-        self.block(s.body)
+        self._loop_body(s.body)
         self.frames[-1].loops.pop()
         self.place(cont_label)
         self.emit(Op.M_OR, d=EXEC, a=EXEC, b=cont)
@@ -407,6 +421,7 @@ class _Lowerer:
         self.place(exit_label)
         self.emit(Op.M_SETEXEC, a=exitm)
         self.place(after)
+        self._after_loop()
         self.region(top, exit_label, exit_label, "loop: exited lanes wait", "loop_exit")
         self.region(body, cont_label, cont_label, "loop: continued lanes wait",
                     "loop_continue")
@@ -431,7 +446,7 @@ class _Lowerer:
         self.place(body)
         self.emit(Op.TRIP)
         self.frames[-1].loops.append((exitm, cont, exit_label, cont_label))
-        self.block(s.body)
+        self._loop_body(s.body)
         self.frames[-1].loops.pop()
         self.place(cont_label)
         self.emit(Op.M_OR, d=EXEC, a=EXEC, b=cont)
@@ -439,6 +454,7 @@ class _Lowerer:
         self.emit(Op.JMP, target=top)
         self.place(exit_label)
         self.emit(Op.M_SETEXEC, a=exitm)
+        self._after_loop()
         self.region(top, exit_label, exit_label, "while: broken lanes wait", "loop_exit")
         self.region(body, cont_label, cont_label, "while: continued lanes wait",
                     "loop_continue")
@@ -480,6 +496,25 @@ class _Lowerer:
     def s_CallStmt(self, s: n.CallStmt) -> None:
         self.call(s.call)
 
+    def s_LocalArray(self, s: n.LocalArray) -> None:
+        """Nothing here: the prologue gave the array its reference (`kernel`)."""
+
+    def s_Barrier(self, s: n.Barrier) -> None:
+        if self.loop_depth and self.mutants.on("barrier-sunk-out-of-loop"):
+            self.sunk_barrier = True  # the bug: once, after the outermost loop
+            return
+        self.emit(Op.BARRIER)
+
+    def _loop_body(self, body: tuple[n.Stmt, ...]) -> None:
+        self.loop_depth += 1
+        self.block(body)
+        self.loop_depth -= 1
+
+    def _after_loop(self) -> None:
+        if self.sunk_barrier and not self.loop_depth:
+            self.sunk_barrier = False
+            self.emit(Op.BARRIER)
+
     # ----------------------------------------------------------- expressions
 
     def expr(self, e: n.Expr) -> int:
@@ -499,12 +534,9 @@ class _Lowerer:
 
     def e_WorkId(self, e: n.WorkId) -> int:
         v = self.vreg(e.ty or BOOL)
-        if e.which == "gid":
-            self.emit(Op.GID, d=v)
-        elif e.which == "lane":
-            self.emit(Op.LANEID, d=v)
-        else:
-            self.emit(Op.WAVEID, d=v, wm=self.uniform_wm)
+        op = {"gid": Op.GID, "lane": Op.LANEID, "wave": Op.WAVEID, "local_id": Op.LOCALID,
+              "group_id": Op.GROUPID, "group_size": Op.GROUPSIZE}[e.which]
+        self.emit(op, d=v, wm=self.uniform_wm if op in UNIFORM_VALUES else 0)
         return v
 
     def e_Unary(self, e: n.Unary) -> int:
@@ -696,6 +728,17 @@ class _Lowerer:
 _TREE = {"wave_sum": Op.ADD, "wave_any": Op.OR, "ballot": Op.OR, "inclusive_sum": Op.ADD,
          "prefix_sum": Op.ADD}
 _SCANS = ("inclusive_sum", "prefix_sum")
+
+
+def _stores_past_barriers(stmts: tuple[n.Stmt, ...]) -> tuple[n.Stmt, ...]:
+    """The store-past-barrier mutant's scheduling: a store right before a barrier is
+    placed after it (as a pass that takes the barrier for a plain call with no memory
+    effects would)."""
+    out = list(stmts)
+    for i in range(len(out) - 1):
+        if isinstance(out[i], n.Store) and isinstance(out[i + 1], n.Barrier):
+            out[i], out[i + 1] = out[i + 1], out[i]
+    return tuple(out)
 
 
 def lower(program: n.Program, entry: str, uniform_all_lanes: bool = True,

@@ -5,9 +5,11 @@ new `Lowered` for the device in which each chosen arm's code is replaced by one 
 lanes that take the arm leave the device there, and the host finishes them from the
 arm's first instruction (deopt.py, trampoline.py). The input is not changed.
 
-An arm may be chosen only if no wave operation is reachable from its start (back edges
-and the code after an inlined call's return included): the host finishes a lane alone,
-and a wave operation needs the wave. The DEOPT "uses" every value live at the arm's start
+An arm may be chosen only if no convergent operation (a wave operation or a barrier) and
+no access to a workgroup array is reachable from its start (back edges and the code
+after an inlined call's return included): the host finishes a lane alone, after the
+launch, and a wave operation needs the wave, a barrier the workgroup, a workgroup array
+the group's memory of the launch. The DEOPT "uses" every value live at the arm's start
 in the host's code, so register allocation keeps them somewhere the frame can save.
 The `speculate-before-convergent` mutant drops the reachability rule.
 """
@@ -19,17 +21,17 @@ import random
 from dataclasses import dataclass
 
 from ..mutants import NONE, Mutants
-from ..isa import FAULT_SPECULATION, WAVE_OPS, Op
+from ..isa import CONVERGENT, FAULT_SPECULATION, Op
 from .liveness import Flow, Liveness, bits, flow, liveness
 from .lower import Infopoint, Instr, Label, Lowered
 
 
 @dataclass(frozen=True)
 class HostFacts:
-    """The host code's liveness and, per instruction, whether a wave operation is
-    reachable from it: speculation, register allocation (when the device runs the host
-    code as is) and the deopt metadata all read them, so a compilation works them out
-    once (`host_facts`)."""
+    """The host code's liveness and, per instruction, whether a convergent operation (a
+    wave operation or a barrier) is reachable from it: speculation, register allocation
+    (when the device runs the host code as is) and the deopt metadata all read them, so a
+    compilation works them out once (`host_facts`)."""
 
     live: Liveness
     reach: list[bool]
@@ -41,10 +43,14 @@ def host_facts(host: Lowered, mutants: Mutants = NONE) -> HostFacts:
 
 
 def wave_reachable(lowered: Lowered) -> tuple[list[bool], dict[Label, int]]:
-    """Per instruction of `lowered`: whether a wave operation is reachable from it over
+    """Per instruction of `lowered`: whether a convergent operation (a wave operation or
+    a barrier) is reachable from it over
     the lanes' (logical) control flow; and each label's instruction index."""
     f = flow(lowered.code, lowered.logical)
     return _reachable(f), f.label_at
+
+
+_ACCESSES = frozenset({Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.LEN})
 
 
 def _reachable(f: Flow) -> list[bool]:
@@ -54,7 +60,12 @@ def _reachable(f: Flow) -> list[bool]:
         for s in succ:
             preds[s].append(i)
     reach = [False] * n
-    work = [i for i, ins in enumerate(f.instrs) if ins.op in WAVE_OPS]
+    # a workgroup array's access counts too: a lane the host finishes after the launch
+    # would find its group's workgroup memory gone (a reference to one is only ever in
+    # the register its LOCALBASE wrote: they are no values)
+    arrays = {ins.d for ins in f.instrs if ins.op is Op.LOCALBASE}
+    work = [i for i, ins in enumerate(f.instrs) if ins.op in CONVERGENT
+            or ins.op in _ACCESSES and ins.a in arrays]
     for i in work:
         reach[i] = True
     while work:

@@ -8,11 +8,20 @@ specialisations (it stays 1: the `run_launch` wrapper normalises every argument'
 
 What it owns and its invariants:
 
-- `run_launch` issues waves in `wave_order` onto `slots` resident wave slots and runs them
-  round-robin, `quantum` instructions per turn, each until HALT (with one slot a wave runs
-  to its HALT in one turn: there is nothing to interleave); a slot freed by a HALT takes
-  the next wave at once. `wave_order` lists the waves of this launch (all of them, or a
-  relaunch's never-ran ones).
+- `run_launch` issues workgroups (G = `group_waves` x W consecutive workitems; one wave
+  when the launch has no workgroups) in `group_order` onto `slots` resident workgroup
+  slots, all of a workgroup's waves at once, and runs the resident waves round-robin,
+  `quantum` instructions per turn, each until HALT (with one slot of one wave a wave runs
+  to its HALT in one turn: there is nothing to interleave); a group slot freed by the
+  HALT of its last wave takes the next workgroup at once. `group_order` lists the
+  workgroups of this launch (all of them, or a relaunch's never-ran ones).
+- Workgroups: a wave at a BARRIER with EXEC lanes waits there (its turn ends) until every
+  wave of its workgroup waits there too, has ended (HALT) or has no ALIVE lane (its lanes
+  returned, faulted or deopted: they count as arrived); then they all go on. A state where
+  every resident wave waits is ERR_DEADLOCK. Each resident group slot has its own
+  instance of every workgroup array (`local_bases`, buffers of the buffer table), zeroed
+  when a workgroup is issued onto the slot; LOCALBASE reads it, LOCALID / GROUPID /
+  GROUPSIZE the workitem's place in its workgroup.
 - Deoptimization (seeds 000/001; the host side is deopt.py and trampoline.py): a lane
   that would fault (out of bounds, division by zero, `fail`), one at a DEOPT (a
   speculation guard taken) and one the schedule forces to deopt at an eligible infopoint
@@ -22,11 +31,11 @@ What it owns and its invariants:
   bump per lane: the atomic add), writes its frame there (gid, reason, infopoint, trip
   count, its bit of every mask register, the infopoint's reference bitmap, and the union
   of the registers and spill slots live at any infopoint) and sets the deopt flag. The
-  flag is checked whenever a wave would be issued: once set, no further wave starts, each
-  records itself in the never-ran bitmap (one bit a wave) and exits; resident waves run to
-  completion. A slot index past the save area is ERR_SAVE_AREA, never a lost frame. The
-  machine writes nothing per workitem: a wave not in the bitmap ran, and each of its
-  lanes either completed or left a frame.
+  flag is checked whenever a workgroup would be issued: once set, no further workgroup
+  starts, each records its waves in the never-ran bitmap (one bit a wave) and exits;
+  resident waves run to completion. A slot index past the save area is ERR_SAVE_AREA,
+  never a lost frame. The machine writes nothing per workitem: a wave not in the bitmap
+  ran, and each of its lanes either completed or left a frame.
 - A wave's state at issue: EXEC = ALIVE = the lanes whose gid is below n, every other
   mask register empty, pc 0. Registers and spill slots are *not* cleared: they hold what
   the slot's previous wave left (zero for a slot's first wave), so compiled code that reads
@@ -79,6 +88,7 @@ from ..isa import ALIVE, EXEC, WIDTH, Op
 
 # Error codes returned by run_launch.
 OK, ERR_CODE, ERR_BUFFER, ERR_ARGS, ERR_STEPS, ERR_BUDGET, ERR_SAVE_AREA = 0, 1, 2, 3, 4, 5, 6
+ERR_DEADLOCK = 7
 ERRORS = {
     ERR_CODE: "invalid code (opcode, operand index, width, jump target, parameter or slot)",
     ERR_BUFFER: "invalid buffer id in an active lane, or a buffer table outside memory",
@@ -86,6 +96,8 @@ ERRORS = {
     ERR_STEPS: "a wave exceeded the step limit",
     ERR_BUDGET: "a lane ran out of its loop-trip budget (counters[3] is its gid)",
     ERR_SAVE_AREA: "the deopt save area overflowed (more deopting lanes than slots)",
+    ERR_DEADLOCK: "deadlock: every resident wave waits at a barrier its workgroup never "
+                  "releases",
 }
 MAX_WAVE_STEPS = 50_000_000  # a wave running this long is a machine or compiler bug
 NO_TRIP_BUDGET = 2**62
@@ -93,6 +105,14 @@ NO_TRIP_BUDGET = 2**62
 FLAG_DIV_FLOOR = 1         # div-floor: // and % floor
 FLAG_NEVER_RAN_UNMARKED = 2  # never-ran-unmarked: a skipped wave sets no never-ran bit
 FLAG_SLOT_NOT_ATOMIC = 4   # slot-index-not-atomic: one slot bump per wave instruction
+FLAG_BARRIER_EARLY = 8     # barrier-releases-early: released when all but one wave waits
+FLAG_BARRIER_WAITS_GONE = 16  # barrier-waits-for-ended-wave: a wave that ended or has no
+#                               ALIVE lane is not counted as arrived
+FLAG_LOCAL_SHARED = 32     # workgroup-memory-one-instance: every slot gets slot 0's arrays
+FLAG_LOCAL_ZERO_UNSYNCED = 64  # workgroup-zeroing-unsynchronized: each wave zeroes the
+#                                arrays when it starts, not the group before any starts
+FLAG_SCRATCH_PER_GROUP = 128  # scratch-per-workgroup: the waves of a workgroup share their
+#                               spill slots (the wave's scratch offset is left out)
 
 # Deopt reasons (frame word 1) and the frame layout (a row of the save area).
 REASON_OOB, REASON_DIV0, REASON_FAIL, REASON_SPECULATION, REASON_FORCED = 1, 2, 3, 4, 5
@@ -111,9 +131,10 @@ T_ISSUE, T_FLAG = 1, 2  # dispatch trace events: (kind, wave, wave-instructions 
 _ADD, _SUB, _MUL, _DIV, _REM, _AND, _OR, _XOR, _SHL, _SHR = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 _EQ, _NE, _LT, _LE, _GT, _GE = 11, 12, 13, 14, 15, 16
 _NEG, _NOT, _LNOT, _WRAP, _MOV, _MOVI, _PARAM, _LANEID, _GID, _WAVEID = range(17, 27)
-_LOAD, _STORE, _ATOMIC, _LEN, _FAIL, _ALLOC = 30, 31, 32, 33, 34, 35
+_LOCALID, _GROUPID, _GROUPSIZE = 27, 28, 29
+_LOAD, _STORE, _ATOMIC, _LEN, _FAIL, _ALLOC, _LOCALBASE = 30, 31, 32, 33, 34, 35, 36
 _MGET, _MSET, _MCOND, _MANDN, _MOR, _MAND, _MCLR, _KILL = range(40, 48)
-_JMP, _JZE, _JZM, _HALT, _TRIP, _DEOPT = 50, 51, 52, 53, 54, 55
+_JMP, _JZE, _JZM, _HALT, _TRIP, _DEOPT, _BARRIER = 50, 51, 52, 53, 54, 55, 56
 _SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = range(60, 69)
 _RFL, _SHUF, _SPILL, _RELOAD = 70, 71, 80, 81
 _EXEC, _ALIVE = 0, 1
@@ -123,11 +144,13 @@ _LITERALS = {
     "XOR": _XOR, "SHL": _SHL, "SHR": _SHR, "CMP_EQ": _EQ, "CMP_NE": _NE, "CMP_LT": _LT,
     "CMP_LE": _LE, "CMP_GT": _GT, "CMP_GE": _GE, "NEG": _NEG, "NOT": _NOT, "LNOT": _LNOT,
     "WRAP": _WRAP, "MOV": _MOV, "MOVI": _MOVI, "PARAM": _PARAM, "LANEID": _LANEID,
-    "GID": _GID, "WAVEID": _WAVEID, "LOAD": _LOAD, "STORE": _STORE, "ATOMIC_ADD": _ATOMIC,
-    "LEN": _LEN, "FAIL": _FAIL, "ALLOC": _ALLOC, "M_GETEXEC": _MGET, "M_SETEXEC": _MSET,
+    "GID": _GID, "WAVEID": _WAVEID, "LOCALID": _LOCALID, "GROUPID": _GROUPID,
+    "GROUPSIZE": _GROUPSIZE, "LOAD": _LOAD, "STORE": _STORE, "ATOMIC_ADD": _ATOMIC,
+    "LEN": _LEN, "FAIL": _FAIL, "ALLOC": _ALLOC, "LOCALBASE": _LOCALBASE,
+    "M_GETEXEC": _MGET, "M_SETEXEC": _MSET,
     "M_FROMCOND": _MCOND, "M_ANDN": _MANDN, "M_OR": _MOR, "M_AND": _MAND, "M_CLEAR": _MCLR,
     "KILL": _KILL, "JMP": _JMP, "JZ_EXEC": _JZE, "JZ_MASK": _JZM, "HALT": _HALT,
-    "TRIP": _TRIP, "DEOPT": _DEOPT,
+    "TRIP": _TRIP, "DEOPT": _DEOPT, "BARRIER": _BARRIER,
     "SET_INACTIVE": _SETI, "WWM_SUM": _WSUM, "WWM_MIN": _WMIN, "WWM_MAX": _WMAX,
     "WWM_OR": _WOR, "WWM_AND": _WAND, "WWM_BALLOT": _WBAL, "WWM_SCAN_EXCL": _WSCX,
     "WWM_SCAN_INCL": _WSCI, "READFIRST": _RFL, "SHUFFLE": _SHUF, "SPILL": _SPILL,
@@ -138,7 +161,8 @@ assert (_EXEC, _ALIVE, WIDTH) == (EXEC, ALIVE, 8), "isa.py layout changed: updat
 
 # Operand forms, for validation: one character each for d, a, b, c and imm.
 # d/a/b/c: 'v' vector register, 'm' mask read, 'w' mask written (never ALIVE), '-' unused;
-# imm: 'b' width 32|64, 'j' jump target, 'p' parameter index, 's' spill slot, '-' any.
+# imm: 'b' width 32|64, 'j' jump target, 'p' parameter index, 's' spill slot, 'l'
+# workgroup array index, '-' any.
 _FORMS = {
     Op.ADD: "vvv-b", Op.SUB: "vvv-b", Op.MUL: "vvv-b", Op.DIV: "vvv-b", Op.REM: "vvv-b",
     Op.AND: "vvv--", Op.OR: "vvv--", Op.XOR: "vvv--", Op.SHL: "vvv-b", Op.SHR: "vvv-b",
@@ -146,12 +170,14 @@ _FORMS = {
     Op.CMP_GT: "vvv--", Op.CMP_GE: "vvv--", Op.NEG: "vv--b", Op.NOT: "vv--b",
     Op.LNOT: "vv---", Op.WRAP: "vv--b", Op.MOV: "vv---", Op.MOVI: "v----",
     Op.PARAM: "v---p", Op.LANEID: "v----", Op.GID: "v----", Op.WAVEID: "v----",
+    Op.LOCALID: "v----", Op.GROUPID: "v----", Op.GROUPSIZE: "v----", Op.LOCALBASE: "v---l",
     Op.LOAD: "vvv--", Op.STORE: "-vvv-", Op.ATOMIC_ADD: "-vvv-", Op.LEN: "vv---",
     Op.FAIL: "-v---", Op.ALLOC: "vv---", Op.M_GETEXEC: "w----", Op.M_SETEXEC: "-m---",
     Op.M_FROMCOND: "wv---",
     Op.M_ANDN: "wmm--", Op.M_OR: "wmm--", Op.M_AND: "wmm--", Op.M_CLEAR: "w----",
     Op.KILL: "-----", Op.JMP: "----j", Op.JZ_EXEC: "----j", Op.JZ_MASK: "-m--j",
-    Op.HALT: "-----", Op.TRIP: "-----", Op.DEOPT: "-----", Op.SET_INACTIVE: "vv---",
+    Op.HALT: "-----", Op.TRIP: "-----", Op.DEOPT: "-----", Op.BARRIER: "-----",
+    Op.SET_INACTIVE: "vv---",
     Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv---",
     Op.WWM_MAX: "vv---", Op.WWM_OR: "vv---", Op.WWM_AND: "vv---", Op.WWM_BALLOT: "vv---",
     Op.WWM_SCAN_EXCL: "vv--b", Op.WWM_SCAN_INCL: "vv--b", Op.READFIRST: "vv---",
@@ -159,7 +185,7 @@ _FORMS = {
 }
 assert set(_FORMS) == set(Op), "every opcode needs an operand form"
 _NOP = 128  # opcodes are below this
-_CODES = {"-": 0, "v": 1, "m": 2, "w": 3, "b": 1, "j": 2, "p": 3, "s": 4}
+_CODES = {"-": 0, "v": 1, "m": 2, "w": 3, "b": 1, "j": 2, "p": 3, "s": 4, "l": 5}
 # How the dispatch loop treats an opcode's vector destination (column _FLAGS):
 # _MASKED: written element-wise into V[d] in every lane, the lanes outside the write set
 #   restored afterwards (so the common all-lanes case pays nothing); _WRAPS: the result is
@@ -169,7 +195,8 @@ _FLAG_OPS = {
     _MASKED: (Op.ADD, Op.SUB, Op.MUL, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR, Op.CMP_EQ,
               Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.NEG, Op.NOT,
               Op.LNOT, Op.WRAP, Op.MOV, Op.MOVI, Op.PARAM, Op.LANEID, Op.GID, Op.WAVEID,
-              Op.READFIRST, Op.SHUFFLE, Op.RELOAD),
+              Op.LOCALID, Op.GROUPID, Op.GROUPSIZE, Op.LOCALBASE, Op.READFIRST,
+              Op.SHUFFLE, Op.RELOAD),
     _WRAPS: (Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.WRAP),
 }
 _KNOWN, _FLAGS = 5, 6
@@ -227,7 +254,7 @@ def _sdiv(typingctx, x, y):  # type: ignore[no-untyped-def]
 # --- validation ---------------------------------------------------------------------------
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _validate(code, nregs, nmasks, nslots, nparams, roles):  # type: ignore[no-untyped-def]
+def _validate(code, nregs, nmasks, nslots, nparams, nlocal, roles):  # type: ignore[no-untyped-def]
     """(OK, registers used, slots used) or (ERR_CODE, 0, 0)."""
     ninstr = code.shape[0]
     if ninstr == 0 or code.shape[1] != 8:
@@ -268,6 +295,9 @@ def _validate(code, nregs, nmasks, nslots, nparams, roles):  # type: ignore[no-u
             if imm < 0 or imm >= nslots:
                 return ERR_CODE, 0, 0
             used_slots = max(used_slots, imm + 1)
+        elif kind == 5:
+            if imm < 0 or imm >= nlocal:
+                return ERR_CODE, 0, 0
     return OK, used_regs, used_slots
 
 
@@ -386,10 +416,10 @@ def _lowest(x, k):  # type: ignore[no-untyped-def]
 #: arrays as it would the fields; they are unpacked once, at entry)
 MachineCode = namedtuple("MachineCode", "code nregs nmasks nslots roles union_regs "
                                         "union_slots ip_info")
-LaunchSettings = namedtuple("LaunchSettings", "n W wave_order slots quantum max_steps "
+LaunchSettings = namedtuple("LaunchSettings", "n W gw group_order slots quantum max_steps "
                                               "trip_budget mutant_flags force_seed "
                                               "force_percent force_limit")
-Memory = namedtuple("Memory", "mem buftab params")
+Memory = namedtuple("Memory", "mem buftab params local_bases local_lens")
 Results = namedtuple("Results", "counters save header never_ran trace")
 
 
@@ -397,9 +427,9 @@ Results = namedtuple("Results", "counters save header never_ran trace")
 def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
     """One launch (`run_launch` says what each field is)."""
     code, nregs, nmasks, nslots, roles, union_regs, union_slots, ip_info = program
-    (n, W, wave_order, slots, quantum, max_steps, trip_budget, mutant_flags, force_seed,
+    (n, W, gw, group_order, slots, quantum, max_steps, trip_budget, mutant_flags, force_seed,
      force_percent, force_limit) = launch
-    mem, buftab, params = memory
+    mem, buftab, params, local_bases, local_lens = memory
     counters, save, header, never_ran, trace = results
     # ---- arguments (everything below indexes with these, unchecked) ----
     if counters.shape[0] != 4:
@@ -408,15 +438,20 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
         counters[i] = 0
     if n < 0 or W < 1 or W > 64 or nregs < 1 or nmasks < 2 or nslots < 0:
         return ERR_ARGS
-    if slots < 1 or quantum < 1 or max_steps < 1 or trip_budget < 0:
+    if slots < 1 or quantum < 1 or max_steps < 1 or trip_budget < 0 or gw < 1:
         return ERR_ARGS
     if buftab.shape[1] != 3 or roles.shape[0] != _NOP or roles.shape[1] != 7:
         return ERR_ARGS
     nwaves = (n + W - 1) // W
-    issue_count = wave_order.shape[0]  # the waves of this launch (all, or a relaunch's)
+    ngroups = (nwaves + gw - 1) // gw
+    issue_count = group_order.shape[0]  # the groups of this launch (all, or a relaunch's)
     if never_ran.shape[0] * 64 < nwaves or header.shape[0] != 3:
         return ERR_ARGS
-    if trace.shape[0] < issue_count + 1 or trace.shape[1] != 3:
+    if trace.shape[0] < nwaves + 1 or trace.shape[1] != 3:
+        return ERR_ARGS
+    nlocal = local_lens.shape[0]
+    KG = min(slots, issue_count)  # resident workgroup slots
+    if local_bases.shape[1] != nlocal or (nlocal > 0 and local_bases.shape[0] < KG):
         return ERR_ARGS
     for i in range(union_regs.shape[0]):
         if union_regs[i] < 0 or union_regs[i] >= nregs:
@@ -429,12 +464,12 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                                                   + union_regs.shape[0]
                                                   + union_slots.shape[0]):
         return ERR_ARGS
-    seen = np.zeros(nwaves, dtype=np.uint8)
+    seen = np.zeros(ngroups, dtype=np.uint8)
     for i in range(issue_count):
-        w = wave_order[i]
-        if w < 0 or w >= nwaves or seen[w] != 0:
+        g = group_order[i]
+        if g < 0 or g >= ngroups or seen[g] != 0:
             return ERR_ARGS
-        seen[w] = 1
+        seen[g] = 1
     for i in range(trace.shape[0]):
         trace[i, 0] = 0
     nbufs = buftab.shape[0]
@@ -446,7 +481,12 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
         for j in range(i):  # a reference is a base: two rows may not share one
             if buftab[j, 0] == bb:
                 return ERR_BUFFER
-    err, _, _ = _validate(code, nregs, nmasks, nslots, params.shape[0], roles)
+    for s in range(KG if nlocal > 0 else 0):  # each workgroup array's instances in memory
+        for j in range(nlocal):
+            lb, ll = local_bases[s, j], local_lens[j]
+            if lb < 0 or ll < 0 or lb > memlen or ll > memlen - lb:
+                return ERR_BUFFER
+    err, _, _ = _validate(code, nregs, nmasks, nslots, params.shape[0], nlocal, roles)
     if err != OK:
         return err
     for i in range(code.shape[0]):  # every infopoint has its row in ip_info
@@ -467,13 +507,15 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
             mode |= _M_WRAP32
         dc[i, 6] = mode
 
-    # ---- state of K resident wave slots ----
-    K = min(slots, issue_count)
+    # ---- state of KG resident workgroup slots of gw wave slots each: K wave slots ----
+    K = KG * gw
     V = np.zeros((K * nregs, W), dtype=np.int64)   # slot k's register r: row k*nregs + r
     S = np.zeros((K * max(nslots, 1), W), dtype=np.int64)
     M = np.zeros((K, nmasks), dtype=np.int64)      # lane sets; M[k, EXEC], M[k, ALIVE]
     pcs = np.zeros(K, dtype=np.int64)
-    wave_of = np.full(K, -1, dtype=np.int64)
+    wave_of = np.full(K, -1, dtype=np.int64)      # -1: no wave (ended, or none issued)
+    waiting = np.zeros(K, dtype=np.int64)          # 1: the wave waits at a barrier
+    group_of = np.full(KG, -1, dtype=np.int64)     # the workgroup on each group slot
     steps_of = np.zeros(K, dtype=np.int64)
     TR = np.zeros((K, W), dtype=np.int64)          # loop trips per lane of each slot
     T = np.zeros(W, dtype=np.int64)                # a destination's lanes kept aside
@@ -483,6 +525,11 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
     floor = (mutant_flags & FLAG_DIV_FLOOR) != 0
     unmarked = (mutant_flags & FLAG_NEVER_RAN_UNMARKED) != 0
     not_atomic = (mutant_flags & FLAG_SLOT_NOT_ATOMIC) != 0
+    early = (mutant_flags & FLAG_BARRIER_EARLY) != 0
+    waits_gone = (mutant_flags & FLAG_BARRIER_WAITS_GONE) != 0
+    one_instance = (mutant_flags & FLAG_LOCAL_SHARED) != 0
+    zero_unsynced = (mutant_flags & FLAG_LOCAL_ZERO_UNSYNCED) != 0
+    scratch_group = (mutant_flags & FLAG_SCRATCH_PER_GROUP) != 0
     forcing = force_percent > 0 and force_limit != 0
     forced_left = force_limit  # < 0: no limit
     full = np.int64(-1) if W == 64 else (np.int64(1) << W) - 1
@@ -490,55 +537,83 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
     header[H_NEXT] = 0
     header[H_OVERFLOW] = 0
     ntrace = 0
-    nxt = 0                                        # next position in wave_order
+    nxt = 0                                        # next position in group_order
+    members = np.zeros(KG, dtype=np.int64)         # waves issued with each slot's group
     resident = 0
     total_steps = 0
     total_lanes = 0
     issued = 0
     k = 0
     while True:
-        # ---- issue waves into free slots, in order, checking the deopt flag ----
-        for kk in range(K):
-            if wave_of[kk] < 0 and nxt < issue_count:
+        # ---- issue workgroups onto free group slots, in order, checking the deopt flag ----
+        for sg in range(KG):
+            if group_of[sg] < 0 and nxt < issue_count:
                 if header[H_FLAG] != 0:
-                    # a wave starting after a deopt records itself never-ran and exits
+                    # a group starting after a deopt records its waves never-ran and exits
                     # (the flag never clears during a launch: so do all later ones)
                     while nxt < issue_count:
-                        w = wave_order[nxt]
+                        g = group_order[nxt]
                         nxt += 1
                         if not unmarked:
-                            never_ran[w >> 6] |= np.int64(1) << (w & 63)
+                            for w in range(g * gw, min(g * gw + gw, nwaves)):
+                                never_ran[w >> 6] |= np.int64(1) << (w & 63)
                     break
-                w = wave_order[nxt]
+                g = group_order[nxt]
                 nxt += 1
-                trace[ntrace, 0] = T_ISSUE
-                trace[ntrace, 1] = w
-                trace[ntrace, 2] = total_steps
-                ntrace += 1
-                wave_of[kk] = w
-                pcs[kk] = 0
-                steps_of[kk] = 0
-                live = n - w * W
-                lanes0 = full if live >= W else (np.int64(1) << live) - 1
-                for j in range(nmasks):
-                    M[kk, j] = 0
-                M[kk, _EXEC] = lanes0
-                M[kk, _ALIVE] = lanes0
-                for l in range(W):
-                    TR[kk, l] = 0
-                resident += 1
-                issued += 1
+                group_of[sg] = g
+                src = 0 if one_instance else sg
+                for j in range(nlocal if not zero_unsynced else 0):
+                    lb = local_bases[src, j]  # the workgroup's arrays start as zeros
+                    for i in range(local_lens[j]):
+                        mem[lb + i] = 0
+                members[sg] = 0
+                for i in range(gw):
+                    kk = sg * gw + i
+                    w = g * gw + i
+                    waiting[kk] = 0
+                    if w >= nwaves:  # the partial last group has no such wave
+                        wave_of[kk] = -1
+                        continue
+                    trace[ntrace, 0] = T_ISSUE
+                    trace[ntrace, 1] = w
+                    trace[ntrace, 2] = total_steps
+                    ntrace += 1
+                    wave_of[kk] = w
+                    pcs[kk] = 0
+                    steps_of[kk] = 0
+                    live = n - w * W
+                    lanes0 = full if live >= W else (np.int64(1) << live) - 1
+                    for j in range(nmasks):
+                        M[kk, j] = 0
+                    M[kk, _EXEC] = lanes0
+                    M[kk, _ALIVE] = lanes0
+                    for l in range(W):
+                        TR[kk, l] = 0
+                    members[sg] += 1
+                    resident += 1
+                    issued += 1
         if resident == 0:
             break
-        while wave_of[k] < 0:
+        tries = 0
+        while wave_of[k] < 0 or waiting[k] != 0:
             k = k + 1 if k + 1 < K else 0
+            tries += 1
+            if tries > K:  # every resident wave waits at a barrier that stays shut
+                return ERR_DEADLOCK
 
         # ---- one turn of slot k's wave ----
         wave = wave_of[k]
         base = wave * W
         vo = k * nregs
-        so = k * nslots
+        so = (k - k % gw if scratch_group else k) * nslots
         pc = pcs[k]
+        if zero_unsynced and pc == 0 and steps_of[k] == 0:
+            # the bug: the wave zeroes its group's arrays as it starts, over what the
+            # group's other waves may have written already (no barrier after the zeroing)
+            for j in range(nlocal):
+                lb = local_bases[0 if one_instance else k // gw, j]
+                for i in range(local_lens[j]):
+                    mem[lb + i] = 0
         ex = M[k, _EXEC]
         alive = M[k, _ALIVE]
         left = max_steps - steps_of[k]
@@ -546,6 +621,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
         steps = 0
         lanes = 0
         halted = False
+        at_barrier = False
         while steps < budget:
             op = dc[pc, 0]
             d = dc[pc, 1]
@@ -626,6 +702,18 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 elif op == _WAVEID:
                     for l in range(W):
                         V[rd, l] = wave
+                elif op == _LOCALID:
+                    start = (wave % gw) * W
+                    for l in range(W):
+                        V[rd, l] = start + l
+                elif op == _GROUPID or op == _GROUPSIZE:
+                    x = wave // gw if op == _GROUPID else gw * W
+                    for l in range(W):
+                        V[rd, l] = x
+                elif op == _LOCALBASE:
+                    x = local_bases[0 if one_instance else k // gw, imm]
+                    for l in range(W):
+                        V[rd, l] = x
                 elif op == _MUL:
                     for l in range(W):
                         V[rd, l] = V[ra, l] * V[rb, l]
@@ -957,6 +1045,10 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     counters[2] = issued
                     counters[3] = base + _ctz(over)
                     return ERR_BUDGET
+            elif op == _BARRIER:
+                if ex != 0:  # lanes are here: wait for the workgroup (pc is past it)
+                    at_barrier = True
+                    break
             elif op == _HALT:
                 halted = True
                 break
@@ -989,6 +1081,29 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
             steps_of[k] += steps
             if steps_of[k] >= max_steps:
                 return ERR_STEPS
+            if at_barrier:
+                waiting[k] = 1
+        # ---- slot k's workgroup: released from its barrier once every wave is there (a
+        # wave that ended or has no ALIVE lane counts as there), or freed once all ended
+        sg = k // gw
+        here = 0
+        gone = 0
+        running = 0
+        for kk in range(sg * gw, sg * gw + gw):
+            if wave_of[kk] < 0:
+                continue
+            running += 1
+            if waiting[kk] != 0:
+                here += 1
+            elif M[kk, _ALIVE] == 0:
+                gone += 1
+        if running == 0:
+            group_of[sg] = -1
+        elif here > 0:
+            arrived = here if waits_gone else here + gone + members[sg] - running
+            if arrived >= members[sg] - (1 if early else 0):
+                for kk in range(sg * gw, sg * gw + gw):
+                    waiting[kk] = 0
         k = k + 1 if k + 1 < K else 0
     return OK
 
@@ -1053,35 +1168,44 @@ def frame_words(nmasks: int, ref_words: int, nregs: int, nslots: int) -> int:
 
 def run_launch(code: np.ndarray, n: int, W: int, nregs: int, nmasks: int, nslots: int,
                mem: np.ndarray, buftab: np.ndarray, params: np.ndarray,
-               wave_order: np.ndarray, slots: int, quantum: int, counters: np.ndarray,
+               group_order: np.ndarray, slots: int, quantum: int, counters: np.ndarray,
                area: DeoptArea, max_wave_steps: int = MAX_WAVE_STEPS,
                trip_budget: int = NO_TRIP_BUDGET, flags: int = 0, force_seed: int = 0,
-               force_percent: int = 0, force_limit: int = -1) -> int:
-    """Run one launch of `code` over the waves `wave_order` of n workitems in waves of W
-    lanes; returns OK (0) or an `ERR_*` code (see `ERRORS`).
+               force_percent: int = 0, force_limit: int = -1, group_waves: int = 1,
+               local_bases: np.ndarray | None = None,
+               local_lens: np.ndarray | None = None) -> int:
+    """Run one launch of `code` over the workgroups `group_order` of n workitems in waves
+    of W lanes, `group_waves` waves a workgroup; returns OK (0) or an `ERR_*` code (see
+    `ERRORS`).
 
     Inputs: code int64[ninstr, 8]; buftab int64[nbufs, 3] rows (base, length, bits 32|64)
-    into mem; params (PARAM reads params[imm]); wave_order, distinct wave indices in
-    0..ceil(n/W)-1; `slots` resident waves run round-robin, `quantum` instructions a
-    turn; `area` (DeoptArea) the deopt metadata and results. Written in place: mem
-    (int64), counters (int64[4]) and the area's save, header, never_ran and trace, as the
-    module docstring says. `force_seed`/`force_percent`: DeoptimizeALot at the eligible
-    infopoints (0: never), at most `force_limit` lanes in the launch (< 0: no limit).
-    `trip_budget`: the loop trips (TRIP instructions executed while active) each lane may
-    run; one more stops the launch with ERR_BUDGET and that lane's gid in counters[3].
-    `max_wave_steps` bounds the instructions of one wave: past it is ERR_STEPS, a machine
-    or compiler bug (callers derive it from the trip budget and the code size). `flags`:
-    machine mutants (FLAG_*; mutants.py), 0 for the correct machine. Array dtypes are
-    checked here, so the jitted entry is only ever compiled for one signature.
+    into mem; params (PARAM reads params[imm]); group_order, distinct workgroup indices
+    in 0..ceil(n/(W*group_waves))-1 (with one wave a group, the waves); `slots` resident
+    workgroups, whose waves run round-robin, `quantum` instructions a turn; `area`
+    (DeoptArea) the deopt metadata and results. Workgroup arrays: local_bases
+    int64[slots, arrays], each resident slot's instance of each array (its base in mem,
+    a buffer table row of its own), local_lens int64[arrays] their lengths. Written in
+    place: mem (int64), counters (int64[4]) and the area's save, header, never_ran and
+    trace, as the module docstring says. `force_seed`/`force_percent`: DeoptimizeALot at
+    the eligible infopoints (0: never), at most `force_limit` lanes in the launch (< 0: no
+    limit). `trip_budget`: the loop trips (TRIP instructions executed while active) each
+    lane may run; one more stops the launch with ERR_BUDGET and that lane's gid in
+    counters[3]. `max_wave_steps` bounds the instructions of one wave: past it is
+    ERR_STEPS, a machine or compiler bug (callers derive it from the trip budget and the
+    code size). `flags`: machine mutants (FLAG_*; mutants.py), 0 for the correct machine.
+    Array dtypes are checked here, so the jitted entry is only ever compiled for one
+    signature.
     """
+    bases = np.zeros((1, 0), np.int64) if local_bases is None else _in(local_bases, 2)
+    lens = np.zeros(0, np.int64) if local_lens is None else _in(local_lens, 1)
     return int(_launch(
         MachineCode(_in(code, 2), int(nregs), int(nmasks), int(nslots), _ROLES,
                     _in(area.union_regs, 1), _in(area.union_slots, 1),
                     _in(area.ip_info, 2)),
-        LaunchSettings(int(n), int(W), _in(wave_order, 1), int(slots), int(quantum),
-                       int(max_wave_steps), int(trip_budget), int(flags), int(force_seed),
-                       int(force_percent), int(force_limit)),
-        Memory(_out("mem", mem, np.int64), _in(buftab, 2), _in(params, 1)),
+        LaunchSettings(int(n), int(W), int(group_waves), _in(group_order, 1), int(slots),
+                       int(quantum), int(max_wave_steps), int(trip_budget), int(flags),
+                       int(force_seed), int(force_percent), int(force_limit)),
+        Memory(_out("mem", mem, np.int64), _in(buftab, 2), _in(params, 1), bases, lens),
         Results(_out("counters", counters, np.int64), _out2("save", area.save),
                 _out("header", area.header, np.int64),
                 _out("never_ran", area.never_ran, np.int64), _out2("trace", area.trace))))

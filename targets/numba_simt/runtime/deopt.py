@@ -1,9 +1,10 @@
 """The deopt save area and the never-ran record, as the host sees them (seed 000).
 
 The save area holds a frame for each lane that left the device; it is sized for the most
-workitems that can be in flight at once -- K resident wave slots times W lanes -- never for
-the whole range: once the deopt flag is set no new wave starts, so every deopt of a launch
-comes from the at most K waves resident at the first one. Never-ran tracking is one bit a
+workitems that can be in flight at once -- K resident workgroup slots times G lanes (a
+workgroup of one wave without workgroups: W) -- never for the whole range: once the deopt
+flag is set no new workgroup starts, so every deopt of a launch comes from the at most K
+workgroups resident at the first one. Never-ran tracking is one bit a
 wave. Both sizes are independent of n except the bitmap's n / W / 8 bytes.
 
 The `save-area-per-wave` mutant sizes the area for one wave (W frames).
@@ -20,19 +21,19 @@ from ..device.machine import F_GID, DeoptArea
 HEADER_BYTES = 3 * 8  # flag, next slot index, overflow
 
 
-def capacity(slots: int, W: int, n_waves: int, mutants: Mutants = NONE) -> int:
-    """Frames the save area holds: K resident slots x W lanes."""
-    k = max(1, min(slots, n_waves))
+def capacity(slots: int, W: int, G: int, n_groups: int, mutants: Mutants = NONE) -> int:
+    """Frames the save area holds: K resident workgroup slots x G lanes."""
+    k = max(1, min(slots, n_groups))
     if mutants.on("save-area-per-wave"):
         return W  # the bug: as if only one wave could be resident
-    return k * W
+    return k * G
 
 
-def make_area(compiled: Compiled, n: int, W: int, slots: int, mutants: Mutants = NONE
-              ) -> DeoptArea:
-    n_waves = (n + W - 1) // W
+def make_area(compiled: Compiled, n: int, W: int, G: int, slots: int,
+              mutants: Mutants = NONE) -> DeoptArea:
+    n_groups = (n + G - 1) // G
     return DeoptArea.make(n, W, compiled.nmasks, compiled.union_regs, compiled.union_slots,
-                          compiled.ip_info, capacity(slots, W, n_waves, mutants))
+                          compiled.ip_info, capacity(slots, W, G, n_groups, mutants))
 
 
 def frames(area: DeoptArea) -> np.ndarray:

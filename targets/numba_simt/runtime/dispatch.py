@@ -21,7 +21,15 @@ Schedule keys read here: `wave_order` (with `order_seed`), `slots`, `quantum`,
 (with `deopt_seed`: DeoptimizeALot at eligible infopoints), `deopt_limit` (at most this
 many forced deopts in the run, over all its rounds).
 
-The `replay-stops-at-exception` and `never-ran-rerun-completed` mutants live here.
+Workgroups: the schedule's orders and `slots` are over workgroups (of one wave each when
+the case has no `launch.group`): the machine issues a workgroup's waves together, so
+never-ran comes in whole workgroups. Each resident workgroup slot gets its own instance
+of every workgroup array, an item of the pool made for the run. A kernel with barriers or
+workgroup arrays runs its never-ran workgroups on the device even under `never_ran`
+"host" (the host runs one wave at a time, alone).
+
+The `replay-stops-at-exception`, `never-ran-rerun-completed` and
+`workgroup-bounds-whole-region` mutants live here.
 """
 
 from __future__ import annotations
@@ -160,7 +168,16 @@ def run_case(compiled: Compiled, case: Case, schedule: dict[str, Any],
 def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict[str, Any],
          pool: Pool, bound: dict[str, Item], mutants: Mutants
          ) -> tuple[Outcome | None, TargetError | None, dict[str, Any]]:
-    n, W = case.n, case.wave
+    n, W, G = case.n, case.wave, case.group_size
+    slots = int(schedule.get("slots", 1))
+    n_waves = (n + W - 1) // W
+    n_groups = (n_waves + G // W - 1) // (G // W)
+    # each resident workgroup slot's workgroup memory: an item of its own holding the
+    # arrays one after another, made before anything holds a reference (making it may
+    # move the pool)
+    words = sum(length for _, _, length in compiled.workgroup_arrays)
+    instances = [pool.allocate(words, 64)[0]
+                 for _ in range(min(slots, n_groups) if words else 0)]
     items = list(bound.values())
 
     def allocate(size: int) -> tuple[int, dict[int, int], np.ndarray]:
@@ -168,33 +185,35 @@ def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict
         return item.start, moves, pool.storage
 
     ref_params = frozenset(i for i, p in enumerate(case.function.params) if p.ty.is_buffer)
-    n_waves = (n + W - 1) // W
     budget = trip_budget(options, n)
-    slots = int(schedule.get("slots", 1))
     flags = mutants.machine_flags()
     run = _Run(n, [NEVER_RAN] * n)
-    host = Host(compiled, pool.storage, pool.table(items), kernel_params(case, bound), n, W,
-                budget, allocate, ref_params, mutants)
-    pending = wave_order(n_waves, schedule)
+    host = Host(compiled, pool.storage, _table(pool, items, instances, compiled, mutants),
+                kernel_params(case, bound), n, W, budget, allocate, ref_params, mutants, G)
+    pending = wave_order(n_groups, schedule)  # the workgroups (with G = W, the waves)
     finish = schedule.get("after_exception", "stop") == "finish"
-    on_host = schedule.get("never_ran", "device") == "host"
+    # the host runs whole waves, one after another: a workgroup that meets at barriers or
+    # shares workgroup memory runs on the device only
+    on_host = schedule.get("never_ran", "device") == "host" and not compiled.groupwise
     try:
         while pending:
             run.rounds += 1
             # the items' current bases: an alloc() on the host may have moved them
             never = _device_round(compiled, case, schedule, run, host, pool.storage,
-                                  pool.table(items), kernel_params(case, bound), pending,
-                                  slots, budget, flags, mutants)
+                                  _table(pool, items, instances, compiled, mutants),
+                                  kernel_params(case, bound), pending, slots, budget, flags,
+                                  mutants, _bases(instances, compiled))
             if not never:
                 break
             if len(never) >= len(pending) and not mutants.on("never-ran-rerun-completed"):
-                raise RunError(f"dispatch made no progress: waves {never} never ran")
+                raise RunError(f"dispatch made no progress: workgroups {never} never ran")
             if run.first is not None and not finish:
                 break  # "pending new workitems will not run": they stay never-ran
             if on_host:
-                for w in never:
-                    run.host_waves.append(w)
-                    run.take(host.run_wave(w))
+                for g in never:
+                    for w in range(g * G // W, min((g + 1) * G // W, n_waves)):
+                        run.host_waves.append(w)
+                        run.take(host.run_wave(w))
                 break
             pending = never
     except HostBudget as e:
@@ -209,21 +228,53 @@ def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict
     return Outcome(bufs, exc, run.status, dict(run.faults)), None, _diagnostics(run, host)
 
 
+def _table(pool: Pool, items: list[Item], instances: list[Item], compiled: Compiled,
+           mutants: Mutants) -> np.ndarray:
+    """The buffer table: the bound buffers' rows, then each workgroup array's instance in
+    each slot's workgroup memory (a buffer of its own)."""
+    rows = [pool.table(items)] if items else []
+    ends = np.cumsum([length for _, _, length in compiled.workgroup_arrays], dtype=np.int64)
+    for memory in instances:
+        start = memory.start
+        for (_, bits, length), end in zip(compiled.workgroup_arrays, ends.tolist()):
+            base = memory.start + end - length
+            # the bug: the array's bounds run to the end of its slot's workgroup memory
+            if mutants.on("workgroup-bounds-whole-region"):
+                length = start + int(ends[-1]) - base
+            rows.append(np.array([[base, length, bits]], dtype=np.int64))
+    return np.concatenate(rows) if rows else pool.table([])
+
+
+def _bases(instances: list[Item], compiled: Compiled) -> np.ndarray:
+    """The machine's `local_bases`: each group slot's instance of each workgroup array."""
+    lengths = [length for _, _, length in compiled.workgroup_arrays]
+    offsets = np.cumsum([0] + lengths[:-1], dtype=np.int64) if lengths else \
+        np.zeros(0, np.int64)
+    return np.array([[memory.start + int(o) for o in offsets] for memory in instances],
+                    dtype=np.int64).reshape(len(instances), len(lengths))
+
+
 def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run: _Run,
                   host: Host, mem: np.ndarray, buftab: np.ndarray, params: np.ndarray,
-                  waves: list[int], slots: int, budget: int, flags: int, mutants: Mutants
-                  ) -> list[int]:
-    """Launch `waves`, resume the deopted workitems; returns the never-ran waves."""
-    n, W = case.n, case.wave
-    area = deopt.make_area(compiled, n, W, slots, mutants)
+                  groups: list[int], slots: int, budget: int, flags: int, mutants: Mutants,
+                  local_bases: np.ndarray) -> list[int]:
+    """Launch the workgroups `groups`, resume the deopted workitems; returns the never-ran
+    workgroups."""
+    n, W, G = case.n, case.wave, case.group_size
+    gw = G // W
+    n_waves = (n + W - 1) // W
+    waves = [w for g in groups for w in range(g * gw, min(g * gw + gw, n_waves))]
+    area = deopt.make_area(compiled, n, W, G, slots, mutants)
     counters = np.zeros(4, dtype=np.int64)
+    lens = np.array([length for _, _, length in compiled.workgroup_arrays], dtype=np.int64)
     rc = machine.run_launch(
         compiled.rows, n, W, compiled.nregs, compiled.nmasks, compiled.nslots, mem, buftab,
-        params, np.array(waves, dtype=np.int64), slots, int(schedule.get("quantum", 64)),
+        params, np.array(groups, dtype=np.int64), slots, int(schedule.get("quantum", 64)),
         counters, area, max_wave_steps=_max_wave_steps(budget, W, len(compiled.rows)),
         trip_budget=budget, flags=flags, force_seed=int(schedule.get("deopt_seed", 0)),
         force_percent=int(schedule.get("deopt_percent", 0)),
-        force_limit=_forced_left(schedule, run))
+        force_limit=_forced_left(schedule, run), group_waves=gw, local_bases=local_bases,
+        local_lens=lens)
     run.instructions += int(counters[0])
     run.lane_instructions += int(counters[1])
     run.save_area_bytes = deopt.save_area_bytes(area)
@@ -238,6 +289,7 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
         raise RunError(f"machine error {rc}: {machine.error_message(rc)}")
     never = deopt.never_ran_waves(area, waves)
     run.never_ran_waves += len(never)
+    never_groups = list(dict.fromkeys(w // gw for w in never))  # whole ones, in order
     rows = deopt.frames(area)
     gids = deopt.deopted_gids(rows)
     # every lane of a wave that ran completed on the device, unless it left a frame
@@ -266,11 +318,11 @@ def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run:
                 break
     host.waiting = frames[:0]
     if mutants.on("never-ran-rerun-completed"):
-        # the bug: a wave with a deopted lane counts as not done, and runs again whole
-        extra = {g // W for g in gids} - set(never) - run.rerun
+        # the bug: a workgroup with a deopted lane counts as not done, and runs again whole
+        extra = {g // G for g in gids} - set(never_groups) - run.rerun
         run.rerun |= extra
-        never = never + [w for w in waves if w in extra]
-    return never
+        never_groups = never_groups + [g for g in groups if g in extra]
+    return never_groups
 
 
 def _forced_left(schedule: dict[str, Any], run: _Run) -> int:

@@ -40,11 +40,12 @@ CODE_WIDTH = 11
 
 # state: the loop's registers between calls (in and out)
 (S_PC, S_STEPS, S_WAVE, S_BASE, S_OWNED, S_EVERY, S_LO, S_HI, S_ARG, S_LANE, S_ALLOCATED,
- S_FAULTS, S_DIRTY) = range(13)
-STATE_SIZE = 13
+ S_FAULTS, S_DIRTY, S_GROUP) = range(14)
+STATE_SIZE = 14
 # S_LO, S_HI: the lanes [lo, hi) the run can touch; S_ALLOCATED: the lanes of the ALLOC
 # under way already served; S_FAULTS: rows of `faults` used; S_DIRTY: the lanes whose
-# registers may be nonzero (`resume_frames` clears them between resumes)
+# registers may be nonzero (`resume_frames` clears them between resumes); S_GROUP: the
+# launch's workgroup size G (kept by `start`)
 
 # what the loop returns (S_ARG, S_LANE carry the detail named)
 (DONE, AT_ALLOC, OUT_OF_BUDGET, ERR_OUTSIDE, ERR_STEPS, ERR_REF, ERR_CANNOT, ERR_PARAM,
@@ -61,7 +62,7 @@ NOT_STARTED, PAUSED = -1, -2
 (K_BINARY, K_MOVI, K_SETEXEC, K_M_OR, K_GETEXEC, K_JZ_EXEC, K_MOV, K_CLEAR, K_FROMCOND,
  K_M_ANDN, K_LOAD, K_JMP, K_TRIP, K_LEN, K_UNARY, K_LANEID, K_GID, K_STORE, K_DIVREM,
  K_HALT, K_WAVE_OP, K_M_AND, K_WAVEID, K_KILL, K_PARAM, K_JZ_MASK, K_ALLOC, K_FAIL,
- K_CANNOT, K_OUTSIDE) = range(30)
+ K_LOCALID, K_GROUPID, K_GROUPSIZE, K_BARRIER, K_CANNOT, K_OUTSIDE) = range(34)
 
 # the op column: arithmetic (K_BINARY, K_UNARY, K_DIVREM, K_STORE) and wave operations
 (A_ADD, A_SUB, A_MUL, A_AND, A_OR, A_XOR, A_SHL, A_SHR, A_EQ, A_NE, A_LT, A_LE, A_GT, A_GE,
@@ -361,6 +362,13 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
                     regs[lane, d] = (imm if kind == K_MOVI else lane if kind == K_LANEID
                                      else state[S_BASE] + lane if kind == K_GID
                                      else state[S_WAVE])
+        elif kind == K_LOCALID or kind == K_GROUPID or kind == K_GROUPSIZE:
+            group = state[S_GROUP]
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    gid = state[S_BASE] + lane
+                    regs[lane, d] = (gid % group if kind == K_LOCALID
+                                     else gid // group if kind == K_GROUPID else group)
         elif (kind == K_SETEXEC or kind == K_M_OR or kind == K_M_ANDN or kind == K_M_AND
               or kind == K_GETEXEC or kind == K_CLEAR):
             _mask_op(kind, masks, d, a, b, ex, exec_, alive)
@@ -435,6 +443,8 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
         elif kind == K_OUTSIDE:
             status = ERR_OUTSIDE
             state[S_ARG] = imm
+        elif kind == K_BARRIER and ex == 0:
+            pass  # whole-wave code passes a barrier its lanes left (a break, a return)
         else:
             status = ERR_CANNOT
             state[S_ARG] = code[pc - 1, C_OPCODE]
@@ -449,7 +459,9 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
 def start(state, pc, gid_base, W, lo, hi, owned, every_lane):  # type: ignore[no-untyped-def]
     """A fresh run of the wave whose first workitem is `gid_base`, from `pc`."""
     dirty = state[S_DIRTY]
+    group = state[S_GROUP]
     state[:] = 0
+    state[S_GROUP] = group
     state[S_PC] = pc
     state[S_WAVE] = gid_base // W
     state[S_BASE] = gid_base

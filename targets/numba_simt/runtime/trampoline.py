@@ -39,6 +39,7 @@ from difftest.core.outcome import Fault
 
 from . import host_loop
 from .host_loop import (K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_DIVREM, K_FAIL,
+                        K_BARRIER, K_GROUPID, K_GROUPSIZE, K_LOCALID,
                         K_FROMCOND, K_GETEXEC, K_GID, K_HALT, K_JMP, K_JZ_EXEC, K_JZ_MASK,
                         K_KILL, K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR, K_MOV,
                         K_MOVI, K_OUTSIDE, K_PARAM, K_SETEXEC, K_STORE, K_TRIP, K_UNARY,
@@ -118,7 +119,7 @@ class Host:
     def __init__(self, compiled: Any, mem: np.ndarray, buftab: np.ndarray,
                  params: np.ndarray, n: int, W: int, trip_budget: int,
                  allocate: Allocate | None = None, ref_params: frozenset[int] = frozenset(),
-                 mutants: Mutants = NONE) -> None:
+                 mutants: Mutants = NONE, group: int = 0) -> None:
         self.mutants = mutants
         self.rows = compiled.host.rows
         self.decoded: _Decoded = compiled.decoded
@@ -143,6 +144,7 @@ class Host:
         self.masks = np.zeros(max(1, self.nmasks), dtype=np.int64)
         self.trips = np.zeros(W, dtype=np.int64)
         self.state = np.zeros(host_loop.STATE_SIZE, dtype=np.int64)
+        self.state[host_loop.S_GROUP] = group or W  # the workgroup size G
         self.faults = np.zeros((W, 3), dtype=np.int64)
 
     def resume_frames(self, frames: np.ndarray, stop_after_fault: bool = False
@@ -285,7 +287,8 @@ _KINDS = {
     Op.LANEID: K_LANEID, Op.GID: K_GID, Op.STORE: K_STORE, Op.ATOMIC_ADD: K_STORE,
     Op.DIV: K_DIVREM, Op.REM: K_DIVREM, Op.HALT: K_HALT, Op.M_AND: K_M_AND,
     Op.WAVEID: K_WAVEID, Op.KILL: K_KILL, Op.PARAM: K_PARAM, Op.JZ_MASK: K_JZ_MASK,
-    Op.ALLOC: K_ALLOC, Op.FAIL: K_FAIL,
+    Op.ALLOC: K_ALLOC, Op.FAIL: K_FAIL, Op.LOCALID: K_LOCALID, Op.GROUPID: K_GROUPID,
+    Op.GROUPSIZE: K_GROUPSIZE, Op.BARRIER: K_BARRIER,
     **{op: K_BINARY for op in (Op.ADD, Op.SUB, Op.MUL, Op.AND, Op.OR, Op.XOR, Op.SHL,
                                Op.SHR, Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE,
                                Op.CMP_GT, Op.CMP_GE)},
@@ -293,7 +296,9 @@ _KINDS = {
     **{op: K_WAVE_OP for op in (Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX,
                                 Op.WWM_OR, Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL,
                                 Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE)},
-}  # any other opcode (DEOPT, SPILL, RELOAD: device code only) is K_CANNOT
+}  # any other opcode is K_CANNOT: DEOPT, SPILL, RELOAD (device code only) and LOCALBASE (the
+# prologue's: a resume starts past it); a BARRIER is one only where a lane the host runs
+# meets it (whole-wave code passes one its lanes left)
 _JUMPS = frozenset({Op.JMP, Op.JZ_EXEC, Op.JZ_MASK})
 
 # the operands (d, a, b, c) each kind reads or writes: v a vreg, m a mask register
@@ -301,7 +306,8 @@ _ROLES = {K_BINARY: "vvv", K_MOVI: "v", K_SETEXEC: "-m", K_M_OR: "mmm", K_GETEXE
           K_MOV: "vv", K_CLEAR: "m", K_FROMCOND: "mv", K_M_ANDN: "mmm", K_LOAD: "vvv",
           K_LEN: "vv", K_UNARY: "vv", K_LANEID: "v", K_GID: "v", K_STORE: "-vvv",
           K_DIVREM: "vvv", K_M_AND: "mmm", K_WAVEID: "v", K_PARAM: "v", K_JZ_MASK: "-m",
-          K_ALLOC: "vv", K_FAIL: "-v", K_WAVE_OP: "vvv"}  # the others name no register
+          K_ALLOC: "vv", K_FAIL: "-v", K_WAVE_OP: "vvv", K_LOCALID: "v", K_GROUPID: "v",
+          K_GROUPSIZE: "v"}  # the others name no register
 # the op column: what an arithmetic or wave instruction computes
 _OPS = {Op.ADD: host_loop.A_ADD, Op.SUB: host_loop.A_SUB, Op.MUL: host_loop.A_MUL,
         Op.AND: host_loop.A_AND, Op.OR: host_loop.A_OR, Op.XOR: host_loop.A_XOR,
