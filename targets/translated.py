@@ -126,13 +126,13 @@ class TranslatedTarget(Target):
         mutants = frozenset(options.get("mutants", ()))
         subgroup = self.subgroup(case, options)
         avoid = self.avoided(options)
-        key = (case.kernel, case.entry, case.wave, mutants, subgroup, avoid)
+        key = (case.kernel, case.entry, case.wave, mutants, subgroup, avoid, case.group_size)
         hit = self._translations.get(key)
         if hit is not None:
             self._translations.move_to_end(key)
             return hit
         tr = translate(case.program, case.entry, self.language, case.wave, mutants, subgroup,
-                       avoid)
+                       avoid, case.group_size)
         self._translations[key] = tr
         if len(self._translations) > CACHE_SIZE:
             self._translations.popitem(last=False)
@@ -294,6 +294,13 @@ def decode(tr: Translation, case: Case, options: dict[str, Any],
         return Outcome(bufs, None, [], error=TargetError(
             "internal", f"{mismatched} workitem(s) found that their subgroup is not their "
             f"wave of {tr.wave} (asked for subgroups of {tr.subgroup} lanes)"))
+    split = int(status[1])
+    if split:
+        return Outcome(bufs, None, [], error=TargetError(
+            "unsupported", f"the live workitems of a group went different ways at a "
+            f"statement with a barrier inside ({split} time(s)): allowed where no barrier "
+            "is reached differently, but the translation runs such a statement with the "
+            "whole group (docs/semantics.md, \"Workgroups in the translations\")"))
     rows = status[HEADER:].reshape(case.n, tr.row).tolist()
     statuses: list[str] = []
     faults: dict[int, Fault] = {}

@@ -1,6 +1,7 @@
 """Human-facing renderings of a case and its outcome (terminal text and PNG).
 
-One cell per workitem, waves separated: `.` completed, `F` faulted, `-` never ran, `D`
+One cell per workitem, waves separated (workgroups of several waves by ` | `): `.`
+completed, `F` faulted, `-` never ran, `D`
 completed after a deopt (when the target lists `deopted` gids in its diagnostics). A
 faulted workitem is always `F`, deopted or not: the fault is what the reader looks for.
 Nothing is cut: the terminal picture folds runs of identical rows into one line, the
@@ -36,15 +37,22 @@ def cells(outcome: Outcome) -> list[str]:
 
 
 def status_picture(case: Case, outcome: Outcome) -> str:
-    """Rows of whole waves labelled by their first gid; three or more identical rows in a
-    row print as the first and a line saying how many more."""
+    """Rows of whole waves (whole workgroups where a launch has groups of several waves)
+    labelled by their first gid; three or more identical rows in a row print as the
+    first and a line saying how many more."""
     cs = cells(outcome)
-    per_row = max(ROW - ROW % case.wave, case.wave)
+    wave, group = case.wave, case.group_size
+    unit = group if group > wave else wave
+    per_row = max(ROW - ROW % unit, unit)
     bodies: list[tuple[int, str]] = []
     for start in range(0, len(cs), per_row):
         chunk = cs[start:start + per_row]
-        bodies.append((start, " ".join("".join(chunk[i:i + case.wave])
-                                       for i in range(0, len(chunk), case.wave))))
+        text = ""
+        for i in range(0, len(chunk), wave):
+            if i:
+                text += " | " if (start + i) % group == 0 and group > wave else " "
+            text += "".join(chunk[i:i + wave])
+        bodies.append((start, text))
     rows: list[str] = []
     i = 0
     while i < len(bodies):
@@ -59,7 +67,8 @@ def status_picture(case: Case, outcome: Outcome) -> str:
             rows.extend(f"{bodies[k][0]:>6} {bodies[k][1]}" for k in range(i + 1, j + 1))
         i = j + 1
     legend = "  ".join(f"{k} {label}" for k, label in LEGEND)
-    return "\n".join(["status by workitem (gid of each row's first; waves separated):",
+    separated = "waves separated" + (f", workgroups of {group} by |" if group > wave else "")
+    return "\n".join([f"status by workitem (gid of each row's first; {separated}):",
                       *rows, legend])
 
 

@@ -405,9 +405,12 @@ class _Worker:
             extra = [schedule_by_number(case, k) for k in extra_numbers]
             for sched in [case.schedule, *extra]:
                 res = check_case(case, self.target, sched, options, None, full, oracle_error)
-                counters[_CASES] += 1
                 counters[_EXECS] += 1
                 verdict = res.verdict
+                if verdict.unchecked:
+                    counters[_SKIPPED] += 1
+                    break
+                counters[_CASES] += 1
                 if verdict.agree:
                     continue
                 failure = verdict_class(verdict)

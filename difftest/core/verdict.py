@@ -48,7 +48,16 @@ class Verdict:
             "actual": _jsonable(self.actual),
         }
 
+    @property
+    def unchecked(self) -> bool:
+        """The target found at run time that it cannot run the case (an outcome error
+        `unsupported`): nothing was compared, so nothing disagrees, and campaigns count
+        the case as skipped, like one the target declares it cannot run."""
+        return self.rule == UNCHECKED
+
     def __str__(self) -> str:
+        if self.unchecked:
+            return f"not checked: {self.message}"
         if self.agree:
             return "agree"
         who = f" [workitems {', '.join(map(str, self.workitems))}]" if self.workitems else ""
@@ -56,6 +65,7 @@ class Verdict:
 
 
 AGREE = Verdict(True)
+UNCHECKED = "unchecked"
 
 
 def _jsonable(v: Any) -> Any:
@@ -178,6 +188,9 @@ def _r0_error(full: FullRun | None, outcome: Outcome, oracle_error: TargetError 
     """R0: a target error agrees only when the oracle's run fails the same way (a race, or
     a workitem out of budget); without one, the other rules decide (None)."""
     kind = None if outcome.error is None else outcome.error.kind
+    if kind == "unsupported":
+        assert outcome.error is not None
+        return Verdict(True, UNCHECKED, outcome.error.message)
     if oracle_error is not None:  # a racy kernel: only the same error agrees
         if kind == oracle_error.kind:
             return AGREE

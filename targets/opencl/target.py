@@ -31,7 +31,7 @@ from difftest.core.errors import DifftestError
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import LOOP_EXITS_UNDEFINED
 
-from ..translate import Translation
+from ..translate import Translation, subgroup_size
 from ..translate.opencl_c import launch_shape
 from difftest.core.errors import NotOnThisMachine
 
@@ -76,7 +76,8 @@ class _OpenCL(TranslatedTarget):
                 args.append(["int" if p.ty.bits == 32 else "long", int(value)])
             else:
                 args.append(["int", 1 if value else 0])
-        glob, local = launch_shape(case.wave, case.n, self.language != "opencl", mutants)
+        glob, local = launch_shape(case.wave, case.n, self.language != "opencl", mutants,
+                                   tr.group if tr.workgroups else None)
         flags = "-w" + (" -cl-opt-disable" if options.get("opt", "on") == "off" else "")
         header = {"platform": self.platform, "source": tr.source, "flags": flags,
                   "kernel": tr.entry_point, "args": args, "global": glob, "local": local}
@@ -88,6 +89,10 @@ class PoclTarget(_OpenCL):
     description = "OpenCL C on PoCL's CPU device (LLVM): a compiler nobody here wrote"
     language = "opencl"
     platform = "Portable Computing Language"
+    # no `workgroups`: PoCL's process corrupts its heap (glibc's "double free or
+    # corruption") after some of the translation's kernels with barriers and workgroup
+    # arrays, in work-groups of several items, built with optimisation (-cl-opt-disable
+    # runs them); not yet reduced to a reproducer that is sure to be PoCL's alone
     offered_mutants = ("bound-per-trip", "call-no-check")
 
     def __init__(self) -> None:
@@ -148,10 +153,10 @@ class IntelTarget(_OpenCL):
                    "vectoriser, exec masks on AVX-512)")
     language = "opencl-subgroups"
     platform = "Intel(R) OpenCL"
-    capabilities = frozenset({"wave_ops", "faults", "mutants"})
+    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups"})
     reconvergence = LOOP_EXITS_UNDEFINED
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",
-                       "call-no-check")
+                       "call-no-check", "workgroup-memory-unzeroed", "ghost-returns")
     option_names = ("opt", "cpu_arch", "vectorizer", "timeout", "build_timeout")
     option_help = {**_OpenCL.option_help,
                    "cpu_arch": "the instruction set the runtime compiles for "
@@ -161,6 +166,13 @@ class IntelTarget(_OpenCL):
                                  "(CL_CONFIG_USE_VECTORIZER), to see whether a bug is "
                                  "its; off runs each work-item alone, so kernels with "
                                  "wave operations get subgroups of 1"}
+
+    def unsupported(self, case: Case) -> str | None:
+        why = super().unsupported(case)
+        if why is None and case.group_size > case.wave and subgroup_size(case.wave) != case.wave:
+            why = (f"workgroups of several waves of {case.wave} (a wave is one subgroup, "
+                   f"and Intel's have at least {subgroup_size(case.wave)} lanes)")
+        return why
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)

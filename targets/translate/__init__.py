@@ -24,12 +24,13 @@ def subgroup_size(wave: int) -> int:
 
 def translate(program: n.Program, entry: str, language: str, wave: int,
               mutants: frozenset[str] = frozenset(), subgroup: int = 0,
-              avoid: frozenset[str] = frozenset()) -> Translation:
+              avoid: frozenset[str] = frozenset(), group: int = 0) -> Translation:
     """`program` (checked) as source text of `language`: "opencl" (no subgroups),
     "opencl-subgroups", "wgsl", "glsl" or "cuda" (a warp of 32), for launches in waves
     of `wave` on subgroups of `subgroup` lanes (0: `subgroup_size(wave)`, what a device
     that sizes its subgroups to the request gives), spelling around the known target bugs
-    `avoid` names (emit.AVOIDABLE). Raises Unsupported for what the language cannot
+    `avoid` names (emit.AVOIDABLE), in workgroups of `group` items (0: one wave).
+    Raises Unsupported for what the language cannot
     express."""
     dialect: Dialect
     if language == "opencl":
@@ -46,4 +47,4 @@ def translate(program: n.Program, entry: str, language: str, wave: int,
         raise ValueError(f"unknown language {language!r}")
     if subgroup and s:
         s = subgroup
-    return Translator(dialect, program, entry, wave, s, mutants, avoid).run()
+    return Translator(dialect, program, entry, wave, s, mutants, avoid, group).run()

@@ -267,6 +267,7 @@ class CudaC(OpenCLC):
     name = "cuda"
     ctx = "C->"
     emitter = CudaEmitter
+    has_workgroups = False  # __shared__ and __syncthreads() are not translated yet
 
     def __init__(self) -> None:
         super().__init__(subgroups=True)

@@ -18,14 +18,33 @@ What every dialect gets from here, so that nothing is left to the target's own r
 - wave operations: the arguments first (a lane that faults there has returned, so it is
   not active), then the dialect's subgroup operation over the lanes still here.
 
-The launch: one workgroup per wave of W lanes, whose lanes are one subgroup of the device
-(the dialect asks for subgroups of S >= W lanes where the API allows, and the entry point
-checks at run time that its workgroup is one subgroup whose first W lanes are the wave's:
-a workitem that finds otherwise counts itself in the status buffer's header, and the
-host reports the launch as an internal error rather than check what it computed). gid =
-wave * W + the lane's subgroup index; lanes past n return at once (inactive from launch).
+Workgroups (a launch with `group=G`, workgroup arrays, `barrier()`): the launch's
+workgroups are the device's, G items each, whose G/W subgroups are its waves (wave =
+group * G/W + the subgroup's index); a kernel's workgroup arrays are the language's
+workgroup memory, zeroed by the group before its kernel runs. A kernel with barriers runs
+its own body in *sync mode* (`SyncEmitter`), so that no workitem leaves a barrier short:
+a workitem that faults, runs out of budget, returns from the kernel or is past n does
+not return but turns into a *ghost*, which writes nothing and follows its group to each
+barrier. The statements with a barrier inside (and the breaks and continues of a loop
+with one) are run by every workitem; their decisions (a condition, a loop's next trip)
+are put to a vote of the group's live workitems in workgroup memory, and every
+workitem, ghosts included, takes the vote's way. The semantics lets live workitems
+disagree there only where no barrier is reached differently; the translation cannot run
+that exactly, so it counts such a vote in the status buffer's header and the host
+reports the case as unsupported (docs/semantics.md, "Workgroups in the translations").
+The statements between are run by the live workitems only, in a block a fault or a
+return leaves (`do { } while (false)` or the dialect's equivalent).
 
-The status buffer: i64, header word 0 (workitems whose subgroup was not their wave), then
+The launch without `group`: one workgroup per wave of W lanes, whose lanes are one
+subgroup of the device (the dialect asks for subgroups of S >= W lanes where the API
+allows, and the entry point checks at run time that its workgroup is one subgroup whose
+first W lanes are the wave's: a workitem that finds otherwise counts itself in the status
+buffer's header, and the host reports the launch as an internal error rather than check
+what it computed). gid = wave * W + the lane's subgroup index; lanes past n return at
+once (inactive from launch).
+
+The status buffer: i64, header word 0 (workitems whose subgroup was not their wave), word
+1 (votes that found the live workitems of a group disagreeing), then
 one row per workitem: kind (-1 until the workitem finishes: one that never writes its row
 is a finding too), `fail` code, the depth of the recorded stack, then (function id, line)
 per frame, outermost first.
@@ -33,17 +52,19 @@ per frame, outermost first.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, I32, I64, Type, widest
+from difftest.core.ir.types import BOOL, I32, I64, Type, local_of, widest
 from difftest.core.ir.walk import reachable, walk
 
 # the fault kinds in a status row (0: completed; -1: never written)
 COMPLETED, OUT_OF_BOUNDS, DIVISION_BY_ZERO, FAIL, EXHAUSTED = 0, 1, 2, 3, 4
 KINDS = {OUT_OF_BOUNDS: "out_of_bounds", DIVISION_BY_ZERO: "division_by_zero", FAIL: "fail"}
-HEADER = 1  # i64 words before the first row of the status buffer
+HEADER = 2  # i64 words before the first row of the status buffer
 
 
 class Unsupported(Exception):
@@ -69,6 +90,8 @@ class Translation:
     params: tuple[n.Param, ...]    # all its parameters, in order
     wave: int                      # W
     subgroup: int                  # S, the subgroup size asked for (0: no subgroups)
+    group: int = 0                 # G, the workgroup size (W where the launch has none)
+    workgroups: bool = False       # launched in workgroups of G (it uses them)
 
 
 def _variables(fn: n.Function) -> dict[str, Type]:
@@ -205,6 +228,10 @@ class Dialect:
     def loop_head(self) -> str:
         return "for (;;) {"
 
+    def sync_loop_head(self, k: str) -> str:
+        """A loop whose every trip, `continue` included, ends by incrementing `k`."""
+        return f"for (;; {k} = {k} + 1) {{"
+
     # ------------------------------------------------------------------- functions
     def function(self, name: str, params: list[tuple[str, str]], returns: str | None,
                  body: list[str]) -> str:
@@ -243,6 +270,36 @@ class Dialect:
         raise Unsupported(f"wave operations: {self.name} here has no subgroups "
                           f"({e.op} at line {e.line})")
 
+    # ------------------------------------------------------------------ workgroups
+    has_workgroups = False  # workgroup arrays, barrier(), group ids, launches of G > W
+
+    def barrier(self) -> str:
+        """`barrier()`: the group's execution and memory barrier (workgroup memory and
+        buffers)."""
+        raise NotImplementedError
+
+    def run_open(self) -> str:
+        """The head of a block that a `break` leaves (sync mode's runs)."""
+        return "do {"
+
+    def run_close(self) -> str:
+        return "} while (false);"
+
+    def vote(self, choice: str) -> str:
+        """A call of the translation's vote on an i32 `choice` (1: yes, 0: no, -1: a
+        ghost's, which does not count): a bool, whether any live workitem said yes."""
+        raise NotImplementedError
+
+    def local_load(self, tr: Translator, name: str, at: str) -> str:
+        return f"v_{name}[{at}]"
+
+    def local_store(self, tr: Translator, name: str, at: str, value: str) -> str:
+        return f"v_{name}[{at}] = {value};"
+
+    def local_atomic_add(self, fe: FunctionEmitter, ref: str, index: str, value: str,
+                         elem: Type) -> None:
+        raise NotImplementedError
+
     def opaque_zero(self, tr: Translator) -> str:
         """An i64 zero read at run time, which no compiler can fold (AVOIDABLE)."""
         raise Unsupported(f"{self.name} spells no known bug another way")
@@ -268,8 +325,9 @@ class Translator:
 
     def __init__(self, dialect: Dialect, program: n.Program, entry: str, wave: int,
                  subgroup: int, mutants: frozenset[str],
-                 avoid: frozenset[str] = frozenset()) -> None:
+                 avoid: frozenset[str] = frozenset(), group: int = 0) -> None:
         self.d = dialect
+        self.group = group or wave
         self.program = program
         self.entry = entry
         self.wave = wave
@@ -289,6 +347,14 @@ class Translator:
                              for i, p in enumerate(buffer_params))
         self.scalars = tuple(p for p in self.kernel.params if not p.ty.is_buffer)
         self.params = self.kernel.params
+        self.local_arrays = tuple(s for s in self.kernel.body if isinstance(s, n.LocalArray))
+        self.synchronising = any(isinstance(x, n.Barrier) for x in walk(self.kernel.body))
+        self.atomic_locals = frozenset(x.buffer for x in walk(self.kernel.body)
+                                       if isinstance(x, n.AtomicAdd)
+                                       and x.buffer in {a.name for a in self.local_arrays})
+        self.workgroups = bool(self.group != wave or self.local_arrays or self.synchronising
+                               or any(isinstance(x, n.WorkId) and x.which in n.GROUP_IDS
+                                      for f in self.functions for x in walk(f.body)))
 
     def run(self) -> Translation:
         for f in self.functions:
@@ -296,11 +362,23 @@ class Translator:
                 if isinstance(node, n.Alloc):
                     raise Unsupported(f"alloc(): no allocation inside a kernel "
                                       f"(line {node.line})")
+                if isinstance(node, n.Barrier) and f is not self.kernel:
+                    raise Unsupported(f"barrier() in a helper function (line {node.line}): "
+                                      "the translation runs barriers of the kernel's own "
+                                      "body only")
+        if self.workgroups and not self.d.has_workgroups:
+            raise Unsupported(f"workgroups: the {self.d.name} translation has none")
+        if self.group > self.wave and self.subgroup and self.subgroup != self.wave:
+            raise Unsupported(f"a workgroup of several waves of {self.wave} needs "
+                              f"subgroups of exactly {self.wave} lanes (asked for "
+                              f"{self.subgroup})")
         emitter = self.d.emitter or FunctionEmitter
-        bodies = [emitter(self, f).emit() for f in self.functions]
+        bodies = [(SyncEmitter if f is self.kernel and self.synchronising else emitter)(
+            self, f).emit() for f in self.functions]
         source = self.d.program(self, bodies)
         return Translation(source, self.entry_point(), self.names, self.row, self.buffers,
-                           self.scalars, self.kernel.params, self.wave, self.subgroup)
+                           self.scalars, self.kernel.params, self.wave, self.subgroup,
+                           self.group, self.workgroups)
 
     def entry_point(self) -> str:
         return f"k_{self.entry}" if self.d.name in ("opencl", "cuda") else "main"
@@ -321,10 +399,17 @@ class FunctionEmitter:
         self.temps = 0
         self.locals = _variables(fn)
         self.types = {p.name: p.ty for p in fn.params} | self.locals
+        self.local_lengths: dict[str, int] = {}
+        if fn is tr.kernel:
+            self.types |= {a.name: local_of(a.element) for a in tr.local_arrays}
+            self.local_lengths = {a.name: a.length for a in tr.local_arrays}
 
     def emit(self) -> str:
         self.block(self.fn.body)
         body = self.d.param_prologue(self)
+        if self.fn is self.tr.kernel:
+            body += ["    " + self.d.let(f"n_{a.name}", I64, self.d.lit(a.length, I64))
+                     for a in self.tr.local_arrays]
         for name, ty in self.locals.items():
             if ty.is_buffer:
                 body += ["    " + x for x in self.d.buffer_decl(self, name, ty)]
@@ -400,21 +485,36 @@ class FunctionEmitter:
     def s_Store(self, s: n.Store) -> None:
         value = self.expr(s.value)
         index = self.expr(s.index)
-        self.bounds(index, s.index.ty, f"n_{s.buffer}", s.line)
+        self.bounds(index, s.index.ty, s.buffer, s.line)
         elem = self.types[s.buffer].element
-        self.d.store(self, s.buffer, f"v_{s.buffer}", self.index(index, s.index.ty),
-                     self.widen(value, s.value.ty, elem), elem)
+        at, stored = self.index(index, s.index.ty), self.widen(value, s.value.ty, elem)
+        if self.types[s.buffer].is_local:
+            self.line(self.d.local_store(self.tr, s.buffer, at, stored))
+        else:
+            self.d.store(self, s.buffer, f"v_{s.buffer}", at, stored, elem)
 
     def s_AtomicAdd(self, s: n.AtomicAdd) -> None:
         index = self.expr(s.index)
         value = self.expr(s.value)
-        self.bounds(index, s.index.ty, f"n_{s.buffer}", s.line)
+        self.bounds(index, s.index.ty, s.buffer, s.line)
         elem = self.types[s.buffer].element
-        self.d.atomic_add(self, s.buffer, f"v_{s.buffer}", self.index(index, s.index.ty),
-                          self.widen(value, s.value.ty, elem), elem)
+        at, added = self.index(index, s.index.ty), self.widen(value, s.value.ty, elem)
+        if self.types[s.buffer].is_local:
+            self.d.local_atomic_add(self, f"v_{s.buffer}", at, added, elem)
+        else:
+            self.d.atomic_add(self, s.buffer, f"v_{s.buffer}", at, added, elem)
+
+    def s_LocalArray(self, s: n.LocalArray) -> None:
+        pass  # declared by the entry point (workgroup memory), zeroed there
+
+    def s_Barrier(self, s: n.Barrier) -> None:
+        self.line(self.d.barrier())
 
     def s_If(self, s: n.If) -> None:
-        cond = self.expr(s.cond)
+        self.arms(self.expr(s.cond), s)
+
+    def arms(self, cond: str, s: n.If) -> None:
+        """An `if` statement's arms, on the condition `cond` (an expression)."""
         self.open(f"if ({cond}) {{")
         self.block(s.then)
         self.close()
@@ -492,12 +592,17 @@ class FunctionEmitter:
             return ref, length
         raise Unsupported(f"a buffer value of kind {type(e).__name__}")
 
-    def bounds(self, index: str, ty: Type | None, length: str, line: int) -> None:
-        """The bounds check before an access: the sign in the index's own width, the
-        length (an i64) against the index widened."""
+    def bounds(self, index: str, ty: Type | None, buffer: str, line: int) -> None:
+        """The bounds check before an access to `buffer`: the sign in the index's own
+        width; a buffer's length (an i64 read at run time) against the index widened, a
+        workgroup array's (a constant below 2^31) in the index's width."""
         t = ty if ty is not None and ty.is_int else I64
-        i = self.widen(index, ty, I64)
-        self.open(f"if ({index} < {self.d.lit(0, t)} || {i} >= {length}) {{")
+        length = self.local_lengths.get(buffer)
+        if length is not None:
+            past = f"{index} >= {self.d.lit(length, t)}"
+        else:
+            past = f"{self.widen(index, ty, I64)} >= n_{buffer}"
+        self.open(f"if ({index} < {self.d.lit(0, t)} || {past}) {{")
         self.fault(OUT_OF_BOUNDS, line)
         self.close()
 
@@ -606,10 +711,12 @@ class FunctionEmitter:
     def e_Load(self, e: n.Load) -> str:
         assert e.ty is not None
         index = self.expr(e.index)
-        self.bounds(index, e.index.ty, f"n_{e.buffer}", e.line)
+        self.bounds(index, e.index.ty, e.buffer, e.line)
         elem = self.types[e.buffer].element
-        return self.temp(e.ty, self.d.load(self, e.buffer, f"v_{e.buffer}",
-                                           self.index(index, e.index.ty), elem))
+        at = self.index(index, e.index.ty)
+        if self.types[e.buffer].is_local:
+            return self.temp(e.ty, self.d.local_load(self.tr, e.buffer, at))
+        return self.temp(e.ty, self.d.load(self, e.buffer, f"v_{e.buffer}", at, elem))
 
     def e_Len(self, e: n.Len) -> str:
         return self.d.narrow(f"n_{e.buffer}")
@@ -656,6 +763,154 @@ class FunctionEmitter:
     def e_WaveOp(self, e: n.WaveOp) -> str:
         args = [self.expr(a) for a in e.args]  # a lane faulting here returns: not active
         return self.d.wave_op(self, e, args)
+
+
+def barrier_bearing(body: tuple[n.Stmt, ...]) -> set[int]:
+    """The ids of the statements sync mode runs with every workitem: those with a
+    barrier inside, and the breaks and continues of a loop with one (with the
+    statements around them)."""
+    out: set[int] = set()
+
+    def mark(stmts: tuple[n.Stmt, ...], loop_bears: bool) -> bool:
+        found = False
+        for st in stmts:
+            if isinstance(st, n.Barrier):
+                bears = True
+            elif isinstance(st, (n.Break, n.Continue)):
+                bears = loop_bears
+            elif isinstance(st, n.If):
+                then, orelse = mark(st.then, loop_bears), mark(st.orelse, loop_bears)
+                bears = then or orelse
+            elif isinstance(st, (n.For, n.While)):
+                bears = any(isinstance(x, n.Barrier) for x in walk(st.body))
+                mark(st.body, bears)
+            else:
+                bears = False
+            if bears:
+                out.add(id(st))
+                found = True
+        return found
+
+    mark(body, False)
+    return out
+
+
+class SyncEmitter(FunctionEmitter):
+    """The body of a kernel with barriers, in sync mode (the module's docstring): the
+    statements `barrier_bearing` names run with every workitem, their decisions voted;
+    the runs of other statements with the live ones only, in a block that a fault, the
+    budget or a return leaves by `break` (the loops inside a run pass it on)."""
+
+    def __init__(self, tr: Translator, fn: n.Function) -> None:
+        super().__init__(tr, fn)
+        self.bearing = barrier_bearing(fn.body)
+        self.in_run = False
+        self.live = f"({self.c}kind == 0 && {self.c}done == 0)"
+
+    def leave(self) -> str:
+        if "ghost-returns" in self.mutants:
+            return "return;"  # the bug: the workitem leaves its group short
+        return "break;"  # only ever written inside a run
+
+    def block(self, stmts: tuple[n.Stmt, ...]) -> None:
+        if self.in_run:
+            super().block(stmts)
+            return
+        run: list[n.Stmt] = []
+        for st in stmts:
+            if id(st) in self.bearing:
+                self.run(tuple(run))
+                run = []
+                getattr(self, "b_" + type(st).__name__)(st)
+            else:
+                run.append(st)
+        self.run(tuple(run))
+
+    def run(self, stmts: tuple[n.Stmt, ...]) -> None:
+        if stmts:
+            with self.live_block():
+                super().block(stmts)
+
+    @contextmanager
+    def live_block(self) -> Iterator[None]:
+        """What is written inside runs with the live workitems only; a fault, the budget
+        or a return leaves it by `break`."""
+        self.open(f"if ({self.live}) {{")
+        self.open(self.d.run_open())
+        self.in_run = True
+        yield
+        self.in_run = False
+        self.indent -= 1
+        self.line(self.d.run_close())
+        self.close()
+
+    def choice(self) -> str:
+        """A vote's variable, -1 (a ghost's) until a live workitem sets it."""
+        name = self.fresh("c")
+        self.line(self.d.var(name, I32, self.d.lit(-1, I32)))
+        return name
+
+    def yes_no(self, cond: str) -> str:
+        return self.d.select(cond, self.d.lit(1, I32), self.d.lit(0, I32))
+
+    # a run's statements, where they differ from the usual
+    def s_Return(self, s: n.Return) -> None:
+        if "ghost-returns" in self.mutants:
+            self.line("return;")
+            return
+        self.line(f"{self.c}done = 1; break;")  # the kernel ends here: a ghost from now
+
+    def s_For(self, s: n.For) -> None:
+        super().s_For(s)
+        self.line(f"if (!{self.live}) {{ break; }}")  # a fault inside: leave the run
+
+    def s_While(self, s: n.While) -> None:
+        super().s_While(s)
+        self.line(f"if (!{self.live}) {{ break; }}")
+
+    # the statements every workitem runs
+    b_Barrier = FunctionEmitter.s_Barrier
+
+    def b_Break(self, s: n.Break) -> None:
+        self.line("break;")
+
+    def b_Continue(self, s: n.Continue) -> None:
+        self.line("continue;")
+
+    def b_If(self, s: n.If) -> None:
+        v = self.choice()
+        with self.live_block():
+            self.line(f"{v} = {self.yes_no(self.expr(s.cond))};")
+        self.arms(self.d.vote(v), s)
+
+    def b_For(self, s: n.For) -> None:
+        k = self.fresh("k")
+        self.line(self.d.var(k, I64, self.d.lit(0, I64)))
+        self.line(self.d.var(f"{k}_stop", I64, self.d.lit(0, I64)))
+        with self.live_block():
+            start = self.widen(self.expr(s.start), s.start.ty, I64)
+            stop = self.widen(self.expr(s.stop), s.stop.ty, I64)
+            self.line(f"{k} = {start}; {k}_stop = {stop};")
+        self.open(self.d.sync_loop_head(k))
+        v = self.choice()
+        self.line(f"if ({self.live}) {{ {v} = {self.yes_no(f'({k} < {k}_stop)')}; }}")
+        self.line(f"if (!{self.d.vote(v)}) {{ break; }}")
+        ty = self.types[s.var]
+        with self.live_block():
+            self.trip()
+            self.line(f"v_{s.var} = {k if ty is I64 else self.d.narrow(k)};")
+        self.block(s.body)
+        self.close()
+
+    def b_While(self, s: n.While) -> None:
+        self.open(self.d.loop_head())
+        v = self.choice()
+        self.line(f"if ({self.live}) {{ {v} = {self.d.lit(1, I32)}; }}")
+        self.line(f"if (!{self.d.vote(v)}) {{ break; }}")  # no live workitem is left
+        with self.live_block():
+            self.trip()
+        self.block(s.body)
+        self.close()
 
 
 def entry_checks(tr: Translator) -> dict[str, Any]:

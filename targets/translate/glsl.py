@@ -14,6 +14,7 @@ rejects a constant negative index even where the check makes it unreachable).
 
 from __future__ import annotations
 
+from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, I32, I64, Type
 
 from .emit import UNCHECKED_SUBGROUPS, FunctionEmitter, Translator
@@ -26,9 +27,26 @@ EXTENSIONS = ("GL_KHR_shader_subgroup_basic", "GL_KHR_shader_subgroup_vote",
               "GL_EXT_shader_subgroup_extended_types_int64", "GL_EXT_shader_atomic_int64")
 
 
+#: the vote of sync mode (emit.py): whether any live workitem of the group says yes; a
+#: vote where live ones say both is counted in the status header's word 1
+_VOTE = [
+    "bool vote(int c) {",
+    "    barrier();",
+    "    if (C.local_id == 0) { VT[0] = 0; VT[1] = 0; }",
+    "    memoryBarrierShared(); barrier();",
+    "    if (c == 1) { atomicOr(VT[0], 1); } else if (c == 0) { atomicOr(VT[1], 1); }",
+    "    memoryBarrierShared(); barrier();",
+    "    int yes = VT[0]; int no = VT[1];",
+    "    if (yes != 0 && no != 0 && C.local_id == 0) { atomicAdd(ST.d[1], 1l); }",
+    "    return yes != 0;",
+    "}",
+]
+
+
 class GLSL(ShaderDialect):
     name = "glsl"
     ctx = "C."
+    has_workgroups = True
 
     def ty(self, t: Type) -> str:
         return {I32: "int", I64: "int64_t", BOOL: "bool"}[t]
@@ -140,6 +158,21 @@ class GLSL(ShaderDialect):
             lines.append(f"    return {self.zero(elem)};")
         return "\n".join(lines + ["}", ""])
 
+    # ------------------------------------------------------------------ workgroups
+    def barrier(self) -> str:
+        return "memoryBarrierShared(); memoryBarrierBuffer(); barrier();"
+
+    def vote(self, choice: str) -> str:
+        return f"vote({choice})"
+
+    def local_atomic_add(self, fe: FunctionEmitter, ref: str, index: str, value: str,
+                         elem: Type) -> None:
+        fe.line(f"atomicAdd({ref}[{index}], {value});")
+
+    def zero_local(self, tr: Translator, a: n.LocalArray) -> str:
+        return (f"for (int i = C.local_id; i < {a.length}; i += {tr.group}) "
+                f"{{ v_{a.name}[i] = {self.zero(a.element)}; }}")
+
     # ------------------------------------------------------------------- subgroups
     def elect(self) -> str:
         return "subgroupElect()"
@@ -161,7 +194,8 @@ class GLSL(ShaderDialect):
         return f"ST.d[int({index})] = {value};"
 
     def init_context(self) -> list[str]:
-        return ["C.kind = 0; C.code = 0l; C.depth = 0; C.fdepth = 0; C.trips = 0l;"]
+        return ["C.kind = 0; C.code = 0l; C.depth = 0; C.fdepth = 0; C.trips = 0l; "
+                "C.done = 0;"]
 
     def program(self, tr: Translator, functions: list[str]) -> str:
         lines = ["#version 460"] + [f"#extension {e} : require" for e in EXTENSIONS]
@@ -170,6 +204,7 @@ class GLSL(ShaderDialect):
                   "    int kind; int64_t code; int depth; int fdepth;",
                   f"    int fns[{tr.depth}]; int lns[{tr.depth}];",
                   "    int gid; int lane; int wave; int64_t trips; int64_t budget;",
+                  "    int done; int local_id; int group_id; int group_size;",
                   "};",
                   "Ctx C;",
                   f"layout(std430, set = 0, binding = {STATUS}) buffer Status "
@@ -180,14 +215,21 @@ class GLSL(ShaderDialect):
             elem = "int" if b.bits == 32 else "int64_t"
             lines.append(f"layout(std430, set = 0, binding = {FIRST_BUFFER + k}) buffer "
                          f"B{k} {{ {elem} d[]; }} mem{k};")
+        lines += [f"shared {self.ty(a.element)} v_{a.name}[{a.length}];"
+                  for a in tr.local_arrays]
+        if tr.synchronising:
+            lines += ["shared int VT[2];"] + _VOTE
         lines.append("")
         body = "\n".join(functions)
         lines += self.accessor_functions(tr)
-        sg_ok = (f"gl_NumSubgroups == 1u && gl_SubgroupInvocationID < {tr.wave}u && "
-                 f"gl_SubgroupSize == {tr.subgroup}u")
+        per_group = tr.group // tr.wave if tr.workgroups else 1
+        sg_ok = (f"gl_NumSubgroups == {per_group}u && gl_SubgroupInvocationID < {tr.wave}u "
+                 f"&& gl_SubgroupSize == {tr.subgroup}u")
         lane = ("int(gl_SubgroupInvocationID)" if not UNCHECKED_SUBGROUPS & tr.mutants
                 else "int(gl_LocalInvocationIndex)")
+        wave = "int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x)"
+        if per_group > 1:
+            wave = f"({wave} * {per_group} + int(gl_SubgroupID))"
         entry = ["void main() {"]
-        entry += self.entry_body(tr, "int(gl_WorkGroupID.y * gl_NumWorkGroups.x + "
-                                     "gl_WorkGroupID.x)", lane, sg_ok)
+        entry += self.entry_body(tr, wave, lane, sg_ok)
         return "\n".join(lines) + "\n" + body + "\n" + "\n".join(entry + ["}", ""])

@@ -68,6 +68,17 @@ MUTANTS: dict[str, tuple[str, str]] = {
         "NOTES: subgroups (shuffle from an inactive lane is undefined)",
         "shuffle(x, src) does not check that lane src is active: it returns whatever "
         "the device's shuffle gives instead of 0"),
+    "workgroup-memory-unzeroed": (
+        "wgpu#4591 (workgroup memory zeroing: Vulkan zeroes it only with "
+        "VK_KHR_zero_initialize_workgroup_memory, OpenCL and CUDA never)",
+        "the translation leaves a group's workgroup arrays as the device hands them over "
+        "instead of zeroing them: a group finds what an earlier group left"),
+    "ghost-returns": (
+        "docs/semantics.md, \"Workgroups in the translations\" (an emulated fault must "
+        "not leave a barrier short of a workitem)",
+        "in a kernel with barriers, a workitem that faults or returns leaves the kernel "
+        "at once instead of following its group to each barrier: the rest of the group "
+        "meets barriers it never reaches (undefined behaviour in OpenCL C)"),
     "div-unchecked": (
         "docs/semantics.md: arithmetic",
         "a zero divisor is left to the target's language (WGSL: x / 0 == x, x % 0 == 0) "

@@ -7,6 +7,10 @@ Subgroups: the kernel asks for work-groups of W items (`reqd_work_group_size`) a
 subgroups of S lanes (`intel_reqd_sub_group_size`, S = max(W, 4): a work-group of 1 or 2
 items is a partial subgroup), and checks `get_sub_group_size() == W` and one subgroup
 per work-group at run time.
+Workgroups: work-groups of G items (`reqd_work_group_size(G)`) of G/W subgroups of
+exactly W lanes; workgroup arrays are `__local` arrays of the kernel function (OpenCL C
+allows them nowhere else), passed to the kernel's body with the vote's words; `barrier()`
+is `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)`.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from __future__ import annotations
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, I32, I64, Type
 
-from .emit import HEADER, Dialect, FunctionEmitter, Translator, entry_checks
+from .emit import (HEADER, UNCHECKED_SUBGROUPS, Dialect, FunctionEmitter, Translator,
+                   entry_checks)
 
 #: work-group size of the `subgroup-size-unrequested` mutant (the device picks S)
 MUTANT_GROUP = 64
@@ -23,6 +28,7 @@ MUTANT_GROUP = 64
 class OpenCLC(Dialect):
     name = "opencl"
     ctx = "C->"
+    has_workgroups = True
 
     def __init__(self, subgroups: bool) -> None:
         self.has_subgroups = subgroups
@@ -60,6 +66,11 @@ class OpenCLC(Dialect):
                         (f"n_{p.name}", "long")]
             else:
                 out.append((f"v_{p.name}", self.ty(p.ty)))
+        if fe.fn is fe.tr.kernel:
+            out += [(f"v_{a.name}", f"__local {self.ty(a.element)}*")
+                    for a in fe.tr.local_arrays]
+            if fe.tr.synchronising:
+                out.append(("VT", "__local int*"))
         return out
 
     def call_args(self, args: list[str]) -> list[str]:
@@ -86,6 +97,23 @@ class OpenCLC(Dialect):
             fe.line(f"atomic_add((volatile __global uint*)({ref} + {index}), (uint){value});")
         else:
             fe.line(f"atom_add((volatile __global ulong*)({ref} + {index}), (ulong){value});")
+
+    # ------------------------------------------------------------------ workgroups
+    def barrier(self) -> str:
+        return "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
+
+    def run_close(self) -> str:
+        return "} while (0);"
+
+    def vote(self, choice: str) -> str:
+        return f"vote(C, VT, {choice})"
+
+    def local_atomic_add(self, fe: FunctionEmitter, ref: str, index: str, value: str,
+                         elem: Type) -> None:
+        if elem is I32:
+            fe.line(f"atomic_add((volatile __local uint*)({ref} + {index}), (uint){value});")
+        else:
+            fe.line(f"atom_add((volatile __local ulong*)({ref} + {index}), (ulong){value});")
 
     # ------------------------------------------------------------------- subgroups
     def wave_op(self, fe: FunctionEmitter, e: n.WaveOp, args: list[str]) -> str:
@@ -140,14 +168,17 @@ class OpenCLC(Dialect):
             "    int kind; long code; int depth; int fdepth;",
             f"    int fns[{tr.depth}]; int lns[{tr.depth}];",
             "    int gid; int lane; int wave; long trips; long budget;",
+            "    int done; int local_id; int group_id; int group_size; __global long* st;",
             "} Ctx;",
             "",
         ]
+        if tr.synchronising:
+            prelude += _VOTE
         return "\n".join(prelude) + "\n".join(functions) + "\n" + self.entry(tr)
 
     def entry(self, tr: Translator) -> str:
         checks = entry_checks(tr)
-        w, s = tr.wave, tr.subgroup
+        w, s, g = tr.wave, tr.subgroup, tr.group
         params = ["__global long* ST", "long N", "long BUDGET"]
         args = []
         for p in tr.params:
@@ -160,7 +191,21 @@ class OpenCLC(Dialect):
                 args.append(f"v_{p.name}")
         head = []
         body = ["    Ctx ctx = {0};", "    __private Ctx* C = &ctx;"]
-        if not self.has_subgroups:
+        body += [f"    __local {self.ty(a.element)} l_{a.name}[{a.length}];"
+                 for a in tr.local_arrays]
+        args += [f"l_{a.name}" for a in tr.local_arrays]
+        if tr.synchronising:
+            body.append("    __local int VT[2];")
+            args.append("VT")
+        if tr.workgroups and self.has_subgroups and checks["subgroups_checked"]:
+            head = [f"__attribute__((reqd_work_group_size({g}, 1, 1)))",
+                    f"__attribute__((intel_reqd_sub_group_size({s})))"]
+            body += ["    int lane = (int)get_sub_group_local_id();",
+                     f"    int wave = (int)get_group_id(0) * {g // w} + "
+                     "(int)get_sub_group_id();",
+                     f"    if (get_sub_group_size() != {w} || get_num_sub_groups() != "
+                     f"{g // w}) {{ atom_inc((volatile __global long*)ST); return; }}"]
+        elif not self.has_subgroups:
             body += ["    long g = (long)get_global_id(0);",
                      f"    int lane = (int)(g % {w}); int wave = (int)(g / {w});"]
         elif checks["subgroups_checked"]:
@@ -174,8 +219,19 @@ class OpenCLC(Dialect):
             body += ["    long g = (long)get_global_id(0);",
                      f"    int lane = (int)(g % {w}); int wave = (int)(g / {w});"]
         body += [f"    long gid = (long)wave * {w} + lane;"]
+        if tr.workgroups:
+            body += [f"    C->local_id = (int)(gid % {g}); C->group_id = (int)(gid / {g}); "
+                     f"C->group_size = {g}; C->st = ST;"]
+            if "workgroup-memory-unzeroed" not in tr.mutants:
+                body += [f"    for (int i = C->local_id; i < {a.length}; i += {g}) "
+                         f"l_{a.name}[i] = 0;" for a in tr.local_arrays]
+            if tr.local_arrays:
+                body.append("    barrier(CLK_LOCAL_MEM_FENCE);")
         if checks["retire_past_n"]:
-            body.append("    if (gid >= N) return;")
+            # in a kernel with barriers, a workitem past n is a ghost (emit.py)
+            ghosts = tr.synchronising and "ghost-returns" not in tr.mutants
+            body.append("    if (gid >= N) C->done = 1;" if ghosts
+                        else "    if (gid >= N) return;")
         body += ["    C->gid = (int)gid; C->lane = lane; C->wave = wave; C->budget = BUDGET;",
                  f"    f_{tr.entry}({', '.join(['C'] + args)});",
                  "    if (gid >= N) return;",
@@ -187,9 +243,28 @@ class OpenCLC(Dialect):
                          + body + ["}", ""])
 
 
-def launch_shape(tr_wave: int, n_items: int, subgroups: bool, mutants: frozenset[str]
-                 ) -> tuple[int, int | None]:
-    """(global size, local size) of a launch of n items in waves of W."""
+_VOTE = [
+    "int vote(__private Ctx* C, __local int* V, int c) {",
+    "    barrier(CLK_LOCAL_MEM_FENCE);",
+    "    if (C->local_id == 0) { V[0] = 0; V[1] = 0; }",
+    "    barrier(CLK_LOCAL_MEM_FENCE);",
+    "    if (c == 1) { atomic_or(V, 1); } else if (c == 0) { atomic_or(V + 1, 1); }",
+    "    barrier(CLK_LOCAL_MEM_FENCE);",
+    "    int yes = V[0]; int no = V[1];",
+    "    if (yes != 0 && no != 0 && C->local_id == 0) "
+    "{ atom_inc((volatile __global long*)(C->st + 1)); }",
+    "    return yes != 0;",
+    "}",
+    "",
+]
+
+
+def launch_shape(tr_wave: int, n_items: int, subgroups: bool, mutants: frozenset[str],
+                 group: int | None = None) -> tuple[int, int | None]:
+    """(global size, local size) of a launch of n items in waves of W (in workgroups of
+    `group` items, for a kernel that uses workgroups)."""
+    if group is not None and not (subgroups and UNCHECKED_SUBGROUPS & mutants):
+        return -(-n_items // group) * group, group
     if not subgroups:
         return n_items, None
     if "subgroup-size-unrequested" in mutants:

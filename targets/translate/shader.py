@@ -31,15 +31,17 @@ def groups(waves: int) -> tuple[int, int]:
     return min(waves, ROW_GROUPS), max(1, -(-waves // ROW_GROUPS))
 
 
-def group_of(wave: int, mutants: frozenset[str]) -> int:
-    """The workgroup size of a launch in waves of `wave`: one wave (one subgroup)."""
+def group_of(wave: int, mutants: frozenset[str], group: int = 0) -> int:
+    """The workgroup size of a launch in waves of `wave`: one wave (one subgroup), or
+    `group` items for a kernel that uses workgroups."""
     if "subgroup-size-unrequested" in mutants:
         return max(MUTANT_GROUP, wave)
-    return wave
+    return group or wave
 
 
-def dispatch_shape(wave: int, n_items: int, mutants: frozenset[str]) -> tuple[int, int]:
-    return groups(-(-n_items // group_of(wave, mutants)))
+def dispatch_shape(wave: int, n_items: int, mutants: frozenset[str], group: int = 0
+                   ) -> tuple[int, int]:
+    return groups(-(-n_items // group_of(wave, mutants, group)))
 
 
 class ShaderDialect(Dialect):
@@ -149,8 +151,20 @@ class ShaderDialect(Dialect):
         out.append(self.let("gid", I64, f"{self.widen('wv')} * {self.lit(w, I64)} + "
                                         f"{self.widen('ln')}"))
         out.append(self.let("nn", I64, self.param(0)))
+        if tr.workgroups:
+            g = self.lit(tr.group, I64)
+            out.append(f"{c}local_id = {self.narrow(f'gid % {g}')}; "
+                       f"{c}group_id = {self.narrow(f'gid / {g}')}; "
+                       f"{c}group_size = {self.lit(tr.group, I32)};")
+            if "workgroup-memory-unzeroed" not in tr.mutants:
+                out += [self.zero_local(tr, a) for a in tr.local_arrays]
+            if tr.local_arrays:
+                out.append(self.barrier())
         if checks["retire_past_n"]:
-            out.append("if (gid >= nn) { return; }")
+            if tr.synchronising and "ghost-returns" not in tr.mutants:
+                out.append(f"if (gid >= nn) {{ {c}done = 1; }}")  # a ghost (emit.py)
+            else:
+                out.append("if (gid >= nn) { return; }")
         out.append(f"{c}gid = {self.narrow('gid')}; {c}lane = ln; {c}wave = wv; "
                    f"{c}budget = {self.param(1)};")
         args = []
@@ -184,6 +198,10 @@ class ShaderDialect(Dialect):
     def init_context(self) -> list[str]:
         return []
 
+    def zero_local(self, tr: Translator, a: n.LocalArray) -> str:
+        """The statement by which each workitem zeroes its stride of a workgroup array."""
+        raise NotImplementedError
+
     def opaque_zero(self, tr: Translator) -> str:
         # the parameter buffer's last word, 0 (the targets append it)
         return self.param(2 + len(tr.params))
@@ -198,7 +216,7 @@ class ShaderDialect(Dialect):
         raise NotImplementedError
 
     def group_size(self, tr: Translator) -> int:
-        return group_of(tr.wave, tr.mutants)
+        return group_of(tr.wave, tr.mutants, tr.group if tr.workgroups else 0)
 
     # ------------------------------------------------------------------- subgroups
     def wave_op(self, fe: FunctionEmitter, e: n.WaveOp, args: list[str]) -> str:

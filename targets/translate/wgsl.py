@@ -19,16 +19,73 @@ is its reconvergence model's business.
 
 from __future__ import annotations
 
+from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, I32, I64, Type
 
 from .emit import UNCHECKED_SUBGROUPS, FunctionEmitter, Translator
 from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect
 
 
+#: the vote of sync mode (emit.py). WGSL's uniformity analysis lets a barrier follow a
+#: decision only on a uniform value: the answer comes through workgroupUniformLoad
+_VOTE = [
+    "var<workgroup> VT: array<atomic<i32>, 2>;",
+    "var<workgroup> VU: i32;",
+    "fn vote(c: i32) -> bool {",
+    "    workgroupBarrier();",
+    "    if (C.local_id == 0i) { atomicStore(&VT[0], 0i); atomicStore(&VT[1], 0i); }",
+    "    workgroupBarrier();",
+    "    if (c == 1i) { atomicOr(&VT[0], 1i); } else if (c == 0i) { atomicOr(&VT[1], 1i); }",
+    "    workgroupBarrier();",
+    "    if (C.local_id == 0i) {",
+    "        let yes = atomicLoad(&VT[0]); let no = atomicLoad(&VT[1]);",
+    "        VU = yes;",
+    "        if (yes != 0i && no != 0i) { atomicAdd(&ST[1], 1li); }",
+    "    }",
+    "    return workgroupUniformLoad(&VU) != 0i;",
+    "}",
+]
+
+
 class WGSL(ShaderDialect):
     name = "wgsl"
     ctx = "C."
     atomics_typed = True
+    has_workgroups = True
+
+    # ------------------------------------------------------------------ workgroups
+    def barrier(self) -> str:
+        return "storageBarrier(); workgroupBarrier();"
+
+    def run_open(self) -> str:
+        return "loop {"
+
+    def run_close(self) -> str:
+        return "break; }"
+
+    def sync_loop_head(self, k: str) -> str:
+        return f"for (; ; {k} = {k} + 1li) {{"
+
+    def vote(self, choice: str) -> str:
+        return f"vote({choice})"
+
+    def local_load(self, tr: Translator, name: str, at: str) -> str:
+        if name in tr.atomic_locals:
+            return f"atomicLoad(&v_{name}[{at}])"
+        return f"v_{name}[{at}]"
+
+    def local_store(self, tr: Translator, name: str, at: str, value: str) -> str:
+        if name in tr.atomic_locals:
+            return f"atomicStore(&v_{name}[{at}], {value});"
+        return f"v_{name}[{at}] = {value};"
+
+    def local_atomic_add(self, fe: FunctionEmitter, ref: str, index: str, value: str,
+                         elem: Type) -> None:
+        fe.line(f"atomicAdd(&{ref}[{index}], {value});")
+
+    def zero_local(self, tr: Translator, a: n.LocalArray) -> str:
+        return (f"for (var i: i32 = C.local_id; i < {a.length}i; i += {tr.group}i) "
+                f"{{ {self.local_store(tr, a.name, 'i', self.zero(a.element))} }}")
 
     def ty(self, t: Type) -> str:
         return {I32: "i32", I64: "i64", BOOL: "bool"}[t]
@@ -180,6 +237,7 @@ class WGSL(ShaderDialect):
                  "    kind: i32, code: i64, depth: i32, fdepth: i32,",
                  f"    fns: array<i32, {tr.depth}>, lns: array<i32, {tr.depth}>,",
                  "    gid: i32, lane: i32, wave: i32, trips: i64, budget: i64,",
+                 "    done: i32, local_id: i32, group_id: i32, group_size: i32,",
                  "}",
                  "var<private> C: Ctx;",
                  f"@group(0) @binding({STATUS}) var<storage, read_write> ST: "
@@ -191,17 +249,29 @@ class WGSL(ShaderDialect):
                 elem = f"atomic<{elem}>"
             lines.append(f"@group(0) @binding({FIRST_BUFFER + k}) var<storage, read_write> "
                          f"mem{k}: array<{elem}>;")
+        for a in tr.local_arrays:
+            elem = self.ty(a.element)
+            if a.name in tr.atomic_locals:
+                elem = f"atomic<{elem}>"
+            lines.append(f"var<workgroup> v_{a.name}: array<{elem}, {a.length}>;")
+        if tr.synchronising:
+            lines += _VOTE
         lines.append("")
         body = "\n".join(functions)  # the accessors are known once these are emitted
         lines += self.accessor_functions(tr)
-        sg_ok = f"nsg == 1u && sl < {tr.wave}u && ss == {tr.subgroup}u"
+        per_group = tr.group // tr.wave if tr.workgroups else 1
+        sg_ok = f"nsg == {per_group}u && sl < {tr.wave}u && ss == {tr.subgroup}u"
         entry = [f"@compute @workgroup_size({self.group_size(tr)})",
                  "fn main(@builtin(workgroup_id) wg: vec3<u32>, "
                  "@builtin(num_workgroups) nwg: vec3<u32>, "
                  "@builtin(local_invocation_index) li: u32, "
                  "@builtin(subgroup_invocation_id) sl: u32, "
                  "@builtin(subgroup_size) ss: u32, "
-                 "@builtin(num_subgroups) nsg: u32) {"]
+                 "@builtin(num_subgroups) nsg: u32, "
+                 "@builtin(subgroup_id) sgi: u32) {"]
         lane = "i32(sl)" if not UNCHECKED_SUBGROUPS & tr.mutants else "i32(li)"
-        entry += self.entry_body(tr, "i32(wg.y * nwg.x + wg.x)", lane, sg_ok)
+        wave = "i32(wg.y * nwg.x + wg.x)"
+        if per_group > 1:
+            wave = f"({wave} * {per_group}i + i32(sgi))"
+        entry += self.entry_body(tr, wave, lane, sg_ok)
         return "\n".join(lines) + "\n" + body + "\n" + "\n".join(entry + ["}", ""])

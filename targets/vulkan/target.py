@@ -144,7 +144,7 @@ class _Device:
 
 
 class _Vulkan(TranslatedTarget):
-    capabilities = frozenset({"wave_ops", "faults", "mutants"})
+    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups"})
     option_names: tuple[str, ...] = ("device", "icd", "avoid", "timeout", "build_timeout")
     avoidable = ("sext-compare",)
     option_help = {"device": "the Vulkan device: auto (default: the machine's GPU if it "
@@ -219,6 +219,15 @@ class _Vulkan(TranslatedTarget):
             self._device(options)  # a device nobody has is an error now, not at run time
 
     # ------------------------------------------------------------------ the runs
+    def unsupported(self, case: Case) -> str | None:
+        why = super().unsupported(case)
+        if why is None and case.group_size > case.wave:
+            s = self.subgroup(case, {})
+            if s != case.wave:
+                why = (f"workgroups of several waves of {case.wave} (a wave is one "
+                       f"subgroup, and this device's are {s} lanes)")
+        return why
+
     def subgroup(self, case: Case, options: dict[str, Any]) -> int:
         mutants = frozenset(options.get("mutants", ()))
         if "subgroup-size-assumed-32" in mutants:
@@ -248,7 +257,9 @@ class _Vulkan(TranslatedTarget):
         params.append(0)  # the zero the `avoid` variants read (opaque_zero)
         arrays += [np.array(params, dtype=np.int64)] + buffers
         header: dict[str, Any] = {"source": tr.source,
-                                  "groups": list(dispatch_shape(case.wave, case.n, mutants))}
+                                  "groups": list(dispatch_shape(
+                                      case.wave, case.n, mutants,
+                                      tr.group if tr.workgroups else 0))}
         dev = self._device(options)
         if dev.maximal:
             header["maximal"] = True
@@ -266,7 +277,8 @@ class GlslTarget(_Vulkan):
     language = "glsl"
     runner = GLSL_RUNNER
     kernel_file = "kernel.comp"
-    offered_mutants: tuple[str, ...] = ("subgroup-size-assumed-32", "minmax-unsigned")
+    offered_mutants: tuple[str, ...] = ("subgroup-size-assumed-32", "minmax-unsigned",
+                                        "workgroup-memory-unzeroed", "ghost-returns")
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[vulkan]' and apt-get install glslang-tools",
@@ -283,7 +295,8 @@ class WgslTarget(_Vulkan):
     runner = "targets.device.wgpu_runner"
     kernel_file = "kernel.wgsl"
     offered_mutants: tuple[str, ...] = ("div-unchecked", "subgroup-size-assumed-32",
-                                        "minmax-unsigned")
+                                        "minmax-unsigned", "workgroup-memory-unzeroed",
+                                        "ghost-returns")
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[vulkan]'", ("wgpu", "vulkan"))
@@ -309,11 +322,13 @@ class LavapipeGlslTarget(_Lavapipe, GlslTarget):
     name = "lavapipe-glsl"
     description = ("GLSL through glslangValidator on Mesa's lavapipe, checked against "
                    "maximal reconvergence by lavapipe's design")
-    offered_mutants = ("readfirstlane-lane0", "subgroup-size-unrequested", "past-n-active")
+    offered_mutants = ("readfirstlane-lane0", "subgroup-size-unrequested", "past-n-active",
+                       "workgroup-memory-unzeroed", "ghost-returns")
 
 
 class LavapipeWgslTarget(_Lavapipe, WgslTarget):
     name = "lavapipe-wgsl"
     description = ("WGSL through wgpu/naga on Mesa's lavapipe, checked against maximal "
                    "reconvergence by lavapipe's design")
-    offered_mutants = ("elect-lane0", "div-unchecked", "shuffle-inactive-lane")
+    offered_mutants = ("elect-lane0", "div-unchecked", "shuffle-inactive-lane",
+                       "workgroup-memory-unzeroed", "ghost-returns")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -66,7 +67,7 @@ def _tutorial() -> list[tuple[str, str]]:
 
 def test_the_readme_tutorial_runs_as_written(tmp_path: Path) -> None:
     """Every `$ ` line of the README's tutorial, run in a fresh folder holding the
-    tutorial's kernel file, with the exit codes it states; each output block the README
+    tutorial's kernel file and the examples, with the exit codes it states; each output block the README
     shows is what the last command before it prints, line for line; and the tutorial says
     how to reach the `difftest` its first commands install into .venv."""
     text = (REPO / "README.md").read_text()
@@ -75,6 +76,7 @@ def test_the_readme_tutorial_runs_as_written(tmp_path: Path) -> None:
     blocks = _tutorial()
     kernel = next(body for lang, body in blocks if lang == "python")
     (tmp_path / "scale.py").write_text(kernel)
+    shutil.copytree(REPO / "examples", tmp_path / "examples")  # what a checkout has
     pairs: list[tuple[str, str]] = []  # (last command before an output block, the block)
     last = ""
     commands = []

@@ -22,7 +22,8 @@ from oracles.oracle import ReferenceTarget
 
 from ..conftest import EXAMPLES, example_json
 
-NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt"]
+NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt",
+         "workgroup_reduce"]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -114,6 +115,19 @@ def test_simple_deopt_any_wave_size(wave: int) -> None:
     ]
     assert out["status"][10] == "faulted"
     assert out["status"].count("completed") == 19
+
+
+def test_workgroup_reduce() -> None:
+    out = run_example("workgroup_reduce")
+    text = (EXAMPLES / "workgroup_reduce.py").read_text()
+    expected = [52] * 16 + [1055] * 16 + [2029] * 8  # the header's sums
+    for g in (5, 21, 37):
+        expected[g] = -1
+    assert out["buffers"]["out"] == expected
+    exc = out["exception"]
+    assert (exc["kind"], exc["gid"]) == ("out_of_bounds", 5)
+    assert stack(exc) == [("workgroup_reduce", line_of(text, "x = inp[100]"))]
+    assert [g for g, s in enumerate(out["status"]) if s == "faulted"] == [5, 21, 37]
 
 
 def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:

@@ -89,11 +89,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         schedules = [(None, dict(case.schedule))] + [
             (args.seed + i, schedule_by_number(case, args.seed + i))
             for i in range(args.schedules - 1)]
-    failed = 0
+    failed = unchecked = 0
     rows = []
     for seed, schedule in schedules:
         res = check_case(case, target, schedule, options, policy, full, None)
         failed += not res.verdict.agree
+        unchecked += res.verdict.unchecked
         rows.append({"schedule_seed": seed, "schedule": schedule,
                      "verdict": res.verdict.to_json()})
         if not args.json:
@@ -104,9 +105,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"case": args.case, "target": run.name,
                           "options": options, "checks": rows,
-                          "agree": len(schedules) - failed}))
+                          "agree": len(schedules) - failed - unchecked,
+                          "unchecked": unchecked}))
     else:
-        print(f"{len(schedules) - failed} of {len(schedules)} schedules agree on {run.name}"
+        print(f"{len(schedules) - failed - unchecked} of {len(schedules)} schedules agree "
+              f"on {run.name}" + (f" ({unchecked} not checked)" if unchecked else "")
               + ("" if not failed or args.schedule_seed is not None
                  or not target.schedule_keys else
                  " (--schedule-seed N reruns a generated one: difftest run, show, reduce "

@@ -1,0 +1,145 @@
+"""Workgroups in the translations (docs/semantics.md, "Workgroups in the translations"):
+workgroup arrays, barriers, group ids and sync mode, on every real target that declares
+`workgroups` and is installed here; expected results derived by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from difftest.campaign.runner import check_case
+from difftest.core.case import Case
+from difftest.core.ir import parse
+from difftest.core.kernelfile import load_case
+from targets.translate import Unsupported, translate
+
+from ..conftest import EXAMPLES
+from .test_real_targets import case, target
+
+WORKGROUP_TARGETS = ("opencl-intel", "lavapipe-glsl", "vulkan-glsl", "lavapipe-wgsl",
+                     "vulkan-wgsl")
+
+
+def reduce_case() -> Case:
+    """examples/workgroup_reduce.py: a tree reduction of each group's inputs in which
+    workitem 5 of each group faults before the first barrier (so it writes nothing and
+    must not leave its group short at the barriers), the last group partial."""
+    return load_case(EXAMPLES / "workgroup_reduce.py")
+
+
+INP = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3]
+
+
+def expected_reduce(n: int) -> list[int]:
+    """The reduction done by hand: workitem 5 of a group stores nothing and takes no
+    step of the tree (its partner's slot 13 is never added); missing workitems of the
+    last group leave their slots 0."""
+    out = [-1] * n
+    for group in range(-(-n // 16)):
+        tile = [INP[g % len(INP)] if g < n and g % 16 != 5 else 0
+                for g in range(group * 16, group * 16 + 16)]
+        d = 8
+        while d:
+            for lane in range(d):
+                if lane != 5 and group * 16 + lane < n:
+                    tile[lane] += tile[lane + d]
+            d //= 2
+        for g in range(group * 16, min(n, group * 16 + 16)):
+            if g % 16 != 5:
+                out[g] = tile[0] + group * 1000
+    return out
+
+
+@pytest.mark.parametrize("name", WORKGROUP_TARGETS)
+def test_a_tree_reduction_with_faulting_workitems_and_a_partial_last_group(name: str) -> None:
+    t = target(name)
+    c = reduce_case()
+    got = t.run(c, {}, {})
+    assert got.error is None, got.error
+    assert got.buffers["out"].tolist() == expected_reduce(40)
+    assert [g for g, s in enumerate(got.status) if s == "faulted"] == [5, 21, 37]
+    assert got.exception is not None and got.exception.gid == 5
+    assert check_case(c, t, {}, {}).verdict.agree
+
+
+@pytest.mark.parametrize("name", WORKGROUP_TARGETS)
+def test_workgroup_memory_is_zero_at_each_groups_start(name: str) -> None:
+    # each group reads its array before writing it, then leaves its mark in it: a group
+    # that finds an earlier group's mark was not given fresh, zeroed memory
+    t = target(name)
+    c = case("def kernel(out: Buffer[i64]):\n"
+             "    tile: Local[i64, 8]\n"
+             "    out[gid()] = tile[local_id()]\n"
+             "    barrier()\n"
+             "    tile[local_id()] = i64(gid()) + 1\n", n=64, wave=4,
+             out=("int64", [-1] * 64))
+    c.group = 8
+    got = t.run(c, {}, {})
+    assert got.error is None and got.buffers["out"].tolist() == [0] * 64
+    unzeroed = t.run(c, {}, {"mutants": ["workgroup-memory-unzeroed"]})
+    assert unzeroed.buffers["out"].tolist() != [0] * 64
+
+
+@pytest.mark.parametrize("name", WORKGROUP_TARGETS)
+def test_ghosts_follow_their_group_through_a_loop_of_barriers(name: str) -> None:
+    # group 0 returns at once (the whole group: allowed); in group 1, workitems 12-15 are
+    # past n=12, ghosts from the launch, which its live ones must not wait for in vain
+    t = target(name)
+    c = case("def kernel(out: Buffer[i32], s: i32):\n"
+             "    tile: Local[i32, 8]\n"
+             "    if group_id() == 0:\n"
+             "        return\n"
+             "    for k in range(0, s):\n"
+             "        atomic_add(tile, (local_id() + k) % 8, k + 1)\n"
+             "        barrier()\n"
+             "    out[gid()] = tile[local_id()]\n", n=12, wave=4, out=[-1] * 12, s=3)
+    c.group = 8
+    got = t.run(c, {}, {})
+    assert got.error is None, got.error
+    # slot l gets k + 1 from the live local id l - k (mod 8) of each trip k: 0..3 only
+    want = [-1] * 8 + [1, 1 + 2, 1 + 2 + 3, 1 + 2 + 3]
+    assert got.buffers["out"].tolist() == want
+    assert check_case(c, t, {}, {}).verdict.agree
+    short = t.run(c, {}, {"mutants": ["ghost-returns"], "timeout": 5})
+    assert short.error is not None or short.buffers["out"].tolist() != want
+
+
+@pytest.mark.parametrize("name", WORKGROUP_TARGETS)
+def test_live_workitems_that_part_at_a_barrier_statement_are_not_checked(name: str) -> None:
+    # allowed by the semantics (no barrier is reached differently: workitem 0 leaves in
+    # the last trip), but not something the translation can run exactly
+    t = target(name)
+    c = case("def kernel(out: Buffer[i32]):\n"
+             "    for k in range(0, 2):\n"
+             "        barrier()\n"
+             "        if local_id() == 0 and k == 1:\n"
+             "            break\n"
+             "        out[gid()] = out[gid()] + k + 1\n", n=8, wave=4, out=[0] * 8)
+    c.group = 8
+    verdict = check_case(c, t, {}, {}).verdict
+    assert verdict.agree and verdict.unchecked, verdict
+    assert "went different ways" in str(verdict)
+
+
+def test_the_translation_declines_what_it_cannot_run() -> None:
+    helper = parse("def kernel(out: Buffer[i32]):\n"
+                   "    h()\n\n\n"
+                   "def h():\n"
+                   "    barrier()\n")
+    with pytest.raises(Unsupported, match="helper"):
+        translate(helper, "kernel", "opencl", 4, group=8)
+    tiled = reduce_case().program
+    for language in ("cuda",):
+        with pytest.raises(Unsupported, match="workgroups"):
+            translate(tiled, "workgroup_reduce", language, 8, group=16, subgroup=8)
+    with pytest.raises(Unsupported, match="exactly 2 lanes"):
+        translate(tiled, "workgroup_reduce", "opencl-subgroups", 2, group=16)
+    src = translate(tiled, "workgroup_reduce", "opencl", 8, group=16).source
+    assert "__local int l_tile[16];" in src
+    assert "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);" in src
+    assert "vote(C, VT," in src  # the while loop and its break are the group's
+    src = translate(tiled, "workgroup_reduce", "glsl", 8, group=16, subgroup=8).source
+    assert "shared int v_tile[16];" in src and "barrier();" in src and "vote(" in src
+    assert "gl_NumSubgroups == 2u" in src  # two waves of 8 in a group of 16
+    src = translate(tiled, "workgroup_reduce", "wgsl", 8, group=16, subgroup=8).source
+    assert "var<workgroup> v_tile: array<i32, 16>;" in src and "workgroupBarrier();" in src
+    assert "workgroupUniformLoad" in src  # the vote's answer, uniform for WGSL's analysis
