@@ -561,11 +561,12 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 g = group_order[nxt]
                 nxt += 1
                 group_of[sg] = g
-                src = 0 if one_instance else sg
-                for j in range(nlocal if not zero_unsynced else 0):
-                    lb = local_bases[src, j]  # the workgroup's arrays start as zeros
-                    for i in range(local_lens[j]):
-                        mem[lb + i] = 0
+                if nlocal > 0 and not zero_unsynced:
+                    src = 0 if one_instance else sg
+                    for j in range(nlocal):
+                        lb = local_bases[src, j]  # the workgroup's arrays start as zeros
+                        for i in range(local_lens[j]):
+                            mem[lb + i] = 0
                 members[sg] = 0
                 for i in range(gw):
                     kk = sg * gw + i
@@ -702,18 +703,6 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 elif op == _WAVEID:
                     for l in range(W):
                         V[rd, l] = wave
-                elif op == _LOCALID:
-                    start = (wave % gw) * W
-                    for l in range(W):
-                        V[rd, l] = start + l
-                elif op == _GROUPID or op == _GROUPSIZE:
-                    x = wave // gw if op == _GROUPID else gw * W
-                    for l in range(W):
-                        V[rd, l] = x
-                elif op == _LOCALBASE:
-                    x = local_bases[0 if one_instance else k // gw, imm]
-                    for l in range(W):
-                        V[rd, l] = x
                 elif op == _MUL:
                     for l in range(W):
                         V[rd, l] = V[ra, l] * V[rb, l]
@@ -763,6 +752,19 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                         G[l] = x if ok else np.int64(0)
                     for l in range(W):
                         V[rd, l] = G[l]
+                # the workgroup ids last: the common operations come first in the chain
+                elif op == _LOCALID:
+                    start = (wave % gw) * W
+                    for l in range(W):
+                        V[rd, l] = start + l
+                elif op == _GROUPID or op == _GROUPSIZE:
+                    x = wave // gw if op == _GROUPID else gw * W
+                    for l in range(W):
+                        V[rd, l] = x
+                elif op == _LOCALBASE:
+                    x = local_bases[0 if one_instance else k // gw, imm]
+                    for l in range(W):
+                        V[rd, l] = x
                 if mode & _M_WRAP32:
                     for l in range(W):
                         V[rd, l] = np.int64(np.int32(V[rd, l]))
@@ -1086,6 +1088,11 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
         # ---- slot k's workgroup: released from its barrier once every wave is there (a
         # wave that ended or has no ALIVE lane counts as there), or freed once all ended
         sg = k // gw
+        if gw == 1 and not at_barrier:  # a lone wave's group, at no barrier
+            if wave_of[k] < 0:
+                group_of[sg] = -1
+            k = k + 1 if k + 1 < K else 0
+            continue
         here = 0
         gone = 0
         running = 0
