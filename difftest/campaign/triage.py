@@ -47,9 +47,10 @@ from typing import Any
 
 from difftest.campaign.results import campaigns
 
-#: operations that make and move values in nearly every generated kernel
+#: operations that make and move values in nearly every generated kernel (a workgroup
+#: array's declaration too: it is storage, as a buffer parameter is)
 PLUMBING = frozenset({"Load", "Store", "Len", "id:gid", "Binary:+", "Binary:-", "helpers",
-                      "call", "CallStmt", "Pass"})
+                      "call", "CallStmt", "Pass", "LocalArray"})
 
 
 #: operations of one family: a compiler lowers them along one path

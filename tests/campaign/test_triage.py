@@ -87,6 +87,20 @@ def test_an_empty_pattern_takes_only_findings_of_its_class_and_its_whole_shape()
     assert groups == [["a", "a2"], ["a3"], ["b", "c"]]
 
 
+def test_a_workgroup_arrays_declaration_is_storage_not_an_operation() -> None:
+    """A reduced case that is only a workgroup array's declaration (the array is an item
+    of numba-simt's pool: the pool's bugs need nothing else) says nothing about the
+    operations; as a pattern it took every later finding that declares one (a hunt of
+    39 mutants: barriers, deadlocks and deopt metadata in one bucket)."""
+    declared = _f("a", {"LocalArray"}, 1)
+    deadlock = _f("b", {"Barrier", "Load", "LocalArray", "Store"}, 3,
+                  failure="R0 error: internal: deadlock")
+    metadata = _f("c", {"Binary:*", "Binary://", "Load", "LocalArray", "Store"}, 4)
+    groups = sorted(sorted(f.path for f in b.members)
+                    for b in buckets([deadlock, metadata, declared]))
+    assert groups == [["a"], ["b"], ["c"]]
+
+
 def test_the_schedule_keys_and_options_a_reduced_case_keeps_are_part_of_its_core() -> None:
     """Two bugs whose reduced kernels are alike but that need different schedules (a
     never-ran wave on the host, a register budget) are different buckets."""
