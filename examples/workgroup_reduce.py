@@ -16,8 +16,8 @@
 #   group 2 (gids 32..39, inputs 4 1 5 9 2 6 5 3: 35; slot 13 is missing): 35 - inp[6]
 #     (slot 5: 6) = 29, so out[32..39] = 2029 except out[37] = -1.
 # The reported exception is workitem 5's. Under the default (stream) policy a target may
-#   leave never-ran only whole workgroups after workitem 5's group (this kernel meets at
-#   barriers: a group runs whole or not at all).
+#   leave whole workgroups never-ran, never workitem 5's, and never part of a group (this
+#   kernel meets at barriers: a group runs whole or not at all).
 # difftest: launch n=40 wave=8 group=16
 # difftest: arg inp = i32[3, 1, 4, 1, 5, 9, 2, 6, 5, 3]
 # difftest: arg out = i32[-1] * 40
