@@ -28,7 +28,8 @@ from difftest.core.outcome import (COMPLETED, FAULTED, ExceptionReport, Fault, F
 from difftest.core.target import Target, declared_unsupported
 
 from .device.process import DeviceCrash, DeviceProcess, DeviceTimeout
-from .translate import EXHAUSTED, HEADER, KINDS, Translation, Unsupported, translate
+from .translate import (EXHAUSTED, HEADER, KINDS, Translation, Unsupported, subgroup_size,
+                        translate)
 from .translate.mutants import described
 
 DEFAULT_TIMEOUT = 10.0
@@ -115,7 +116,14 @@ class TranslatedTarget(Target):
                 raise OptionError(f"option {name}={t!r}: expected seconds in (0, 3600]")
 
     def unsupported(self, case: Case) -> str | None:
-        return declared_unsupported(self, case)
+        why = declared_unsupported(self, case)
+        if why is None and case.group_size > case.wave:
+            # several waves in a group: each must be a whole subgroup of its own
+            s = self.subgroup(case, {}) or subgroup_size(case.wave)
+            if s != case.wave:
+                why = (f"workgroups of several waves of {case.wave} (a wave is one "
+                       f"subgroup, and this target's are {s} lanes)")
+        return why
 
     def subgroup(self, case: Case, options: dict[str, Any]) -> int:
         """S, the subgroup size a wave of `case` runs in (0: the translation's default,

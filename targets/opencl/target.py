@@ -31,7 +31,7 @@ from difftest.core.errors import DifftestError
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import LOOP_EXITS_UNDEFINED
 
-from ..translate import Translation, subgroup_size
+from ..translate import Translation
 from ..translate.opencl_c import launch_shape
 from difftest.core.errors import NotOnThisMachine
 
@@ -166,13 +166,6 @@ class IntelTarget(_OpenCL):
                                  "(CL_CONFIG_USE_VECTORIZER), to see whether a bug is "
                                  "its; off runs each work-item alone, so kernels with "
                                  "wave operations get subgroups of 1"}
-
-    def unsupported(self, case: Case) -> str | None:
-        why = super().unsupported(case)
-        if why is None and case.group_size > case.wave and subgroup_size(case.wave) != case.wave:
-            why = (f"workgroups of several waves of {case.wave} (a wave is one subgroup, "
-                   f"and Intel's have at least {subgroup_size(case.wave)} lanes)")
-        return why
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)

@@ -915,9 +915,14 @@ class SyncEmitter(FunctionEmitter):
 
 def entry_checks(tr: Translator) -> dict[str, Any]:
     """What every entry point decides the same way: whether lanes past n run (the
-    `past-n-active` mutant) and whether the subgroup is asked for and checked."""
+    `past-n-active` mutant), whether those that do not are ghosts rather than gone (a
+    kernel with barriers, unless `ghost-returns`), whether the subgroup is asked for and
+    checked, and whether the group zeroes its workgroup arrays (`workgroup-memory-
+    unzeroed` leaves that out)."""
     return {"retire_past_n": "past-n-active" not in tr.mutants,
-            "subgroups_checked": not UNCHECKED_SUBGROUPS & tr.mutants}
+            "past_n_ghosts": tr.synchronising and "ghost-returns" not in tr.mutants,
+            "subgroups_checked": not UNCHECKED_SUBGROUPS & tr.mutants,
+            "zero_locals": "workgroup-memory-unzeroed" not in tr.mutants}
 
 
 #: the mutants whose kernels neither ask for nor check their subgroups (lane = the

@@ -222,15 +222,14 @@ class OpenCLC(Dialect):
         if tr.workgroups:
             body += [f"    C->local_id = (int)(gid % {g}); C->group_id = (int)(gid / {g}); "
                      f"C->group_size = {g}; C->st = ST;"]
-            if "workgroup-memory-unzeroed" not in tr.mutants:
+            if checks["zero_locals"]:
                 body += [f"    for (int i = C->local_id; i < {a.length}; i += {g}) "
                          f"l_{a.name}[i] = 0;" for a in tr.local_arrays]
             if tr.local_arrays:
                 body.append("    barrier(CLK_LOCAL_MEM_FENCE);")
         if checks["retire_past_n"]:
             # in a kernel with barriers, a workitem past n is a ghost (emit.py)
-            ghosts = tr.synchronising and "ghost-returns" not in tr.mutants
-            body.append("    if (gid >= N) C->done = 1;" if ghosts
+            body.append("    if (gid >= N) C->done = 1;" if checks["past_n_ghosts"]
                         else "    if (gid >= N) return;")
         body += ["    C->gid = (int)gid; C->lane = lane; C->wave = wave; C->budget = BUDGET;",
                  f"    f_{tr.entry}({', '.join(['C'] + args)});",

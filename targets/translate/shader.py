@@ -156,12 +156,12 @@ class ShaderDialect(Dialect):
             out.append(f"{c}local_id = {self.narrow(f'gid % {g}')}; "
                        f"{c}group_id = {self.narrow(f'gid / {g}')}; "
                        f"{c}group_size = {self.lit(tr.group, I32)};")
-            if "workgroup-memory-unzeroed" not in tr.mutants:
+            if checks["zero_locals"]:
                 out += [self.zero_local(tr, a) for a in tr.local_arrays]
             if tr.local_arrays:
                 out.append(self.barrier())
         if checks["retire_past_n"]:
-            if tr.synchronising and "ghost-returns" not in tr.mutants:
+            if checks["past_n_ghosts"]:
                 out.append(f"if (gid >= nn) {{ {c}done = 1; }}")  # a ghost (emit.py)
             else:
                 out.append("if (gid >= nn) { return; }")

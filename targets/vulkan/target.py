@@ -219,15 +219,6 @@ class _Vulkan(TranslatedTarget):
             self._device(options)  # a device nobody has is an error now, not at run time
 
     # ------------------------------------------------------------------ the runs
-    def unsupported(self, case: Case) -> str | None:
-        why = super().unsupported(case)
-        if why is None and case.group_size > case.wave:
-            s = self.subgroup(case, {})
-            if s != case.wave:
-                why = (f"workgroups of several waves of {case.wave} (a wave is one "
-                       f"subgroup, and this device's are {s} lanes)")
-        return why
-
     def subgroup(self, case: Case, options: dict[str, Any]) -> int:
         mutants = frozenset(options.get("mutants", ()))
         if "subgroup-size-assumed-32" in mutants:

@@ -228,30 +228,37 @@ def _run(compiled: Compiled, case: Case, schedule: dict[str, Any], options: dict
     return Outcome(bufs, exc, run.status, dict(run.faults)), None, _diagnostics(run, host)
 
 
+def _layout(compiled: Compiled) -> list[tuple[int, int, int]]:
+    """(offset, length, bits) of each workgroup array in a slot's workgroup memory: the
+    arrays one after another."""
+    lengths = [length for _, _, length in compiled.workgroup_arrays]
+    offsets = np.cumsum([0] + lengths, dtype=np.int64).tolist()
+    return [(offsets[k], length, bits)
+            for k, (_, bits, length) in enumerate(compiled.workgroup_arrays)]
+
+
 def _table(pool: Pool, items: list[Item], instances: list[Item], compiled: Compiled,
            mutants: Mutants) -> np.ndarray:
     """The buffer table: the bound buffers' rows, then each workgroup array's instance in
     each slot's workgroup memory (a buffer of its own)."""
     rows = [pool.table(items)] if items else []
-    ends = np.cumsum([length for _, _, length in compiled.workgroup_arrays], dtype=np.int64)
+    layout = _layout(compiled)
+    total = sum(length for _, length, _ in layout)
     for memory in instances:
-        start = memory.start
-        for (_, bits, length), end in zip(compiled.workgroup_arrays, ends.tolist()):
-            base = memory.start + end - length
+        for offset, length, bits in layout:
             # the bug: the array's bounds run to the end of its slot's workgroup memory
             if mutants.on("workgroup-bounds-whole-region"):
-                length = start + int(ends[-1]) - base
-            rows.append(np.array([[base, length, bits]], dtype=np.int64))
+                length = total - offset
+            rows.append(np.array([[memory.start + offset, length, bits]], dtype=np.int64))
     return np.concatenate(rows) if rows else pool.table([])
 
 
 def _bases(instances: list[Item], compiled: Compiled) -> np.ndarray:
     """The machine's `local_bases`: each group slot's instance of each workgroup array."""
-    lengths = [length for _, _, length in compiled.workgroup_arrays]
-    offsets = np.cumsum([0] + lengths[:-1], dtype=np.int64) if lengths else \
-        np.zeros(0, np.int64)
-    return np.array([[memory.start + int(o) for o in offsets] for memory in instances],
-                    dtype=np.int64).reshape(len(instances), len(lengths))
+    layout = _layout(compiled)
+    return np.array([[memory.start + offset for offset, _, _ in layout]
+                     for memory in instances], dtype=np.int64).reshape(len(instances),
+                                                                        len(layout))
 
 
 def _device_round(compiled: Compiled, case: Case, schedule: dict[str, Any], run: _Run,
