@@ -14,9 +14,12 @@ operations, a deadlock) comes back as the error `warp`.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
+import functools
 import hashlib
 import os
+import shutil
 import subprocess
 import tempfile
 
@@ -26,7 +29,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CXX = os.environ.get("CXX", "g++")
 FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-w")
 _LIBS: dict[str, ctypes.CDLL] = {}
-_FOLDER = tempfile.mkdtemp(prefix="difftest-warpsim-")
+
+
+@functools.cache
+def _folder() -> str:
+    """This process's build folder, made on first use and removed when it exits."""
+    path = tempfile.mkdtemp(prefix="difftest-warpsim-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 class CompileError(Exception):
@@ -49,14 +59,14 @@ def _stub(entry: str, params: list[list]) -> str:
 def _header() -> str:
     """A folder holding warpsim.h and its precompiled form (made once per process: the
     standard headers it includes are most of a kernel's build time)."""
-    copy = os.path.join(_FOLDER, "warpsim.h")
+    copy = os.path.join(_folder(), "warpsim.h")
     if not os.path.exists(copy):
         with open(os.path.join(HERE, "warpsim.h")) as f, open(copy, "w") as out:
             out.write(f.read())
         flags = [x for x in FLAGS if x != "-shared"]
         subprocess.run([CXX, *flags, "-x", "c++-header", copy, "-o", copy + ".gch"],
                        capture_output=True)  # without it, builds are slower, not wrong
-    return _FOLDER
+    return _folder()
 
 
 def build(source: str, entry: str, params: list[list]) -> ctypes.CDLL:
@@ -64,8 +74,8 @@ def build(source: str, entry: str, params: list[list]) -> ctypes.CDLL:
     text = f'#include "warpsim.h"\n#line 1 "kernel.cu"\n{source}\n' + _stub(entry, params)
     key = hashlib.sha256(text.encode()).hexdigest()[:24]
     if key not in _LIBS:
-        src = os.path.join(_FOLDER, f"{key}.cpp")
-        lib = os.path.join(_FOLDER, f"{key}.so")
+        src = os.path.join(_folder(), f"{key}.cpp")
+        lib = os.path.join(_folder(), f"{key}.so")
         with open(src, "w") as f:
             f.write(text)
         proc = subprocess.run([CXX, *FLAGS, "-I", _header(), "-o", lib, src],

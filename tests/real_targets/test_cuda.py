@@ -187,3 +187,23 @@ def test_a_reproducer_says_what_it_needs_when_it_is_missing(tmp_path: Any) -> No
     assert done.stdout.startswith("this reproducer needs Python 3 with numpy (pip install "
                                   "numpy) and g++; here: ModuleNotFoundError"), done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_the_simulator_leaves_no_build_folder_behind(tmp_path: Any) -> None:
+    """Each process's kernels are built in a folder of its own, removed when it exits
+    (campaigns start many processes: the folders used to pile up in the temp folder)."""
+    import os
+    import subprocess
+    import sys
+
+    kernel = 'extern "C" __global__ void k(int* out) { out[threadIdx.x] = 1; }'
+    script = ("from targets.device import warpsim_runner as w\n"
+              f"w.build({kernel!r}, 'k', [['ptr', 0, 'int']])\n"
+              "print(w._folder())\n")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, check=True, cwd=os.path.dirname(os.path.dirname(
+                              os.path.dirname(os.path.abspath(__file__)))))
+    folder = proc.stdout.strip()
+    assert folder.startswith(str(tmp_path))
+    assert not os.path.exists(folder)
