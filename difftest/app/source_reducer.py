@@ -13,13 +13,18 @@ driver's version (`icd=`), another build (`opt=off`), another instruction set
 computes what the original computed where the compiler is right, and the compiler still
 gets it wrong: no reduction to nothing, little room for undefined behaviour.
 
-C-Vise's own passes tidy as they go (unused declarations and, for C, names). The result
-is a folder of its own: the reduced kernel, the reproducer beside it.
+C-Vise's own passes tidy as they go (unused declarations and, for C, names). One kind
+of undefined behaviour it readily makes, and a reference run need not notice, is
+refused by a guard before anything runs: a declaration without an initializer that the
+original does not have (`int x = 0;` cut to `int x;`, the context struct's `= {0}` cut
+off), whose indeterminate value a candidate would then read. The result is a folder of
+its own: the reduced kernel, the reproducer beside it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -34,6 +39,28 @@ def differences(output: str) -> list[str]:
     skip = ("device: ", "no difference", "this reproducer needs")
     return [x for x in output.splitlines()
             if x.strip() and not x.startswith(skip) and not x.endswith("from the expected result")]
+
+
+#: a declaration with no initializer: `int x;`, `__global long *r;`, `Ctx c;`, `int a[4];`
+#: (the statements that look alike are keywords)
+_BARE_DECLARATION = re.compile(
+    r"^\s*(?!(?:return|break|continue|goto|else|do)\b)(?:[A-Za-z_]\w*\s+)+\**\s*"
+    r"[A-Za-z_]\w*\s*(?:\[[^\]]*\]\s*)*;", re.M)
+
+
+def bare_declarations(source: str) -> set[str]:
+    """The declarations of `source` that give no initial value, whitespace normalised."""
+    return {" ".join(m.group(0).split()) for m in _BARE_DECLARATION.finditer(source)}
+
+
+_GUARD = """import re, sys
+BARE = re.compile({pattern!r}, re.M)
+def bare(path):
+    with open(path) as f:
+        return {{" ".join(m.group(0).split()) for m in BARE.finditer(f.read())}}
+# a candidate may not declare without an initial value what the original initializes
+sys.exit(0 if bare(sys.argv[2]) <= bare(sys.argv[1]) else 1)
+"""
 
 
 def run_reproducer(folder: Path, data: Path | None = None, kernel: Path | None = None,
@@ -79,10 +106,15 @@ def reduce_source(folder: Path, reference: Path, seconds: float, workers: int) -
     witness = work / "differences.txt"
     witness.write_text("".join(x + "\n" for x in expected))
     test = work / "interesting.sh"
+    guard = work / "guard.py"
+    guard.write_text(_GUARD.format(pattern=_BARE_DECLARATION.pattern))
     py, repro = shlex.quote(sys.executable), shlex.quote(str(folder / "repro.py"))
     test.write_text(
         "#!/bin/sh\n"
-        "# interesting: the finding's difference, and none on the reference setting\n"
+        "# interesting: no value left uninitialized, the finding's difference, and none\n"
+        "# on the reference setting\n"
+        f"{py} {shlex.quote(str(guard))} {shlex.quote(str(kernel))} "
+        f'"$PWD/{kernel.name}" || exit 1\n'
         f'out=$({py} {repro} "$PWD/{kernel.name}" 2>/dev/null)\n'
         f'[ $? -eq {status} ] || exit 1\n'
         "printf '%s\\n' \"$out\" | grep -v -e '^device: ' -e 'from the expected result$' "

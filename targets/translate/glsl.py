@@ -206,7 +206,10 @@ class GLSL(ShaderDialect):
                   "    int gid; int lane; int wave; int64_t trips; int64_t budget;",
                   "    int done; int local_id; int group_id; int group_size;",
                   "};",
-                  "Ctx C;",
+                  # zero in its declaration too: a reducer that cuts main()'s
+                  # assignments leaves it defined
+                  "Ctx C = Ctx(0, 0l, 0, 0, {0}, {0}, 0, 0, 0, 0l, 0l, 0, 0, 0, 0);".format(
+                      f"int[{tr.depth}](" + ", ".join(["0"] * tr.depth) + ")"),
                   f"layout(std430, set = 0, binding = {STATUS}) buffer Status "
                   "{ int64_t d[]; } ST;",
                   f"layout(std430, set = 0, binding = {PARAMS}) readonly buffer Params "

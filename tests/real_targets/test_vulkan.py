@@ -266,6 +266,7 @@ def test_a_reduction_keeps_only_kernels_that_still_mean_what_the_original_did(
     (the reference would not give the expected result), so C-Vise cannot reduce the bug
     away."""
     import json
+    import re
     import subprocess
 
     from difftest.app.cli import main
@@ -299,4 +300,6 @@ def test_a_reduction_keeps_only_kernels_that_still_mean_what_the_original_did(
     assert not interesting(nothing)  # stores nothing: a missing store is no bug
     wrong = original.replace("if (", "if (false && (", 1).replace(") {", ")) {", 1)
     assert wrong != original and not interesting(wrong)  # its stores never happen
+    bare = re.sub(r"^(\s*int\s+\w+)\s*=\s*[^;]*;", r"\1;", original, count=1, flags=re.M)
+    assert bare != original and not interesting(bare)  # an indeterminate value read
     assert (out / "reduced" / "repro.py").is_file()
