@@ -22,7 +22,8 @@ __kernel void k(__global long* ST, long N) {
 
 
 def test_bare_declarations_are_those_without_a_value() -> None:
-    assert bare_declarations(ORIGINAL) == {"__local int tile[16];"}
+    assert bare_declarations(ORIGINAL) == {"int kind;", "long code;",
+                                           "__local int tile[16];"}
     assert bare_declarations("    return x;\n    break;\n    else;\n    x = 1;\n") == set()
     assert bare_declarations("  int wave ;\n  __global long *r;\n") == {
         "int wave ;", "__global long *r;"}
@@ -44,3 +45,5 @@ def test_the_guard_refuses_a_candidate_that_drops_an_initializer(tmp_path: Path)
     assert passes(ORIGINAL.replace("    if (wave >= N) return;\n", ""))  # a cut, defined
     assert not passes(ORIGINAL.replace("Ctx ctx = {0};", "Ctx ctx;"))
     assert not passes(ORIGINAL.replace("int wave = (int)get_group_id(0);", "int wave;"))
+    joined = " ".join(ORIGINAL.replace("Ctx ctx = {0};", "Ctx ctx ;").splitlines())
+    assert not passes(joined)  # C-Vise joins lines: a declaration after another statement
