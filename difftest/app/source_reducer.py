@@ -135,10 +135,34 @@ def reduce_source(folder: Path, reference: Path, seconds: float, workers: int) -
     for f in folder.iterdir():
         if f.is_file() and f != kernel:
             shutil.copyfile(f, out / f.name)
-    shutil.copyfile(candidate, out / kernel.name)
-    code, output = run_reproducer(out)
-    if code is None or (code if code == 1 else 128 - code) != status \
-            or differences(output) != expected:
-        raise DifftestError("the reduced reproducer lost the difference (C-Vise stopped "
-                            f"mid-way?): {output[:300]}")
-    return out  # `reduce/` keeps the test and the witness, for a rerun by hand
+    reduced = candidate.read_text()
+    for text in (tidy(reduced), reduced):  # the tidied form, if it still shows the bug
+        (out / kernel.name).write_text(text)
+        code, output = run_reproducer(out)
+        if code is not None and (code if code == 1 else 128 - code) == status \
+                and differences(output) == expected:
+            return out  # `reduce/` keeps the test and the witness, for a rerun by hand
+    raise DifftestError("the reduced reproducer lost the difference (C-Vise stopped "
+                        f"mid-way?): {output[:300]}")
+
+
+#: empty attribute lists C-Vise leaves where it took out what they held
+_EMPTY_ATTRIBUTE = re.compile(r"__attribute__\s*\(\(\s*\)\)\s*")
+
+
+def tidy(source: str) -> str:
+    """C-Vise's result laid out for a reader: empty `__attribute__(())` gone, and the
+    lines clang-format's (installed with C-Vise) where it is here."""
+    source = _EMPTY_ATTRIBUTE.sub("", source)
+    fmt = shutil.which("clang-format") or next(
+        (p for p in (shutil.which(f"clang-format-{v}") for v in range(20, 10, -1)) if p), None)
+    if fmt is None:
+        return source
+    try:
+        done = subprocess.run([fmt, "--assume-filename=kernel.c",
+                               "--style={BasedOnStyle: LLVM, ColumnLimit: 90, "
+                               "AllowShortFunctionsOnASingleLine: None}"],
+                              input=source, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return source
+    return done.stdout if done.returncode == 0 and done.stdout.strip() else source
