@@ -22,7 +22,7 @@ from typing import Any
 from difftest.core.errors import DifftestError
 from difftest.core.fullrun import FullRun
 from difftest.campaign.results import campaigns
-from difftest.campaign.triage import Bucket, buckets, load_findings
+from difftest.campaign.triage import Bucket, buckets, load_findings, probe_causes
 
 _CSS = """
 body { font-family: sans-serif; margin: 24px auto; max-width: 1100px; color: #222; }
@@ -224,6 +224,7 @@ def _run_html(case: Any) -> str:
 def build_report(folder: Path) -> str:
     cs = campaigns(folder)
     findings = load_findings(folder)
+    probe_causes(findings)
     bs = buckets(findings)
     fuzz = [c for c in cs if c["command"] == "fuzz"]
     hunts = [c for c in cs if c["command"] == "hunt"]

@@ -276,6 +276,9 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
     tr.add_argument("--known", action="append", metavar="DIR",
                     help="corpus folders of known target bugs to link buckets to "
                     "(default: corpus)")
+    tr.add_argument("--no-probes", action="store_true",
+                    help="do not run the findings again under the target's probes (their "
+                    "cause is left out: faster, less separated)")
     tr.set_defaults(func=cmd_triage)
 
     rp = command("report", "one self-contained HTML page about a campaign folder: bugs "

@@ -13,19 +13,25 @@ target options its reduced case still holds (the reducer takes out every one the
 does not need, so what is left -- `never_ran`, `registers`, `deopt_percent` -- is what
 the bug needed as much as its operations).
 
+A finding's *cause*: the target's probes (Target.probes: one mechanism switched off or
+swapped, such as numba-simt's spills, allocation order or wave-operation lowering) under
+which its case agrees when run again -- what it needs of the target, told by the target
+rather than by the reducer's leftovers (a register-corruption bug shows as wrong memory,
+a bad buffer id or a wrong fate by turns; which mechanism it needs does not change).
+
 Buckets: the findings of one target are taken fewest core operations first (then
 fewest statements, then workitems); each joins the first bucket whose pattern (its first
-finding's core) is contained in its own core (the bucket's first finding is then the
-more general witness of the same thing: the extra operations are what a reduction could
-not take out), or starts a bucket with its core as the pattern. The failure class need
-not be the same (one bug shows as wrong memory in one kernel, as a loop that never ends
-in another), except where the pattern is empty: such a witness says nothing about the
-operations, and an empty set is in every core, so its bucket takes only findings of its
-own failure class whose whole shape is its own (decided so: the first rule let one empty
-pattern take every later finding of its class, twenty different bugs in one bucket). A bucket's
-representative is its smallest finding (statements, then workitems). Target options are
-not part of the key: a campaign draws them per case (numba-simt's compiler options), or
-holds them fixed for all its findings (`--opt opt=off`).
+finding's core) is contained in its own core and is at least half of it, and whose
+first finding has its cause (the bucket's first finding is then the more general witness
+of the same thing: the extra operations are what a reduction could not take out, and
+they are not most of the witness), or starts a bucket with its core as the pattern. The
+failure class need not be the same (one bug shows as wrong memory in one kernel, as a
+loop that never ends in another), except where the pattern is empty: such a witness says
+nothing about the operations, and an empty set is in every core, so its bucket takes
+only findings of its own failure class whose whole shape is its own (decided so: the
+first rule let one empty pattern take every later finding of its class, twenty
+different bugs in one bucket). A bucket's representative is its smallest finding
+(statements, then workitems).
 
 Known bugs: each bucket is linked to the known finding of the corpus it is, if any (the
 finding that explains its representative: by cause, running it again with the trigger
@@ -80,6 +86,7 @@ class Finding:
     needs: frozenset[str] = frozenset()  # schedule keys and options left in its case
     mutants: tuple[str, ...] = ()  # the injected bugs it was found with (a hunt's)
     compiler: str = ""  # the compiler its target ran, where the signature names one
+    cause: dict[str, str] = field(default_factory=dict)  # probes it agrees under (probe_causes)
 
     @property
     def core(self) -> frozenset[str]:
@@ -105,7 +112,8 @@ class Bucket:
 
     def features(self) -> frozenset[str]:
         r = self.pattern
-        return r.core | {f"target={r.target}", f"failure={r.failure}"}
+        return r.core | {f"target={r.target}", f"failure={r.failure}"} | {
+            f"agrees with {name}" for name in r.cause}
 
     def to_json(self, rank: int) -> dict[str, Any]:
         r = self.representative
@@ -115,7 +123,7 @@ class Bucket:
                 "findings": len(self.members), "representative": r.path,
                 "statements": r.statements, "n": r.n, "verdict": r.verdict,
                 "mutants": sorted({m for f in self.members for m in f.mutants}),
-                "known": self.known,
+                "known": self.known, "agrees_with": sorted(self.pattern.cause.values()),
                 "first": min((f.first for f in self.members if f.first is not None),
                              default=None),
                 "members": [f.path for f in self.members]}
@@ -133,12 +141,18 @@ _NOT_NEEDS = frozenset({"mutants", "step_budget", "work_budget", "timeout", "bui
 
 
 def _needs(obj: dict[str, Any]) -> frozenset[str]:
-    """The schedule keys and target options a reduced case still holds."""
+    """The schedule keys, target options and kinds of host-program steps a reduced case
+    still holds."""
     out = set()
     schedule = obj.get("schedule")
     for key in schedule if isinstance(schedule, dict) else ():
         if not key.endswith("_seed"):  # a seed goes with its key
             out.add(f"schedule:{key}")
+    host = obj.get("host")
+    for step in host if isinstance(host, list) else ():
+        if isinstance(step, dict) and isinstance(step.get("op"), str):  # a kept step
+            mode = step.get("mode")
+            out.add(f"host:{step['op']}" + (f":{mode}" if isinstance(mode, str) else ""))
     options = obj.get("options")
     for key, value in (options.items() if isinstance(options, dict) else ()):
         if isinstance(value, dict):  # a target's own section
@@ -187,13 +201,63 @@ def buckets(findings: list[Finding]) -> list[Bucket]:
     for f in sorted(findings, key=lambda f: (len(f.core), f.size(), f.path)):
         for b in out:
             r = b.pattern
-            if r.target == f.target and r.core <= f.core and (
+            if r.target == f.target and r.cause.keys() == f.cause.keys() \
+                    and r.core <= f.core and 2 * len(r.core) >= len(f.core) and (
                     r.core or (r.failure == f.failure and r.shape == f.shape)):
                 b.members.append(f)
                 break
         else:
             out.append(Bucket(f, [f]))
     return _rank(out)
+
+
+def probe_causes(findings: list[Finding]) -> None:
+    """Set each finding's `cause`: the target's probes (Target.probes: one mechanism
+    switched off or swapped at a time) under which its case agrees. Two findings whose
+    failures go away under different mechanisms are different bugs, whatever their
+    shapes; a finding whose target is not here keeps an empty cause."""
+    for f in findings:
+        rerun = _rerun(f)
+        if rerun is not None:
+            agrees, probes = rerun
+            f.cause = {name: _setting(extra) for name, extra in probes.items()
+                       if agrees(extra)}
+
+
+def _setting(extra: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(extra.items()))
+
+
+def _rerun(r: Finding, known: Any = None) -> tuple[Any, dict[str, dict[str, Any]]] | None:
+    """(agrees: whether `r`'s case agrees with some options added, the target's probes),
+    or None where its target cannot run it here (or, with `known`, runs a compiler the
+    known finding's cannot be)."""
+    from difftest.campaign.registry import load_target
+    from difftest.campaign.runner import oracle_run, rerun_with
+    from difftest.core.errors import DifftestError
+    from difftest.core.kernelfile import load_case
+    from difftest.core.options import case_options
+
+    try:
+        case = load_case(r.path)
+        target = load_target(r.target)
+        # a hunt's finding shows its injected bugs: they are switched on again
+        options, _ = case_options(case, target, r.path, list(r.mutants) or None)
+        target.configure(options)
+        if known is not None and not known.on(r.target, target.compiler(options)):
+            return None
+        full, error = oracle_run(case, options)
+        agrees = rerun_with(case, target, options, full, error)
+    except (DifftestError, OSError):
+        return None
+
+    def safe(extra: dict[str, Any]) -> bool:
+        try:
+            return agrees(extra)
+        except (DifftestError, OSError):
+            return False
+
+    return safe, target.probes(options)
 
 
 def link_known(bs: list[Bucket], known: list[Any]) -> None:
@@ -217,23 +281,8 @@ def link_known(bs: list[Bucket], known: list[Any]) -> None:
 def _agrees_avoiding(r: Finding, avoid: str, known: Any) -> bool:
     """Whether finding `r`'s case agrees when run again under the variant `avoid`, on its
     target (and a compiler the known finding's can be); False where it cannot run here."""
-    from difftest.campaign.registry import load_target
-    from difftest.campaign.runner import oracle_run, rerun_with
-    from difftest.core.errors import DifftestError
-    from difftest.core.kernelfile import load_case
-    from difftest.core.options import case_options
-
-    try:
-        case = load_case(r.path)
-        target = load_target(r.target)
-        options, _ = case_options(case, target, r.path)
-        target.configure(options)
-        if not known.on(r.target, target.compiler(options)):
-            return False
-        full, error = oracle_run(case, options)
-        return rerun_with(case, target, options, full, error)({"avoid": avoid})
-    except (DifftestError, OSError):
-        return False
+    rerun = _rerun(r, known)
+    return rerun is not None and rerun[0]({"avoid": avoid})
 
 
 def _distance(a: frozenset[str], b: frozenset[str]) -> float:
@@ -265,11 +314,34 @@ def format_buckets(bs: list[Bucket], findings: int) -> str:
         lines.append(f"     representative {r.path} ({r.statements} statement(s), "
                      f"n = {r.n})")
         mutants = sorted({m for f in b.members for m in f.mutants})
+        if b.pattern.cause:
+            lines.append("     goes away with " + ", ".join(
+                f"{v} ({k})" for k, v in sorted(b.pattern.cause.items())))
         if mutants:
             lines.append(f"     found with the mutant(s) {', '.join(mutants)}")
         if b.known:
             lines.append(f"     the known bug {b.known}")
+    separation = _separation(bs)
+    if separation:
+        lines.append(separation)
     return "\n".join(lines)
+
+
+def _separation(bs: list[Bucket]) -> str:
+    """For a hunt's folder, whose findings name the injected bug each was made under:
+    how well the buckets separate them ("" elsewhere)."""
+    where: dict[str, set[int]] = {}
+    for i, b in enumerate(bs):
+        for f in b.members:
+            for m in f.mutants:
+                where.setdefault(m, set()).add(i)
+    if not where:
+        return ""
+    joined = sum(len({m for f in b.members for m in f.mutants}) - 1 for b in bs)
+    split = sum(len(v) - 1 for v in where.values())
+    return (f"separation (the findings name their injected bugs): {len(where)} mutant(s) "
+            f"in {len(bs)} bucket(s); joined {joined} (a bucket's mutants past its first, "
+            f"summed), split {split} (a mutant's buckets past its first, summed)")
 
 
 def triage_json(bs: list[Bucket], folder: Path, findings: int) -> dict[str, Any]:

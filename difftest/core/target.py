@@ -97,6 +97,13 @@ class Target:
         nothing of difftest), or None when the target has none."""
         return None
 
+    def probes(self, options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """Settings that each switch one of the target's mechanisms off or to another
+        implementation (a name -> the options that do it, from `options`): triage runs a
+        finding again under each, and those under which it agrees are its cause, part of
+        what tells two bugs apart (difftest.campaign.triage)."""
+        return {}
+
     def warm_up(self) -> None:
         pass
 

@@ -224,6 +224,23 @@ class NumbaSimtTarget(Target):
                 for r in (4, 6) for s in range(3) if r != regs]
         return [o for o in out if o != options]
 
+    def probes(self, options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """The compiler's switchable mechanisms: spills (none with 256 registers), the
+        allocator's choice of register, how uniform values are written, how wave
+        operations are lowered, speculation."""
+        order = options.get("alloc_order", "lowest")
+        writes = options.get("uniform_writes", "all_lanes")
+        out: dict[str, dict[str, Any]] = {"spills": {"registers": 256},
+               "allocation order": {"alloc_order": "recent" if order == "lowest"
+                                    else "lowest"},
+               "uniform writes": {"uniform_writes": "active" if writes == "all_lanes"
+                                  else "all_lanes"},
+               "wave-op lowering": {"reduce": "tree" if options.get("reduce", "native")
+                                    == "native" else "native"}}
+        if options.get("speculate"):
+            out["speculation"] = {"speculate": 0}
+        return out
+
     def cold_start_note(self) -> str | None:
         from .device import machine
 

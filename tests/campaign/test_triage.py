@@ -62,7 +62,7 @@ def _f(path: str, shape: set[str], statements: int, failure: str = "R3 memory",
 
 def test_a_finding_joins_the_bucket_of_a_more_general_witness_it_contains() -> None:
     small = _f("a", {"Binary://", "Store"}, 2)
-    larger = _f("b", {"Binary://", "Binary:+", "While", "Break", "Store", "Load"}, 7)
+    larger = _f("b", {"Binary://", "Binary:+", "While", "Store", "Load"}, 7)
     other = _f("c", {"Break", "For", "Store"}, 3)
     as_r2 = _f("d", {"Binary:%", "Store"}, 4, failure="R2 fates")  # the same family
     in_a_while = _f("e", {"Break", "While", "If"}, 5)
@@ -70,6 +70,18 @@ def test_a_finding_joins_the_bucket_of_a_more_general_witness_it_contains() -> N
     groups = sorted(sorted(f.path for f in b.members) for b in bs)
     assert groups == [["a", "b", "d"], ["c", "e"]]
     assert {b.representative.path for b in bs} == {"a", "c"}  # each bucket's smallest
+
+
+def test_a_pattern_that_is_less_than_half_of_a_findings_core_does_not_take_it() -> None:
+    """A one-operation pattern is in many cores: a witness whose core is more than twice
+    the pattern has more of its own than it shares (a hunt's barrier bug joined the
+    bucket of a division bug because its kernel divides)."""
+    division = _f("a", {"Binary://", "Store"}, 1)
+    barrier = _f("b", {"Binary://", "Barrier", "id:local_id", "Store"}, 4)
+    loop = _f("c", {"Binary://", "While", "Store"}, 3)
+    groups = sorted(sorted(f.path for f in b.members) for b in buckets([barrier, loop,
+                                                                         division]))
+    assert groups == [["a", "c"], ["b"]]
 
 
 def test_an_empty_pattern_takes_only_findings_of_its_class_and_its_whole_shape() -> None:
@@ -138,6 +150,11 @@ def test_triage_of_a_campaign_folder_through_the_cli(
     data = json.loads((tmp_path / "t.json").read_text())
     assert data["format"] == "difftest-triage" and data["findings"] == len(found)
     assert sum(b["findings"] for b in data["buckets"]) == len(found)
+    assert "separation (the findings name their injected bugs): 1 mutant(s)" in out
+    assert main(["triage", str(folder), "--no-probes", "--json", str(tmp_path / "n.json")]
+                ) == 0
+    quick = json.loads((tmp_path / "n.json").read_text())
+    assert all(b["agrees_with"] == [] for b in quick["buckets"])
 
 
 def test_triage_of_what_is_not_a_folder_is_one_line(
@@ -198,3 +215,65 @@ def test_a_bucket_is_linked_to_the_known_bug_it_is(tmp_path: Path) -> None:
     link_known(bs, known_findings([REPO / "corpus"]))
     assert bs[0].known.startswith("lavapipe-sext-compare (the case agrees with its "
                                   "trigger avoided")
+
+
+def test_findings_whose_failures_go_away_under_different_mechanisms_are_different_bugs(
+        ) -> None:
+    """Alike reduced kernels, but one fails only with spills and the other whatever the
+    register budget: two bugs (the cause is what each finding agrees under)."""
+    spill = _f("a", {"Break", "While", "Store"}, 3)
+    spill.cause = {"spills": "registers=256"}
+    lowering = _f("b", {"Break", "While", "Store", "If"}, 4)
+    twin = _f("c", {"Break", "While", "Store", "Binary:*"}, 5)
+    twin.cause = {"spills": "registers=256"}
+    groups = sorted(sorted(f.path for f in b.members) for b in buckets([lowering, twin, spill]))
+    assert groups == [["a", "c"], ["b"]]
+
+
+def test_a_findings_cause_is_found_by_running_it_under_the_targets_probes(
+        tmp_path: Path) -> None:
+    """Two corpus entries, a spill bug and a lowering bug: only the spill bug's failure
+    goes away with registers enough for no spills."""
+    from difftest.campaign.triage import probe_causes
+
+    corpus = Path(__file__).resolve().parents[2] / "corpus"
+    for name in ("kernel-2d7e0b2c60177060.json",   # partial-def-no-reload, registers=4
+                 "kernel-bc2677879e8647c7.json"):  # break-mask-lost
+        obj = json.loads((corpus / name).read_text())
+        obj["signature"] = {"target": "numba-simt", "failure": obj["expected"]["rule"],
+                            "shape": []}
+        (tmp_path / name).write_text(json.dumps(obj))
+    findings = load_findings(tmp_path)
+    probe_causes(findings)
+    cause = {Path(f.path).name: f.cause for f in findings}
+    assert "spills" in cause["kernel-2d7e0b2c60177060.json"]
+    assert "spills" not in cause["kernel-bc2677879e8647c7.json"]
+
+
+def test_the_host_steps_a_reduced_program_keeps_are_part_of_its_core() -> None:
+    from difftest.campaign.triage import _needs
+
+    steps = [{"op": "create", "buffer": "b1"}, {"op": "map", "mode": "write"},
+             {"op": "launch"}, {"op": "launch"}, {"nonsense": 1}, "junk"]
+    assert _needs({"host": steps}) == {"host:create", "host:map:write", "host:launch"}
+
+
+def test_a_hunts_triage_says_how_well_it_separated_the_injected_bugs() -> None:
+    from difftest.campaign.triage import format_buckets
+
+    a1 = _f("a1", {"Binary://", "Store"}, 1)
+    a2 = _f("a2", {"Binary://", "Store"}, 2)
+    b = _f("b", {"Binary://", "Store"}, 3)
+    c = _f("c", {"Break", "While"}, 2)
+    a3 = _f("a3", {"Break", "While"}, 3)
+    a1.mutants, a2.mutants, b.mutants = ("x",), ("x",), ("y",)
+    c.mutants, a3.mutants = ("z",), ("x",)
+    findings = [a1, a2, b, c, a3]
+    text = format_buckets(buckets(findings), len(findings))
+    # buckets {a1, a2, b} and {c, a3}: y joins x's bucket, x joins z's; x is in both
+    assert text.splitlines()[-1] == (
+        "separation (the findings name their injected bugs): 3 mutant(s) in 2 bucket(s); "
+        "joined 2 (a bucket's mutants past its first, summed), split 1 (a mutant's "
+        "buckets past its first, summed)")
+    no_hunt = [_f("d", {"Break"}, 1)]
+    assert "separation" not in format_buckets(buckets(no_hunt), 1)

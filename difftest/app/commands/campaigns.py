@@ -180,11 +180,13 @@ def cmd_hunt(args: argparse.Namespace) -> int:
 def cmd_triage(args: argparse.Namespace) -> int:
     from difftest.campaign.findings import known_findings
     from difftest.campaign.triage import (buckets, format_buckets, link_known, load_findings,
-                                          triage_json)
+                                          probe_causes, triage_json)
 
     folder = _campaign_folder(args.folder, "triage")
     _check_json_destination(args.json)
     findings = load_findings(folder)
+    if not args.no_probes:
+        probe_causes(findings)
     bs = buckets(findings)
     known = [Path(p) for p in args.known] if args.known else [Path("corpus")]
     link_known(bs, known_findings([p for p in known if p.is_dir()]))
