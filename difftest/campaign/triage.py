@@ -136,6 +136,9 @@ def _statements(kernel: str) -> int:
     return statements(parse(kernel))
 
 
+#: the steps every host program takes (a buffer made, a launch): a second launch is not
+_HOST_PLUMBING = frozenset({"create", "launch"})
+
 #: options that are no part of what a bug needs (budgets, the injected bugs themselves)
 _NOT_NEEDS = frozenset({"mutants", "step_budget", "work_budget", "timeout", "build_timeout"})
 
@@ -149,10 +152,15 @@ def _needs(obj: dict[str, Any]) -> frozenset[str]:
         if not key.endswith("_seed"):  # a seed goes with its key
             out.add(f"schedule:{key}")
     host = obj.get("host")
+    launches = 0
     for step in host if isinstance(host, list) else ():
         if isinstance(step, dict) and isinstance(step.get("op"), str):  # a kept step
-            mode = step.get("mode")
-            out.add(f"host:{step['op']}" + (f":{mode}" if isinstance(mode, str) else ""))
+            op, mode = step["op"], step.get("mode")
+            launches += op == "launch"
+            if op not in _HOST_PLUMBING:
+                out.add(f"host:{op}" + (f":{mode}" if isinstance(mode, str) else ""))
+    if launches > 1:
+        out.add("host:launch:again")
     options = obj.get("options")
     for key, value in (options.items() if isinstance(options, dict) else ()):
         if isinstance(value, dict):  # a target's own section
