@@ -24,8 +24,10 @@ its own: the reduced kernel, the reproducer beside it.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import signal
 import shutil
 import subprocess
 import sys
@@ -124,12 +126,22 @@ def reduce_source(folder: Path, reference: Path, seconds: float, workers: int) -
         f'{py} {repro} --data {shlex.quote(str(reference))} "$PWD/{kernel.name}" '
         ">/dev/null 2>&1\n")
     test.chmod(0o755)
+    # its own session, so that the budget's end stops C-Vise's workers too (killing
+    # C-Vise alone left them behind)
+    proc = subprocess.Popen(["cvise", "--n", str(max(1, workers)), "--timeout", "60",
+                             "--tidy", "--no-timing", str(test), candidate.name], cwd=work,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
     try:
-        subprocess.run(["cvise", "--n", str(max(1, workers)), "--timeout", "60", "--tidy",
-                        "--no-timing", str(test), candidate.name], cwd=work,
-                       capture_output=True, text=True, timeout=seconds)
+        proc.wait(timeout=seconds)
     except subprocess.TimeoutExpired:
         pass  # C-Vise keeps its best candidate in the file as it goes
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
     out = folder / "reduced"
     out.mkdir(exist_ok=True)
     for f in folder.iterdir():

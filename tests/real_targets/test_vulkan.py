@@ -288,6 +288,8 @@ def test_a_reduction_keeps_only_kernels_that_still_mean_what_the_original_did(
     if code != 0:
         pytest.skip(f"this lavapipe does not show the bug: {printed[-200:]}")
     test = out / "reduce" / "interesting.sh"
+    left = subprocess.run(["pgrep", "-f", str(test)], capture_output=True, text=True)
+    assert left.stdout.strip() == "", "C-Vise's workers outlived the reduction's budget"
     original = (out / "kernel.comp").read_text()
 
     def interesting(kernel: str) -> bool:
