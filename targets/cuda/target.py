@@ -11,7 +11,11 @@ puts there, run in a process of its own:
   where there is no GPU. A mask that leaves out its caller, threads of one mask at
   different warp operations and deadlocks are the error `internal: warp simulator: ...`.
 
-A wave is a warp: W in 1..32, one block of W threads (W < 32 a partial warp). Checked
+A wave is a warp: W in 1..32, one block of W threads (W < 32 a partial warp); a launch
+in workgroups of G > W is blocks of G threads, warps of 32, so W = 32 there (other
+waves are unsupported). Workgroup arrays are `__shared__`, `barrier()` is
+`__syncthreads()`; a thread that faults or ends exits, which PTX defines as releasing
+the barriers it would hold up (no ghosts, unlike OpenCL C and GLSL). Checked
 against `maximal`: CUDA itself promises no reconvergence, so the translation does not
 rely on any -- it computes each warp operation's lanes, and a difference is the
 compiler's (or the translation's), never a reconvergence CUDA was free not to make
@@ -42,13 +46,19 @@ _CTYPES = {"i32": "int", "i64": "long long", "bool": "bool"}
 
 class _Cuda(TranslatedTarget):
     language = "cuda"
-    capabilities = frozenset({"wave_ops", "faults", "mutants"})
+    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups"})
     wave_sizes = (1, 2, 4, 8, 16, 32)
     reconvergence = MAXIMAL
     one_wave_per_kernel = True  # the translation names W (its full warp mask, ranges)
     kernel_file = "kernel.cu"
     offered_mutants: tuple[str, ...] = ("member-mask-full", "member-mask-activemask",
-                                        "reduce-64-as-32")
+                                        "reduce-64-as-32", "workgroup-memory-unzeroed",
+                                        "barrier-warp-only")
+
+    def subgroup(self, case: Case, options: dict[str, Any]) -> int:
+        """A warp is 32 threads: a block of several waves is warps of 32, so only waves
+        of 32 can be its warps (one wave of fewer is a partial warp, a block of its own)."""
+        return 32 if case.group_size > case.wave else 0
 
     def request(self, tr: Translation, case: Case, options: dict[str, Any],
                 status: np.ndarray, mutants: frozenset[str]
@@ -68,7 +78,7 @@ class _Cuda(TranslatedTarget):
             else:
                 params.append(["value", int(value), _CTYPES[str(p.ty)]])
         header = {"source": tr.source, "entry": tr.entry_point,
-                  "blocks": -(-case.n // case.wave), "threads": case.wave,
+                  "blocks": -(-case.n // case.group_size), "threads": case.group_size,
                   "params": params}
         return header, arrays, where
 
@@ -82,7 +92,7 @@ class CudaTarget(_Cuda):
     cases_per_kernel = TranslatedTarget.GPU_CASES_PER_KERNEL
     # the member-mask mutants are undefined behaviour on a GPU (a hang, a wrong value, or
     # by chance the right one): cuda-sim, which makes every such use visible, measures them
-    offered_mutants = ("reduce-64-as-32",)
+    offered_mutants = ("reduce-64-as-32", "workgroup-memory-unzeroed")
 
     def __init__(self) -> None:
         if importlib.util.find_spec("cupy") is None:

@@ -8,6 +8,12 @@
 // until every non-exited thread the mask names has reached the same operation (the same
 // kind, the same mask, the same source line) and then all of them complete it together.
 // Threads that never exist in a partial warp (index >= blockDim.x) count as exited.
+// A block of more than 32 threads is warps of 32 (thread i is lane i % 32 of warp i / 32).
+// __syncthreads() waits until every non-exited thread of the block waits at the same
+// __syncthreads() (PTX ISA, `exit`: a thread that exited does not hold a barrier up);
+// threads at different ones, or a barrier waiting for a thread that waits at a warp
+// operation, are the errors the guide leaves undefined (divergent __syncthreads()).
+// __shared__ arrays are static: one instance, which the blocks use one after another.
 // Anything else is what the guide leaves undefined, and the simulator stops the launch
 // saying what happened: a mask without the caller, threads of one mask waiting at
 // different operations, or threads waiting for others that will never come (deadlock).
@@ -24,7 +30,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +40,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#define __shared__ static
 
 struct dim3 {
   unsigned x, y, z;
@@ -40,12 +49,12 @@ struct dim3 {
 namespace warpsim {
 
 enum Op { BALLOT = 1, ANY, ALL, SHFL, REDUCE_ADD, REDUCE_MIN, REDUCE_MAX, REDUCE_UMIN,
-          REDUCE_UMAX, SYNCWARP };
+          REDUCE_UMAX, SYNCWARP, BARRIER };
 static const char* const OP_NAMES[] = {"?", "__ballot_sync", "__any_sync", "__all_sync",
                                        "__shfl_sync", "__reduce_add_sync",
                                        "__reduce_min_sync", "__reduce_max_sync",
                                        "__reduce_min_sync", "__reduce_max_sync",
-                                       "__syncwarp"};
+                                       "__syncwarp", "__syncthreads()"};
 static const uint64_t POISON = 0x5a5a5a5a5a5a5a5aull;
 static const size_t STACK = 512 * 1024;
 
@@ -60,7 +69,7 @@ struct Thread {
 
 struct State {
   std::vector<Thread> threads;
-  std::vector<std::vector<char>> stacks;
+  std::vector<std::unique_ptr<char[]>> stacks;
   ucontext_t scheduler;
   int current = 0;
   dim3 block_dim{1, 1, 1}, grid_dim{1, 1, 1}, block_index{0, 0, 0};
@@ -88,15 +97,19 @@ inline void fail(const std::string& what) {
 
 inline std::string describe(const Thread& t) {
   char text[160];
-  snprintf(text, sizeof text, "%s with mask 0x%x at line %d", OP_NAMES[t.op], t.mask, t.site);
+  if (t.op == BARRIER)
+    snprintf(text, sizeof text, "__syncthreads() at line %d", t.site);
+  else
+    snprintf(text, sizeof text, "%s with mask 0x%x at line %d", OP_NAMES[t.op], t.mask,
+             t.site);
   return text;
 }
 
 // the calling thread reaches warp operation `op`: wait for its group, return the result
 inline uint64_t sync(int op, unsigned mask, uint64_t value, int source, int site) {
   Thread& t = S.threads[S.current];
-  int lane = S.current;
-  if (!((mask >> lane) & 1u)) {
+  int lane = S.current & 31;
+  if (op != BARRIER && !((mask >> lane) & 1u)) {
     char text[200];
     snprintf(text, sizeof text, "lane %d calls %s at line %d with member mask 0x%x, "
              "which leaves it out", lane, OP_NAMES[op], site, mask);
@@ -114,27 +127,50 @@ inline uint64_t sync(int op, unsigned mask, uint64_t value, int source, int site
 
 inline bool named(unsigned mask, int lane) { return lane < 32 && ((mask >> lane) & 1u); }
 
+// the block's barrier: completes when every non-exited thread waits at a __syncthreads()
+// (all at the same one, else the launch fails)
+inline bool complete_barrier(int first) {
+  Thread& w = S.threads[first];
+  for (Thread& o : S.threads) {
+    if (o.done) continue;
+    if (!o.waiting || o.op != BARRIER) return false;
+  }
+  for (Thread& o : S.threads) {
+    if (o.done) continue;
+    if (o.site != w.site) {
+      fail("threads of one block wait at different barriers: " + describe(w) + " and " +
+           describe(o));
+      return false;
+    }
+  }
+  for (Thread& o : S.threads) o.waiting = false;
+  return true;
+}
+
 // whether the group lane `first` waits with can complete now (every non-exited thread
-// of its mask waits at the same operation); completes it if so
+// of its mask, in its warp, waits at the same operation); completes it if so
 inline bool complete(int first) {
   Thread& w = S.threads[first];
-  int n = (int)S.threads.size();
+  if (w.op == BARRIER) return complete_barrier(first);
+  int base = first & ~31;
+  int n = std::min((int)S.threads.size() - base, 32);
+  Thread* warp = &S.threads[base];
   for (int j = 0; j < n; j++) {
-    Thread& o = S.threads[j];
+    Thread& o = warp[j];
     if (!named(w.mask, j) || o.done) continue;
     if (!o.waiting) return false;
     if (o.op != w.op || o.mask != w.mask || o.site != w.site) return false;
   }
   unsigned here = 0;
   for (int j = 0; j < n; j++)
-    if (named(w.mask, j) && !S.threads[j].done) here |= 1u << j;
+    if (named(w.mask, j) && !warp[j].done) here |= 1u << j;
   uint64_t acc = 0;
   int64_t smin = INT32_MAX, smax = INT32_MIN;
   uint64_t umin = UINT32_MAX, umax = 0;
   unsigned votes = 0;
   for (int j = 0; j < n; j++) {
     if (!((here >> j) & 1u)) continue;
-    uint64_t v = S.threads[j].value;
+    uint64_t v = warp[j].value;
     if (v) votes |= 1u << j;
     acc += (uint32_t)v;
     int32_t sv = (int32_t)(uint32_t)v;
@@ -145,14 +181,14 @@ inline bool complete(int first) {
   }
   for (int j = 0; j < n; j++) {
     if (!((here >> j) & 1u)) continue;
-    Thread& t = S.threads[j];
+    Thread& t = warp[j];
     switch (t.op) {
       case BALLOT: t.result = votes; break;
       case ANY: t.result = votes != 0; break;
       case ALL: t.result = votes == here; break;
       case SHFL: {
         int from = t.source & 31;
-        t.result = ((here >> from) & 1u) ? S.threads[from].value : POISON;
+        t.result = ((here >> from) & 1u) ? warp[from].value : POISON;
         break;
       }
       case REDUCE_ADD: t.result = (uint32_t)acc; break;
@@ -177,33 +213,63 @@ inline void start(unsigned low, unsigned high) {
 
 inline void run_block(unsigned count) {
   S.threads.assign(count, Thread());
-  if (S.stacks.size() < count) S.stacks.resize(count, std::vector<char>(STACK));
+  while (S.stacks.size() < count) S.stacks.emplace_back(new char[STACK]);
   for (unsigned i = 0; i < count; i++) {
     Thread& t = S.threads[i];
     t.index = dim3{i, 0, 0};
     getcontext(&t.context);
-    t.context.uc_stack.ss_sp = S.stacks[i].data();
+    t.context.uc_stack.ss_sp = S.stacks[i].get();
     t.context.uc_stack.ss_size = STACK;
     t.context.uc_link = nullptr;
     makecontext(&t.context, (void (*)())start, 2, 0u, 0u);
   }
-  std::vector<int> order(count);
-  while (S.error.empty()) {
-    int ran = 0;
-    for (unsigned i = 0; i < count; i++) order[i] = (int)i;
-    for (unsigned i = count; i > 1; i--) std::swap(order[i - 1], order[next_random() % i]);
-    for (int i : order) {
-      Thread& t = S.threads[i];
-      if (t.done || t.waiting) continue;
-      S.current = i;
-      swapcontext(&S.scheduler, &t.context);
-      ran++;
-      if (!S.error.empty()) return;
+  // A warp runs as far as it can (its threads in a seeded order, its warp operations
+  // completed as they meet) before another is picked: warps drift apart as far as CUDA
+  // lets them, so a barrier missing between them shows.
+  unsigned warps = (count + 31) / 32;
+  std::vector<int> order, warp_order(warps);
+  auto run_warp = [&](unsigned wv) -> bool {
+    unsigned base = wv * 32, end = std::min(count, base + 32);
+    bool any = false;
+    for (;;) {
+      bool step = false;
+      order.clear();
+      for (unsigned i = base; i < end; i++) order.push_back((int)i);
+      for (size_t i = order.size(); i > 1; i--)
+        std::swap(order[i - 1], order[next_random() % i]);
+      for (int i : order) {
+        Thread& t = S.threads[i];
+        if (t.done || t.waiting) continue;
+        S.current = i;
+        swapcontext(&S.scheduler, &t.context);
+        step = true;
+        if (!S.error.empty()) return true;
+      }
+      for (unsigned i = base; i < end; i++)
+        if (S.threads[i].waiting && S.threads[i].op != BARRIER && complete((int)i))
+          step = true;
+      if (!step) return any;
+      any = true;
     }
+  };
+  while (S.error.empty()) {
+    for (unsigned i = 0; i < warps; i++) warp_order[i] = (int)i;
+    for (unsigned i = warps; i > 1; i--)
+      std::swap(warp_order[i - 1], warp_order[next_random() % i]);
     bool progress = false;
-    for (unsigned i = 0; i < count; i++)
-      if (S.threads[i].waiting && complete((int)i)) progress = true;
-    if (progress || ran) continue;
+    for (int wv : warp_order)
+      if (run_warp((unsigned)wv)) {
+        progress = true;
+        break;
+      }
+    if (!S.error.empty()) return;
+    for (unsigned i = 0; i < count && !progress; i++)
+      if (S.threads[i].waiting && S.threads[i].op == BARRIER) {
+        progress = complete((int)i);
+        break;
+      }
+    if (!S.error.empty()) return;
+    if (progress) continue;
     bool all_done = true;
     for (unsigned i = 0; i < count; i++) all_done = all_done && S.threads[i].done;
     if (all_done) return;
@@ -212,9 +278,13 @@ inline void run_block(unsigned count) {
       if (!w.waiting) continue;
       for (unsigned j = 0; j < count; j++) {
         Thread& o = S.threads[j];
-        if (!named(w.mask, (int)j) || o.done || j == i) continue;
-        fail("lane " + std::to_string(i) + " waits at " + describe(w) + " for lane " +
-             std::to_string(j) + ", which waits at " + describe(o));
+        bool waited_for = w.op == BARRIER ? o.op != BARRIER
+                                          : (j & ~31u) == (i & ~31u) && named(w.mask, j & 31);
+        if (!waited_for || o.done || j == i) continue;
+        std::string who = count > 32 || w.op == BARRIER ? "thread " : "lane ";
+        fail(who + std::to_string(i) + " waits at " + describe(w) + " for " + who +
+             std::to_string(j) + ", which " +
+             (o.waiting ? "waits at " + describe(o) : std::string("runs on")));
         return;
       }
     }
@@ -292,7 +362,8 @@ inline unsigned __reduce_max_sync_at(int site, unsigned mask, unsigned value) {
 #define __reduce_min_sync(mask, value) __reduce_min_sync_at(__LINE__, (mask), (value))
 #define __reduce_max_sync(mask, value) __reduce_max_sync_at(__LINE__, (mask), (value))
 
-inline unsigned __activemask() { return 1u << warpsim::S.current; }
+inline unsigned __activemask() { return 1u << (warpsim::S.current & 31); }
+#define __syncthreads() ((void)warpsim::sync(warpsim::BARRIER, 0u, 0, 0, __LINE__))
 inline int __ffs(int x) { return __builtin_ffs(x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline unsigned atomicAdd(unsigned* p, unsigned v) {

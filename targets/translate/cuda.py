@@ -87,6 +87,9 @@ class CudaEmitter(FunctionEmitter):
     def emit(self) -> str:
         self.block(self.fn.body)
         body = self.d.param_prologue(self)
+        if self.is_kernel:
+            body += ["    " + self.d.let(f"n_{a.name}", I64, self.d.lit(a.length, I64))
+                     for a in self.tr.local_arrays]
         for name, ty in self.locals.items():
             if ty.is_buffer:
                 body += ["    " + x for x in self.d.buffer_decl(self, name, ty)]
@@ -157,6 +160,12 @@ class CudaEmitter(FunctionEmitter):
         return out
 
     # ---------------------------------------------------------------- statements
+    def s_Barrier(self, s: n.Barrier) -> None:
+        if "barrier-warp-only" in self.mutants:  # the bug: the warp waits, not the block
+            self.line(f"__syncwarp({self.mask});")
+        else:
+            self.line(self.d.barrier())
+
     def s_If(self, s: n.If) -> None:
         cond = self.expr(s.cond)
         self.branch(cond, lambda: self.block(s.then),
@@ -267,7 +276,8 @@ class CudaC(OpenCLC):
     name = "cuda"
     ctx = "C->"
     emitter = CudaEmitter
-    has_workgroups = False  # __shared__ and __syncthreads() are not translated yet
+    has_workgroups = True
+    exit_arrives = True  # PTX ISA, `exit`: an exited thread does not hold a barrier up
 
     def __init__(self) -> None:
         super().__init__(subgroups=True)
@@ -303,6 +313,8 @@ class CudaC(OpenCLC):
                         (f"n_{p.name}", "long long")]
             else:
                 out.append((f"v_{p.name}", self.ty(p.ty)))
+        if fe.fn is fe.tr.kernel:
+            out += [(f"v_{a.name}", f"{self.ty(a.element)}*") for a in fe.tr.local_arrays]
         return out
 
     def function(self, name: str, params: list[tuple[str, str]], returns: str | None,
@@ -323,6 +335,16 @@ class CudaC(OpenCLC):
                    elem: Type) -> None:
         u = self.uty(elem)
         fe.line(f"atomicAdd(({u}*)({ref} + {index}), ({u})({value}));")
+
+    # -------------------------------------------------------------- workgroups
+    def barrier(self) -> str:
+        """`__syncthreads()`: the block's barrier, and its writes (shared and global)
+        seen by the block after it; the mutant waits for the warp alone."""
+        return "__syncthreads();"
+
+    def local_atomic_add(self, fe: FunctionEmitter, ref: str, index: str, value: str,
+                         elem: Type) -> None:
+        self.atomic_add(fe, "", ref, index, value, elem)
 
     # ------------------------------------------------------------------- warps
     def ballot(self, fe: FunctionEmitter, mask: str, pred: str) -> str:
@@ -417,6 +439,7 @@ class CudaC(OpenCLC):
             "    int kind; long long code; int depth; int fdepth;",
             f"    int fns[{tr.depth}]; int lns[{tr.depth}];",
             "    int gid; int lane; int wave; long long trips; long long budget;",
+            "    int local_id; int group_id; int group_size;",
             "};",
             "",
         ]
@@ -435,15 +458,27 @@ class CudaC(OpenCLC):
                 params.append(f"{self.ty(p.ty)} v_{p.name}")
                 args.append(f"v_{p.name}")
         full = "0xffffffffu" if w == 32 else f"0x{(1 << w) - 1:x}u"
-        body = ["    Ctx ctx = {};", "    Ctx* C = &ctx;",
-                "    int lane = (int)threadIdx.x;",
-                "    int wave = (int)blockIdx.x;",
-                f"    if (blockDim.x != {w}u) {{ atomicAdd((unsigned long long*)ST, 1ull); "
-                "return; }",
-                f"    long long gid = (long long)wave * {w} + lane;"]
+        g = tr.group  # G > W only with W = 32: a wave is a warp (targets/cuda/target.py)
+        body = ["    Ctx ctx = {};", "    Ctx* C = &ctx;"]
+        body += [f"    __shared__ {self.ty(a.element)} l_{a.name}[{a.length}];"
+                 for a in tr.local_arrays]
+        args += [f"l_{a.name}" for a in tr.local_arrays]
+        body += [f"    int lane = (int)(threadIdx.x % {w}u);",
+                 f"    int wave = (int)blockIdx.x * {g // w} + (int)(threadIdx.x / {w}u);",
+                 f"    if (blockDim.x != {g}u) {{ atomicAdd((unsigned long long*)ST, 1ull); "
+                 "return; }",
+                 f"    long long gid = (long long)wave * {w} + lane;"]
+        if tr.workgroups:
+            body.append(f"    C->local_id = (int)threadIdx.x; C->group_id = (int)blockIdx.x; "
+                        f"C->group_size = {g};")
+            if checks["zero_locals"]:
+                body += [f"    for (int i = (int)threadIdx.x; i < {a.length}; i += {g}) "
+                         f"l_{a.name}[i] = 0;" for a in tr.local_arrays]
+            if tr.local_arrays:
+                body.append("    __syncthreads();")
         if checks["retire_past_n"]:
             body += [f"    unsigned m0 = __ballot_sync({full}, gid < N);",
-                     "    if (gid >= N) return;"]
+                     "    if (gid >= N) return;  // an exited thread holds no barrier up"]
         else:
             body.append(f"    unsigned m0 = {full};")
         body += ["    C->gid = (int)gid; C->lane = lane; C->wave = wave; C->budget = BUDGET;",

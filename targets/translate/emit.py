@@ -166,6 +166,10 @@ class Dialect:
     ctx = "C."           # how the context's fields are reached
     has_subgroups = True
     emitter: type[FunctionEmitter] | None = None  # a function's emitter, if not the usual
+    #: a workitem that leaves the kernel counts as arrived at its group's later barriers
+    #: (CUDA: PTX's `exit` releases the barriers the exiting threads hold up), so a
+    #: kernel with barriers needs no sync mode
+    exit_arrives = False
 
     # ----------------------------------------------------------------- types, values
     def ty(self, t: Type) -> str:
@@ -373,7 +377,8 @@ class Translator:
                               f"subgroups of exactly {self.wave} lanes (asked for "
                               f"{self.subgroup})")
         emitter = self.d.emitter or FunctionEmitter
-        bodies = [(SyncEmitter if f is self.kernel and self.synchronising else emitter)(
+        sync = self.synchronising and not self.d.exit_arrives
+        bodies = [(SyncEmitter if f is self.kernel and sync else emitter)(
             self, f).emit() for f in self.functions]
         source = self.d.program(self, bodies)
         return Translation(source, self.entry_point(), self.names, self.row, self.buffers,

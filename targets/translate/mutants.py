@@ -79,6 +79,12 @@ MUTANTS: dict[str, tuple[str, str]] = {
         "in a kernel with barriers, a workitem that faults or returns leaves the kernel "
         "at once instead of following its group to each barrier: the rest of the group "
         "meets barriers it never reaches (undefined behaviour in OpenCL C)"),
+    "barrier-warp-only": (
+        "CUDA C++ Programming Guide, __syncwarp (a warp-level barrier where a block-level "
+        "one is needed: code written for one warp, run in blocks of several)",
+        "barrier() is __syncwarp over the lanes there instead of __syncthreads(): the "
+        "other warps of the block have not necessarily written what a thread reads "
+        "after it"),
     "div-unchecked": (
         "docs/semantics.md: arithmetic",
         "a zero divisor is left to the target's language (WGSL: x / 0 == x, x % 0 == 0) "

@@ -59,6 +59,59 @@ def test_lanes_of_one_mask_at_different_operations_wait_forever() -> None:
                             "lane 1, which waits at __any_sync with mask 0x3 at line 3")
 
 
+def test_a_block_of_several_warps_meets_at_syncthreads() -> None:
+    k = """extern "C" __global__ void k(int* out) {
+        __shared__ int tile[96];
+        int t = threadIdx.x;
+        tile[t] = t * 2;
+        __syncthreads();                                   // every write before is seen
+        out[t] = tile[(t + 40) % 96] + 1000 * __popc(__ballot_sync(0xffffffffu, t % 3 == 0));
+    }"""
+    for order in (1, 2, 3):
+        out, error = sim(k, 96, np.zeros(96, np.int32), seed_value=order)
+        assert error == ""
+        # a ballot sees its own warp of 32 (lanes 0, 3, ..., of which 11 or 10 are t % 3 == 0)
+        votes = [sum(1 for x in range(32 * (t // 32), 32 * (t // 32) + 32) if x % 3 == 0)
+                 for t in range(96)]
+        assert out[0].tolist() == [((t + 40) % 96) * 2 + 1000 * votes[t] for t in range(96)]
+
+
+def test_an_exited_thread_does_not_hold_a_barrier_up() -> None:
+    k = """extern "C" __global__ void k(int* out) {
+        __shared__ int tile[64];
+        int t = threadIdx.x;
+        tile[t] = 0;
+        __syncthreads();
+        if (t == 5 || t == 40) return;                      // PTX: exit releases barriers
+        tile[t] = t;
+        __syncthreads();
+        out[t] = tile[63 - t];
+    }"""
+    out, error = sim(k, 64, np.full(64, -1, np.int32))
+    assert error == ""
+    assert out[0].tolist() == [-1 if t in (5, 40) else (0 if 63 - t in (5, 40) else 63 - t)
+                               for t in range(64)]
+
+
+def test_threads_at_different_barriers_or_at_a_warp_operation_stop_the_launch() -> None:
+    k = """extern "C" __global__ void k(int* out) {
+        if (threadIdx.x < 32) __syncthreads();
+        else __syncthreads();
+    }"""
+    _, error = sim(k, 64, np.zeros(1, np.int32))
+    assert error.startswith("threads of one block wait at different barriers: "
+                            "__syncthreads() at line 2 and __syncthreads() at line 3") or \
+        error.startswith("threads of one block wait at different barriers: "
+                         "__syncthreads() at line 3 and __syncthreads() at line 2"), error
+    k = """extern "C" __global__ void k(int* out) {
+        if (threadIdx.x == 33) out[0] = __ballot_sync(0x3u, true);
+        else __syncthreads();
+    }"""
+    _, error = sim(k, 64, np.zeros(1, np.int32))
+    assert error.startswith("thread 0 waits at __syncthreads() at line 3 for thread 33, "
+                            "which waits at __ballot_sync with mask 0x3 at line 2"), error
+
+
 def test_shuffles_reductions_and_the_active_mask() -> None:
     k = """extern "C" __global__ void k(int* out, int* wide) {
         int lane = threadIdx.x;
@@ -113,20 +166,28 @@ def test_nvrtc_compiles_every_generated_kernels_translation(shard: int,
     at every wave size and with each mutant (a translation a GPU build would reject is a
     translation bug, found here without the GPU)."""
     from generators.kernels import kernels
+    from generators.workgroups import workgroup_kernels
     from hypothesis import strategies as st
     from targets.translate import translate
 
     nvrtc = _nvrtc()
     mutants = (frozenset(), frozenset({"member-mask-full"}),
-               frozenset({"member-mask-activemask"}), frozenset({"reduce-64-as-32"}))
+               frozenset({"member-mask-activemask"}), frozenset({"reduce-64-as-32"}),
+               frozenset({"workgroup-memory-unzeroed"}), frozenset({"barrier-warp-only"}))
+    # a plain kernel at any wave size, or a workgroup one in blocks of 1 to 4 warps
+    launches = st.one_of(
+        st.tuples(kernels(without=frozenset({"alloc"})), st.sampled_from((1, 2, 4, 8, 16, 32)),
+                  st.just(0)),
+        st.tuples(workgroup_kernels(), st.just(32), st.sampled_from((32, 64, 96, 128))))
 
     @settings(difftest_settings, max_examples=max(10, difftest_settings.max_examples),
               suppress_health_check=list(HealthCheck))
     @seed(500 + shard)
-    @given(kernels(without=frozenset({"alloc"})), st.sampled_from((1, 2, 4, 8, 16, 32)),
-           st.sampled_from(mutants))
-    def prop(kernel: Any, wave: int, muts: frozenset[str]) -> None:
-        source = translate(kernel.program, kernel.entry, "cuda", wave, muts).source
+    @given(launches, st.sampled_from(mutants))
+    def prop(launch: Any, muts: frozenset[str]) -> None:
+        kernel, wave, group = launch
+        source = translate(kernel.program, kernel.entry, "cuda", wave, muts, 32 if group else 0,
+                           group=group).source
         ok, log = nvrtc.compile_ptx(source)
         assert ok, f"{log}\n{source}"
 

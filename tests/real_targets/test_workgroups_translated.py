@@ -4,6 +4,8 @@ workgroup arrays, barriers, group ids and sync mode, on every real target that d
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from difftest.campaign.runner import check_case
@@ -128,9 +130,8 @@ def test_the_translation_declines_what_it_cannot_run() -> None:
     with pytest.raises(Unsupported, match="helper"):
         translate(helper, "kernel", "opencl", 4, group=8)
     tiled = reduce_case().program
-    for language in ("cuda",):
-        with pytest.raises(Unsupported, match="workgroups"):
-            translate(tiled, "workgroup_reduce", language, 8, group=16, subgroup=8)
+    with pytest.raises(Unsupported, match="exactly 8 lanes"):  # CUDA's warps are 32
+        translate(tiled, "workgroup_reduce", "cuda", 8, group=16, subgroup=32)
     with pytest.raises(Unsupported, match="exactly 2 lanes"):
         translate(tiled, "workgroup_reduce", "opencl-subgroups", 2, group=16)
     src = translate(tiled, "workgroup_reduce", "opencl", 8, group=16).source
@@ -143,3 +144,80 @@ def test_the_translation_declines_what_it_cannot_run() -> None:
     src = translate(tiled, "workgroup_reduce", "wgsl", 8, group=16, subgroup=8).source
     assert "var<workgroup> v_tile: array<i32, 16>;" in src and "workgroupBarrier();" in src
     assert "workgroupUniformLoad" in src  # the vote's answer, uniform for WGSL's analysis
+    src = translate(tiled, "workgroup_reduce", "cuda", 32, group=64, subgroup=32).source
+    assert "__shared__ int l_tile[16];" in src and "__syncthreads();" in src
+    assert "vote(" not in src  # an exited thread holds no barrier up: no ghosts
+
+
+# CUDA (cuda-sim without a GPU): blocks of G threads, warps of 32, so a group of several
+# waves has waves of 32; a thread that faults or ends exits (PTX: exit releases barriers)
+
+def test_cuda_a_tree_reduction_over_two_warps_with_faulting_threads(tmp_path: Path) -> None:
+    t = target("cuda-sim")
+    text = (EXAMPLES / "workgroup_reduce.py").read_text()
+    path = tmp_path / "workgroup_reduce.py"
+    path.write_text(text.replace("n=40 wave=8 group=16", "n=150 wave=32 group=64")
+                    .replace("Local[i32, 16]", "Local[i32, 64]")
+                    .replace("i32[-1] * 40", "i32[-1] * 150"))
+    c = load_case(path)
+    out = [-1] * 150
+    for group in range(3):
+        gids = range(group * 64, group * 64 + 64)
+        tile = [INP[g % len(INP)] if g < 150 and g % 64 != 5 else 0 for g in gids]
+        d = 32
+        while d:
+            for lane in range(d):
+                if lane != 5 and group * 64 + lane < 150:
+                    tile[lane] += tile[lane + d]
+            d //= 2
+        for g in gids:
+            if g < 150 and g % 64 != 5:
+                out[g] = tile[0] + group * 1000
+    for order in (1, 7):
+        got = t.run(c, {"order_seed": order}, {})
+        assert got.error is None, got.error
+        assert got.buffers["out"].tolist() == out
+        assert [g for g, s in enumerate(got.status) if s == "faulted"] == [5, 69, 133]
+    assert check_case(c, t, {}, {}).verdict.agree
+
+
+def test_cuda_shared_memory_is_zero_and_the_barrier_is_the_blocks() -> None:
+    t = target("cuda-sim")
+    # each warp reads the other warp's slot, written before the barrier; and each group
+    # first reads its array, which must be zero
+    c = case("def kernel(out: Buffer[i64]):\n"
+             "    tile: Local[i64, 64]\n"
+             "    first = tile[local_id()]\n"
+             "    barrier()\n"
+             "    tile[local_id()] = i64(gid()) + 1\n"
+             "    barrier()\n"
+             "    out[gid()] = tile[(local_id() + 32) % 64] + first * 1000\n",
+             n=192, wave=32, out=("int64", [-1] * 192))
+    c.group = 64
+    want = [g - g % 64 + (g % 64 + 32) % 64 + 1 for g in range(192)]
+    got = t.run(c, {}, {})
+    assert got.error is None and got.buffers["out"].tolist() == want
+    assert check_case(c, t, {}, {}).verdict.agree
+    warp_only = t.run(c, {}, {"mutants": ["barrier-warp-only"]})
+    assert warp_only.buffers["out"].tolist() != want
+    unzeroed = t.run(c, {}, {"mutants": ["workgroup-memory-unzeroed"]})
+    assert unzeroed.buffers["out"].tolist() != want
+
+
+def test_cuda_live_threads_that_part_at_a_barrier_statement_are_checked() -> None:
+    # the case OpenCL C and GLSL can only call unsupported (their sync mode's votes):
+    # CUDA's threads simply part, and the case is checked
+    t = target("cuda-sim")
+    c = case("def kernel(out: Buffer[i32]):\n"
+             "    for k in range(0, 2):\n"
+             "        barrier()\n"
+             "        if local_id() == 0 and k == 1:\n"
+             "            break\n"
+             "        out[gid()] = out[gid()] + k + 1\n", n=64, wave=32, out=[0] * 64)
+    c.group = 64
+    verdict = check_case(c, t, {}, {}).verdict
+    assert verdict.agree and not verdict.unchecked, verdict
+    assert t.run(c, {}, {}).buffers["out"].tolist() == [1] + [3] * 63
+    small = case(c.kernel, n=16, wave=8, out=[0] * 16)
+    small.group = 16
+    assert "32 lanes" in (t.unsupported(small) or "")  # a wave of 8 is not a warp of it
