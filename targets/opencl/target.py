@@ -89,11 +89,10 @@ class PoclTarget(_OpenCL):
     description = "OpenCL C on PoCL's CPU device (LLVM): a compiler nobody here wrote"
     language = "opencl"
     platform = "Portable Computing Language"
-    # no `workgroups`: PoCL's process corrupts its heap (glibc's "double free or
-    # corruption") after some of the translation's kernels with barriers and workgroup
-    # arrays, in work-groups of several items, built with optimisation (-cl-opt-disable
-    # runs them); not yet reduced to a reproducer that is sure to be PoCL's alone
+    # workgroups: PoCL miscompiles many of the translation's kernels with barriers, a
+    # known bug (docs/findings.md, pocl-guards-lost-after-conditional-barrier)
     offered_mutants = ("bound-per-trip", "call-no-check")
+    capabilities = frozenset({"faults", "mutants", "workgroups"})
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[opencl]'",

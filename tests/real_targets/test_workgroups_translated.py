@@ -17,7 +17,7 @@ from targets.translate import Unsupported, translate
 from ..conftest import EXAMPLES
 from .test_real_targets import case, target
 
-WORKGROUP_TARGETS = ("opencl-intel", "lavapipe-glsl", "vulkan-glsl", "lavapipe-wgsl",
+WORKGROUP_TARGETS = ("opencl", "opencl-intel", "lavapipe-glsl", "vulkan-glsl", "lavapipe-wgsl",
                      "vulkan-wgsl")
 
 
