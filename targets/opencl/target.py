@@ -92,6 +92,12 @@ class PoclTarget(_OpenCL):
     # workgroups: PoCL miscompiles many of the translation's kernels with barriers, a
     # known bug (docs/findings.md, pocl-guards-lost-after-conditional-barrier)
     offered_mutants = ("bound-per-trip", "call-no-check")
+    avoidable = ("barrier-branch-tail",)
+    option_names = ("opt", "avoid", "timeout", "build_timeout")
+    option_help = {**_OpenCL.option_help,
+                   "avoid": "known bugs to spell around, so a campaign finds the next "
+                            "ones: barrier-branch-tail "
+                            "(pocl-guards-lost-after-conditional-barrier), or all"}
     capabilities = frozenset({"faults", "mutants", "workgroups"})
 
     def __init__(self) -> None:

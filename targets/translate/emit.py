@@ -321,6 +321,11 @@ AVOIDABLE = {
                     "comparison sees a sign-extended value as such (lavapipe-sext-compare: "
                     "Mesa 22.3's lavapipe compares a sign-extended value with a constant "
                     "wrongly)",
+    "barrier-branch-tail": "each arm of an `if` that holds a barrier ends at a barrier of "
+                           "its own (an else arm added), so that no branch around a "
+                           "barrier joins again between two barriers "
+                           "(pocl-guards-lost-after-conditional-barrier: PoCL's work-item "
+                           "loops lose the work-items' own conditions after such a branch)",
 }
 
 
@@ -886,7 +891,18 @@ class SyncEmitter(FunctionEmitter):
         v = self.choice()
         with self.live_block():
             self.line(f"{v} = {self.yes_no(self.expr(s.cond))};")
-        self.arms(self.d.vote(v), s)
+        if "barrier-branch-tail" not in self.tr.avoid:
+            self.arms(self.d.vote(v), s)
+            return
+        # the variant: both arms end at a barrier (every workitem is here: the vote's)
+        self.open(f"if ({self.d.vote(v)}) {{")
+        self.block(s.then)
+        self.line(self.d.barrier())
+        self.close()
+        self.open("else {")
+        self.block(s.orelse)
+        self.line(self.d.barrier())
+        self.close()
 
     def b_For(self, s: n.For) -> None:
         k = self.fresh("k")

@@ -221,3 +221,42 @@ def test_cuda_live_threads_that_part_at_a_barrier_statement_are_checked() -> Non
     small = case(c.kernel, n=16, wave=8, out=[0] * 16)
     small.group = 16
     assert "32 lanes" in (t.unsupported(small) or "")  # a wave of 8 is not a warp of it
+
+
+def test_pocl_avoid_spells_a_barrier_branch_so_that_its_known_bug_stays_away() -> None:
+    """pocl-guards-lost-after-conditional-barrier (docs/findings.md): the recorded case
+    disagrees on PoCL, and agrees under `avoid=barrier-branch-tail`, whose translation
+    ends each arm of a barrier-bearing branch at a barrier; the variant keeps the
+    kernel's meaning (the tree reduction with faulting workitems is still right)."""
+    from difftest.campaign.findings import explain, known_findings
+    from difftest.campaign.runner import rerun_with
+
+    from ..conftest import REPO
+
+    t = target("opencl")
+    entry = REPO / "corpus" / "kernel-5d19f2c06524aa8f.json"
+    c = load_case(entry)
+    verdict = check_case(c, t, {}, {}).verdict
+    if verdict.agree:
+        pytest.skip("this PoCL keeps the guards (a fixed PoCL)")
+    avoided = {"avoid": "barrier-branch-tail"}
+    assert check_case(c, t, {}, avoided).verdict.agree
+    source = t.translation(c, avoided).source
+    assert source.count("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);") \
+        == t.translation(c, {}).source.count(
+            "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);") + 2
+    reduce = reduce_case()
+    got = t.run(reduce, {}, avoided)
+    assert got.error is None and got.buffers["out"].tolist() == expected_reduce(40)
+    # a failure the variant makes go away is this bug, whatever its shape
+    [known] = [k for k in known_findings([entry]) if k.avoid == "barrier-branch-tail"]
+    other = case("def kernel(out: Buffer[i32], s: i32):\n"
+                 "    if s > 0:\n"
+                 "        barrier()\n"
+                 "        if local_id() < 1:\n"
+                 "            out[gid()] = 1\n", n=32, wave=16, out=[0] * 32, s=1)
+    other.group = 32
+    res = check_case(other, t, {}, {})
+    assert not res.verdict.agree
+    rerun = rerun_with(other, t, {}, res.full, None)
+    assert explain([known], "opencl", other, res.verdict, {}, t.compiler({}), rerun) is known
