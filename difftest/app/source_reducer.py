@@ -19,6 +19,12 @@ refused by a guard before anything runs: a declaration without an initializer th
 original does not have (`int x = 0;` cut to `int x;`, the context struct's `= {0}` cut
 off), whose indeterminate value a candidate would then read. The result is a folder of
 its own: the reduced kernel, the reproducer beside it.
+
+Then the result is tidied for a reader (`TIDY_STEPS`): statements of one word, fields of
+the context struct nothing uses, truth values named once and read once, parentheses and
+blocks that group nothing, and clang-format's layout with short records on one line.
+Each step is a plain rewrite that keeps the program's meaning, and is kept only where its
+result still passes the interestingness test (guard, difference, reference).
 """
 
 from __future__ import annotations
@@ -147,34 +153,260 @@ def reduce_source(folder: Path, reference: Path, seconds: float, workers: int) -
     for f in folder.iterdir():
         if f.is_file() and f != kernel:
             shutil.copyfile(f, out / f.name)
-    reduced = candidate.read_text()
-    for text in (tidy(reduced), reduced):  # the tidied form, if it still shows the bug
-        (out / kernel.name).write_text(text)
-        code, output = run_reproducer(out)
-        if code is not None and (code if code == 1 else 128 - code) == status \
-                and differences(output) == expected:
-            return out  # `reduce/` keeps the test and the witness, for a rerun by hand
-    raise DifftestError("the reduced reproducer lost the difference (C-Vise stopped "
-                        f"mid-way?): {output[:300]}")
 
+    def shows(text: str) -> bool:
+        """The interestingness test's verdict on `text`: C-Vise's rule holds for the
+        tidied form too."""
+        candidate.write_text(text)
+        return subprocess.run([str(test)], cwd=work, capture_output=True).returncode == 0
+
+    reduced = candidate.read_text()
+    if not shows(reduced):
+        raise DifftestError("the reduced reproducer lost the difference (C-Vise stopped "
+                            "mid-way?)")
+    for step in TIDY_STEPS:  # each kept only where the result still passes the test
+        tidied = step(reduced)
+        if tidied != reduced and shows(tidied):
+            reduced = tidied
+    (out / kernel.name).write_text(reduced)
+    code, output = run_reproducer(out)
+    if code is None or (code if code == 1 else 128 - code) != status \
+            or differences(output) != expected:
+        raise DifftestError(f"the reduced reproducer lost the difference: {output[:300]}")
+    return out  # `reduce/` keeps the test and the witness, for a rerun by hand
+
+
+# Tidying: what C-Vise leaves that a reader would not write. Each step is a plain text
+# rewrite that keeps the program's meaning where it applies; the reducer still keeps a
+# step's result only where it shows the bug.
 
 #: empty attribute lists C-Vise leaves where it took out what they held
 _EMPTY_ATTRIBUTE = re.compile(r"__attribute__\s*\(\(\s*\)\)\s*")
 
+#: a statement of one word: `int;` (a declaration of nothing) or `x;`, `0;` (a value
+#: unused); not after a `}`, where it names a GLSL block (`} ST;`) or a C struct
+_ONE_WORD_STATEMENT = re.compile(
+    r"(?<=[;{])[ \t]*\n[ \t]*(?!(?:return|break|continue|discard|default)\b)\w+[ \t]*;"
+    r"[ \t]*(?=\n)")
 
-def tidy(source: str) -> str:
-    """C-Vise's result laid out for a reader: empty `__attribute__(())` gone, and the
-    lines clang-format's (installed with C-Vise) where it is here."""
+
+def drop_attributes_and_no_ops(source: str) -> str:
+    """Empty `__attribute__(())` and statements of one word gone."""
     source = _EMPTY_ATTRIBUTE.sub("", source)
+    while (done := _ONE_WORD_STATEMENT.sub("", source)) != source:
+        source = done
+    return source
+
+
+#: an atom in parentheses: a name, a number, a member, an element
+_PARENTHESISED_ATOM = re.compile(
+    r"\(\s*([\w.]+(?:(?:->|\.)\w+)*(?:\[[^\[\]()]*\])*)\s*\)(?!\s*[\w(])")
+
+
+def _closing(text: str, i: int) -> int:
+    """The index of the bracket that closes the one at `i` (-1: none)."""
+    pairs = {"(": ")", "{": "}", "[": "]"}
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == text[i]:
+            depth += 1
+        elif text[j] == pairs[text[i]]:
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _top_level_comma(text: str) -> bool:
+    return len(_split_arguments(text)) > 1
+
+
+def drop_parentheses(source: str) -> str:
+    """`((x))` -> `x` wherever the parentheses are not a call's, a cast's or a
+    statement's (`if (x)`: what stands before them is not a name or a bracket);
+    `((e))` -> `(e)`; `= (e);` and `return (e);` -> `= e;`, `return e;`."""
+    def strip(m: re.Match[str]) -> str:
+        before = m.string[:m.start()].rstrip()
+        return m.group(0) if before and (before[-1].isalnum() or before[-1] in "_)]") \
+            else m.group(1)
+    while True:
+        done = _PARENTHESISED_ATOM.sub(strip, source)
+        i = 0
+        while (i := done.find("((", i)) >= 0:
+            inner, outer = _closing(done, i + 1), _closing(done, i)
+            if inner >= 0 and outer == inner + 1 and not _top_level_comma(
+                    done[i + 2:inner]) and not done[:i].rstrip().endswith("__attribute__"):
+                done = done[:i + 1] + done[i + 2:inner] + done[outer:]
+            else:
+                i += 1
+        for m in reversed(list(re.finditer(r"(?:[^=!<>]=|\breturn)\s*\(", done))):
+            start = m.end() - 1
+            end = _closing(done, start)
+            if end >= 0 and re.match(r"\s*;", done[end + 1:]) \
+                    and not _top_level_comma(done[start + 1:end]):
+                done = done[:start] + done[start + 1:end] + done[end + 1:]
+        if done == source:
+            return done
+        source = done
+
+
+def drop_redundant_braces(source: str) -> str:
+    """A block in a place a statement stands that is the only statement of its block,
+    or that holds one block or one loop, is not a block: `{ { s; t; } }` -> `{ s; t; }`,
+    `{ for (...) {...} }` -> `for (...) {...}`."""
+    i = 0
+    while (i := source.find("{", i)) >= 0:
+        end = _closing(source, i)
+        before = source[:i].rstrip()
+        inner = source[i + 1:end].strip() if end >= 0 else ""
+        head = re.match(r"(?:for|while)\s*\(", inner)
+        single = source[end + 1:].lstrip().startswith("}") and before.endswith("{")
+        if inner.startswith("{"):
+            single = single or _closing(inner, 0) == len(inner) - 1
+        elif head:
+            close = _closing(inner, head.end() - 1)
+            rest = inner[close + 1:].lstrip() if close >= 0 else ""
+            single = single or rest.startswith("{") and _closing(rest, 0) == len(rest) - 1
+        if end >= 0 and single and before and before[-1] in ";{}":
+            source = source[:i] + inner + source[end + 1:]
+        else:
+            i += 1
+    return source
+
+
+#: `int t = a < b;` followed by a statement that reads `t` once: a comparison's or a
+#: logical operator's value given a name (C: int, GLSL: bool), as the translation does
+_NAMED_TRUTH = re.compile(
+    r"^[ \t]*(?:int|bool)[ \t]+(\w+)[ \t]*=[ \t]*([^;{}]*?(?:[<>]=?|[!=]=|&&|\|\|)"
+    r"[^;{}]*);[ \t]*\n([^\n]*)\n", re.M)
+
+
+def inline_truths(source: str) -> str:
+    """A named truth value read once, by the next line, and nowhere else, written where
+    it is read: `int t4 = a < b;` `if (t4)` -> `if (a < b)`. Only when its expression
+    calls nothing (a call between could see other values)."""
+    for m in _NAMED_TRUTH.finditer(source):
+        name, expr, use = m.group(1), m.group(2), m.group(3)
+        if re.search(r"\w\s*\(", expr) or len(re.findall(rf"\b{name}\b", source)) != 2 \
+                or len(re.findall(rf"\b{name}\b", use)) != 1:
+            continue
+        line = re.sub(rf"\b{name}\b", lambda _: f"({expr.strip()})", use)
+        return inline_truths(source[:m.start()] + line + "\n" + source[m.end():])
+    return source
+
+
+#: a struct: `typedef struct { ... } Name;` (C) or `struct Name { ... }` (GLSL)
+_STRUCT = re.compile(r"typedef\s+struct\s*\w*\s*\{(?P<body>[^{}]*)\}\s*(?P<tname>\w+)\s*;"
+                     r"|struct\s+(?P<name>\w+)\s*\{(?P<gbody>[^{}]*)\}")
+#: a field's name: the last name of its declaration, before any array bounds
+_FIELD_NAME = re.compile(r"(\w+)\s*(?:\[[^\]]*\]\s*)*$")
+
+
+def _split_arguments(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        depth += c in "([{"
+        depth -= c in ")]}"
+        if c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts + [text[start:]]
+
+
+def drop_unused_fields(source: str) -> str:
+    """A struct's fields that nothing reads or writes (`.f`, `->f`) gone, with their
+    place in each constructor call (`Ctx(0, 0l, ...)`, GLSL); a C struct only where its
+    initializers name no fields by place (`= {}`, `= {0}`)."""
+    for m in _STRUCT.finditer(source):
+        body = m.group("body") if m.group("body") is not None else m.group("gbody")
+        name = m.group("tname") or m.group("name")
+        fields = [f for f in body.split(";") if f.strip()]
+        names = [m_.group(1) if (m_ := _FIELD_NAME.search(f.strip())) else ""
+                 for f in fields]
+        rest = source[:m.start()] + source[m.end():]
+        unused = [i for i, n in enumerate(names)
+                  if n and not re.search(rf"(?:\.|->)\s*{n}\b", rest)]
+        if not unused or len(unused) == len(fields):
+            continue
+        calls = list(re.finditer(rf"\b{name}\s*\(", rest))
+        if m.group("body") is not None and re.search(
+                rf"\b{name}\b[^;=]*=\s*\{{\s*[^\s}}0]", rest):
+            continue  # a C initializer that fills fields by place
+        kept = [f for i, f in enumerate(fields) if i not in unused]
+        indent = re.search(r"\n([ \t]*)\S", body)
+        pad = indent.group(1) if indent else " "
+        new_body = "".join(f"\n{pad}{f.strip()};" for f in kept) + "\n"
+        new = source[:m.start()] + m.group(0).replace(body, new_body, 1) + source[m.end():]
+        for call in reversed(list(re.finditer(rf"\b{name}\s*\(", new))):
+            depth, i = 1, call.end()
+            while i < len(new) and depth:
+                depth += new[i] == "("
+                depth -= new[i] == ")"
+                i += 1
+            args = _split_arguments(new[call.end():i - 1])
+            if len(args) != len(fields):
+                if calls:
+                    return source  # a call that does not match the fields: leave it all
+                continue
+            args = [a.strip() for j, a in enumerate(args) if j not in unused]
+            new = new[:call.end()] + ", ".join(args) + new[i - 1:]
+        return drop_unused_fields(new)
+    return source
+
+
+def format_source(source: str) -> str:
+    """clang-format's layout (installed with C-Vise) where it is here, short blocks and
+    records on one line."""
     fmt = shutil.which("clang-format") or next(
         (p for p in (shutil.which(f"clang-format-{v}") for v in range(20, 10, -1)) if p), None)
     if fmt is None:
         return source
     try:
-        done = subprocess.run([fmt, "--assume-filename=kernel.c",
-                               "--style={BasedOnStyle: LLVM, ColumnLimit: 90, "
-                               "AllowShortFunctionsOnASingleLine: None}"],
+        done = subprocess.run([fmt, "--assume-filename=kernel.c", "--style={"
+                               "BasedOnStyle: LLVM, ColumnLimit: 90, "
+                               "AllowShortFunctionsOnASingleLine: None, "
+                               "AllowShortBlocksOnASingleLine: Always, "
+                               "AllowShortIfStatementsOnASingleLine: WithoutElse, "
+                               "AllowShortLoopsOnASingleLine: true}"],
                               input=source, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return source
-    return done.stdout if done.returncode == 0 and done.stdout.strip() else source
+    if done.returncode != 0 or not done.stdout.strip():
+        return source
+    return join_short_records(done.stdout)
+
+
+def join_short_records(source: str, width: int = 90) -> str:
+    """A record of declarations only (`struct {...} Ctx;`, a GLSL buffer block) on one
+    line where it fits."""
+    lines = source.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.rstrip().endswith("{") and re.search(r"\b(?:struct|buffer|uniform)\b", line):
+            j = i + 1
+            while j < len(lines) and not lines[j].lstrip().startswith("}") \
+                    and "{" not in lines[j] and "}" not in lines[j]:
+                j += 1
+            if j < len(lines) and lines[j].lstrip().startswith("}"):
+                tail = lines[j].strip()
+                k = j
+                if tail == "}" and k + 1 < len(lines) and re.fullmatch(
+                        r"\s*\w+\s*(?:=.*)?;", lines[k + 1]):
+                    k += 1
+                    tail += " " + lines[k].strip()
+                joined = " ".join([line.rstrip()] + [x.strip() for x in lines[i + 1:j]]
+                                  + [tail])
+                if len(joined) <= width:
+                    out.append(joined)
+                    i = k + 1
+                    continue
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
+#: the tidying steps, in order
+TIDY_STEPS = (drop_attributes_and_no_ops, drop_unused_fields, inline_truths,
+              drop_parentheses, drop_redundant_braces, format_source)
