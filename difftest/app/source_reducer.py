@@ -50,10 +50,10 @@ def differences(output: str) -> list[str]:
 
 
 #: a declaration with no initializer: `int x;`, `__global long *r;`, `Ctx c;`, `int a[4];`
-#: at a line's start or after another statement (C-Vise joins lines); the statements
-#: that look alike start with keywords
+#: at a line's start, after another statement (C-Vise joins lines) or in a `for`'s head
+#: (`for (int i; ...)`); the statements that look alike start with keywords
 _BARE_DECLARATION = re.compile(
-    r"(?:^|(?<=[;{}]))\s*(?!(?:return|break|continue|goto|else|do)\b)(?:[A-Za-z_]\w*\s+)+"
+    r"(?:^|(?<=[;{}(]))\s*(?!(?:return|break|continue|goto|else|do)\b)(?:[A-Za-z_]\w*\s+)+"
     r"\**\s*"
     r"[A-Za-z_]\w*\s*(?:\[[^\]]*\]\s*)*;", re.M)
 

@@ -62,6 +62,10 @@ def test_the_guard_refuses_a_candidate_that_drops_an_initializer(tmp_path: Path)
     assert not passes(ORIGINAL.replace("int wave = (int)get_group_id(0);", "int wave;"))
     joined = " ".join(ORIGINAL.replace("Ctx ctx = {0};", "Ctx ctx ;").splitlines())
     assert not passes(joined)  # C-Vise joins lines: a declaration after another statement
+    looped = ORIGINAL.replace("    ST[wave] = ctx.kind;\n",
+                              "    ST[wave] = ctx.kind;\n    for (int i = 0; i < 1; i++) ;\n")
+    assert passes(looped)
+    assert not passes(looped.replace("for (int i = 0;", "for (int i;"))  # i never given one
 
 
 # Tidying. Each step is checked on what C-Vise leaves, and all of them together on a C
