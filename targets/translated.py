@@ -258,8 +258,17 @@ class TranslatedTarget(Target):
             return Outcome(case.buffers(), None, [],
                            error=TargetError("timeout", self._slow_builds[build_key]))
         try:
-            reply, out = self.process(case, options).call(header, arrays, timeout,
-                                                          build_timeout)
+            try:
+                reply, out = self.process(case, options).call(header, arrays, timeout,
+                                                              build_timeout)
+            except DeviceCrash as e:
+                if e.fresh:
+                    raise
+                # a process that served earlier kernels may die of what one of them did
+                # (a miscompiled kernel that wrote out of bounds corrupts its heap): the
+                # crash is this case's only if a fresh process dies of it too
+                reply, out = self.process(case, options).call(header, arrays, timeout,
+                                                              build_timeout)
         except DeviceCrash as e:
             return Outcome(case.buffers(), None, [], error=TargetError("crash", str(e)))
         except DeviceTimeout as e:

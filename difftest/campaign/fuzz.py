@@ -536,7 +536,7 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
     signature)."""
     from difftest.core.case import case_from_json
     from difftest.campaign.reduce import reduce_case, statements
-    from difftest.campaign.runner import check_case, oracle_run, still_fails
+    from difftest.campaign.runner import check_case, oracle_run, rerun_with, still_fails
     from difftest.campaign.signature import Signature, setting, shape, verdict_class
 
     case = case_from_json(case_json)
@@ -555,8 +555,15 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
                           shape(reduced.program, reduced.entry, reduced.n, reduced.wave),
                           setting(reduced.options), target.compiler(reduced.options))
     if not config.stop_on_first:
+        # a known bug by shape, or by cause: the reduced case agrees with the trigger
+        # of a finding that names a variant spelled another way (the failing case
+        # itself may not, where it held other triggers the variant does not spell)
+        rerun = rerun_with(reduced, target, reduced.options, full, error)
         for old in known.refresh():
-            if old.same_bug(signature):
+            avoid = known.avoids.get(old, "")
+            if old.same_bug(signature) or (
+                    avoid and old.on(config.target, signature.compiler)
+                    and rerun({"avoid": avoid})):
                 return None, {}, old
     path, saved, entry = _keep(reduced, verdict, rule, config, signature)
     known.add(signature)

@@ -46,7 +46,13 @@ STDERR_TAIL = 6  # lines of a dead child's stderr kept in the crash message
 
 
 class DeviceCrash(Exception):
-    """The device's process died while serving a request."""
+    """The device's process died while serving a request. `fresh`: it had served no
+    request before (else an earlier request may have left it corrupted: a miscompiled
+    kernel that wrote out of bounds)."""
+
+    def __init__(self, message: str, fresh: bool = True) -> None:
+        super().__init__(message)
+        self.fresh = fresh
 
 
 class DeviceTimeout(Exception):
@@ -104,6 +110,7 @@ class DeviceProcess:
         self._proc: subprocess.Popen[bytes] | None = None
         self._owner = 0
         self._stderr: IO[bytes] | None = None
+        self._served = 0  # requests the running process has answered
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._proc is not None and self._owner == os.getpid() \
@@ -112,6 +119,7 @@ class DeviceProcess:
         if self._owner == os.getpid():
             self.close()
         self._stderr = tempfile.TemporaryFile()
+        self._served = 0
         env = {**os.environ, **self.env}
         if not env.get("XDG_RUNTIME_DIR"):  # Mesa's drivers complain without one
             env["XDG_RUNTIME_DIR"] = _runtime_dir()
@@ -128,12 +136,13 @@ class DeviceProcess:
         """The reply to one request. The build may take `build_timeout` seconds (default
         `timeout`), the rest `timeout` seconds from the runner's "built" notice."""
         proc = self._start()
+        fresh = self._served == 0
         assert proc.stdin is not None and proc.stdout is not None
         try:
             proc.stdin.write(_encode(header, arrays))
             proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise DeviceCrash(self._death()) from None
+            raise DeviceCrash(self._death(), fresh) from None
         phase, limit = "build", timeout if build_timeout is None else build_timeout
         while True:
             ready, _, _ = select.select([proc.stdout], [], [], limit)
@@ -146,8 +155,9 @@ class DeviceProcess:
             try:
                 reply, out = _decode(proc.stdout)  # a frame started: it comes whole
             except (EOFError, ValueError):
-                raise DeviceCrash(self._death()) from None
+                raise DeviceCrash(self._death(), fresh) from None
             if reply.get("progress") != "built":
+                self._served += 1
                 return reply, out
             phase, limit = "run", timeout
 

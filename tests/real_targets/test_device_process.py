@@ -132,3 +132,20 @@ def test_the_build_and_the_run_have_limits_of_their_own(device: DeviceProcess) -
     with pytest.raises(DeviceTimeout, match="no answer after its build within 1 s") as e:
         device.call({"op": "hang-after-build"}, [], 1.0, 30.0)
     assert e.value.phase == "run" and time.monotonic() - start < 10
+
+
+def test_a_crash_says_whether_the_process_had_served_earlier_requests(
+        device: DeviceProcess) -> None:
+    """A process that answered earlier requests may die of what one of them did (a
+    miscompiled kernel that wrote out of bounds): the crash says so, and the translated
+    targets then try the request again on a fresh process before calling it a crash."""
+    with pytest.raises(DeviceCrash) as first:
+        device.call({"op": "segv"}, [], 10)
+    assert first.value.fresh  # nothing ran in that process before
+    device.call({"op": "double"}, [np.zeros(1, np.int64)], 10)
+    with pytest.raises(DeviceCrash) as later:
+        device.call({"op": "abort"}, [], 10)
+    assert not later.value.fresh
+    with pytest.raises(DeviceCrash) as again:
+        device.call({"op": "abort"}, [], 10)
+    assert again.value.fresh  # the crash killed it: a fresh one died too

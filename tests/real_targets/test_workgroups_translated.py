@@ -260,3 +260,39 @@ def test_pocl_avoid_spells_a_barrier_branch_so_that_its_known_bug_stays_away() -
     assert not res.verdict.agree
     rerun = rerun_with(other, t, {}, res.full, None)
     assert explain([known], "opencl", other, res.verdict, {}, t.compiler({}), rerun) is known
+
+
+def test_a_campaign_knows_a_reduced_failure_by_its_cause(tmp_path: Path) -> None:
+    """A failure whose reduced case agrees under a known finding's variant is that
+    finding again, not a new counterexample, whatever its shape (the failing case itself
+    was not recognised: say it held a trigger the variant does not spell)."""
+    from difftest.campaign.findings import known_findings
+    from difftest.campaign.fuzz import FuzzConfig, _Known, _reduce_and_keep
+
+    from ..conftest import REPO
+
+    t = target("opencl")
+    other = case("def kernel(out: Buffer[i32], s: i32):\n"
+                 "    if s > 0:\n"
+                 "        barrier()\n"
+                 "        if local_id() < 1:\n"
+                 "            out[gid()] = 1\n", n=32, wave=16, out=[0] * 32, s=1)
+    other.group = 32
+    res = check_case(other, t, {}, {})
+    if res.verdict.agree:
+        pytest.skip("this PoCL keeps the guards (a fixed PoCL)")
+    [finding] = known_findings([REPO / "corpus" / "kernel-5d19f2c06524aa8f.json"])
+    failure = "R3 memory"
+
+    def kept(avoid: str) -> bool:
+        folder = tmp_path / f"known-{bool(avoid)}"
+        folder.mkdir()
+        known = _Known(folder)
+        known.add(finding.signature, avoid)
+        config = FuzzConfig("opencl", corpus=tmp_path / f"corpus-{bool(avoid)}")
+        found, _, _ = _reduce_and_keep(other.to_json(), str(res.verdict), "R3 memory",
+                                       failure, 0.0, 0.0, config, t, known)
+        return found is not None
+
+    assert not kept("barrier-branch-tail")  # recognised by its cause
+    assert kept("")  # by shape alone it is another bug: kept as new
