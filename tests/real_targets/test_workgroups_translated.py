@@ -296,3 +296,26 @@ def test_a_campaign_knows_a_reduced_failure_by_its_cause(tmp_path: Path) -> None
 
     assert not kept("barrier-branch-tail")  # recognised by its cause
     assert kept("")  # by shape alone it is another bug: kept as new
+
+
+def test_pocl_builds_its_work_group_function_before_the_run_is_timed() -> None:
+    """PoCL compiles a kernel's work-group function at its first launch for a local
+    size; the runner does that launch (n = 0, on copies of the arrays) before it says
+    "built", so the run's time limit does not cover a compilation. The dry launch
+    leaves the arrays the real one starts from untouched, even where a kernel ignores n."""
+    import numpy as np
+
+    from targets.device import opencl_runner as r
+
+    target("opencl")
+    source = ("__kernel void k(__global int* out, long n) {\n"
+              "    out[get_global_id(0)] += 1 + (int)n;\n}\n")
+    phases: list[str] = []
+    header = {"platform": "Portable", "source": source, "flags": "-w", "kernel": "k",
+              "args": [["array", 0], ["long", 5]], "global": 8, "local": 8,
+              "warm_up": 1}
+    dev = r.device("Portable")
+    _, [out] = r.handle(header, [np.zeros(8, np.int32)],
+                        lambda *_: phases.append("built"))
+    assert out.tolist() == [6] * 8  # one launch's worth: the dry one wrote to copies
+    assert phases == ["built"] and (source, "-w", 8) in dev.warmed
