@@ -57,7 +57,7 @@ SPECULATE_MAX_N = 64
 @st.composite
 def _cases_for(draw: st.DrawFn, kernel: GeneratedKernel,
                launch: st.SearchStrategy[tuple[int, int]], options: dict[str, Any],
-               host: bool = True) -> Case:
+               host: bool = True, group_waves: tuple[int, ...] | None = None) -> Case:
     n, wave = draw(launch)
     n = min(n, kernel.max_n)  # within the work budget, whatever loops the kernel has
     options = dict(options)
@@ -66,6 +66,8 @@ def _cases_for(draw: st.DrawFn, kernel: GeneratedKernel,
     case = make_case(kernel, n, wave, draw(arguments(kernel, n)), {}, options)
     if "workgroups" in kernel.features:
         group = draw(workgroup_size(wave))
+        if group_waves is not None and wave not in group_waves:
+            group = wave  # waves of this size run one to a group on the target
         case.group = group if group != wave else None  # one wave: the launch's default
     case.schedule = schedule_by_number(case, draw(schedule_numbers()))
     if draw(_HOST_PROGRAM[not kernel.faults]) == 0 and host:
@@ -93,7 +95,7 @@ def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
                  fault_rate: float = DEFAULT_FAULT_RATE,
                  capabilities: frozenset[str] | None = None, share_options: bool = True,
                  waves: tuple[int, ...] = WAVES, reconvergence: str = MAXIMAL,
-                 one_wave: bool = False
+                 one_wave: bool = False, group_waves: tuple[int, ...] | None = None
                  ) -> st.SearchStrategy[tuple[GeneratedKernel, list[Case]]]:
     """A kernel and `per_kernel` cases of it, each with its own launch, arguments and
     schedule (nine times in ten; otherwise one case, which is also where shrinking goes:
@@ -107,7 +109,8 @@ def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
     gives all the cases of a kernel one wave size (a target that builds per W), the
     widest drawn twice as often as each other one: it has the most lanes in each wave
     operation (and on a 64-lane wave, the upper word of a ballot), and such a target
-    checks few kernels a second."""
+    checks few kernels a second. `group_waves` (a target's): the wave sizes that may run
+    several to a workgroup; launches of other sizes get groups of one wave."""
     if isinstance(per_kernel, bool) or not isinstance(per_kernel, int) or per_kernel < 1:
         raise ValueError(f"Invalid per_kernel={per_kernel!r} < 1")
     out = leave_out(capabilities)
@@ -123,7 +126,7 @@ def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
                                   reconvergence=reconvergence)
         plain = _mixed(plain, tiled)
     return _kernel_cases(plain, per_kernel, launch, "host" not in out, share_options,
-                         one_wave)
+                         one_wave, group_waves)
 
 
 #: of the kernels for a target with workgroups, the share made of workgroup patterns
@@ -142,7 +145,8 @@ def _mixed(draw: st.DrawFn, plain: st.SearchStrategy[GeneratedKernel],
 @st.composite
 def _kernel_cases(draw: st.DrawFn, kernel_strategy: st.SearchStrategy[GeneratedKernel],
                   per_kernel: int, launch: st.SearchStrategy[Any], host: bool,
-                  share_options: bool, one_wave: bool = False
+                  share_options: bool, one_wave: bool = False,
+                  group_waves: tuple[int, ...] | None = None
                   ) -> tuple[GeneratedKernel, list[Case]]:
     kernel = draw(kernel_strategy)
     if one_wave:  # `launch` draws the kernel's launch strategy (its one wave size)
@@ -151,7 +155,7 @@ def _kernel_cases(draw: st.DrawFn, kernel_strategy: st.SearchStrategy[GeneratedK
     shared = draw(target_options())
     return kernel, [draw(_cases_for(kernel, launch,
                                     shared if share_options else draw(target_options()),
-                                    host))
+                                    host, group_waves))
                     for _ in range(count)]
 
 

@@ -23,6 +23,8 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `cases_per_kernel`: how many launches and inputs the fuzz loop draws for each generated
   kernel (a target whose build is expensive amortises it over more); with
   `one_wave_per_kernel` they share one wave size (a target that builds per W);
+  `group_waves`: the wave sizes that may run several to a workgroup (None: any; CUDA's
+  blocks are warps of 32), so the generators draw groups of one wave for the others;
 - `reduce_checks`: the candidate checks a campaign's reduction of one counterexample may
   make (work, not time: the same reduction on any machine; fewer where each check costs
   a build);
@@ -67,6 +69,7 @@ class Target:
     mutant_seeds: dict[str, str] = {}
     cases_per_kernel: int = 2
     one_wave_per_kernel: bool = False
+    group_waves: tuple[int, ...] | None = None
     reduce_checks: int = 2500
     reproducer_needs: str = ""
     policies: tuple[str, ...] = ("stream",)

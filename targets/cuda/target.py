@@ -55,6 +55,8 @@ class _Cuda(TranslatedTarget):
                                         "reduce-64-as-32", "workgroup-memory-unzeroed",
                                         "barrier-warp-only")
 
+    group_waves = (32,)  # the generators draw groups of one wave for the others
+
     def subgroup(self, case: Case, options: dict[str, Any]) -> int:
         """A warp is 32 threads: a block of several waves is warps of 32, so only waves
         of 32 can be its warps (one wave of fewer is a partial warp, a block of its own)."""

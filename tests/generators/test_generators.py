@@ -280,3 +280,20 @@ def test_schedules_keep_host_work_bounded_and_are_valid_for_numba_simt(
     assert s.get("after_exception") != "finish" or n_items <= sch.FINISH_MAX_N
     unbounded = sch.schedule_by_number(None, number)
     assert unbounded.keys() == s.keys()  # bounding changes values, never which keys
+
+
+def test_a_target_whose_groups_need_one_wave_size_gets_groups_of_one_wave_otherwise() -> None:
+    """CUDA's blocks are warps of 32: its generators (group_waves=(32,)) give launches of
+    other wave sizes groups of one wave, instead of groups that would be skipped as
+    unsupported, and still draw groups of several waves of 32."""
+    caps = frozenset({"wave_ops", "faults", "workgroups"})
+    sample = draw(kernel_cases(max_n=300, capabilities=caps, one_wave=True,
+                               waves=(4, 8, 32), group_waves=(32,)), 400, 3)
+    groups = [(c.wave, c.group_size) for k, cs in sample if "workgroups" in k.features
+              for c in cs]
+    assert groups, "no workgroup kernels drawn"
+    assert all(g == w for w, g in groups if w != 32), groups
+    assert any(g > w for w, g in groups if w == 32), groups
+    free = draw(kernel_cases(max_n=300, capabilities=caps, one_wave=True,
+                             waves=(4, 8, 32)), 400, 3)
+    assert any(c.group_size > c.wave for k, cs in free for c in cs if c.wave != 32)
