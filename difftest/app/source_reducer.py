@@ -328,7 +328,6 @@ def drop_unused_fields(source: str) -> str:
                   if n and not re.search(rf"(?:\.|->)\s*{n}\b", rest)]
         if not unused or len(unused) == len(fields):
             continue
-        calls = list(re.finditer(rf"\b{name}\s*\(", rest))
         if m.group("body") is not None and re.search(
                 rf"\b{name}\b[^;=]*=\s*\{{\s*[^\s}}0]", rest):
             continue  # a C initializer that fills fields by place
@@ -345,9 +344,7 @@ def drop_unused_fields(source: str) -> str:
                 i += 1
             args = _split_arguments(new[call.end():i - 1])
             if len(args) != len(fields):
-                if calls:
-                    return source  # a call that does not match the fields: leave it all
-                continue
+                return source  # a call that does not match the fields: leave it all
             args = [a.strip() for j, a in enumerate(args) if j not in unused]
             new = new[:call.end()] + ", ".join(args) + new[i - 1:]
         return drop_unused_fields(new)

@@ -31,6 +31,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -204,6 +205,13 @@ class _Known:
         if not path.exists():
             write_atomic(path, text)
         return key
+
+    def by_cause(self, signature: Any, target: str, compiler: str,
+                 rerun: Callable[[dict[str, Any]], bool]) -> bool:
+        """Whether a failure of `target` (running `compiler`) is the finding `signature`
+        by its cause: the finding names a variant, and the case agrees under it."""
+        avoid = self.avoids.get(signature, "")
+        return bool(avoid) and signature.on(target, compiler) and rerun({"avoid": avoid})
 
     @staticmethod
     def key(signature: Any) -> str:
@@ -463,8 +471,8 @@ class _Worker:
         compiler = self.target.compiler(options)
         rerun = rerun_with(case, self.target, options, full, oracle_error)
         for sig in self.known.refresh():
-            avoid = self.known.avoids.get(sig, "")
-            if (rerun({"avoid": avoid}) and sig.on(self.config.target, compiler)) if avoid \
+            if self.known.by_cause(sig, self.config.target, compiler, rerun) \
+                    if self.known.avoids.get(sig) \
                     else sig.explains(self.config.target, failure, case_shape, where, compiler):
                 self.results.put(_SeenAgain(_Known.key(sig)))
                 return True
@@ -561,10 +569,8 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
         # itself may not, where it held other triggers the variant does not spell)
         rerun = rerun_with(reduced, target, reduced.options, full, error)
         for old in known.refresh():
-            avoid = known.avoids.get(old, "")
-            if old.same_bug(signature) or (
-                    avoid and old.on(config.target, signature.compiler)
-                    and rerun({"avoid": avoid})):
+            if old.same_bug(signature) or known.by_cause(old, config.target,
+                                                         signature.compiler, rerun):
                 return None, {}, old
     path, saved, entry = _keep(reduced, verdict, rule, config, signature)
     known.add(signature)

@@ -339,7 +339,7 @@ class CudaC(OpenCLC):
     # -------------------------------------------------------------- workgroups
     def barrier(self) -> str:
         """`__syncthreads()`: the block's barrier, and its writes (shared and global)
-        seen by the block after it; the mutant waits for the warp alone."""
+        seen by the block after it."""
         return "__syncthreads();"
 
     def local_atomic_add(self, fe: FunctionEmitter, ref: str, index: str, value: str,

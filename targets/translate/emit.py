@@ -523,14 +523,19 @@ class FunctionEmitter:
     def s_If(self, s: n.If) -> None:
         self.arms(self.expr(s.cond), s)
 
-    def arms(self, cond: str, s: n.If) -> None:
-        """An `if` statement's arms, on the condition `cond` (an expression)."""
+    def arms(self, cond: str, s: n.If, tail: str | None = None) -> None:
+        """An `if` statement's arms, on the condition `cond` (an expression); `tail`, a
+        line each arm ends with (an else arm written for it where there is none)."""
         self.open(f"if ({cond}) {{")
         self.block(s.then)
+        if tail is not None:
+            self.line(tail)
         self.close()
-        if s.orelse:
+        if s.orelse or tail is not None:
             self.open("else {")
             self.block(s.orelse)
+            if tail is not None:
+                self.line(tail)
             self.close()
 
     def trip(self) -> None:
@@ -891,18 +896,9 @@ class SyncEmitter(FunctionEmitter):
         v = self.choice()
         with self.live_block():
             self.line(f"{v} = {self.yes_no(self.expr(s.cond))};")
-        if "barrier-branch-tail" not in self.tr.avoid:
-            self.arms(self.d.vote(v), s)
-            return
         # the variant: both arms end at a barrier (every workitem is here: the vote's)
-        self.open(f"if ({self.d.vote(v)}) {{")
-        self.block(s.then)
-        self.line(self.d.barrier())
-        self.close()
-        self.open("else {")
-        self.block(s.orelse)
-        self.line(self.d.barrier())
-        self.close()
+        tail = self.d.barrier() if "barrier-branch-tail" in self.tr.avoid else None
+        self.arms(self.d.vote(v), s, tail)
 
     def b_For(self, s: n.For) -> None:
         k = self.fresh("k")
