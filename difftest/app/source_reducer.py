@@ -17,7 +17,14 @@ C-Vise's own passes tidy as they go (unused declarations and, for C, names). One
 of undefined behaviour it readily makes, and a reference run need not notice, is
 refused by a guard before anything runs: a declaration without an initializer that the
 original does not have (`int x = 0;` cut to `int x;`, the context struct's `= {0}` cut
-off), whose indeterminate value a candidate would then read. The result is a folder of
+off), whose indeterminate value a candidate would then read; a pointer set to null that
+the original does not set so (C-Vise's cut of an argument: defined while only untaken
+code reads it, but the first thing a maintainer asks about); and, for OpenCL C where a
+clang is installed, what clang's front end warns of as undefined (a function that can
+fall off its end, a value used uninitialized: `CLANG_OPENCL`). Workgroup memory has no
+initializer to keep: the reference run is made on a copy of the candidate that fills it
+with a poison value first (difftest/app/poison.py), so a candidate that reads workgroup
+memory before writing it no longer gives the expected result. The result is a folder of
 its own: the reduced kernel, the reproducer beside it.
 
 Then the result is tidied for a reader (`TIDY_STEPS`): statements of one word, fields of
@@ -63,14 +70,52 @@ def bare_declarations(source: str) -> set[str]:
     return {" ".join(m.group(0).split()) for m in _BARE_DECLARATION.finditer(source)}
 
 
-_GUARD = """import re, sys
+#: a pointer set to null where it is declared or assigned (`Ctx *C = 0;`): C-Vise makes
+#: one of an argument it cut, and a reader's first question is whether it is dereferenced
+_NULL_POINTER = re.compile(r"\*\s*\w+\s*=\s*(?:0|NULL|\(\s*void\s*\*\s*\)\s*0)\s*[;,)]")
+
+#: OpenCL C through clang's front end (no code made): the warnings of undefined behaviour
+#: it can see without running, as errors
+CLANG_OPENCL = ("-x", "cl", "-cl-std=CL3.0", "-Xclang", "-finclude-default-header",
+                "-Xclang", "-cl-ext=+all", "-target", "spir64", "-fsyntax-only",
+                "-Werror=return-type", "-Werror=uninitialized",
+                "-Werror=sometimes-uninitialized", "-Werror=conditional-uninitialized",
+                "-Werror=null-dereference", "-Werror=array-bounds", "-Werror=division-by-zero",
+                "-Werror=implicit-function-declaration", "-Werror=int-conversion",
+                "-Werror=incompatible-pointer-types")
+
+_GUARD = """import re, subprocess, sys
 BARE = re.compile({pattern!r}, re.M)
-def bare(path):
+NULL = re.compile({null!r})
+CLANG = {clang!r}
+def found(pattern, path):
     with open(path) as f:
-        return {{" ".join(m.group(0).split()) for m in BARE.finditer(f.read())}}
-# a candidate may not declare without an initial value what the original initializes
-sys.exit(0 if bare(sys.argv[2]) <= bare(sys.argv[1]) else 1)
+        return {{" ".join(m.group(0).split()) for m in pattern.finditer(f.read())}}
+original, candidate = sys.argv[1], sys.argv[2]
+# a candidate may not declare without an initial value what the original initializes,
+# nor set a pointer to null where the original does not
+if not found(BARE, candidate) <= found(BARE, original):
+    sys.exit(1)
+if not found(NULL, candidate) <= found(NULL, original):
+    sys.exit(1)
+# nor draw from clang a warning of undefined behaviour (the original draws none)
+if CLANG and subprocess.run(CLANG + [candidate], capture_output=True).returncode != 0:
+    sys.exit(1)
 """
+
+
+def clang_check(kernel: Path) -> list[str] | None:
+    """The clang command that checks an OpenCL C candidate (`CLANG_OPENCL`), when a clang
+    is installed and the original passes it; else None (the guard then does without)."""
+    if kernel.suffix != ".cl":
+        return None
+    for name in ("clang", *(f"clang-{v}" for v in range(20, 13, -1))):
+        found = shutil.which(name)
+        if found:
+            argv = [found, *CLANG_OPENCL]
+            done = subprocess.run(argv + [str(kernel)], capture_output=True)
+            return argv if done.returncode == 0 else None
+    return None
 
 
 def run_reproducer(folder: Path, data: Path | None = None, kernel: Path | None = None,
@@ -117,21 +162,31 @@ def reduce_source(folder: Path, reference: Path, seconds: float, workers: int) -
     witness.write_text("".join(x + "\n" for x in expected))
     test = work / "interesting.sh"
     guard = work / "guard.py"
-    guard.write_text(_GUARD.format(pattern=_BARE_DECLARATION.pattern))
+    clang = clang_check(kernel)
+    guard.write_text(_GUARD.format(pattern=_BARE_DECLARATION.pattern,
+                                   null=_NULL_POINTER.pattern, clang=clang))
+    poison = work / "poison.py"
+    shutil.copyfile(Path(__file__).with_name("poison.py"), poison)
+    poisoned = f'"$PWD/poisoned{kernel.suffix}"'
     py, repro = shlex.quote(sys.executable), shlex.quote(str(folder / "repro.py"))
     test.write_text(
         "#!/bin/sh\n"
         "# interesting: no value left uninitialized, the finding's difference, and none\n"
-        "# on the reference setting\n"
+        "# on the reference setting with workgroup memory poisoned first\n"
         f"{py} {shlex.quote(str(guard))} {shlex.quote(str(kernel))} "
         f'"$PWD/{kernel.name}" || exit 1\n'
         f'out=$({py} {repro} "$PWD/{kernel.name}" 2>/dev/null)\n'
         f'[ $? -eq {status} ] || exit 1\n'
         "printf '%s\\n' \"$out\" | grep -v -e '^device: ' -e 'from the expected result$' "
         f"| grep -v '^$' | cmp -s - {shlex.quote(str(witness))} || exit 1\n"
-        f'{py} {repro} --data {shlex.quote(str(reference))} "$PWD/{kernel.name}" '
-        ">/dev/null 2>&1\n")
+        f'{py} {shlex.quote(str(poison))} "$PWD/{kernel.name}" {poisoned} || exit 1\n'
+        f"{py} {repro} --data {shlex.quote(str(reference))} {poisoned} >/dev/null 2>&1\n")
     test.chmod(0o755)
+    shutil.copyfile(kernel, candidate)
+    if subprocess.run([str(test)], cwd=work, capture_output=True).returncode != 0:
+        raise DifftestError("the original kernel fails the interestingness test: with its "
+                            "workgroup memory poisoned first (reduce/poison.py), the "
+                            "reference setting does not give the expected result")
     # its own session, so that the budget's end stops C-Vise's workers too (killing
     # C-Vise alone left them behind)
     proc = subprocess.Popen(["cvise", "--n", str(max(1, workers)), "--timeout", "60",

@@ -15,6 +15,8 @@ import pytest
 from difftest.app.source_reducer import (
     _BARE_DECLARATION,
     _GUARD,
+    _NULL_POINTER,
+    clang_check,
     bare_declarations,
     drop_attributes_and_no_ops,
     drop_parentheses,
@@ -44,9 +46,15 @@ def test_bare_declarations_are_those_without_a_value() -> None:
         "int wave ;", "__global long *r;"}
 
 
-def test_the_guard_refuses_a_candidate_that_drops_an_initializer(tmp_path: Path) -> None:
+def _guard(tmp_path: Path, clang: list[str] | None = None) -> Path:
     guard = tmp_path / "guard.py"
-    guard.write_text(_GUARD.format(pattern=_BARE_DECLARATION.pattern))
+    guard.write_text(_GUARD.format(pattern=_BARE_DECLARATION.pattern,
+                                   null=_NULL_POINTER.pattern, clang=clang))
+    return guard
+
+
+def test_the_guard_refuses_a_candidate_that_drops_an_initializer(tmp_path: Path) -> None:
+    guard = _guard(tmp_path)
     original = tmp_path / "kernel.cl"
     original.write_text(ORIGINAL)
 
@@ -66,6 +74,37 @@ def test_the_guard_refuses_a_candidate_that_drops_an_initializer(tmp_path: Path)
                               "    ST[wave] = ctx.kind;\n    for (int i = 0; i < 1; i++) ;\n")
     assert passes(looped)
     assert not passes(looped.replace("for (int i = 0;", "for (int i;"))  # i never given one
+    # a pointer set to null that the original does not set so (C-Vise's cut of an argument)
+    helper = ORIGINAL.replace("__kernel", "int h(Ctx* C) { return C->kind; }\n__kernel")
+    assert passes(helper)
+    assert not passes(helper.replace("int h(Ctx* C) { return", "int h() { Ctx *C = 0; return"))
+    assert not passes(helper.replace("{ return C->kind; }",
+                                     "{ Ctx *D = (void *) 0; return C->kind; }"))
+
+
+def test_the_guard_refuses_what_clang_warns_of_as_undefined(tmp_path: Path) -> None:
+    """With a clang installed (C-Vise's Debian package brings one), an OpenCL C candidate
+    that can fall off the end of a valued function, or reads a value before any is given,
+    is refused; the original and a defined cut pass."""
+    original = tmp_path / "kernel.cl"
+    original.write_text(ORIGINAL.replace("__kernel", "int h(int x) { return x + 1; }\n__kernel")
+                        .replace("ST[wave] = ctx.kind;", "ST[wave] = h(ctx.kind);"))
+    clang = clang_check(original)
+    if clang is None:
+        pytest.skip("no clang that accepts OpenCL C is installed")
+    guard = _guard(tmp_path, clang)
+
+    def passes(candidate: str) -> bool:
+        path = tmp_path / "candidate.cl"
+        path.write_text(candidate)
+        return subprocess.run([sys.executable, str(guard), str(original), str(path)]
+                              ).returncode == 0
+
+    text = original.read_text()
+    assert passes(text)
+    assert passes(text.replace("    if (wave >= N) return;\n", ""))
+    assert not passes(text.replace("{ return x + 1; }", "{ if (x) return x + 1; }"))
+    assert not passes(text.replace("{ return x + 1; }", "{ int y; if (x) y = 1; return y; }"))
 
 
 # Tidying. Each step is checked on what C-Vise leaves, and all of them together on a C
