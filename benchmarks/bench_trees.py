@@ -1,7 +1,8 @@
-"""Two source trees of difftest side by side on kernels without workgroups: the machine
-alone on SimpleDeopt (W = 32, one slot: the per-wave cost) and checked cases per
-CPU-second on a fixed-seed generated sample drawn without the `workgroups` capability
-(so a tree from before workgroups draws the same sample).
+"""Two source trees of difftest side by side on integer kernels without workgroups: the
+machine alone on SimpleDeopt (W = 32, one slot: the per-wave cost) and checked cases per
+CPU-second on a fixed-seed generated sample drawn without the `workgroups` and `f32`
+capabilities (a tree from before them draws kernels of the same kinds; a tree whose
+generator draws more features draws another sample of them).
 
     git worktree add /tmp/base <commit>
     python benchmarks/bench_trees.py /tmp/base .
@@ -24,7 +25,7 @@ import functools, json, os, sys
 tree = sys.argv[1]
 sys.path[:0] = [tree, os.path.join(tree, "benchmarks")]
 import generators.cases as cases
-capabilities = frozenset(v for k, v in cases.NEEDS.items() if k != "workgroups")
+capabilities = frozenset(v for k, v in cases.NEEDS.items() if k not in ("workgroups", "f32"))
 cases.kernel_cases = functools.partial(
     cases.kernel_cases, capabilities=capabilities | {"faults", "mutants", "wave_ops"})
 import bench_target

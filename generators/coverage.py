@@ -16,6 +16,10 @@ of kernels, asserted by `tests/generators/test_generators.py` over a fixed-seed 
   `and`/`or`; `nested_call`: a helper that calls another (three-frame stacks);
 - `buffer_local`: a local variable holding a buffer reference; `i64`: an i64 value;
   `narrow`: `i32(...)` of an i64 value; `declared`: an assignment `x: T = v`;
+- `f32`: an f32 value; `f32_mul_add`: `a * b + c` on f32 (two roundings, the shape a
+  contracting compiler fuses); `f32_to_int`: `i32(x)` / `i64(x)` of an f32;
+  `f32_compare`: a comparison of f32s; `f32_wave`: a wave operation on an f32;
+  `f32_loop_carried`: an f32 variable assigned inside a loop it was assigned before;
 - `lane_bound`: a `for` bound that is an expression (trip counts may differ per lane);
   `loop_exit_value`: a variable a loop assigns, read after the loop (003's loop-exit
   form); `return_in_loop`: a `return` inside a loop; `deep_nesting`: control statements
@@ -31,18 +35,19 @@ from __future__ import annotations
 from typing import Any
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import I32, I64
+from difftest.core.ir.types import F32, I32, I64
 from difftest.core.ir.walk import children, walk
 
 STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "While", "Break", "Continue",
               "Return", "Fail", "CallStmt")
 EXPR_KINDS = ("Const", "Name", "WorkId", "Unary", "Binary", "Compare", "Logic", "Select",
-              "Load", "Len", "Alloc", "Cast", "Call", "WaveOp")
-FAULT_KINDS = ("out_of_bounds", "division_by_zero", "fail")
+              "Load", "Len", "Alloc", "Cast", "MathOp", "Call", "WaveOp")
+FAULT_KINDS = ("out_of_bounds", "division_by_zero", "fail", "invalid_conversion")
 EXTRA = ("rmw", "atomic", "helper", "div", "else", "nested_loop", "wave_op_diverged",
          "wave_after_return", "call_short_circuit", "nested_call", "buffer_local", "i64",
          "narrow", "declared", "lane_bound", "loop_exit_value", "return_in_loop",
-         "deep_nesting", "loop_call_loop")
+         "deep_nesting", "loop_call_loop", "f32", "f32_mul_add", "f32_to_int",
+         "f32_compare", "f32_wave", "f32_loop_carried")
 
 ALL_CONSTRUCTS: tuple[str, ...] = (
     tuple(f"stmt:{k}" for k in STMT_KINDS)
@@ -85,10 +90,14 @@ class _Walk:
             ty = node.ty
             if ty is I64:
                 found.add("i64")
+            elif ty is F32:
+                found.add("f32")
         else:
             found.add(name)
         if cls is n.WaveOp:
             found.add(f"wave:{node.op}")
+            if node.ty is F32:
+                found.add("f32_wave")
             if diverged:
                 found.add("wave_op_diverged")
                 found.add(f"wave_diverged:{node.op}")
@@ -103,9 +112,17 @@ class _Walk:
         elif cls is n.Binary:
             if node.op in ("//", "%"):
                 found.add("div")
+            elif node.ty is F32 and node.op in ("+", "-") and any(
+                    isinstance(x, n.Binary) and x.op == "*" for x in (node.left, node.right)):
+                found.add("f32_mul_add")
+        elif cls is n.Compare:
+            if node.left.ty is F32:
+                found.add("f32_compare")
         elif cls is n.Cast:
             if node.to is I32 and node.operand.ty is I64:
                 found.add("narrow")
+            if node.operand.ty is F32 and node.to is not F32:
+                found.add("f32_to_int")
         elif cls is n.AtomicAdd:
             found.add("atomic")
         elif cls is n.Store:
@@ -186,6 +203,10 @@ def _shapes(stmts: tuple[n.Stmt, ...], loops: int, depth: int, looping: set[str]
         if isinstance(s, (n.For, n.While)):
             if _assigned(s.body) & _read(stmts[i + 1:]):
                 found.add("loop_exit_value")
+            before = {x.target for x in walk(stmts[:i]) if isinstance(x, n.Assign)
+                      and x.value.ty is F32}
+            if before & _assigned(s.body):
+                found.add("f32_loop_carried")
             _shapes(s.body, loops + 1, depth + 1, looping, found)
         elif isinstance(s, n.If):
             _shapes(s.then, loops, depth + 1, looping, found)

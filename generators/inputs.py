@@ -24,9 +24,11 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
+from difftest.core import f32
+
 from .kernels import BufferSpec, GeneratedKernel, ScalarSpec, integers
 
-_NP = {"i32": np.int32, "i64": np.int64}
+_NP = {"i32": np.int32, "i64": np.int64, "f32": np.int32}  # an f32 buffer holds bits
 _LIMITS = {"i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
 STYLES = ("iota", "zeros", "small", "edges", "random")
 
@@ -38,6 +40,41 @@ def edge_values(dtype: str, n: int) -> tuple[int, ...]:
     past the end."""
     lo, hi = _LIMITS[dtype]
     return (0, 1, -1, 2, lo, hi, n, n - 1, n + 1, -n, 255, 256, lo + 1, hi - 1, 3, -2)
+
+
+#: f32 values that stress float code: signed zeros, subnormals (the smallest, the
+#: largest), the smallest normal, the largest finite, infinities, NaN, ties, and the
+#: edges of the integer conversions (the largest f32 below 2^31, 2^31 itself, -2^31 and
+#: the next below it, 2^63)
+F32_EDGES = (0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, 1e-45, -1e-45, 1.1754942e-38,
+             1.1754944e-38, 3.4028235e38, -3.4028235e38, float("inf"), float("-inf"),
+             float("nan"), 2147483520.0, 2147483648.0, -2147483648.0, -2147483904.0,
+             16777216.0, 9.223372e18, 0.1, 1e30)
+
+
+def _f32_bits(values: Any) -> np.ndarray:
+    """f32 values as a buffer holds them (their bits; every NaN the one quiet NaN)."""
+    return np.array([f32.to_bits(f32.rounded(float(v))) for v in values], dtype=np.int32)
+
+
+def _f32_input(draw: st.DrawFn, pick: Any, length: int, style: str) -> np.ndarray:
+    if style == "zeros" or length == 0:
+        return np.zeros(length, dtype=np.int32)
+    if style == "iota":
+        return _f32_bits(range(length))
+    rng = np.random.default_rng(draw(_SEED))
+    if style == "small":  # quarters: exact, with ties to round
+        data = _f32_bits(rng.integers(-16, 33, length) / 4)
+    elif style == "edges":  # mostly small, one in four an edge value
+        data = _f32_bits(rng.integers(-16, 33, length) / 4)
+        mask = rng.random(length) < 0.25
+        data[mask] = _f32_bits(rng.choice(np.array(F32_EDGES), int(mask.sum())))
+    else:  # any bits: every exponent, NaNs made the one NaN
+        data = _f32_bits(rng.integers(-(2**31), 2**31, length).astype(np.int32)
+                         .view(np.float32))
+    for _ in range(pick((0, 1, 2))):
+        data[draw(integers(0, length - 1))] = _f32_bits([pick(F32_EDGES)])[0]
+    return data
 
 
 def arguments(kernel: GeneratedKernel, n: int) -> st.SearchStrategy[dict[str, Any]]:
@@ -81,6 +118,8 @@ def _input(draw: st.DrawFn, pick: Any, b: BufferSpec, n: int, may_fault: bool
         lengths += (0,)
     length = pick(lengths)
     style = pick(STYLES)
+    if b.dtype == "f32":
+        return _f32_input(draw, pick, length, style)
     dtype = _NP[b.dtype]
     lo, hi = _LIMITS[b.dtype]
     if style == "zeros" or length == 0:
@@ -116,8 +155,11 @@ def _output(draw: st.DrawFn, pick: Any, b: BufferSpec, n: int, may_fault: bool
     fill = pick(("zeros", "minus_one", "seven", "random"))
     if fill == "random":
         rng = np.random.default_rng(draw(_SEED))
-        return rng.integers(-100, 101, length).astype(dtype)
+        data = rng.integers(-100, 101, length)
+        return _f32_bits(data / 8) if b.dtype == "f32" else data.astype(dtype)
     value = {"zeros": 0, "minus_one": -1, "seven": 7}[fill]
+    if b.dtype == "f32":
+        return np.full(length, f32.to_bits(float(value)), dtype=np.int32)
     return np.full(length, value, dtype=dtype)
 
 

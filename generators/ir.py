@@ -145,7 +145,8 @@ class _Function:
         if k == "unary":
             op = self.pick(("-", "~"))
             operand, ty = self.expr(want, env, sub)
-            if op == "-" and isinstance(operand, n.Const) and operand.value >= 0:
+            if op == "-" and isinstance(operand, n.Const) and isinstance(operand.value, int) \
+                    and operand.value >= 0:
                 # The parser and checker fold `-<literal>`, which may also narrow its type.
                 return _const(-operand.value)
             return n.Unary(op, operand), ty

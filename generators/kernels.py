@@ -71,7 +71,7 @@ from hypothesis import strategies as st
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse, to_source, walk
-from difftest.core.ir.types import BOOL, I32, I64, Type
+from difftest.core.ir.types import BOOL, F32, I32, I64, Type
 from difftest.core.options import DEFAULT_WORK_BUDGET
 from difftest.core.reconvergence import MAXIMAL, MODELS, UNIFORM, defined_only
 from difftest.core.uniformity import analyse as uniformity
@@ -80,7 +80,7 @@ from .coverage import constructs
 
 #: Swarm features: each kernel enables each with probability 1/2.
 FEATURES = ("branch", "loop", "wave", "memory", "atomic", "helper", "return", "logic",
-            "div", "i64", "while")
+            "div", "i64", "while", "f32")
 #: Drawn with a low probability: deep nesting (loops 4 deep, control 6 deep, as the
 #: Vulkan CTS reconvergence programs reach), with small trip counts.
 RARE_FEATURES = ("deep",)
@@ -91,7 +91,7 @@ RARE_PERCENT = 15
 ALLOC_PERCENT = 20
 ALLOC_MAX_N = 64
 #: Fault features: each enabled with probability `fault_rate`.
-FAULT_FEATURES = ("fault_oob", "fault_div", "fault_fail")
+FAULT_FEATURES = ("fault_oob", "fault_div", "fault_fail", "fault_convert")
 DEFAULT_FAULT_RATE = 0.3
 
 ENTRY = "kernel"
@@ -100,6 +100,14 @@ MAX_LOOP = 8  # the largest constant loop bound; inputs keep `s` and len(acc) wi
 _I32_CONSTS = ("0", "1", "-1", "2", "3", "7", "100", "-7", "2147483647", "-2147483648")
 _I64_CONSTS = ("2147483648", "-9223372036854775808", "9223372036854775807", "4294967296")
 _ARITH = ("+", "-", "*", "&", "|", "^", "<<", ">>")
+#: f32 literals: the values where float code goes wrong (signed zeros, subnormals, the
+#: largest finite, ties, the edges of the integer conversions), and plain ones
+_F32_CONSTS = ("0.0", "1.0", "-1.0", "0.5", "2.5", "-0.0", "1e-45", "1.1754942e-38",
+               "1.1754944e-38", "3.4028235e+38", "2147483520.0", "2147483648.0",
+               "-2147483648.0", "16777216.0", "0.1", "1e+30", "-2.5", "3.0", "1.5")
+_F32_OPS = ("+", "-", "*")
+#: the range integer conversions are clamped to where no fault may happen
+_F32_CLAMP = "1000000000.0"
 _CMP = ("<", "==", "!=", ">", "<=", ">=")
 _INT_WAVE = ("wave_sum", "wave_min", "wave_max", "readfirstlane", "prefix_sum",
              "inclusive_sum", "shuffle", "ballot")
@@ -199,8 +207,15 @@ class _Fn:
     no_continue: int = 0           # enclosing loops whose exit check is at the bottom
     menus: dict[Any, tuple[str, ...]] = field(default_factory=dict)
 
+    fins: tuple[str, ...] = ()     # f32 buffers: loaded anywhere (wrapped indices)
+    fouts: tuple[str, ...] = ()    # f32 buffers: touched at the private slots only
+
     def scope(self) -> tuple[Any, ...]:
         return dict(self.vars), list(self.locals), list(self.ins), list(self.outs)
+
+    def floats(self) -> list[str]:
+        """The f32 variables readable here."""
+        return [v for v, t in self.vars.items() if t is F32]
 
     def restore(self, saved: tuple[Any, ...]) -> None:
         self.vars, self.locals, self.ins, self.outs = saved[0], saved[1], saved[2], saved[3]
@@ -255,6 +270,8 @@ class _Gen:
             m += list(_INT_WAVE) * (3 if fn.nest else 2) + ["wave_any", "wave_all"]
         if "div" in on or "fault_div" in on:
             m += ["//", "%"]
+        if fn.fins:
+            m += ["f2i"] * 2
         if "h0" in fn.calls:
             m += ["call", "call"]
             if "branch" in on:
@@ -333,6 +350,8 @@ class _Gen:
             return f"({a} {k} {b})", _widest(ta, tb)
         if k == "select_call":
             return self.select_call(fn, want, sub)
+        if k == "f2i":
+            return self.to_int(fn, want, sub), want
         assert k == "call", k
         return self.call(fn, sub)
 
@@ -419,7 +438,12 @@ class _Gen:
         clobbered local, leaves a different trace."""
         buf, ty = fn.outs[0]
         slot = self.slot(fn)
-        return [f"{pad}{buf}[{slot}] = {buf}[{slot}] + {self.checksum(fn)}"]
+        lines = [f"{pad}{buf}[{slot}] = {buf}[{slot}] + {self.checksum(fn)}"]
+        fold = self.f32_checksum(fn)
+        if fold and fn.fouts:
+            out, slot = fn.fouts[0], self.slot(fn)
+            lines.append(f"{pad}{out}[{slot}] = {out}[{slot}] * 0.5 + ({fold})")
+        return lines
 
     def folded(self, fn: _Fn, value: str) -> str:
         """A helper's result with its locals' checksum folded in."""
@@ -526,6 +550,87 @@ class _Gen:
             return f"shuffle({x}, {src})", tx
         return f"{op}({x})", tx
 
+    # ------------------------------------------------------------------ f32
+
+    def f32_menu(self, fn: _Fn) -> tuple[str, ...]:
+        menu = fn.menus.get("f32")
+        if menu is not None:
+            return menu
+        m = ["leaf", "+", "-", "*", "leaf", "load", "load", "fma", "min", "max", "neg", "abs",
+             "from_int", "mul_add", "mul_add"]
+        if "branch" in self.on:
+            m += ["select"]
+        if "wave" in self.on:
+            m += ["wave_min", "wave_max", "readfirstlane", "shuffle"] * (2 if fn.nest else 1)
+        menu = fn.menus["f32"] = tuple(m)
+        return menu
+
+    def f32_leaf(self, fn: _Fn) -> str:
+        menu = ["0.0", *fn.floats(), *fn.floats(), "load", "const", "1.0", "from_int"]
+        k = self.pick(menu)
+        if k == "const":
+            return self.pick(_F32_CONSTS)
+        if k == "load":
+            return self.f32_load(fn, 0)
+        if k == "from_int":
+            return f"f32({self.leaf(fn, I64)[0]})"
+        return k
+
+    def f32_load(self, fn: _Fn, sub: int) -> str:
+        buf = self.pick(fn.fins)
+        if fn.fouts and self.pick(("in", "in", "out")) == "out":
+            return f"{self.pick(fn.fouts)}[{self.slot(fn)}]"
+        return f"{buf}[{self.index(fn, buf, sub)}]"
+
+    def f32_expr(self, fn: _Fn, depth: int) -> str:
+        """An f32 expression (the kernel's f32 buffers and variables, conversions of
+        integers, fma/min/max/abs, the wave operations whose result is exact)."""
+        if depth <= 0:
+            return self.f32_leaf(fn)
+        k = self.pick(self.f32_menu(fn))
+        sub = depth - 1
+        if k == "leaf":
+            return self.f32_leaf(fn)
+        if k in _F32_OPS:
+            return f"({self.f32_expr(fn, sub)} {k} {self.f32_expr(fn, sub)})"
+        if k == "mul_add":  # a * b + c: two roundings, the shape contraction changes
+            a, b, c = (self.f32_expr(fn, sub) for _ in range(3))
+            return f"({a} * {b} + {c})"
+        if k == "load":
+            return self.f32_load(fn, sub)
+        if k == "fma":
+            return f"fma({self.f32_expr(fn, sub)}, {self.f32_expr(fn, sub)}, " \
+                   f"{self.f32_expr(fn, sub)})"
+        if k in ("min", "max"):
+            return f"{k}({self.f32_expr(fn, sub)}, {self.f32_expr(fn, sub)})"
+        if k == "neg":
+            return f"(-{self.f32_expr(fn, sub)})"
+        if k == "abs":
+            return f"abs({self.f32_expr(fn, sub)})"
+        if k == "from_int":
+            return f"f32({self.int_expr(fn, I64, sub)[0]})"
+        if k == "select":
+            c = self.cond(fn, sub)
+            return f"({self.f32_expr(fn, sub)} if {c} else {self.f32_expr(fn, sub)})"
+        x = self.f32_expr(fn, sub)
+        if k == "shuffle":
+            src = self.pick(("lane() ^ 1", "0", "lane() + 1", "lane() - 1"))
+            return f"shuffle({x}, {src})"
+        return f"{k}({x})"
+
+    def to_int(self, fn: _Fn, want: Type, sub: int) -> str:
+        """An f32 converted to an integer: raw (NaN and values past the type fault) only
+        where conversion faults are on, else clamped first (a NaN loses to the bound)."""
+        x = self.f32_expr(fn, sub)
+        if "fault_convert" not in self.on:
+            x = f"min(max({x}, -{_F32_CLAMP}), {_F32_CLAMP})"
+        return f"{'i64' if want is I64 else 'i32'}({x})"
+
+    def f32_checksum(self, fn: _Fn) -> str:
+        """The readable f32 locals folded into one f32 (each scaled apart), or ''."""
+        names = fn.floats()
+        return " + ".join(v if i == 0 else f"{v} * {2 * i + 1}.0" for i, v in enumerate(names))
+
     def bool_menu(self, fn: _Fn) -> tuple[str, ...]:
         menu = fn.menus.get("bool")
         if menu is not None:
@@ -537,6 +642,8 @@ class _Gen:
                 m += ["and_call"] * 3
         if "wave" in self.on:
             m += ["wave_any", "wave_all"] * 3 + ["rfl"] * 2 + ["elect"] * 2
+        if fn.fins:
+            m += ["fcmp"] * 3
         menu = fn.menus["bool"] = tuple(m)
         return menu
 
@@ -547,6 +654,9 @@ class _Gen:
             a, _ = self.int_expr(fn, I64, sub, "dyn")
             b, _ = self.int_expr(fn, I64, sub, "small")
             return f"({a} {k} {b})"
+        if k == "fcmp":  # IEEE: false with a NaN, except !=
+            a = self.f32_expr(fn, sub)
+            return f"({a} {self.pick(_CMP)} {self.f32_expr(fn, 0)})"
         if depth <= 0 and k not in ("flag",):
             # no room for nesting: a comparison of two leaves
             a, _ = self.leaf(fn, I64, "dyn")
@@ -573,7 +683,8 @@ class _Gen:
         """Statement productions for where `fn` is now, simplest first (repeats are
         weights)."""
         key = ("stmt", fn.loops > 0, fn.loops < fn.max_loops, fn.nest, bool(fn.locals),
-               len(fn.outs), len(fn.ins), bool(_private(fn)), fn.no_continue > 0)
+               len(fn.outs), len(fn.ins), bool(_private(fn)), fn.no_continue > 0,
+               bool(fn.floats()))
         menu = fn.menus.get(key)
         if menu is not None:
             return menu
@@ -607,6 +718,14 @@ class _Gen:
             m += ["wave_assign"] * (5 if fn.nest else 3)
         if "logic" in on:
             m.append("assign_bool")
+        if fn.fins:
+            # a float carried round a loop: reassigned more inside loops
+            m += ["fassign"] * 3 + (["freassign"] * (5 if fn.loops else 1) if fn.floats()
+                                    else [])
+            if "fault_convert" in on:
+                m += ["plant_convert"] * 3
+            if fn.fouts:
+                m += ["fstore", "fstore"]
         if "fault_fail" in on:
             m += ["fail", "fail", "plant_fail", "plant_fail", "plant_fail"]
         if "fault_div" in on:
@@ -691,6 +810,20 @@ class _Gen:
             return [f"{pad}{name} = {a} {self.pick(_ARITH[:3] + _ARITH[4:6])} {b}"]
         value, _ = self.int_expr(fn, ty, 2)
         return [f"{pad}{name} = {value}"]
+
+    def _s_fassign(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        value = self.f32_expr(fn, 2)
+        if k == "freassign":  # a loop-carried float, under divergence a masked def
+            name = self.pick(fn.floats())
+            return [f"{pad}{name} = {value}"]
+        name = self.name("f")
+        fn.vars[name] = F32
+        return [f"{pad}{name} = {value}"]
+
+    def _s_fstore(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        out, slot = self.pick(fn.fouts), self.slot(fn)
+        return [f"{pad}{out}[{slot}] = {out}[{slot}] * {self.f32_expr(fn, 1)} + "
+                f"{self.f32_expr(fn, 1)}"]
 
     def _s_assign_bool(self, fn: _Fn, pad: str, k: str) -> list[str]:
         c = self.cond(fn, 1)
@@ -798,6 +931,15 @@ class _Gen:
         victim = self.num(0, 12)
         return [f"{pad}if {fn.gid} == {victim}:", f"{pad}    fail({victim + 100})"]
 
+    def _s_plant_convert(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        """A conversion that faults for one workitem: of NaN (infinity times zero), of
+        an infinity, or of a value past the integer type."""
+        bad = self.pick(("3.4028235e+38 * 2.0 * 0.0", "3000000000.0", "-3.4028235e+38 * 2.0",
+                         "-2147483904.0"))
+        value = self.f32_expr(fn, 1)
+        cond = f"{fn.gid} == {self.num(0, 12)}"
+        return [f"{pad}{self.new_var(fn, I32)} = i32(({bad}) if {cond} else {value})"]
+
     def _s_plant_div(self, fn: _Fn, pad: str, k: str) -> list[str]:
         value, ty = self.int_expr(fn, I32, 1)
         return [f"{pad}{self.new_var(fn, ty)} = {value} // ({fn.gid} - {self.num(0, 12)})"]
@@ -855,15 +997,18 @@ class _Gen:
             bufs.append(BufferSpec("out2", "i64" if out_ty is I32 else "i32", "out", self.K))
         if "atomic" in on:
             bufs.append(BufferSpec("acc", str(acc_ty), "acc"))
+        if "f32" in on:
+            bufs += [BufferSpec("fin", "f32", "in"), BufferSpec("fout", "f32", "out", self.K)]
         scalars = [ScalarSpec("s", "i32", -1, MAX_LOOP)]
         if wide:
             scalars.append(ScalarSpec("t", "i64", -(2**63), 2**63 - 1))
         if "logic" in on:
             scalars.append(ScalarSpec("flag", "bool", 0, 1))
         _ty = {"i32": I32, "i64": I64}
-        ins = [(b.name, _ty[b.dtype]) for b in bufs if b.role == "in"]
-        outs = [(b.name, _ty[b.dtype]) for b in bufs if b.role == "out"]
-        accs = [(b.name, _ty[b.dtype]) for b in bufs if b.role == "acc"]
+        ints = [b for b in bufs if b.dtype != "f32"]
+        ins = [(b.name, _ty[b.dtype]) for b in ints if b.role == "in"]
+        outs = [(b.name, _ty[b.dtype]) for b in ints if b.role == "out"]
+        accs = [(b.name, _ty[b.dtype]) for b in ints if b.role == "acc"]
         self.hv_out = out_ty
         self.hv_acc = accs[0] if accs else None
         calls = ("h0", "hv") if "helper" in on else ()
@@ -874,7 +1019,8 @@ class _Gen:
             variables["flag"] = BOOL
         deep = "deep" in on
         fn = _Fn(ENTRY, "g", variables, [], ins, outs, accs, calls, None, True, 0,
-                 max_loops=4 if deep else 2, max_nest=6 if deep else 3, small=deep)
+                 max_loops=4 if deep else 2, max_nest=6 if deep else 3, small=deep,
+                 fins=("fin",) if "f32" in on else (), fouts=("fout",) if "f32" in on else ())
         # Each enabled feature's main statement appears at least once (the last ones
         # drawn when not drawn before), so a feature switched on is a feature used.
         anchors = {"memory": "alias", "atomic": "atomic", "loop": "for", "branch": "ifelse",
@@ -887,7 +1033,13 @@ class _Gen:
             required += ("call_assign",)
         if "fault_fail" in on:
             required += ("fail",)
+        if "f32" in on:
+            required += ("fassign", "fstore")
+            if "fault_convert" in on:
+                required += ("plant_convert",)
         body = ["    g = gid()"]
+        if "f32" in on:  # a float the statements after may carry through loops
+            body += self._s_fassign(fn, "    ", "fassign")
         if "return_wave" in required and self.pick((False, True)):
             # first: few values are held for the other lanes yet, so the returned lanes'
             # temporaries take the registers of those few (whole-wave ones among them)
@@ -988,6 +1140,10 @@ _STATEMENTS: dict[str, Callable[[_Gen, _Fn, str, str], list[str]]] = {
     "alloc": _Gen._s_alloc,
     "alloc_store": _Gen._s_alloc_store,
     "alias": _Gen._s_alias,
+    "fassign": _Gen._s_fassign,
+    "freassign": _Gen._s_fassign,
+    "fstore": _Gen._s_fstore,
+    "plant_convert": _Gen._s_plant_convert,
 }
 
 
@@ -1152,6 +1308,8 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int,
     for f in FAULT_FEATURES:
         if pct >= 100 or (pct > 0 and draw(_PERCENT) >= 100 - pct):
             on.add(f)
+    if "f32" not in on:
+        on.discard("fault_convert")  # nothing to convert
     features = frozenset(on)
     gen = _Gen(draw, features, max_statements)
     out_ty = gen.pick((I32, I64))

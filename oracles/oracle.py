@@ -34,7 +34,8 @@ class ReferenceTarget(Target):
 
     name = "reference"
     description = "the reference oracle run as a target: every workitem, in wave order"
-    capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "workgroups"})
+    capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "workgroups",
+                              "f32"})
     option_names: tuple[str, ...] = ()  # only the common ones (difftest.core.options)
     mutant_names: tuple[str, ...] = ()
 

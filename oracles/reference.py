@@ -66,7 +66,8 @@ from difftest.core.fullrun import FullRun, WriteLog
 from difftest.core.options import describe_budget, trip_budget
 from difftest.core.ir import nodes as n
 from difftest.core.ir.walk import has_barriers
-from difftest.core.ir.types import BOOL, Type
+from difftest.core import f32
+from difftest.core.ir.types import BOOL, F32, Type
 from difftest.core.outcome import (
     Fault,
     Frame,
@@ -88,7 +89,48 @@ Vals = tuple[Lanes, Array]  # the lanes that evaluated without faulting, and the
 
 def _dtype(ty: Type | None) -> type[np.generic]:
     """The array type holding values of `ty` (buffer references are buffer numbers)."""
-    return np.bool_ if ty is BOOL else np.int64
+    return np.bool_ if ty is BOOL else np.float32 if ty is F32 else np.int64
+
+
+# f32 (docs/semantics.md, "32-bit floats"): lanes hold np.float32, whose + - * are
+# binary32's, correctly rounded; memory holds the bits. The rest is spelled out here.
+
+def _f32_bits(v: Array) -> Array:
+    """Values as memory holds them: their bits as int64, every NaN the one quiet NaN."""
+    bits = v.astype(np.float32).view(np.int32).astype(np.int64)
+    return np.where(np.isnan(v), f32.NAN_BITS, bits)
+
+
+def _f32_values(bits: Array) -> Array:
+    return bits.astype(np.int32).view(np.float32)
+
+
+def _f32_from_int(v: Array) -> Array:
+    """`f32(i)`: round to nearest even, once (binary64 holds |i| < 2^53 exactly)."""
+    small = np.abs(v) < 2 ** 53
+    out = v.astype(np.float64).astype(np.float32)
+    for k in np.flatnonzero(~small).tolist():
+        out[k] = f32.from_int(int(v[k]))
+    return out
+
+
+def _f32_pick(a: Array, b: Array, smaller: bool) -> Array:
+    """`min` / `max`: a NaN loses to a number; -0.0 is below +0.0."""
+    with np.errstate(invalid="ignore"):
+        better = (a < b) if smaller else (a > b)
+    tie = (a == b) & (np.signbit(a) == smaller)  # the zero of the wanted sign
+    take_a = np.isnan(b) | better | tie
+    return np.where(np.isnan(a), b, np.where(take_a, a, b)).astype(np.float32)
+
+
+def _f32_reduce(waves: _Waves, x: Array, smaller: bool) -> Array:
+    """`wave_min` / `wave_max` of f32: NaNs left out unless all are; of equal zeros,
+    -0.0 is the smaller."""
+    r = waves.reduce(np.fmin if smaller else np.fmax, x)
+    wanted, other = (np.float32(-0.0), np.float32(0.0)) if smaller else \
+        (np.float32(0.0), np.float32(-0.0))
+    has_wanted = waves.reduce(np.logical_or, (x == 0) & (np.signbit(x) == smaller))
+    return np.where(r == 0, np.where(has_wanted, wanted, other), r).astype(np.float32)
 
 
 def _at(lanes: Lanes, values: Array, keep: Lanes) -> Array:
@@ -581,7 +623,9 @@ class _Run:
         values = _at(got, values, done)
         refs = act.get(s.buffer, done)
         ok = self.in_bounds(act, done, refs, index, s.line)
-        self.mem.store(done[ok], refs[ok], index[ok], values[ok])
+        values = values[ok]
+        self.mem.store(done[ok], refs[ok], index[ok],
+                       _f32_bits(values) if values.dtype == np.float32 else values)
         return done[ok]
 
     def s_AtomicAdd(self, act: _Activation, s: n.AtomicAdd, lanes: Lanes) -> Lanes:
@@ -740,6 +784,8 @@ class _Run:
         done, v = self.evaluate(act, e.operand, lanes)
         if e.op == "not":
             return done, ~v
+        if e.ty is F32:  # flips the sign bit, of a zero or a NaN too
+            return done, -v
         bits = _bits(e.ty)
         if e.op == "-":
             return done, _wrap(-v, bits)
@@ -749,6 +795,9 @@ class _Run:
         got, a = self.evaluate(act, e.left, lanes)
         done, b = self.evaluate(act, e.right, got)
         a = _at(got, a, done)
+        if e.ty is F32:
+            with np.errstate(all="ignore"):  # overflow to inf, inf - inf: IEEE's answers
+                return done, (a + b if e.op == "+" else a - b if e.op == "-" else a * b)
         if e.op in ("//", "%"):
             zero = b == 0
             if zero.any():
@@ -759,7 +808,8 @@ class _Run:
     def e_Compare(self, act: _Activation, e: n.Compare, lanes: Lanes) -> Vals:
         got, a = self.evaluate(act, e.left, lanes)
         done, b = self.evaluate(act, e.right, got)
-        return done, _COMPARE[e.op](_at(got, a, done), b)
+        with np.errstate(invalid="ignore"):  # a NaN compares false (!= true)
+            return done, _COMPARE[e.op](_at(got, a, done), b)
 
     def e_Logic(self, act: _Activation, e: n.Logic, lanes: Lanes) -> Vals:
         done, left = self.evaluate(act, e.left, lanes)
@@ -778,7 +828,8 @@ class _Run:
         done, index = self.evaluate(act, e.index, lanes)
         refs = act.get(e.buffer, done)
         ok = self.in_bounds(act, done, refs, index, e.line)
-        return done[ok], self.mem.load(done[ok], refs[ok], index[ok])
+        loaded = self.mem.load(done[ok], refs[ok], index[ok])
+        return done[ok], _f32_values(loaded) if e.ty is F32 else loaded
 
     def e_Len(self, act: _Activation, e: n.Len, lanes: Lanes) -> Vals:
         return lanes, self.mem.sizes[act.get(e.buffer, lanes)]
@@ -792,7 +843,26 @@ class _Run:
 
     def e_Cast(self, act: _Activation, e: n.Cast, lanes: Lanes) -> Vals:
         done, v = self.evaluate(act, e.operand, lanes)
+        if e.ty is F32:
+            return done, v if v.dtype == np.float32 else _f32_from_int(v.astype(np.int64))
+        if v.dtype == np.float32:  # truncation; NaN and what the type cannot hold fault
+            limit = np.float32(2.0 ** (_bits(e.ty) - 1))
+            with np.errstate(invalid="ignore"):
+                ok = (v >= -limit) & (v < limit)
+            if not ok.all():
+                self.fault(act, done[~ok], "invalid_conversion", e.line)
+                done, v = done[ok], v[ok]
+            return done, np.trunc(v).astype(np.int64)
         return done, _wrap(v.astype(np.int64), _bits(e.ty))
+
+    def e_MathOp(self, act: _Activation, e: n.MathOp, lanes: Lanes) -> Vals:
+        done, args = self._args(act, e.args, lanes)
+        if e.op == "abs":
+            return done, np.abs(args[0])
+        if e.op == "fma":  # one rounding of the exact a * b + c
+            out = [f32.fma(float(a), float(b), float(c)) for a, b, c in zip(*args)]
+            return done, np.array(out, dtype=np.float32)
+        return done, _f32_pick(args[0], args[1], smaller=e.op == "min")
 
     def _args(self, act: _Activation, args: tuple[n.Expr, ...], lanes: Lanes
               ) -> tuple[Lanes, list[Array]]:
@@ -831,6 +901,9 @@ class _Run:
             return active, waves.each(x[waves.first])
         if op == "shuffle":
             return active, self._shuffle(active, waves, x, args[1], e.ty)
+        if e.ty is F32:
+            assert op in ("wave_min", "wave_max"), f"{op} takes no f32"
+            return active, _f32_reduce(waves, x, smaller=op == "wave_min")
         bits = _bits(e.ty)
         if op == "wave_sum":
             return active, _wrap(waves.reduce(np.add, x), bits)

@@ -72,7 +72,8 @@ def bare_declarations(source: str) -> set[str]:
 
 #: a pointer set to null where it is declared or assigned (`Ctx *C = 0;`): C-Vise makes
 #: one of an argument it cut, and a reader's first question is whether it is dereferenced
-_NULL_POINTER = re.compile(r"\*\s*\w+\s*=\s*(?:0|NULL|\(\s*void\s*\*\s*\)\s*0)\s*[;,)]")
+_NULL_POINTER = re.compile(
+    r"\*(?:\s*\w+)+\s*=\s*(?:0|NULL|\(\s*void\s*\*\s*\)\s*0)\s*[;,)]")  # qualifiers too
 
 #: OpenCL C through clang's front end (no code made): the warnings of undefined behaviour
 #: it can see without running, as errors

@@ -4,13 +4,18 @@ The JSON contract (field names fixed by the foundation issue)::
 
     {"kernel": "<source>", "entry": "<kernel name>",
      "launch": {"n": <workitems>, "wave": <wave size>, "group": <workgroup size>},
-     "args": {"<buffer>": {"dtype": "i32"|"i64", "data": [...]}, "<scalar>": <int|bool>},
+     "args": {"<buffer>": {"dtype": "i32"|"i64"|"f32", "data": [...]},
+              "<scalar>": <int|bool|number>},
      "schedule": {...}, "options": {...}, "policy": "stream"|"sequential", ...}
 
 Loading validates everything against the kernel's signature and raises one `CaseError`
 naming the file, the field and what is wrong. `launch.group` (version 3) is optional: a
 launch without it has workgroups of one wave. Unknown top-level fields are kept (notes,
 expected verdicts, mutants) so a round trip loses nothing.
+
+An f32 is a JSON number that binary32 holds exactly, or "nan", "inf", "-inf"; in memory
+an f32 buffer is an int32 array of the values' bits (difftest/core/f32.py), so every
+target moves it as it moves an i32 buffer; an f32 scalar is a Python float.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from difftest.core.errors import CaseError, KernelError
 from difftest.core.host import parse_host
 from difftest.core.ir import parse
 from difftest.core.ir.nodes import Function, Program
-from difftest.core.ir.types import BOOL, DTYPES, Type, int_range
+from difftest.core import f32
+from difftest.core.ir.types import BOOL, DTYPES, F32, Type, int_range
 from difftest.core.options import COMMON
 
 MAX_WORKITEMS = 1 << 22
@@ -38,7 +44,32 @@ _KNOWN = ("kernel", "entry", "launch", "args", "schedule", "options", "policy", 
 #: 3 added `launch.group`)
 VERSION = 3
 
-Arg = np.ndarray | int | bool
+Arg = np.ndarray | int | bool | float
+
+_SPECIAL = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+
+
+def f32_json(x: float) -> float | str:
+    """An f32 as a case file writes it: its shortest decimal, or "nan", "inf", "-inf"."""
+    if x != x:
+        return "nan"
+    if x in (float("inf"), float("-inf")):
+        return "inf" if x > 0 else "-inf"
+    return float(f32.shortest(x))
+
+
+def _f32_value(v: Any, where: str) -> float:
+    if isinstance(v, str) and v in _SPECIAL:
+        return _SPECIAL[v]
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise CaseError(f"{where}: expected an f32 (a number, \"nan\", \"inf\" or "
+                        f"\"-inf\"), got {v!r}")
+    x = float(v)
+    if not f32.written(x) or (isinstance(v, int) and x != v):
+        raise CaseError(f"{where}: {v!r} is not an f32: write the value exactly or as the "
+                        f"shortest decimal of one (the nearest is "
+                        f"{f32.shortest(f32.rounded(x))}, exactly {f32.rounded(x)!r})")
+    return f32.rounded(x)
 
 
 @dataclass
@@ -105,10 +136,17 @@ class Case:
 
     def to_json(self) -> dict[str, Any]:
         args: dict[str, Any] = {}
+        types = {p.name: p.ty for p in self.function.params}
         for name, v in self.args.items():
             if isinstance(v, np.ndarray):
+                if types[name].element is F32:
+                    args[name] = {"dtype": "f32",
+                                  "data": [f32_json(f32.from_bits(int(x))) for x in v]}
+                    continue
                 dtype = "i32" if v.dtype == np.int32 else "i64"
                 args[name] = {"dtype": dtype, "data": [int(x) for x in v]}
+            elif isinstance(v, float):
+                args[name] = f32_json(v)
             else:
                 args[name] = v
         out: dict[str, Any] = {
@@ -243,10 +281,18 @@ def _arg(v: Any, ty: Type, where: str) -> Arg:
             raise CaseError(f"{where}: a buffer argument is {{\"dtype\": ..., \"data\": [...]}}")
         dtype = DTYPES.get(v["dtype"]) if isinstance(v["dtype"], str) else None
         if dtype is None:
-            raise CaseError(f"{where}.dtype: expected i32 or i64, got {v['dtype']!r}")
+            raise CaseError(f"{where}.dtype: expected i32, i64 or f32, got {v['dtype']!r}")
         if dtype is not ty.element:
             raise CaseError(f"{where}.dtype: is {v['dtype']} but the parameter is {ty}")
         data = v["data"]
+        if dtype is F32:
+            if not isinstance(data, list):
+                raise CaseError(f"{where}.data: expected a list of f32 values")
+            if len(data) > MAX_BUFFER_LENGTH:
+                raise CaseError(f"{where}.data: a buffer of {len(data)} elements is over "
+                                f"{MAX_BUFFER_LENGTH}")
+            return np.array([f32.to_bits(_f32_value(x, f"{where}.data[{i}]"))
+                             for i, x in enumerate(data)], dtype=np.int32)
         if not isinstance(data, list) or not all(_int(x) for x in data):
             raise CaseError(f"{where}.data: expected a list of integers")
         if len(data) > MAX_BUFFER_LENGTH:
@@ -261,6 +307,8 @@ def _arg(v: Any, ty: Type, where: str) -> Arg:
         if not isinstance(v, bool):
             raise CaseError(f"{where}: expected true or false, got {v!r}")
         return v
+    if ty is F32:
+        return _f32_value(v, where)
     if not _int(v):
         raise CaseError(f"{where}: expected an integer ({ty}), got {v!r}")
     lo, hi = int_range(ty)

@@ -35,7 +35,10 @@ import numpy as np
 
 from difftest.core.errors import CaseError
 from difftest.core.ir.nodes import Function
-from difftest.core.ir.types import DTYPES, I64, int_range
+from difftest.core.ir.types import DTYPES, F32, I64, int_range
+
+#: the buffers a host program creates: integers (an f32 kernel has no host program)
+_HOST_DTYPES = ("i32", "i64")
 
 OPS = ("create", "write", "read", "map", "map_read", "map_write", "unmap", "free", "launch")
 MAX_STEPS = 256
@@ -83,6 +86,9 @@ def parse_host(obj: Any, fn: Function, where: str) -> list[dict[str, Any]]:
     if len(obj) > MAX_STEPS:
         raise CaseError(f"{where}: field 'host' has {len(obj)} steps (at most {MAX_STEPS})")
     buffers = {p.name: p.ty for p in fn.params if p.ty.is_buffer}
+    if any(p.ty is F32 or p.ty.is_buffer and p.ty.element is F32 for p in fn.params):
+        raise CaseError(f"{where}: a host program moves integer buffers only; kernel "
+                        f"'{fn.name}' takes f32 (docs/semantics.md, \"32-bit floats\")")
     steps = []
     for i, step in enumerate(obj):
         at = f"{where}: host step {i}"
@@ -100,8 +106,8 @@ def parse_host(obj: Any, fn: Function, where: str) -> list[dict[str, Any]]:
             if key in step and (not isinstance(step[key], str) or not step[key]):
                 raise CaseError(f"{at}: field '{key}' must be a non-empty name")
         if op == "create":
-            if step["dtype"] not in DTYPES:
-                raise CaseError(f"{at}: field 'dtype' must be one of {', '.join(DTYPES)}")
+            if step["dtype"] not in _HOST_DTYPES:
+                raise CaseError(f"{at}: field 'dtype' must be one of {', '.join(_HOST_DTYPES)}")
             if not _count(step["length"]) or step["length"] > MAX_LENGTH:
                 raise CaseError(f"{at}: field 'length' must be an integer 0..{MAX_LENGTH}")
         if op == "map" and step["mode"] not in ("read", "write"):

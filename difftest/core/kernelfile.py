@@ -11,8 +11,9 @@ kernel can be checked as it is written, with no JSON to escape by hand.
 Header lines start with `# difftest:` and may sit anywhere in the file (they are comments
 to the kernel language, so the kernel's line numbers are the file's). Keys:
 - `launch n=N wave=W [group=G]` (required, here or on the command line);
-- `arg NAME = VALUE`, one per parameter: an integer, `true` or `false`, or a buffer
-  `i32[v, ...]` / `i64[v, ...]`, optionally repeated: `i32[0] * 16`, `i64[1, 2] * 4`;
+- `arg NAME = VALUE`, one per parameter: an integer, a float (an f32), `true` or
+  `false`, or a buffer `i32[v, ...]` / `i64[v, ...]` / `f32[v, ...]` (f32 elements are
+  numbers or nan, inf, -inf), optionally repeated: `i32[0] * 16`, `f32[1.5, nan] * 4`;
 - `entry NAME` (default: the file's first function);
 - `schedule {...}`, `options {...}` (JSON objects, as in a case file), `policy NAME`,
   `host [...]` (a host program, a JSON list of steps as in a case file).
@@ -33,7 +34,8 @@ from difftest.core.errors import CaseError
 from difftest.core.jsonio import read_json
 
 PREFIX = "# difftest:"
-_BUFFER = re.compile(r"^(i32|i64)\[(.*)\]\s*(?:\*\s*(\d+))?$", re.S)
+_BUFFER = re.compile(r"^(i32|i64|f32)\[(.*)\]\s*(?:\*\s*(\d+))?$", re.S)
+_FLOAT = re.compile(r"^-?(?:\d+\.\d*|\.\d+|\d+(?:\.\d*)?[eE][-+]?\d+|\d*\.\d+[eE][-+]?\d+)$")
 _NAME = re.compile(r"^(?!\d)\w+$")  # a Python identifier, as the kernel's own names
 MAX_LENGTH = MAX_BUFFER_LENGTH  # one limit, whichever form a case is written in
 
@@ -45,16 +47,25 @@ def parse_value(text: str, where: str) -> Any:
         return text.lower() == "true"
     if re.fullmatch(r"-?\d+", text):
         return int(text)
+    if _FLOAT.match(text):
+        return float(text)
     m = _BUFFER.match(text)
     if m is None:
-        raise CaseError(f"{where}: expected an integer, true/false or a buffer such as "
-                        f"i32[1, 2, 3] or i64[0] * 8, got {text[:40]!r}")
+        raise CaseError(f"{where}: expected an integer, a float, true/false or a buffer "
+                        f"such as i32[1, 2, 3], i64[0] * 8 or f32[0.5, nan], got "
+                        f"{text[:40]!r}")
     dtype, items, times = m.group(1), m.group(2).strip(), m.group(3)
-    data = []
+    data: list[int | float | str] = []
     for item in (x.strip() for x in items.split(",")) if items else ():
-        if not re.fullmatch(r"-?\d+", item):
-            raise CaseError(f"{where}: buffer element {item[:20]!r} is not an integer")
-        data.append(int(item))
+        if dtype == "f32" and (_FLOAT.match(item) or re.fullmatch(r"-?\d+", item)):
+            data.append(float(item))
+        elif dtype == "f32" and item in ("nan", "inf", "-inf"):
+            data.append(item)  # as a case file writes them
+        elif re.fullmatch(r"-?\d+", item):
+            data.append(int(item))
+        else:
+            raise CaseError(f"{where}: buffer element {item[:20]!r} is not "
+                            + ("a number" if dtype == "f32" else "an integer"))
     count = int(times) if times is not None else 1
     if len(data) * count > MAX_LENGTH:
         raise CaseError(f"{where}: a buffer of {len(data) * count} elements is over "

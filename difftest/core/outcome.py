@@ -17,7 +17,7 @@ from difftest.core.errors import CaseError
 
 COMPLETED, FAULTED, NEVER_RAN = "completed", "faulted", "never_ran"
 STATUSES = (COMPLETED, FAULTED, NEVER_RAN)
-FAULT_KINDS = ("out_of_bounds", "division_by_zero", "fail")
+FAULT_KINDS = ("out_of_bounds", "division_by_zero", "fail", "invalid_conversion")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `name`, `description`: how it is named and listed (`difftest targets`);
 - `capabilities`: `wave_ops` (it runs wave operations), `alloc` (kernels that call
   `alloc()`), `host_programs` (cases' host programs), `workgroups` (launches with a
-  workgroup size, workgroup arrays, barriers and the group work ids), `faults`,
+  workgroup size, workgroup arrays, barriers and the group work ids), `f32` (32-bit
+  floats, docs/semantics.md), `faults`,
   `mutants`: the generators leave out what a target does not declare;
 - `wave_sizes`: the wave sizes W it can run (a real target: its subgroup sizes);
 - `reconvergence`: the model its wave operations are checked against
@@ -146,7 +147,12 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
     if case.group is not None and "workgroups" not in caps:
         return f"workgroups (a launch with group={case.group})"
     from difftest.core.ir import nodes as n
+    from difftest.core.ir.types import F32
     from difftest.core.ir.walk import reachable, walk
+
+    if "f32" not in caps and any(p.ty.is_buffer and p.ty.element is F32 or p.ty is F32
+                                 for p in case.function.params):
+        return "f32 (a parameter of type f32 or Buffer[f32])"
 
     for fn in reachable(case.program, case.entry):
         for node in walk(fn.body):
@@ -156,6 +162,8 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
                 what = {n.Barrier: "barrier()", n.LocalArray: "a workgroup array"}.get(
                     type(node), f"{getattr(node, 'which', '')}()")
                 return f"workgroups ({what} at line {node.line})"
+            if "f32" not in caps and getattr(node, "ty", None) is F32:
+                return f"f32 (line {node.line})"
             if isinstance(node, n.WaveOp) and "wave_ops" not in caps:
                 return f"wave operations ({node.op}() at line {node.line})"
             if isinstance(node, n.Alloc) and "alloc" not in caps:

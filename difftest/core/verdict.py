@@ -12,13 +12,16 @@ allows, with exactly the ran workitems' writes applied).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
 
 import numpy as np
 
+from difftest.core import f32
 from difftest.core.case import Case
+from difftest.core.ir.types import F32
 from difftest.core.fullrun import FullRun, HostRun, OracleRun
 from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome, TargetError
 
@@ -160,6 +163,8 @@ def check_outcome(case: Case, full: OracleRun | None, outcome: Outcome, policy: 
         assert isinstance(full, HostRun), "a host program's case takes its HostRun"
         return _check_host(case, full, outcome, policy, wave_granularity)
     assert full is None or isinstance(full, FullRun), "a launch's case takes its FullRun"
+    floats = f32_buffers(case)
+    outcome = canonical_floats(outcome, floats)
     decided = _r0_error(full, outcome, oracle_error)
     if decided is not None:
         return decided
@@ -171,7 +176,7 @@ def check_outcome(case: Case, full: OracleRun | None, outcome: Outcome, policy: 
     rules: list[Callable[[], Verdict | None]] = [
         lambda: _r1_exception(case, run, outcome, policy),
         lambda: _r2_fates(case, run, outcome),
-        lambda: _r3_memory(run, outcome),
+        lambda: _r3_memory(run, outcome, floats),
         lambda: _r4_atomics(run, outcome),
     ]
     if wave_granularity:
@@ -294,7 +299,34 @@ def _r2_fates(case: Case, full: FullRun, outcome: Outcome) -> Verdict | None:
     return None
 
 
-def _r3_memory(full: FullRun, outcome: Outcome) -> Verdict | None:
+def f32_buffers(case: Case) -> frozenset[str]:
+    """The case's buffers of f32 (their elements are bits: compared as such, shown as
+    floats)."""
+    return frozenset(p.name for p in case.function.params
+                     if p.ty.is_buffer and p.ty.element is F32)
+
+
+def canonical_floats(outcome: Outcome, floats: frozenset[str]) -> Outcome:
+    """`outcome` with every NaN of its f32 buffers the one quiet NaN: any NaN equals any
+    NaN (docs/semantics.md, "32-bit floats"), whatever sign or payload a target left."""
+    if not floats or not any(name in outcome.buffers for name in floats):
+        return outcome
+    buffers = dict(outcome.buffers)
+    for name in floats & set(buffers):
+        bits = np.asarray(buffers[name], dtype=np.int64)
+        exponent, fraction = (bits >> 23) & 0xFF, bits & 0x7FFFFF
+        buffers[name] = np.where((exponent == 0xFF) & (fraction != 0), f32.NAN_BITS,
+                                 bits).astype(np.int32)
+    return dataclasses.replace(outcome, buffers=buffers)
+
+
+def shown(name: str, value: int, floats: frozenset[str]) -> int | float:
+    """An element as a report shows it: an f32 buffer's as its float."""
+    return f32.from_bits(value) if name in floats else value
+
+
+def _r3_memory(full: FullRun, outcome: Outcome, floats: frozenset[str] = frozenset()
+               ) -> Verdict | None:
     """R3: every plain location holds what the ran workitems' write logs leave there."""
     exp = _expected_memory(full, [s != NEVER_RAN for s in outcome.status])
     if set(outcome.buffers) != set(exp.plain):
@@ -309,7 +341,7 @@ def _r3_memory(full: FullRun, outcome: Outcome) -> Verdict | None:
             if (name, int(i)) in exp.atomic_locations:
                 continue
             return _memory_mismatch(full, outcome.status, name, int(i), int(want_buf[i]),
-                                    int(got[i]))
+                                    int(got[i]), floats)
     return None
 
 
@@ -345,15 +377,18 @@ def _partly_never_ran(n: int, unit: int, status: list[str]
     return None
 
 
-def memory_differences(full: FullRun, outcome: Outcome, limit: int = 20
-                       ) -> tuple[list[tuple[str, int, int, int, list[int]]], int]:
+def memory_differences(full: FullRun, outcome: Outcome, limit: int = 20,
+                       floats: frozenset[str] = frozenset()
+                       ) -> tuple[list[tuple[str, int, Any, Any, list[int]]], int]:
     """Where the outcome's memory differs from what a run of its ran workitems leaves:
     up to `limit` (buffer, index, expected, actual, writers) rows, and how many differ
-    in all. A location only atomics touch is compared with its sum (R4)."""
+    in all. A location only atomics touch is compared with its sum (R4). The values of
+    the buffers in `floats` (`f32_buffers`) are compared as bits and given as floats."""
     if outcome.error is not None or len(outcome.status) != len(full.writes):
         return [], 0
+    outcome = canonical_floats(outcome, floats)
     exp = _expected_memory(full, [s != NEVER_RAN for s in outcome.status])
-    rows: list[tuple[str, int, int, int, list[int]]] = []
+    rows: list[tuple[str, int, Any, Any, list[int]]] = []
     total = 0
     for name, want_buf in exp.plain.items():
         if name not in outcome.buffers:
@@ -370,7 +405,8 @@ def memory_differences(full: FullRun, outcome: Outcome, limit: int = 20
             if len(rows) < limit:
                 atomic = (name, i) in exp.atomic_locations
                 who = sorted({g for g, _ in _writers(full, name, i, atomic)})
-                rows.append((name, i, int(want[i]), int(got[i]), who))
+                rows.append((name, i, shown(name, int(want[i]), floats),
+                             shown(name, int(got[i]), floats), who))
     return rows, total
 
 
@@ -380,7 +416,7 @@ def _writers(full: FullRun, name: str, i: int, atomic: bool) -> list[tuple[int, 
 
 
 def _memory_mismatch(full: FullRun, status: list[str], name: str, i: int,
-                     want: int, got: int) -> Verdict:
+                     want: int, got: int, floats: frozenset[str] = frozenset()) -> Verdict:
     writers = _writers(full, name, i, atomic=False)
     who = sorted({g for g, _ in writers})
     loc = f"{name}[{i}]"
@@ -396,7 +432,8 @@ def _memory_mismatch(full: FullRun, status: list[str], name: str, i: int,
     if not who:
         return _fail("R3 memory", f"{loc} changed although no workitem writes it", [],
                      want, got)
-    return _fail("R3 memory", f"{loc} holds {got}, expected {want}", who[:8], want, got)
+    return _fail("R3 memory", f"{loc} holds {shown(name, got, floats)!r}, expected "
+                 f"{shown(name, want, floats)!r}", who[:8], want, got)
 
 
 def _atomic_mismatch(full: FullRun, status: list[str], name: str, i: int,

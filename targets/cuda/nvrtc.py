@@ -28,7 +28,7 @@ def compile_ptx(source: str, arch: str = ARCH) -> tuple[bool, str]:
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), b"kernel.cu", 0, [], [])
     assert err == ok, err
     try:
-        opts = [b"-std=c++17", f"--gpu-architecture={arch}".encode()]
+        opts = [b"-std=c++17", b"--fmad=false", f"--gpu-architecture={arch}".encode()]
         (result,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
         err, size = nvrtc.nvrtcGetProgramLogSize(prog)
         log = b" " * size

@@ -33,7 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from difftest.core import f32
 from difftest.core.case import Case
+from difftest.core.ir.types import F32
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import MAXIMAL
 
@@ -41,12 +43,12 @@ from ..translate import Translation
 from ..translated import DEFAULT_TIMEOUT, TranslatedTarget
 
 #: the C type of each kernel parameter kind, as the runners pass it
-_CTYPES = {"i32": "int", "i64": "long long", "bool": "bool"}
+_CTYPES = {"i32": "int", "i64": "long long", "bool": "bool", "f32": "float"}
 
 
 class _Cuda(TranslatedTarget):
     language = "cuda"
-    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups"})
+    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32"})
     wave_sizes = (1, 2, 4, 8, 16, 32)
     reconvergence = MAXIMAL
     one_wave_per_kernel = True  # the translation names W (its full warp mask, ranges)
@@ -75,8 +77,11 @@ class _Cuda(TranslatedTarget):
                 bits = p.ty.element.bits
                 arrays.append(np.asarray(value, dtype=np.int32 if bits == 32 else np.int64))
                 where.append(len(arrays) - 1)
-                params += [["ptr", len(arrays) - 1, "int" if bits == 32 else "long long"],
+                ctype = "float" if p.ty.element is F32 else "int" if bits == 32 else "long long"
+                params += [["ptr", len(arrays) - 1, ctype],
                            ["value", len(arrays[-1]), "long long"]]
+            elif p.ty is F32:  # its bits: the request is JSON, which has no NaN
+                params.append(["value", f32.to_bits(float(value)), "float"])
             else:
                 params.append(["value", int(value), _CTYPES[str(p.ty)]])
         header = {"source": tr.source, "entry": tr.entry_point,

@@ -19,7 +19,7 @@ import sys
 import cupy as cp
 import numpy as np
 
-OPTIONS = ("-std=c++17",)
+OPTIONS = ("-std=c++17", "--fmad=false")  # no a * b + c contracted: f32 results exact
 _TYPES = {"int": np.int32, "long long": np.int64, "bool": np.bool_}
 _KERNELS: dict[str, object] = {}
 
@@ -50,7 +50,10 @@ def run(kernel: object, blocks: int, threads: int, params: list[list],
     on_device = [cp.asarray(np.ascontiguousarray(a)) for a in arrays]
     args = []
     for kind, what, ctype in params:
-        args.append(on_device[what] if kind == "ptr" else _TYPES[ctype](what))
+        if kind == "value" and ctype == "float":  # a float comes as its bits
+            args.append(np.array([what], dtype=np.int32).view(np.float32)[0])
+        else:
+            args.append(on_device[what] if kind == "ptr" else _TYPES[ctype](what))
     try:
         kernel((blocks,), (threads,), tuple(args))  # type: ignore[operator]
         cp.cuda.runtime.deviceSynchronize()

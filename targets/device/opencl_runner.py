@@ -40,6 +40,13 @@ class Device:
         self.programs: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self.warmed: set[tuple[str, str, int | None]] = set()
 
+    def exact_floats(self) -> bool:
+        """Whether the device's single precision keeps denormals, infinities and NaN and
+        rounds to nearest (what exact f32 results need)."""
+        fp = cl.device_fp_config
+        need = fp.DENORM | fp.INF_NAN | fp.ROUND_TO_NEAREST
+        return self.device.single_fp_config & need == need
+
     def build(self, source: str, flags: str) -> Any:
         key = (source, flags)
         if key in self.programs:
@@ -112,7 +119,13 @@ def handle(header: dict[str, Any], arrays: list[np.ndarray],
         if kind == "array":
             args.append(arrays[value])
         else:
-            args.append(np.int32(value) if kind == "int" else np.int64(value))
+            args.append(np.int32(value) if kind == "int" else
+                        np.array([value], dtype=np.int32).view(np.float32)[0]
+                        if kind == "f32" else np.int64(value))  # an f32 comes as its bits
+    if header.get("f32") and not dev.exact_floats():
+        return {"error": "build", "message": "the device's single precision lacks "
+                "denormals, infinities and NaN, or round-to-nearest "
+                "(CL_DEVICE_SINGLE_FP_CONFIG): its f32 results are not exact"}, []
     try:
         dev.build(header["source"], header["flags"])
     except BuildError as e:

@@ -27,6 +27,7 @@
 #pragma once
 #include <ucontext.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -41,6 +42,12 @@
 #define __host__
 #define __forceinline__ inline
 #define __shared__ static
+
+// CUDA's float intrinsics the translation uses: the bits of a float and back, and the
+// fused multiply-add rounded once (C's fmaf is, in glibc, on any CPU)
+inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, sizeof i); return i; }
+inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, sizeof x); return x; }
+inline float __fmaf_rn(float a, float b, float c) { return std::fmaf(a, b, c); }
 
 struct dim3 {
   unsigned x, y, z;

@@ -27,7 +27,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CXX = os.environ.get("CXX", "g++")
-FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-w")
+FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-w", "-ffp-contract=off")
 _LIBS: dict[str, ctypes.CDLL] = {}
 
 
@@ -98,7 +98,9 @@ def run(lib: ctypes.CDLL, blocks: int, threads: int, seed: int, params: list[lis
         else:
             value: np.ndarray = np.array([what], dtype={"int": np.int32,
                                                         "long long": np.int64,
-                                                        "bool": np.bool_}[ctype])
+                                                        "bool": np.bool_,
+                                                        "float": np.int32}[ctype])
+            # (a float comes as its bits, and goes in as them)
             keep.append(value)
             pointers[i] = value.ctypes.data
     error = ctypes.create_string_buffer(512)

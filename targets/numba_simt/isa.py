@@ -24,6 +24,12 @@ Arithmetic wraps to `imm` bits (32 or 64) with two's complement; DIV/REM truncat
 zero (MIN // -1 == MIN, MIN % -1 == 0) and fault on a zero divisor; shift amounts are
 masked to the width; SHR is arithmetic. Comparisons write 0/1. A lane that faults records
 (ip, code) and leaves EXEC and ALIVE for good.
+
+An f32 lives in a vector register as its 32 bits, sign-extended (as an i32 would be), and
+in memory as a 32-bit element: loads, stores, moves, spills and shuffles carry it as they
+carry an i32. The F ops read and write those bits: binary32 arithmetic, rounded to
+nearest even, subnormals kept, every NaN written as 0x7FC00000 (docs/semantics.md, "32-bit
+floats"). Negation and `abs` are XOR / AND on the sign bit.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ EXEC, ALIVE = 0, 1  # fixed mask registers
 
 #: fault kinds as recorded by the machine
 FAULT_NONE, FAULT_OOB, FAULT_DIV0, FAULT_FAIL, FAULT_SPECULATION, FAULT_ALLOC = 0, 1, 2, 3, 4, 5
+FAULT_CONVERT = 6
 
 
 class Op(enum.IntEnum):
@@ -113,18 +120,38 @@ class Op(enum.IntEnum):
     READFIRST = 70     # V[d] = V[a][first lane with EXEC set]
     SHUFFLE = 71       # V[d][l] = V[a][V[b][l]] if 0 <= V[b][l] < W else 0
     # --- spills (slot in imm); wm 1 moves all lanes, as spills must
-    SPILL = 80         # S[imm] = V[a]
-    RELOAD = 81        # V[d] = S[imm]
+    SPILL = 80         # S[imm] = V[a]   (c = 1: the f32 V[a] converted to an integer,
+                       # truncated and saturated, as a float-to-int move would)
+    RELOAD = 81        # V[d] = S[imm]   (c = 1: the integer S[imm] converted to f32)
+    # --- f32 (bits in, bits out; masked or all by wm, like arithmetic)
+    FADD = 90
+    FSUB = 91
+    FMUL = 92
+    FFMA = 93          # V[d] = V[a] * V[b] + V[c], rounded once
+    FMIN = 94          # a NaN loses to a number; -0.0 < +0.0
+    FMAX = 95
+    FCMP_EQ = 96       # V[d] = 0/1, IEEE: false for NaN except FCMP_NE
+    FCMP_NE = 97
+    FCMP_LT = 98
+    FCMP_LE = 99
+    FCMP_GT = 100
+    FCMP_GE = 101
+    CVT_IF = 102       # V[d] = f32 of the integer V[a] (nearest even)
+    CVT_FI = 103       # V[d] = V[a] truncated to an imm-bit integer; faults (invalid
+                       # conversion) at ip for NaN and values the width cannot hold
+    WWM_FMIN = 104     # V[d][*] = f32 min V[a][*] (whole wave, like WWM_MIN)
+    WWM_FMAX = 105
 
 
 #: opcodes that may fault, and so carry an infopoint
-FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.FAIL})
+FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.FAIL,
+                      Op.CVT_FI})
 #: opcodes with an infopoint: where a lane can leave the machine for the host
 INFOPOINTS = FAULTING | {Op.DEOPT, Op.ALLOC}
 #: opcodes whose result depends on other lanes of the wave
 WAVE_OPS = frozenset({Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR,
                       Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL,
-                      Op.READFIRST, Op.SHUFFLE})
+                      Op.READFIRST, Op.SHUFFLE, Op.WWM_FMIN, Op.WWM_FMAX})
 #: opcodes a lane cannot run alone: the host cannot finish a lane past one (no forced
 #: deopt or speculation where one is reachable): the wave operations, and a barrier (the
 #: rest of the group would wait for a lane that runs on the host after the launch)
@@ -136,7 +163,10 @@ WRITES_VREG = frozenset(
      Op.LNOT, Op.WRAP, Op.MOV, Op.MOVI, Op.PARAM, Op.LANEID, Op.GID, Op.WAVEID,
      Op.LOCALID, Op.GROUPID, Op.GROUPSIZE, Op.LOCALBASE, Op.LOAD,
      Op.LEN, Op.ALLOC, Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
-     Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.RELOAD}
+     Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.RELOAD,
+     Op.FADD, Op.FSUB, Op.FMUL, Op.FFMA, Op.FMIN, Op.FMAX, Op.FCMP_EQ, Op.FCMP_NE,
+     Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE, Op.CVT_IF, Op.CVT_FI, Op.WWM_FMIN,
+     Op.WWM_FMAX}
 )
 #: the uniform values lowering may write to all lanes (`uniform_writes=all_lanes`)
 UNIFORM_VALUES = frozenset({Op.MOVI, Op.PARAM, Op.WAVEID, Op.GROUPID, Op.GROUPSIZE,
@@ -144,5 +174,7 @@ UNIFORM_VALUES = frozenset({Op.MOVI, Op.PARAM, Op.WAVEID, Op.GROUPID, Op.GROUPSI
 #: opcodes that always write every lane of their destination, whatever `wm` says
 ALWAYS_ALL_LANES = frozenset(
     {Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
-     Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL}
+     Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.WWM_FMIN, Op.WWM_FMAX}
 )
+#: the f32 NaN every F op writes (and SET_INACTIVE's identity for WWM_FMIN / WWM_FMAX)
+NAN_BITS = 0x7FC00000

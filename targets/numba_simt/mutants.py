@@ -146,6 +146,23 @@ _ALL = (
            "a workgroup array is bounds-checked against the group's whole workgroup memory "
            "from its start: an index past its end reaches the next array instead of "
            "faulting"),
+    # --- f32 (docs/origins.md)
+    Mutant("f32-contract-mul-add", "MultiFloats.jl#23", "lower",
+           "a * b + c is contracted into one fused multiply-add (one rounding instead of "
+           "two), as a compiler does under -ffp-contract=fast"),
+    Mutant("f32-denormals-flushed", "offload-test-suite#563", "machine",
+           "f32 arithmetic flushes subnormal operands and results to zero (FTZ/DAZ), as a "
+           "device whose float mode was set for speed"),
+    Mutant("f32-min-propagates-nan", "numba-cuda-mlir#229", "machine",
+           "min and max (and their wave forms) return NaN when an operand is NaN instead "
+           "of the number (IEEE 754-2008's minNum taken for 2019's minimum)"),
+    Mutant("f32-to-int-saturates", "rust-cuda#287", "machine",
+           "i32(x) / i64(x) clamp NaN and out-of-range values (as PTX's cvt.rzi.sat) "
+           "instead of faulting"),
+    Mutant("f32-spill-converts", "llvm-project#204825", "regalloc",
+           "an f32 register is spilled with a float-to-integer conversion and reloaded "
+           "with the conversion back (the wrong move for the register's class): its "
+           "fraction is lost"),
 )
 
 REGISTRY: dict[str, Mutant] = {m.name: m for m in _ALL}
@@ -156,7 +173,9 @@ MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
                                  "barrier-waits-for-ended-wave": 16,
                                  "workgroup-memory-one-instance": 32,
                                  "workgroup-zeroing-unsynchronized": 64,
-                                 "scratch-per-workgroup": 128}
+                                 "scratch-per-workgroup": 128,
+                                 "f32-denormals-flushed": 256, "f32-min-propagates-nan": 512,
+                                 "f32-to-int-saturates": 1024}
 
 _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
 _RUNTIME = ("runtime", "trampoline", "pool")

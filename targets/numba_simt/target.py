@@ -160,7 +160,7 @@ class NumbaSimtTarget(Target):
     description = ("a small GPU: exec-mask compiler, register allocation with spills, "
                    "deopt metadata, numba-compiled machine")
     capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "mutants",
-                              "workgroups"})
+                              "workgroups", "f32"})
     option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed", "speculate",
                     "reduce")
     option_help = {

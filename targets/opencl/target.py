@@ -26,12 +26,15 @@ from typing import Any
 
 import numpy as np
 
+from difftest.core import f32
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
+from difftest.core.ir.types import F32
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import LOOP_EXITS_UNDEFINED
 
 from ..translate import Translation
+from ..translate.emit import uses_f32
 from ..translate.opencl_c import launch_shape
 from difftest.core.errors import NotOnThisMachine
 
@@ -72,6 +75,8 @@ class _OpenCL(TranslatedTarget):
                 args.append(["array", len(arrays)])
                 arrays.append(np.asarray(value, dtype=dtype))
                 args.append(["long", int(len(value))])  # type: ignore[arg-type]
+            elif p.ty is F32:  # its bits: the request is JSON, which has no NaN
+                args.append(["f32", f32.to_bits(float(value))])  # type: ignore[arg-type]
             elif p.ty.is_int:
                 args.append(["int" if p.ty.bits == 32 else "long", int(value)])
             else:
@@ -80,7 +85,8 @@ class _OpenCL(TranslatedTarget):
                                    tr.group if tr.workgroups else None)
         flags = "-w" + (" -cl-opt-disable" if options.get("opt", "on") == "off" else "")
         header = {"platform": self.platform, "source": tr.source, "flags": flags,
-                  "kernel": tr.entry_point, "args": args, "global": glob, "local": local}
+                  "kernel": tr.entry_point, "args": args, "global": glob, "local": local,
+                  "f32": uses_f32(case.program, case.entry)}
         return header, arrays, where
 
 
@@ -98,7 +104,7 @@ class PoclTarget(_OpenCL):
                    "avoid": "known bugs to spell around, so a campaign finds the next "
                             "ones: barrier-branch-tail "
                             "(pocl-guards-lost-after-conditional-barrier), or all"}
-    capabilities = frozenset({"faults", "mutants", "workgroups"})
+    capabilities = frozenset({"faults", "mutants", "workgroups", "f32"})
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[opencl]'",
@@ -167,7 +173,7 @@ class IntelTarget(_OpenCL):
                    "vectoriser, exec masks on AVX-512)")
     language = "opencl-subgroups"
     platform = "Intel(R) OpenCL"
-    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups"})
+    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32"})
     reconvergence = LOOP_EXITS_UNDEFINED
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",
                        "call-no-check", "workgroup-memory-unzeroed", "ghost-returns")

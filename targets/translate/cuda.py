@@ -42,7 +42,7 @@ from typing import Any
 from collections.abc import Callable
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, I32, I64, Type
+from difftest.core.ir.types import BOOL, F32, I32, I64, Type
 from difftest.core.ir.walk import walk
 
 from .emit import HEADER, FunctionEmitter, Translator, entry_checks
@@ -283,7 +283,18 @@ class CudaC(OpenCLC):
         super().__init__(subgroups=True)
 
     def ty(self, t: Type) -> str:
-        return {I32: "int", I64: "long long", BOOL: "bool"}[t]
+        return {I32: "int", I64: "long long", BOOL: "bool", F32: "float"}[t]
+
+    # f32: NVRTC builds with --fmad=false and denormals kept (-ftz=false, its default);
+    # warpsim's g++ with contraction off
+    def f2bits(self, x: str) -> str:
+        return f"__float_as_int({x})"
+
+    def bits2f(self, x: str) -> str:
+        return f"__int_as_float({x})"
+
+    def ffma(self, a: str, b: str, c: str) -> str:
+        return f"__fmaf_rn({a}, {b}, {c})"
 
     def uty(self, t: Type) -> str:
         return "unsigned int" if t is I32 else "unsigned long long"

@@ -16,7 +16,15 @@ What every dialect gets from here, so that nothing is left to the target's own r
 - the trip budget: a workitem that would start a loop trip past its budget stops the same
   way, with kind EXHAUSTED;
 - wave operations: the arguments first (a lane that faults there has returned, so it is
-  not active), then the dialect's subgroup operation over the lanes still here.
+  not active), then the dialect's subgroup operation over the lanes still here;
+- f32 (a dialect with `has_f32`): each operation its own statement (no expression for a
+  compiler to contract, and the dialect turns contraction off), literals spelled exactly
+  (`flit`), `min`/`max`/`abs` on the bits (a NaN test that no float assumption can fold:
+  the magnitude's bits past infinity's), `i32(x)` / `i64(x)` range-checked first (NaN
+  and values past the type fault, so no target's undefined conversion runs), and the
+  wave operations on the bits: a broadcast or shuffle moves them, `wave_min`/`wave_max`
+  reduce an integer key that orders like the floats (-0.0 below +0.0, NaN past every
+  number).
 
 Workgroups (a launch with `group=G`, workgroup arrays, `barrier()`): the launch's
 workgroups are the device's, G items each, whose G/W subgroups are its waves (wave =
@@ -58,12 +66,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, I32, I64, Type, local_of, widest
+from difftest.core.ir.types import BOOL, F32, I32, I64, Type, local_of, widest
 from difftest.core.ir.walk import reachable, walk
 
 # the fault kinds in a status row (0: completed; -1: never written)
-COMPLETED, OUT_OF_BOUNDS, DIVISION_BY_ZERO, FAIL, EXHAUSTED = 0, 1, 2, 3, 4
-KINDS = {OUT_OF_BOUNDS: "out_of_bounds", DIVISION_BY_ZERO: "division_by_zero", FAIL: "fail"}
+COMPLETED, OUT_OF_BOUNDS, DIVISION_BY_ZERO, FAIL, EXHAUSTED, INVALID_CONVERSION = range(6)
+KINDS = {OUT_OF_BOUNDS: "out_of_bounds", DIVISION_BY_ZERO: "division_by_zero", FAIL: "fail",
+         INVALID_CONVERSION: "invalid_conversion"}
+#: an f32's bits with the sign bit cleared, and the bounds of the integer conversions
+_MAGNITUDE = 0x7FFFFFFF
+_INT_LIMITS = {32: 2.0 ** 31, 64: 2.0 ** 63}
 HEADER = 2  # i64 words before the first row of the status buffer
 
 
@@ -148,6 +160,16 @@ def buffer_flow(program: n.Program, entry: str) -> dict[tuple[str, str], frozens
     return {k: frozenset(v) for k, v in flow.items()}
 
 
+def uses_f32(program: n.Program, entry: str) -> bool:
+    """Whether the kernel takes or computes an f32 (its translation then says how floats
+    are to be computed: contraction off, the device's denormals checked)."""
+    if any(p.ty is F32 or p.ty.is_buffer and p.ty.element is F32
+           for p in program.function(entry).params):
+        return True
+    return any(getattr(x, "ty", None) is F32 for f in reachable(program, entry)
+               for x in walk(f.body))
+
+
 def atomic_buffers(program: n.Program, entry: str,
                    flow: dict[tuple[str, str], frozenset[int]]) -> frozenset[int]:
     out: set[int] = set()
@@ -188,7 +210,36 @@ class Dialect:
         return f"{self.ty(t)} {name} = {value};"
 
     def zero(self, t: Type) -> str:
+        if t is F32:
+            return self.flit(0.0)
         return self.lit(False if t is BOOL else 0, t)
+
+    # ------------------------------------------------------------------------ f32
+    has_f32 = False  # docs/semantics.md, "32-bit floats": where a dialect keeps them exact
+
+    def flit(self, x: float) -> str:
+        """A finite f32 constant, spelled exactly."""
+        raise Unsupported(f"f32: {self.name} does not keep f32 arithmetic exact")
+
+    def f2bits(self, x: str) -> str:
+        """An f32's bits as an i32."""
+        raise NotImplementedError
+
+    def bits2f(self, x: str) -> str:
+        """The f32 whose bits the i32 `x` holds."""
+        raise NotImplementedError
+
+    def ffma(self, a: str, b: str, c: str) -> str:
+        """`a * b + c` rounded once."""
+        raise NotImplementedError
+
+    def i2f(self, x: str, t: Type) -> str:
+        """An integer of type t rounded to the nearest f32."""
+        return f"(({self.ty(F32)})({x}))"
+
+    def f2i(self, x: str, t: Type) -> str:
+        """An f32 (within the range of t) truncated to the integer type t."""
+        return f"(({self.ty(t)})({x}))"
 
     def to_u(self, x: str, t: Type) -> str:
         return f"(({self.uty(t)})({x}))"
@@ -628,6 +679,8 @@ class FunctionEmitter:
 
     def e_Const(self, e: n.Const) -> str:
         assert e.ty is not None
+        if isinstance(e.value, float):
+            return self.d.flit(e.value)
         return self.d.lit(e.value, e.ty)
 
     def e_Name(self, e: n.Name) -> str:
@@ -644,6 +697,8 @@ class FunctionEmitter:
             return self.temp(BOOL, f"!{operand}")
         if e.op == "~":
             return self.temp(e.ty, f"~{operand}")
+        if e.ty is F32:  # the sign flipped, a NaN's too
+            return self.temp(F32, f"(-{operand})")
         negated = f"{d.to_u(d.lit(0, e.ty), e.ty)} - {d.to_u(operand, e.ty)}"
         return self.temp(e.ty, d.from_u(negated, e.ty))
 
@@ -653,6 +708,8 @@ class FunctionEmitter:
         d = self.d
         a = self.widen(self.expr(e.left), e.left.ty, ty)
         b = self.widen(self.expr(e.right), e.right.ty, ty)
+        if ty is F32:  # one operation, one rounding
+            return self.temp(F32, f"{a} {e.op} {b}")
         if e.op in ("+", "-", "*"):
             return self.temp(ty, d.from_u(f"{d.to_u(a, ty)} {e.op} {d.to_u(b, ty)}", ty))
         if e.op in ("&", "|", "^"):
@@ -739,11 +796,65 @@ class FunctionEmitter:
     def e_Cast(self, e: n.Cast) -> str:
         operand = self.expr(e.operand)
         have = e.operand.ty
+        d = self.d
+        if e.to is F32:
+            if have is F32:
+                return operand
+            if have is BOOL:
+                return self.temp(F32, d.select(operand, d.flit(1.0), d.flit(0.0)))
+            return self.temp(F32, d.i2f(operand, have))  # type: ignore[arg-type]
+        if have is F32:  # truncation where the type holds the value; else a fault
+            limit = d.flit(_INT_LIMITS[e.to.bits])
+            self.open(f"if (!({operand} >= -{limit} && {operand} < {limit})) {{")
+            self.fault(INVALID_CONVERSION, e.line)
+            self.close()
+            return self.temp(e.to, d.f2i(operand, e.to))
         if have is BOOL:
             return self.temp(e.to, self.d.b2i(operand, e.to))
         if e.to is I32:
             return self.temp(I32, operand if have is I32 else self.d.narrow(operand))
         return self.temp(I64, self.widen(operand, have, I64))
+
+    def e_MathOp(self, e: n.MathOp) -> str:
+        d = self.d
+        args = [self.expr(a) for a in e.args]
+        if e.op == "fma":
+            return self.temp(F32, d.ffma(*args))
+        bits = [self.temp(I32, d.f2bits(a)) for a in args]
+        if e.op == "abs":  # the sign bit cleared
+            return self.temp(F32, d.bits2f(f"({bits[0]} & {d.lit(_MAGNITUDE, I32)})"))
+        # min / max: a NaN loses to a number; of equal values (zeros of either sign) the
+        # one with the sign bit for min, without it for max
+        a, b = args
+        nan_a, nan_b = (self.temp(BOOL, self._is_nan(x)) for x in bits)
+        smaller = e.op == "min"
+        better = f"({a} < {b})" if smaller else f"({a} > {b})"
+        tie = f"({a} == {b} && {bits[0]} {'<' if smaller else '>='} {d.lit(0, I32)})"
+        take_a = self.temp(BOOL, f"({nan_b} || {better} || {tie})")
+        return self.temp(F32, d.select(nan_a, b, d.select(take_a, a, b)))
+
+    def _is_nan(self, bits: str) -> str:
+        """Whether the f32 of these bits is a NaN: its magnitude's bits past infinity's."""
+        d = self.d
+        return f"(({bits} & {d.lit(_MAGNITUDE, I32)}) > {d.lit(0x7F800000, I32)})"
+
+    def _f32_wave_op(self, e: n.WaveOp, args: list[str]) -> str:
+        """An f32 through a wave operation, on its bits: moved as an i32, or reduced as
+        an i32 key that orders like the floats (sign-magnitude made two's complement:
+        negative values' low 31 bits flipped), a NaN's key past every number's."""
+        d = self.d
+        bits = self.temp(I32, d.f2bits(args[0]))
+        as_int = n.replace(e, args=(n.replace(e.args[0], ty=I32),) + e.args[1:], ty=I32)
+        if e.op in ("readfirstlane", "shuffle"):
+            moved = d.wave_op(self, as_int, [bits] + args[1:])
+            return self.temp(F32, d.bits2f(moved))
+        zero, magnitude = d.lit(0, I32), d.lit(_MAGNITUDE, I32)
+        flip = d.select(f"({bits} < {zero})", magnitude, zero)
+        worst = d.lit(0x7FFFFFFF if e.op == "wave_min" else -(1 << 31), I32)
+        key = self.temp(I32, d.select(self._is_nan(bits), worst, f"({bits} ^ {flip})"))
+        best = self.temp(I32, d.wave_op(self, as_int, [key]))
+        unflip = d.select(f"({best} < {zero})", magnitude, zero)
+        return self.temp(F32, d.bits2f(f"({best} ^ {unflip})"))
 
     def e_Call(self, e: n.Call) -> str:
         result = self.call(e)
@@ -777,6 +888,8 @@ class FunctionEmitter:
 
     def e_WaveOp(self, e: n.WaveOp) -> str:
         args = [self.expr(a) for a in e.args]  # a lane faulting here returns: not active
+        if e.args and e.args[0].ty is F32:
+            return self._f32_wave_op(e, args)
         return self.d.wave_op(self, e, args)
 
 

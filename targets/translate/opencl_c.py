@@ -16,10 +16,10 @@ is `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)`.
 from __future__ import annotations
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, I32, I64, Type
+from difftest.core.ir.types import BOOL, F32, I32, I64, Type
 
 from .emit import (HEADER, UNCHECKED_SUBGROUPS, Dialect, FunctionEmitter, Translator,
-                   entry_checks)
+                   entry_checks, uses_f32)
 
 #: work-group size of the `subgroup-size-unrequested` mutant (the device picks S)
 MUTANT_GROUP = 64
@@ -34,7 +34,24 @@ class OpenCLC(Dialect):
         self.has_subgroups = subgroups
 
     def ty(self, t: Type) -> str:
-        return {I32: "int", I64: "long", BOOL: "int"}[t]
+        return {I32: "int", I64: "long", BOOL: "int", F32: "float"}[t]
+
+    # f32: binary32 with denormals and NaN (the device's single-precision configuration
+    # says so: targets/device/opencl_runner.py checks), contraction off (the program's
+    # pragma), fma() correctly rounded (OpenCL C requires it of every device)
+    has_f32 = True
+
+    def flit(self, x: float) -> str:
+        return f"({x.hex()}f)"  # exact: C99's hexadecimal float
+
+    def f2bits(self, x: str) -> str:
+        return f"as_int({x})"
+
+    def bits2f(self, x: str) -> str:
+        return f"as_float({x})"
+
+    def ffma(self, a: str, b: str, c: str) -> str:
+        return f"fma({a}, {b}, {c})"
 
     def uty(self, t: Type) -> str:
         return "uint" if t is I32 else "ulong"
@@ -164,6 +181,7 @@ class OpenCLC(Dialect):
     def program(self, tr: Translator, functions: list[str]) -> str:
         prelude = [
             "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable",
+            *(["#pragma OPENCL FP_CONTRACT OFF"] if uses_f32(tr.program, tr.entry) else []),
             "typedef struct {",
             "    int kind; long code; int depth; int fdepth;",
             f"    int fns[{tr.depth}]; int lns[{tr.depth}];",

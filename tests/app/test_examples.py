@@ -8,6 +8,7 @@ the oracle.
 from __future__ import annotations
 
 import json
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ from oracles.oracle import ReferenceTarget
 from ..conftest import EXAMPLES, example_json
 
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt",
-         "workgroup_reduce"]
+         "workgroup_reduce", "float_rounding"]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -128,6 +129,37 @@ def test_workgroup_reduce() -> None:
     assert (exc["kind"], exc["gid"]) == ("out_of_bounds", 5)
     assert stack(exc) == [("workgroup_reduce", line_of(text, "x = inp[100]"))]
     assert [g for g, s in enumerate(out["status"]) if s == "faulted"] == [5, 21, 37]
+
+
+def _bits(x: float) -> int:
+    """A binary32's bits as a signed integer (struct's, not difftest's)."""
+    return struct.unpack("<i", struct.pack("<f", x))[0]
+
+
+@pytest.mark.parametrize("target", ["reference", "numba-simt"])
+def test_float_rounding(target: str) -> None:
+    from difftest.campaign.registry import load_target
+
+    obj = example_json("float_rounding")
+    out = (ReferenceTarget() if target == "reference" else load_target(target)).run(
+        case_from_json(obj)).to_json()
+    text = (EXAMPLES / "float_rounding.py").read_text()
+    nan = float("nan")
+    expected = [0.0, nan, -1.0, 30000001024.0,  # x * 10.0 - 1.0 (two roundings)
+                2.0 ** -26, nan, -1.0, 29999998976.0,  # fma (one)
+                0.0, 0.0, -0.0, 0.0]  # min(x, 0.0)
+    got = out["buffers"]["out"]
+    for i, want in enumerate(expected):
+        if want != want:
+            assert (got[i] & 0x7FFFFFFF) > 0x7F800000, i  # a NaN (any)
+        else:
+            assert got[i] == _bits(want), i
+    assert out["buffers"]["small"] == [1, 0, 1, 0]
+    assert out["buffers"]["conv"] == [0, 0, 0, 0]
+    assert [g for g, s in enumerate(out["status"]) if s == "faulted"] == [1, 3]
+    exc = out["exception"]
+    assert exc["kind"] == "invalid_conversion" and exc["gid"] in (1, 3)
+    assert stack(exc) == [("float_rounding", line_of(text, "conv[g] = i32(a)"))]
 
 
 def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:

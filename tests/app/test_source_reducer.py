@@ -78,6 +78,8 @@ def test_the_guard_refuses_a_candidate_that_drops_an_initializer(tmp_path: Path)
     helper = ORIGINAL.replace("__kernel", "int h(Ctx* C) { return C->kind; }\n__kernel")
     assert passes(helper)
     assert not passes(helper.replace("int h(Ctx* C) { return", "int h() { Ctx *C = 0; return"))
+    assert not passes(helper.replace("int h(Ctx* C) { return",
+                                     "int h() { Ctx *__private C = 0; return"))
     assert not passes(helper.replace("{ return C->kind; }",
                                      "{ Ctx *D = (void *) 0; return C->kind; }"))
 

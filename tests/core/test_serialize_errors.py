@@ -102,20 +102,17 @@ def test_a_version_1_document_still_reads() -> None:
     ((*F0, "body"), {"kind": "Store"}, "functions[0].body: expected a list, got an object"),
     (("functions", 1), [], "functions[1]: expected a node object, got a list"),
     # wrong field types and values
-    ((*F0, "params", 1, "ty"), "f32",
-     "functions[0].params[1].ty: unknown type 'f32' (expected one of i32, i64, bool, "
-     "Buffer[i32], Buffer[i64])"),
+    ((*F0, "params", 1, "ty"), "f64",
+     "functions[0].params[1].ty: unknown type 'f64' (expected one of i32, i64, f32, bool, "
+     "Buffer[i32], Buffer[i64], Buffer[f32])"),
     ((*ASSIGN, "declared"), "Buffer[bool]",
      "functions[0].body[0].declared: unknown type 'Buffer[bool]' (expected one of i32, i64, "
-     "bool, Buffer[i32], Buffer[i64])"),
+     "f32, bool, Buffer[i32], Buffer[i64], Buffer[f32])"),
     ((*F0, "returns"), "int", "functions[0].returns: unknown type 'int' (expected one of "
-     "i32, i64, bool, Buffer[i32], Buffer[i64])"),
-    ((*SUM, "right", "left", "value"), 1.5,
-     "functions[0].body[0].value.right.left.value: a constant must be an integer or a "
-     "boolean, got 1.5"),
+     "i32, i64, f32, bool, Buffer[i32], Buffer[i64], Buffer[f32])"),
     ((*SUM, "right", "left", "value"), "1",
-     "functions[0].body[0].value.right.left.value: a constant must be an integer or a "
-     "boolean, got '1'"),
+     "functions[0].body[0].value.right.left.value: a constant must be an integer, a number "
+     "or a boolean, got '1'"),
     ((*SUM, "op"), "**", "functions[0].body[0].value.op: unknown op '**' (expected one of "
      "+, -, *, //, %, &, |, ^, <<, >>)"),
     ((*ASSIGN, "target"), 7, "functions[0].body[0].target: expected a name (a string), got "

@@ -179,9 +179,9 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
             pass
         """, "missing type annotation on parameter 'x'"),
     ("unknown_annotation", """
-        def k(out: Buffer[i32], x: f32):  # <-
+        def k(out: Buffer[i32], x: f64):  # <-
             pass
-        """, "unknown type annotation 'f32' on parameter 'x'"),
+        """, "unknown type annotation 'f64' on parameter 'x'"),
     ("unknown_buffer_annotation", """
         def k(out: Buffer[u8]):  # <-
             pass
@@ -312,11 +312,15 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
         def k(out: Buffer[i32]):
             out[0] = gid() ** 2  # <-
         """, "unsupported operator **"),
-    ("float_constant", """
+    ("string_constant", """
         def k(out: Buffer[i32]):
             x = 1
-            y = 1.5  # <-
-        """, "unsupported constant 1.5"),
+            y = "a"  # <-
+        """, "unsupported constant 'a'"),
+    ("float_into_int_buffer", """
+        def k(out: Buffer[i32]):
+            out[0] = 1.5  # <-
+        """, "cannot store a f32 value into 'out' (Buffer[i32]); convert it with i32"),
     ("string_constant", """
         def k(out: Buffer[i32]):
             y = 'abc'  # <-
@@ -336,7 +340,7 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
     ("wave_sum_of_bool", """
         def k(out: Buffer[i32]):
             out[0] = wave_sum(gid() > 0)  # <-
-        """, "argument of wave_sum() must be an integer, got bool"),
+        """, "argument of wave_sum() must be an integer or f32, got bool"),
     ("void_helper_in_expression", """
         def k(out: Buffer[i32]):
             x = 1
@@ -594,11 +598,11 @@ def test_malformed_case_names_the_field(path: str, value: Any, fragments: list[s
 
 
 def test_case_with_invalid_kernel_names_kernel_and_line() -> None:
-    obj = _with("kernel", "def k(out: Buffer[i32], x: i32, flag: bool):\n    y = 1.5\n")
+    obj = _with("kernel", "def k(out: Buffer[i32], x: i32, flag: bool):\n    y = x + 1.5\n")
     with pytest.raises(CaseError) as info:
         case_from_json(obj, "mycase.json")
     msg = str(info.value)
-    assert "kernel" in msg and "line 2" in msg and "1.5" in msg
+    assert "kernel" in msg and "line 2" in msg and "mixes f32 and i32" in msg
 
 
 def test_case_that_is_not_an_object() -> None:

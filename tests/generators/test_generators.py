@@ -12,6 +12,8 @@ import time
 from typing import Any
 
 import numpy as np
+
+from difftest.core import f32
 import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
@@ -134,7 +136,10 @@ def test_arguments_follow_the_kernels_specs(kc: Any) -> None:
     for case in generated:
         for b in kernel.buffers:
             data = case.args[b.name]
-            assert data.dtype == (np.int32 if b.dtype == "i32" else np.int64)
+            # an f32 buffer holds its values' bits, every NaN the one quiet NaN
+            assert data.dtype == (np.int64 if b.dtype == "i64" else np.int32)
+            if b.dtype == "f32":
+                assert all(f32.canonical(int(x)) == int(x) for x in data)
             if b.role == "out":
                 assert len(data) <= case.n * b.slots
                 if "fault_oob" not in kernel.faults:

@@ -133,8 +133,8 @@ def test_a_fail_faults_each_active_lane_in_lane_order_and_the_run_ends() -> None
 
 
 def test_decoding_rejects_an_unknown_opcode_a_register_and_a_width_out_of_range() -> None:
-    with pytest.raises(trampoline.ResumeError, match="unknown opcode 99"):
-        trampoline.decode(_rows((99, 0, 0, 0, 0, 0, 0, -1), HALT), 4, 2)
+    with pytest.raises(trampoline.ResumeError, match="unknown opcode 120"):
+        trampoline.decode(_rows((120, 0, 0, 0, 0, 0, 0, -1), HALT), 4, 2)
     with pytest.raises(trampoline.ResumeError, match="ADD.*register"):
         trampoline.decode(_rows((Op.ADD, 0, 1, 4, 0, 32, 0, -1), HALT), 4, 2)
     with pytest.raises(trampoline.ResumeError, match="M_OR.*register"):

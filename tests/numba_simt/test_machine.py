@@ -709,7 +709,7 @@ def test_zero_workitems_is_a_no_op() -> None:
     ([I(Op.SPILL, a=0, imm=2), I(Op.HALT)], "spill slot out of range"),
     ([I(Op.PARAM, 0, imm=1), I(Op.HALT)], "parameter index out of range"),
     ([I(Op.ADD, 0, 0, 0, imm=16), I(Op.HALT)], "width not 32 or 64"),
-    ([(99, 0, 0, 0, 0, 0, 0, -1), I(Op.HALT)], "unknown opcode"),
+    ([(120, 0, 0, 0, 0, 0, 0, -1), I(Op.HALT)], "unknown opcode"),
     ([I(Op.MOV, 0, 1, wm=2), I(Op.HALT)], "write mode not 0 or 1"),
     ([I(Op.HALT), I(Op.MOVI, 0, imm=1)], "code may run off its end"),
     ([], "no code"),

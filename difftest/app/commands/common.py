@@ -42,6 +42,9 @@ takes its launch and arguments from '# difftest:' header lines or --n/--wave/--a
 
 
 def _summary(case: Case, target: str, outcome: Outcome) -> str:
+    from difftest.core import f32
+    from difftest.core.verdict import f32_buffers
+
     lines = [f"{case.entry}: {case.n} workitems in waves of {case.wave} on {target}"]
     if outcome.error is not None:
         lines.append(f"  error: {outcome.error}")
@@ -56,8 +59,10 @@ def _summary(case: Case, target: str, outcome: Outcome) -> str:
         "  exception: none" if exc is None
         else f"  exception: workitem {exc.gid}: {exc.fault.describe()}"
     )
+    floats = f32_buffers(case) if case.host is None else frozenset()
     for name, data in outcome.buffers.items():
-        shown = ", ".join(str(int(x)) for x in data[:16])
+        shown = ", ".join(f32.shortest(f32.from_bits(int(x))) if name in floats
+                          else str(int(x)) for x in data[:16])
         more = f", ... ({len(data)} values)" if len(data) > 16 else ""
         lines.append(f"  {name} = [{shown}{more}]")
     return "\n".join(lines)

@@ -30,17 +30,19 @@ parser does.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from ..errors import KernelError
 from . import nodes as n
-from .types import BOOL, BUF_I32, I32, I64, Type, int_range, local_of, widest
+from .. import f32
+from .types import BOOL, BUF_I32, F32, I32, I64, Type, int_range, local_of, widest
 from .walk import CHILD_FIELDS, NODE_CLASSES
 
 RESERVED = frozenset(
-    {"len", "alloc", "i32", "i64", "bool", "fail", "atomic_add", "range", "barrier",
+    {"len", "alloc", "i32", "i64", "f32", "bool", "fail", "atomic_add", "range", "barrier",
      "Buffer", "Local", "True", "False", "None"}
-    | set(n.WORK_IDS) | set(n.WAVE_OPS)
+    | set(n.WORK_IDS) | set(n.WAVE_OPS) | set(n.MATH_OPS)
 )
 
 MAX_CALL_DEPTH = 16
@@ -273,7 +275,7 @@ class _FunctionChecker:
             if p.name in self.vars:
                 raise self.error(f"parameter '{p.name}' appears twice", p.line)
             self.vars[p.name] = p.ty
-        if fn.returns is not None and not (fn.returns.is_int or fn.returns is BOOL):
+        if fn.returns is not None and not (fn.returns.is_number or fn.returns is BOOL):
             raise self.error(f"function '{fn.name}' may not return {fn.returns}", fn.line)
         body, after = self.block(fn.body, frozenset(self.params))
         if after is not None and fn.returns is not None:
@@ -353,16 +355,19 @@ class _FunctionChecker:
     def _memory(self, s: n.Store | n.AtomicAdd, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         what = "store" if isinstance(s, n.Store) else "atomic_add"
         # Evaluation order is part of the semantics, but typing order is not.
-        value = self.int_expr(s.value, d, f"{what} value")
+        value = self.expr(s.value, d)
         index = self.int_expr(s.index, d, f"{what} index")
         buf = self._buffer(s.buffer, d, s.line)
         assert value.ty is not None
+        if what == "atomic_add" and buf.element is F32:
+            raise self.error(f"atomic_add() on '{s.buffer}' ({buf}): a float sum's rounding "
+                             "depends on the order the workitems add in", s.line)
         if not assignable(value.ty, buf.element):
-            raise self.error(
-                f"cannot {what} a {value.ty} value into '{s.buffer}' ({buf}); narrow it with "
-                "i32(...)",
-                s.line,
-            )
+            hint = ("; narrow it with i32(...)" if value.ty is I64 and buf.element is I32
+                    else "; convert it with f32(...)" if buf.element is F32
+                    else "; convert it with i32(...) or i64(...)" if value.ty is F32 else "")
+            raise self.error(f"cannot {what} a {value.ty} value into '{s.buffer}' ({buf})"
+                             + hint, s.line)
         return n.replace(s, index=index, value=value), d
 
     s_Store = _memory
@@ -446,8 +451,9 @@ class _FunctionChecker:
         if s.name in RESERVED or s.name in self.funcs:
             raise self.error(f"'{s.name}' cannot be a workgroup array: {self._taken(s.name)}",
                              s.line)
-        if s.element not in (I32, I64):
-            raise self.error(f"a workgroup array holds i32 or i64, not {s.element}", s.line)
+        if s.element not in (I32, I64, F32):
+            raise self.error(f"a workgroup array holds i32, i64 or f32, not {s.element}",
+                             s.line)
         if s.name in self.vars:
             raise self.error(f"'{s.name}' is already a {self.vars[s.name]}: a workgroup "
                              "array needs a name of its own", s.line)
@@ -480,6 +486,14 @@ class _FunctionChecker:
             raise self.error(f"{what} must be an integer, got {out.ty}", e.line)
         return out
 
+    def f32_expr(self, e: n.Expr, d: frozenset[str], what: str) -> n.Expr:
+        out = self.expr(e, d)
+        if out.ty is not F32:
+            raise self.error(f"{what} must be f32, got {out.ty}"
+                             + ("; convert it with f32(...)" if out.ty is not None
+                                and out.ty.is_int else ""), e.line)
+        return out
+
     def bool_expr(self, e: n.Expr, d: frozenset[str], what: str) -> n.Expr:
         out = self.expr(e, d)
         if out.ty is not BOOL:
@@ -495,6 +509,11 @@ class _FunctionChecker:
     def e_Const(self, e: n.Const, d: frozenset[str]) -> n.Expr:
         if isinstance(e.value, bool):
             return n.replace(e, ty=BOOL)
+        if isinstance(e.value, float):
+            if not (f32.is_f32(e.value) and abs(e.value) != float("inf")) \
+                    or e.value != e.value:
+                raise self.error(f"constant {e.value!r} is no finite f32", e.line)
+            return n.replace(e, ty=F32)
         if not isinstance(e.value, int):
             raise self.error(f"constant {e.value!r} is not an integer or bool", e.line)
         for ty in (I32, I64):
@@ -521,21 +540,44 @@ class _FunctionChecker:
         if e.op not in ("-", "~"):
             raise self.error(f"unknown unary operator '{e.op}'", e.line)
         if (e.op == "-" and isinstance(e.operand, n.Const)
-                and not isinstance(e.operand.value, bool) and e.operand.value >= 0):
+                and not isinstance(e.operand.value, bool)
+                and math.copysign(1, e.operand.value) > 0):
             # Canonical form, exactly the parser's: `-<literal>` is a negative literal (so
             # every checked program prints and re-parses to itself). `-(-5)` stays a
-            # negation: folding it could change its width.
+            # negation: folding it could change its width. (-0.0 counts as negative.)
             return self.e_Const(n.Const(-e.operand.value, line=e.line), d)
-        operand = self.int_expr(e.operand, d, f"operand of unary '{e.op}'")
+        operand = self.expr(e.operand, d)
+        if not (operand.ty is not None and operand.ty.is_int
+                or (e.op == "-" and operand.ty is F32)):
+            raise self.error(f"operand of unary '{e.op}' must be an integer"
+                             + (" or f32" if e.op == "-" else "") + f", got {operand.ty}",
+                             e.line)
         return n.replace(e, operand=operand, ty=operand.ty)
 
     def e_Binary(self, e: n.Binary, d: frozenset[str]) -> n.Expr:
         if e.op not in n.ARITH_OPS:
             raise self.error(f"unknown operator '{e.op}'", e.line)
-        left = self.int_expr(e.left, d, f"left operand of '{e.op}'")
-        right = self.int_expr(e.right, d, f"right operand of '{e.op}'")
+        left = self.expr(e.left, d)
+        right = self.expr(e.right, d)
         assert left.ty is not None and right.ty is not None
+        if F32 in (left.ty, right.ty):
+            self._f32_operands(e.op, left.ty, right.ty, e.line)
+            if e.op not in ("+", "-", "*"):
+                raise self.error(f"'{e.op}' does not take f32 operands (f32 has + - * "
+                                 "and fma, min, max, abs)", e.line)
+            return n.replace(e, left=left, right=right, ty=F32)
+        for side, what in ((left, "left"), (right, "right")):
+            if not side.ty.is_int:  # type: ignore[union-attr]
+                raise self.error(f"{what} operand of '{e.op}' must be an integer, got "
+                                 f"{side.ty}", side.line)
         return n.replace(e, left=left, right=right, ty=widest(left.ty, right.ty))
+
+    def _f32_operands(self, op: str, left: Type, right: Type, line: int) -> None:
+        """f32 meets only f32: a conversion is always written, never implied."""
+        if left is not right:
+            other = right if left is F32 else left
+            raise self.error(f"'{op}' mixes f32 and {other}: convert with f32(...) or "
+                             "i32(...) / i64(...)", line)
 
     def e_Compare(self, e: n.Compare, d: frozenset[str]) -> n.Expr:
         if e.op not in n.COMPARE_OPS:
@@ -545,7 +587,9 @@ class _FunctionChecker:
         assert left.ty is not None and right.ty is not None
         both_int = left.ty.is_int and right.ty.is_int
         both_bool = left.ty is BOOL and right.ty is BOOL
-        if not (both_int or (both_bool and e.op in ("==", "!="))):
+        if F32 in (left.ty, right.ty):
+            self._f32_operands(e.op, left.ty, right.ty, e.line)
+        elif not (both_int or (both_bool and e.op in ("==", "!="))):
             raise self.error(f"cannot compare {left.ty} {e.op} {right.ty}", e.line)
         return n.replace(e, left=left, right=right, ty=BOOL)
 
@@ -585,13 +629,22 @@ class _FunctionChecker:
         return n.replace(e, size=size, ty=BUF_I32)
 
     def e_Cast(self, e: n.Cast, d: frozenset[str]) -> n.Expr:
-        if e.to not in (I32, I64):
+        if e.to not in (I32, I64, F32):
             raise self.error(f"cannot cast to {e.to}", e.line)
         operand = self.expr(e.operand, d)
         assert operand.ty is not None
-        if not (operand.ty.is_int or operand.ty is BOOL):
+        if not (operand.ty.is_number or operand.ty is BOOL):
             raise self.error(f"cannot convert {operand.ty} to {e.to}", e.line)
         return n.replace(e, operand=operand, ty=e.to)
+
+    def e_MathOp(self, e: n.MathOp, d: frozenset[str]) -> n.Expr:
+        arity = n.MATH_OPS.get(e.op)
+        if arity is None:
+            raise self.error(f"unknown function '{e.op}'", e.line)
+        if len(e.args) != arity:
+            raise self.error(f"{e.op}() takes {arity} argument(s), got {len(e.args)}", e.line)
+        args = tuple(self.f32_expr(a, d, f"argument of {e.op}()") for a in e.args)
+        return n.replace(e, args=args, ty=F32)
 
     def e_Call(self, e: n.Call, d: frozenset[str]) -> n.Expr:
         return self.call(e, d, want_value=True)
@@ -637,13 +690,20 @@ class _FunctionChecker:
         elif e.op in ("readfirstlane", "shuffle"):
             first = self.expr(e.args[0], d)
             assert first.ty is not None
-            if not (first.ty.is_int or first.ty is BOOL):
+            if not (first.ty.is_number or first.ty is BOOL):
                 raise self.error(f"{e.op}() cannot move a {first.ty}", e.line)
             args = (first,) + tuple(
                 self.int_expr(a, d, "source lane of shuffle()") for a in e.args[1:]
             )
             ty = first.ty
         else:
-            args = (self.int_expr(e.args[0], d, f"argument of {e.op}()"),)
+            first = self.expr(e.args[0], d)
+            if first.ty is F32 and e.op not in n.F32_WAVE_OPS:
+                raise self.error(f"{e.op}() does not take f32: a float sum's rounding depends "
+                                 "on the order of the lanes", e.line)
+            if not (first.ty is F32 or first.ty is not None and first.ty.is_int):
+                raise self.error(f"argument of {e.op}() must be an integer or f32, got "
+                                 f"{first.ty}", e.line)
+            args = (first,)
             ty = args[0].ty
         return n.replace(e, args=args, ty=ty)

@@ -44,6 +44,11 @@ WAVE_OPS = {
     "inclusive_sum": 1,
     "elect": 0,
 }
+#: the wave operations an f32 may go through: their results are exact in any lane order
+#: (a float sum is not: its rounding depends on the order)
+F32_WAVE_OPS = ("readfirstlane", "shuffle", "wave_min", "wave_max")
+#: f32 functions: name -> number of arguments (docs/semantics.md, "32-bit floats")
+MATH_OPS = {"fma": 3, "min": 2, "max": 2, "abs": 1}
 
 
 def _line() -> int:
@@ -59,9 +64,10 @@ def _ty() -> Type | None:
 
 @dataclass(frozen=True)
 class Const:
-    """An integer or boolean literal (negative literals are folded in by the parser)."""
+    """An integer, boolean or f32 literal (negative literals are folded in by the parser;
+    an f32 one is a finite float that binary32 holds exactly)."""
 
-    value: int | bool
+    value: int | bool | float
     line: int = _line()
     ty: Type | None = _ty()
 
@@ -169,10 +175,21 @@ class Alloc:
 
 @dataclass(frozen=True)
 class Cast:
-    """`i32(x)` / `i64(x)`: wraps on narrowing; a bool converts to 0/1."""
+    """`i32(x)` / `i64(x)`: wraps on narrowing; a bool converts to 0/1; an f32 truncates
+    (and faults where the integer type cannot hold it). `f32(x)`: rounds to nearest."""
 
     to: Type
     operand: Expr
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+@dataclass(frozen=True)
+class MathOp:
+    """`fma(a, b, c)`, `min(a, b)`, `max(a, b)`, `abs(a)` on f32 values."""
+
+    op: str
+    args: tuple[Expr, ...]
     line: int = _line()
     ty: Type | None = _ty()
 
@@ -198,9 +215,9 @@ class WaveOp:
 
 
 Expr = (Const | Name | WorkId | Unary | Binary | Compare | Logic | Select | Load | Len | Alloc
-        | Cast | Call | WaveOp)
+        | Cast | MathOp | Call | WaveOp)
 EXPR_NODES = (Const, Name, WorkId, Unary, Binary, Compare, Logic, Select, Load, Len, Alloc, Cast,
-              Call, WaveOp)
+              MathOp, Call, WaveOp)
 
 # ----------------------------------------------------------------- statements
 

@@ -14,7 +14,8 @@ import ast
 from ..errors import KernelError
 from . import nodes as n
 from .check import check
-from .types import BOOL, BUF_I32, BUF_I64, I32, I64, Type
+from .. import f32
+from .types import BOOL, BUF_F32, BUF_I32, BUF_I64, F32, I32, I64, Type
 
 _BINOPS: dict[type, str] = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
@@ -23,8 +24,9 @@ _BINOPS: dict[type, str] = {
 _CMPOPS: dict[type, str] = {
     ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
 }
-_SCALAR_ANN = {"i32": I32, "i64": I64, "bool": BOOL}
-_BUFFER_ANN = {"i32": BUF_I32, "i64": BUF_I64}
+_SCALAR_ANN = {"i32": I32, "i64": I64, "f32": F32, "bool": BOOL}
+_BUFFER_ANN = {"i32": BUF_I32, "i64": BUF_I64, "f32": BUF_F32}
+_CASTS = {"i32": I32, "i64": I64, "f32": F32}
 _STATEMENT_CALLS = ("fail", "atomic_add")
 
 
@@ -107,7 +109,7 @@ def _annotation(node: ast.expr | None, what: str, line: int) -> Type:
         return _BUFFER_ANN[node.slice.id]
     raise KernelError(
         f"unknown type annotation '{ast.unparse(node)}' on {what} "
-        "(expected i32, i64, bool, Buffer[i32] or Buffer[i64])",
+        "(expected i32, i64, f32, bool, Buffer[i32], Buffer[i64] or Buffer[f32])",
         node.lineno,
     )
 
@@ -269,16 +271,15 @@ def _local_array(s: ast.AnnAssign) -> n.LocalArray | None:
     if not isinstance(s.target, ast.Name):
         raise KernelError("only a name can be declared a workgroup array", line)
     parts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-    if len(parts) != 2 or not (isinstance(parts[0], ast.Name) and parts[0].id in ("i32", "i64")):
-        raise KernelError(f"a workgroup array is Local[i32, LENGTH] or Local[i64, LENGTH], "
-                          f"got '{ast.unparse(ann)}'", line)
+    if len(parts) != 2 or not (isinstance(parts[0], ast.Name) and parts[0].id in _CASTS):
+        raise KernelError(f"a workgroup array is Local[i32, LENGTH], Local[i64, LENGTH] or "
+                          f"Local[f32, LENGTH], got '{ast.unparse(ann)}'", line)
     length = parts[1]
     if not (isinstance(length, ast.Constant) and type(length.value) is int
             and 1 <= length.value <= n.LOCAL_MAX):
         raise KernelError(f"a workgroup array's length is a constant in 1..{n.LOCAL_MAX}, "
                           f"got '{ast.unparse(length)}'", line)
-    return n.LocalArray(s.target.id, I32 if parts[0].id == "i32" else I64, length.value,
-                        line=line)
+    return n.LocalArray(s.target.id, _CASTS[parts[0].id], length.value, line=line)
 
 
 def _buffer_name(e: ast.expr, line: int) -> str:
@@ -299,7 +300,10 @@ def _expr(e: ast.expr) -> n.Expr:
     if isinstance(e, ast.Constant):
         if isinstance(e.value, bool) or type(e.value) is int:
             return n.Const(e.value, line=line)
-        raise KernelError(f"unsupported constant {e.value!r} (only integers and booleans)", line)
+        if type(e.value) is float:
+            return _float_literal(e.value, line)
+        raise KernelError(f"unsupported constant {e.value!r} (only integers, floats and "
+                          "booleans)", line)
     if isinstance(e, ast.Name):
         return n.Name(e.id, line=line)
     if isinstance(e, ast.UnaryOp):
@@ -309,6 +313,8 @@ def _expr(e: ast.expr) -> n.Expr:
                 and type(e.operand.value) is int
             ):
                 return n.Const(-e.operand.value, line=line)
+            if isinstance(e.operand, ast.Constant) and type(e.operand.value) is float:
+                return _float_literal(-e.operand.value, line)
             return n.Unary("-", _expr(e.operand), line=line)
         if isinstance(e.op, ast.Invert):
             return n.Unary("~", _expr(e.operand), line=line)
@@ -341,6 +347,16 @@ def _expr(e: ast.expr) -> n.Expr:
     raise KernelError(f"unsupported expression '{ast.unparse(e)}'", line)
 
 
+def _float_literal(value: float, line: int) -> n.Const:
+    """An f32 literal: the nearest binary32 (as C's `0.1f`); one past the f32 range is a
+    mistake, not an infinity."""
+    rounded = f32.rounded(value)
+    if rounded in (float("inf"), float("-inf")):
+        raise KernelError(f"float literal {value!r} is out of the f32 range (at most about "
+                          "3.4e38)", line)
+    return n.Const(rounded, line=line)
+
+
 def _call(e: ast.Call) -> n.Expr:
     line = e.lineno
     if not isinstance(e.func, ast.Name):
@@ -366,9 +382,12 @@ def _call(e: ast.Call) -> n.Expr:
     if name == "alloc":
         arity(1)
         return n.Alloc(_expr(e.args[0]), line=line)
-    if name in ("i32", "i64"):
+    if name in _CASTS:
         arity(1)
-        return n.Cast(I32 if name == "i32" else I64, _expr(e.args[0]), line=line)
+        return n.Cast(_CASTS[name], _expr(e.args[0]), line=line)
+    if name in n.MATH_OPS:
+        arity(n.MATH_OPS[name])
+        return n.MathOp(name, tuple(_expr(a) for a in e.args), line=line)
     if name in n.WAVE_OPS:
         arity(n.WAVE_OPS[name])
         return n.WaveOp(name, tuple(_expr(a) for a in e.args), line=line)

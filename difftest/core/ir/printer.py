@@ -15,6 +15,9 @@ Negative literals: the parser (and the checker, for hand-built trees) folds
 
 from __future__ import annotations
 
+import math
+
+from .. import f32
 from . import nodes as n
 
 # Python's precedence, low to high; a child whose level is below the level its position
@@ -99,7 +102,8 @@ def _level(e: n.Expr) -> int:
         return _CMP
     if isinstance(e, n.Binary):
         return _BINARY[e.op]
-    if isinstance(e, n.Const) and not isinstance(e.value, bool) and e.value < 0:
+    if isinstance(e, n.Const) and not isinstance(e.value, bool) \
+            and math.copysign(1, e.value) < 0:
         return _UNARY  # `-5` is a unary minus to `ast`
     return _ATOM
 
@@ -117,6 +121,8 @@ def expr_source(e: n.Expr) -> str:
 
 def _expr(e: n.Expr) -> str:
     if isinstance(e, n.Const):
+        if isinstance(e.value, float):  # the shortest decimal that reads back as it
+            return f32.shortest(e.value)
         return repr(e.value)  # True/False, or the integer with its sign
     if isinstance(e, n.Name):
         return e.id
@@ -153,5 +159,7 @@ def _expr(e: n.Expr) -> str:
         return f"{e.to}({_expr(e.operand)})"
     if isinstance(e, n.Call):
         return f"{e.func}({', '.join(_expr(a) for a in e.args)})"
+    if isinstance(e, n.MathOp):
+        return f"{e.op}({', '.join(_expr(a) for a in e.args)})"
     assert isinstance(e, n.WaveOp), f"unknown expression node {type(e).__name__}"
     return f"{e.op}({', '.join(_expr(a) for a in e.args)})"

@@ -158,9 +158,11 @@ def _type(v: Any, path: str) -> Type:
     return _TYPES[v]
 
 
-def _value(v: Any, path: str) -> int | bool:
+def _value(v: Any, path: str) -> int | bool | float:
+    if isinstance(v, float):  # an f32 constant: the checker refuses one binary32 lacks
+        return v
     if not isinstance(v, int):  # bool is an int
-        raise KernelError(f"a constant must be an integer or a boolean, got {v!r}",
+        raise KernelError(f"a constant must be an integer, a number or a boolean, got {v!r}",
                           where=path)
     return v
 
@@ -191,6 +193,7 @@ _SHAPES: dict[str, dict[str, _Reader]] = {
     "Len": {"buffer": _ident},
     "Alloc": {"size": _expr},
     "Cast": {"to": _type, "operand": _expr},
+    "MathOp": {"op": _one_of(n.MATH_OPS), "args": _list(_expr)},
     "Call": {"func": _ident, "args": _list(_expr)},
     "WaveOp": {"op": _one_of(n.WAVE_OPS), "args": _list(_expr)},
     "Assign": {"target": _ident, "value": _expr, "declared": _optional(_type)},

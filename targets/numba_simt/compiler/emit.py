@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from difftest.core.ir.types import BUF_I32, BUF_I64, I32, I64
+from difftest.core.ir.types import BUF_F32, BUF_I32, BUF_I64, F32, I32, I64
 from difftest.core.outcome import Frame
 
 from ..mutants import NONE, Mutants
@@ -41,7 +41,7 @@ from .regalloc import Allocation
 from .speculate import HostFacts, host_facts
 
 _KIND_NAMES = {1: "out_of_bounds", 2: "division_by_zero", 3: "fail", 4: "speculation",
-               5: "alloc"}
+               5: "alloc", 6: "invalid_conversion"}
 
 
 @dataclass(frozen=True)
@@ -183,8 +183,9 @@ def _host_code(host: Lowered, f: Flow) -> tuple[HostCode, dict[Label, int], dict
     rows = _rows(table)
     # (types by identity: an enum's hash and properties are Python calls)
     types = host.vreg_types.items()
-    bits_of = {v: 32 if t is I32 else 64 for v, t in types if t is I32 or t is I64}
-    refs = frozenset(v for v, t in types if t is BUF_I32 or t is BUF_I64)
+    bits_of = {v: 32 if t is I32 or t is F32 else 64 for v, t in types
+               if t is I32 or t is I64 or t is F32}  # an f32 register holds 32 bits
+    refs = frozenset(v for v, t in types if t is BUF_I32 or t is BUF_I64 or t is BUF_F32)
     return HostCode(rows, host.nvregs, host.nmasks, bits_of, refs), at, ip_at
 
 
@@ -284,7 +285,7 @@ def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFact
         for v, kind, index in where:
             pos = pos_reg.get(index, -1) if kind == "reg" else pos_slot.get(index, -1)
             ty = host.vreg_types.get(v)
-            is_ref = ty is BUF_I32 or ty is BUF_I64
+            is_ref = ty is BUF_I32 or ty is BUF_I64 or ty is BUF_F32
             if is_ref and pos >= 0:
                 words[pos // 64] |= 1 << (pos % 64)
             locs.append(Location(v, kind, index, pos, is_ref, host.vreg_meanings))

@@ -32,17 +32,23 @@ from typing import Any
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir.printer import expr_source
-from difftest.core.ir.types import BOOL, BUF_I32, I32, I64, Type, int_range, local_of
+from difftest.core import f32
+from difftest.core.ir.types import BOOL, BUF_I32, F32, I32, I64, Type, int_range, local_of
 from difftest.core.outcome import Frame
 
 from ..mutants import NONE, Mutants
-from ..isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_DIV0, FAULT_FAIL, FAULT_OOB,
-                  UNIFORM_VALUES, WRITES_VREG, Op)
+from ..isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_CONVERT, FAULT_DIV0,
+                  FAULT_FAIL, FAULT_OOB, NAN_BITS, UNIFORM_VALUES, WRITES_VREG, Op)
 
 _ARITH = {"+": Op.ADD, "-": Op.SUB, "*": Op.MUL, "//": Op.DIV, "%": Op.REM, "&": Op.AND,
           "|": Op.OR, "^": Op.XOR, "<<": Op.SHL, ">>": Op.SHR}
 _CMP = {"==": Op.CMP_EQ, "!=": Op.CMP_NE, "<": Op.CMP_LT, "<=": Op.CMP_LE, ">": Op.CMP_GT,
         ">=": Op.CMP_GE}
+_FARITH = {"+": Op.FADD, "-": Op.FSUB, "*": Op.FMUL}
+_FCMP = {"==": Op.FCMP_EQ, "!=": Op.FCMP_NE, "<": Op.FCMP_LT, "<=": Op.FCMP_LE,
+         ">": Op.FCMP_GT, ">=": Op.FCMP_GE}
+#: an f32's sign bit as its register holds it (sign-extended), and the other 31
+_SIGN, _MAGNITUDE = -(1 << 31), (1 << 31) - 1
 
 
 @dataclass(eq=False)  # compared and hashed by identity: each is one place in the code
@@ -525,8 +531,11 @@ class _Lowerer:
 
     def e_Const(self, e: n.Const) -> int:
         assert e.ty is not None
-        v = self.vreg(e.ty)
-        self.emit(Op.MOVI, d=v, imm=int(e.value), wm=self.uniform_wm)
+        return self.constant(f32.to_bits(e.value) if e.ty is F32 else int(e.value), e.ty)
+
+    def constant(self, value: int, ty: Type) -> int:
+        v = self.vreg(ty)
+        self.emit(Op.MOVI, d=v, imm=value, wm=self.uniform_wm)
         return v
 
     def e_Name(self, e: n.Name) -> int:
@@ -545,25 +554,62 @@ class _Lowerer:
         v = self.vreg(e.ty)
         if e.op == "not":
             self.emit(Op.LNOT, d=v, a=a)
+        elif e.ty is F32:
+            return self._negated(a)
         else:
             self.emit(Op.NEG if e.op == "-" else Op.NOT, d=v, a=a, imm=e.ty.bits)
         return v
 
     def e_Binary(self, e: n.Binary) -> int:
+        assert e.ty is not None
+        if e.ty is F32:
+            return self._float_binary(e)
         a = self.expr(e.left)
         b = self.expr(e.right)
-        assert e.ty is not None
         v = self.vreg(e.ty)
         ins = self.emit(_ARITH[e.op], d=v, a=a, b=b, imm=e.ty.bits)
         if e.op in ("//", "%"):
             self.infopoint(ins, FAULT_DIV0, e.line)
         return v
 
+    def _float_binary(self, e: n.Binary) -> int:
+        v = self.vreg(F32)
+        left_mul = isinstance(e.left, n.Binary) and e.left.op == "*"
+        right_mul = isinstance(e.right, n.Binary) and e.right.op == "*"
+        if e.op in ("+", "-") and (left_mul or right_mul) \
+                and self.mutants.on("f32-contract-mul-add"):
+            # the mutant contracts a * b +- c (and c +- a * b) into one fma: one rounding
+            if left_mul:
+                a, b = self.expr(e.left.left), self.expr(e.left.right)  # type: ignore[union-attr]
+                c = self.expr(e.right)
+                if e.op == "-":
+                    c = self._negated(c)
+            else:
+                c = self.expr(e.left)
+                a, b = self.expr(e.right.left), self.expr(e.right.right)  # type: ignore[union-attr]
+                if e.op == "-":
+                    a = self._negated(a)
+            self.emit(Op.FFMA, d=v, a=a, b=b, c=c)
+            return v
+        a = self.expr(e.left)
+        b = self.expr(e.right)
+        self.emit(_FARITH[e.op], d=v, a=a, b=b)
+        return v
+
+    def _negated(self, x: int) -> int:
+        """An f32 with its sign bit flipped (`-x`)."""
+        v = self.vreg(F32)
+        self.emit(Op.XOR, d=v, a=x, b=self.constant(_SIGN, I64))
+        return v
+
     def e_Compare(self, e: n.Compare) -> int:
         a = self.expr(e.left)
         b = self.expr(e.right)
         v = self.vreg(BOOL)
-        self.emit(_CMP[e.op], d=v, a=a, b=b, imm=64)
+        if e.left.ty is F32:
+            self.emit(_FCMP[e.op], d=v, a=a, b=b)
+        else:
+            self.emit(_CMP[e.op], d=v, a=a, b=b, imm=64)
         return v
 
     def e_Logic(self, e: n.Logic) -> int:
@@ -614,11 +660,31 @@ class _Lowerer:
     def e_Cast(self, e: n.Cast) -> int:
         a = self.expr(e.operand)
         assert e.ty is not None and e.operand.ty is not None
+        if e.ty is F32 and e.operand.ty is not F32:
+            v = self.vreg(F32)
+            self.emit(Op.CVT_IF, d=v, a=a)
+            return v
+        if e.operand.ty is F32 and e.ty is not F32:
+            v = self.vreg(e.ty)
+            ins = self.emit(Op.CVT_FI, d=v, a=a, imm=e.ty.bits)
+            self.infopoint(ins, FAULT_CONVERT, e.line)
+            return v
         if e.ty.bits == 32 and e.operand.ty is I64:
             v = self.vreg(e.ty)
             self.emit(Op.WRAP, d=v, a=a, imm=32)
             return v
         return a  # widening and bool -> int keep the canonical value
+
+    def e_MathOp(self, e: n.MathOp) -> int:
+        args = [self.expr(a) for a in e.args]
+        v = self.vreg(F32)
+        if e.op == "abs":  # the sign bit cleared
+            self.emit(Op.AND, d=v, a=args[0], b=self.constant(_MAGNITUDE, I64))
+        elif e.op == "fma":
+            self.emit(Op.FFMA, d=v, a=args[0], b=args[1], c=args[2])
+        else:
+            self.emit(Op.FMIN if e.op == "min" else Op.FMAX, d=v, a=args[0], b=args[1])
+        return v
 
     def e_Call(self, e: n.Call) -> int:
         return self.call(e)
@@ -666,7 +732,9 @@ class _Lowerer:
         assert xty is not None
         bits = xty.bits if xty.is_int else 64
         identity = 0
-        if e.op == "wave_min":
+        if xty is F32 and e.op in ("wave_min", "wave_max"):
+            identity = NAN_BITS  # a NaN loses to every lane's number
+        elif e.op == "wave_min":
             identity = int_range(xty)[1]
         elif e.op == "wave_max":
             identity = int_range(xty)[0]
@@ -693,6 +761,12 @@ class _Lowerer:
             self.emit(Op.MOV, d=out, a=whole)
             return out
         whole = self.vreg(ty)
+        if xty is F32:
+            assert e.op in ("wave_min", "wave_max"), e.op
+            self.emit(Op.WWM_FMIN if e.op == "wave_min" else Op.WWM_FMAX, d=whole, a=staged,
+                      wm=1)
+            self.emit(Op.MOV, d=out, a=whole)
+            return out
         op = {"wave_sum": Op.WWM_SUM, "wave_min": Op.WWM_MIN, "wave_max": Op.WWM_MAX,
               "wave_any": Op.WWM_OR, "wave_all": Op.WWM_AND, "ballot": Op.WWM_BALLOT,
               "prefix_sum": Op.WWM_SCAN_EXCL, "inclusive_sum": Op.WWM_SCAN_INCL}[e.op]

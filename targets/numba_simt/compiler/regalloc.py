@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from difftest.core.errors import DifftestError
+from difftest.core.ir.types import F32
 
 from . import coloring, dataflow
 from ..mutants import NONE, Mutants
@@ -131,7 +132,8 @@ def _color(live: Liveness, nvregs: int, nregs: int, order: str, seed: int,
 
 def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg: _Counter,
            temps: dict[int, int], owned: set[Instr], overrides: dict[Instr, list[Label]],
-           groups: dict[int, tuple[int, bool]], mutants: Mutants) -> list[Instr | Label]:
+           groups: dict[int, tuple[int, bool]], mutants: Mutants,
+           converted: frozenset[int] = frozenset()) -> list[Instr | Label]:
     """Spill each victim (vreg -> slot) everywhere, in one pass over the code; the same
     code, temporaries numbered alike, as spilling them one pass each in `victims`' order
     (each victim's temporaries in code order, the first victim's first). `temps` gets
@@ -139,7 +141,8 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
     is copied (and owned) before it changes, its logical successors (`overrides`)
     carried to the copy. `f`: the flow of `code` (its operands and defs). `groups` gets
     each changed instruction's index in `f` -> (the reloads put before it, whether a spill
-    follows it): what `after_spill` works the new flow out from."""
+    follows it): what `after_spill` works the new flow out from. The victims in
+    `converted` (the f32-spill-converts mutant's) move through a conversion (c = 1)."""
     touching = dict.fromkeys(victims, 0)  # instructions that get a temporary of each
     changed: set[int] = set()  # the instructions (indices in `f`) spill code changes
     wanted = 0  # the victims, as a bitset: most instructions name none of them
@@ -201,7 +204,8 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
             if v in used or carried:
                 # before a partial def, the reload carries the lanes the def leaves alone
                 under_mask = partial and mutants.on("reload-under-mask")
-                out.append(Instr(Op.RELOAD, d=t, imm=slot, wm=0 if under_mask else wm))
+                out.append(Instr(Op.RELOAD, d=t, imm=slot, wm=0 if under_mask else wm,
+                                 c=int(v in converted)))
             if v in used:
                 for fld in ("a", "b", "c"):
                     if getattr(ins, fld) == v and v in uses(ins):
@@ -211,7 +215,7 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
                 # The spill after a masked def moves all lanes: the lanes this def leaves
                 # alone (reloaded above) must survive until then.
                 ins.keeps = carried and not mutants.on("masked-def-no-keep")
-                spill_after = Instr(Op.SPILL, a=t, imm=slot, wm=wm)
+                spill_after = Instr(Op.SPILL, a=t, imm=slot, wm=wm, c=int(v in converted))
         groups[k] = (len(out) - before, spill_after is not None)
         out.append(ins)
         if spill_after is not None:
@@ -269,8 +273,10 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
             slots[victim] = now[victim] = len(slots)
         new_temps: dict[int, int] = {}
         groups: dict[int, tuple[int, bool]] = {}
+        converted = frozenset(v for v in now if types[v] is F32) \
+            if mutants.on("f32-spill-converts") else frozenset()
         code = _spill(code, live.flow, now, new_vreg, new_temps, owned, overrides, groups,
-                      mutants)
+                      mutants, converted)
         live = liveness(after_spill(live.flow, code, groups), regions, mutants)
         for t, victim in new_temps.items():
             temps.add(t)

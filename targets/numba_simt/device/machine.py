@@ -79,6 +79,8 @@ from typing import Any
 
 from collections import namedtuple
 
+import math
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -113,13 +115,19 @@ FLAG_LOCAL_ZERO_UNSYNCED = 64  # workgroup-zeroing-unsynchronized: each wave zer
 #                                arrays when it starts, not the group before any starts
 FLAG_SCRATCH_PER_GROUP = 128  # scratch-per-workgroup: the waves of a workgroup share their
 #                               spill slots (the wave's scratch offset is left out)
+FLAG_DENORM_FLUSH = 256    # f32-denormals-flushed: F arithmetic reads and writes subnormals
+#                            as zero (a flush-to-zero / denormals-are-zero mode)
+FLAG_MIN_NAN = 512         # f32-min-propagates-nan: FMIN/FMAX (and the wave's) give NaN
+#                            where an operand is NaN
+FLAG_CVT_SATURATE = 1024   # f32-to-int-saturates: CVT_FI clamps (NaN to 0) instead of
+#                            faulting
 
 # Deopt reasons (frame word 1) and the frame layout (a row of the save area).
 REASON_OOB, REASON_DIV0, REASON_FAIL, REASON_SPECULATION, REASON_FORCED = 1, 2, 3, 4, 5
-REASON_ALLOC = 6
+REASON_ALLOC, REASON_CONVERT = 6, 7
 REASONS = {REASON_OOB: "out_of_bounds", REASON_DIV0: "division_by_zero",
            REASON_FAIL: "fail", REASON_SPECULATION: "speculation", REASON_FORCED: "forced",
-           REASON_ALLOC: "alloc"}
+           REASON_ALLOC: "alloc", REASON_CONVERT: "invalid_conversion"}
 F_GID, F_REASON, F_IP, F_TRIPS, F_HEAD = 0, 1, 2, 3, 4  # then mask words, refmap words,
 # the union registers' values, the union spill slots' values
 H_FLAG, H_NEXT, H_OVERFLOW = 0, 1, 2  # the save area's header words
@@ -137,6 +145,8 @@ _MGET, _MSET, _MCOND, _MANDN, _MOR, _MAND, _MCLR, _KILL = range(40, 48)
 _JMP, _JZE, _JZM, _HALT, _TRIP, _DEOPT, _BARRIER = 50, 51, 52, 53, 54, 55, 56
 _SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = range(60, 69)
 _RFL, _SHUF, _SPILL, _RELOAD = 70, 71, 80, 81
+_FADD, _FSUB, _FMUL, _FFMA, _FMIN, _FMAX = range(90, 96)
+_FEQ, _FNE, _FLT, _FLE, _FGT, _FGE, _CVTIF, _CVTFI, _WFMIN, _WFMAX = range(96, 106)
 _EXEC, _ALIVE = 0, 1
 
 _LITERALS = {
@@ -154,7 +164,10 @@ _LITERALS = {
     "SET_INACTIVE": _SETI, "WWM_SUM": _WSUM, "WWM_MIN": _WMIN, "WWM_MAX": _WMAX,
     "WWM_OR": _WOR, "WWM_AND": _WAND, "WWM_BALLOT": _WBAL, "WWM_SCAN_EXCL": _WSCX,
     "WWM_SCAN_INCL": _WSCI, "READFIRST": _RFL, "SHUFFLE": _SHUF, "SPILL": _SPILL,
-    "RELOAD": _RELOAD,
+    "RELOAD": _RELOAD, "FADD": _FADD, "FSUB": _FSUB, "FMUL": _FMUL, "FFMA": _FFMA,
+    "FMIN": _FMIN, "FMAX": _FMAX, "FCMP_EQ": _FEQ, "FCMP_NE": _FNE, "FCMP_LT": _FLT,
+    "FCMP_LE": _FLE, "FCMP_GT": _FGT, "FCMP_GE": _FGE, "CVT_IF": _CVTIF, "CVT_FI": _CVTFI,
+    "WWM_FMIN": _WFMIN, "WWM_FMAX": _WFMAX,
 }
 assert _LITERALS == {op.name: int(op) for op in Op}, "isa.Op changed: update machine.py"
 assert (_EXEC, _ALIVE, WIDTH) == (EXEC, ALIVE, 8), "isa.py layout changed: update machine.py"
@@ -182,6 +195,10 @@ _FORMS = {
     Op.WWM_MAX: "vv---", Op.WWM_OR: "vv---", Op.WWM_AND: "vv---", Op.WWM_BALLOT: "vv---",
     Op.WWM_SCAN_EXCL: "vv--b", Op.WWM_SCAN_INCL: "vv--b", Op.READFIRST: "vv---",
     Op.SHUFFLE: "vvv--", Op.SPILL: "-v--s", Op.RELOAD: "v---s",
+    Op.FADD: "vvv--", Op.FSUB: "vvv--", Op.FMUL: "vvv--", Op.FFMA: "vvvv-", Op.FMIN: "vvv--",
+    Op.FMAX: "vvv--", Op.FCMP_EQ: "vvv--", Op.FCMP_NE: "vvv--", Op.FCMP_LT: "vvv--",
+    Op.FCMP_LE: "vvv--", Op.FCMP_GT: "vvv--", Op.FCMP_GE: "vvv--", Op.CVT_IF: "vv---",
+    Op.CVT_FI: "vv--b", Op.WWM_FMIN: "vv---", Op.WWM_FMAX: "vv---",
 }
 assert set(_FORMS) == set(Op), "every opcode needs an operand form"
 _NOP = 128  # opcodes are below this
@@ -196,7 +213,9 @@ _FLAG_OPS = {
               Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.NEG, Op.NOT,
               Op.LNOT, Op.WRAP, Op.MOV, Op.MOVI, Op.PARAM, Op.LANEID, Op.GID, Op.WAVEID,
               Op.LOCALID, Op.GROUPID, Op.GROUPSIZE, Op.LOCALBASE, Op.READFIRST,
-              Op.SHUFFLE, Op.RELOAD),
+              Op.SHUFFLE, Op.RELOAD, Op.FADD, Op.FSUB, Op.FMUL, Op.FFMA, Op.FMIN, Op.FMAX,
+              Op.FCMP_EQ, Op.FCMP_NE, Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE,
+              Op.CVT_IF),
     _WRAPS: (Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.WRAP),
 }
 _KNOWN, _FLAGS = 5, 6
@@ -405,6 +424,109 @@ def _lowest(x, k):  # type: ignore[no-untyped-def]
     return out
 
 
+# --- f32: a value's bits (sign-extended in an int64) and its value (a float64) ---------
+# Decoded and encoded by arithmetic on the fields (exact both ways); an operation computes
+# in float64, which holds every f32 and every product of two exactly, and rounds once to
+# float32 (LLVM's fptrunc: nearest even, subnormals kept, overflow to infinity).
+
+_F32_NAN = 0x7FC00000
+_TWO_M149 = 2.0 ** -149
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _fv(v, daz):  # type: ignore[no-untyped-def]
+    """The value of the f32 bits v (daz: a subnormal reads as a zero of its sign)."""
+    b = v & 0xFFFFFFFF
+    e = (b >> 23) & 0xFF
+    m = b & 0x7FFFFF
+    if e == 255:
+        x = np.inf if m == 0 else np.nan
+    elif e == 0:
+        x = 0.0 if daz else np.float64(m) * _TWO_M149
+    else:
+        x = math.ldexp(np.float64(m | 0x800000), e - 150)
+    return -x if b >> 31 else x
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _fb(x, ftz):  # type: ignore[no-untyped-def]
+    """The bits of x, a float64 rounded to f32 here (ftz: a subnormal result is written
+    as a zero of its sign)."""
+    y = np.float64(np.float32(x))
+    if y != y:
+        return np.int64(_F32_NAN)
+    neg = y < 0.0 or (y == 0.0 and math.copysign(1.0, y) < 0.0)
+    a = abs(y)
+    if a == np.inf:
+        b = np.int64(0x7F800000)
+    elif a == 0.0:
+        b = np.int64(0)
+    else:
+        m, e = math.frexp(a)  # a = m * 2^e, 1/2 <= m < 1
+        if e >= -125:
+            b = (np.int64(e + 126) << 23) | (np.int64(m * 16777216.0) - 0x800000)
+        else:
+            b = np.int64(0) if ftz else np.int64(a / _TWO_M149)
+    if neg:
+        b |= np.int64(0x80000000)
+    return np.int64(np.int32(b))
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _ffma(x, y, z):  # type: ignore[no-untyped-def]
+    """x * y + z with one rounding to f32: the product is exact in float64, the sum is
+    rounded to odd (its error, by TwoSum, sets the last bit), and float64 -> float32 is
+    then the correct rounding of the exact value (53 >= 24 + 2)."""
+    p = x * y
+    s = p + z
+    if not (math.isfinite(s) and math.isfinite(p) and math.isfinite(z)):
+        return s
+    bp = s - p
+    err = (p - (s - bp)) + (z - bp)
+    if err != 0.0 and s != 0.0:
+        m, e = math.frexp(s)
+        if np.int64(abs(m) * 9007199254740992.0) % 2 == 0:  # even: step toward err
+            up = (err > 0.0) == (s > 0.0)  # away from zero
+            step = math.ldexp(1.0, e - 53)
+            if not up and abs(m) == 0.5:
+                step *= 0.5  # below a power of two the spacing halves
+            s += math.copysign(step, s) if up else -math.copysign(step, s)
+    return s
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _fpick(x, y, smaller, nan_wins):  # type: ignore[no-untyped-def]
+    """min (smaller) or max of two values: a NaN loses to a number (nan_wins: the mutant
+    where it wins), -0.0 is below +0.0."""
+    if x != x or y != y:
+        if nan_wins:
+            return np.nan
+        return y if x != x else x
+    if x == y:
+        xneg = math.copysign(1.0, x) < 0.0
+        return x if xneg == smaller else y
+    return x if (x < y) == smaller else y
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _ffrom_int(v):  # type: ignore[no-untyped-def]
+    """f32(v) of an int64, rounded once: past 2^53 the bits below float64's 53 are folded
+    into its last one (rounding to odd), so float64 -> float32 rounds correctly."""
+    if v > -9007199254740992 and v < 9007199254740992:
+        return np.float64(v)
+    if v == -9223372036854775807 - 1:
+        return -9223372036854775808.0
+    a = -v if v < 0 else v
+    k = 0
+    while (a >> k) >= 9007199254740992:
+        k += 1
+    t = a >> k
+    if a & ((np.int64(1) << k) - 1) != 0:
+        t |= 1
+    x = math.ldexp(np.float64(t), k)
+    return -x if v < 0 else x
+
+
 # --- the machine ------------------------------------------------------------------------
 #
 # Lane loops are written so LLVM vectorizes them: no helper calls with array arguments
@@ -530,6 +652,9 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
     one_instance = (mutant_flags & FLAG_LOCAL_SHARED) != 0
     zero_unsynced = (mutant_flags & FLAG_LOCAL_ZERO_UNSYNCED) != 0
     scratch_group = (mutant_flags & FLAG_SCRATCH_PER_GROUP) != 0
+    flush = (mutant_flags & FLAG_DENORM_FLUSH) != 0
+    nan_wins = (mutant_flags & FLAG_MIN_NAN) != 0
+    saturate = (mutant_flags & FLAG_CVT_SATURATE) != 0
     forcing = force_percent > 0 and force_limit != 0
     forced_left = force_limit  # < 0: no limit
     full = np.int64(-1) if W == 64 else (np.int64(1) << W) - 1
@@ -737,8 +862,12 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                         V[rd, l] = 1 - V[ra, l]
                 elif op == _RELOAD:
                     rs = so + imm
-                    for l in range(W):
-                        V[rd, l] = S[rs, l]
+                    if dc[pc - 1, 4] == 0:
+                        for l in range(W):
+                            V[rd, l] = S[rs, l]
+                    else:  # a converting reload: the integer slot back to f32
+                        for l in range(W):
+                            V[rd, l] = _fb(_ffrom_int(S[rs, l]), False)
                 elif op == _RFL:
                     if ex != 0:
                         x = V[ra, _ctz(ex)]
@@ -765,6 +894,43 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     x = local_bases[0 if one_instance else k // gw, imm]
                     for l in range(W):
                         V[rd, l] = x
+                # f32, last: nothing of an integer kernel's work passes these tests
+                elif op == _FADD or op == _FSUB or op == _FMUL:
+                    sign = -1.0 if op == _FSUB else 1.0
+                    for l in range(W):
+                        x = _fv(V[ra, l], flush)
+                        y = _fv(V[rb, l], flush)
+                        V[rd, l] = _fb(x * y if op == _FMUL else x + sign * y, flush)
+                elif op == _FFMA:
+                    rc = vo + dc[pc - 1, 4]
+                    for l in range(W):
+                        V[rd, l] = _fb(_ffma(_fv(V[ra, l], flush), _fv(V[rb, l], flush),
+                                             _fv(V[rc, l], flush)), flush)
+                elif op == _FMIN or op == _FMAX:
+                    for l in range(W):
+                        V[rd, l] = _fb(_fpick(_fv(V[ra, l], False), _fv(V[rb, l], False),
+                                              op == _FMIN, nan_wins), False)
+                elif op == _CVTIF:
+                    for l in range(W):
+                        V[rd, l] = _fb(_ffrom_int(V[ra, l]), False)
+                elif (op == _FEQ or op == _FNE or op == _FLT or op == _FLE or op == _FGT
+                      or op == _FGE):
+                    for l in range(W):
+                        x = _fv(V[ra, l], False)
+                        y = _fv(V[rb, l], False)
+                        if op == _FEQ:
+                            t = x == y
+                        elif op == _FNE:
+                            t = x != y
+                        elif op == _FLT:
+                            t = x < y
+                        elif op == _FLE:
+                            t = x <= y
+                        elif op == _FGT:
+                            t = x > y
+                        else:
+                            t = x >= y
+                        V[rd, l] = np.int64(t)
                 if mode & _M_WRAP32:
                     for l in range(W):
                         V[rd, l] = np.int64(np.int32(V[rd, l]))
@@ -963,7 +1129,17 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 why = REASON_DIV0
             elif op == _SPILL:
                 rs = so + imm
-                if mode & _M_ALL or ex == full:
+                if dc[pc - 1, 4] != 0:
+                    # a converting spill (the f32-spill-converts mutant's): the f32 as an
+                    # integer, truncated and saturated, NaN as 0; all lanes or EXEC's
+                    for l in range(W):
+                        if mode & _M_ALL or (ex >> l) & 1:
+                            x = _fv(V[ra, l], False)
+                            S[rs, l] = (np.int64(0) if x != x else
+                                        np.int64(-9223372036854775807 - 1) if x < -9.2e18
+                                        else np.int64(9223372036854775807) if x >= 9.2e18
+                                        else np.int64(x))
+                elif mode & _M_ALL or ex == full:
                     for l in range(W):
                         S[rs, l] = V[ra, l]
                 else:
@@ -1054,6 +1230,35 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
             elif op == _HALT:
                 halted = True
                 break
+            # f32, last: nothing of an integer kernel's work passes these tests
+            elif op == _CVTFI:
+                # like LOAD: only EXEC lanes fault; an all-lane write gives the others 0
+                sel = full if mode & _M_ALL else ex
+                lim = math.ldexp(1.0, imm - 1)
+                f = np.int64(0)
+                for l in range(W):
+                    if (sel >> l) & 1 == 0:
+                        continue
+                    x = _fv(V[ra, l], False)
+                    if x == x and x >= -lim and x < lim:
+                        V[rd, l] = np.int64(x)
+                    elif (ex >> l) & 1 == 0:
+                        V[rd, l] = 0
+                    elif saturate:  # the mutant: clamp, NaN to 0
+                        V[rd, l] = (np.int64(0) if x != x else np.int64(-lim) if x < 0
+                                    else np.int64(lim - 1.0) if imm < 64
+                                    else np.int64(9223372036854775807))
+                    else:
+                        f |= np.int64(1) << l
+                fd = f
+                why = REASON_CONVERT
+            elif op == _WFMIN or op == _WFMAX:
+                t = _fv(V[ra, 0], False)
+                for l in range(1, W):
+                    t = _fpick(t, _fv(V[ra, l], False), op == _WFMIN, nan_wins)
+                x = _fb(t, False)
+                for l in range(W):
+                    V[rd, l] = x
             else:  # unreachable after _validate
                 return ERR_CODE
             if fd != 0:

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from difftest.core import f32
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
 from difftest.core.options import describe_budget, out_of_budget, trip_budget
@@ -150,7 +151,9 @@ def kernel_params(case: Case, bound: dict[str, Item]) -> np.ndarray:
     fn = case.function
     params = np.zeros(max(1, len(fn.params)), dtype=np.int64)
     for i, p in enumerate(fn.params):
-        params[i] = bound[p.name].start if p.ty.is_buffer else int(case.args[p.name])
+        value = case.args[p.name]
+        params[i] = (bound[p.name].start if p.ty.is_buffer
+                     else f32.to_bits(value) if isinstance(value, float) else int(value))
     return params
 
 

@@ -62,13 +62,14 @@ NOT_STARTED, PAUSED = -1, -2
 (K_BINARY, K_MOVI, K_SETEXEC, K_M_OR, K_GETEXEC, K_JZ_EXEC, K_MOV, K_CLEAR, K_FROMCOND,
  K_M_ANDN, K_LOAD, K_JMP, K_TRIP, K_LEN, K_UNARY, K_LANEID, K_GID, K_STORE, K_DIVREM,
  K_HALT, K_WAVE_OP, K_M_AND, K_WAVEID, K_KILL, K_PARAM, K_JZ_MASK, K_ALLOC, K_FAIL,
- K_LOCALID, K_GROUPID, K_GROUPSIZE, K_BARRIER, K_CANNOT, K_OUTSIDE) = range(34)
+ K_LOCALID, K_GROUPID, K_GROUPSIZE, K_BARRIER, K_FMA, K_CVT, K_CANNOT, K_OUTSIDE) = range(36)
 
 # the op column: arithmetic (K_BINARY, K_UNARY, K_DIVREM, K_STORE) and wave operations
 (A_ADD, A_SUB, A_MUL, A_AND, A_OR, A_XOR, A_SHL, A_SHR, A_EQ, A_NE, A_LT, A_LE, A_GT, A_GE,
  A_NEG, A_NOT, A_LNOT, A_WRAP, A_DIV, A_REM, A_ATOMIC_ADD, V_SET_INACTIVE, V_SUM, V_MIN,
  V_MAX, V_OR, V_AND, V_BALLOT, V_SCAN_EXCL, V_SCAN_INCL, V_READFIRST, V_SHUFFLE,
- A_OTHER) = range(33)
+ A_FADD, A_FSUB, A_FMUL, A_FMIN, A_FMAX, A_FEQ, A_FNE, A_FLT, A_FLE, A_FGT, A_FGE, A_CVT_IF,
+ V_FMIN, V_FMAX, A_OTHER) = range(47)
 
 # `layout`: where a frame keeps the workitem, the infopoint, the trip count, and where its
 # mask words start (machine.py's F_GID, F_IP, F_TRIPS, F_HEAD)
@@ -110,9 +111,89 @@ def _find(bufs, ref):  # type: ignore[no-untyped-def]
     return -1
 
 
+# f32: the host's own arithmetic (machine.py's is another): a register's bits seen as a
+# numpy float32 through a one-element array, numba's float32 operations (binary32's,
+# rounded to nearest even), and the bits written back with every NaN the one quiet NaN
+
+_NAN_BITS = 0x7FC00000
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _f(v):  # type: ignore[no-untyped-def]
+    """The f32 whose bits the register value v holds."""
+    box = np.empty(1, dtype=np.int32)
+    box[0] = v
+    return box.view(np.float32)[0]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _bits(x):  # type: ignore[no-untyped-def]
+    """The register value of the float32 x."""
+    if x != x:
+        return np.int64(_NAN_BITS)
+    box = np.empty(1, dtype=np.float32)
+    box[0] = x
+    return np.int64(box.view(np.int32)[0])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _from_int(x):  # type: ignore[no-untyped-def]
+    """f32(x): x rounded to 24 significant bits, ties to even, by integer arithmetic."""
+    if x == 0:
+        return np.float32(0.0)
+    if x == -9223372036854775807 - 1:
+        return np.float32(-9223372036854775808.0)
+    a = -x if x < 0 else x
+    k = 0
+    while (a >> k) >= 16777216:
+        k += 1
+    q = a >> k
+    if k > 0:
+        rest = a - (q << k)
+        half = np.int64(1) << (k - 1)
+        if rest > half or (rest == half and q & 1 == 1):
+            q += 1
+    r = np.float32(np.float64(q) * 2.0 ** k)  # exact: q <= 2^24
+    return -r if x < 0 else r
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _fma(x, y, z):  # type: ignore[no-untyped-def]
+    """x * y + z rounded once: the float64 product is exact; the float64 sum is made odd
+    in its last bit where it is inexact (so the final rounding to float32 sees which side
+    of a tie the exact sum lies on)."""
+    p = np.float64(x) * np.float64(y)
+    s = p + np.float64(z)
+    if np.isfinite(s) and np.isfinite(p):
+        bp = s - p
+        err = (p - (s - bp)) + (np.float64(z) - bp)
+        if err != 0.0:  # round to odd: of s and its neighbour toward the exact sum
+            box = np.empty(1, dtype=np.float64)
+            box[0] = s
+            if box.view(np.int64)[0] & 1 == 0:
+                s = np.nextafter(s, np.inf if err > 0.0 else -np.inf)
+    return np.float32(s)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _pick(x, y, smaller):  # type: ignore[no-untyped-def]
+    """min / max of two f32 register values: a NaN loses to a number, -0.0 < +0.0."""
+    fx = _f(x)
+    fy = _f(y)
+    if fx != fx:
+        return _bits(fy)
+    if fy != fy:
+        return _bits(fx)
+    if fx == fy:  # equal: only zeros can differ (in their sign bit)
+        return min(x, y) if smaller else max(x, y)  # as signed bits: -0.0 is negative
+    return x if (fx < fy) == smaller else y
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def arith(op, x, y, w):  # type: ignore[no-untyped-def]
     """An A_ operation on one lane's values at width w (unary ones ignore y)."""
+    if op >= A_FADD:
+        return _float_arith(op, x, y)
     if op == A_ADD:
         return _wrap(x + y, w)
     if op == A_SUB:
@@ -151,6 +232,35 @@ def arith(op, x, y, w):  # type: ignore[no-untyped-def]
         q = _tdiv(x, y)
         return _wrap(q if op == A_DIV else x - q * y, w)
     return _wrap(x, w)  # A_WRAP
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _float_arith(op, x, y):  # type: ignore[no-untyped-def]
+    if op == A_FADD:
+        return _bits(_f(x) + _f(y))
+    if op == A_FSUB:
+        return _bits(_f(x) - _f(y))
+    if op == A_FMUL:
+        return _bits(_f(x) * _f(y))
+    if op == A_FMIN or op == A_FMAX:
+        return _pick(x, y, op == A_FMIN)
+    if op == A_CVT_IF:
+        return _bits(_from_int(x))
+    fx = _f(x)
+    fy = _f(y)
+    if op == A_FEQ:
+        t = fx == fy
+    elif op == A_FNE:
+        t = fx != fy
+    elif op == A_FLT:
+        t = fx < fy
+    elif op == A_FLE:
+        t = fx <= fy
+    elif op == A_FGT:
+        t = fx > fy
+    else:
+        t = fx >= fy
+    return np.int64(1) if t else np.int64(0)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -214,6 +324,9 @@ def _wave_op(op, regs, d, a, b, imm, write, ex, lo, hi):  # type: ignore[no-unty
         elif op == V_MAX:
             for lane in range(1, W):
                 t = max(t, regs[lane, a])
+        elif op == V_FMIN or op == V_FMAX:
+            for lane in range(1, W):
+                t = _pick(t, regs[lane, a], op == V_FMIN)
         elif op == V_OR or op == V_AND:
             hits = 0
             for lane in range(W):
@@ -410,6 +523,24 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
                         regs[lane, d] = arith(op, regs[lane, a], regs[lane, b], w)
                     elif (ex >> lane) & 1:
                         _fault(faults, state, masks, lane, pc, 0, exec_, alive)
+        elif kind == K_FMA:
+            c = code[pc - 1, C_C]
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    regs[lane, d] = _bits(_fma(_f(regs[lane, a]), _f(regs[lane, b]),
+                                               _f(regs[lane, c])))
+        elif kind == K_CVT:  # f32 -> an integer of width w; NaN and past it fault
+            w = code[pc - 1, C_WIDTH]
+            limit = np.float64(2.0) ** (w - 1)
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    x = np.float64(_f(regs[lane, a]))
+                    if x == x and -limit <= x < limit:
+                        regs[lane, d] = np.int64(x)
+                    elif (ex >> lane) & 1:
+                        _fault(faults, state, masks, lane, pc, 0, exec_, alive)
+                    else:
+                        regs[lane, d] = 0
         elif kind == K_HALT:
             status = DONE
         elif kind == K_WAVE_OP:

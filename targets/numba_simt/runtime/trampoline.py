@@ -38,7 +38,7 @@ from difftest.core.ir.nodes import ALLOC_MAX
 from difftest.core.outcome import Fault
 
 from . import host_loop
-from .host_loop import (K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_DIVREM, K_FAIL,
+from .host_loop import (K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_CVT, K_DIVREM, K_FAIL, K_FMA,
                         K_BARRIER, K_GROUPID, K_GROUPSIZE, K_LOCALID,
                         K_FROMCOND, K_GETEXEC, K_GID, K_HALT, K_JMP, K_JZ_EXEC, K_JZ_MASK,
                         K_KILL, K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR, K_MOV,
@@ -64,7 +64,7 @@ class HostBudget(Exception):
 
 _KIND = {Op.DIV: "division_by_zero", Op.REM: "division_by_zero", Op.LOAD: "out_of_bounds",
          Op.STORE: "out_of_bounds", Op.ATOMIC_ADD: "out_of_bounds", Op.FAIL: "fail",
-         Op.ALLOC: "out_of_bounds"}
+         Op.ALLOC: "out_of_bounds", Op.CVT_FI: "invalid_conversion"}
 #: the pool's side of `alloc()`: size -> (reference, moves {old base: new base}, storage)
 Allocate = Callable[[int], tuple[int, dict[int, int], np.ndarray]]
 # the frame layout as host_loop.py reads it: machine.py's, which writes the frames
@@ -288,14 +288,17 @@ _KINDS = {
     Op.DIV: K_DIVREM, Op.REM: K_DIVREM, Op.HALT: K_HALT, Op.M_AND: K_M_AND,
     Op.WAVEID: K_WAVEID, Op.KILL: K_KILL, Op.PARAM: K_PARAM, Op.JZ_MASK: K_JZ_MASK,
     Op.ALLOC: K_ALLOC, Op.FAIL: K_FAIL, Op.LOCALID: K_LOCALID, Op.GROUPID: K_GROUPID,
-    Op.GROUPSIZE: K_GROUPSIZE, Op.BARRIER: K_BARRIER,
+    Op.GROUPSIZE: K_GROUPSIZE, Op.BARRIER: K_BARRIER, Op.FFMA: K_FMA, Op.CVT_FI: K_CVT,
     **{op: K_BINARY for op in (Op.ADD, Op.SUB, Op.MUL, Op.AND, Op.OR, Op.XOR, Op.SHL,
                                Op.SHR, Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE,
-                               Op.CMP_GT, Op.CMP_GE)},
-    **{op: K_UNARY for op in (Op.NEG, Op.NOT, Op.LNOT, Op.WRAP)},
+                               Op.CMP_GT, Op.CMP_GE, Op.FADD, Op.FSUB, Op.FMUL, Op.FMIN,
+                               Op.FMAX, Op.FCMP_EQ, Op.FCMP_NE, Op.FCMP_LT, Op.FCMP_LE,
+                               Op.FCMP_GT, Op.FCMP_GE)},
+    **{op: K_UNARY for op in (Op.NEG, Op.NOT, Op.LNOT, Op.WRAP, Op.CVT_IF)},
     **{op: K_WAVE_OP for op in (Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX,
                                 Op.WWM_OR, Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL,
-                                Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE)},
+                                Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.WWM_FMIN,
+                                Op.WWM_FMAX)},
 }  # any other opcode is K_CANNOT: DEOPT, SPILL, RELOAD (device code only) and LOCALBASE (the
 # prologue's: a resume starts past it); a BARRIER is one only where a lane the host runs
 # meets it (whole-wave code passes one its lanes left)
@@ -307,7 +310,7 @@ _ROLES = {K_BINARY: "vvv", K_MOVI: "v", K_SETEXEC: "-m", K_M_OR: "mmm", K_GETEXE
           K_LEN: "vv", K_UNARY: "vv", K_LANEID: "v", K_GID: "v", K_STORE: "-vvv",
           K_DIVREM: "vvv", K_M_AND: "mmm", K_WAVEID: "v", K_PARAM: "v", K_JZ_MASK: "-m",
           K_ALLOC: "vv", K_FAIL: "-v", K_WAVE_OP: "vvv", K_LOCALID: "v", K_GROUPID: "v",
-          K_GROUPSIZE: "v"}  # the others name no register
+          K_GROUPSIZE: "v", K_FMA: "vvvv", K_CVT: "vv"}  # the others name no register
 # the op column: what an arithmetic or wave instruction computes
 _OPS = {Op.ADD: host_loop.A_ADD, Op.SUB: host_loop.A_SUB, Op.MUL: host_loop.A_MUL,
         Op.AND: host_loop.A_AND, Op.OR: host_loop.A_OR, Op.XOR: host_loop.A_XOR,
@@ -321,7 +324,13 @@ _OPS = {Op.ADD: host_loop.A_ADD, Op.SUB: host_loop.A_SUB, Op.MUL: host_loop.A_MU
         Op.WWM_MAX: host_loop.V_MAX, Op.WWM_OR: host_loop.V_OR,
         Op.WWM_AND: host_loop.V_AND, Op.WWM_BALLOT: host_loop.V_BALLOT,
         Op.WWM_SCAN_EXCL: host_loop.V_SCAN_EXCL, Op.WWM_SCAN_INCL: host_loop.V_SCAN_INCL,
-        Op.READFIRST: host_loop.V_READFIRST, Op.SHUFFLE: host_loop.V_SHUFFLE}
+        Op.READFIRST: host_loop.V_READFIRST, Op.SHUFFLE: host_loop.V_SHUFFLE,
+        Op.FADD: host_loop.A_FADD, Op.FSUB: host_loop.A_FSUB, Op.FMUL: host_loop.A_FMUL,
+        Op.FMIN: host_loop.A_FMIN, Op.FMAX: host_loop.A_FMAX, Op.FCMP_EQ: host_loop.A_FEQ,
+        Op.FCMP_NE: host_loop.A_FNE, Op.FCMP_LT: host_loop.A_FLT,
+        Op.FCMP_LE: host_loop.A_FLE, Op.FCMP_GT: host_loop.A_FGT,
+        Op.FCMP_GE: host_loop.A_FGE, Op.CVT_IF: host_loop.A_CVT_IF,
+        Op.WWM_FMIN: host_loop.V_FMIN, Op.WWM_FMAX: host_loop.V_FMAX}
 
 
 def _by_opcode(table: dict[Op, int], default: int) -> np.ndarray:
@@ -382,8 +391,8 @@ def decode(rows: np.ndarray, nvregs: int, nmasks: int, infopoints: Sequence[Any]
     kind = _KIND_OF[ops]
     imm = rows[:, 5].copy()
     width = np.where(np.isin(kind, _WIDE_KINDS), np.where(imm == 0, 64, imm),
-                     np.where(kind == K_DIVREM, imm, 64))
-    arithmetic = np.isin(kind, (K_BINARY, K_UNARY, K_DIVREM))
+                     np.where((kind == K_DIVREM) | (kind == K_CVT), imm, 64))
+    arithmetic = np.isin(kind, (K_BINARY, K_UNARY, K_DIVREM, K_CVT))
     bad = np.flatnonzero(arithmetic & ((width < 1) | (width > 64)))
     if len(bad):
         pc = int(bad[0])

@@ -1,0 +1,189 @@
+"""f32 (docs/semantics.md, "32-bit floats"): the arithmetic of difftest/core/f32.py
+against numpy's float32 and exact fractions, the language's rules (parse, check, print),
+and case files' f32 values."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from difftest.core import f32
+from difftest.core.case import case_from_json
+from difftest.core.errors import CaseError, KernelError
+from difftest.core.ir import parse, to_source
+
+#: any binary32, NaN and the infinities included, from its bits
+BITS = st.integers(-(2**31), 2**31 - 1)
+VALUES = BITS.map(f32.from_bits)
+
+
+def exact_f32(q: Fraction) -> float:
+    """The binary32 nearest q (ties to even), by a brute search over the neighbours of
+    numpy's float32 cast: independent of f32.py's own rounding."""
+    with np.errstate(over="ignore"):
+        guess = np.float32(float(q))
+    candidates = [guess, np.nextafter(guess, np.float32(np.inf)),
+                  np.nextafter(guess, np.float32(-np.inf))]
+    finite = [c for c in candidates if np.isfinite(c)]
+
+    def key(c: np.float32) -> tuple[Fraction, int]:
+        return abs(Fraction(float(c)) - q), int(np.array(c).view(np.int32)) & 1
+
+    best = min(finite, key=key)
+    return float(best) if abs(q) < Fraction(float(np.finfo(np.float32).max)) else \
+        math.copysign(math.inf, q)
+
+
+@given(VALUES, VALUES)
+@settings(max_examples=400, deadline=None)
+def test_add_sub_mul_are_numpys_float32(a: float, b: float) -> None:
+    with np.errstate(all="ignore"):
+        x, y = np.float32(a), np.float32(b)
+        for got, want in ((f32.add(a, b), x + y), (f32.sub(a, b), x - y),
+                          (f32.mul(a, b), x * y)):
+            assert f32.to_bits(got) == f32.to_bits(float(want))
+
+
+@given(VALUES, VALUES, VALUES)
+@settings(max_examples=400, deadline=None)
+def test_fma_rounds_the_exact_value_once(a: float, b: float, c: float) -> None:
+    got = f32.fma(a, b, c)
+    if not all(math.isfinite(v) for v in (a, b, c)):
+        return  # IEEE's inf/NaN rules: binary64 gives them (checked below by hand)
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        assert got == 0
+        return
+    assert f32.to_bits(got) == f32.to_bits(exact_f32(exact))
+
+
+def test_fma_by_hand() -> None:
+    one_up = 1.0 + 2.0 ** -23
+    # (1 + 2^-23)(1 - 2^-23) - 1 = -2^-46: exact, where a * b + c rounds to 0
+    assert f32.fma(one_up, 1.0 - 2.0 ** -23, -1.0) == -(2.0 ** -46)
+    assert f32.add(f32.mul(one_up, 1.0 - 2.0 ** -23), -1.0) == 0.0
+    # double rounding: a * a is a binary32 tie, 1 + 2^-11 + 2^-24; c is too small for
+    # binary64 to keep, so rounding binary64's sum gives the even side, the exact value
+    # is past the tie
+    a, c = 1.0 + 2.0 ** -12, 2.0 ** -80
+    assert f32.rounded(a * a + c) == 1.0 + 2.0 ** -11
+    assert f32.fma(a, a, c) == 1.0 + 2.0 ** -11 + 2.0 ** -23
+    assert math.isnan(f32.fma(math.inf, 0.0, 1.0))
+    assert f32.fma(-0.0, 1.0, -0.0) == 0.0 and math.copysign(1, f32.fma(-0.0, 1.0, -0.0)) < 0
+    assert math.copysign(1, f32.fma(1.0, 1.0, -1.0)) > 0  # an exact zero sum is +0.0
+    assert f32.fma(3.4028235e38, 2.0, -3.4028235e38) == 3.4028234663852886e38
+
+
+def test_min_max_let_a_number_win_and_order_the_zeros() -> None:
+    nan = math.nan
+    assert f32.minimum(nan, 1.0) == 1.0 and f32.minimum(1.0, nan) == 1.0
+    assert math.isnan(f32.minimum(nan, nan)) and math.isnan(f32.maximum(nan, nan))
+    assert math.copysign(1, f32.minimum(0.0, -0.0)) < 0
+    assert math.copysign(1, f32.minimum(-0.0, 0.0)) < 0
+    assert math.copysign(1, f32.maximum(-0.0, 0.0)) > 0
+    assert math.copysign(1, f32.maximum(0.0, -0.0)) > 0
+    assert f32.maximum(-math.inf, nan) == -math.inf
+
+
+def test_conversions() -> None:
+    assert f32.to_int(2147483520.0, 32) == 2147483520  # the largest f32 below 2^31
+    assert f32.to_int(2147483648.0, 32) is None
+    assert f32.to_int(-2147483648.0, 32) == -(2**31)
+    assert f32.to_int(-2147483904.0, 32) is None  # the next f32 below -2^31
+    assert f32.to_int(math.nan, 64) is None and f32.to_int(math.inf, 64) is None
+    assert f32.to_int(-0.9, 32) == 0 and f32.to_int(2.0 ** 62, 64) == 2 ** 62
+    assert f32.to_int(2.0 ** 63, 64) is None
+    assert f32.from_int(16777217) == 16777216.0  # a tie: to the even one
+    assert f32.from_int(16777219) == 16777220.0
+    assert f32.from_int(2**63 - 1) == 2.0 ** 63
+    # past 2^53 binary64 alone would round twice: 2^60 + 2^36 + 1 is above the tie
+    assert f32.from_int(2**60 + 2**36 + 1) == 2.0 ** 60 + 2.0 ** 37
+
+
+@given(st.integers(-(2**63), 2**63 - 1))
+def test_from_int_is_the_nearest(i: int) -> None:
+    assert f32.to_bits(f32.from_int(i)) == f32.to_bits(exact_f32(Fraction(i))) if i else True
+
+
+def test_bits_and_spelling() -> None:
+    assert f32.to_bits(-0.0) == -(2**31) and f32.to_bits(math.nan) == f32.NAN_BITS
+    assert f32.canonical(-4194304) == f32.NAN_BITS  # 0xFFC00000, a negative NaN
+    assert f32.canonical(0x7F800001) == f32.NAN_BITS
+    assert f32.canonical(-(2**31)) == -(2**31)  # -0.0 stays -0.0
+    assert f32.shortest(f32.rounded(0.1)) == "0.1"
+    assert f32.shortest(2.0 ** -149) == "1e-45"
+    assert f32.written(0.1) and f32.written(1e-45) and f32.written(0.10000001)
+    assert not f32.written(0.100000001)  # rounds to 0.1, whose shortest is "0.1"
+
+
+# ------------------------------------------------------------------ the language
+
+def test_f32_programs_parse_check_and_print_back() -> None:
+    src = ("def kernel(x: Buffer[f32], o: Buffer[i32], s: f32):\n"
+           "    t: Local[f32, 8]\n"
+           "    a = x[0] * 0.1 + -0.0\n"
+           "    b = fma(a, s, -1e-45)\n"
+           "    t[0] = min(a, max(b, abs(-a)))\n"
+           "    if a < b or a != a:\n"
+           "        o[0] = i32(b) + i32(f32(o[1]))\n"
+           "    x[1] = wave_min(a) + shuffle(b, 1) - readfirstlane(-b)\n")
+    prog = parse(src)
+    printed = to_source(prog)
+    assert "-0.0" in printed and "0.1" in printed and "-1e-45" in printed
+    assert parse(printed) == prog
+
+
+@pytest.mark.parametrize("body, message", [
+    ("    y = x + 1", "mixes f32 and i32"),
+    ("    y = x // 2.0", "does not take f32"),
+    ("    y = x & x", "does not take f32"),
+    ("    y = ~x", "must be an integer"),
+    ("    y = wave_sum(x)", "depends on the order"),
+    ("    y = prefix_sum(x)", "depends on the order"),
+    ("    atomic_add(b, 0, x)", "atomic_add"),
+    ("    b[0] = 1", "convert it with f32"),
+    ("    c[0] = x", "convert it with i32"),
+    ("    y = fma(x, x)", "takes 3 argument"),
+    ("    y = min(1, 2)", "must be f32"),
+    ("    y = 1e39", "out of the f32 range"),
+    ("    y = x < 1", "mixes f32 and i32"),
+])
+def test_f32_mistakes_are_named(body: str, message: str) -> None:
+    src = f"def kernel(b: Buffer[f32], c: Buffer[i32], x: f32):\n{body}\n"
+    with pytest.raises(KernelError, match=message):
+        parse(src)
+
+
+# ------------------------------------------------------------------- case files
+
+def _case(args: dict) -> dict:
+    return {"kernel": "def kernel(x: Buffer[f32], s: f32):\n    x[0] = x[0] * s\n",
+            "entry": "kernel", "launch": {"n": 1, "wave": 1}, "args": args}
+
+
+def test_case_files_hold_f32_as_numbers_and_names() -> None:
+    case = case_from_json(_case({"x": {"dtype": "f32", "data": [0.1, "nan", "-inf", -0.0, 3]},
+                                 "s": 1e-45}))
+    bits = case.args["x"].tolist()
+    assert bits == [f32.to_bits(f32.rounded(0.1)), f32.NAN_BITS, f32.to_bits(-math.inf),
+                    -(2**31), f32.to_bits(3.0)]
+    assert case.args["s"] == 2.0 ** -149
+    back = json.loads(json.dumps(case.to_json()))
+    assert back["args"]["x"]["data"] == [0.1, "nan", "-inf", -0.0, 3.0]
+    again = case_from_json(back)
+    assert again.args["x"].tolist() == bits and again.args["s"] == case.args["s"]
+
+
+@pytest.mark.parametrize("value, message", [
+    (0.100000001, "is not an f32"), ("NaN", "expected an f32"), (True, "expected an f32"),
+    (1e39, "is not an f32"), (16777217, "is not an f32"),
+])
+def test_case_files_refuse_what_is_no_f32(value: object, message: str) -> None:
+    with pytest.raises(CaseError, match=message):
+        case_from_json(_case({"x": {"dtype": "f32", "data": [value]}, "s": 1.0}))
