@@ -1,8 +1,8 @@
 """Two source trees of difftest side by side on integer kernels without workgroups: the
 machine alone on SimpleDeopt (W = 32, one slot: the per-wave cost) and checked cases per
 CPU-second on a fixed-seed generated sample drawn without the `workgroups` and `f32`
-capabilities (a tree from before them draws kernels of the same kinds; a tree whose
-generator draws more features draws another sample of them).
+capabilities, the newer tree's f32 features not drawn at all (so both trees draw the
+same sample, choice for choice).
 
     git worktree add /tmp/base <commit>
     python benchmarks/bench_trees.py /tmp/base .
@@ -25,7 +25,13 @@ import functools, json, os, sys
 tree = sys.argv[1]
 sys.path[:0] = [tree, os.path.join(tree, "benchmarks")]
 import generators.cases as cases
-capabilities = frozenset(v for k, v in cases.NEEDS.items() if k not in ("workgroups", "f32"))
+import generators.kernels as kernels
+# the features a newer generator draws (f32) are not drawn at all: the same sample as a
+# tree from before them, choice for choice
+kernels.FEATURES = tuple(f for f in kernels.FEATURES if f != "f32")
+kernels.FAULT_FEATURES = tuple(f for f in kernels.FAULT_FEATURES if f != "fault_convert")
+cases.NEEDS = {k: v for k, v in cases.NEEDS.items() if k != "f32"}
+capabilities = frozenset(v for k, v in cases.NEEDS.items() if k != "workgroups")
 cases.kernel_cases = functools.partial(
     cases.kernel_cases, capabilities=capabilities | {"faults", "mutants", "wave_ops"})
 import bench_target

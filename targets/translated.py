@@ -185,6 +185,8 @@ class TranslatedTarget(Target):
         import json
         from pathlib import Path
 
+        from difftest.core.verdict import f32_buffers
+
         mutants = frozenset(options.get("mutants", ()))
         tr = self.translation(case, options)
         status = np.full(HEADER + case.n * tr.row, -1, dtype=np.int64)
@@ -213,6 +215,7 @@ class TranslatedTarget(Target):
             "buffers": dict(zip(names, where)),
             "rows": {"n": case.n, "row": tr.row, "header": HEADER},
             "functions": list(tr.functions), "needs": self.reproducer_needs,
+            "floats": sorted(f32_buffers(case)),
             "expected": {"rows": rows,
                          "buffers": {k: [int(x) for x in v]
                                      for k, v in expected.buffers.items()}},

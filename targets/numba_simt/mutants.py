@@ -155,7 +155,7 @@ _ALL = (
            "device whose float mode was set for speed"),
     Mutant("f32-min-propagates-nan", "numba-cuda-mlir#229", "machine",
            "min and max (and their wave forms) return NaN when an operand is NaN instead "
-           "of the number (IEEE 754-2008's minNum taken for 2019's minimum)"),
+           "of the number (IEEE 754-2019's minimum taken for its minimumNumber)"),
     Mutant("f32-to-int-saturates", "rust-cuda#287", "machine",
            "i32(x) / i64(x) clamp NaN and out-of-range values (as PTX's cvt.rzi.sat) "
            "instead of faulting"),

@@ -105,3 +105,29 @@ def test_the_float_bits_reach_the_device_unchanged() -> None:
     got = t.run(case_from_json(obj), {}, {}).buffers["out"].tolist()
     assert same(got, [NAN, -0.0, float("-inf")])
     assert np.int32(got[1]) == np.int32(-(2**31))
+
+
+def test_a_reproducer_compares_floats_as_the_checker_does(tmp_path) -> None:
+    """`difftest export` of an f32 case: the standalone reproducer shows f32 elements as
+    floats, and takes any NaN for any NaN (its expected values say which buffers are
+    f32)."""
+    import json
+    import subprocess
+    import sys
+
+    from difftest.app.cli import main
+
+    target("opencl")
+    out = tmp_path / "repro"
+    assert main(["export", str(EXAMPLES / "float_rounding.py"), "--target", "opencl",
+                 "--out", str(out)]) == 0
+    data = json.loads((out / "data.json").read_text())
+    assert data["floats"] == ["out", "x"]
+    data["expected"]["buffers"]["out"][0] = bits(1.0)
+    data["expected"]["buffers"]["out"][1] = -4194304  # a NaN with the sign bit set
+    (out / "changed.json").write_text(json.dumps(data))
+    done = subprocess.run([sys.executable, str(out / "repro.py"), "--data",
+                           str(out / "changed.json")], capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = [x for x in done.stdout.splitlines() if x.startswith("out[")]
+    assert lines == ["out[0]: expected 1.0, got 0.0"]

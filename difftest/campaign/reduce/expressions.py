@@ -3,12 +3,15 @@ copies (a variable assigned once from a simple value is replaced by that value).
 
 from __future__ import annotations
 
+import math
+
 import dataclasses
 from typing import Any
 from collections.abc import Iterator
 
 from difftest.core.case import Case
 from difftest.core.ir import nodes as n
+from difftest.core.ir.types import F32
 from difftest.core.ir.walk import at, children, replace_at, sites, walk
 
 from .candidates import block_paths, replace_function, substituted, with_program
@@ -19,10 +22,16 @@ def _simpler(e: Any) -> list[Any]:
     if isinstance(e, n.Const):
         if isinstance(e.value, bool):
             return [n.Const(False)] if e.value else []
+        if isinstance(e.value, float):  # an f32: toward 0.0 (from -0.0 too) and 1.0
+            if e.value == 0.0 and math.copysign(1.0, e.value) > 0:
+                return []
+            return [n.Const(0.0)] if e.value in (1.0, 0.0) else [n.Const(0.0), n.Const(1.0)]
         return [n.Const(0), n.Const(1)] if e.value not in (0, 1) else (
             [n.Const(0)] if e.value == 1 else [])
     out: list[Any] = []
-    if e.ty is not None and e.ty.is_int:
+    if e.ty is F32:
+        out += [n.Const(0.0), n.Const(1.0)]
+    elif e.ty is not None and e.ty.is_int:
         out += [n.Const(0), n.Const(1)]
     elif e.ty is not None and not e.ty.is_buffer:
         out += [n.Const(False), n.Const(True)]

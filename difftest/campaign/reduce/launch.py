@@ -9,6 +9,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from difftest.core import f32
+
 from difftest.core.case import Case
 from difftest.core.errors import CaseError
 from difftest.core.host import parse_host
@@ -69,6 +71,10 @@ def simplify_inputs(case: Case) -> Iterator[Case]:
         elif isinstance(value, bool):
             if value:
                 yield dataclasses.replace(case, args={**case.args, name: False})
+        elif isinstance(value, float):  # an f32 scalar stays a float
+            for simple in (0.0, 1.0):
+                if f32.to_bits(value) != f32.to_bits(simple):
+                    yield dataclasses.replace(case, args={**case.args, name: simple})
         elif value not in (0, 1):
             for simple in (0, 1):
                 yield dataclasses.replace(case, args={**case.args, name: simple})
