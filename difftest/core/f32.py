@@ -99,24 +99,22 @@ def _round_fraction(q: Fraction) -> float:
 
 def minimum(a: float, b: float) -> float:
     """`min`: a NaN operand loses to a number; -0.0 is below +0.0."""
-    if math.isnan(a):
-        return b
-    if math.isnan(b):
-        return a
-    if a == b:
-        return a if math.copysign(1.0, a) < 0 else b
-    return a if a < b else b
+    return _pick(a, b, smaller=True)
 
 
 def maximum(a: float, b: float) -> float:
     """`max`: a NaN operand loses to a number; +0.0 is above -0.0."""
+    return _pick(a, b, smaller=False)
+
+
+def _pick(a: float, b: float, smaller: bool) -> float:
     if math.isnan(a):
         return b
     if math.isnan(b):
         return a
-    if a == b:
-        return b if math.copysign(1.0, a) < 0 else a
-    return a if a > b else b
+    if a == b:  # only zeros can differ: the one with the sign bit is the smaller
+        return a if (math.copysign(1.0, a) < 0) == smaller else b
+    return a if (a < b) == smaller else b
 
 
 def from_int(i: int) -> float:
