@@ -147,6 +147,8 @@ def _fmt(ins: Instr, color: dict[int, int], imm: int) -> str:
         return f"{name} m{ins.d}, {r(ins.a)}"
     if op in (Op.M_ANDN, Op.M_OR, Op.M_AND):
         return f"{name} m{ins.d}, m{ins.a}, m{ins.b}"
+    if op in (Op.SPILL, Op.RELOAD) and ins.c:
+        name += ".cvt"  # a converting move (the f32-spill-converts mutant's)
     if op == Op.SPILL:
         return f"{name} s{imm}, {r(ins.a)}"
     if op == Op.RELOAD:
