@@ -20,8 +20,9 @@ original does not have (`int x = 0;` cut to `int x;`, the context struct's `= {0
 off), whose indeterminate value a candidate would then read; a pointer set to null that
 the original does not set so (C-Vise's cut of an argument: defined while only untaken
 code reads it, but the first thing a maintainer asks about); and, for OpenCL C where a
-clang is installed, what clang's front end warns of as undefined (a function that can
-fall off its end, a value used uninitialized: `CLANG_OPENCL`). Workgroup memory has no
+clang is installed, what clang's front end warns of as undefined or as no longer C (a
+function that can fall off its end, a value used uninitialized, a type left to implicit
+int: `CLANG_OPENCL`). Workgroup memory has no
 initializer to keep: the reference run is made on a copy of the candidate that fills it
 with a poison value first (difftest/app/poison.py), so a candidate that reads workgroup
 memory before writing it no longer gives the expected result. The result is a folder of
@@ -83,7 +84,8 @@ CLANG_OPENCL = ("-x", "cl", "-cl-std=CL3.0", "-Xclang", "-finclude-default-heade
                 "-Werror=sometimes-uninitialized", "-Werror=conditional-uninitialized",
                 "-Werror=null-dereference", "-Werror=array-bounds", "-Werror=division-by-zero",
                 "-Werror=implicit-function-declaration", "-Werror=int-conversion",
-                "-Werror=incompatible-pointer-types")
+                "-Werror=incompatible-pointer-types", "-Werror=implicit-int",
+                "-Werror=missing-declarations")
 
 _GUARD = """import re, subprocess, sys
 BARE = re.compile({pattern!r}, re.M)

@@ -107,6 +107,7 @@ def test_the_guard_refuses_what_clang_warns_of_as_undefined(tmp_path: Path) -> N
     assert passes(text.replace("    if (wave >= N) return;\n", ""))
     assert not passes(text.replace("{ return x + 1; }", "{ if (x) return x + 1; }"))
     assert not passes(text.replace("{ return x + 1; }", "{ int y; if (x) y = 1; return y; }"))
+    assert not passes(text.replace("int h(int x)", "h(int x)"))  # implicit int
 
 
 # Tidying. Each step is checked on what C-Vise leaves, and all of them together on a C
