@@ -187,3 +187,28 @@ def test_case_files_hold_f32_as_numbers_and_names() -> None:
 def test_case_files_refuse_what_is_no_f32(value: object, message: str) -> None:
     with pytest.raises(CaseError, match=message):
         case_from_json(_case({"x": {"dtype": "f32", "data": [value]}, "s": 1.0}))
+
+
+def test_a_host_program_is_refused_for_a_kernel_that_takes_f32() -> None:
+    obj = _case({"x": {"dtype": "f32", "data": [1.0]}, "s": 1.0})
+    obj["host"] = [{"op": "launch", "bind": {}}]
+    with pytest.raises(CaseError, match="a host program moves integer buffers only"):
+        case_from_json(obj)
+
+
+def test_kernel_file_headers_take_f32_buffers_and_scalars(tmp_path) -> None:
+    from difftest.core.kernelfile import load_case
+
+    path = tmp_path / "k.py"
+    path.write_text("# difftest: launch n=1 wave=1\n"
+                    "# difftest: arg x = f32[0.1, nan, -0.0, -inf, 2] * 2\n"
+                    "# difftest: arg s = 1e-45\n"
+                    "def k(x: Buffer[f32], s: f32):\n    x[0] = x[0] * s\n")
+    case = load_case(path)
+    assert case.args["x"].tolist() == [f32.to_bits(f32.rounded(0.1)), f32.NAN_BITS,
+                                       -(2**31), f32.to_bits(-math.inf),
+                                       f32.to_bits(2.0)] * 2
+    assert case.args["s"] == 2.0 ** -149
+    path.write_text(path.read_text().replace("f32[0.1,", "f32[0.1x,"))
+    with pytest.raises(CaseError, match="'0.1x' is not a number"):
+        load_case(path)
