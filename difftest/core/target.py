@@ -147,12 +147,11 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
     if case.group is not None and "workgroups" not in caps:
         return f"workgroups (a launch with group={case.group})"
     from difftest.core.ir import nodes as n
-    from difftest.core.ir.types import F32
-    from difftest.core.ir.walk import reachable, walk
+    from difftest.core.ir.walk import f32_use, reachable, walk
 
-    if "f32" not in caps and any(p.ty.is_buffer and p.ty.element is F32 or p.ty is F32
-                                 for p in case.function.params):
-        return "f32 (a parameter of type f32 or Buffer[f32])"
+    floats = None if "f32" in caps else f32_use(case.program, case.entry)
+    if floats is not None:
+        return f"f32 ({floats})"
 
     for fn in reachable(case.program, case.entry):
         for node in walk(fn.body):
@@ -162,8 +161,6 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
                 what = {n.Barrier: "barrier()", n.LocalArray: "a workgroup array"}.get(
                     type(node), f"{getattr(node, 'which', '')}()")
                 return f"workgroups ({what} at line {node.line})"
-            if "f32" not in caps and getattr(node, "ty", None) is F32:
-                return f"f32 (line {node.line})"
             if isinstance(node, n.WaveOp) and "wave_ops" not in caps:
                 return f"wave operations ({node.op}() at line {node.line})"
             if isinstance(node, n.Alloc) and "alloc" not in caps:

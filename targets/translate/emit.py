@@ -67,7 +67,7 @@ from typing import Any
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, F32, I32, I64, Type, local_of, widest
-from difftest.core.ir.walk import reachable, walk
+from difftest.core.ir.walk import f32_use, reachable, walk
 
 # the fault kinds in a status row (0: completed; -1: never written)
 COMPLETED, OUT_OF_BOUNDS, DIVISION_BY_ZERO, FAIL, EXHAUSTED, INVALID_CONVERSION = range(6)
@@ -163,11 +163,7 @@ def buffer_flow(program: n.Program, entry: str) -> dict[tuple[str, str], frozens
 def uses_f32(program: n.Program, entry: str) -> bool:
     """Whether the kernel takes or computes an f32 (its translation then says how floats
     are to be computed: contraction off, the device's denormals checked)."""
-    if any(p.ty is F32 or p.ty.is_buffer and p.ty.element is F32
-           for p in program.function(entry).params):
-        return True
-    return any(getattr(x, "ty", None) is F32 for f in reachable(program, entry)
-               for x in walk(f.body))
+    return f32_use(program, entry) is not None
 
 
 def atomic_buffers(program: n.Program, entry: str,

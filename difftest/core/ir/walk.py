@@ -168,6 +168,22 @@ def reachable(program: n.Program, entry: str) -> list[n.Function]:
     return [program.function(name) for name in order]
 
 
+def f32_use(program: n.Program, entry: str) -> str | None:
+    """Where a launch of `entry` first takes or computes an f32 (None: it never does):
+    what a target without floats names, and what makes a translation say how floats are
+    computed."""
+    from .types import F32
+
+    if any(p.ty is F32 or p.ty.is_buffer and p.ty.element is F32
+           for p in program.function(entry).params):
+        return "a parameter of type f32 or Buffer[f32]"
+    for fn in reachable(program, entry):
+        for node in walk(fn.body):
+            if getattr(node, "ty", None) is F32:
+                return f"line {node.line}"
+    return None
+
+
 def has_barriers(program: n.Program, entry: str) -> bool:
     """Whether a launch of `entry` can meet a barrier: its workgroups synchronise."""
     return any(isinstance(node, n.Barrier)
