@@ -178,7 +178,10 @@ def _replacement(op: n.WaveOp) -> n.Expr:
     if op.op == "ballot":
         return n.Cast(I64, x, line=op.line, ty=I64)
     if op.op in ("prefix_sum",):
-        return n.Const(0, line=op.line, ty=op.ty if op.ty is not None else I32)
+        zero = n.Const(0, line=op.line, ty=I32)
+        # an i64 sum's zero stays an i64 when the program is checked again (a bare `0`
+        # is an i32 literal, and would make the variable it first sets an i32)
+        return n.Cast(I64, zero, line=op.line, ty=I64) if op.ty is I64 else zero
     return x
 
 

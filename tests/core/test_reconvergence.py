@@ -117,3 +117,17 @@ def test_nested_undefined_wave_operations_are_all_replaced() -> None:
     fixed = defined_only(program, "kernel", LOOP_EXITS_UNDEFINED)
     assert fixed is not None
     assert undefined_wave_ops(fixed, "kernel", LOOP_EXITS_UNDEFINED) == []
+
+
+def test_an_i64_prefix_sum_replaced_stays_an_i64() -> None:
+    """An undefined i64 `prefix_sum` becomes a zero of its type: a bare `0` would make
+    the variable it first sets an i32, and a later i64 assignment to it invalid (a
+    generated kernel once hit this)."""
+    src = ("def kernel(out: Buffer[i64]):\n    for k in range(0, 4):\n"
+           "        if gid() == k:\n            x = prefix_sum(gid() + 4294967296)\n"
+           "            x = wave_sum(gid() + 4294967296)\n            out[0] = x\n"
+           "            break\n")
+    fixed = defined_only(parse(src), "kernel", LOOP_EXITS_UNDEFINED)
+    assert fixed is not None
+    text = to_source(fixed)
+    assert "x = i64(0)" in text and parse(text) == fixed
