@@ -59,9 +59,6 @@ from difftest.core.reconvergence import MAXIMAL, UNIFORM
 from .kernels import (ENTRY, FAULT_FEATURES, BufferSpec, GeneratedKernel, ScalarSpec, _Fn,
                       _Gen, _checked, _defined_only, _uniform_control)
 
-#: the fault kinds these kernels plant (no f32 here, so no conversion to fault)
-_FAULTS = tuple(f for f in FAULT_FEATURES if f != "fault_convert")
-
 #: the length of the kernels' workgroup arrays, and so the largest workgroup they run in
 TILE = 256
 HIST = 16
@@ -202,7 +199,7 @@ class _WGen:
             menu += ["histogram", "histogram"]
         if "wave" in on:
             menu += ["wave_store", "wave_store"]
-        if on & set(_FAULTS):
+        if on & set(FAULT_FEATURES):
             menu += ["fault", "fault"]
         if "return" in on:
             menu.append("group_return")
@@ -380,7 +377,7 @@ class _WGen:
     def fault(self, fn: _Fn, pad: str, epoch: _Epoch, divergent: bool, array: str,
               ty: Type) -> _Epoch:
         """A fault for few workitems, of an enabled kind."""
-        kinds = [f for f in _FAULTS if f in self.on]
+        kinds = [f for f in FAULT_FEATURES if f in self.on]
         k = self.pick(tuple(kinds)) if kinds else "none"
         c = self.pick(("0", "1", "3", "5"))
         if k == "fault_oob":
@@ -425,7 +422,7 @@ class _WGen:
         self.lines = []
         pad = "    "
         required: tuple[str, ...] = ("store", "read_across")
-        if on & set(_FAULTS):  # an enabled fault kind is a used one
+        if on & set(FAULT_FEATURES):  # an enabled fault kind is a used one
             required += ("fault",)
         epoch = self.block(fn, pad, _Epoch(), g.num(2, 7), False, required)
         del epoch
@@ -464,7 +461,7 @@ _BOOL = st.booleans()
 def _workgroup_kernels(draw: st.DrawFn, pct: int, max_patterns: int,
                        without: frozenset[str], reconvergence: str) -> GeneratedKernel:
     on = {f for f in FEATURES if draw(_BOOL)} - without
-    for f in _FAULTS:
+    for f in FAULT_FEATURES:
         if pct >= 100 or (pct > 0 and draw(_PERCENT) >= 100 - pct):
             on.add(f)
     features = frozenset(on)
