@@ -25,8 +25,13 @@ function that can fall off its end, a value used uninitialized, a type left to i
 int: `CLANG_OPENCL`). Workgroup memory has no
 initializer to keep: the reference run is made on a copy of the candidate that fills it
 with a poison value first (difftest/app/poison.py), so a candidate that reads workgroup
-memory before writing it no longer gives the expected result. The result is a folder of
-its own: the reduced kernel, the reproducer beside it.
+memory before writing it no longer gives the expected result. What no rule on the text
+can see -- a data race, even one of equal values (C-Vise turns a `local_id == 0` into
+`local_id != 0` when the result allows), an access out of bounds, a barrier some
+work-items miss -- Oclgrind sees: an OpenCL C candidate must also give the expected
+result on Oclgrind's simulator with its checks on, where Oclgrind is installed and the
+original passes them (`oclgrind_check`). The result is a folder of its own: the reduced
+kernel, the reproducer beside it.
 
 Then the result is tidied for a reader (`TIDY_STEPS`): statements of one word, fields of
 the context struct nothing uses, truth values named once and read once, parentheses and
@@ -45,6 +50,7 @@ import signal
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from difftest.core.errors import DifftestError
@@ -121,6 +127,60 @@ def clang_check(kernel: Path) -> list[str] | None:
     return None
 
 
+#: Oclgrind's checks for a run: data races (writes of equal values too, which it
+#: otherwise forgives), values used uninitialized (at -cl-opt-disable: its checker does
+#: not know every instruction the optimiser makes), and, always on, accesses out of
+#: bounds and barriers some work-items of a group miss
+OCLGRIND_ENV = {"OCLGRIND_DATA_RACES": "1", "OCLGRIND_UNIFORM_WRITES": "1",
+                "OCLGRIND_UNINITIALIZED": "1", "OCLGRIND_BUILD_OPTIONS": "-cl-opt-disable"}
+
+
+def oclgrind_library() -> Path | None:
+    """Oclgrind's OpenCL platform (Debian's `oclgrind`), found beside its command."""
+    command = shutil.which("oclgrind")
+    if command is None:
+        return None
+    library = Path(command).resolve().parent.parent / "lib/oclgrind/liboclgrind-rt-icd.so"
+    return library if library.exists() else None
+
+
+def oclgrind_check(folder: Path, kernel: Path, work: Path) -> str:
+    """The interestingness test's lines that run a candidate on Oclgrind, a simulator of
+    OpenCL that reports what a run does undefined (`OCLGRIND_ENV`): the candidate must
+    give the expected result there and draw no report. Empty where there is no Oclgrind,
+    the kernel is not OpenCL C, or the original itself does not pass (Oclgrind is OpenCL
+    1.2 and has no subgroups, for one): the test then does without."""
+    library = oclgrind_library()
+    if kernel.suffix != ".cl" or library is None:
+        return ""
+    icd = work / "oclgrind-icd"
+    icd.mkdir(exist_ok=True)
+    (icd / "oclgrind.icd").write_text(f"{library}\n")
+    data = json.loads((folder / "data.json").read_text())
+    data["header"]["platform"] = "Oclgrind"
+    data["env"] = {}
+    (work / "oclgrind.json").write_text(json.dumps(data))
+    env = {"OCL_ICD_VENDORS": str(icd), **OCLGRIND_ENV}
+    log = work / "oclgrind-original.log"
+    log.unlink(missing_ok=True)
+    try:
+        done = subprocess.run([sys.executable, str(folder / "repro.py"), "--data",
+                               str(work / "oclgrind.json"), str(kernel)],
+                              env={**os.environ, **env, "OCLGRIND_LOG": str(log)},
+                              capture_output=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return ""
+    if done.returncode != 0 or (log.exists() and log.stat().st_size):
+        return ""
+    py, repro = shlex.quote(sys.executable), shlex.quote(str(folder / "repro.py"))
+    settings = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    return ('rm -f "$PWD/oclgrind.log"\n'
+            f'{settings} OCLGRIND_LOG="$PWD/oclgrind.log" {py} {repro} --data '
+            f'{shlex.quote(str(work / "oclgrind.json"))} "$PWD/{kernel.name}" '
+            ">/dev/null 2>&1 || exit 1\n"
+            '[ ! -s "$PWD/oclgrind.log" ] || exit 1\n')
+
+
 def run_reproducer(folder: Path, data: Path | None = None, kernel: Path | None = None,
                    timeout: float = 120) -> tuple[int | None, str]:
     """(its exit code: negative for a signal; None when it ran past `timeout`, its
@@ -137,7 +197,8 @@ def run_reproducer(folder: Path, data: Path | None = None, kernel: Path | None =
     return done.returncode, done.stdout
 
 
-def reduce_source(folder: Path, reference: Path, seconds: float, workers: int) -> Path:
+def reduce_source(folder: Path, reference: Path, seconds: float, workers: int,
+                  note: Callable[[str], None] = lambda _: None) -> Path:
     """Reduce the kernel of the reproducer in `folder` (reference data: `reference`, the
     same case's data.json under the reference setting) for at most `seconds`; returns
     the folder of the reduced reproducer."""
@@ -168,14 +229,23 @@ def reduce_source(folder: Path, reference: Path, seconds: float, workers: int) -
     clang = clang_check(kernel)
     guard.write_text(_GUARD.format(pattern=_BARE_DECLARATION.pattern,
                                    null=_NULL_POINTER.pattern, clang=clang))
+    sanitizer = oclgrind_check(folder, kernel, work)
+    if sanitizer:
+        note("each candidate also runs on Oclgrind, which must find no data race, "
+             "uninitialized value, access out of bounds or divergent barrier")
+    elif kernel.suffix == ".cl":
+        note("no Oclgrind check: " + ("Oclgrind is not installed (apt-get install "
+                                      "oclgrind)" if oclgrind_library() is None else
+                                      "the original kernel does not run clean on it"))
     poison = work / "poison.py"
     shutil.copyfile(Path(__file__).with_name("poison.py"), poison)
     poisoned = f'"$PWD/poisoned{kernel.suffix}"'
     py, repro = shlex.quote(sys.executable), shlex.quote(str(folder / "repro.py"))
     test.write_text(
         "#!/bin/sh\n"
-        "# interesting: no value left uninitialized, the finding's difference, and none\n"
-        "# on the reference setting with workgroup memory poisoned first\n"
+        "# interesting: no value left uninitialized, the finding's difference, none on\n"
+        "# the reference setting with workgroup memory poisoned first, and (where it\n"
+        "# applies) nothing undefined for Oclgrind\n"
         f"{py} {shlex.quote(str(guard))} {shlex.quote(str(kernel))} "
         f'"$PWD/{kernel.name}" || exit 1\n'
         f'out=$({py} {repro} "$PWD/{kernel.name}" 2>/dev/null)\n'
@@ -183,7 +253,8 @@ def reduce_source(folder: Path, reference: Path, seconds: float, workers: int) -
         "printf '%s\\n' \"$out\" | grep -v -e '^device: ' -e 'from the expected result$' "
         f"| grep -v '^$' | cmp -s - {shlex.quote(str(witness))} || exit 1\n"
         f'{py} {shlex.quote(str(poison))} "$PWD/{kernel.name}" {poisoned} || exit 1\n'
-        f"{py} {repro} --data {shlex.quote(str(reference))} {poisoned} >/dev/null 2>&1\n")
+        f"{py} {repro} --data {shlex.quote(str(reference))} {poisoned} >/dev/null 2>&1 "
+        "|| exit 1\n" + sanitizer)
     test.chmod(0o755)
     shutil.copyfile(kernel, candidate)
     if subprocess.run([str(test)], cwd=work, capture_output=True).returncode != 0:

@@ -221,3 +221,39 @@ def test_tidying_keeps_a_programs_meaning(tmp_path: Path) -> None:
     assert run(tidied) == run(PROGRAM) == "3 7 3 6\n"
     assert len(tidied.splitlines()) < len(PROGRAM.splitlines()) - 10
     assert "unused" not in tidied and "(((" not in tidied and "int;" not in tidied
+
+
+def test_oclgrind_refuses_a_race_of_equal_values(tmp_path: Path) -> None:
+    """Where Oclgrind is installed, an OpenCL C candidate must also run clean on it: the
+    PoCL finding's kernel passes, and the cut C-Vise once made of it (its vote's
+    `local_id == 0` turned into `local_id != 0`: 31 work-items store the same 0 to a
+    `__local` word, unsynchronised) gives the expected result everywhere but is refused."""
+    from difftest.app.cli import main
+    from difftest.app.source_reducer import oclgrind_check, oclgrind_library
+
+    from ..conftest import REPO
+    from ..real_targets.test_real_targets import target
+
+    if oclgrind_library() is None:
+        pytest.skip("Oclgrind is not installed (apt-get install oclgrind)")
+    target("opencl")
+    folder, work = tmp_path / "repro", tmp_path / "work"
+    work.mkdir()
+    assert main(["export", str(REPO / "corpus/kernel-5d19f2c06524aa8f.json"), "--out",
+                 str(folder)]) == 0
+    lines = oclgrind_check(folder, folder / "kernel.cl", work)
+    assert "OCLGRIND_DATA_RACES=1" in lines
+    test = work / "test.sh"
+    test.write_text("#!/bin/sh\n" + lines)
+    text = (folder / "kernel.cl").read_text()
+    vote = "if (C->local_id == 0) { V[0] = 0; V[1] = 0; }"
+    assert vote in text
+
+    def passes(candidate: str) -> bool:
+        (work / "kernel.cl").write_text(candidate)
+        return subprocess.run(["sh", str(test)], cwd=work).returncode == 0
+
+    assert passes(text)
+    assert not passes(text.replace(vote, vote.replace("==", "!=")))
+    # and a store past the end of a workgroup array
+    assert not passes(text.replace(vote, vote.replace("V[1] = 0;", "V[1] = 0; V[2] = 0;")))

@@ -266,7 +266,8 @@ def _reduce_reproducer(args: argparse.Namespace, case: Case, target: Any,
     write_atomic(out / "reference.json", files["data.json"])
     print(f"reducing {data['kernel_file']} with C-Vise for at most {args.reduce:g} s ...",
           flush=True)
-    reduced = reduce_source(out, out / "reference.json", args.reduce, os.cpu_count() or 1)
+    reduced = reduce_source(out, out / "reference.json", args.reduce, os.cpu_count() or 1,
+                            note=lambda x: print(x, flush=True))
     before = len((out / data["kernel_file"]).read_text().splitlines())
     after = len((reduced / data["kernel_file"]).read_text().splitlines())
     print(f"reduced {data['kernel_file']} from {before} to {after} lines: "
