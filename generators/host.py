@@ -5,7 +5,10 @@ break a rule on purpose (a write mapping bound to a launch, a freed buffer read)
 both sides must report that error the same way. What the pool's bugs need, programs do
 often: buffers created and bound to a later launch (the pool grows and moves what is in
 it), mappings held open across launches and read or written after them, frees and write
-mappings that leave holes (fragmentation), several launches.
+mappings that leave holes (fragmentation), several launches. And about one step in
+five is drawn as a pair (generators/pairs.py): a step kind and the state its buffer must
+be in, with the steps that bring a buffer into that state first where none is -- steps
+drawn on their own reach some step-by-state pairs all but never.
 """
 
 from __future__ import annotations
@@ -18,11 +21,12 @@ from difftest.core.case import Case
 from difftest.core.host import HostError, HostRules, dtype_name
 
 from .kernels import integers
+from .pairs import HOST_PAIRS, BufferStates
 
 MAX_STEPS = 14
 _OPS = ("launch", "create", "map", "map_read", "map_write", "unmap", "read", "write",
-        "free", "misuse", "hold", "churn")
-_WEIGHTS = (6, 5, 4, 4, 3, 2, 3, 1, 2, 1, 4, 5)
+        "free", "misuse", "hold", "churn", "pair")
+_WEIGHTS = (6, 5, 4, 4, 3, 2, 3, 1, 2, 1, 4, 5, 12)
 _TABLE = tuple(op for op, w in zip(_OPS, _WEIGHTS) for _ in range(w))
 
 
@@ -35,7 +39,8 @@ def host_programs(case: Case) -> st.SearchStrategy[list[dict[str, Any]]]:
 def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
     fn = case.function
     params = {p.name: p for p in fn.params if p.ty.is_buffer}
-    rules = HostRules.for_case(case.args)
+    states = BufferStates.for_case(case.args)
+    rules = states.rules
     length_of = {name: rules.buffers[name][1] for name in rules.buffers}
     need = {name: length_of.get(name, 0) for name in params}  # what the kernel indexes
     steps: list[dict[str, Any]] = []
@@ -108,9 +113,17 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
             if first is not None and not any(s["op"] == "launch" for s in steps):
                 scene.insert(0, first)  # so the held buffer is in the pool when mapped
             batch = scene
+        elif op == "pair":
+            # a step drawn given the state of its buffer (generators/pairs.py): some
+            # step-by-state pairs are all but never drawn by steps drawn on their own
+            fresh += 1
+            if _toward(draw, pick, data, states, fn, params, need, pick(list(HOST_PAIRS)),
+                       f"b{fresh}", f"m{len(steps)}", steps):
+                break
+            continue
         if step is not None:
             batch = [step]
-        if _take(batch, rules, fn, steps):
+        if _take(batch, states, fn, steps):
             break  # the program ends at an error
     if not any(s["op"] == "launch" for s in steps):
         launch = _launch(draw, pick, rules, params, need)
@@ -123,17 +136,110 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
     return steps
 
 
-def _take(batch: list[dict[str, Any]], rules: HostRules, fn: Any,
+def _take(batch: list[dict[str, Any]], states: BufferStates, fn: Any,
           steps: list[dict[str, Any]]) -> bool:
-    """Append `batch` to the program, applying each step to `rules`; True when one broke
+    """Append `batch` to the program, applying each step to `states`; True when one broke
     a rule (it is kept: the program ends there)."""
     for step in batch:
         steps.append(step)
         try:
-            rules.check(step, fn)
+            states.step(step, fn)
         except HostError:
             return True
     return False
+
+
+def _toward(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates, fn: Any,
+            params: dict[str, Any], need: dict[str, int], pair: str, new: str,
+            mapping: str, steps: list[dict[str, Any]]) -> bool:
+    """Steps that end in `pair` (`host:STEP@STATE`): STEP on a buffer in STATE, after the
+    steps that bring one into STATE when none is. True when a step broke a rule."""
+    op, state = pair[len("host:"):].split("@")
+    for _ in range(3):
+        ready = [b for b in states.in_state(state)
+                 if op not in ("map_read", "map_write", "unmap") or _mapping_of(states, b, op)]
+        if ready:
+            step = _step_on(draw, pick, data, states, params, need, op, pick(ready), mapping)
+            return step is not None and _take([step], states, fn, steps)
+        prepare = _into(draw, pick, states, params, need, state, op, new, mapping)
+        if not prepare or _take(prepare, states, fn, steps):
+            return bool(prepare)
+    return False
+
+
+def _mapping_of(states: BufferStates, buffer: str, op: str) -> str | None:
+    """An open mapping of `buffer` that `op` may use."""
+    for m, b in sorted(states.mapped.items()):
+        if b == buffer and (op != "map_write" or states.rules.mappings[m][1] == "write"):
+            return m
+    return None
+
+
+def _step_on(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates,
+             params: dict[str, Any], need: dict[str, int], op: str, buffer: str,
+             mapping: str) -> dict[str, Any] | None:
+    rules = states.rules
+    if op == "launch":
+        return _launch(draw, pick, rules, params, need, prefer=buffer)
+    if op in ("read", "free"):
+        return {"op": op, "buffer": buffer}
+    if op == "map":
+        return {"op": "map", "buffer": buffer, "mode": pick(["read", "write"]), "as": mapping}
+    n = rules.buffers[buffer][1]
+    vals = data(n)
+    offset = draw(integers(0, max(0, n - len(vals))))
+    if op == "write":
+        return {"op": "write", "buffer": buffer, "offset": offset, "data": vals}
+    m = _mapping_of(states, buffer, op)
+    if op == "map_write":
+        return {"op": "map_write", "mapping": m, "offset": offset, "data": vals}
+    return {"op": op, "mapping": m}
+
+
+def _into(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str, Any],
+          need: dict[str, int], state: str, op: str, new: str, mapping: str
+          ) -> list[dict[str, Any]]:
+    """Steps that bring some buffer into `state` (or nearer to it)."""
+    rules = states.rules
+    plain = [b for s in ("created", "bound", "moved", "unmapped") for b in states.in_state(s)]
+    if state == "created" or not plain and state != "bound":
+        if not params:
+            return []
+        like = pick(sorted(params))
+        dtype = dtype_name(params[like].ty.element)
+        return [{"op": "create", "buffer": new, "dtype": dtype,
+                 "length": max(1, need.get(like, 4)) + pick([0, 1, 8])}]
+    if state == "bound":
+        waiting = [b for b in plain if states.state(b) != "bound"] or plain
+        launch = _launch(draw, pick, rules, params, need,
+                         prefer=pick(waiting) if waiting else None)
+        return [launch] if launch is not None else []
+    if state == "moved":
+        # a buffer in the pool, then a launch that brings in one that was not there
+        if not states.in_state("bound"):
+            return _into(draw, pick, states, params, need, "bound", op, new, mapping)
+        like = pick(sorted(params))
+        dtype = dtype_name(params[like].ty.element)
+        prepare: list[dict[str, Any]] = []
+        after = HostRules(dict(rules.buffers), dict(rules.mappings))
+        if op in ("map_read", "map_write", "unmap"):  # a mapping held across the move
+            held = pick(states.in_state("bound"))
+            mode = "write" if op == "map_write" else pick(["read", "write"])
+            prepare.append({"op": "map", "buffer": held, "mode": mode, "as": mapping})
+            after.mappings[mapping] = (held, mode)
+        prepare.append({"op": "create", "buffer": new, "dtype": dtype,
+                        "length": max(1, need.get(like, 4)) + pick([0, 8])})
+        after.buffers[new] = (dtype, prepare[-1]["length"])
+        launch = _launch(draw, pick, after, params, need, prefer=new)
+        return prepare + ([launch] if launch is not None else [])
+    if state in ("mapped_read", "mapped_write", "unmapped"):
+        mode = state[len("mapped_"):] if state != "unmapped" else pick(["read", "write"])
+        b = pick(plain)
+        steps = [{"op": "map", "buffer": b, "mode": mode, "as": mapping}]
+        if state == "unmapped":
+            steps.append({"op": "unmap", "mapping": mapping})
+        return steps
+    return []
 
 
 def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],

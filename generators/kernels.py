@@ -44,7 +44,14 @@ helper call, an atomic, a buffer alias, a `fail`) is placed in the kernel's top-
 block when the draws did not produce it; with `return` on, the valued helper `h0` gets
 an early return, followed by whole-wave code when wave operations are on (seed 003's
 call-return form: the lanes that returned wait with their value while the others run
-all-lane writes). Productions repeat in their lists as weights,
+all-lane writes). With `dead` on, values die where real code lets them (every exit
+folds every scalar into the checksum, so otherwise none is dead after a loop that still
+needs it): some a loop assigned get new values right after it, a value is read only on
+the way to a `break` or `continue`, and a `for` with a `continue` may hold 003's loop
+form by `continue` (a value read each trip, redefined by whole-wave code after the
+continue, dead after the loop: only the continue point keeps it for the lanes that
+took it). Loops with an early exit often get a wave operation after it
+(generators/pairs.py counts these pairs). Productions repeat in their lists as weights,
 wave operations weigh more under divergence, and fault sites fire for few workitems (a
 value equal to a small constant, `gid == C`, `gid - C` as divisor, `gid + C` as index),
 so a faulting run still runs most of the kernel.
@@ -60,6 +67,8 @@ that the generator built a valid program.
 """
 
 from __future__ import annotations
+
+import re
 
 import functools
 from dataclasses import dataclass, field
@@ -77,10 +86,11 @@ from difftest.core.reconvergence import MAXIMAL, MODELS, UNIFORM, defined_only
 from difftest.core.uniformity import analyse as uniformity
 
 from .coverage import constructs
+from .pairs import kernel_pairs
 
 #: Swarm features: each kernel enables each with probability 1/2.
 FEATURES = ("branch", "loop", "wave", "memory", "atomic", "helper", "return", "logic",
-            "div", "i64", "while", "f32")
+            "div", "i64", "while", "f32", "dead")
 #: Drawn with a low probability: deep nesting (loops 4 deep, control 6 deep, as the
 #: Vulkan CTS reconvergence programs reach), with small trip counts.
 RARE_FEATURES = ("deep",)
@@ -109,6 +119,8 @@ _F32_OPS = ("+", "-", "*")
 #: the range integer conversions are clamped to where no fault may happen
 _F32_CLAMP = "1000000000.0"
 _CMP = ("<", "==", "!=", ">", "<=", ">=")
+#: a line that assigns a variable (`x = ...`, `x: i64 = ...`)
+_ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=(?!=)")
 _INT_WAVE = ("wave_sum", "wave_min", "wave_max", "readfirstlane", "prefix_sum",
              "inclusive_sum", "shuffle", "ballot")
 _BOUNDS = (("0", "2"), ("0", "s"), ("0", "1"), ("0", "4"), ("1", "s"), ("0", "len"),
@@ -151,7 +163,7 @@ class GeneratedKernel:
     buffers: tuple[BufferSpec, ...]
     scalars: tuple[ScalarSpec, ...]
     features: frozenset[str]   # the swarm draw: what the generator was allowed to use
-    constructs: frozenset[str]  # what the program really contains (coverage.constructs)
+    constructs: frozenset[str]  # what it really contains (coverage.constructs, pairs)
     max_n: int = 1 << 22       # launches larger than this would exhaust the work budget
 
     @property
@@ -417,6 +429,27 @@ class _Gen:
         fn.nest -= 1
         if bottom and fn.outs:
             lines += self.witness(fn, pad)  # what each lane left the loop with
+        return lines + self.kill_after(fn, pad, lines, keep=(cnt,))
+
+    def kill_after(self, fn: _Fn, pad: str, loop: list[str], keep: tuple[str, ...],
+                   dead: str | None = None) -> list[str]:
+        """Feature `dead`: some values the loop assigned, given new ones right after it
+        (not read first), so they are dead at its exit while the loop still needs them
+        -- across its `continue`, before its `break` -- as real code leaves them. (Every
+        exit's checksum reads every value: without this, no value is dead after a
+        loop.)"""
+        if "dead" not in self.on or not (dead or self.pick((False, True, True))):
+            return []
+        assigned = {m.group(1) for m in map(_ASSIGNED.match, loop) if m}
+        names = [v for v in fn.vars if v in assigned and v not in keep
+                 and fn.vars[v] in (I32, I64)]
+        lines = []
+        for name in names:
+            if name == dead or self.pick((False, True)):
+                ty = fn.vars.pop(name)  # the new value does not read the old
+                value, _ = self.int_expr(fn, ty, 1)
+                fn.vars[name] = ty
+                lines.append(f"{pad}{name} = {value}")
         return lines
 
     def checksum(self, fn: _Fn) -> str:
@@ -888,10 +921,36 @@ class _Gen:
         lines = before + [f"{pad}for {var} in range({start}, {stop}):"]
         # Most loops get an early exit under a condition first, so the rest of the
         # body (and its wave operations) runs for fewer lanes in later trips.
-        exit_kind = self.pick(("none", "break", "continue", "break"))
-        if exit_kind != "none":
+        exit_kind = self.pick(("none", "break", "continue", "break", "continue"))
+        # and often a wave operation after that exit: the lanes that took it wait
+        after: tuple[str, ...] = ()
+        carried = [v for v in fn.locals if fn.vars.get(v) in (I32, I64)]
+        redefined = None
+        if exit_kind == "continue" and carried and fn.outs and "dead" in self.on \
+                and self.pick((False, True, True)):
+            # 003's loop form by `continue`: a value read each trip, then the lanes that
+            # continue wait with it while the others redefine it by whole-wave code (a
+            # wave operation, or a uniform constant: written to every lane); dead after
+            # the loop (feature `dead`), only the continue point keeps it
+            redefined = self.pick(carried)
+            ty = fn.vars[redefined]
+            buf, bty = self.pick(fn.outs)
+            slot, inner = self.slot(fn), pad + "    "
+            read = redefined if bty is I64 or ty is I32 else f"i32({redefined})"
+            lines += [f"{inner}{buf}[{slot}] = {buf}[{slot}] + {read}"]
+            lines += self.stmt(fn, inner, "continue")
+            fn.vars.pop(redefined)
+            if "wave" in self.on and self.pick((False, True)):
+                value, _ = self.wave(fn, self.pick(_INT_WAVE), ty, 1)
+            else:
+                value = self.pick(_I32_CONSTS[:7])
+            fn.vars[redefined] = ty
+            lines += [f"{inner}{redefined} = {value}"]
+        elif exit_kind != "none":
             lines += self.stmt(fn, pad + "    ", exit_kind)
-        lines += self.block(fn, pad + "    ", 1, 4)
+            if "wave" in self.on and self.pick((False, True)):
+                after = ("wave_assign",)
+        lines += self.block(fn, pad + "    ", 1, 4, required=after)
         if (fn.is_kernel and "s" in fn.vars and not fn.small
                 and self.pick((False, False, True))):
             lines.append(f"{pad}    s = s - 1")  # a bound changing inside its loop
@@ -900,7 +959,7 @@ class _Gen:
             fn.vars[var] = I32
         fn.loops -= 1
         fn.nest -= 1
-        return lines
+        return lines + self.kill_after(fn, pad, lines, keep=(var,), dead=redefined)
 
     def _s_exit(self, fn: _Fn, pad: str, k: str) -> list[str]:
         c = self.rare_cond(fn) if k == "fail" else self.cond(fn, 1)
@@ -916,6 +975,14 @@ class _Gen:
             # every exit of the kernel leaves the workitem's witness
             return [f"{pad}if {c}:", *self.witness(fn, pad + "    "),
                     f"{pad}    return"]
+        if "dead" in self.on and fn.outs and self.pick((False, True)):
+            # a value whose last use is on the way out of the loop (or to its next
+            # trip): read by no other statement (it is not put in scope)
+            buf, ty = self.pick(fn.outs)
+            value, vty = self.int_expr(fn, ty, 1)
+            name, slot = self.name("x"), self.slot(fn)
+            return [f"{pad}{name} = {value}", f"{pad}if {c}:",
+                    f"{pad}    {buf}[{slot}] = {buf}[{slot}] + {name}", f"{pad}    {k}"]
         return [f"{pad}if {c}:", f"{pad}    {k}"]
 
     def _s_return_wave(self, fn: _Fn, pad: str, k: str) -> list[str]:
@@ -1216,7 +1283,7 @@ def _checked(source: str) -> tuple[n.Program, frozenset[str], int]:
     constructs and the trip bound. Cached: Hypothesis's mutations replay the same kernel
     with other cases often, and IR programs are immutable, so sharing one is safe."""
     program = parse(source)
-    return program, constructs(program), trip_bound(program, ENTRY)
+    return program, constructs(program) | kernel_pairs(program), trip_bound(program, ENTRY)
 
 
 def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,

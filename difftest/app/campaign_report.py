@@ -128,7 +128,10 @@ def _num(record: dict[str, Any], key: str) -> float:
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
 
 
-def _coverage(fuzz: list[dict[str, Any]]) -> str:
+def _coverage(fuzz: list[dict[str, Any]], key: str = "constructs",
+              what: str = "constructs covered") -> str:
+    """A bar per construct (or pair: `key="pairs"`), the share of the campaigns' kernels
+    that had it; pairs never reached are named under the chart."""
     ended = [c for c in fuzz if c["end"] and _num(c["end"], "kernels")]
     if not ended:
         return ""
@@ -136,16 +139,22 @@ def _coverage(fuzz: list[dict[str, Any]]) -> str:
     kernels = 0.0
     for c in ended:
         kernels += _num(c["end"], "kernels")
-        constructs = c["end"].get("constructs")
-        for k in (constructs if isinstance(constructs, dict) else ()):
-            counts[k] = counts.get(k, 0) + _num(constructs, k)
+        found = c["end"].get(key)
+        for k in (found if isinstance(found, dict) else ()):
+            counts[k] = counts.get(k, 0) + _num(found, k)
+    if not counts:
+        return ""
     plt = _plt()
     names = sorted(counts)
     fig, ax = plt.subplots(figsize=(11, 3.2))
     ax.bar(range(len(names)), [100 * counts[k] / kernels for k in names], color="#43a047")
     ax.set_xticks(range(len(names)), names, rotation=90, fontsize=6)
-    ax.set(title=f"constructs covered (% of {kernels} kernels)", ylabel="%")
-    return _png(fig)
+    reached = sum(1 for k in names if counts[k])
+    ax.set(title=f"{what}: {reached} of {len(names)} (% of {kernels:.0f} kernels)",
+           ylabel="%")
+    missing = [k for k in names if not counts[k]]
+    note = (f"<p>never reached: {html.escape(', '.join(missing))}</p>" if missing else "")
+    return _png(fig) + note
 
 
 def _bucket_html(rank: int, b: Bucket) -> str:
@@ -244,7 +253,9 @@ def build_report(folder: Path) -> str:
             f"<p>{len(fuzz)} fuzz campaign(s): {seconds:.0f} s, {kernels} kernels, {cases} "
             f"checked cases; {len(hunts)} hunt trial(s).</p>"]
     if fuzz:
-        body += ["<h2>Over time</h2>", _over_time(fuzz), _coverage(fuzz)]
+        body += ["<h2>Over time</h2>", _over_time(fuzz), _coverage(fuzz),
+                 _coverage(fuzz, "pairs", "pairs covered (host steps by their buffer's "
+                           "state, where values die, wave operations by divergence)")]
     plot, table = _hunt_plot(hunts)
     if plot:
         body += ["<h2>Hunts: time to detection</h2>", plot, table]

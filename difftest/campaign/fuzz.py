@@ -139,8 +139,9 @@ class _ShrinkBudgetSpent(BaseException):
 
 def _names() -> list[str]:
     from generators.coverage import ALL_CONSTRUCTS, FAULT_KINDS
+    from generators.pairs import ALL_PAIRS
 
-    return list(ALL_CONSTRUCTS) + [f"fault:{k}" for k in FAULT_KINDS]
+    return list(ALL_CONSTRUCTS) + [f"fault:{k}" for k in FAULT_KINDS] + list(ALL_PAIRS)
 
 
 def _die_with_parent() -> None:
@@ -364,6 +365,7 @@ class _Worker:
 
     def example(self, kc: Any, extra_numbers: list[int]) -> None:
         from generators.coverage import fault_kinds
+        from generators.pairs import host_pairs
         from generators.schedules import schedule_by_number
 
         from difftest.campaign.runner import (check_case, oracle_run, target_options,
@@ -400,6 +402,11 @@ class _Worker:
             if self.target.unsupported(case):
                 counters[_SKIPPED] += 1
                 continue
+            if case.host and not best:  # its step-by-state pairs, once per kernel too
+                new_pairs = host_pairs(case) - kinds
+                kinds |= new_pairs
+                for name in new_pairs:
+                    counters[self.slot[name]] += 1
             options = target_options(self.target, {**case.options, **self.config.options})
             full, oracle_error = oracle_run(case, options)
             counters[_EXECS] += 1
@@ -833,28 +840,41 @@ def _terminate(procs: list[Any]) -> None:
 
 def _record_progress(journal: Journal, arrays: list[Any], names: list[str],
                      elapsed: float) -> None:
-    tot, seen = _totals(arrays, names)
+    tot, seen, pairs = _totals(arrays, names)
     journal.progress(elapsed, {
         "kernels": tot[_KERNELS], "cases": tot[_CASES], "executions": tot[_EXECS],
-        "constructs": seen, "constructs_known": len(names), "failures": tot[_FAILURES]},
+        "constructs": seen, "constructs_known": len(names) - _pair_count(names),
+        "pairs": pairs, "pairs_known": _pair_count(names), "failures": tot[_FAILURES]},
         [{"kernels": a[_KERNELS], "cases": a[_CASES]} for a in arrays])
 
 
-def _totals(arrays: list[Any], names: list[str]) -> tuple[list[int], int]:
-    """The workers' counters summed, and how many constructs some worker has seen."""
+def _pair_count(names: list[str]) -> int:
+    from generators.pairs import ALL_PAIRS
+
+    return sum(1 for name in names if name in ALL_PAIRS)
+
+
+def _totals(arrays: list[Any], names: list[str]) -> tuple[list[int], int, int]:
+    """The workers' counters summed, and how many constructs and pairs some worker has
+    seen."""
+    from generators.pairs import ALL_PAIRS
+
     tot = [sum(a[i] for a in arrays) for i in range(_FIXED)]
-    seen = sum(1 for i in range(len(names)) if any(a[_FIXED + i] for a in arrays))
-    return tot, seen
+    seen = [name for i, name in enumerate(names) if any(a[_FIXED + i] for a in arrays)]
+    pairs = sum(1 for name in seen if name in ALL_PAIRS)
+    return tot, len(seen) - pairs, pairs
 
 
 def _progress(arrays: list[Any], names: list[str], elapsed: float) -> str:
-    tot, seen = _totals(arrays, names)
+    tot, seen, pairs = _totals(arrays, names)
     def rate(c: float) -> float:
         return c / elapsed if elapsed > 0 else 0.0
+    known = _pair_count(names)
     return (f"[{elapsed:6.1f}s] kernels {tot[_KERNELS]} ({rate(tot[_KERNELS]):.0f}/s)  "
             f"cases {tot[_CASES]} ({rate(tot[_CASES]):.0f}/s)  "
             f"execs {tot[_EXECS]} ({rate(tot[_EXECS]):.0f}/s)  "
-            f"constructs {seen}/{len(names)}  failures {tot[_FAILURES]}")
+            f"constructs {seen}/{len(names) - known}  pairs {pairs}/{known}  "
+            f"failures {tot[_FAILURES]}")
 
 
 def summary_json(s: FuzzSummary, target: str, interrupted: str | None = None
@@ -862,10 +882,23 @@ def summary_json(s: FuzzSummary, target: str, interrupted: str | None = None
     """The summary as `difftest fuzz --json FILE` writes it (the same facts as the text)."""
     out: dict[str, Any] = {"format": "difftest-fuzz-summary", "version": 1, "target": target,
                            **dataclasses.asdict(s)}
-    out["constructs"] = out.pop("construct_counts")
+    from generators.pairs import ALL_PAIRS
+
+    counts = out.pop("construct_counts")
+    out["constructs"] = {k: v for k, v in counts.items() if k not in ALL_PAIRS}
+    out["pairs"] = {k: v for k, v in counts.items() if k in ALL_PAIRS}
     out["replayed"] = [{"path": p, "verdict": v} for p, v in s.replayed]
     out["interrupted"] = interrupted
     return out
+
+
+def _table(items: list[tuple[str, int]], kernels: int) -> list[str]:
+    """Coverage cells, as many to a row as fit in 100 columns."""
+    width = max((len(name) for name, _ in items), default=10)
+    per_row = max(1, 96 // (width + 9))
+    return ["   " + "  ".join(f"{name:>{width}} {100 * c / max(1, kernels):5.1f}%"
+                              for name, c in items[i:i + per_row])
+            for i in range(0, len(items), per_row)]
 
 
 def format_summary(s: FuzzSummary, target: str) -> str:
@@ -880,17 +913,24 @@ def format_summary(s: FuzzSummary, target: str) -> str:
     ]
     if s.skipped:
         lines.append(f"  skipped    {s.skipped:8d}  cases the target declares it cannot run")
+    from generators.pairs import ALL_PAIRS
+
     lines.append("  coverage (% of kernels; fault kinds: % of oracle runs' kernels):")
-    items = sorted(s.construct_counts.items())
-    width = max((len(name) for name, _ in items), default=10)
-    per_row = max(1, 96 // (width + 9))
-    for i in range(0, len(items), per_row):
-        cells = [f"{name:>{width}} {100 * c / max(1, s.kernels):5.1f}%"
-                 for name, c in items[i:i + per_row]]
-        lines.append("   " + "  ".join(cells))
+    items = sorted((k, v) for k, v in s.construct_counts.items() if k not in ALL_PAIRS)
+    lines += _table(items, s.kernels)
     missing = [name for name, c in items if c == 0]
     if missing and s.kernels:
         lines.append(f"  never seen: {', '.join(missing)}")
+    pairs = [(k, s.construct_counts[k]) for k in ALL_PAIRS if k in s.construct_counts]
+    if pairs:
+        reached = sum(1 for _, c in pairs if c)
+        lines.append(f"  pair coverage: {reached}/{len(pairs)} pairs (% of kernels; host "
+                     "steps by their buffer's state, where values die, wave operations "
+                     "by divergence):")
+        lines += _table(pairs, s.kernels)
+        missing = [name for name, c in pairs if c == 0]
+        if missing and s.kernels:
+            lines.append(f"  pairs never reached: {', '.join(missing)}")
     if s.replayed:
         failing = [p for p, _ in s.replayed if p]
         lines.append(f"  announced counterexamples replayed: {len(s.replayed)}, "

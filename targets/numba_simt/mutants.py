@@ -39,6 +39,10 @@ _ALL = (
     Mutant("wwm-loop-exit", "003", "liveness",
            "values of lanes waiting at a loop's exit are not live while the loop still runs "
            "(Mesa's 2017 cross-channel corruption in non-uniform loops)"),
+    Mutant("wwm-loop-continue", "003", "liveness",
+           "values of lanes waiting at a loop's continue point are not live while the rest "
+           "of the body runs (003's corruption in non-uniform loops, by `continue`: it "
+           "shows only for a value the loop's exit does not keep, one dead after the loop)"),
     Mutant("wwm-call-return", "003", "liveness",
            "values of lanes that returned from an inlined helper are not live while the rest "
            "of its body runs"),
@@ -114,6 +118,13 @@ _ALL = (
     Mutant("fragmented-flag-stale", "004", "pool",
            "taking an item out of the pool does not set the fragmented flag, so the next "
            "promotion places an item over one still there"),
+    Mutant("write-misses-read-copy", "004", "pool",
+           "a host write goes straight into the pool (clover's direct transfers, patches "
+           "10-11 of the series), so an open read mapping's own buffer keeps the old "
+           "contents"),
+    Mutant("map-after-unmap-stale", "wgpu-native#305", "pool",
+           "what a write mapping wrote waits, unmapped, for the next launch; a new mapping "
+           "made before it does not see it (a buffer of zeros)"),
     Mutant("free-wrong-item", "NOTES: r600g later bugs", "pool",
            "freeing an item unlinks its successor in the pool's list (the list bug that "
            "freed the wrong buffer)"),

@@ -32,7 +32,7 @@ def test_the_page_is_self_contained_and_has_its_plots(campaign: Path, tmp_path: 
     text = page.read_text()
     assert "http://" not in text and "https://" not in text  # nothing to fetch
     assert all(src.startswith("data:") for src in re.findall(r"src='([^']*)'", text))
-    assert len(re.findall(r"<img alt='plot' class='plot' src='data:image/png;base64,", text)) >= 3
+    assert len(re.findall(r"<img alt='plot' class='plot' src='data:image/png;base64,", text)) >= 4  # over time, constructs, pairs, hunts
     assert "distinct bug(s)" in text and "Hunts: time to detection" in text
     assert "<pre>def kernel" in text  # a bucket's smallest kernel, in the source syntax
     assert "class='status'" in text  # its status picture

@@ -248,6 +248,20 @@ def test_coverage_table_keeps_long_names_apart() -> None:
     assert len(cells) == len(counts), table
 
 
+def test_the_summary_shows_pair_coverage_apart_and_names_the_pairs_never_reached() -> None:
+    from generators.pairs import ALL_PAIRS
+
+    counts = {"stmt:If": 4, **{p: 1 for p in ALL_PAIRS}, "host:free@moved": 0}
+    summary = fuzz.FuzzSummary(10.0, 10, 20, 40, [], counts, 2)
+    text = fuzz.format_summary(summary, "t")
+    head, pairs = text.split("pair coverage:")
+    assert "stmt:If" in head and "host:" not in head
+    assert pairs.startswith(f" {len(ALL_PAIRS) - 1}/{len(ALL_PAIRS)} pairs")
+    assert "pairs never reached: host:free@moved" in pairs
+    data = fuzz.summary_json(summary, "t")
+    assert data["constructs"] == {"stmt:If": 4} and data["pairs"]["host:free@moved"] == 0
+
+
 def test_a_cold_machine_cache_is_announced(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 

@@ -23,6 +23,7 @@ from difftest.core.ir import nodes as n
 from difftest.core.ir import parse
 from generators.cases import cases, cases_for, kernel_cases
 from generators.coverage import ALL_CONSTRUCTS, FAULT_KINDS, constructs, fault_kinds
+from generators.pairs import kernel_pairs
 from generators.inputs import arguments
 from generators.kernels import MAX_LOOP, kernels
 from generators.launches import WAVES, launches
@@ -112,7 +113,7 @@ def test_oracle_never_sees_a_race_or_a_budget_overrun(kc: Any) -> None:
 @given(kernels(fault_rate=1.0))
 def test_kernels_parse_and_stay_below_the_trip_budget(k: Any) -> None:
     assert parse(k.source) == k.program
-    assert k.constructs == constructs(k.program)
+    assert k.constructs == constructs(k.program) | kernel_pairs(k.program)
     # every loop terminates by construction, and the launches drawn for a kernel (at most
     # k.max_n workitems) leave each workitem more trips than it can run
     bound = max_steps(k.program, k.entry)

@@ -320,7 +320,8 @@ _OP_FLAGS = {op: (dataflow.ALL_LANES if op in ALWAYS_ALL_LANES else 0)
 
 
 #: liveness mutants: the physical edges (region kinds) each one forgets
-_DROPS = {"wwm-then-else": "then", "wwm-loop-exit": "loop_exit", "wwm-call-return": "call"}
+_DROPS = {"wwm-then-else": "then", "wwm-loop-exit": "loop_exit",
+          "wwm-loop-continue": "loop_continue", "wwm-call-return": "call"}
 
 
 def bits(mask: int) -> list[int]:

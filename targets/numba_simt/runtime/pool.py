@@ -93,7 +93,9 @@ class Pool:
         data = _wrap(np.asarray(data, dtype=np.int64), item.bits)
         if item.in_pool:
             self.storage[item.start + offset:item.start + offset + len(data)] = data
-            if item.host is not None:  # a read mapping's copy shows it too
+            # a read mapping's copy shows it too (the mutant: straight into the pool,
+            # as a direct transfer, and the open read mapping keeps the old contents)
+            if item.host is not None and not self.mutants.on("write-misses-read-copy"):
                 item.host[offset:offset + len(data)] = data
         else:
             assert item.host is not None
@@ -115,6 +117,11 @@ class Pool:
             self._demote(item, keep_in_pool=(mode == "read"))
         item.status |= MAPPED_READ if mode == "read" else MAPPED_WRITE
         assert item.host is not None
+        if self.mutants.on("map-after-unmap-stale") and item.status & FOR_PROMOTING:
+            # the bug: what the last mapping wrote has not reached the buffer yet (it
+            # waits for the next launch to promote it), and the new mapping does not
+            # see it: it gets a fresh buffer of zeros
+            return Mapping(item, mode, np.zeros(item.length, dtype=np.int64))
         return Mapping(item, mode, item.host)
 
     def unmap(self, mapping: Mapping) -> None:
