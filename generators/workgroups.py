@@ -54,10 +54,10 @@ from hypothesis import strategies as st
 
 from difftest.core.ir.types import I32, I64, Type
 from difftest.core.options import DEFAULT_WORK_BUDGET
-from difftest.core.reconvergence import MAXIMAL, UNIFORM
+from difftest.core.reconvergence import MAXIMAL
 
 from .kernels import (ENTRY, FAULT_FEATURES, BufferSpec, GeneratedKernel, ScalarSpec, _Fn,
-                      _Gen, _checked, _defined_only, _uniform_control)
+                      _Gen, _checked, _defined_only)
 
 #: the length of the kernels' workgroup arrays, and so the largest workgroup they run in
 TILE = 256
@@ -468,8 +468,10 @@ def _workgroup_kernels(draw: st.DrawFn, pct: int, max_patterns: int,
     gen = _WGen(draw, features, max_patterns)
     source, bufs, scalars = gen.kernel()
     program, found, trips = _checked(source)
-    if reconvergence == UNIFORM and "wave" in features:
-        source = _uniform_control(source)
+    # (no `_uniform_control` here: a guard such as a tree's `l < d` made `wave_any(...)`
+    # lets every lane of a wave with one lane below `d` write, which races, and a bound
+    # made `readfirstlane(...)` gives the waves of a group different trips round their
+    # barriers; under `uniform` the undefined wave operations are taken out instead)
     if reconvergence != MAXIMAL and "wave" in features:
         source = _defined_only(source, reconvergence)
         program, found, trips = _checked(source)

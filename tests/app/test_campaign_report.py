@@ -49,7 +49,7 @@ def test_headless_chromium_renders_the_page_without_errors(campaign: Path,
     shot = tmp_path / "shot.png"
     proc = subprocess.run(
         [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         "--window-size=1200,2400", f"--screenshot={shot}", "--enable-logging=stderr",
+         "--window-size=1200,3600", f"--screenshot={shot}", "--enable-logging=stderr",
          "--v=0", page.as_uri()],
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -57,7 +57,7 @@ def test_headless_chromium_renders_the_page_without_errors(campaign: Path,
     assert not console, console
     assert "Failed to load resource" not in proc.stderr
     img = Image.open(shot).convert("RGB")
-    assert img.size == (1200, 2400)
+    assert img.size == (1200, 3600)
     colours = {c for _, c in img.getcolors(maxcolors=1 << 22) or []}
     assert (31, 119, 180) in colours  # matplotlib's first line colour: a plot is drawn
     assert (67, 160, 71) in colours   # the coverage bars

@@ -195,7 +195,9 @@ class PoolAgainstModel(RuleBasedStateMachine):
             name = data.draw(st.sampled_from(free))
             mode = data.draw(st.sampled_from(["read", "write"]))
             self.count += 1
-            self.maps[f"m{self.count}"] = (name, self.pool.map(self.items[name], mode))
+            m = self.pool.map(self.items[name], mode)
+            self.maps[f"m{self.count}"] = (name, m)
+            assert m.view.tolist() == self.model[name].tolist(), "a new mapping is stale"
 
     @precondition(lambda self: self.maps)
     @rule(data=st.data())
@@ -206,6 +208,19 @@ class PoolAgainstModel(RuleBasedStateMachine):
         if m.mode == "write":
             i = data.draw(st.integers(0, len(m.view) - 1))
             m.view[i] = self.model[name][i] = data.draw(st.integers(-50, 50))
+
+    @precondition(lambda self: self.items)
+    @rule(data=st.data())
+    def write(self, data: st.DataObject) -> None:
+        """A host write (not through a mapping) to a buffer not mapped for writing: a
+        read mapping of it shows the new contents too."""
+        ok = sorted(n for n in self.items if self._mode(n) != "write")
+        if ok:
+            name = data.draw(st.sampled_from(ok))
+            i = data.draw(st.integers(0, len(self.model[name]) - 1))
+            value = data.draw(st.integers(-50, 50))
+            self.pool.write(self.items[name], i, np.array([value]))
+            self.model[name][i] = value
 
     @precondition(lambda self: self.maps)
     @rule(data=st.data())
