@@ -76,6 +76,12 @@ _ALL = (
     Mutant("shuffle-reads-inactive", "NOTES: subgroups", "lower",
            "shuffle reads the source register itself, so an inactive source lane gives its "
            "stale value instead of 0"),
+    Mutant("wave-sees-continued-lanes", "NOTES: subgroups", "lower",
+           "a wave operation after a `continue` counts the lanes that took it, as if they "
+           "had rejoined before the loop's continue target"),
+    Mutant("wave-sees-returned-lanes", "NOTES: subgroups", "lower",
+           "a wave operation after a helper's early `return` counts the lanes that "
+           "returned, as if they had rejoined before the call's return point"),
     Mutant("stack-drops-inlined-frame", "001", "lower",
            "a fault inside an inlined helper reports the caller's frame as innermost (the "
            "stack no longer shows the lines through the helper)"),

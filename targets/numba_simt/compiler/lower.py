@@ -715,6 +715,30 @@ class _Lowerer:
 
     def e_WaveOp(self, e: n.WaveOp) -> int:
         args = [self.expr(a) for a in e.args]
+        rejoined = self._rejoined_early()
+        if rejoined is None:
+            return self._wave_op(e, args)
+        # the mutants: lanes that wait (at the loop's continue point, at the call's return
+        # point) counted in as if they had rejoined already
+        saved = self.mask()
+        self.emit(Op.M_GETEXEC, d=saved)
+        self.emit(Op.M_OR, d=EXEC, a=EXEC, b=rejoined)
+        out = self._wave_op(e, args)
+        self.emit(Op.M_SETEXEC, a=saved)
+        return out
+
+    def _rejoined_early(self) -> int | None:
+        """The mask of waiting lanes a wave operation wrongly counts in, under the mutants
+        `wave-sees-continued-lanes` (those that took the innermost loop's `continue` this
+        trip) and `wave-sees-returned-lanes` (those that returned from the helper)."""
+        fr = self.frames[-1]
+        if self.mutants.on("wave-sees-continued-lanes") and fr.loops:
+            return fr.loops[-1][1]
+        if self.mutants.on("wave-sees-returned-lanes") and len(self.frames) > 1:
+            return fr.ret_mask
+        return None
+
+    def _wave_op(self, e: n.WaveOp, args: list[int]) -> int:
         assert e.ty is not None
         ty = e.ty
         out = self.vreg(ty)
