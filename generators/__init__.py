@@ -14,6 +14,9 @@ of Hypothesis and NumPy; a re-export of `kernels()` would also collide with the
   `kernel_cases(per_kernel=2, max_n, fault_rate)` -> (kernel, [Case, ...]);
 - `generators.coverage`: `constructs(program)`, `fault_kinds(full_run)`,
   `ALL_CONSTRUCTS`, `FAULT_KINDS`;
+- `generators.pairs`: `kernel_pairs(program)`, `host_pairs(case)`, `ALL_PAIRS`, and
+  `BufferStates` (the host generator draws steps toward pairs with it);
+- `generators.host`, `generators.workgroups`: host programs, workgroup kernels;
 - `generators.ir`: `programs()`, arbitrary valid programs for syntax round trips;
 - `generators.sampling`: `draw(strategy, count, seed)`, values outside a test.
 """
