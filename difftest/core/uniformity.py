@@ -130,6 +130,7 @@ class _Analysis:
             return False
         parts = [getattr(e, k) for k in ("operand", "left", "right", "cond", "then", "orelse")
                  if hasattr(e, k)]
+        parts += getattr(e, "args", ())  # a MathOp's (fma, min, max, abs)
         return all(self.uniform(x) for x in parts)
 
     # ----------------------------------------------------------------- positions
@@ -159,6 +160,8 @@ class _Analysis:
             for k in ("operand", "left", "right", "index", "size"):
                 if hasattr(e, k):
                     self.expr(getattr(e, k), d, scar)
+            for x in getattr(e, "args", ()):  # a MathOp's (fma, min, max, abs)
+                self.expr(x, d, scar)
 
     def condition(self, c: n.Expr) -> bool:
         """Whether lanes may disagree on the condition `c` (recorded if so)."""

@@ -49,6 +49,23 @@ def test_divergent_conditions_make_divergent_places_and_merges_end_them() -> Non
     assert _marks(src) == {2: "", 4: "div", 5: "", 7: "", 9: ""}
 
 
+def test_wave_operations_inside_float_math_are_seen_and_float_math_can_diverge() -> None:
+    src = """def kernel(fin: Buffer[f32], fout: Buffer[f32]):
+    for k in range(0, lane()):
+        a = fma(wave_min(0.0), 0.0, 0.0)
+    b = abs(wave_max(1.0))
+    if min(fin[gid()], 1.0) > 0.0:
+        c = wave_min(2.0)
+    if max(wave_max(fin[0]), 1.0) > 0.0:
+        d = wave_min(3.0)
+    fout[gid()] = b
+"""
+    # line 3: a wave operation inside fma, in a loop lanes leave at different trips;
+    # line 6: under a condition on min() of a per-lane load; line 8: on max() of a
+    # uniform value
+    assert _marks(src) == {3: "div", 4: "", 6: "div", 7: "", 8: ""}
+
+
 def test_a_continue_some_lanes_take_scars_the_whole_loop_but_not_after_it() -> None:
     src = """def kernel(inp: Buffer[i32], out: Buffer[i32], s: i32):
     for k in range(0, s):
