@@ -68,9 +68,8 @@ that the generator built a valid program.
 
 from __future__ import annotations
 
-import re
-
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable

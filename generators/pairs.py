@@ -29,7 +29,6 @@ from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, F32, I32, I64
 from difftest.core.ir.walk import walk
 
-STATES = ("created", "bound", "mapped_read", "mapped_write", "unmapped", "moved")
 _PLAIN = ("created", "bound", "moved", "unmapped")
 #: each step and the states of its buffer in which it breaks no rule
 HOST_STEPS: dict[str, tuple[str, ...]] = {

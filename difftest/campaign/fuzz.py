@@ -139,9 +139,16 @@ class _ShrinkBudgetSpent(BaseException):
 
 def _names() -> list[str]:
     from generators.coverage import ALL_CONSTRUCTS, FAULT_KINDS
+
+    return list(ALL_CONSTRUCTS) + [f"fault:{k}" for k in FAULT_KINDS] + list(_pairs())
+
+
+def _pairs() -> tuple[str, ...]:
+    """The pair names (generators/pairs.py), in their order: counted like constructs,
+    shown apart from them."""
     from generators.pairs import ALL_PAIRS
 
-    return list(ALL_CONSTRUCTS) + [f"fault:{k}" for k in FAULT_KINDS] + list(ALL_PAIRS)
+    return ALL_PAIRS
 
 
 def _die_with_parent() -> None:
@@ -849,19 +856,15 @@ def _record_progress(journal: Journal, arrays: list[Any], names: list[str],
 
 
 def _pair_count(names: list[str]) -> int:
-    from generators.pairs import ALL_PAIRS
-
-    return sum(1 for name in names if name in ALL_PAIRS)
+    return len(set(names) & set(_pairs()))
 
 
 def _totals(arrays: list[Any], names: list[str]) -> tuple[list[int], int, int]:
     """The workers' counters summed, and how many constructs and pairs some worker has
     seen."""
-    from generators.pairs import ALL_PAIRS
-
     tot = [sum(a[i] for a in arrays) for i in range(_FIXED)]
-    seen = [name for i, name in enumerate(names) if any(a[_FIXED + i] for a in arrays)]
-    pairs = sum(1 for name in seen if name in ALL_PAIRS)
+    seen = {name for i, name in enumerate(names) if any(a[_FIXED + i] for a in arrays)}
+    pairs = len(seen & set(_pairs()))
     return tot, len(seen) - pairs, pairs
 
 
@@ -882,11 +885,9 @@ def summary_json(s: FuzzSummary, target: str, interrupted: str | None = None
     """The summary as `difftest fuzz --json FILE` writes it (the same facts as the text)."""
     out: dict[str, Any] = {"format": "difftest-fuzz-summary", "version": 1, "target": target,
                            **dataclasses.asdict(s)}
-    from generators.pairs import ALL_PAIRS
-
-    counts = out.pop("construct_counts")
-    out["constructs"] = {k: v for k, v in counts.items() if k not in ALL_PAIRS}
-    out["pairs"] = {k: v for k, v in counts.items() if k in ALL_PAIRS}
+    counts, pairs = out.pop("construct_counts"), set(_pairs())
+    out["constructs"] = {k: v for k, v in counts.items() if k not in pairs}
+    out["pairs"] = {k: v for k, v in counts.items() if k in pairs}
     out["replayed"] = [{"path": p, "verdict": v} for p, v in s.replayed]
     out["interrupted"] = interrupted
     return out
@@ -913,15 +914,13 @@ def format_summary(s: FuzzSummary, target: str) -> str:
     ]
     if s.skipped:
         lines.append(f"  skipped    {s.skipped:8d}  cases the target declares it cannot run")
-    from generators.pairs import ALL_PAIRS
-
     lines.append("  coverage (% of kernels; fault kinds: % of oracle runs' kernels):")
-    items = sorted((k, v) for k, v in s.construct_counts.items() if k not in ALL_PAIRS)
+    items = sorted((k, v) for k, v in s.construct_counts.items() if k not in set(_pairs()))
     lines += _table(items, s.kernels)
     missing = [name for name, c in items if c == 0]
     if missing and s.kernels:
         lines.append(f"  never seen: {', '.join(missing)}")
-    pairs = [(k, s.construct_counts[k]) for k in ALL_PAIRS if k in s.construct_counts]
+    pairs = [(k, s.construct_counts[k]) for k in _pairs() if k in s.construct_counts]
     if pairs:
         reached = sum(1 for _, c in pairs if c)
         lines.append(f"  pair coverage: {reached}/{len(pairs)} pairs (% of kernels; host "
