@@ -95,6 +95,9 @@ def _dtype(ty: Type | None) -> type[np.generic]:
 # f32 (docs/semantics.md, "32-bit floats"): lanes hold np.float32, whose + - * are
 # binary32's, correctly rounded; memory holds the bits. The rest is spelled out here.
 
+_F32_SMALLEST_NORMAL = np.float32(2.0 ** -126)
+
+
 def _f32_bits(v: Array) -> Array:
     """Values as memory holds them: their bits as int64, every NaN the one quiet NaN."""
     bits = v.astype(np.float32).view(np.int32).astype(np.int64)
@@ -543,6 +546,7 @@ class _Run:
         self.exhausted: list[int] = []
         self.dead = np.zeros(n_items, dtype=bool)  # faulted or out of budget
         self.partial_wave_op: str | None = None  # FullRun.partial_wave_op
+        self.subnormal: str | None = None  # FullRun.subnormal
         self.work = 0  # statements and expressions evaluated (once per lockstep group)
 
     # --------------------------------------------------------------- helpers
@@ -748,6 +752,12 @@ class _Run:
             return lanes, np.zeros(0, dtype=_dtype(e.ty))
         self._count(e.line)
         result: Vals = getattr(self, "e_" + type(e).__name__)(act, e, lanes)
+        if e.ty is F32 and self.subnormal is None:
+            values = result[1]
+            tiny = (values != 0) & (np.abs(values) < _F32_SMALLEST_NORMAL)
+            if tiny.any():
+                self.subnormal = (f"a subnormal f32 ({f32.shortest(float(values[tiny][0]))}) "
+                                  f"at line {e.line}")
         return result
 
     def _count(self, line: int) -> None:
@@ -968,7 +978,8 @@ def _launch(case: Case, options: dict[str, Any], exact_races: bool) -> FullRun:
         return _launch(case, options, exact_races=True)  # raises OracleError naming the race
     return FullRun(case.n, case.wave, run.fates, mem.writes, initial, mem.final(),
                    sorted(run.exhausted), describe_budget(options, case.n),
-                   run.steps.tolist(), run.partial_wave_op, case.group or 0, synchronises)
+                   run.steps.tolist(), run.partial_wave_op, case.group or 0, synchronises,
+                   run.subnormal)
 
 
 def run_full(case: Case, options: dict[str, Any] | None = None) -> FullRun:

@@ -47,28 +47,43 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None
 
 
 def undefined_in_run(target: Any, full: OracleRun | None) -> str | None:
-    """Why `target`'s reconvergence model leaves the results of this oracle run undefined
-    (the `uniform` model's run-time half: a wave operation some wave ran with part of its
-    lanes), or None. The static half is the target's `unsupported(case)`."""
+    """Why this oracle run's results are undefined on `target`, or None: the run-time
+    half of what it cannot promise (the static half is its `unsupported(case)`) --
+    under the `uniform` reconvergence model a wave operation some wave ran with part of
+    its lanes; on a target that may flush subnormals (`flushes_subnormals`), a
+    subnormal f32 anywhere in the run."""
     from difftest.core.fullrun import FullRun
     from difftest.core.reconvergence import UNIFORM
 
-    if target.reconvergence != UNIFORM or not isinstance(full, FullRun) \
-            or full.partial_wave_op is None:
+    if not isinstance(full, FullRun):
         return None
-    return (f"{full.partial_wave_op}, where its reconvergence model ({UNIFORM}) leaves "
-            "the result undefined")
+    if target.reconvergence == UNIFORM and full.partial_wave_op is not None:
+        return (f"{full.partial_wave_op}, where its reconvergence model ({UNIFORM}) "
+                "leaves the result undefined")
+    if getattr(target, "flushes_subnormals", False) and full.subnormal is not None:
+        return (f"{full.subnormal}, which its device may flush to zero (it cannot be asked "
+                "to preserve subnormals)")
+    return None
+
+
+def _undefined_at_run_time(target: Any, case: Case) -> bool:
+    """Whether `target` may leave some runs of `case` undefined (so its oracle run must
+    be looked at)."""
+    from difftest.core.ir.walk import f32_use
+    from difftest.core.reconvergence import UNIFORM
+
+    return target.reconvergence == UNIFORM or (
+        getattr(target, "flushes_subnormals", False)
+        and f32_use(case.program, case.entry) is not None)
 
 
 def cannot_run(target: Any, case: Case, options: dict[str, Any] | None = None
                ) -> str | None:
     """Why `target` cannot run `case` (None when it can): what it declares it cannot,
-    and under the `uniform` model a run that leaves a wave operation undefined (this
-    runs the oracle when the target's model needs it)."""
-    from difftest.core.reconvergence import UNIFORM
-
+    and a run it leaves undefined (`undefined_in_run`: this runs the oracle when the
+    target may leave one)."""
     why: str | None = target.unsupported(case)
-    if why is not None or target.reconvergence != UNIFORM:
+    if why is not None or not _undefined_at_run_time(target, case):
         return why
     full, _ = oracle_run(case, options)
     return undefined_in_run(target, full)

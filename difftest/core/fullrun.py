@@ -118,6 +118,9 @@ class FullRun:
     partial_wave_op: str | None = None
     group: int = 0  # the workgroup size G (0: one wave, as a run made before workgroups)
     synchronises: bool = False  # the kernel has barriers: a group runs whole or not at all
+    # the first subnormal f32 the run computed, loaded or took, as text: where a target
+    # that may flush subnormals promises nothing (docs/semantics.md, "32-bit floats")
+    subnormal: str | None = None
     # what a checker derives from this run, kept with it: one oracle run is checked
     # against several schedules
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)

@@ -15,10 +15,15 @@ subgroup size. A request may ask for
   extension SPV_KHR_maximal_reconvergence and the execution mode MaximallyReconvergesKHR
   on its entry point, patched into glslang's output (glslang's GLSL has no way to ask);
 - `subgroup`: a subgroup size, required of the pipeline through
-  VK_EXT_subgroup_size_control where the device can vary it for compute shaders.
+  VK_EXT_subgroup_size_control where the device can vary it for compute shaders;
+- `f32`: exact floats. The module gets the float controls (SPV_KHR_float_controls) the
+  device offers of those an exact f32 needs: signed zeros, infinities and NaNs preserved,
+  round to nearest even, subnormals preserved (`float_controlled`).
 
 A `describe` request answers with the device's properties: name, type, driver, subgroup
-sizes, whether it has maximal reconvergence, and the other devices it could have picked.
+sizes, whether it has maximal reconvergence, its float controls
+(VkPhysicalDeviceFloatControlsProperties) and 64-bit floats, and the other devices it
+could have picked.
 """
 
 from __future__ import annotations
@@ -41,6 +46,11 @@ MAXIMAL_EXTENSION = "VK_KHR_shader_maximal_reconvergence"
 MAXIMAL_FEATURES_STYPE = 1000434000
 SPV_MAXIMAL = "SPV_KHR_maximal_reconvergence"
 MAXIMALLY_RECONVERGES = 6023  # the execution mode
+SPV_FLOAT_CONTROLS = "SPV_KHR_float_controls"
+#: by property name (`properties(...)["floats"]`, less its width): (execution mode,
+#: capability)
+FLOAT_CONTROLS = {"signed_zero_inf_nan": (4461, 4466), "rounding_rte": (4462, 4467),
+                  "denorm_preserve": (4459, 4464)}
 _TYPES = {vk.VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: "discrete-gpu",
           vk.VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: "integrated-gpu",
           vk.VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: "virtual-gpu",
@@ -216,28 +226,59 @@ def _string_words(text: str) -> list[int]:
     return list(struct.unpack(f"<{len(raw) // 4}I", raw))
 
 
-def maximally_reconverging(spirv: bytes) -> bytes:
-    """`spirv` with OpExtension "SPV_KHR_maximal_reconvergence" (after the capabilities)
-    and OpExecutionMode MaximallyReconvergesKHR on every GLCompute entry point (after its
-    other execution modes), each once."""
+def _patched(spirv: bytes, extension: str, capabilities: list[int],
+             modes: list[list[int]]) -> bytes:
+    """`spirv` with OpExtension `extension` and each OpCapability (after the
+    capabilities), and each execution mode (its words after the entry point's id) on every
+    GLCompute entry point (after its other execution modes), each once."""
     words = list(struct.unpack(f"<{len(spirv) // 4}I", spirv))
     if words[:1] != [0x07230203]:
         raise ValueError("not a little-endian SPIR-V module")
     body = _instructions(words)
-    ext = [10 | (1 + len(_string_words(SPV_MAXIMAL))) << 16] + _string_words(SPV_MAXIMAL)
-    if ext not in body:
-        at = max((i + 1 for i, x in enumerate(body) if x[0] & 0xFFFF == 17), default=0)
-        body.insert(at, ext)
+    ext = [10 | (1 + len(_string_words(extension))) << 16] + _string_words(extension)
+    for inst in [[17 | 2 << 16, c] for c in capabilities] + [ext]:
+        if inst not in body:
+            at = max((i + 1 for i, x in enumerate(body) if x[0] & 0xFFFF == 17), default=0)
+            body.insert(at, inst)
     entries = [x[2] for x in body if x[0] & 0xFFFF == 15 and x[1] == 5]  # GLCompute
     for entry in entries:
-        mode = [16 | 3 << 16, entry, MAXIMALLY_RECONVERGES]
-        if mode in body:
-            continue
-        last = max(i for i, x in enumerate(body)
-                   if (x[0] & 0xFFFF == 15) or (x[0] & 0xFFFF in (16, 331) and x[1] == entry))
-        body.insert(last + 1, mode)
+        for words_after in modes:
+            mode = [16 | (2 + len(words_after)) << 16, entry, *words_after]
+            if mode in body:
+                continue
+            last = max(i for i, x in enumerate(body)
+                       if (x[0] & 0xFFFF == 15) or (x[0] & 0xFFFF in (16, 331)
+                                                    and x[1] == entry))
+            body.insert(last + 1, mode)
     out = words[:5] + [w for x in body for w in x]
     return struct.pack(f"<{len(out)}I", *out)
+
+
+def maximally_reconverging(spirv: bytes) -> bytes:
+    """`spirv` with the extension SPV_KHR_maximal_reconvergence and the execution mode
+    MaximallyReconvergesKHR on every GLCompute entry point."""
+    return _patched(spirv, SPV_MAXIMAL, [], [[MAXIMALLY_RECONVERGES]])
+
+
+def _uses_float64(spirv: bytes) -> bool:
+    words = list(struct.unpack(f"<{len(spirv) // 4}I", spirv))
+    return [17 | 2 << 16, 10] in _instructions(words)  # OpCapability Float64
+
+
+def float_controlled(spirv: bytes, floats: dict) -> bytes:
+    """`spirv` with the float controls (SPV_KHR_float_controls) an exact f32 needs, as far
+    as the device (`floats`, from `properties`) offers them: signed zeros, infinities
+    and NaNs preserved and round to nearest even for 32-bit floats (and 64-bit ones where
+    the module has them: the translation's exact fma), and subnormals preserved where the
+    device can be asked to (else the device may flush them: the target says so)."""
+    widths = [32] + ([64] if _uses_float64(spirv) else [])
+    capabilities, modes = [], []
+    for what, (mode, capability) in FLOAT_CONTROLS.items():
+        have = [w for w in widths if floats.get(f"{what}{w}")]
+        if have:
+            capabilities.append(capability)
+            modes += [[mode, w] for w in have]
+    return _patched(spirv, SPV_FLOAT_CONTROLS, capabilities, modes)
 
 
 # ------------------------------------------------------------------------- devices
@@ -257,7 +298,8 @@ def properties(phys: object, index: int) -> dict:
     sub = vk.VkPhysicalDeviceSubgroupProperties()
     size = vk.VkPhysicalDeviceSubgroupSizeControlProperties(pNext=sub)
     drv = vk.VkPhysicalDeviceDriverProperties(pNext=size)
-    vk.vkGetPhysicalDeviceProperties2(phys, vk.VkPhysicalDeviceProperties2(pNext=drv))
+    fc = vk.VkPhysicalDeviceFloatControlsProperties(pNext=drv)
+    vk.vkGetPhysicalDeviceProperties2(phys, vk.VkPhysicalDeviceProperties2(pNext=fc))
     extensions = {_text(e.extensionName)
                   for e in vk.vkEnumerateDeviceExtensionProperties(phys, None)}
     maximal = False
@@ -278,7 +320,13 @@ def properties(phys: object, index: int) -> dict:
             "min_subgroup_size": int(size.minSubgroupSize),
             "max_subgroup_size": int(size.maxSubgroupSize),
             "size_control": control and size.minSubgroupSize < size.maxSubgroupSize,
-            "maximal_reconvergence": maximal}
+            "maximal_reconvergence": maximal,
+            "floats": {"float64": bool(vk.vkGetPhysicalDeviceFeatures(phys).shaderFloat64),
+                       "signed_zero_inf_nan32": bool(fc.shaderSignedZeroInfNanPreserveFloat32),
+                       "signed_zero_inf_nan64": bool(fc.shaderSignedZeroInfNanPreserveFloat64),
+                       "rounding_rte32": bool(fc.shaderRoundingModeRTEFloat32),
+                       "rounding_rte64": bool(fc.shaderRoundingModeRTEFloat64),
+                       "denorm_preserve32": bool(fc.shaderDenormPreserveFloat32)}}
 
 
 def choose(found: list[dict], want: str) -> dict:
@@ -340,7 +388,9 @@ class Device:
             pNext=f13, shaderBufferInt64Atomics=vk.VK_TRUE,
             shaderSubgroupExtendedTypes=vk.VK_TRUE)
         features = vk.VkPhysicalDeviceFeatures2(
-            pNext=f12, features=vk.VkPhysicalDeviceFeatures(shaderInt64=vk.VK_TRUE))
+            pNext=f12, features=vk.VkPhysicalDeviceFeatures(
+                shaderInt64=vk.VK_TRUE,
+                shaderFloat64=vk.VK_TRUE if chosen["floats"]["float64"] else 0))
         queue = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.family, queueCount=1,
                                            pQueuePriorities=[1.0])
         self.device = vk.vkCreateDevice(self.physical, vk.VkDeviceCreateInfo(
@@ -450,7 +500,7 @@ class Device:
 
 
 _DEVICE: Device | None = None
-_SPIRV: dict[tuple[str, bool], bytes] = {}
+_SPIRV: dict[tuple[str, bool, bool], bytes] = {}
 
 
 def device() -> Device:
@@ -460,12 +510,17 @@ def device() -> Device:
     return _DEVICE
 
 
-def spirv_of(glsl: str, maximal: bool = False) -> bytes:
-    """The SPIR-V of `glsl` (cached), maximally reconverging if asked."""
-    key = (hashlib.sha256(glsl.encode()).hexdigest(), maximal)
+def spirv_of(glsl: str, maximal: bool = False, floats: bool = False) -> bytes:
+    """The SPIR-V of `glsl` (cached), maximally reconverging and with the device's float
+    controls if asked."""
+    key = (hashlib.sha256(glsl.encode()).hexdigest(), maximal, floats)
     if key not in _SPIRV:
         code = compile_glsl(glsl)
-        _SPIRV[key] = maximally_reconverging(code) if maximal else code
+        if maximal:
+            code = maximally_reconverging(code)
+        if floats:
+            code = float_controlled(code, device().properties["floats"])
+        _SPIRV[key] = code
     return _SPIRV[key]
 
 
@@ -488,7 +543,7 @@ def handle(header: dict, arrays: list[np.ndarray], built=lambda *_: None
                 "maximal reconvergence cannot be asked for"}, []
     start = time.perf_counter()
     try:
-        spirv = spirv_of(header["source"], maximal)
+        spirv = spirv_of(header["source"], maximal, bool(header.get("f32")))
     except CompileError as e:
         return {"error": "build", "message": str(e)}, []
     front_end = time.perf_counter() - start

@@ -40,7 +40,7 @@ def translate(program: n.Program, entry: str, language: str, wave: int,
     elif language == "wgsl":
         dialect, s = WGSL(), subgroup_size(wave)
     elif language == "glsl":
-        dialect, s = GLSL(), subgroup_size(wave)
+        dialect, s = GLSL(mutants), subgroup_size(wave)
     elif language == "cuda":
         dialect, s = CudaC(), 32
     else:

@@ -368,6 +368,11 @@ AVOIDABLE = {
                     "comparison sees a sign-extended value as such (lavapipe-sext-compare: "
                     "Mesa 22.3's lavapipe compares a sign-extended value with a constant "
                     "wrongly)",
+    "float-constants": "every operand of an f32 `+`, `-` or `*` passed through its bits "
+                       "plus a zero read at run time, so that no compiler knows one for a "
+                       "constant (lavapipe-float-zero-fold: lavapipe folds x + 0.0 into x "
+                       "and 0.0 - x into -x, which loses the sign of a zero, though asked "
+                       "to keep it)",
     "barrier-branch-tail": "each arm of an `if` that holds a barrier ends at a barrier of "
                            "its own (an else arm added), so that no branch around a "
                            "barrier joins again between two barriers "
@@ -705,6 +710,8 @@ class FunctionEmitter:
         a = self.widen(self.expr(e.left), e.left.ty, ty)
         b = self.widen(self.expr(e.right), e.right.ty, ty)
         if ty is F32:  # one operation, one rounding
+            if "float-constants" in self.tr.avoid:  # no operand a compiler can know
+                a, b = self._opaque_f32(a), self._opaque_f32(b)
             return self.temp(F32, f"{a} {e.op} {b}")
         if e.op in ("+", "-", "*"):
             return self.temp(ty, d.from_u(f"{d.to_u(a, ty)} {e.op} {d.to_u(b, ty)}", ty))
@@ -828,6 +835,13 @@ class FunctionEmitter:
         tie = f"({a} == {b} && {bits[0]} {'<' if smaller else '>='} {d.lit(0, I32)})"
         take_a = self.temp(BOOL, f"({nan_b} || {better} || {tie})")
         return self.temp(F32, d.select(nan_a, b, d.select(take_a, a, b)))
+
+    def _opaque_f32(self, x: str) -> str:
+        """`x` through its bits plus a zero read at run time: the same f32, which no
+        compiler can take for a constant (AVOIDABLE "float-constants")."""
+        d = self.d
+        zero = d.narrow(d.opaque_zero(self.tr))
+        return self.temp(F32, d.bits2f(f"({d.f2bits(x)} + {zero})"))
 
     def _is_nan(self, bits: str) -> str:
         """Whether the f32 of these bits is a NaN: its magnitude's bits past infinity's."""

@@ -10,12 +10,23 @@ globals are not initialised (the context is, field by field, in `main`); storage
 cannot be referenced from variables (buffer values are binding ids, shader.py); indices
 are 32-bit (converted after the bounds check, and kept non-negative for glslang, which
 rejects a constant negative index even where the check makes it unreachable).
+
+f32 (docs/semantics.md, "32-bit floats", "Real targets"): every float variable is
+`precise` (glslang decorates its operations NoContraction: no fused multiply-add), the
+runner asks the device for signed zeros, infinities and NaNs, round to nearest even and,
+where it can, subnormals (SPIR-V float controls: vulkan_runner.float_controlled). `fma`
+is not Vulkan's (whose precision is that of a multiply then an add): `fma_rn` computes it
+in binary64, where the product is exact, with the sum rounded to odd, so that the one
+rounding to binary32 is the correctly rounded result (Boldo and Melquiond, "Emulation of
+FMA and correctly rounded sums: proved algorithms using rounding to odd", 2008). Buffers
+of f32 hold the bits (an `int` array, as the host moves them).
 """
 
 from __future__ import annotations
 
+from difftest.core import f32
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, I32, I64, Type
+from difftest.core.ir.types import BOOL, F32, I32, I64, Type
 
 from .emit import UNCHECKED_SUBGROUPS, FunctionEmitter, Translator
 from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect
@@ -26,6 +37,26 @@ EXTENSIONS = ("GL_KHR_shader_subgroup_basic", "GL_KHR_shader_subgroup_vote",
               "GL_EXT_shader_explicit_arithmetic_types_int64",
               "GL_EXT_shader_subgroup_extended_types_int64", "GL_EXT_shader_atomic_int64")
 
+
+#: `fma(a, b, c)` rounded once, for finite operands through binary64 rounded to odd (the
+#: sum's error by TwoSum: a sum that was not exact and came out even moves one unit
+#: toward the error); any other operand gives the binary64 result, already exact
+_FMA = [
+    "float fma_rn(float a, float b, float c) {",
+    "    precise double p = double(a) * double(b);",
+    "    precise double s = p + double(c);",
+    "    if (isinf(a) || isnan(a) || isinf(b) || isnan(b) || isinf(c) || isnan(c)) {",
+    "        return float(s);",
+    "    }",
+    "    precise double t = s - p;",
+    "    precise double e = (p - (s - t)) + (double(c) - t);",
+    "    int64_t bits = doubleBitsToInt64(s);",
+    "    if (e != 0.0lf && (bits & 1l) == 0l) {",
+    "        bits += ((e > 0.0lf) == (s > 0.0lf)) ? 1l : -1l;",
+    "    }",
+    "    return float(int64BitsToDouble(bits));",
+    "}",
+]
 
 #: the vote of sync mode (emit.py): whether any live workitem of the group says yes; a
 #: vote where live ones say both is counted in the status header's word 1
@@ -49,7 +80,50 @@ class GLSL(ShaderDialect):
     has_workgroups = True
 
     def ty(self, t: Type) -> str:
-        return {I32: "int", I64: "int64_t", BOOL: "bool"}[t]
+        return {I32: "int", I64: "int64_t", BOOL: "bool", F32: "float"}[t]
+
+    def __init__(self, mutants: frozenset[str] = frozenset()) -> None:
+        super().__init__()
+        self.mutants = mutants
+
+    def let(self, name: str, t: Type, value: str) -> str:
+        return ("precise " if t is F32 else "") + f"{self.ty(t)} {name} = {value};"
+
+    var = let
+
+    # ------------------------------------------------------------------------ f32
+    has_f32 = True
+
+    def flit(self, x: float) -> str:
+        bits = f32.to_bits(x)
+        if x == 0.0:
+            return "(-0.0)" if bits < 0 else "(0.0)"
+        if abs(x) >= 2.0 ** -126:
+            # binary64's shortest decimal of the value: read back as that binary64
+            # exactly, which binary32 holds (no second rounding)
+            return f"({x!r})"
+        return f"intBitsToFloat({self.lit(bits, I32)})"  # a subnormal, by its bits
+
+    def f2bits(self, x: str) -> str:
+        return f"floatBitsToInt({x})"
+
+    def bits2f(self, x: str) -> str:
+        return f"intBitsToFloat({x})"
+
+    def loaded_f32(self, bits: str) -> str:
+        if "float-bits-converted" in self.mutants:  # the integer's value, not its bits
+            return f"float({bits})"
+        return self.bits2f(bits)
+
+    def ffma(self, a: str, b: str, c: str) -> str:
+        self.helpers.add("fma")
+        return f"fma_rn({a}, {b}, {c})"
+
+    def i2f(self, x: str, t: Type) -> str:
+        return f"float({x})"
+
+    def f2i(self, x: str, t: Type) -> str:
+        return f"{self.ty(t)}({x})"
 
     def uty(self, t: Type) -> str:
         return "uint" if t is I32 else "uint64_t"
@@ -222,6 +296,8 @@ class GLSL(ShaderDialect):
                   for a in tr.local_arrays]
         if tr.synchronising:
             lines += ["shared int VT[2];"] + _VOTE
+        if "fma" in self.helpers:
+            lines += _FMA
         lines.append("")
         body = "\n".join(functions)
         lines += self.accessor_functions(tr)

@@ -85,6 +85,11 @@ MUTANTS: dict[str, tuple[str, str]] = {
         "barrier() is __syncwarp over the lanes there instead of __syncthreads(): the "
         "other warps of the block have not necessarily written what a thread reads "
         "after it"),
+    "float-bits-converted": (
+        "issue: a float spill stored as an integer conversion (the same mistake in a "
+        "translation: a value conversion where a bit cast is meant)",
+        "an f32 loaded from a buffer (which holds its bits) is converted from the integer "
+        "the bits spell, float(i), instead of reinterpreting them, intBitsToFloat(i)"),
     "div-unchecked": (
         "docs/semantics.md: arithmetic",
         "a zero divisor is left to the target's language (WGSL: x / 0 == x, x % 0 == 0) "

@@ -16,7 +16,7 @@ one subgroup of S lanes (W < S: a partial subgroup) -- checked at run time.
 from __future__ import annotations
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, I32, I64, Type
+from difftest.core.ir.types import BOOL, F32, I32, I64, Type
 
 from .emit import HEADER, Dialect, FunctionEmitter, Translator, entry_checks
 
@@ -49,6 +49,7 @@ class ShaderDialect(Dialect):
 
     def __init__(self) -> None:
         self.accessors: set[tuple[str, int]] = set()  # (load|store|add, bits) needed
+        self.helpers: set[str] = set()  # functions the program needs (GLSL: fma_rn)
 
     # the spellings a subclass gives
     def buffer_ref(self, k: int, index: str, atomic: bool) -> str:
@@ -73,9 +74,15 @@ class ShaderDialect(Dialect):
     def load(self, fe: FunctionEmitter, var: str, ref: str, index: str, elem: Type) -> str:
         ks = self._targets(fe, var)
         if len(ks) == 1:
-            return self._load_k(fe.tr, ks[0], index)
-        self.accessors.add(("load", elem.bits))
-        return f"ld{elem.bits}({ref}, {index})"
+            got = self._load_k(fe.tr, ks[0], index)
+        else:
+            self.accessors.add(("load", elem.bits))
+            got = f"ld{elem.bits}({ref}, {index})"
+        return self.loaded_f32(got) if elem is F32 else got  # an f32 buffer holds bits
+
+    def loaded_f32(self, bits: str) -> str:
+        """The f32 whose bits a buffer element holds."""
+        return self.bits2f(bits)
 
     def _load_k(self, tr: Translator, k: int, index: str) -> str:
         if tr.buffers[k].atomic and self.atomics_typed:
@@ -84,6 +91,8 @@ class ShaderDialect(Dialect):
 
     def store(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
               elem: Type) -> None:
+        if elem is F32:
+            value = self.f2bits(value)
         ks = self._targets(fe, var)
         if len(ks) == 1:
             fe.line(self._store_k(fe.tr, ks[0], index, value))
@@ -178,6 +187,8 @@ class ShaderDialect(Dialect):
                 args.append(value)
             elif p.ty is I32:
                 args.append(self.narrow(value))
+            elif p.ty is F32:  # its bits
+                args.append(self.bits2f(self.narrow(value)))
             else:
                 args.append(f"({value} != {self.lit(0, I64)})")
         out.append(f"f_{tr.entry}({', '.join(args)});")

@@ -40,12 +40,17 @@ from typing import Any
 
 import numpy as np
 
+from difftest.core import f32
 from difftest.core.case import Case
+from difftest.core.ir import nodes as n
+from difftest.core.ir.types import F32
+from difftest.core.ir.walk import f32_use, reachable, walk
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import MAXIMAL, UNIFORM
 
 from ..device.process import DeviceCrash, DeviceProcess, DeviceTimeout
 from ..translate import Translation, subgroup_size
+from ..translate.emit import uses_f32
 from ..translate.shader import dispatch_shape
 from ..translated import DEFAULT_TIMEOUT, OptionError, TranslatedTarget, require
 
@@ -127,6 +132,28 @@ class _Device:
             env["LP_NATIVE_VECTOR_WIDTH"] = str(32 * subgroup_size(wave))
         return env
 
+    def floats(self, glsl: bool) -> tuple[str | None, str | None, bool]:
+        """Why f32 cannot be exact here (None: it can), why `fma` cannot (None: it can),
+        and whether subnormals may be flushed (the device cannot be asked to keep them)."""
+        f = self.props.get("floats", {})
+        if not glsl:
+            return ("WGSL's floats are not IEEE's: an infinity or NaN may be any value, a "
+                    "zero's sign may be lost, subnormals flushed (docs/semantics.md, "
+                    "\"Real targets\")"), None, True
+        missing = [what for what, key in (("signed zeros, infinities and NaNs",
+                                           "signed_zero_inf_nan32"),
+                                          ("round to nearest even", "rounding_rte32"))
+                   if not f.get(key)]
+        if missing:
+            return (f"the device cannot be asked for {' and '.join(missing)} in 32-bit "
+                    "floats (VkPhysicalDeviceFloatControlsProperties)"), None, True
+        fma = None
+        if not (f.get("float64") and f.get("signed_zero_inf_nan64")
+                and f.get("rounding_rte64")):
+            fma = ("fma() (computed exactly in binary64, which the device lacks or cannot "
+                   "be asked to round to nearest even)")
+        return None, fma, not f.get("denorm_preserve32")
+
     def summary(self) -> str:
         p = self.props
         why = ("VK_KHR_shader_maximal_reconvergence asked for" if self.maximal else
@@ -138,22 +165,28 @@ class _Device:
                  if self.control else f"{p['subgroup_size']}")
         if self.lavapipe:
             sizes = "4, 8 or 16 (the vector width of each process)"
+        floats = p.get("floats", {})
+        f32_note = ("f32 exact" if floats.get("denorm_preserve32") else
+                    "f32 exact but for subnormals, which it may flush (a run with one is "
+                    "not checked)") if floats.get("signed_zero_inf_nan32") and \
+            floats.get("rounding_rte32") else "no exact f32"
         return (f"{p['name']} [{p['type']}], driver {p['driver_info'] or p['driver']}, "
                 f"Vulkan {p['api_version']}; subgroup size {sizes}; reconvergence "
-                f"{self.model} ({why})")
+                f"{self.model} ({why}); {f32_note}")
 
 
 class _Vulkan(TranslatedTarget):
-    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups"})
+    base_capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups"})
     option_names: tuple[str, ...] = ("device", "icd", "avoid", "timeout", "build_timeout")
-    avoidable = ("sext-compare",)
+    avoidable = ("sext-compare", "float-constants")
     option_help = {"device": "the Vulkan device: auto (default: the machine's GPU if it "
                              "has one, else lavapipe), gpu, lavapipe, an index, or a piece "
                              "of its name or driver's (nvidia, radv, ...)",
                    "icd": "a driver's ICD file to load (VK_DRIVER_FILES; default: the "
                           "loader's own search): another Mesa's lavapipe, or any driver",
                    "avoid": "known bugs to spell around, so a campaign finds the next "
-                            "ones: sext-compare (lavapipe-sext-compare), or all",
+                            "ones: sext-compare (lavapipe-sext-compare), float-constants "
+                            "(lavapipe-float-zero-fold), or all",
                    **TranslatedTarget.option_help}
     pinned_maximal = False  # the lavapipe-* targets: maximal by lavapipe's design
     default_device = "auto"
@@ -192,13 +225,29 @@ class _Vulkan(TranslatedTarget):
         return self._device().waves
 
     @property  # type: ignore[override]
-    def reconvergence(self) -> str:  # type: ignore[override]
-        return self._device().model
+    def capabilities(self) -> frozenset[str]:  # type: ignore[override]
+        exact, _, _ = self._device().floats(self.language == "glsl")
+        return self.base_capabilities | ({"f32"} if exact is None else set())
 
-    @property  # type: ignore[override]
-    def cases_per_kernel(self) -> int:  # type: ignore[override]
-        gpu = self._device().props["type"] != "cpu"
-        return self.GPU_CASES_PER_KERNEL if gpu else TranslatedTarget.cases_per_kernel
+    @property
+    def flushes_subnormals(self) -> bool:
+        """Whether the device may flush subnormal f32s (a run with one is undefined here:
+        difftest.campaign.runner.undefined_in_run)."""
+        return self._device().floats(self.language == "glsl")[2]
+
+    def unsupported(self, case: Case) -> str | None:
+        floats = f32_use(case.program, case.entry)
+        if floats is None:
+            return super().unsupported(case)
+        exact, fma, _ = self._device().floats(self.language == "glsl")
+        if exact is not None:
+            return f"f32 ({floats}): {exact}"
+        why = super().unsupported(case)
+        if why is None and fma is not None and any(
+                isinstance(x, n.MathOp) and x.op == "fma"
+                for f in reachable(case.program, case.entry) for x in walk(f.body)):
+            why = fma
+        return why
 
     def device_summary(self) -> str | None:
         return self._device().summary()
@@ -243,6 +292,8 @@ class _Vulkan(TranslatedTarget):
                 params.append(len(value))  # type: ignore[arg-type]
                 where.append(2 + len(buffers))
                 buffers.append(np.asarray(value, dtype=dtype))
+            elif p.ty is F32:  # its bits
+                params.append(f32.to_bits(float(value)))  # type: ignore[arg-type]
             else:
                 params.append(int(value))
         params.append(0)  # the zero the `avoid` variants read (opaque_zero)
@@ -254,6 +305,8 @@ class _Vulkan(TranslatedTarget):
         dev = self._device(options)
         if dev.maximal:
             header["maximal"] = True
+        if uses_f32(case.program, case.entry):
+            header["f32"] = True
         if dev.control:
             header["subgroup"] = tr.subgroup
         return header, arrays, where
@@ -269,7 +322,8 @@ class GlslTarget(_Vulkan):
     runner = GLSL_RUNNER
     kernel_file = "kernel.comp"
     offered_mutants: tuple[str, ...] = ("subgroup-size-assumed-32", "minmax-unsigned",
-                                        "workgroup-memory-unzeroed", "ghost-returns")
+                                        "workgroup-memory-unzeroed", "ghost-returns",
+                                        "float-bits-converted")
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[vulkan]' and apt-get install glslang-tools",
@@ -314,7 +368,7 @@ class LavapipeGlslTarget(_Lavapipe, GlslTarget):
     description = ("GLSL through glslangValidator on Mesa's lavapipe, checked against "
                    "maximal reconvergence by lavapipe's design")
     offered_mutants = ("readfirstlane-lane0", "subgroup-size-unrequested", "past-n-active",
-                       "workgroup-memory-unzeroed", "ghost-returns")
+                       "workgroup-memory-unzeroed", "ghost-returns", "float-bits-converted")
 
 
 class LavapipeWgslTarget(_Lavapipe, WgslTarget):

@@ -192,3 +192,21 @@ def test_a_checks_budget_reduces_the_same_way_however_slow_each_check_is() -> No
     assert fast.checks == slower.checks == 40 and not fast.finished
     assert fast_case.to_json() == slow_case.to_json()
     assert not fast.cut_by_time
+
+
+def test_a_reduction_keeps_the_options_that_say_what_is_looked_for_and_where() -> None:
+    """A campaign run past a known bug (`avoid`) on one device (`icd`) must reduce its
+    failure under both: a candidate without `avoid` may fail by the known bug instead,
+    and the reduction would turn a new finding into the old one."""
+    kept = {"avoid": "float-constants", "icd": "/x/lvp_icd.json", "device": "gpu",
+            "mutants": ["div-floor"]}
+    case = dataclasses.replace(load_case(BIG), options={**kept, "step_budget": 500})
+    seen: list[dict[str, Any]] = []
+
+    def recording(c: Case) -> bool:
+        seen.append(dict(c.options))
+        return True  # every candidate "fails": the reduction drops what it may
+
+    reduced, _ = reduce_case(case, recording, seconds=20)
+    assert reduced.options == kept  # the step budget went, the rest stayed
+    assert all(kept.items() <= o.items() for o in seen)

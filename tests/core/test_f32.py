@@ -212,3 +212,25 @@ def test_kernel_file_headers_take_f32_buffers_and_scalars(tmp_path) -> None:
     path.write_text(path.read_text().replace("f32[0.1,", "f32[0.1x,"))
     with pytest.raises(CaseError, match="'0.1x' is not a number"):
         load_case(path)
+
+
+# -------------------------------------------------- the oracle's record of subnormals
+
+@pytest.mark.parametrize("x, s, seen", [
+    (1.0, 0.5, None),                    # no subnormal anywhere
+    (2.0 ** -149, 1.0, "line 2"),        # read from the buffer
+    (1.0, 2.0 ** -140, "line 2"),        # a scalar argument, where it is used
+    (2.0 ** -120, 2.0 ** -10, "line 2"),  # the product of two normal numbers
+])
+def test_the_oracle_names_the_first_subnormal_a_run_meets(x: float, s: float,
+                                                          seen: str | None) -> None:
+    """A device that may flush subnormals cannot be checked on a run that meets one
+    (docs/semantics.md, "Real targets"): the oracle says where the first one arose."""
+    from oracles.reference import run_full
+
+    case = case_from_json(_case({"x": {"dtype": "f32", "data": [x]}, "s": s}))
+    got = run_full(case).subnormal
+    if seen is None:
+        assert got is None
+    else:
+        assert got is not None and seen in got and "subnormal" in got, got

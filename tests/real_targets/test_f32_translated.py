@@ -18,7 +18,7 @@ from targets.translate import translate
 from ..conftest import EXAMPLES
 from .test_real_targets import target
 
-F32_TARGETS = ("opencl", "opencl-intel", "cuda-sim")
+F32_TARGETS = ("opencl", "opencl-intel", "cuda-sim", "lavapipe-glsl")
 NAN = float("nan")
 
 
@@ -86,11 +86,26 @@ def test_the_opencl_translation_turns_contraction_off_and_spells_literals_exactl
     assert "FP_CONTRACT" not in plain  # an integer kernel's translation is as it was
 
 
-@pytest.mark.parametrize("name", ("vulkan-glsl", "vulkan-wgsl"))
-def test_vulkan_does_not_run_floats(name: str) -> None:
-    t = target(name)
+def test_wgsl_does_not_run_floats() -> None:
+    t = target("vulkan-wgsl")
     reason = declared_unsupported(t, load_case(EXAMPLES / "float_rounding.py"))
     assert reason is not None and "f32" in reason
+
+
+def test_the_glsl_translation_is_precise_and_spells_literals_exactly() -> None:
+    case = load_case(EXAMPLES / "float_rounding.py")
+    src = translate(case.program, case.entry, "glsl", 4).source
+    assert "precise float" in src and "float t" not in src.replace("precise float", "")
+    assert "(10.0)" in src and "fma_rn(" in src  # fma through binary64, rounded to odd
+    tiny = translate(case_from_json({
+        "kernel": "def kernel(x: Buffer[f32]):\n    x[0] = x[0] * 1e-45 + 0.1\n",
+        "entry": "kernel", "launch": {"n": 1, "wave": 1},
+        "args": {"x": {"dtype": "f32", "data": [1.0]}}}).program, "kernel", "glsl", 1).source
+    assert "intBitsToFloat((1))" in tiny  # a subnormal by its bits
+    assert "(0.10000000149011612)" in tiny  # binary64's shortest decimal of f32(0.1)
+    plain = translate(load_case(EXAMPLES / "simple_deopt.py").program, "simple_deopt",
+                      "glsl", 4).source
+    assert "precise" not in plain and "fma_rn" not in plain
 
 
 def test_the_float_bits_reach_the_device_unchanged() -> None:

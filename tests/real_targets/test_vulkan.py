@@ -305,3 +305,96 @@ def test_a_reduction_keeps_only_kernels_that_still_mean_what_the_original_did(
     bare = re.sub(r"^(\s*int\s+\w+)\s*=\s*[^;]*;", r"\1;", original, count=1, flags=re.M)
     assert bare != original and not interesting(bare)  # an indeterminate value read
     assert (out / "reduced" / "repro.py").is_file()
+
+
+# ------------------------------------------------------------------------------- f32
+DOUBLES = """#version 460
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer B { float d[]; } b;
+void main() { b.d[1] = float(double(b.d[0]) * 3.0lf); }
+"""
+OFFERED = {"float64": True, "signed_zero_inf_nan32": True, "signed_zero_inf_nan64": True,
+           "rounding_rte32": True, "rounding_rte64": True, "denorm_preserve32": False}
+
+
+def test_the_float_controls_asked_for_are_those_the_device_offers() -> None:
+    r = runner()
+    if shutil.which(r.GLSLANG) is None:
+        pytest.skip("glslangValidator is not installed (apt-get install glslang-tools)")
+    plain = r.compile_glsl(GLSL)
+    patched = r.float_controlled(plain, OFFERED)
+    assert r.float_controlled(patched, OFFERED) == patched  # once
+    ops = _ops(patched)
+    entry = next(args[1] for op, args in ops if op == 15)
+    modes = sorted(tuple(args[1:]) for op, args in ops if op == 16 and args[0] == entry
+                   and args[1] in (4459, 4461, 4462))
+    assert modes == [(4461, 32), (4462, 32)]  # no subnormals offered, no doubles used
+    assert (17, [4466]) in ops and (17, [4467]) in ops and (17, [4464]) not in ops
+    keeps = _ops(r.float_controlled(plain, {**OFFERED, "denorm_preserve32": True}))
+    assert (16, [entry, 4459, 32]) in keeps and (17, [4464]) in keeps
+    doubles = _ops(r.float_controlled(r.compile_glsl(DOUBLES), OFFERED))
+    entry = next(args[1] for op, args in doubles if op == 15)
+    assert {(4461, 64), (4462, 64)} <= {tuple(args[1:]) for op, args in doubles
+                                        if op == 16 and args[0] == entry}
+    if shutil.which("spirv-val"):
+        bad = subprocess.run(["spirv-val", "--target-env", "vulkan1.3", "-"], input=patched,
+                             capture_output=True)
+        assert bad.returncode == 0, bad.stdout + bad.stderr
+
+
+def _f32_file(tmp_path: Path, body: str, **args: str) -> Path:
+    path = tmp_path / "k.py"
+    head = "".join(f"# difftest: arg {k} = {v}\n" for k, v in args.items())
+    params = ", ".join(f"{k}: Buffer[f32]" for k in args)
+    path.write_text(f"# difftest: launch n=2 wave=2\n{head}def kernel({params}):\n{body}")
+    return path
+
+
+def test_glsl_floats_on_lavapipe_are_exact(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """lavapipe keeps signed zeros, NaN and round to nearest when asked: f32 is declared,
+    the rounding example agrees, and so does `fma` where rounding binary64's
+    `a * b + c` to binary32 would round twice (the result lies just past a midpoint)."""
+    from difftest.core import f32
+
+    from ..conftest import EXAMPLES
+
+    t = target("lavapipe-glsl")
+    assert "f32" in t.capabilities and "f32 exact" in (t.device_summary() or "")
+    code, out, err = run_cli(capsys, "check", str(EXAMPLES / "float_rounding.py"),
+                             "--target", "lavapipe-glsl")
+    assert code == 0 and "1 of 1 schedules agree" in out, out + err
+    u = 2.0 ** -12
+    a, b = [2.0 ** -24 * (1 + u), -2.0 ** -24 * (1 + u)], [1 - u + 2.0 ** -24] * 2
+    c = [1.0, -1.0]
+    for x, y, z in zip(a, b, c):  # the cases a binary64 sum gets wrong
+        assert f32.rounded(x * y + z) != f32.fma(x, y, z)
+    path = _f32_file(tmp_path, "    out[gid()] = fma(a[gid()], b[gid()], c[gid()])\n",
+                     a=f"f32{a!r}", b=f"f32{b!r}", c=f"f32{c!r}", out="f32[0.0] * 2")
+    code, out, err = run_cli(capsys, "check", str(path), "--target", "lavapipe-glsl")
+    assert code == 0 and "1 of 1 schedules agree" in out, out + err
+
+
+def test_a_run_with_a_subnormal_is_not_checked_where_the_device_may_flush_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t = target("lavapipe-glsl")
+    if not getattr(t, "flushes_subnormals"):
+        pytest.skip("this device can be asked to keep subnormals")
+    body = "    out[gid()] = x[gid()] * 0.5\n"
+    path = _f32_file(tmp_path, body, x="f32[1.0, 2.0]", out="f32[0.0] * 2")
+    code, out, err = run_cli(capsys, "check", str(path), "--target", "lavapipe-glsl")
+    assert code == 0, out + err
+    path = _f32_file(tmp_path, body, x="f32[1.0, 2e-38]", out="f32[0.0] * 2")
+    code, out, err = run_cli(capsys, "check", str(path), "--target", "lavapipe-glsl")
+    assert code == 2 and "cannot run this case" in err, out + err
+    assert "a subnormal f32" in err and "at line 5" in err and "flush" in err, err
+
+
+def test_wgsl_declares_no_floats() -> None:
+    t = target("lavapipe-wgsl")
+    assert "f32" not in t.capabilities
+    c = Case("def kernel(x: Buffer[f32]):\n    x[0] = x[0] * 2.0\n", "kernel", 1, 1,
+             {"x": np.zeros(1, dtype=np.int32)},
+             parse("def kernel(x: Buffer[f32]):\n    x[0] = x[0] * 2.0\n"))
+    why = t.unsupported(c) or ""
+    assert why.startswith("f32") and "WGSL" in why and "NaN" in why, why

@@ -80,6 +80,13 @@ def simplify_inputs(case: Case) -> Iterator[Case]:
                 yield dataclasses.replace(case, args={**case.args, name: simple})
 
 
+#: options no reduction drops: they say which bug is being looked for (the mutants) or
+#: past which known ones (`avoid`), and on which device (`icd`, `device`); without them
+#: a candidate asks another question -- a campaign that avoids a known bug would reduce
+#: its new failure into the known one
+_KEPT_OPTIONS = ("mutants", "avoid", "icd", "device")
+
+
 def simplify_schedule_and_options(case: Case) -> Iterator[Case]:
     if case.schedule:
         yield dataclasses.replace(case, schedule={})
@@ -87,7 +94,7 @@ def simplify_schedule_and_options(case: Case) -> Iterator[Case]:
             yield dataclasses.replace(
                 case, schedule={k: v for k, v in case.schedule.items() if k != key})
     for key in sorted(case.options):
-        if key != "mutants":
+        if key not in _KEPT_OPTIONS:
             yield dataclasses.replace(
                 case, options={k: v for k, v in case.options.items() if k != key})
 
