@@ -368,11 +368,12 @@ AVOIDABLE = {
                     "comparison sees a sign-extended value as such (lavapipe-sext-compare: "
                     "Mesa 22.3's lavapipe compares a sign-extended value with a constant "
                     "wrongly)",
-    "float-constants": "every operand of an f32 `+`, `-` or `*` passed through its bits "
-                       "plus a zero read at run time, so that no compiler knows one for a "
-                       "constant (lavapipe-float-zero-fold: lavapipe folds x + 0.0 into x "
-                       "and 0.0 - x into -x, which loses the sign of a zero, though asked "
-                       "to keep it)",
+    "float-constants": "every f32 literal and every conversion to f32 passed through its "
+                       "bits plus a zero read at run time, so that no f32 of the kernel is "
+                       "a constant a compiler can fold (lavapipe-float-zero-fold: lavapipe "
+                       "folds x + 0.0 into x and 0.0 - x into -x, which loses the sign of "
+                       "a zero, though asked to keep it; lavapipe-select-negative-zero: it "
+                       "selects -0.0's bits for c ? -1.0f's bits : 0 when c is false)",
     "barrier-branch-tail": "each arm of an `if` that holds a barrier ends at a barrier of "
                            "its own (an else arm added), so that no branch around a "
                            "barrier joins again between two barriers "
@@ -681,6 +682,8 @@ class FunctionEmitter:
     def e_Const(self, e: n.Const) -> str:
         assert e.ty is not None
         if isinstance(e.value, float):
+            if "float-constants" in self.tr.avoid:
+                return self._opaque_f32(self.d.flit(e.value))
             return self.d.flit(e.value)
         return self.d.lit(e.value, e.ty)
 
@@ -710,8 +713,6 @@ class FunctionEmitter:
         a = self.widen(self.expr(e.left), e.left.ty, ty)
         b = self.widen(self.expr(e.right), e.right.ty, ty)
         if ty is F32:  # one operation, one rounding
-            if "float-constants" in self.tr.avoid:  # no operand a compiler can know
-                a, b = self._opaque_f32(a), self._opaque_f32(b)
             return self.temp(F32, f"{a} {e.op} {b}")
         if e.op in ("+", "-", "*"):
             return self.temp(ty, d.from_u(f"{d.to_u(a, ty)} {e.op} {d.to_u(b, ty)}", ty))
@@ -804,8 +805,10 @@ class FunctionEmitter:
             if have is F32:
                 return operand
             if have is BOOL:
-                return self.temp(F32, d.select(operand, d.flit(1.0), d.flit(0.0)))
-            return self.temp(F32, d.i2f(operand, have))  # type: ignore[arg-type]
+                got = self.temp(F32, d.select(operand, d.flit(1.0), d.flit(0.0)))
+            else:
+                got = self.temp(F32, d.i2f(operand, have))  # type: ignore[arg-type]
+            return self._opaque_f32(got) if "float-constants" in self.tr.avoid else got
         if have is F32:  # truncation where the type holds the value; else a fault
             limit = d.flit(_INT_LIMITS[e.to.bits])
             self.open(f"if (!({operand} >= -{limit} && {operand} < {limit})) {{")
@@ -838,7 +841,8 @@ class FunctionEmitter:
 
     def _opaque_f32(self, x: str) -> str:
         """`x` through its bits plus a zero read at run time: the same f32, which no
-        compiler can take for a constant (AVOIDABLE "float-constants")."""
+        compiler can take for a constant (AVOIDABLE "float-constants": with every
+        literal and conversion so, no f32 of the kernel is one)."""
         d = self.d
         zero = d.narrow(d.opaque_zero(self.tr))
         return self.temp(F32, d.bits2f(f"({d.f2bits(x)} + {zero})"))

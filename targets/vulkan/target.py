@@ -186,7 +186,8 @@ class _Vulkan(TranslatedTarget):
                           "loader's own search): another Mesa's lavapipe, or any driver",
                    "avoid": "known bugs to spell around, so a campaign finds the next "
                             "ones: sext-compare (lavapipe-sext-compare), float-constants "
-                            "(lavapipe-float-zero-fold), or all",
+                            "(lavapipe-float-zero-fold, lavapipe-select-negative-zero), "
+                            "or all",
                    **TranslatedTarget.option_help}
     pinned_maximal = False  # the lavapipe-* targets: maximal by lavapipe's design
     default_device = "auto"

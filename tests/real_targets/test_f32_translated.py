@@ -146,3 +146,19 @@ def test_a_reproducer_compares_floats_as_the_checker_does(tmp_path) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     lines = [x for x in done.stdout.splitlines() if x.startswith("out[")]
     assert lines == ["out[0]: expected 1.0, got 0.0"]
+
+
+def test_the_float_constants_variant_leaves_no_f32_a_compiler_can_fold() -> None:
+    """avoid=float-constants (lavapipe-float-zero-fold, lavapipe-select-negative-zero):
+    each f32 literal and conversion goes through its bits plus the run-time zero."""
+    case = load_case(EXAMPLES / "float_rounding.py")
+    plain = translate(case.program, case.entry, "glsl", 4).source
+    src = translate(case.program, case.entry, "glsl", 4,
+                    avoid=frozenset({"float-constants"})).source
+    assert plain.count("(10.0)") == src.count("floatBitsToInt((10.0))") == 2
+    conv = case_from_json({
+        "kernel": "def kernel(x: Buffer[f32]):\n    x[0] = f32(gid())\n",
+        "entry": "kernel", "launch": {"n": 1, "wave": 1},
+        "args": {"x": {"dtype": "f32", "data": [1.0]}}}).program
+    src = translate(conv, "kernel", "glsl", 1, avoid=frozenset({"float-constants"})).source
+    assert "floatBitsToInt(t" in src and "float(C.gid)" in src
