@@ -221,11 +221,18 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
 def rerun_with(case: Case, target: Any, options: dict[str, Any], full: OracleRun | None,
            oracle_error: TargetError | None) -> Callable[[dict[str, Any]], bool]:
     """findings.Rerun for `case` on `target`: whether it agrees with `extra` options added
-    (a variant a target does not offer never agrees)."""
+    (a variant a target does not offer never agrees). An `avoid` is added to the variants
+    the case already runs with, never put in their place: a failure under `avoid=all`
+    that goes away with one variant alone is not that variant's bug (the others are off
+    then), and one that stays with every variant on is nobody's known bug."""
     from difftest.core.errors import DifftestError
 
     def agrees(extra: dict[str, Any]) -> bool:
         merged = {**options, **extra}
+        if "avoid" in extra and options.get("avoid"):
+            merged["avoid"] = _joined(options["avoid"], extra["avoid"])
+            if merged["avoid"] == _joined(options["avoid"], ""):
+                return False  # the variant is on already: the failure is under it
         try:
             target.validate_options(merged)
         except DifftestError:
@@ -234,6 +241,15 @@ def rerun_with(case: Case, target: Any, options: dict[str, Any], full: OracleRun
                           oracle_error).verdict.agree
 
     return agrees
+
+
+def _joined(have: Any, more: Any) -> Any:
+    """Two `avoid` settings ("a,b", a list, or "all") as one."""
+    def names(v: Any) -> list[str]:
+        return [x.strip() for x in (v.split(",") if isinstance(v, str) else list(v))
+                if str(x).strip()]
+    both = names(have) + [x for x in names(more) if x not in names(have)]
+    return "all" if "all" in both else ",".join(both)
 
 
 def still_fails(target: Any, original: Case, rule: str | None,

@@ -89,10 +89,13 @@ def shape(program: n.Program, entry: str, n_items: int, wave: int) -> frozenset[
 
 
 def setting(options: dict[str, Any]) -> str:
-    """The target options a finding depends on, as text (budgets and mutants aside):
-    `opt=off`, or "" for the defaults."""
+    """The target options a finding depends on, as text (budgets and mutants aside, and
+    `avoid`, which spells known bugs' triggers another way but is no bug's condition: a
+    bug found past the known ones is the same bug with any variants on): `opt=off`, or
+    "" for the defaults."""
     keep = {k: v for k, v in options.items()
-            if k not in ("mutants", "step_budget", "work_budget", "timeout", "device", "icd")}
+            if k not in ("mutants", "step_budget", "work_budget", "timeout", "device", "icd",
+                         "avoid")}
     return ",".join(f"{k}={keep[k]}" for k in sorted(keep))
 
 

@@ -226,6 +226,15 @@ class _Vulkan(TranslatedTarget):
         return self._device().waves
 
     @property  # type: ignore[override]
+    def reconvergence(self) -> str:  # type: ignore[override]
+        return self._device().model
+
+    @property  # type: ignore[override]
+    def cases_per_kernel(self) -> int:  # type: ignore[override]
+        gpu = self._device().props["type"] != "cpu"
+        return self.GPU_CASES_PER_KERNEL if gpu else TranslatedTarget.cases_per_kernel
+
+    @property  # type: ignore[override]
     def capabilities(self) -> frozenset[str]:  # type: ignore[override]
         exact, _, _ = self._device().floats(self.language == "glsl")
         return self.base_capabilities | ({"f32"} if exact is None else set())

@@ -141,3 +141,32 @@ def test_a_seeded_campaign_writes_the_same_counterexample_under_any_load(tmp_pat
         hog.wait()
     assert campaign("c") == loaded == first
     assert (tmp_path / "a" / first[0]).read_text() == (tmp_path / "b" / first[0]).read_text()
+
+
+def test_a_rerun_adds_a_known_bugs_variant_to_those_on_and_never_swaps_them() -> None:
+    """By-cause recognition asks whether a failure goes away with a finding's `avoid`
+    variant: added to the campaign's own (a failure under avoid=all that went away with
+    one variant alone, the others off, was taken for that known bug)."""
+    from difftest.campaign.runner import _joined
+    from difftest.core.kernelfile import load_case
+
+    from ..conftest import EXAMPLES
+
+    seen: list[dict] = []
+
+    class Stub:
+        def validate_options(self, options: dict) -> None:
+            seen.append(dict(options))
+
+        def run(self, *args: object) -> None:
+            raise RuntimeError("ran")  # check_case reports it as the target's error
+
+        never_ran_granularity = "workitem"
+
+    case = load_case(EXAMPLES / "simple_deopt.py")
+    again = rerun_with(case, Stub(), {"avoid": "all"}, None, None)
+    assert again({"avoid": "float-constants"}) is False and seen == []  # nothing to add
+    added = rerun_with(case, Stub(), {"avoid": "sext-compare"}, None, None)
+    assert added({"avoid": "float-constants"}) is False
+    assert seen == [{"avoid": "sext-compare,float-constants"}]
+    assert _joined(["a", "b"], "b") == "a,b" and _joined("a", "all") == "all"
