@@ -915,7 +915,8 @@ def format_summary(s: FuzzSummary, target: str) -> str:
     if s.skipped:
         lines.append(f"  skipped    {s.skipped:8d}  cases the target declares it cannot run")
     lines.append("  coverage (% of kernels; fault kinds: % of oracle runs' kernels):")
-    items = sorted((k, v) for k, v in s.construct_counts.items() if k not in set(_pairs()))
+    pair_names = set(_pairs())
+    items = sorted((k, v) for k, v in s.construct_counts.items() if k not in pair_names)
     lines += _table(items, s.kernels)
     missing = [name for name, c in items if c == 0]
     if missing and s.kernels:

@@ -85,6 +85,7 @@ class GLSL(ShaderDialect):
     def __init__(self, mutants: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.mutants = mutants
+        self.helpers: set[str] = set()  # functions the program needs (fma_rn)
 
     def let(self, name: str, t: Type, value: str) -> str:
         return ("precise " if t is F32 else "") + f"{self.ty(t)} {name} = {value};"

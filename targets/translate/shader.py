@@ -49,7 +49,6 @@ class ShaderDialect(Dialect):
 
     def __init__(self) -> None:
         self.accessors: set[tuple[str, int]] = set()  # (load|store|add, bits) needed
-        self.helpers: set[str] = set()  # functions the program needs (GLSL: fma_rn)
 
     # the spellings a subclass gives
     def buffer_ref(self, k: int, index: str, atomic: bool) -> str:
