@@ -104,14 +104,16 @@ def validate(target: Any, options: Any, where: str = "options") -> dict[str, Any
     return options
 
 
-def case_options(case: Any, target: Any, where: str, mutants: list[str] | None = None
-                 ) -> tuple[dict[str, Any], list[str]]:
+def case_options(case: Any, target: Any, where: str, mutants: list[str] | None = None,
+                 overridden: frozenset[str] = frozenset()) -> tuple[dict[str, Any], list[str]]:
     """What a run of `case` on `target` takes from the case file, validated (OptionError
     names `where`): its common options and its section for the target (with `mutants`,
     when given, in place of any it holds), its schedule checked too; and the options it
-    leaves aside (another target's). The one way the command line and the corpus replay
-    read a case's options."""
+    leaves aside (another target's). Options in `overridden` (the command line's) are
+    left out unchecked: a recorded device=gpu must not stop a run asked for on the CPU.
+    The one way the command line and the corpus replay read a case's options."""
     own, aside = case.options_for(target.name, tuple(target.option_names))
+    own = {k: v for k, v in own.items() if k not in overridden}
     if mutants is not None:
         own = {k: v for k, v in own.items() if k != "mutants"}
         if mutants:

@@ -4,6 +4,8 @@ kernel's translation is checked by NVIDIA's own compiler front end even where no
 
 from __future__ import annotations
 
+#: what targets/device/cuda_runner.py builds with (a test keeps the two the same)
+OPTIONS = ("-std=c++17", "--fmad=false", "--ftz=false", "--prec-div=true", "--prec-sqrt=true")
 ARCH = "compute_90"  # the H100's: __reduce_*_sync needs compute_80 or later
 
 
@@ -28,7 +30,7 @@ def compile_ptx(source: str, arch: str = ARCH) -> tuple[bool, str]:
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), b"kernel.cu", 0, [], [])
     assert err == ok, err
     try:
-        opts = [b"-std=c++17", b"--fmad=false", f"--gpu-architecture={arch}".encode()]
+        opts = [o.encode() for o in OPTIONS + (f"--gpu-architecture={arch}",)]
         (result,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
         err, size = nvrtc.nvrtcGetProgramLogSize(prog)
         log = b" " * size

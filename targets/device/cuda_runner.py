@@ -1,5 +1,5 @@
-"""Run a CUDA C++ kernel on an NVIDIA GPU: NVRTC builds it (through CuPy's RawModule),
-CuPy launches it. Standalone on purpose (it imports only numpy and cupy): `difftest
+"""Run a CUDA C++ kernel on an NVIDIA GPU: NVRTC builds it into a cubin, CuPy loads and
+launches it. Standalone on purpose (it imports only numpy and cupy): `difftest
 export` copies this file beside a reproducer.
 
 A request: `source` (the kernel, `extern "C" __global__ void NAME(...)`), `entry`,
@@ -15,21 +15,42 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import tempfile
 
 import cupy as cp
 import numpy as np
+from cupy.cuda import nvrtc
 
-OPTIONS = ("-std=c++17", "--fmad=false")  # no a * b + c contracted: f32 results exact
+# NVRTC's defaults are IEEE (denormals kept, exact division and square root), but CuPy's
+# own compile path adds -ftz=true: this runner calls NVRTC itself, every choice spelt out
+OPTIONS = ("-std=c++17", "--fmad=false", "--ftz=false", "--prec-div=true",
+           "--prec-sqrt=true")  # no a * b + c contracted, subnormals kept: f32 exact
 _TYPES = {"int": np.int32, "long long": np.int64, "bool": np.bool_}
 _KERNELS: dict[str, object] = {}
 
 
+class BuildError(Exception):
+    """NVRTC refused the kernel; the message is its log."""
+
+
 def build(source: str, entry: str) -> object:
-    """The kernel, built by NVRTC for this GPU (cached by its text)."""
+    """The kernel, built by NVRTC into a cubin for this GPU (cached by its text)."""
     key = hashlib.sha256(source.encode()).hexdigest()
     if key not in _KERNELS:
-        module = cp.RawModule(code=source, options=OPTIONS, backend="nvrtc")
-        _KERNELS[key] = module.get_function(entry)  # compiles now
+        arch = "sm_" + str(cp.cuda.Device().compute_capability)
+        prog = nvrtc.createProgram(source, "kernel.cu", (), ())
+        try:
+            try:
+                nvrtc.compileProgram(prog, OPTIONS + (f"--gpu-architecture={arch}",))
+            except nvrtc.NVRTCError as e:
+                raise BuildError(nvrtc.getProgramLog(prog) or str(e)) from None
+            cubin = nvrtc.getCUBIN(prog)
+        finally:
+            nvrtc.destroyProgram(prog)
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+            f.write(cubin)
+            f.flush()
+            _KERNELS[key] = cp.RawModule(path=f.name).get_function(entry)  # loads it now
     return _KERNELS[key]
 
 
@@ -38,11 +59,11 @@ def describe() -> dict:
     props = cp.cuda.runtime.getDeviceProperties(dev.id)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
     driver = cp.cuda.runtime.driverGetVersion()
-    nvrtc = ".".join(map(str, cp.cuda.nvrtc.getVersion()))
+    version = ".".join(map(str, nvrtc.getVersion()))
     return {"name": name, "compute_capability": f"{props['major']}.{props['minor']}",
             "warp_size": int(props["warpSize"]),
             "driver": f"CUDA driver {driver // 1000}.{driver % 1000 // 10}",
-            "nvrtc": nvrtc}
+            "nvrtc": version}
 
 
 def run(kernel: object, blocks: int, threads: int, params: list[list],
@@ -72,7 +93,7 @@ def handle(header: dict, arrays: list[np.ndarray], built=lambda *_: None
                           f"{p['driver']}, NVRTC {p['nvrtc']})", "properties": p}, []
     try:
         kernel = build(header["source"], header["entry"])
-    except cp.cuda.compiler.CompileException as e:
+    except BuildError as e:
         return {"error": "build", "message": str(e)}, []
     built()
     return {}, run(kernel, int(header["blocks"]), int(header["threads"]), header["params"],

@@ -285,7 +285,8 @@ class CudaC(OpenCLC):
     def ty(self, t: Type) -> str:
         return {I32: "int", I64: "long long", BOOL: "bool", F32: "float"}[t]
 
-    # f32: NVRTC builds with --fmad=false and denormals kept (-ftz=false, its default);
+    # f32: NVRTC builds with --fmad=false --ftz=false (cuda_runner.OPTIONS: not CuPy's
+    # compile path, which adds -ftz=true);
     # warpsim's g++ with contraction off
     def f2bits(self, x: str) -> str:
         return f"__float_as_int({x})"

@@ -369,6 +369,10 @@ class _Lavapipe:
                           f"{DRIVER_FILES}); another Mesa's, to see whether a finding "
                           "reproduces there"}
 
+    def __init__(self) -> None:
+        lavapipe_icd()  # ImportError naming the packages where there is none: not installed
+        super().__init__()  # type: ignore[call-arg]
+
     def default_icd(self) -> str:
         return lavapipe_icd()
 

@@ -268,3 +268,31 @@ def test_the_simulator_leaves_no_build_folder_behind(tmp_path: Any) -> None:
     folder = proc.stdout.strip()
     assert folder.startswith(str(tmp_path))
     assert not os.path.exists(folder)
+
+
+def test_the_gpu_runner_builds_with_the_options_nvrtc_is_checked_with() -> None:
+    """The runner (standalone: it imports CuPy, so it is read here, not imported) and the
+    NVRTC check build alike: IEEE f32, nothing of CuPy's own compile path (-ftz=true)."""
+    import ast
+
+    from targets.cuda import nvrtc
+
+    from ..conftest import REPO
+
+    tree = ast.parse((REPO / "targets" / "device" / "cuda_runner.py").read_text())
+    found = [ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+             and any(getattr(t, "id", "") == "OPTIONS" for t in n.targets)]
+    assert found == [nvrtc.OPTIONS]
+    assert "--ftz=false" in nvrtc.OPTIONS and "--fmad=false" in nvrtc.OPTIONS
+
+
+@pytest.mark.gpu
+def test_the_cuda_target_keeps_subnormals() -> None:
+    """A subnormal f32 plus zero stays itself: CuPy's compile path flushed it."""
+    from difftest.campaign.runner import check_case
+    from difftest.core.kernelfile import load_case
+
+    from ..conftest import REPO
+
+    case = load_case(REPO / "corpus" / "kernel-8fc0326ee9285e9e.json")
+    assert check_case(case, target("cuda")).verdict.agree

@@ -106,7 +106,8 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
         _sections_name_targets(case, case_path)
         same = chosen == recorded
         recorded_mutants = list(case.extra.get("mutants") or []) if same else []
-        from_case, aside = case_options(case, target, case_path, recorded_mutants or None)
+        from_case, aside = case_options(case, target, case_path, recorded_mutants or None,
+                                        frozenset(cli_options))
         _no_target_reads(sorted(set(case.schedule) - set(target.schedule_keys)),
                          "schedule key", f"{case_path}: schedule")
         notes = []
