@@ -368,6 +368,11 @@ AVOIDABLE = {
                     "comparison sees a sign-extended value as such (lavapipe-sext-compare: "
                     "Mesa 22.3's lavapipe compares a sign-extended value with a constant "
                     "wrongly)",
+    "sext-shift": "the spelling of sext-compare: every i32 value widened to i64 plus a "
+                  "zero read at run time, so that no compiler knows a 64-bit operand's "
+                  "high word for the sign of its low one (nvidia-sext-shift: NVIDIA's "
+                  "Vulkan driver multiplies a sign-extended value by 2^31, or shifts it "
+                  "left by 31, in 32 bits)",
     "float-constants": "every f32 literal and every conversion to f32 passed through its "
                        "bits plus a zero read at run time, so that no f32 of the kernel is "
                        "a constant a compiler can fold (lavapipe-float-zero-fold: lavapipe "
@@ -380,6 +385,8 @@ AVOIDABLE = {
                            "(pocl-guards-lost-after-conditional-barrier: PoCL's work-item "
                            "loops lose the work-items' own conditions after such a branch)",
 }
+
+_SEXT = frozenset({"sext-compare", "sext-shift"})  # one spelling, two targets' bugs
 
 
 class Translator:
@@ -526,7 +533,7 @@ class FunctionEmitter:
 
     def widen(self, value: str, have: Type | None, want: Type) -> str:
         if have is I32 and want is I64:
-            if "sext-compare" in self.tr.avoid:  # no sign-extended value seen as such
+            if self.tr.avoid & _SEXT:  # no sign-extended value seen as such
                 return f"({self.d.widen(value)} + {self.d.opaque_zero(self.tr)})"
             return self.d.widen(value)
         return value

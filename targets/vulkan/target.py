@@ -178,14 +178,15 @@ class _Device:
 class _Vulkan(TranslatedTarget):
     base_capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups"})
     option_names: tuple[str, ...] = ("device", "icd", "avoid", "timeout", "build_timeout")
-    avoidable = ("sext-compare", "float-constants")
+    avoidable = ("sext-compare", "sext-shift", "float-constants")
     option_help = {"device": "the Vulkan device: auto (default: the machine's GPU if it "
                              "has one, else lavapipe), gpu, lavapipe, an index, or a piece "
                              "of its name or driver's (nvidia, radv, ...)",
                    "icd": "a driver's ICD file to load (VK_DRIVER_FILES; default: the "
                           "loader's own search): another Mesa's lavapipe, or any driver",
                    "avoid": "known bugs to spell around, so a campaign finds the next "
-                            "ones: sext-compare (lavapipe-sext-compare), float-constants "
+                            "ones: sext-compare (lavapipe-sext-compare), sext-shift "
+                            "(nvidia-sext-shift), float-constants "
                             "(lavapipe-float-zero-fold, lavapipe-select-negative-zero), "
                             "or all",
                    **TranslatedTarget.option_help}
