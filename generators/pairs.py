@@ -54,6 +54,15 @@ KERNEL_PAIRS: tuple[str, ...] = (
 ALL_PAIRS = KERNEL_PAIRS + HOST_PAIRS
 
 
+def unreachable_pairs(capabilities: frozenset[str]) -> frozenset[str]:
+    """The pairs a target with `capabilities` is never given (the generators draw only
+    what it declares): host steps without host programs, wave operations without them."""
+    out = set() if "host_programs" in capabilities else set(HOST_PAIRS)
+    if "wave_ops" not in capabilities:
+        out |= {p for p in KERNEL_PAIRS if p.startswith("wave@")}
+    return frozenset(out)
+
+
 # ------------------------------------------------------------------ host programs
 
 @dataclass

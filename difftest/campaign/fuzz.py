@@ -622,9 +622,10 @@ def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig,
         return f"(not saved: {e.strerror or e})", False, obj
 
 
-def warm_up(target: str, out: TextIO | None = None) -> None:
+def warm_up(target: str, out: TextIO | None = None) -> frozenset[str]:
     """Load the target once in the parent, so workers never pay (or race on) a cold
-    compile cache; says so first when it will take a while (on `out`, default stderr)."""
+    compile cache; says so first when it will take a while (on `out`, default stderr).
+    Returns its capabilities."""
     from difftest.campaign.registry import load_target
 
     out = sys.stderr if out is None else out
@@ -634,6 +635,7 @@ def warm_up(target: str, out: TextIO | None = None) -> None:
         out.write(message + "\n")
         out.flush()
     t.warm_up()
+    return frozenset(t.capabilities)
 
 
 class _Stop(Exception):
@@ -673,6 +675,7 @@ class _Campaign:
     def __init__(self, config: FuzzConfig, out: TextIO) -> None:
         self.config, self.out = config, out
         self.names = _names()
+        self.hidden: frozenset[str] = frozenset()  # pairs the target is never given
         self.ctx = mp.get_context("fork")
         self.results = self.ctx.Queue()
         self.arrays = [self.ctx.Array("q", _FIXED + len(self.names), lock=False)
@@ -704,7 +707,9 @@ class _Campaign:
         if self.journal.problem:
             out.write(f"warning: {self.journal.problem}\n")
         try:
-            warm_up(config.target, out)
+            from generators.pairs import unreachable_pairs
+
+            self.hidden = unreachable_pairs(warm_up(config.target, out))
             self.start = time.monotonic()
             self._start_workers(known.name)
             self._watch()
@@ -720,7 +725,7 @@ class _Campaign:
         finally:
             known.cleanup()
         result = self.summary()
-        _record_progress(self.journal, self.arrays, self.names, result.elapsed)
+        _record_progress(self.journal, self.arrays, self.names, result.elapsed, self.hidden)
         self.journal.end(result.elapsed, summary_json(result, config.target))
         stopped = config.stop_on_first and bool(self.found)
         for i, p in enumerate(self.procs):
@@ -757,10 +762,11 @@ class _Campaign:
                 self.take(self.results.get())
             now = time.monotonic()
             if now - last_record >= 5:
-                _record_progress(self.journal, self.arrays, self.names, now - self.start)
+                _record_progress(self.journal, self.arrays, self.names, now - self.start,
+                                 self.hidden)
                 last_record = now
             if self.gap or now - last_line >= 5:
-                line = _progress(self.arrays, self.names, now - self.start)
+                line = _progress(self.arrays, self.names, now - self.start, self.hidden)
                 self.out.write(("\r" + line) if self.gap else (line + "\n"))
                 self.out.flush()
                 last_line = now
@@ -810,7 +816,8 @@ class _Campaign:
             f.repeats = self.repeats.get(f.key, 0)
         return FuzzSummary(time.monotonic() - self.start, totals[_KERNELS], totals[_CASES],
                            totals[_EXECS], self.errors,
-                           {name: totals[_FIXED + i] for i, name in enumerate(self.names)},
+                           {name: totals[_FIXED + i] for i, name in enumerate(self.names)
+                            if name not in self.hidden},
                            self.config.workers, totals[_SKIPPED], self.found, self.replayed,
                            totals[_REPEATS], sorted(p for p in self.unreduced.values()
                                                     if p and Path(p).exists()))
@@ -846,37 +853,40 @@ def _terminate(procs: list[Any]) -> None:
 
 
 def _record_progress(journal: Journal, arrays: list[Any], names: list[str],
-                     elapsed: float) -> None:
-    tot, seen, pairs = _totals(arrays, names)
+                     elapsed: float, hidden: frozenset[str] = frozenset()) -> None:
+    tot, seen, pairs = _totals(arrays, names, hidden)
     journal.progress(elapsed, {
         "kernels": tot[_KERNELS], "cases": tot[_CASES], "executions": tot[_EXECS],
-        "constructs": seen, "constructs_known": len(names) - _pair_count(names),
-        "pairs": pairs, "pairs_known": _pair_count(names), "failures": tot[_FAILURES]},
+        "constructs": seen, "constructs_known": len(names) - len(_all_pairs(names)),
+        "pairs": pairs, "pairs_known": len(_all_pairs(names) - hidden),
+        "failures": tot[_FAILURES]},
         [{"kernels": a[_KERNELS], "cases": a[_CASES]} for a in arrays])
 
 
-def _pair_count(names: list[str]) -> int:
-    return len(set(names) & set(_pairs()))
+def _all_pairs(names: list[str]) -> set[str]:
+    return set(names) & set(_pairs())
 
 
-def _totals(arrays: list[Any], names: list[str]) -> tuple[list[int], int, int]:
-    """The workers' counters summed, and how many constructs and pairs some worker has
-    seen."""
+def _totals(arrays: list[Any], names: list[str], hidden: frozenset[str] = frozenset()
+            ) -> tuple[list[int], int, int]:
+    """The workers' counters summed, and how many constructs and pairs (of those the
+    target can be given: not `hidden`) some worker has seen."""
     tot = [sum(a[i] for a in arrays) for i in range(_FIXED)]
     seen = {name for i, name in enumerate(names) if any(a[_FIXED + i] for a in arrays)}
-    pairs = len(seen & set(_pairs()))
-    return tot, len(seen) - pairs, pairs
+    pairs = seen & set(_pairs())
+    return tot, len(seen) - len(pairs), len(pairs - hidden)
 
 
-def _progress(arrays: list[Any], names: list[str], elapsed: float) -> str:
-    tot, seen, pairs = _totals(arrays, names)
+def _progress(arrays: list[Any], names: list[str], elapsed: float,
+              hidden: frozenset[str] = frozenset()) -> str:
+    tot, seen, pairs = _totals(arrays, names, hidden)
     def rate(c: float) -> float:
         return c / elapsed if elapsed > 0 else 0.0
-    known = _pair_count(names)
+    known = len(_all_pairs(names) - hidden)
     return (f"[{elapsed:6.1f}s] kernels {tot[_KERNELS]} ({rate(tot[_KERNELS]):.0f}/s)  "
             f"cases {tot[_CASES]} ({rate(tot[_CASES]):.0f}/s)  "
             f"execs {tot[_EXECS]} ({rate(tot[_EXECS]):.0f}/s)  "
-            f"constructs {seen}/{len(names) - known}  pairs {pairs}/{known}  "
+            f"constructs {seen}/{len(names) - len(_all_pairs(names))}  pairs {pairs}/{known}  "
             f"failures {tot[_FAILURES]}")
 
 

@@ -373,6 +373,10 @@ AVOIDABLE = {
                   "high word for the sign of its low one (nvidia-sext-shift: NVIDIA's "
                   "Vulkan driver multiplies a sign-extended value by 2^31, or shifts it "
                   "left by 31, in 32 bits)",
+    "srem": "WGSL's signed `a % b` written as `a - (a / b) * b`, so that naga emits no "
+            "OpSRem (naga-srem-negative: naga lowers `%` to OpSRem, whose result Vulkan "
+            "leaves undefined for a negative operand unless VK_KHR_maintenance8 is "
+            "enabled, and NVIDIA's driver returns the unsigned remainder)",
     "float-constants": "every f32 literal and every conversion to f32 passed through its "
                        "bits plus a zero read at run time, so that no f32 of the kernel is "
                        "a constant a compiler can fold (lavapipe-float-zero-fold: lavapipe "

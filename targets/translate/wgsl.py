@@ -128,6 +128,11 @@ class WGSL(ShaderDialect):
     def shift_amount(self, b: str, t: Type, bits: int) -> str:
         return f"u32({b} & {self.lit(bits - 1, t)})"
 
+    def truncating(self, fe: FunctionEmitter, op: str, a: str, b: str, t: Type) -> str:
+        if op == "%" and "srem" in fe.tr.avoid:  # no OpSRem (AVOIDABLE "srem")
+            return f"({a} - ({a} / {b}) * {b})"
+        return super().truncating(fe, op, a, b, t)
+
     def array_index(self, x: str, t: Type) -> str:
         # checked to be in bounds already; the max() keeps naga from rejecting a
         # constant negative index in code the check makes unreachable

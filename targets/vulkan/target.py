@@ -42,6 +42,7 @@ import numpy as np
 
 from difftest.core import f32
 from difftest.core.case import Case
+from difftest.core.errors import NotOnThisMachine
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import F32
 from difftest.core.ir.walk import f32_use, reachable, walk
@@ -73,7 +74,8 @@ def lavapipe_icd() -> str:
 def probe(icd: str, want: str) -> dict[str, Any]:
     """The properties of the Vulkan device `want` names (vulkan_runner.choose) among
     those the drivers of `icd` (empty: the loader's own search) offer, read in a device
-    process of its own. Raises OptionError when none matches."""
+    process of its own. Raises NotOnThisMachine when none matches, OptionError when it
+    cannot be opened."""
     key = (icd, want)
     if key not in _PROBES:
         env = {"DIFFTEST_VK_DEVICE": want}
@@ -87,8 +89,10 @@ def probe(icd: str, want: str) -> dict[str, Any]:
         finally:
             process.close()
         if "properties" not in reply:
-            raise OptionError(f"option device={want!r}: "
-                              f"{str(reply.get('message', reply)).split(': ', 1)[-1]}")
+            message = str(reply.get("message", reply))
+            # a device this machine lacks (a finding recorded on a GPU): valid, not here
+            error = NotOnThisMachine if message.startswith("NoDevice:") else OptionError
+            raise error(f"option device={want!r}: {message.split(': ', 1)[-1]}")
         _PROBES[key] = dict(reply["properties"])
     return _PROBES[key]
 
@@ -178,7 +182,7 @@ class _Device:
 class _Vulkan(TranslatedTarget):
     base_capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups"})
     option_names: tuple[str, ...] = ("device", "icd", "avoid", "timeout", "build_timeout")
-    avoidable = ("sext-compare", "sext-shift", "float-constants")
+    avoidable = ("sext-compare", "sext-shift", "srem", "float-constants")
     option_help = {"device": "the Vulkan device: auto (default: the machine's GPU if it "
                              "has one, else lavapipe), gpu, lavapipe, an index, or a piece "
                              "of its name or driver's (nvidia, radv, ...)",
@@ -186,7 +190,8 @@ class _Vulkan(TranslatedTarget):
                           "loader's own search): another Mesa's lavapipe, or any driver",
                    "avoid": "known bugs to spell around, so a campaign finds the next "
                             "ones: sext-compare (lavapipe-sext-compare), sext-shift "
-                            "(nvidia-sext-shift), float-constants "
+                            "(nvidia-sext-shift), srem (naga-srem-negative, WGSL), "
+                            "float-constants "
                             "(lavapipe-float-zero-fold, lavapipe-select-negative-zero), "
                             "or all",
                    **TranslatedTarget.option_help}

@@ -163,3 +163,35 @@ def test_the_generators_reach_every_pair() -> None:
         count.update(p for p in found if p in ALL_PAIRS)
     missing = [p for p in ALL_PAIRS if not count[p]]
     assert not missing, missing
+
+
+def test_a_target_is_counted_only_on_the_pairs_it_can_be_given() -> None:
+    """Host pairs need host programs, wave pairs wave operations: a Vulkan or CUDA
+    campaign is not shown 31 host pairs 'never reached' that it can never be given."""
+    from generators.pairs import ALL_PAIRS, HOST_PAIRS, unreachable_pairs
+
+    wave = {p for p in ALL_PAIRS if p.startswith("wave@")}
+    assert unreachable_pairs(frozenset({"host_programs", "wave_ops"})) == frozenset()
+    assert unreachable_pairs(frozenset({"wave_ops", "f32"})) == set(HOST_PAIRS)
+    assert unreachable_pairs(frozenset()) == set(HOST_PAIRS) | wave
+    assert not any(p.startswith("live:") for p in unreachable_pairs(frozenset()))
+
+
+@pytest.mark.parametrize("name", ["reference", "lavapipe-wgsl"])
+def test_a_campaign_summary_leaves_out_the_pairs_its_target_cannot_reach(name: str,
+                                                                        tmp_path: Any) -> None:
+    import io
+
+    from difftest.campaign.fuzz import FuzzConfig, format_summary, fuzz
+    from difftest.campaign.registry import installed_target_names, load_target
+    from generators.pairs import unreachable_pairs
+
+    if name not in installed_target_names():
+        pytest.skip(f"{name} is not installed here")
+    s = fuzz(FuzzConfig(target=name, examples=2, workers=1, corpus=tmp_path), io.StringIO())
+    hidden = unreachable_pairs(frozenset(load_target(name).capabilities))
+    assert set(s.construct_counts) & set(ALL_PAIRS) == set(ALL_PAIRS) - hidden
+    assert (name == "reference") == (not hidden)
+    shown = format_summary(s, name)
+    assert f"/{len(ALL_PAIRS) - len(hidden)} pairs" in shown
+    assert not any(p in shown for p in hidden)

@@ -32,6 +32,22 @@ def test_wgsl_leaves_no_arithmetic_to_wgsl() -> None:
     assert "u32(v_b & 31i)" in src
 
 
+def test_the_srem_variant_leaves_wgsl_no_remainder_and_sext_shift_no_sign_known() -> None:
+    """avoid=srem (naga-srem-negative): `a % b` as `a - (a / b) * b`, so naga emits no
+    OpSRem; avoid=sext-shift (nvidia-sext-shift): a widened value plus the run-time zero,
+    as sext-compare, so no compiler knows its high word."""
+    plain = translate(ARITH, "kernel", "wgsl", 8).source
+    src = translate(ARITH, "kernel", "wgsl", 8, avoid=frozenset({"srem"})).source
+    assert "v_a % v_b" in plain and "%" not in src
+    assert "(v_a - (v_a / v_b) * v_b)" in src
+    wide = parse("def kernel(out: Buffer[i64]):\n    out[0] = gid() * 2147483648\n")
+    for language in ("wgsl", "glsl"):
+        plain = translate(wide, "kernel", language, 1).source
+        shift, compare = (translate(wide, "kernel", language, 1, avoid=frozenset({v})).source
+                          for v in ("sext-shift", "sext-compare"))
+        assert shift == compare != plain
+
+
 def test_glsl_spells_out_truncating_division_on_magnitudes() -> None:
     """GLSL leaves `%` with a negative operand and MIN / -1 undefined: both are computed
     on unsigned magnitudes, with the signs put back."""

@@ -9,6 +9,7 @@ DIFFTEST_MAXIMAL_ICD; the tests that need it skip without it, with the reason.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
@@ -399,3 +400,25 @@ def test_wgsl_declares_no_floats() -> None:
              parse("def kernel(x: Buffer[f32]):\n    x[0] = x[0] * 2.0\n"))
     why = t.unsupported(c) or ""
     assert why.startswith("f32") and "WGSL" in why and "NaN" in why, why
+
+
+def test_a_device_this_machine_lacks_is_not_here_and_its_findings_skip(tmp_path: Path) -> None:
+    """A finding recorded on a GPU (device=gpu) replays elsewhere as skipped, not failed:
+    the device is a valid option this machine cannot honour."""
+    from difftest.campaign.registry import load_target
+    from difftest.campaign.runner import replay
+    from difftest.core.errors import NotOnThisMachine
+    from difftest.core.kernelfile import load_case
+
+    target("vulkan-wgsl")
+    with pytest.raises(NotOnThisMachine, match="no Vulkan device matches"):
+        load_target("vulkan-wgsl", {"device": "no-such-device-anywhere"})
+    path = tmp_path / "case.json"
+    case = {"format": "difftest-case", "version": 3, "entry": "kernel",
+            "kernel": "def kernel(out: Buffer[i64]):\n    out[gid()] = gid() * 2147483648\n",
+            "launch": {"n": 2, "wave": 1}, "args": {"out": {"dtype": "i64", "data": [0, 0]}},
+            "options": {"vulkan-wgsl": {"device": "no-such-device-anywhere"}}}
+    path.write_text(json.dumps(case))
+    results = replay(load_case(path), "vulkan-wgsl", [], {"verdict": "disagree"},
+                     ["vulkan-wgsl"], [])
+    assert results and all(r.ok and r.skipped for r in results), results
