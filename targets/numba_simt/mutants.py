@@ -134,6 +134,41 @@ _ALL = (
     Mutant("free-wrong-item", "NOTES: r600g later bugs", "pool",
            "freeing an item unlinks its successor in the pool's list (the list bug that "
            "freed the wrong buffer)"),
+    # --- pairs (issue: a step revealed only in one state of its buffer): a buffer only
+    # created (lazy device allocation, NOTES: r600g's deferred promotion), and one the
+    # pool moved since the last launch that bound it (a relocation not propagated)
+    Mutant("launch-uploads-zeros", "004", "pool",
+           "the first launch of a buffer only created allocates its device copy and "
+           "uploads nothing: it starts as zeros, whatever the host wrote"),
+    Mutant("write-unplaced-dropped", "004", "pool",
+           "a host write to a buffer only created goes to its device copy, which does not "
+           "exist yet: it is lost"),
+    Mutant("read-unplaced-zeros", "004", "pool",
+           "a host read of a buffer only created returns zeros, as a fresh device buffer "
+           "would hold, not what the host wrote"),
+    Mutant("map-unplaced-fresh", "004", "pool",
+           "mapping a buffer only created gives a fresh zeroed staging buffer, so the "
+           "mapping and everything after it lose its contents"),
+    Mutant("free-unplaced-last", "004", "pool",
+           "freeing a buffer only created looks it up in the pool's list by its base, -1, "
+           "and unlinks the list's last item instead"),
+    Mutant("write-stale-base", "004", "pool",
+           "a host write goes to the base the buffer had at the last launch that bound it: "
+           "after the pool moved it, into whatever lives there now"),
+    Mutant("read-stale-base", "004", "pool",
+           "a host read reads the base the buffer had at the last launch that bound it"),
+    Mutant("map-stale-base", "004", "pool",
+           "mapping a buffer copies it out of the pool from the base the last launch that "
+           "bound it saw"),
+    Mutant("free-stale-base", "004", "pool",
+           "freeing a buffer scrubs the words at the base the last launch that bound it "
+           "saw: after a move, another buffer's"),
+    Mutant("refresh-stale-base", "004", "pool",
+           "after a launch, a read mapping's copy is refreshed from the base its buffer had "
+           "when last bound: once the pool moved it, from another buffer's words"),
+    Mutant("unmap-stale-base", "004", "pool",
+           "unmapping a read mapping writes its copy back at the base its buffer had when "
+           "last bound (a no-op in place; after a move, over another buffer)"),
     Mutant("stale-frame-reference", "000", "trampoline",
            "when an alloc() moves the pool, the references in saved frames not yet "
            "resumed are not relocated (seed 000's oops in saved registers left stale)"),

@@ -280,7 +280,7 @@ class NumbaSimtTarget(Target):
         pool.promote(list(bound.values()))
         outcome, error, diagnostics = run_case(compiled, case, schedule, options, pool, bound,
                                                switched_on)
-        out_bufs = {name: pool.read(item).astype(bufs[name].dtype)
+        out_bufs = {name: pool.contents(item).astype(bufs[name].dtype)
                     for name, item in bound.items()}
         diagnostics.update(code_size=len(compiled.rows), spill_slots=len(compiled.slot),
                            pool_grown=pool.grown)

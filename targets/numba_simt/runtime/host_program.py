@@ -82,7 +82,7 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
             last = outcome
             if outcome.exception is not None:
                 break
-    last.buffers = {name: pool.read(item).astype(dtypes[name]) for name, item in items.items()}
+    last.buffers = {name: pool.contents(item).astype(dtypes[name]) for name, item in items.items()}
     last.host = host_result(observations, error)
     last.diagnostics = {**diagnostics, "launches": launches, "pool_grown": pool.grown,
                         "pool_size": int(len(pool.storage))}

@@ -40,6 +40,12 @@ class Item:
     start: int = -1  # base in the pool, -1: not in the pool
     host: np.ndarray | None = None  # its own buffer (int64), None: only in the pool
     status: int = 0
+    # what the pair mutants (docs/hunt.md, "Pairs") get wrong: whether it was ever in the
+    # pool or mapped (a buffer only created and written), and its base as the last
+    # launch that bound it saw it (a growth or compaction since moves it elsewhere)
+    placed: bool = False
+    mapped_ever: bool = False
+    base_seen: int = -1
 
     @property
     def in_pool(self) -> bool:
@@ -84,15 +90,27 @@ class Pool:
         """An item per array (a case's buffer arguments), holding its contents."""
         items = {}
         for name, data in arrays.items():
-            items[name] = self.create(len(data), 32 if data.dtype == np.int32 else 64)
-            self.write(items[name], 0, data.astype(np.int64))
+            items[name] = item = self.create(len(data), 32 if data.dtype == np.int32 else 64)
+            assert item.host is not None  # its contents as made, not a host step's write
+            item.host[:] = _wrap(data.astype(np.int64), item.bits)
         return items
+
+    def contents(self, item: Item) -> np.ndarray:
+        """What the item holds, read as the harness reads a run's result (not a host
+        step: a host read's bugs show only where a program reads)."""
+        if item.in_pool:
+            return self.storage[item.start:item.start + item.length].copy()
+        assert item.host is not None
+        return item.host.copy()
 
     def write(self, item: Item, offset: int, data: np.ndarray) -> None:
         """A host write (not through a mapping): into wherever the item lives now."""
         data = _wrap(np.asarray(data, dtype=np.int64), item.bits)
+        if self.mutants.on("write-unplaced-dropped") and _fresh(item):
+            return  # the bug: written to a device copy that does not exist yet
         if item.in_pool:
-            self.storage[item.start + offset:item.start + offset + len(data)] = data
+            start = self._base(item, "write-stale-base")
+            self.storage[start + offset:start + offset + len(data)] = data
             # a read mapping's copy shows it too (the mutant: straight into the pool,
             # as a direct transfer, and the open read mapping keeps the old contents)
             if item.host is not None and not self.mutants.on("write-misses-read-copy"):
@@ -102,8 +120,11 @@ class Pool:
             item.host[offset:offset + len(data)] = data
 
     def read(self, item: Item) -> np.ndarray:
+        if self.mutants.on("read-unplaced-zeros") and _fresh(item):
+            return np.zeros(item.length, dtype=np.int64)  # "a buffer never launched: 0s"
         if item.in_pool:
-            return self.storage[item.start:item.start + item.length].copy()
+            start = self._base(item, "read-stale-base")
+            return self.storage[start:start + item.length].copy()
         assert item.host is not None
         return item.host.copy()
 
@@ -112,6 +133,9 @@ class Pool:
             # the bug: the mapping points into the pool's current storage
             item.status |= MAPPED_READ if mode == "read" else MAPPED_WRITE
             return Mapping(item, mode, self.storage[item.start:item.start + item.length])
+        if self.mutants.on("map-unplaced-fresh") and _fresh(item):
+            item.host = np.zeros(item.length, dtype=np.int64)  # the bug: a fresh buffer
+        item.mapped_ever = True
         if item.in_pool:
             item.status |= FOR_DEMOTING
             self._demote(item, keep_in_pool=(mode == "read"))
@@ -133,9 +157,22 @@ class Pool:
         else:
             item.status &= ~MAPPED_READ
             if item.in_pool:
+                if self.mutants.on("unmap-stale-base") and item.host is not None:
+                    # the bug: the copy is written back where the item was when seen
+                    at = self._base(item, "unmap-stale-base")
+                    self.storage[at:at + item.length] = item.host
                 item.host = None  # the copy that served the mapping
 
     def free(self, item: Item) -> None:
+        if self.mutants.on("free-unplaced-last") and _fresh(item) and self.items:
+            # the bug: the pool's list looked up by the item's base, -1: its last entry
+            last = self.items.pop()
+            last.start, last.host = -1, np.zeros(last.length, dtype=np.int64)
+            self.outside.append(last)
+            self._set_fragmented()
+        if item.in_pool and self.mutants.on("free-stale-base"):
+            at = self._base(item, "free-stale-base")  # scrubbed where it was last seen
+            self.storage[at:at + item.length] = 0
         if item.in_pool:
             victim = item
             if self.mutants.on("free-wrong-item"):
@@ -176,7 +213,11 @@ class Pool:
         for item in promote:
             assert item.host is not None
             item.start = end
-            self.storage[end:end + item.length] = item.host
+            if self.mutants.on("launch-uploads-zeros") and _fresh(item):
+                self.storage[end:end + item.length] = 0  # the bug: lazy allocation
+            else:
+                self.storage[end:end + item.length] = item.host
+            item.placed, item.base_seen = True, end
             end += item.span
             self.outside.remove(item)
             self.items.append(item)
@@ -185,6 +226,9 @@ class Pool:
         self.items.sort(key=lambda i: i.start)
         for item in self.items:
             item.status &= ~FOR_PROMOTING
+        for item in bound:
+            if item.in_pool:
+                item.base_seen = item.start
 
     def allocate(self, length: int, bits: int = 32) -> tuple[Item, dict[int, int]]:
         """A kernel's `alloc()` (the host serving a deopted lane, mid-launch): a fresh
@@ -193,7 +237,7 @@ class Pool:
         item moves (as a copying collector moves every survivor). Returns the item and
         the moves {old base: new base}: every reference held anywhere -- the launch's
         parameters, registers, saved frames -- must be relocated by them."""
-        item = Item(self._next_id, length, bits)
+        item = Item(self._next_id, length, bits, placed=True)
         self._next_id += 1
         end = self.items[-1].start + self.items[-1].span if self.items else 0
         moves: dict[int, int] = {}
@@ -205,6 +249,8 @@ class Pool:
             new[shift:shift + end] = self.storage[:end]
             for other in self.items:
                 moves[other.start] = other.start + shift
+                if other.base_seen == other.start:  # relocated as every reference is
+                    other.base_seen += shift
                 other.start += shift
             self.storage = new
             self.grown += 1
@@ -212,6 +258,7 @@ class Pool:
             if item.span < shift:
                 self._set_fragmented()  # the hole between the new item and the old ones
         self.storage[item.start:item.start + item.span] = 0
+        item.base_seen = item.start
         if moves:  # at 0, below every item it moved: `items` stays by start
             self.items.insert(0, item)
         else:
@@ -230,7 +277,8 @@ class Pool:
         mapping holds that array)."""
         for item in self.items:
             if item.status & MAPPED_READ and item.host is not None:
-                item.host[:] = self.storage[item.start:item.start + item.length]
+                at = self._base(item, "refresh-stale-base")
+                item.host[:] = self.storage[at:at + item.length]
 
     def table(self, items: list[Item]) -> np.ndarray:
         """The machine's buffer table for `items` (all in the pool). A kernel without
@@ -245,8 +293,16 @@ class Pool:
 
     # ------------------------------------------------------------------ internals
 
+    def _base(self, item: Item, mutant: str) -> int:
+        """Where the item is; with `mutant` on, where the last launch that bound it saw
+        it (a relocation not propagated: r600g's stale addresses)."""
+        if self.mutants.on(mutant) and item.base_seen >= 0:
+            return item.base_seen
+        return item.start
+
     def _demote(self, item: Item, keep_in_pool: bool) -> None:
-        item.host = self.storage[item.start:item.start + item.length].copy()
+        at = self._base(item, "map-stale-base")
+        item.host = self.storage[at:at + item.length].copy()
         if not keep_in_pool:
             self.items.remove(item)
             item.start = -1
@@ -280,6 +336,11 @@ class Pool:
             at += item.span
         self.storage[at:] = 0
         self.fragmented = False
+
+
+def _fresh(item: Item) -> bool:
+    """Only created (and written): never in the pool, never mapped."""
+    return not item.placed and not item.mapped_ever
 
 
 def _wrap(data: np.ndarray, bits: int) -> np.ndarray:
