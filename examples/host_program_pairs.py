@@ -2,8 +2,7 @@
 # created and written is read, mapped and freed before any launch; buffers the pool
 # moves (a launch that binds none of them compacts it) are then read, mapped, written
 # and unmapped, and read through a mapping. Agrees on numba-simt; each pool mutant of a
-# step in one of those
-# states disagrees.
+# step in one of those states disagrees.
 # difftest: launch n=4 wave=4
 # difftest: arg out = i32[0] * 4
 # difftest: arg inp = i32[1, 2, 3, 4]
