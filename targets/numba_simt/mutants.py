@@ -169,6 +169,21 @@ _ALL = (
     Mutant("unmap-stale-base", "004", "pool",
            "unmapping a read mapping writes its copy back at the base its buffer had when "
            "last bound (a no-op in place; after a move, over another buffer)"),
+    # a buffer unmapped after writing, waiting for the next launch to take it in (its own
+    # buffer is the truth until then: wgpu-native#305's family), and one mapped for
+    # reading while a launch writes it
+    Mutant("read-pending-zeros", "wgpu-native#305", "pool",
+           "a host read of a buffer unmapped after writing, not yet taken into the pool by "
+           "a launch, returns zeros, as if its contents were in flight"),
+    Mutant("write-pending-dropped", "wgpu-native#305", "pool",
+           "a host write to a buffer unmapped after writing, not yet in the pool, goes to "
+           "the pool copy it has not got: it is lost"),
+    Mutant("launch-pending-zeros", "wgpu-native#305", "pool",
+           "a launch that binds a buffer unmapped after writing takes it, already marked "
+           "for promoting, for one in the pool: its contents are never copied in"),
+    Mutant("read-copy-not-refreshed", "004", "pool",
+           "a launch that binds a buffer mapped for reading does not refresh the mapping's "
+           "copy, so reading through it shows the contents before the launch"),
     Mutant("stale-frame-reference", "000", "trampoline",
            "when an alloc() moves the pool, the references in saved frames not yet "
            "resumed are not relocated (seed 000's oops in saved registers left stale)"),

@@ -238,7 +238,7 @@ class PoolAgainstModel(RuleBasedStateMachine):
             item = self.items[n]
             self.pool.storage[item.start:item.start + item.length] += 1
             self.model[n] += 1
-        self.pool.after_launch()
+        self.pool.after_launch([self.items[n] for n in bound])
 
     @precondition(lambda self: len(self.pool.storage) < 512)  # each growth doubles it
     @rule(extra=st.integers(1, 8))

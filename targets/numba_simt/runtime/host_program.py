@@ -75,7 +75,7 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
             pool.promote(list(bound.values()))
             outcome, err, diagnostics = run_case(compiled, case, schedule, options, pool,
                                                  bound, mutants)
-            pool.after_launch()
+            pool.after_launch(list(bound.values()))
             if outcome is None:
                 last = Outcome({}, None, [], error=err)
                 break

@@ -108,6 +108,8 @@ class Pool:
         data = _wrap(np.asarray(data, dtype=np.int64), item.bits)
         if self.mutants.on("write-unplaced-dropped") and _fresh(item):
             return  # the bug: written to a device copy that does not exist yet
+        if self.mutants.on("write-pending-dropped") and _pending(item):
+            return  # the bug: written to the pool copy it is about to get, not its own
         if item.in_pool:
             start = self._base(item, "write-stale-base")
             self.storage[start + offset:start + offset + len(data)] = data
@@ -122,6 +124,8 @@ class Pool:
     def read(self, item: Item) -> np.ndarray:
         if self.mutants.on("read-unplaced-zeros") and _fresh(item):
             return np.zeros(item.length, dtype=np.int64)  # "a buffer never launched: 0s"
+        if self.mutants.on("read-pending-zeros") and _pending(item):
+            return np.zeros(item.length, dtype=np.int64)  # "in flight to the pool: 0s"
         if item.in_pool:
             start = self._base(item, "read-stale-base")
             return self.storage[start:start + item.length].copy()
@@ -192,6 +196,10 @@ class Pool:
 
     def promote(self, bound: list[Item]) -> None:
         """Before a launch: every bound item in the pool, at its (possibly new) base."""
+        # the bug of launch-pending-zeros: a bound item already marked (by an unmap) is
+        # taken for one in the pool, so its contents are never copied in
+        marked = {i for i in bound if _pending(i)} \
+            if self.mutants.on("launch-pending-zeros") else set()
         for item in bound:
             item.status |= FOR_PROMOTING
         # an item mapped for writing waits for its unmap, even if marked (unmapped, then
@@ -213,7 +221,7 @@ class Pool:
         for item in promote:
             assert item.host is not None
             item.start = end
-            if self.mutants.on("launch-uploads-zeros") and _fresh(item):
+            if self.mutants.on("launch-uploads-zeros") and _fresh(item) or item in marked:
                 self.storage[end:end + item.length] = 0  # the bug: lazy allocation
             else:
                 self.storage[end:end + item.length] = item.host
@@ -272,10 +280,12 @@ class Pool:
             self.free(item)
         self.allocated = []
 
-    def after_launch(self) -> None:
+    def after_launch(self, bound: list[Item] | None = None) -> None:
         """A read mapping shows the current contents: refresh its copy (in place: the
         mapping holds that array)."""
         for item in self.items:
+            if self.mutants.on("read-copy-not-refreshed") and item in (bound or []):
+                continue  # the bug: a launch that wrote it leaves its mapping's copy as was
             if item.status & MAPPED_READ and item.host is not None:
                 at = self._base(item, "refresh-stale-base")
                 item.host[:] = self.storage[at:at + item.length]
@@ -336,6 +346,13 @@ class Pool:
             at += item.span
         self.storage[at:] = 0
         self.fragmented = False
+
+
+def _pending(item: Item) -> bool:
+    """Unmapped after writing, waiting for the next launch to take it into the pool (and
+    not mapped again)."""
+    return bool(item.status & FOR_PROMOTING) and not item.in_pool and not item.status & (
+        MAPPED_READ | MAPPED_WRITE)
 
 
 def _fresh(item: Item) -> bool:
