@@ -184,6 +184,20 @@ _ALL = (
     Mutant("read-copy-not-refreshed", "004", "pool",
            "a launch that binds a buffer mapped for reading does not refresh the mapping's "
            "copy, so reading through it shows the contents before the launch"),
+    # a host step right after the launch that bound the buffer, not waiting for it (a
+    # missing fence: the launch's writes land after the step)
+    Mutant("launch-without-fence", "004", "pool",
+           "a launch that binds a buffer the previous launch bound, with no host step on it "
+           "between, does not wait for that launch: it reads the buffer without its writes"),
+    Mutant("write-without-fence", "004", "pool",
+           "a host write to a buffer the latest launch bound, first step on it since, does "
+           "not wait for the launch: the launch's results land after it and overwrite it"),
+    Mutant("read-without-fence", "004", "pool",
+           "a host read of a buffer the latest launch bound, with no other step on it since, "
+           "does not wait for the launch: it returns the contents before the launch"),
+    Mutant("map-without-fence", "004", "pool",
+           "mapping a buffer the latest launch bound, first step on it since, does not wait "
+           "for the launch: the mapping and the buffer keep the contents before it"),
     Mutant("stale-frame-reference", "000", "trampoline",
            "when an alloc() moves the pool, the references in saved frames not yet "
            "resumed are not relocated (seed 000's oops in saved registers left stale)"),

@@ -46,6 +46,9 @@ class Item:
     placed: bool = False
     mapped_ever: bool = False
     base_seen: int = -1
+    # its pool words before the launch that last bound it ran, while no host step has
+    # acted on it since: what a step that does not wait for that launch would see
+    before_launch: np.ndarray | None = None
 
     @property
     def in_pool(self) -> bool:
@@ -110,6 +113,9 @@ class Pool:
             return  # the bug: written to a device copy that does not exist yet
         if self.mutants.on("write-pending-dropped") and _pending(item):
             return  # the bug: written to the pool copy it is about to get, not its own
+        if self.mutants.on("write-without-fence") and _unfenced(item):
+            return  # the bug: the launch's results, landing after it, overwrite it
+        item.before_launch = None
         if item.in_pool:
             start = self._base(item, "write-stale-base")
             self.storage[start + offset:start + offset + len(data)] = data
@@ -126,6 +132,9 @@ class Pool:
             return np.zeros(item.length, dtype=np.int64)  # "a buffer never launched: 0s"
         if self.mutants.on("read-pending-zeros") and _pending(item):
             return np.zeros(item.length, dtype=np.int64)  # "in flight to the pool: 0s"
+        if self.mutants.on("read-without-fence") and _unfenced(item):
+            assert item.before_launch is not None
+            return item.before_launch.copy()  # the bug: read before the launch ended
         if item.in_pool:
             start = self._base(item, "read-stale-base")
             return self.storage[start:start + item.length].copy()
@@ -140,6 +149,10 @@ class Pool:
         if self.mutants.on("map-unplaced-fresh") and _fresh(item):
             item.host = np.zeros(item.length, dtype=np.int64)  # the bug: a fresh buffer
         item.mapped_ever = True
+        if self.mutants.on("map-without-fence") and _unfenced(item):
+            assert item.before_launch is not None  # the bug: copied out before it ended
+            self.storage[item.start:item.start + item.length] = item.before_launch
+        item.before_launch = None
         if item.in_pool:
             item.status |= FOR_DEMOTING
             self._demote(item, keep_in_pool=(mode == "read"))
@@ -154,6 +167,7 @@ class Pool:
 
     def unmap(self, mapping: Mapping) -> None:
         item = mapping.item
+        item.before_launch = None
         if mapping.mode == "write":
             item.status &= ~MAPPED_WRITE
             if not item.in_pool:
@@ -202,6 +216,8 @@ class Pool:
             if self.mutants.on("launch-pending-zeros") else set()
         for item in bound:
             item.status |= FOR_PROMOTING
+        waited = {i.id: i.before_launch for i in bound} \
+            if self.mutants.on("launch-without-fence") else {}
         # an item mapped for writing waits for its unmap, even if marked (unmapped, then
         # mapped again before a launch): its own buffer is the truth until then
         promote = [i for i in self.outside
@@ -234,9 +250,15 @@ class Pool:
         self.items.sort(key=lambda i: i.start)
         for item in self.items:
             item.status &= ~FOR_PROMOTING
+        for item in self.items + self.outside:
+            item.before_launch = None
         for item in bound:
             if item.in_pool:
                 item.base_seen = item.start
+                snap = waited.get(item.id)
+                if snap is not None:  # the bug: runs before the last launch's writes land
+                    self.storage[item.start:item.start + item.length] = snap
+                item.before_launch = self.storage[item.start:item.start + item.length].copy()
 
     def allocate(self, length: int, bits: int = 32) -> tuple[Item, dict[int, int]]:
         """A kernel's `alloc()` (the host serving a deopted lane, mid-launch): a fresh
@@ -346,6 +368,11 @@ class Pool:
             at += item.span
         self.storage[at:] = 0
         self.fragmented = False
+
+
+def _unfenced(item: Item) -> bool:
+    """Bound to the latest launch, no host step on it since, not mapped."""
+    return item.before_launch is not None and not item.status & (MAPPED_READ | MAPPED_WRITE)
 
 
 def _pending(item: Item) -> bool:
