@@ -79,6 +79,9 @@ _ALL = (
     Mutant("wave-sees-continued-lanes", "NOTES: subgroups", "lower",
            "a wave operation after a `continue` counts the lanes that took it, as if they "
            "had rejoined before the loop's continue target"),
+    Mutant("wave-sees-broken-lanes", "NOTES: subgroups", "lower",
+           "a wave operation after a `break` counts the lanes that took it this trip, as if "
+           "they left the loop only at the end of the trip"),
     Mutant("wave-sees-returned-lanes", "NOTES: subgroups", "lower",
            "a wave operation after a helper's early `return` counts the lanes that "
            "returned, as if they had rejoined before the call's return point"),

@@ -203,6 +203,7 @@ class _Lowerer:
         self.nlabels = 0
         self.loop_depth = 0  # loops around the statement being lowered, inlined calls' too
         self.sunk_barrier = False  # the barrier-sunk-out-of-loop mutant's barrier to place
+        self.broken: dict[Any, int] = {}  # wave-sees-broken-lanes: loop exit -> this trip's
 
     # ---------------------------------------------------------------- basics
 
@@ -399,6 +400,7 @@ class _Lowerer:
         self.emit(Op.M_CLEAR, d=exitm)
         self.place(top)
         self.emit(Op.M_CLEAR, d=cont)
+        self._trip_breaks(exit_label)
         self.emit(Op.M_SETEXEC, a=iterating)
         if self.mutants.on("loop-var-before-check"):
             self.emit(Op.MOV, d=k, a=ctr)  # also in the lanes about to leave the loop
@@ -443,6 +445,7 @@ class _Lowerer:
         self.emit(Op.M_CLEAR, d=exitm)
         self.place(top)
         self.emit(Op.M_CLEAR, d=cont)
+        self._trip_breaks(exit_label)
         self.emit(Op.M_SETEXEC, a=iterating)
         skip = self.emit(Op.JZ_EXEC, target=exit_label)
         # the wave's skip once no lane iterates: a lane leaves only by `break`, so a
@@ -470,6 +473,9 @@ class _Lowerer:
         if self.mutants.on("break-mask-lost"):
             exitm = cont  # the lane waits at the continue point: it iterates again
         self.emit(Op.M_OR, d=exitm, a=exitm, b=EXEC)
+        if exit_label in self.broken:
+            brk = self.broken[exit_label]
+            self.emit(Op.M_OR, d=brk, a=brk, b=EXEC)
         ins = self.emit(Op.M_CLEAR, d=EXEC)
         self.set_logical(ins, [exit_label])
 
@@ -727,11 +733,22 @@ class _Lowerer:
         self.emit(Op.M_SETEXEC, a=saved)
         return out
 
+    def _trip_breaks(self, exit_label: Any) -> None:
+        """Under wave-sees-broken-lanes: a mask of the lanes that take this loop's `break`
+        in the trip starting here (the mutant's; no code otherwise)."""
+        if self.mutants.on("wave-sees-broken-lanes"):
+            if exit_label not in self.broken:
+                self.broken[exit_label] = self.mask()
+            self.emit(Op.M_CLEAR, d=self.broken[exit_label])
+
     def _rejoined_early(self) -> int | None:
         """The mask of waiting lanes a wave operation wrongly counts in, under the mutants
         `wave-sees-continued-lanes` (those that took the innermost loop's `continue` this
-        trip) and `wave-sees-returned-lanes` (those that returned from the helper)."""
+        trip), `wave-sees-broken-lanes` (those that took its `break` this trip) and
+        `wave-sees-returned-lanes` (those that returned from the helper)."""
         fr = self.frames[-1]
+        if self.mutants.on("wave-sees-broken-lanes") and fr.loops:
+            return self.broken[fr.loops[-1][2]]
         if self.mutants.on("wave-sees-continued-lanes") and fr.loops:
             return fr.loops[-1][1]
         if self.mutants.on("wave-sees-returned-lanes") and len(self.frames) > 1:
