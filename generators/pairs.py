@@ -73,9 +73,11 @@ class BufferStates:
 
     rules: HostRules
     base: dict[str, str] = field(default_factory=dict)
-    resident: set[str] = field(default_factory=set)
+    resident: set[str] = field(default_factory=set)  # in the device's pool
     moved: set[str] = field(default_factory=set)
     mapped: dict[str, str] = field(default_factory=dict)  # mapping -> buffer
+    pending: set[str] = field(default_factory=set)  # unmapped after writing: any launch
+                                                    # takes it in
 
     @staticmethod
     def for_case(args: dict[str, Any]) -> BufferStates:
@@ -105,17 +107,27 @@ class BufferStates:
         elif op == "free":
             del self.base[step["buffer"]]
             self.resident.discard(step["buffer"])
+            self.pending.discard(step["buffer"])
         elif op == "map":
             self.base[step["buffer"]] = f"mapped_{step['mode']}"
             self.mapped[step["as"]] = step["buffer"]
+            self.pending.discard(step["buffer"])
+            if step["mode"] == "write":  # it leaves the pool until a launch takes it in
+                self.resident.discard(step["buffer"])
         elif op == "unmap":
+            if self.base[acted[0]] == "mapped_write":  # the pool takes it in at a launch
+                self.pending.add(acted[0])
             self.base[acted[0]] = "unmapped"
             del self.mapped[step["mapping"]]
         elif op == "launch":
-            if any(b not in self.resident for b in acted):  # the pool grows or compacts
+            # taken in: its buffers not in the pool, and every one unmapped after writing;
+            # taking any in grows or compacts the pool, moving what is there
+            taken = (set(acted) | self.pending) - self.resident
+            if taken:
                 self.moved |= self.resident - set(acted)
+            self.resident |= taken
+            self.pending.clear()
             for b in acted:
-                self.resident.add(b)
                 if not self.base[b].startswith("mapped"):
                     self.base[b] = "bound"
         for b in acted:

@@ -118,6 +118,7 @@ class Pool:
         item.before_launch = None
         if item.in_pool:
             start = self._base(item, "write-stale-base")
+            self.touch(item)
             self.storage[start + offset:start + offset + len(data)] = data
             # a read mapping's copy shows it too (the mutant: straight into the pool,
             # as a direct transfer, and the open read mapping keeps the old contents)
@@ -137,6 +138,7 @@ class Pool:
             return item.before_launch.copy()  # the bug: read before the launch ended
         if item.in_pool:
             start = self._base(item, "read-stale-base")
+            self.touch(item)
             return self.storage[start:start + item.length].copy()
         assert item.host is not None
         return item.host.copy()
@@ -156,6 +158,7 @@ class Pool:
         if item.in_pool:
             item.status |= FOR_DEMOTING
             self._demote(item, keep_in_pool=(mode == "read"))
+        self.touch(item)
         item.status |= MAPPED_READ if mode == "read" else MAPPED_WRITE
         assert item.host is not None
         if self.mutants.on("map-after-unmap-stale") and item.status & FOR_PROMOTING:
@@ -180,6 +183,7 @@ class Pool:
                     at = self._base(item, "unmap-stale-base")
                     self.storage[at:at + item.length] = item.host
                 item.host = None  # the copy that served the mapping
+        self.touch(item)
 
     def free(self, item: Item) -> None:
         if self.mutants.on("free-unplaced-last") and _fresh(item) and self.items:
@@ -229,7 +233,7 @@ class Pool:
         need = used + sum(i.span for i in promote)
         if need > len(self.storage):
             self._grow(-(-need // ALIGN) * ALIGN)  # as r600g: what is needed, aligned
-        elif self.fragmented:
+        elif self.fragmented and promote:  # as r600g: nothing to take in, nothing moves
             self._defragment()
         end = self.items[-1].start + self.items[-1].span if self.items else 0
         if self.mutants.on("fragmented-flag-stale") and not self.fragmented:
@@ -324,6 +328,11 @@ class Pool:
         return rows
 
     # ------------------------------------------------------------------ internals
+
+    def touch(self, item: Item) -> None:
+        """A host step acted on the item: the base it saw is current again (the stale-base
+        mutants' window is from a move to the next step on the item, as its pair's)."""
+        item.base_seen = item.start
 
     def _base(self, item: Item, mutant: str) -> int:
         """Where the item is; with `mutant` on, where the last launch that bound it saw
