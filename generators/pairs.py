@@ -38,7 +38,7 @@ HOST_STEPS: dict[str, tuple[str, ...]] = {
     "map": _PLAIN,
     "free": _PLAIN,
     "map_read": ("mapped_read", "mapped_write", "moved"),
-    "map_write": ("mapped_write", "moved"),
+    "map_write": ("mapped_write",),  # a write mapping's buffer is out of the pool: not moved
     "unmap": ("mapped_read", "mapped_write", "moved"),
 }
 HOST_PAIRS: tuple[str, ...] = tuple(f"host:{op}@{s}" for op, states in HOST_STEPS.items()
