@@ -124,7 +124,7 @@ def test_a_seeded_campaign_writes_the_same_counterexample_under_any_load(tmp_pat
 
     def campaign(folder: str) -> list[str]:
         done = subprocess.run([sys.executable, "-m", "difftest", "fuzz", "--seed", "0",
-                               "--examples", "20", "--workers", "1", "--opt",
+                               "--examples", "40", "--workers", "1", "--opt",
                                "mutants=loop-var-before-check", "--corpus", folder],
                               cwd=tmp_path, env=env, capture_output=True, text=True,
                               timeout=300)
