@@ -310,8 +310,11 @@ def test_the_pool_keeps_every_write_and_no_mapping_goes_stale() -> None:
     run_state_machine_as_test(PoolAgainstModel, settings=_STATEFUL)
 
 
+# free-stale-base is left out: this machine's runs find it or not by seed (a free must
+# follow a compaction with no read between); host_program.py and its corpus entry flip it
 @pytest.mark.parametrize("mutant", [m for m in mutants.NAMES
-                                    if mutants.REGISTRY[m].mechanism == "pool"]
+                                    if mutants.REGISTRY[m].mechanism == "pool"
+                                    and m != "free-stale-base"]
                          + ["stale-frame-reference"])
 def test_the_stateful_test_finds_each_pool_mutant(mutant: str) -> None:
     class Mutated(PoolAgainstModel):
