@@ -187,6 +187,20 @@ _ALL = (
     Mutant("read-copy-not-refreshed", "004", "pool",
            "a launch that binds a buffer mapped for reading does not refresh the mapping's "
            "copy, so reading through it shows the contents before the launch"),
+    Mutant("launch-stale-base", "004", "pool",
+           "a launch gives a buffer the table row cached when a launch last bound it: once "
+           "the pool moved it, the kernel reads and writes its old base"),
+    Mutant("read-drops-read-copy", "004", "pool",
+           "a host read of a buffer mapped for reading maps and unmaps it, and that unmap "
+           "releases the copy the open mapping shows: launches no longer refresh it"),
+    # a write mapping handed a staging buffer (NOTES: transfer maps) that reads or
+    # writes back wrong
+    Mutant("write-mapping-reads-zeros", "004", "pool",
+           "a write mapping is a write-only staging area: reading through it gives 0 for "
+           "every word not written through it (only written words are copied back)"),
+    Mutant("write-mapping-not-flushed", "004", "pool",
+           "a write mapping is a staging copy of the buffer that unmapping never copies "
+           "back: writes through it are lost"),
     # a host step right after the launch that bound the buffer, not waiting for it (a
     # missing fence: the launch's writes land after the step)
     Mutant("launch-without-fence", "004", "pool",

@@ -197,17 +197,19 @@ class PoolAgainstModel(RuleBasedStateMachine):
             self.count += 1
             m = self.pool.map(self.items[name], mode)
             self.maps[f"m{self.count}"] = (name, m)
-            assert m.view.tolist() == self.model[name].tolist(), "a new mapping is stale"
+            assert m.read().tolist() == self.model[name].tolist(), "a new mapping is stale"
 
     @precondition(lambda self: self.maps)
     @rule(data=st.data())
     def through_mapping(self, data: st.DataObject) -> None:
         key = data.draw(st.sampled_from(sorted(self.maps)))
         name, m = self.maps[key]
-        assert m.view.tolist() == self.model[name].tolist(), "a stale mapping"
+        assert m.read().tolist() == self.model[name].tolist(), "a stale mapping"
         if m.mode == "write":
             i = data.draw(st.integers(0, len(m.view) - 1))
-            m.view[i] = self.model[name][i] = data.draw(st.integers(-50, 50))
+            value = data.draw(st.integers(-50, 50))
+            m.write(i, np.array([value]))
+            self.model[name][i] = value
 
     @precondition(lambda self: self.items)
     @rule(data=st.data())
@@ -233,12 +235,12 @@ class PoolAgainstModel(RuleBasedStateMachine):
     def launch(self, data: st.DataObject) -> None:
         ok = sorted(n for n in self.items if self._mode(n) != "write")
         bound = data.draw(st.lists(st.sampled_from(ok), unique=True)) if ok else []
-        self.pool.promote([self.items[n] for n in bound])
-        for n in bound:
-            item = self.items[n]
-            self.pool.storage[item.start:item.start + item.length] += 1
+        items = [self.items[n] for n in bound]
+        self.pool.promote(items)
+        for (start, length, _), n in zip(self.pool.table(items), bound):
+            self.pool.storage[start:start + length] += 1  # through the launch's table
             self.model[n] += 1
-        self.pool.after_launch([self.items[n] for n in bound])
+        self.pool.after_launch(items)
 
     @precondition(lambda self: len(self.pool.storage) < 512)  # each growth doubles it
     @rule(extra=st.integers(1, 8))
@@ -283,10 +285,11 @@ class PoolAgainstModel(RuleBasedStateMachine):
     @precondition(lambda self: self.items)
     @rule(data=st.data())
     def read_or_free(self, data: st.DataObject) -> None:
-        ok = sorted(n for n in self.items if self._mode(n) is None)
+        ok = sorted(n for n in self.items if self._mode(n) != "write")
         if ok:
             name = data.draw(st.sampled_from(ok))
-            if data.draw(st.booleans()):  # freed unread: a read makes its base current
+            # freed unread (a read makes its base current); a read mapping's buffer is read
+            if self._mode(name) is None and data.draw(st.booleans()):
                 self.pool.free(self.items.pop(name))
                 del self.model[name]
                 return

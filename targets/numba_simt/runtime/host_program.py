@@ -57,14 +57,14 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
         elif op == "map":
             maps[step["as"]] = pool.map(items[step["buffer"]], step["mode"])
         elif op == "map_read":
-            observations.append((i, _values(maps[step["mapping"]].view)))
+            observations.append((i, _values(maps[step["mapping"]].read())))
             pool.touch(maps[step["mapping"]].item)
         elif op == "map_write":
             m = maps[step["mapping"]]
             data = np.array(step["data"], np.int64)
             if m.item.bits == 32:
                 data = data.astype(np.int32).astype(np.int64)
-            m.view[step["offset"]:step["offset"] + len(data)] = data
+            m.write(step["offset"], data)
             pool.touch(m.item)
         elif op == "unmap":
             pool.unmap(maps.pop(step["mapping"]))

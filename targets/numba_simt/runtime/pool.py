@@ -68,6 +68,19 @@ class Mapping:
     item: Item
     mode: str
     view: np.ndarray
+    # write-mapping-reads-zeros: the words written through it (a write-only staging area)
+    written: np.ndarray | None = None
+
+    def read(self) -> np.ndarray:
+        """What reading through the mapping shows."""
+        if self.written is not None:  # the bug: words not written through it read as 0
+            return np.where(self.written, self.view, 0)
+        return self.view.copy()
+
+    def write(self, offset: int, data: np.ndarray) -> None:
+        self.view[offset:offset + len(data)] = data
+        if self.written is not None:
+            self.written[offset:offset + len(data)] = True
 
 
 class Pool:
@@ -79,6 +92,7 @@ class Pool:
         self.fragmented = False
         self.grown = 0  # how many times the storage was replaced
         self.allocated: list[Item] = []  # made by alloc() in the launch in progress
+        self.stale_rows: dict[int, int] = {}  # launch-stale-base: item id -> the base it gets
         self._next_id = 0
 
     # ------------------------------------------------------------------ host API
@@ -139,6 +153,10 @@ class Pool:
         if item.in_pool:
             start = self._base(item, "read-stale-base")
             self.touch(item)
+            if self.mutants.on("read-drops-read-copy") and item.status & MAPPED_READ:
+                # the bug: the read maps and unmaps the buffer, and that unmap releases the
+                # copy an open read mapping shows: no launch or write refreshes it again
+                item.host = None
             return self.storage[start:start + item.length].copy()
         assert item.host is not None
         return item.host.copy()
@@ -166,6 +184,10 @@ class Pool:
             # waits for the next launch to promote it), and the new mapping does not
             # see it: it gets a fresh buffer of zeros
             return Mapping(item, mode, np.zeros(item.length, dtype=np.int64))
+        if mode == "write" and self.mutants.on("write-mapping-not-flushed"):
+            return Mapping(item, mode, item.host.copy())  # the bug: a copy never written back
+        if mode == "write" and self.mutants.on("write-mapping-reads-zeros"):
+            return Mapping(item, mode, item.host, np.zeros(item.length, dtype=bool))
         return Mapping(item, mode, item.host)
 
     def unmap(self, mapping: Mapping) -> None:
@@ -218,6 +240,11 @@ class Pool:
         # taken for one in the pool, so its contents are never copied in
         marked = {i for i in bound if _pending(i)} \
             if self.mutants.on("launch-pending-zeros") else set()
+        # the bug of launch-stale-base: a buffer's table row is cached from the last
+        # launch that bound it, so one the pool moved since gets its old base
+        self.stale_rows = {i.id: i.base_seen for i in bound if i.in_pool
+                           and 0 <= i.base_seen != i.start} \
+            if self.mutants.on("launch-stale-base") else {}
         for item in bound:
             item.status |= FOR_PROMOTING
         waited = {i.id: i.before_launch for i in bound} \
@@ -324,7 +351,7 @@ class Pool:
         rows[:, 2] = 32
         for k, item in enumerate(items):
             assert item.in_pool
-            rows[k] = (item.start, item.length, item.bits)
+            rows[k] = (self.stale_rows.get(item.id, item.start), item.length, item.bits)
         return rows
 
     # ------------------------------------------------------------------ internals
