@@ -184,6 +184,9 @@ _ALL = (
     Mutant("launch-pending-zeros", "wgpu-native#305", "pool",
            "a launch that binds a buffer unmapped after writing takes it, already marked "
            "for promoting, for one in the pool: its contents are never copied in"),
+    Mutant("free-pending-last", "004", "pool",
+           "freeing a buffer unmapped after writing, not yet back in the pool, looks it up "
+           "in the pool's list by its base, -1, and unlinks the list's last item instead"),
     Mutant("read-copy-not-refreshed", "004", "pool",
            "a launch that binds a buffer mapped for reading does not refresh the mapping's "
            "copy, so reading through it shows the contents before the launch"),
@@ -215,6 +218,9 @@ _ALL = (
     Mutant("map-without-fence", "004", "pool",
            "mapping a buffer the latest launch bound, first step on it since, does not wait "
            "for the launch: the mapping and the buffer keep the contents before it"),
+    Mutant("free-without-fence", "004", "pool",
+           "freeing a buffer the latest launch bound, first step on it since, does not wait "
+           "for the launch: its results land later, over what the pool moved into its words"),
     Mutant("stale-frame-reference", "000", "trampoline",
            "when an alloc() moves the pool, the references in saved frames not yet "
            "resumed are not relocated (seed 000's oops in saved registers left stale)"),

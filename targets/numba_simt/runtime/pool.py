@@ -93,6 +93,7 @@ class Pool:
         self.grown = 0  # how many times the storage was replaced
         self.allocated: list[Item] = []  # made by alloc() in the launch in progress
         self.stale_rows: dict[int, int] = {}  # launch-stale-base: item id -> the base it gets
+        self.late: list[tuple[int, np.ndarray]] = []  # free-without-fence: (base, words)
         self._next_id = 0
 
     # ------------------------------------------------------------------ host API
@@ -208,12 +209,17 @@ class Pool:
         self.touch(item)
 
     def free(self, item: Item) -> None:
-        if self.mutants.on("free-unplaced-last") and _fresh(item) and self.items:
+        if (self.mutants.on("free-unplaced-last") and _fresh(item)
+                or self.mutants.on("free-pending-last") and _pending(item)) and self.items:
             # the bug: the pool's list looked up by the item's base, -1: its last entry
             last = self.items.pop()
             last.start, last.host = -1, np.zeros(last.length, dtype=np.int64)
             self.outside.append(last)
             self._set_fragmented()
+        if self.mutants.on("free-without-fence") and _unfenced(item):
+            # the bug: freed before the launch that bound it ended; its results land at
+            # the next launch, after the pool has moved other items into those words
+            self.late.append((item.start, self.contents(item)))
         if item.in_pool and self.mutants.on("free-stale-base"):
             at = self._base(item, "free-stale-base")  # scrubbed where it was last seen
             self.storage[at:at + item.length] = 0
@@ -279,6 +285,9 @@ class Pool:
             if not item.status & (MAPPED_READ | MAPPED_WRITE):
                 item.host = None
         self.items.sort(key=lambda i: i.start)
+        for at, words in self.late:
+            self.storage[at:at + len(words)] = words
+        self.late = []
         for item in self.items:
             item.status &= ~FOR_PROMOTING
         for item in self.items + self.outside:
