@@ -39,6 +39,14 @@ _ALL = (
     Mutant("wwm-loop-exit", "003", "liveness",
            "values of lanes waiting at a loop's exit are not live while the loop still runs "
            "(Mesa's 2017 cross-channel corruption in non-uniform loops)"),
+    Mutant("break-arm-read-ends-range", "003", "liveness",
+           "a variable read in a loop only on arms that end in its `break` is live only up "
+           "to that read: the arms are taken for the loop's exit blocks, outside it, so it "
+           "is not kept over the back edge for lanes that break on a later trip"),
+    Mutant("loop-read-ends-range", "003", "liveness",
+           "a variable read in a loop body and dead after the loop is live only up to its "
+           "last read in the code's order: a later definition in the body may take its "
+           "register before the next trip reads it (an interval not stretched over its loop)"),
     Mutant("wwm-loop-continue", "003", "liveness",
            "values of lanes waiting at a loop's continue point are not live while the rest "
            "of the body runs (003's corruption in non-uniform loops, by `continue`: it "

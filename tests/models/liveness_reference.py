@@ -15,7 +15,7 @@ from targets.numba_simt.isa import ALWAYS_ALL_LANES, UNIFORM_VALUES, Op
 from targets.numba_simt.compiler.liveness import (_DROPS, CROSS_LANE, Flow, Liveness, after_spill,
                                          all_lanes, flow)
 from targets.numba_simt.compiler.liveness import liveness as compiled_liveness
-from targets.numba_simt.compiler.lower import Instr, Lowered, Region
+from targets.numba_simt.compiler.lower import PARKING_KINDS, Instr, Lowered, Region
 from targets.numba_simt.compiler.regalloc import _Counter, _spill
 
 
@@ -105,7 +105,7 @@ def liveness(f: Flow, regions: list[Region], mutants: Mutants = NONE
     parked = [0] * n
     dropped = {kind for name, kind in _DROPS.items() if mutants.on(name)}
     for r in regions:
-        if r.kind in dropped:
+        if r.kind not in PARKING_KINDS or r.kind in dropped:
             continue
         start, stop = f.label_at[r.start], f.label_at[r.end]
         waiting = live_in[f.label_at[r.parked]] if f.label_at[r.parked] < n else 0

@@ -146,6 +146,36 @@ def test_wwm_loop_exit_forgets_the_values_of_lanes_that_left() -> None:
     assert not _parked_at(lowered, Op.SET_INACTIVE, "x", "wwm-loop-exit")
 
 
+BREAK_ARM = """
+def k(inp: Buffer[i32], out: Buffer[i32]):
+    v = inp[gid()] + 7
+    s = inp[0] * 3
+    for j in range(8):
+        out[gid()] = j + s
+        if j >= inp[gid()]:
+            out[gid()] = v
+            break
+"""
+
+
+def _kept_over_back_edge(name: str, mutant: str | None) -> bool:
+    lowered = lower(parse(BREAK_ARM), "k")
+    live = liveness(flow(lowered.code, lowered.logical), lowered.regions,
+                    mutants.Mutants.of([mutant] if mutant else []),
+                    frozenset(lowered.vreg_names))
+    [back] = [i for i, ins in enumerate(live.flow.instrs) if ins.op == Op.JMP]
+    return bool(live.live_in[back] >> vreg(lowered, name) & 1)
+
+
+def test_range_mutants_drop_a_variable_dead_after_its_loop_from_the_back_edge() -> None:
+    # v is read only on the arm that breaks, s elsewhere in the body; neither after it
+    assert _kept_over_back_edge("v", None) and _kept_over_back_edge("s", None)
+    assert not _kept_over_back_edge("v", "break-arm-read-ends-range")
+    assert _kept_over_back_edge("s", "break-arm-read-ends-range")
+    assert not _kept_over_back_edge("s", "loop-read-ends-range")
+    assert _kept_over_back_edge("v", "loop-read-ends-range")
+
+
 CALL_RETURN = """
 def h(v: i32) -> i32:
     if v > 1:

@@ -30,7 +30,7 @@ import numpy as np
 from . import dataflow
 from ..mutants import NONE, Mutants
 from ..isa import ALWAYS_ALL_LANES, UNIFORM_VALUES, Op, WRITES_VREG
-from .lower import Instr, Label, Lowered, Region
+from .lower import PARKING_KINDS, Instr, Label, Lowered, Region
 
 _USES_A = {Op.NEG, Op.NOT, Op.LNOT, Op.WRAP, Op.MOV, Op.LEN, Op.ALLOC, Op.FAIL, Op.M_FROMCOND,
            Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
@@ -199,7 +199,8 @@ def csr(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     return at, flat
 
 
-def liveness(f: Flow, regions: list[Region], mutants: Mutants = NONE) -> Liveness:
+def liveness(f: Flow, regions: list[Region], mutants: Mutants = NONE,
+             named: frozenset[int] = frozenset()) -> Liveness:
     """The liveness rule (docs/semantics.md) over `f`, its regions parking lanes:
     - `live_in`/`live_out`: per-lane liveness over the logical CFG;
     - `parked`: at each instruction of a region, the values live at its parking point
@@ -212,11 +213,13 @@ def liveness(f: Flow, regions: list[Region], mutants: Mutants = NONE) -> Livenes
       lane id). Per-lane liveness would let a masked write in another arm clobber it.
       Only the values' own defs kill them (correct code defines them in all lanes; a
       masked def, a mutant's, leaves garbage, which is the bug).
-    Computed by `dataflow.solve`; tests/numba_simt/test_dataflow.py has the Python rules."""
+    Computed by `dataflow.solve`; tests/numba_simt/test_dataflow.py has the Python rules.
+    `named`: the source variables' vregs (the range mutants, `_SHORT`, shorten only theirs)."""
     dropped = {kind for name, kind in _DROPS.items() if mutants.on(name)}
     regions_at = np.array([(f.label_at[r.start], f.label_at[r.end],
                             f.label_at[r.parked]) for r in regions
-                           if r.kind not in dropped], dtype=np.int64).reshape(-1, 3)
+                           if r.kind in PARKING_KINDS and r.kind not in dropped],
+                          dtype=np.int64).reshape(-1, 3)
     a = f.arrays()
     biggest = max(int(a.use.max(initial=-1)), int(a.defs.max(initial=-1)))
     physical = csr(f.physical)
@@ -225,7 +228,46 @@ def liveness(f: Flow, regions: list[Region], mutants: Mutants = NONE) -> Livenes
                           a.use, *csr(f.reads), a.defs, a.flags, regions_at,
                           max(1, (biggest + 64) // 64),
                           mutants.on("whole-wave-read-not-live"))
+    short = [m for m in _SHORT if mutants.on(m)]
+    if short:
+        _shorten(f, regions, named, rows, short[0])
     return Liveness(f, *rows)
+
+
+#: range mutants: a variable read in a loop and dead after it is live only up to its last
+#: read there in the code's order (a live interval not stretched over its loop's back edge)
+#: when it is read only on arms that end in the loop's `break` (taken for the loop's exit
+#: blocks, outside it), or when it is read elsewhere in the body
+_SHORT = ("break-arm-read-ends-range", "loop-read-ends-range")
+
+
+def _shorten(f: Flow, regions: list[Region], named: frozenset[int],
+             rows: tuple[np.ndarray, ...], mutant: str) -> None:
+    """Clear, in `rows` (live_in, live_out, parked, whole), the liveness the mutant loses."""
+    live_in = rows[0]
+    for loop in (r for r in regions if r.kind == "loop_exit"):
+        top, stop = f.label_at[loop.start], f.label_at[loop.end]
+        arms = set(itertools.chain.from_iterable(
+            range(f.label_at[r.start], f.label_at[r.end]) for r in regions
+            if r.kind == "exit_arm" and r.parked == loop.parked))
+        on_arms = elsewhere = 0
+        for i in range(top, stop):
+            if i in arms:
+                on_arms |= f.use_bits[i]
+            else:
+                elsewhere |= f.use_bits[i]
+        at_exit = int.from_bytes(live_in[stop].tobytes(), "little") if stop < len(f.instrs) else 0
+        across = int.from_bytes(live_in[top].tobytes(), "little")  # kept over the back edge
+        lost = (on_arms & ~elsewhere if mutant == _SHORT[0] else elsewhere) & across & ~at_exit
+        for v in bits(lost):
+            if v not in named:
+                continue
+            last = max(i for i in range(top, stop) if f.use_bits[i] >> v & 1)
+            word, bit = divmod(v, 64)
+            keep = ~np.uint64(1 << bit)
+            for row in rows:
+                row[last + 1:stop, word] &= keep
+            rows[1][last, word] &= keep
 
 
 def after_spill(f: Flow, code: list[Instr | Label], groups: dict[int, tuple[int, bool]]

@@ -112,7 +112,10 @@ class ColdIf:
 #: ("then"), its join while the else-arm runs ("else"), a loop's exit ("loop_exit") or
 #: continue point ("loop_continue") while the loop runs, an inlined call's return point
 #: ("call")
-REGION_KINDS = ("then", "else", "loop_exit", "loop_continue", "call")
+REGION_KINDS = ("then", "else", "loop_exit", "loop_continue", "call", "exit_arm")
+#: the kinds where lanes wait ("exit_arm" parks none: an if-arm that ends in its loop's
+#: `break`, parked at the loop's exit label, which only the liveness mutants read)
+PARKING_KINDS = REGION_KINDS[:-1]
 
 
 @dataclass
@@ -336,8 +339,10 @@ class _Lowerer:
         ins = self.emit(Op.ATOMIC_ADD, a=buf, b=idx, c=val)
         self.infopoint(ins, FAULT_OOB, s.line)
 
-    def _two_way(self, cond: int, then: Any, orelse: Any, what: str) -> None:
-        """if/else over masks; `then`/`orelse` are callables emitting the arms."""
+    def _two_way(self, cond: int, then: Any, orelse: Any, what: str,
+                 breaks: tuple[bool, bool] = (False, False)) -> None:
+        """if/else over masks; `then`/`orelse` are callables emitting the arms, `breaks`
+        whether each ends in its loop's `break`."""
         saved, t, e, tout = self.mask(), self.mask(), self.mask(), self.mask()
         then_start, then_end = self.label(f"{what}_then"), self.label(f"{what}_then_end")
         else_start, join = self.label(f"{what}_else"), self.label(f"{what}_join")
@@ -366,6 +371,10 @@ class _Lowerer:
             self.emit(Op.M_OR, d=EXEC, a=EXEC, b=tout)
         self.region(then_start, else_start, else_start, f"{what}: else-lanes wait", "then")
         self.region(else_start, join, join, f"{what}: finished then-lanes wait", "else")
+        for (start, end), ends in zip(((then_start, then_end), (else_body, join)), breaks):
+            if ends:
+                exit_label = self.frames[-1].loops[-1][2]
+                self.region(start, end, exit_label, f"{what}: an arm that breaks", "exit_arm")
 
     def s_If(self, s: n.If) -> None:
         cond = self.expr(s.cond)
@@ -376,7 +385,9 @@ class _Lowerer:
             self.block(s.then)
             self.place(end)
 
-        self._two_way(cond, then, lambda: self.block(s.orelse), "if")
+        breaks = (bool(s.then) and isinstance(s.then[-1], n.Break),
+                  bool(s.orelse) and isinstance(s.orelse[-1], n.Break))
+        self._two_way(cond, then, lambda: self.block(s.orelse), "if", breaks)
         self.cold_ifs.append(ColdIf(start, end, s.line))
 
     def s_For(self, s: n.For) -> None:

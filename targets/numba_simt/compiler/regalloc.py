@@ -252,6 +252,7 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
     code = list(lowered.code)  # spill code copies an instruction before changing it
     overrides = dict(lowered.logical)
     regions = lowered.regions
+    variables = frozenset(lowered.vreg_names)  # what the range mutants shorten
     owned: set[Instr] = set()  # the instructions this allocation made
     types = dict(lowered.vreg_types)
     new_vreg = _Counter(lowered.nvregs)
@@ -261,7 +262,7 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
     victims = coloring.random_state(seed + 1) if order == "random" else None
     for _ in range(MAX_ROUNDS):
         if live is None:
-            live = liveness(flow(code, overrides), regions, mutants)
+            live = liveness(flow(code, overrides), regions, mutants, variables)
         color, chosen = _color(live, new_vreg.next, nregs, order, seed, temps | set(slots),
                                victims, mutants)
         if not chosen:
@@ -277,7 +278,7 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
             if mutants.on("f32-spill-converts") else frozenset()
         code = _spill(code, live.flow, now, new_vreg, new_temps, owned, overrides, groups,
                       mutants, converted)
-        live = liveness(after_spill(live.flow, code, groups), regions, mutants)
+        live = liveness(after_spill(live.flow, code, groups), regions, mutants, variables)
         for t, victim in new_temps.items():
             temps.add(t)
             types[t] = types[victim]

@@ -39,7 +39,8 @@ class HostFacts:
 
 def host_facts(host: Lowered, mutants: Mutants = NONE) -> HostFacts:
     f = flow(host.code, host.logical)
-    return HostFacts(liveness(f, host.regions, mutants), _reachable(f))
+    return HostFacts(liveness(f, host.regions, mutants, frozenset(host.vreg_names)),
+                     _reachable(f))
 
 
 def wave_reachable(lowered: Lowered) -> tuple[list[bool], dict[Label, int]]:
