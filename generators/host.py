@@ -8,7 +8,8 @@ it), mappings held open across launches and read or written after them, frees an
 mappings that leave holes (fragmentation), several launches. And about one step in
 five is drawn as a pair (generators/pairs.py): a step kind and the state its buffer must
 be in, with the steps that bring a buffer into that state first where none is -- steps
-drawn on their own reach some step-by-state pairs all but never.
+drawn on their own reach some step-by-state pairs all but never --, and half the time
+followed by a witness: a launch that binds the buffer and a read of it.
 """
 
 from __future__ import annotations
@@ -117,10 +118,13 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
             # a step drawn given the state of its buffer (generators/pairs.py): some
             # step-by-state pairs are all but never drawn by steps drawn on their own
             fresh += 1
-            if _toward(draw, pick, data, states, fn, params, need, pick(list(HOST_PAIRS)),
-                       f"b{fresh}", f"m{len(steps)}", steps):
+            broke, acted = _toward(draw, pick, data, states, fn, params, need,
+                                   pick(list(HOST_PAIRS)), f"b{fresh}", f"m{len(steps)}", steps)
+            if broke:
                 break
-            continue
+            if acted is None or draw(st.booleans()):
+                continue
+            batch = _witness(draw, pick, states, params, need, acted)
         if step is not None:
             batch = [step]
         if _take(batch, states, fn, steps):
@@ -151,20 +155,43 @@ def _take(batch: list[dict[str, Any]], states: BufferStates, fn: Any,
 
 def _toward(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates, fn: Any,
             params: dict[str, Any], need: dict[str, int], pair: str, new: str,
-            mapping: str, steps: list[dict[str, Any]]) -> bool:
+            mapping: str, steps: list[dict[str, Any]]) -> tuple[bool, str | None]:
     """Steps that end in `pair` (`host:STEP@STATE`): STEP on a buffer in STATE, after the
-    steps that bring one into STATE when none is. True when a step broke a rule."""
+    steps that bring one into STATE when none is. Whether a step broke a rule, and the
+    buffer STEP acted on (None: it was not reached)."""
     op, state = pair[len("host:"):].split("@")
     for _ in range(3):
         ready = [b for b in states.in_state(state)
                  if op not in ("map_read", "map_write", "unmap") or _mapping_of(states, b, op)]
         if ready:
-            step = _step_on(draw, pick, data, states, params, need, op, pick(ready), mapping)
-            return step is not None and _take([step], states, fn, steps)
+            buffer = pick(ready)
+            step = _step_on(draw, pick, data, states, params, need, op, buffer, mapping)
+            if step is None:
+                return False, None
+            return _take([step], states, fn, steps), buffer
         prepare = _into(draw, pick, states, params, need, state, op, new, mapping)
         if not prepare or _take(prepare, states, fn, steps):
-            return bool(prepare)
-    return False
+            return bool(prepare), None
+    return False, None
+
+
+def _witness(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str, Any],
+             need: dict[str, int], buffer: str) -> list[dict[str, Any]]:
+    """Steps that show what a step on `buffer` left: a launch that binds it (unless it is
+    mapped for writing or gone), then a read of it, through its open mapping if it has one
+    (a bug in the step shows only where something reads what it left)."""
+    rules = states.rules
+    if buffer not in rules.buffers:
+        return []
+    out: list[dict[str, Any]] = []
+    if rules.mode(buffer) != "write":
+        launch = _launch(draw, pick, rules, params, need, prefer=buffer)
+        if launch is not None:
+            out.append(launch)
+    mapping = _mapping_of(states, buffer, "map_read")
+    out.append({"op": "map_read", "mapping": mapping} if mapping is not None
+               else {"op": "read", "buffer": buffer})
+    return out
 
 
 def _mapping_of(states: BufferStates, buffer: str, op: str) -> str | None:

@@ -371,10 +371,10 @@ class _Lowerer:
             self.emit(Op.M_OR, d=EXEC, a=EXEC, b=tout)
         self.region(then_start, else_start, else_start, f"{what}: else-lanes wait", "then")
         self.region(else_start, join, join, f"{what}: finished then-lanes wait", "else")
-        for (start, end), ends in zip(((then_start, then_end), (else_body, join)), breaks):
+        for (first, past), ends in zip(((then_start, then_end), (else_body, join)), breaks):
             if ends:
                 exit_label = self.frames[-1].loops[-1][2]
-                self.region(start, end, exit_label, f"{what}: an arm that breaks", "exit_arm")
+                self.region(first, past, exit_label, f"{what}: an arm that breaks", "exit_arm")
 
     def s_If(self, s: n.If) -> None:
         cond = self.expr(s.cond)
