@@ -47,6 +47,10 @@ _ALL = (
            "a variable read in a loop body and dead after the loop is live only up to its "
            "last read in the code's order: a later definition in the body may take its "
            "register before the next trip reads it (an interval not stretched over its loop)"),
+    Mutant("dead-loop-def-no-interference", "003", "regalloc",
+           "a variable assigned in a loop and read neither in it nor after it is taken for "
+           "dead code and left out of the interference graph, but its writes stay: they "
+           "may land in a register a live value holds"),
     Mutant("wwm-loop-continue", "003", "liveness",
            "values of lanes waiting at a loop's continue point are not live while the rest "
            "of the body runs (003's corruption in non-uniform loops, by `continue`: it "

@@ -16,7 +16,7 @@ from difftest.core.ir import parse
 from targets.numba_simt import mutants
 from targets.numba_simt.device import machine
 from targets.numba_simt.isa import EXEC, Op
-from targets.numba_simt.compiler.liveness import all_lanes, defs, flow, liveness
+from targets.numba_simt.compiler.liveness import all_lanes, bits, defs, flow, liveness
 from targets.numba_simt.compiler.lower import Instr, lower
 from targets.numba_simt.compiler.regalloc import allocate_registers, interference
 from targets.numba_simt.target import NumbaSimtTarget, compile_program, compile_options
@@ -174,6 +174,30 @@ def test_range_mutants_drop_a_variable_dead_after_its_loop_from_the_back_edge() 
     assert _kept_over_back_edge("s", "break-arm-read-ends-range")
     assert not _kept_over_back_edge("s", "loop-read-ends-range")
     assert _kept_over_back_edge("v", "loop-read-ends-range")
+
+
+DEAD_IN_LOOP = """
+def k(inp: Buffer[i32], out: Buffer[i32]):
+    a = inp[gid()] + 5
+    for j in range(4):
+        d = j * 7
+        out[gid()] = a + j
+"""
+
+
+def test_dead_loop_def_no_interference_lets_a_dead_variable_share_a_live_register() -> None:
+    lowered = lower(parse(DEAD_IN_LOOP), "k")
+    d = vreg(lowered, "d")
+
+    def shares(mutant: str | None) -> bool:
+        alloc = allocate_registers(lowered, 32, mutants=mutants.Mutants.of(
+            [mutant] if mutant else []))
+        f = alloc.live.flow
+        [at] = [i for i, ins in enumerate(f.instrs) if f.defined[i] == d]
+        live = bits(alloc.live.live_out[at] & ~(1 << d))
+        return any(alloc.color.get(v) == alloc.color[d] for v in live)
+
+    assert not shares(None) and shares("dead-loop-def-no-interference")
 
 
 CALL_RETURN = """

@@ -44,7 +44,7 @@ from . import coloring, dataflow
 from ..mutants import NONE, Mutants
 from ..isa import Op
 from .liveness import Flow, Liveness, after_spill, all_lanes, bits, flow, liveness, uses
-from .lower import Instr, Label, Lowered
+from .lower import Instr, Label, Lowered, Region
 
 MAX_ROUNDS = 200
 ORDERS = ("lowest", "recent", "random")
@@ -112,8 +112,8 @@ def _mirrored(adjacent: dict[int, int]) -> dict[int, int]:
 
 
 def _color(live: Liveness, nvregs: int, nregs: int, order: str, seed: int,
-           excluded: set[int], victim_rng: np.ndarray | None, mutants: Mutants
-           ) -> tuple[dict[int, int], list[int]]:
+           excluded: set[int], victim_rng: np.ndarray | None, mutants: Mutants,
+           dead: frozenset[int] = frozenset()) -> tuple[dict[int, int], list[int]]:
     """Greedy colouring in vreg order with spill decisions on the way: when `v` finds no
     register, a victim is chosen among v and its coloured neighbours (Chaitin's: the
     highest degree per occurrence; never one in `excluded`, nor an earlier victim); a
@@ -123,11 +123,29 @@ def _color(live: Liveness, nvregs: int, nregs: int, order: str, seed: int,
     vreg it holds may not be clobbered by v's (`_round_facts`' `across`, over vregs below
     `nvregs`). The loop is compiled (`coloring.py`)."""
     vregs, firsts, lasts, across, parked_only = _round_facts(live, nvregs, order, mutants)
+    if dead:  # the bug of dead-loop-def-no-interference: their writes stay, unaccounted
+        across[np.isin(vregs, sorted(dead))] = 0
     out = coloring.color_rows(vregs, across, parked_only, firsts, lasts, nregs, order,
                               seed, excluded, lambda: _occurrences(live.flow), victim_rng)
     if out is None:
         raise AllocationError(f"registers={nregs} is too few for this kernel, even with spilling")
     return out
+
+
+def _dead_in_loops(live: Liveness, regions: list[Region], variables: frozenset[int]
+                   ) -> frozenset[int]:
+    """The variables assigned in a loop and read neither in it nor after it (pairs'
+    `live:never`): what dead-loop-def-no-interference takes for removed dead code."""
+    f = live.flow
+    out: set[int] = set()
+    for loop in (r for r in regions if r.kind == "loop_exit"):
+        span = range(f.label_at[loop.start], f.label_at[loop.end])
+        read = 0
+        for i in span:
+            read |= f.use_bits[i]
+        out.update(d for i in span if (d := f.defined[i]) is not None and d in variables
+                   and not read >> d & 1 and not live.live_out[i] >> d & 1)
+    return frozenset(out)
 
 
 def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg: _Counter,
@@ -263,8 +281,10 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
     for _ in range(MAX_ROUNDS):
         if live is None:
             live = liveness(flow(code, overrides), regions, mutants, variables)
+        dead = _dead_in_loops(live, regions, variables) \
+            if mutants.on("dead-loop-def-no-interference") else frozenset()
         color, chosen = _color(live, new_vreg.next, nregs, order, seed, temps | set(slots),
-                               victims, mutants)
+                               victims, mutants, dead)
         if not chosen:
             return Allocation(code, color, slots, temps, live, nregs, len(slots), types)
         # every victim of this round is spilled before the next (one victim a round made
