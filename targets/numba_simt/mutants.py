@@ -199,6 +199,9 @@ _ALL = (
     Mutant("free-pending-last", "004", "pool",
            "freeing a buffer unmapped after writing, not yet back in the pool, looks it up "
            "in the pool's list by its base, -1, and unlinks the list's last item instead"),
+    Mutant("unmap-read-keeps-copy", "004", "pool",
+           "unmapping a read mapping keeps its copy, and the next mapping of the buffer "
+           "reuses it as current: what launches wrote since is lost"),
     Mutant("read-copy-not-refreshed", "004", "pool",
            "a launch that binds a buffer mapped for reading does not refresh the mapping's "
            "copy, so reading through it shows the contents before the launch"),

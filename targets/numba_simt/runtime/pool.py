@@ -176,7 +176,10 @@ class Pool:
         item.before_launch = None
         if item.in_pool:
             item.status |= FOR_DEMOTING
-            self._demote(item, keep_in_pool=(mode == "read"))
+            # the bug of unmap-read-keeps-copy: a copy kept from an earlier read mapping is
+            # taken for current, though launches since may have written the buffer
+            kept = self.mutants.on("unmap-read-keeps-copy") and item.host is not None
+            self._demote(item, keep_in_pool=(mode == "read"), copy=not kept)
         self.touch(item)
         item.status |= MAPPED_READ if mode == "read" else MAPPED_WRITE
         assert item.host is not None
@@ -205,7 +208,8 @@ class Pool:
                     # the bug: the copy is written back where the item was when seen
                     at = self._base(item, "unmap-stale-base")
                     self.storage[at:at + item.length] = item.host
-                item.host = None  # the copy that served the mapping
+                if not self.mutants.on("unmap-read-keeps-copy"):
+                    item.host = None  # the copy that served the mapping
         self.touch(item)
 
     def free(self, item: Item) -> None:
@@ -377,9 +381,10 @@ class Pool:
             return item.base_seen
         return item.start
 
-    def _demote(self, item: Item, keep_in_pool: bool) -> None:
-        at = self._base(item, "map-stale-base")
-        item.host = self.storage[at:at + item.length].copy()
+    def _demote(self, item: Item, keep_in_pool: bool, copy: bool = True) -> None:
+        if copy:
+            at = self._base(item, "map-stale-base")
+            item.host = self.storage[at:at + item.length].copy()
         if not keep_in_pool:
             self.items.remove(item)
             item.start = -1
