@@ -179,11 +179,15 @@ def _witness(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str,
              need: dict[str, int], buffer: str) -> list[dict[str, Any]]:
     """Steps that show what a step on `buffer` left: a launch that binds it (unless it is
     mapped for writing or gone), then a read of it, through its open mapping if it has one
-    (a bug in the step shows only where something reads what it left)."""
+    (a bug in the step shows only where something reads what it left); after a free, a
+    launch and a read of every other buffer not mapped for writing (what a free gets
+    wrong lands on the others)."""
     rules = states.rules
-    if buffer not in rules.buffers:
-        return []
     out: list[dict[str, Any]] = []
+    if buffer not in rules.buffers:
+        launch = _launch(draw, pick, rules, params, need)
+        return ([launch] if launch is not None else []) + [
+            {"op": "read", "buffer": b} for b in sorted(rules.buffers) if rules.mode(b) != "write"]
     if rules.mode(buffer) != "write":
         launch = _launch(draw, pick, rules, params, need, prefer=buffer)
         if launch is not None:
