@@ -202,6 +202,9 @@ _ALL = (
     Mutant("unmap-read-keeps-copy", "004", "pool",
            "unmapping a read mapping keeps its copy, and the next mapping of the buffer "
            "reuses it as current: what launches wrote since is lost"),
+    Mutant("unmap-write-releases-copy", "004", "pool",
+           "unmapping a write mapping releases the buffer's own copy, as after a read "
+           "mapping, though out of the pool it holds the only contents: they are lost"),
     Mutant("read-copy-not-refreshed", "004", "pool",
            "a launch that binds a buffer mapped for reading does not refresh the mapping's "
            "copy, so reading through it shows the contents before the launch"),

@@ -199,6 +199,10 @@ class Pool:
         item.before_launch = None
         if mapping.mode == "write":
             item.status &= ~MAPPED_WRITE
+            if self.mutants.on("unmap-write-releases-copy"):
+                # the bug: its own buffer released as a read mapping's copy is, though it
+                # holds the only contents: the item comes back as a fresh one
+                item.host = np.zeros(item.length, dtype=np.int64)
             if not item.in_pool:
                 item.status |= FOR_PROMOTING  # its own buffer is the truth until then
         else:
