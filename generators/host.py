@@ -40,7 +40,7 @@ def host_programs(case: Case) -> st.SearchStrategy[list[dict[str, Any]]]:
 def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
     fn = case.function
     params = {p.name: p for p in fn.params if p.ty.is_buffer}
-    states = BufferStates.for_case(case.args)
+    states = BufferStates.for_case(case)
     rules = states.rules
     length_of = {name: rules.buffers[name][1] for name in rules.buffers}
     need = {name: length_of.get(name, 0) for name in params}  # what the kernel indexes
@@ -177,8 +177,8 @@ def _toward(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates, fn: Any
 
 def _witness(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str, Any],
              need: dict[str, int], buffer: str) -> list[dict[str, Any]]:
-    """Steps that show what a step on `buffer` left: a launch that binds it (unless it is
-    mapped for writing or gone), then a read of it, through its open mapping if it has one
+    """Steps that show what a step on `buffer` left: a launch that binds it where a
+    parameter of its type is (unless it is mapped for writing or gone), then a read of it, through its open mapping if it has one
     (a bug in the step shows only where something reads what it left); after a free, a
     launch and a read of every other buffer not mapped for writing (what a free gets
     wrong lands on the others)."""
@@ -246,18 +246,31 @@ def _into(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str, An
                          prefer=pick(waiting) if waiting else None)
         return [launch] if launch is not None else []
     if state == "moved":
-        # a buffer in the pool, then a launch that brings in one that was not there
-        if not states.in_state("bound"):
+        # a buffer in the pool after a hole, then a launch that takes one in (closing the
+        # hole, it moves what is after it): the hole is a buffer before it mapped for
+        # writing and unmapped (taken back in by that launch)
+        if len(states.order) < 2:
             return _into(draw, pick, states, params, need, "bound", op, new, mapping)
-        like = pick(sorted(params))
-        dtype = dtype_name(params[like].ty.element)
         prepare: list[dict[str, Any]] = []
         after = HostRules(dict(rules.buffers), dict(rules.mappings))
-        if op in ("map_read", "map_write", "unmap"):  # a mapping held across the move
-            held = pick(states.in_state("bound"))
-            mode = "write" if op == "map_write" else pick(["read", "write"])
-            prepare.append({"op": "map", "buffer": held, "mode": mode, "as": mapping})
-            after.mappings[mapping] = (held, mode)
+        behind = states.order[states.hole:] if states.hole is not None else []
+        if not behind:
+            ahead = [i for i, b in enumerate(states.order[:-1]) if rules.mode(b) is None]
+            if not ahead:
+                return []
+            first = pick(ahead)
+            behind = states.order[first + 1:]
+            prepare += [{"op": "map", "buffer": states.order[first], "mode": "write",
+                         "as": mapping + "h"}, {"op": "unmap", "mapping": mapping + "h"}]
+        if op in ("map_read", "unmap"):  # a read mapping held across the move
+            held = [b for b in behind if rules.mode(b) is None]
+            if not held:
+                return prepare
+            target = pick(held)
+            prepare.append({"op": "map", "buffer": target, "mode": "read", "as": mapping})
+            after.mappings[mapping] = (target, "read")
+        like = pick(sorted(params))
+        dtype = dtype_name(params[like].ty.element)
         prepare.append({"op": "create", "buffer": new, "dtype": dtype,
                         "length": max(1, need.get(like, 4)) + pick([0, 8])})
         after.buffers[new] = (dtype, prepare[-1]["length"])

@@ -5,9 +5,9 @@ pairs", has the list and why each is there):
 
 - `host:<step>@<state>`: a host program's step acting on a buffer in a state -- created
   (never bound to a launch), bound (in the pool since a launch), mapped for reading or
-  writing, unmapped (mapped, then unmapped, not bound since), moved (in the pool when a
-  later launch brought a buffer into it that was not there: the pool grows or compacts,
-  and every base changes; until a step acts on the buffer again). `BufferStates` is that
+  writing, unmapped (mapped, then unmapped, not bound since), moved (in the pool after a
+  hole -- a buffer freed or mapped for writing -- when a later launch took a buffer in
+  and the pool closed its holes; until a step acts on the buffer again). `BufferStates` is that
   model, shared with the host generator, which draws a step given its buffer's state;
 - `live:<where>`: for each scalar a loop reads or assigns, where its last use falls:
   `after_loop` (live at the loop's exit), and for one dead there: `never` (assigned in
@@ -69,26 +69,43 @@ def unreachable_pairs(capabilities: frozenset[str]) -> frozenset[str]:
 class BufferStates:
     """Each buffer's state as a host program runs (the states of the module docstring).
     `step` applies one step and returns the pairs it made; a step that breaks a rule
-    makes none (the program ends there)."""
+    makes none (the program ends there).
+
+    *moved* follows the pool (numba-simt's, as r600g's): the buffers in it by base
+    (`order`), the ones out of it in the order a launch takes them in (`outside`). A
+    buffer leaving the pool (freed, or mapped for writing) leaves a hole; a launch that
+    takes any buffer in closes the holes, and every buffer after the first hole moves.
+    A kernel that calls `alloc()` may leave a hole anywhere, so after its launch every
+    buffer may move."""
 
     rules: HostRules
     base: dict[str, str] = field(default_factory=dict)
-    resident: set[str] = field(default_factory=set)  # in the device's pool
+    order: list[str] = field(default_factory=list)  # in the pool, by base
+    outside: list[str] = field(default_factory=list)  # not in it, as a launch takes them
+    hole: int | None = None  # where the first hole is in `order` (None: no hole)
     moved: set[str] = field(default_factory=set)
     mapped: dict[str, str] = field(default_factory=dict)  # mapping -> buffer
     pending: set[str] = field(default_factory=set)  # unmapped after writing: any launch
                                                     # takes it in
+    allocates: bool = False  # the kernel calls alloc()
 
     @staticmethod
-    def for_case(args: dict[str, Any]) -> BufferStates:
-        rules = HostRules.for_case(args)
-        return BufferStates(rules, {b: "created" for b in rules.buffers})
+    def for_case(case: Any) -> BufferStates:
+        rules = HostRules.for_case(case.args)
+        allocates = any(isinstance(x, n.Alloc) for f in case.program.functions
+                        for x in walk(f.body))
+        return BufferStates(rules, {b: "created" for b in rules.buffers},
+                            outside=list(rules.buffers), allocates=allocates)
 
     def state(self, buffer: str) -> str:
         return "moved" if buffer in self.moved else self.base[buffer]
 
     def in_state(self, state: str) -> list[str]:
         return sorted(b for b in self.base if self.state(b) == state)
+
+    def before_a_hole(self) -> list[str]:
+        """Buffers in the pool with another after them: a hole where one is moves those."""
+        return self.order[:-1]
 
     def step(self, step: dict[str, Any], fn: n.Function) -> list[str]:
         """Apply `step` (HostError when it breaks a rule); the pairs it made."""
@@ -104,42 +121,63 @@ class BufferStates:
         pairs = [f"host:{op}@{s}" for s in before.values()]
         if op == "create":
             self.base[step["buffer"]] = "created"
+            self.outside.append(step["buffer"])
         elif op == "free":
-            del self.base[step["buffer"]]
-            self.resident.discard(step["buffer"])
-            self.pending.discard(step["buffer"])
+            b = step["buffer"]
+            del self.base[b]
+            self._leave(b)
+            if b in self.outside:
+                self.outside.remove(b)
+            self.pending.discard(b)
         elif op == "map":
-            self.base[step["buffer"]] = f"mapped_{step['mode']}"
-            self.mapped[step["as"]] = step["buffer"]
-            self.pending.discard(step["buffer"])
+            b = step["buffer"]
+            self.base[b] = f"mapped_{step['mode']}"
+            self.mapped[step["as"]] = b
             if step["mode"] == "write":  # it leaves the pool until a launch takes it in
-                self.resident.discard(step["buffer"])
+                self.pending.discard(b)
+                if b in self.order:
+                    self._leave(b)
+                    self.outside.append(b)
         elif op == "unmap":
             if self.base[acted[0]] == "mapped_write":  # the pool takes it in at a launch
                 self.pending.add(acted[0])
             self.base[acted[0]] = "unmapped"
             del self.mapped[step["mapping"]]
         elif op == "launch":
-            # taken in: its buffers not in the pool, and every one unmapped after writing;
-            # taking any in grows or compacts the pool, moving what is there
-            taken = (set(acted) | self.pending) - self.resident
-            if taken:
-                self.moved |= self.resident - set(acted)
-            self.resident |= taken
-            self.pending.clear()
-            for b in acted:
-                if not self.base[b].startswith("mapped"):
-                    self.base[b] = "bound"
+            self._launch(acted)
         for b in acted:
             self.moved.discard(b)
         return pairs
+
+    def _leave(self, buffer: str) -> None:
+        if buffer in self.order:
+            i = self.order.index(buffer)
+            self.order.pop(i)
+            self.hole = i if self.hole is None else min(self.hole, i)
+
+    def _launch(self, acted: list[str]) -> None:
+        # taken in: its buffers not in the pool, and every one unmapped after writing (a
+        # buffer mapped for writing waits for its unmap); taking any in closes the holes
+        taken = [b for b in self.outside if (b in acted or b in self.pending)
+                 and self.base.get(b) != "mapped_write"]
+        if taken and self.hole is not None:
+            self.moved |= set(self.order[self.hole:]) - set(acted)
+            self.hole = None
+        self.order += taken
+        self.outside = [b for b in self.outside if b not in taken]
+        self.pending -= set(taken)
+        for b in acted:
+            if not self.base[b].startswith("mapped"):
+                self.base[b] = "bound"
+        if self.allocates:
+            self.hole = 0  # its allocations may grow the pool and leave a hole first
 
 
 def host_pairs(case: Any) -> frozenset[str]:
     """The `host:` pairs a case's host program makes (none without one)."""
     if not case.host:
         return frozenset()
-    states = BufferStates.for_case(case.args)
+    states = BufferStates.for_case(case)
     found: set[str] = set()
     for step in case.host:
         try:

@@ -10,8 +10,8 @@ growth replaces (the mapping bug r600g's fix removed).
 Item states as in the driver: in the pool or not; mapped for reading / writing; marked
 for promoting (bound to the next launch) / demoting. A launch promotes the items bound to
 it: the pool grows when they do not fit (new storage, every item copied in, compacted:
-bases change) or defragments in place when it is fragmented (bases change too), then
-copies each promoted item in. Mapping demotes: for writing, the item leaves the pool (the
+bases after a hole change) or, when it has holes, defragments in place (the same), then
+copies each promoted item in; a launch that takes nothing in moves nothing. Mapping demotes: for writing, the item leaves the pool (the
 pool becomes fragmented); for reading, it stays, with a copy in its own buffer that every
 launch refreshes, so the mapping keeps showing the current contents. Unmapping a write
 mapping marks the item for promoting; its own buffer is the truth until then.
@@ -151,6 +151,7 @@ class Pool:
         if self.mutants.on("read-without-fence") and _unfenced(item):
             assert item.before_launch is not None
             return item.before_launch.copy()  # the bug: read before the launch ended
+        item.before_launch = None  # a read waits for the launch: a fence
         if item.in_pool:
             start = self._base(item, "read-stale-base")
             self.touch(item)
@@ -425,8 +426,9 @@ class Pool:
 
 
 def _unfenced(item: Item) -> bool:
-    """Bound to the latest launch, no host step on it since, not mapped."""
-    return item.before_launch is not None and not item.status & (MAPPED_READ | MAPPED_WRITE)
+    """Bound to the latest launch, no host step on it since, in the pool, not mapped."""
+    return item.before_launch is not None and item.in_pool \
+        and not item.status & (MAPPED_READ | MAPPED_WRITE)
 
 
 def _pending(item: Item) -> bool:
