@@ -75,8 +75,8 @@ class BufferStates:
     (`order`), the ones out of it in the order a launch takes them in (`outside`). A
     buffer leaving the pool (freed, or mapped for writing) leaves a hole; a launch that
     takes any buffer in closes the holes, and every buffer after the first hole moves.
-    A kernel that calls `alloc()` may leave a hole anywhere, so after its launch every
-    buffer may move."""
+    A kernel that allocates in the pool (`alloc()`, its workgroup arrays) may leave a hole
+    anywhere, so after its launch every buffer may move."""
 
     rules: HostRules
     base: dict[str, str] = field(default_factory=dict)
@@ -87,12 +87,12 @@ class BufferStates:
     mapped: dict[str, str] = field(default_factory=dict)  # mapping -> buffer
     pending: set[str] = field(default_factory=set)  # unmapped after writing: any launch
                                                     # takes it in
-    allocates: bool = False  # the kernel calls alloc()
+    allocates: bool = False  # its launches allocate (alloc(), workgroup arrays)
 
     @staticmethod
     def for_case(case: Any) -> BufferStates:
         rules = HostRules.for_case(case.args)
-        allocates = any(isinstance(x, n.Alloc) for f in case.program.functions
+        allocates = any(isinstance(x, (n.Alloc, n.LocalArray)) for f in case.program.functions
                         for x in walk(f.body))
         return BufferStates(rules, {b: "created" for b in rules.buffers},
                             outside=list(rules.buffers), allocates=allocates)
