@@ -178,10 +178,10 @@ def _toward(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates, fn: Any
 def _witness(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str, Any],
              need: dict[str, int], buffer: str) -> list[dict[str, Any]]:
     """Steps that show what a step on `buffer` left: a launch that binds it where a
-    parameter of its type is (unless it is mapped for writing or gone), then a read of it, through its open mapping if it has one
-    (a bug in the step shows only where something reads what it left); after a free, a
-    launch and a read of every other buffer not mapped for writing (what a free gets
-    wrong lands on the others)."""
+    parameter of its type is (unless it is mapped for writing or gone), then a read of
+    it, through its open mapping if it has one (a bug in the step shows only where
+    something reads what it left); after a free, a launch and a read of every other
+    buffer not mapped for writing (what a free gets wrong lands on the others)."""
     rules = states.rules
     out: list[dict[str, Any]] = []
     if buffer not in rules.buffers:

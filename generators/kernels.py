@@ -50,7 +50,9 @@ needs it): some a loop assigned get new values right after it, a value is read o
 the way to a `break` or `continue`, and a `for` with a `continue` may hold 003's loop
 form by `continue` (a value read each trip, redefined by whole-wave code after the
 continue, dead after the loop: only the continue point keeps it for the lanes that
-took it). Loops with an early exit often get a wave operation after it
+took it) or its form by `break` (a value from before the loop read only on the arm that
+breaks, dead after the loop: only the back edge keeps it, for the lanes that break on a
+later trip). Loops with an early exit often get a wave operation after it
 (generators/pairs.py counts these pairs). Productions repeat in their lists as weights,
 wave operations weigh more under divergence, and fault sites fire for few workitems (a
 value equal to a small constant, `gid == C`, `gid - C` as divisor, `gid + C` as index),
@@ -440,7 +442,7 @@ class _Gen:
         if "dead" not in self.on or not (dead or self.pick((False, True, True))):
             return []
         assigned = {m.group(1) for m in map(_ASSIGNED.match, loop) if m}
-        names = [v for v in fn.vars if v in assigned and v not in keep
+        names = [v for v in fn.vars if (v in assigned or v == dead) and v not in keep
                  and fn.vars[v] in (I32, I64)]
         lines = []
         for name in names:
@@ -945,6 +947,29 @@ class _Gen:
                 value = self.pick(_I32_CONSTS[:7])
             fn.vars[redefined] = ty
             lines += [f"{inner}{redefined} = {value}"]
+        elif exit_kind == "break" and fn.outs and "dead" in self.on \
+                and self.pick((False, True, True)):
+            # the same by `break`: a value from before the loop (a local, or one made for
+            # it there, in scope nowhere else) read only on the arm that leaves it, so
+            # live over the back edge for the lanes that break on a later trip, and dead
+            # after the loop (feature `dead`); the rest of the body does not read it
+            if carried:
+                redefined = self.pick(carried)
+                ty = fn.vars.pop(redefined)
+                fn.locals = [v for v in fn.locals if v != redefined]
+            else:
+                fn.vars.pop(var)  # not the loop's variable: it is set only in the loop
+                value, ty = self.int_expr(fn, I32, 1)
+                fn.vars[var] = I32
+                redefined = self.name("x")
+                lines.insert(len(before), f"{pad}{redefined} = {value}")
+            buf, bty = self.pick(fn.outs)
+            slot, inner = self.slot(fn), pad + "    "
+            read = redefined if bty is I64 or ty is I32 else f"i32({redefined})"
+            lines += [f"{inner}if {self.cond(fn, 1)}:",
+                      f"{inner}    {buf}[{slot}] = {buf}[{slot}] + {read}", f"{inner}    break"]
+            if "wave" in self.on and self.pick((False, True)):
+                after = ("wave_assign",)
         elif exit_kind != "none":
             lines += self.stmt(fn, pad + "    ", exit_kind)
             if "wave" in self.on and self.pick((False, True)):
