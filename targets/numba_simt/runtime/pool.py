@@ -8,13 +8,14 @@ while out of the pool and where every mapping points -- never into the pool, who
 growth replaces (the mapping bug r600g's fix removed).
 
 Item states as in the driver: in the pool or not; mapped for reading / writing; marked
-for promoting (bound to the next launch) / demoting. A launch promotes the items bound to
-it: the pool grows when they do not fit (new storage, every item copied in, compacted:
-bases after a hole change) or, when it has holes, defragments in place (the same), then
-copies each promoted item in; a launch that takes nothing in moves nothing. Mapping
-demotes: for writing, the item leaves the pool (the pool becomes fragmented); for reading, it stays, with a copy in its own buffer that every
-launch refreshes, so the mapping keeps showing the current contents. Unmapping a write
-mapping marks the item for promoting; its own buffer is the truth until then.
+for promoting (bound to the next launch) / demoting. A launch promotes the items bound
+to it: the pool grows when they do not fit (new storage, every item copied in,
+compacted: bases after a hole change) or, when it has holes, defragments in place (the
+same), then copies each promoted item in; a launch that takes nothing in moves nothing.
+Mapping demotes: for writing, the item leaves the pool (the pool becomes fragmented);
+for reading, it stays, with a copy in its own buffer that every launch refreshes, so the
+mapping keeps showing the current contents. Unmapping a write mapping marks the item for
+promoting; its own buffer is the truth until then.
 
 The pool's mutants (`mutants.py`, mechanism "pool") live here.
 """
