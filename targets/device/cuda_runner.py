@@ -37,7 +37,7 @@ def build(source: str, entry: str) -> object:
     """The kernel, built by NVRTC into a cubin for this GPU (cached by its text)."""
     key = hashlib.sha256(source.encode()).hexdigest()
     if key not in _KERNELS:
-        arch = "sm_" + str(cp.cuda.Device().compute_capability)
+        arch = f"sm_{_arch()}"
         prog = nvrtc.createProgram(source, "kernel.cu", (), ())
         try:
             try:
@@ -52,6 +52,19 @@ def build(source: str, entry: str) -> object:
             f.flush()
             _KERNELS[key] = cp.RawModule(path=f.name).get_function(entry)  # loads it now
     return _KERNELS[key]
+
+
+def _arch() -> int:
+    """The newest architecture NVRTC can build that this GPU runs: its own, or below it
+    where the GPU is newer than the NVRTC installed (a cubin runs on its major version's
+    later minors)."""
+    own = int(cp.cuda.Device().compute_capability)
+    try:
+        known = [int(a) for a in nvrtc.getSupportedArchs()]
+    except (AttributeError, nvrtc.NVRTCError):  # an NVRTC older than 11.2 lists none
+        return own
+    fits = [a for a in known if a <= own and a // 10 == own // 10]
+    return max(fits) if fits else own
 
 
 def describe() -> dict:
