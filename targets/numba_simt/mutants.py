@@ -199,6 +199,9 @@ _ALL = (
     Mutant("free-pending-last", "004", "pool",
            "freeing a buffer unmapped after writing, not yet back in the pool, looks it up "
            "in the pool's list by its base, -1, and unlinks the list's last item instead"),
+    Mutant("read-copy-written-back", "004", "pool",
+           "after a launch that binds a buffer mapped for reading, the mapping's copy is "
+           "copied into the pool instead of from it: what the launch wrote is lost"),
     Mutant("unmap-read-keeps-copy", "004", "pool",
            "unmapping a read mapping keeps its copy, and the next mapping of the buffer "
            "reuses it as current: what launches wrote since is lost"),
@@ -301,6 +304,52 @@ MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
 
 _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
 _RUNTIME = ("runtime", "trampoline", "pool")
+
+
+#: each pair a campaign counts (generators/pairs.py, docs/semantics.md "Coverage of
+#: pairs") and the mutant it proves matters: one that only a program holding the pair
+#: reveals (`wave@KIND`: any wave operation under that divergence; docs/hunt.md has each
+#: one's hunt figures)
+PAIR_MUTANTS: dict[str, str] = {
+    "host:launch@created": "launch-uploads-zeros",
+    "host:launch@bound": "launch-without-fence",
+    "host:launch@moved": "launch-stale-base",
+    "host:launch@unmapped": "launch-pending-zeros",
+    "host:launch@mapped_read": "read-copy-written-back",
+    "host:write@created": "write-unplaced-dropped",
+    "host:write@bound": "write-without-fence",
+    "host:write@moved": "write-stale-base",
+    "host:write@unmapped": "write-pending-dropped",
+    "host:write@mapped_read": "write-misses-read-copy",
+    "host:read@created": "read-unplaced-zeros",
+    "host:read@bound": "read-without-fence",
+    "host:read@moved": "read-stale-base",
+    "host:read@unmapped": "read-pending-zeros",
+    "host:read@mapped_read": "read-drops-read-copy",
+    "host:map@created": "map-unplaced-fresh",
+    "host:map@bound": "map-without-fence",
+    "host:map@moved": "map-stale-base",
+    "host:map@unmapped": "map-after-unmap-stale",
+    "host:free@created": "free-unplaced-last",
+    "host:free@bound": "free-without-fence",
+    "host:free@moved": "free-stale-base",
+    "host:free@unmapped": "free-pending-last",
+    "host:map_read@mapped_read": "read-copy-not-refreshed",
+    "host:map_read@mapped_write": "write-mapping-reads-zeros",
+    "host:map_read@moved": "refresh-stale-base",
+    "host:map_write@mapped_write": "write-mapping-not-flushed",
+    "host:unmap@mapped_read": "unmap-read-keeps-copy",
+    "host:unmap@mapped_write": "unmap-write-releases-copy",
+    "host:unmap@moved": "unmap-stale-base",
+    "live:after_loop": "wwm-loop-exit",
+    "live:never": "dead-loop-def-no-interference",
+    "live:before_break": "break-arm-read-ends-range",
+    "live:across_continue": "wwm-loop-continue",
+    "live:in_body": "loop-read-ends-range",
+    "wave@break": "wave-sees-broken-lanes",
+    "wave@continue": "wave-sees-continued-lanes",
+    "wave@return": "wave-sees-returned-lanes",
+}
 
 
 @dataclass(frozen=True)

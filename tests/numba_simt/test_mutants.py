@@ -410,3 +410,28 @@ def test_every_mutant_has_a_corpus_entry_it_flips() -> None:
         if obj.get("expected", {}).get("verdict") == "disagree":
             flipped.update(obj.get("mutants", []))
     assert set(mutants.NAMES) <= flipped, sorted(set(mutants.NAMES) - flipped)
+
+
+def test_each_pair_has_a_mutant_whose_corpus_entries_hold_that_pair() -> None:
+    """PAIR_MUTANTS names a mutant for every pair a campaign counts; each corpus entry that
+    flips that mutant holds its pair (the proof that the pair matters is a bug only
+    programs with it show: a reduced case without the pair would disprove it)."""
+    from generators.pairs import ALL_PAIRS, host_pairs, kernel_pairs
+
+    assert set(mutants.PAIR_MUTANTS) == {p if not p.startswith("wave@") else p.split(":")[0]
+                                         for p in ALL_PAIRS}
+    assert set(mutants.PAIR_MUTANTS.values()) <= set(mutants.NAMES)
+    pair_of = {m: p for p, m in mutants.PAIR_MUTANTS.items()}
+    checked = set()
+    for path in sorted((REPO / "corpus").glob("*.json")):
+        obj = json.loads(path.read_text())
+        named = obj.get("mutants", [])
+        if obj.get("expected", {}).get("verdict") != "disagree" or len(named) != 1 \
+                or named[0] not in pair_of:
+            continue
+        case = case_from_json(obj, path.name)
+        held = host_pairs(case) | kernel_pairs(case.program)
+        pair = pair_of[named[0]]
+        assert any(h == pair or h.startswith(pair + ":") for h in held), (path.name, pair)
+        checked.add(named[0])
+    assert checked == set(pair_of), sorted(set(pair_of) - checked)

@@ -360,6 +360,10 @@ class Pool:
                 continue  # the bug: a launch that wrote it leaves its mapping's copy as was
             if item.status & MAPPED_READ and item.host is not None:
                 at = self._base(item, "refresh-stale-base")
+                if self.mutants.on("read-copy-written-back") and item in (bound or []):
+                    # the bug: the copy taken for the truth, written over what it ran
+                    self.storage[item.start:item.start + item.length] = item.host
+                    continue
                 item.host[:] = self.storage[at:at + item.length]
 
     def table(self, items: list[Item]) -> np.ndarray:
