@@ -170,6 +170,12 @@ class Lowered:
     # device code only (speculate.py): a DEOPT's infopoint -> the host's resume label
     speculated: dict[int, Label] = field(default_factory=dict)
 
+    def scalar_variables(self) -> frozenset[int]:
+        """The vregs of source variables holding scalars (not buffer references): the
+        values whose deaths generators/pairs.py counts."""
+        return frozenset(v for v in self.vreg_names
+                         if not (self.vreg_types[v].is_buffer or self.vreg_types[v].is_local))
+
 
 @dataclass
 class _Frame:

@@ -39,7 +39,7 @@ class HostFacts:
 
 def host_facts(host: Lowered, mutants: Mutants = NONE) -> HostFacts:
     f = flow(host.code, host.logical)
-    return HostFacts(liveness(f, host.regions, mutants, frozenset(host.vreg_names)),
+    return HostFacts(liveness(f, host.regions, mutants, host.scalar_variables()),
                      _reachable(f))
 
 
