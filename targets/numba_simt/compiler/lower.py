@@ -112,10 +112,10 @@ class ColdIf:
 #: ("then"), its join while the else-arm runs ("else"), a loop's exit ("loop_exit") or
 #: continue point ("loop_continue") while the loop runs, an inlined call's return point
 #: ("call")
-REGION_KINDS = ("then", "else", "loop_exit", "loop_continue", "call", "exit_arm")
-#: the kinds where lanes wait ("exit_arm" parks none: an if-arm that ends in its loop's
-#: `break`, parked at the loop's exit label, which only the liveness mutants read)
-PARKING_KINDS = REGION_KINDS[:-1]
+PARKING_KINDS = ("then", "else", "loop_exit", "loop_continue", "call")
+#: and "exit_arm", which parks no lanes: an if-arm that ends in its loop's `break`
+#: (`parked`: the loop's exit label), which only the liveness pair mutants read
+REGION_KINDS = PARKING_KINDS + ("exit_arm",)
 
 
 @dataclass

@@ -222,10 +222,7 @@ class Pool:
         if (self.mutants.on("free-unplaced-last") and _fresh(item)
                 or self.mutants.on("free-pending-last") and _pending(item)) and self.items:
             # the bug: the pool's list looked up by the item's base, -1: its last entry
-            last = self.items.pop()
-            last.start, last.host = -1, np.zeros(last.length, dtype=np.int64)
-            self.outside.append(last)
-            self._set_fragmented()
+            self._lose(self.items[-1])
         if self.mutants.on("free-without-fence") and _unfenced(item):
             # the bug: freed before the launch that bound it ended; its results land at
             # the next launch, after the pool has moved other items into those words
@@ -234,19 +231,24 @@ class Pool:
             at = self._base(item, "free-stale-base")  # scrubbed where it was last seen
             self.storage[at:at + item.length] = 0
         if item.in_pool:
-            victim = item
-            if self.mutants.on("free-wrong-item"):
-                k = self.items.index(item)
-                victim = self.items[k + 1] if k + 1 < len(self.items) else item
-            self.items.remove(victim)
-            victim.start = -1
-            if victim is not item:  # the wrong item's contents are gone
-                victim.host = np.zeros(victim.length, dtype=np.int64)
-                self.outside.append(victim)
-            self._set_fragmented()
+            k = self.items.index(item)
+            if self.mutants.on("free-wrong-item") and k + 1 < len(self.items):
+                self._lose(self.items[k + 1])  # the bug: its successor unlinked instead
+            else:
+                self.items.pop(k)
+                item.start = -1
+                self._set_fragmented()
         if item in self.outside:
             self.outside.remove(item)
         item.host = None
+
+    def _lose(self, victim: Item) -> None:
+        """A free mutant's victim: unlinked from the pool's list, its contents gone."""
+        self.items.remove(victim)
+        victim.start, victim.host = -1, np.zeros(victim.length, dtype=np.int64)
+        victim.before_launch = None
+        self.outside.append(victim)
+        self._set_fragmented()
 
     # ------------------------------------------------------------------ launches
 
