@@ -118,13 +118,15 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
             # a step drawn given the state of its buffer (generators/pairs.py): some
             # step-by-state pairs are all but never drawn by steps drawn on their own
             fresh += 1
-            broke, acted = _toward(draw, pick, data, states, fn, params, need,
-                                   pick(list(HOST_PAIRS)), f"b{fresh}", f"m{len(steps)}", steps)
+            pair = pick(list(HOST_PAIRS))
+            broke, acted = _toward(draw, pick, data, states, fn, params, need, pair,
+                                   f"b{fresh}", f"m{len(steps)}", steps)
             if broke:
                 break
             if acted is None or draw(st.booleans()):
                 continue
-            batch = _witness(draw, pick, states, params, need, acted)
+            batch = _witness(draw, pick, states, params, need, acted,
+                             pair[len("host:"):].split("@")[0], f"m{len(steps)}w")
         if step is not None:
             batch = [step]
         if _take(batch, states, fn, steps):
@@ -176,11 +178,13 @@ def _toward(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates, fn: Any
 
 
 def _witness(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str, Any],
-             need: dict[str, int], buffer: str) -> list[dict[str, Any]]:
+             need: dict[str, int], buffer: str, op: str, fresh: str
+             ) -> list[dict[str, Any]]:
     """Steps that show what a step on `buffer` left: a launch that binds it where a
     parameter of its type is (unless it is mapped for writing or gone), then a read of
-    it, through its open mapping if it has one (a bug in the step shows only where
-    something reads what it left); after a free, a launch and a read of every other
+    it, through its open mapping if it has one, else half the time through a mapping
+    made for it (`fresh`) (a bug in the step shows only where something reads what it
+    left); after a free, a launch and a read of every other
     buffer not mapped for writing (what a free gets wrong lands on the others)."""
     rules = states.rules
     out: list[dict[str, Any]] = []
@@ -193,9 +197,14 @@ def _witness(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str,
         if launch is not None:
             out.append(launch)
     mapping = _mapping_of(states, buffer, "map_read")
-    out.append({"op": "map_read", "mapping": mapping} if mapping is not None
-               else {"op": "read", "buffer": buffer})
-    return out
+    if mapping is not None:
+        return out + [{"op": "map_read", "mapping": mapping}]
+    # through a mapping of its own: always after an unmap (what a mapping left shows to
+    # the next one), else half the time
+    if rules.mode(buffer) is None and (op == "unmap" or draw(st.booleans())):
+        return out + [{"op": "map", "buffer": buffer, "mode": "read", "as": fresh},
+                      {"op": "map_read", "mapping": fresh}, {"op": "unmap", "mapping": fresh}]
+    return out + [{"op": "read", "buffer": buffer}]
 
 
 def _mapping_of(states: BufferStates, buffer: str, op: str) -> str | None:
@@ -289,11 +298,16 @@ def _into(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str, An
 def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
             need: dict[str, int], prefer: str | None = None) -> dict[str, Any] | None:
     """A launch binding each parameter a distinct buffer of its element type (sometimes
-    its own name; `prefer` to the first parameter it fits) that is not mapped for
+    its own name; `prefer` to a parameter it fits, drawn) that is not mapped for
     writing; mostly one at least as long as the case's own (`need`), since a kernel
     indexes its buffers by the launch size: a shorter one faults, and the program ends."""
     bind: dict[str, str] = {}
     taken: set[str] = set()
+    # `prefer` at any parameter of its type (an input or an output: the kernel reads or
+    # writes it), not always the first
+    fits = [name for name, p in params.items() if prefer in rules.buffers
+            and dtype_name(p.ty.element) == rules.buffers[prefer][0]]
+    at = pick(fits) if fits else None
     for name, p in params.items():
         dtype = dtype_name(p.ty.element)
         ok = [b for b, (t, _) in sorted(rules.buffers.items())
@@ -305,7 +319,7 @@ def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any]
             ok = long_enough
         own = name in ok and draw(integers(0, 2)) == 0  # mostly another: the pool moves
         chosen = name if own else pick(ok)
-        if prefer in ok and prefer not in taken:
+        if name == at and prefer in ok and prefer not in taken:
             chosen, prefer = prefer, None
         bind[name] = chosen
         taken.add(chosen)
