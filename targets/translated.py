@@ -27,7 +27,7 @@ from difftest.core.outcome import (COMPLETED, FAULTED, ExceptionReport, Fault, F
                                    TargetError)
 from difftest.core.target import Target, declared_unsupported
 
-from .device.process import DeviceCrash, DeviceProcess, DeviceTimeout
+from .device.process import DeviceCrash, DeviceProcess, DeviceTimeout, shared
 from .translate import (EXHAUSTED, HEADER, KINDS, Translation, Unsupported, subgroup_size,
                         translate)
 from .translate.mutants import described
@@ -156,7 +156,7 @@ class TranslatedTarget(Target):
         env = self.process_env(case, frozenset(options.get("mutants", ())), options)
         key = tuple(sorted(env.items()))
         if key not in self._processes:
-            self._processes[key] = DeviceProcess(self.runner, env)
+            self._processes[key] = shared(self.runner, env)
         return self._processes[key]
 
     def device_cpu_seconds(self) -> float:

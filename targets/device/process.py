@@ -22,7 +22,10 @@ over a large kernel is slow, while a kernel that never finishes is a wrong answe
 The child is `python -m targets.device.process MODULE`: it imports only the runner
 module (which imports numpy and its device API) and serves until its stdin closes. A
 forked parent (the fuzz loop forks its workers) never shares a child: a process uses
-only children it started itself.
+only children it started itself. Within a process, every target object that wants the
+same configuration gets the same child (`shared`): a runtime holds hundreds of megabytes,
+and a test session or corpus replay that loads a target per case would otherwise keep a
+child per load alive until it ends.
 """
 
 from __future__ import annotations
@@ -216,6 +219,21 @@ class DeviceProcess:
             except subprocess.TimeoutExpired:
                 self._kill()
         self._proc = None
+
+
+_SHARED: dict[tuple[str, tuple[tuple[str, str], ...]], DeviceProcess] = {}
+
+
+def shared(module: str, env: dict[str, str] | None = None) -> DeviceProcess:
+    """This process's one `DeviceProcess` for `module` under `env`. Requests carry all
+    they need (the runner keeps no state between them but its caches), so the target
+    objects that share a configuration may share its child; it ends with this process
+    (its stdin closes)."""
+    key = (module, tuple(sorted((env or {}).items())))
+    process = _SHARED.get(key)
+    if process is None:
+        process = _SHARED[key] = DeviceProcess(module, env)
+    return process
 
 
 def serve(module_name: str) -> None:
