@@ -1,15 +1,23 @@
 """Two source trees of difftest side by side on integer kernels without workgroups: the
-machine alone on SimpleDeopt (W = 32, one slot: the per-wave cost) and checked cases per
-CPU-second on a fixed-seed generated sample drawn without the `workgroups` and `f32`
-capabilities, the newer tree's f32 features not drawn at all (so both trees draw the
-same sample, choice for choice).
+machine alone on SimpleDeopt (W = 32, one slot: the per-wave cost), and checked cases per
+CPU-second, as the fuzz loop checks them (generation, one oracle run, the compile, the
+target's schedules of each case and their verdicts, under its collector settings), two
+ways:
+
+- each tree on its own generators' samples, drawn with `--seeds` fixed seeds (one seed's
+  sample decides a figure by several per cent: which kernels it happens to draw), without
+  the `workgroups` and `f32` capabilities and the newer tree's f32 features not drawn;
+- both trees on the same cases (the older tree's samples, saved as case files): the
+  compiler, machine, oracle and checker alone, generation left out.
 
     git worktree add /tmp/base <commit>
     python benchmarks/bench_trees.py /tmp/base .
 
-Each tree runs in a process of its own (two versions of one package cannot share a
-process), alternately, `--rounds` times; each figure is the best of its tree's rounds,
-CPU time (`time.process_time`) inside the process, and the ratios are printed.
+Each tree runs in processes of its own (two versions of one package cannot share a
+process), alternately, `--rounds` times; each figure is the best of its tree's rounds
+(the median beside it), CPU time (`time.process_time`) inside the process, and the
+ratios are printed. On a shared machine one process's figure for the same cases moves by
+10 per cent from run to run: take enough rounds to tell a few per cent.
 """
 
 from __future__ import annotations
@@ -17,58 +25,128 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
+import tempfile
+from typing import Any
 
 _CHILD = r"""
-import functools, json, os, sys
-tree = sys.argv[1]
+import functools, json, os, random, sys, time
+tree, mode, shared = sys.argv[1], sys.argv[2], sys.argv[5]
+kernels, seeds = int(sys.argv[3]), int(sys.argv[4])
 sys.path[:0] = [tree, os.path.join(tree, "benchmarks")]
 import generators.cases as cases
-import generators.kernels as kernels
-# the features a newer generator draws (f32) are not drawn at all: the same sample as a
-# tree from before them, choice for choice
-kernels.FEATURES = tuple(f for f in kernels.FEATURES if f != "f32")
-kernels.FAULT_FEATURES = tuple(f for f in kernels.FAULT_FEATURES if f != "fault_convert")
+import generators.kernels as kernels_module
+# the features a newer generator draws (f32) are not drawn at all: the same kinds of
+# kernel as a tree from before them
+kernels_module.FEATURES = tuple(f for f in kernels_module.FEATURES if f != "f32")
+kernels_module.FAULT_FEATURES = tuple(f for f in kernels_module.FAULT_FEATURES
+                                      if f != "fault_convert")
 cases.NEEDS = {k: v for k, v in cases.NEEDS.items() if k != "f32"}
 capabilities = frozenset(v for k, v in cases.NEEDS.items() if k != "workgroups")
 cases.kernel_cases = functools.partial(
     cases.kernel_cases, capabilities=capabilities | {"faults", "mutants", "wave_ops"})
 import bench_target
+from difftest.campaign.fuzz import collect_less
+from difftest.campaign.runner import oracle_run, run_target, target_options
+from difftest.core.case import case_from_json
+from difftest.core.verdict import check_outcome
+from generators.kernels import _checked
+from generators.schedules import schedule_by_number
+from targets.numba_simt.target import NumbaSimtTarget
+
+target = NumbaSimtTarget()
+per_case = target.schedules_per_case
+
+
+def check(sample):
+    # the fuzz loop's work per case: the oracle once, the compile (through its cache,
+    # which a worker starts empty), then its schedule and `per_case - 1` more, drawn by
+    # number, each run and judged
+    bench_target.empty_compile_cache()
+    rng = random.Random(0)
+    for case in sample:
+        options = target_options(target, case.options)
+        full, error = oracle_run(case, options)
+        bench_target.compile_fresh(case, options)
+        for k in range(per_case):
+            schedule = (case.schedule if k == 0
+                        else schedule_by_number(case, rng.randrange(2**31)))
+            outcome = run_target(target, case, schedule, options)
+            verdict = check_outcome(case, full, outcome, None, False, error)
+            assert verdict.agree, str(verdict)
+
+
+collect_less()
+check(bench_target.sample_cases(20, 999))  # warm: imports, numba's own compilation
+if mode == "same":  # a process of its own: no kernel of the sample met before
+    with open(shared) as f:
+        same = [case_from_json(c) for c in json.load(f)]
+    t0 = time.process_time()
+    check(same)
+    print(json.dumps({"same_per_s": per_case * len(same) / (time.process_time() - t0),
+                      "same_cases": per_case * len(same)}))
+    sys.exit()
 machine = bench_target.bench_ratios(1 << 22, [32], 7)[32]["machine_s"]
-rates = bench_target.bench_generation(int(sys.argv[2]), 0)
-print(json.dumps({"machine_s": machine,
-                  "cases_per_s": rates["checked_cases_per_s_numba-simt"],
-                  "cases": rates["cases"]}))
+own_cases, own_cpu, drawn = 0, 0.0, []
+for seed in range(seeds):
+    _checked.cache_clear()
+    t0 = time.process_time()
+    sample = bench_target.sample_cases(kernels, seed)
+    check(sample)
+    own_cpu += time.process_time() - t0
+    own_cases += per_case * len(sample)
+    drawn += [c.to_json() for c in sample]
+if not os.path.exists(shared):  # the older tree, run first, saves its samples
+    with open(shared, "w") as f:
+        json.dump(drawn, f)
+print(json.dumps({"machine_s": machine, "own_per_s": own_cases / own_cpu,
+                  "own_cases": own_cases}))
 """
 
 
-def measure(tree: str, kernels: int) -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", _CHILD, os.path.abspath(tree), str(kernels)],
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+def measure(tree: str, kernels: int, seeds: int, shared: str) -> dict[str, float]:
+    """A tree's figures: its own samples in one process (the first tree's run saves them
+    to `shared`), then the saved samples in a process of their own."""
+    def child(mode: str) -> dict[str, float]:
+        out = subprocess.run([sys.executable, "-c", _CHILD, os.path.abspath(tree), mode,
+                              str(kernels), str(seeds), shared],
+                             capture_output=True, text=True, check=True)
+        return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+    return {**child("own"), **child("same")}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("base", help="the tree to compare against")
     parser.add_argument("tree", help="the tree under test")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--kernels", type=int, default=800)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--kernels", type=int, default=200, help="kernels per seed")
+    parser.add_argument("--seeds", type=int, default=4)
     args = parser.parse_args()
-    best: dict[str, dict[str, float]] = {}
-    for _ in range(args.rounds):
-        for name in (args.base, args.tree):
-            got = measure(name, args.kernels)
-            have = best.setdefault(name, got)
-            have["machine_s"] = min(have["machine_s"], got["machine_s"])
-            have["cases_per_s"] = max(have["cases_per_s"], got["cases_per_s"])
-    b, t = best[args.base], best[args.tree]
-    print(f"machine alone, SimpleDeopt n = 2^22, W = 32: {b['machine_s'] * 1e3:.1f} ms -> "
-          f"{t['machine_s'] * 1e3:.1f} ms ({t['machine_s'] / b['machine_s']:.2f}x)")
-    print(f"checked cases per CPU-second ({int(t['cases'])} cases, no workgroups): "
-          f"{b['cases_per_s']:.0f} -> {t['cases_per_s']:.0f} "
-          f"({t['cases_per_s'] / b['cases_per_s']:.2f}x)")
+    runs: dict[str, list[dict[str, float]]] = {args.base: [], args.tree: []}
+    with tempfile.TemporaryDirectory() as folder:
+        shared = os.path.join(folder, "cases.json")
+        for _ in range(args.rounds):
+            for name in (args.base, args.tree):
+                runs[name].append(measure(name, args.kernels, args.seeds, shared))
+    b, t = runs[args.base], runs[args.tree]
+
+    def line(what: str, key: str, best: Any, unit: str, scale: float = 1.0) -> None:
+        fb, ft = best(r[key] for r in b) * scale, best(r[key] for r in t) * scale
+        mb = statistics.median(r[key] for r in b) * scale
+        mt = statistics.median(r[key] for r in t) * scale
+        print(f"{what}: {fb:.1f}{unit} -> {ft:.1f}{unit} ({ft / fb:.2f}x; medians "
+              f"{mb:.1f} -> {mt:.1f}, {mt / mb:.2f}x)")
+
+    line("machine alone, SimpleDeopt n = 2^22, W = 32", "machine_s", min, " ms", 1e3)
+    line(f"checked cases per CPU-second, each tree its own samples ({args.seeds} seeds, "
+         f"{int(b[0]['own_cases'])} and {int(t[0]['own_cases'])} checked cases, "
+         "no workgroups)", "own_per_s", max, "")
+    line(f"checked cases per CPU-second, the same {int(t[0]['same_cases'])} checked cases "
+         "(the first tree's samples; generation left out)", "same_per_s", max, "")
 
 
 if __name__ == "__main__":
