@@ -953,6 +953,22 @@ class _Run:
 # ------------------------------------------------------------------- entry
 
 
+_SYNCHRONISES: dict[tuple[int, str], tuple[n.Program, bool]] = {}
+
+
+def _synchronises(program: n.Program, entry: str) -> bool:
+    """`has_barriers`, once per program (kept while cached, so its id is its own): a host
+    program launches its kernel again and again, and that walk over every reachable
+    function cost as much as a small launch."""
+    key = (id(program), entry)
+    hit = _SYNCHRONISES.get(key)
+    if hit is None or hit[0] is not program:
+        if len(_SYNCHRONISES) >= 64:
+            _SYNCHRONISES.clear()
+        hit = _SYNCHRONISES[key] = (program, has_barriers(program, entry))
+    return hit[1]
+
+
 def _launch(case: Case, options: dict[str, Any], exact_races: bool) -> FullRun:
     """One full run: every wave in one lockstep pass, or (`exact_races`) group after group
     (each group's waves in lockstep) with the race rule applied access by access."""
@@ -960,7 +976,7 @@ def _launch(case: Case, options: dict[str, Any], exact_races: bool) -> FullRun:
     fn = case.function
     initial = case.buffers()
     group = case.group_size
-    synchronises = has_barriers(case.program, case.entry)
+    synchronises = _synchronises(case.program, case.entry)
     mem = _Memory(initial, case.n, exact_races, group, synchronises)
     arrays = [s for s in fn.body if isinstance(s, n.LocalArray)]
     refs = mem.add_workgroup_arrays(arrays, -(-case.n // group))
