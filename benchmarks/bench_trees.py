@@ -89,7 +89,7 @@ if mode == "same":  # a process of its own: no kernel of the sample met before
                       "same_cases": per_case * len(same)}))
     sys.exit()
 machine = bench_target.bench_ratios(1 << 22, [32], 7)[32]["machine_s"]
-own_cases, own_cpu, drawn = 0, 0.0, []
+own_cases, own_cpu, drawn, steps = 0, 0.0, [], 0
 for seed in range(seeds):
     _checked.cache_clear()
     t0 = time.process_time()
@@ -97,12 +97,13 @@ for seed in range(seeds):
     check(sample)
     own_cpu += time.process_time() - t0
     own_cases += per_case * len(sample)
+    steps += sum(len(c.host or ()) for c in sample)
     drawn += [c.to_json() for c in sample]
 if not os.path.exists(shared):  # the older tree, run first, saves its samples
     with open(shared, "w") as f:
         json.dump(drawn, f)
 print(json.dumps({"machine_s": machine, "own_per_s": own_cases / own_cpu,
-                  "own_cases": own_cases}))
+                  "own_cases": own_cases, "host_steps": steps}))
 """
 
 
@@ -110,9 +111,11 @@ def measure(tree: str, kernels: int, seeds: int, shared: str) -> dict[str, float
     """A tree's figures: its own samples in one process (the first tree's run saves them
     to `shared`), then the saved samples in a process of their own."""
     def child(mode: str) -> dict[str, float]:
+        # a fixed hash seed: a sample drawn from sets of names is the same sample each run
         out = subprocess.run([sys.executable, "-c", _CHILD, os.path.abspath(tree), mode,
                               str(kernels), str(seeds), shared],
-                             capture_output=True, text=True, check=True)
+                             capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": "0"})
         return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
     return {**child("own"), **child("same")}
@@ -143,7 +146,8 @@ def main() -> None:
 
     line("machine alone, SimpleDeopt n = 2^22, W = 32", "machine_s", min, " ms", 1e3)
     line(f"checked cases per CPU-second, each tree its own samples ({args.seeds} seeds, "
-         f"{int(b[0]['own_cases'])} and {int(t[0]['own_cases'])} checked cases, "
+         f"{int(b[0]['own_cases'])} and {int(t[0]['own_cases'])} checked cases with "
+         f"{int(b[0]['host_steps'])} and {int(t[0]['host_steps'])} host program steps, "
          "no workgroups)", "own_per_s", max, "")
     line(f"checked cases per CPU-second, the same {int(t[0]['same_cases'])} checked cases "
          "(the first tree's samples; generation left out)", "same_per_s", max, "")
