@@ -149,3 +149,38 @@ def test_a_crash_says_whether_the_process_had_served_earlier_requests(
     with pytest.raises(DeviceCrash) as again:
         device.call({"op": "abort"}, [], 10)
     assert again.value.fresh  # the crash killed it: a fresh one died too
+
+
+def test_one_child_per_configuration_in_a_process(tmp_path: Path) -> None:
+    """Target objects that want the same runner and environment share one child (a
+    corpus replay loads a target per case; a child per load kept hundreds alive)."""
+    from targets.device.process import shared
+
+    (tmp_path / "fake_runner.py").write_text(RUNNER)
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), str(Path(__file__).parents[2])])}
+    first, again = shared("fake_runner", env), shared("fake_runner", dict(env))
+    other = shared("fake_runner", {**env, "DIFFTEST_TEST_OTHER": "1"})
+    try:
+        assert first is again and other is not first
+        pids = [p.call({"op": "double"}, [], 10)[0]["pid"] for p in (first, again, other)]
+        assert pids[0] == pids[1] != pids[2]
+    finally:
+        first.close()
+        other.close()
+
+
+def test_targets_loaded_twice_share_their_device_process() -> None:
+    from difftest.campaign.registry import installed_target_names, load_target
+    from difftest.core.kernelfile import load_case
+    from targets.translated import TranslatedTarget
+
+    case = load_case(Path(__file__).parents[2] / "examples" / "simple_deopt.py")
+    names = [t for t in installed_target_names()
+             if isinstance(load_target(t), TranslatedTarget)]
+    if not names:
+        pytest.skip("no translated target is installed here")
+    for name in names:
+        one, two = load_target(name), load_target(name)
+        if one.unsupported(case):
+            continue
+        assert one.process(case, {}) is two.process(case, {}), name
