@@ -854,39 +854,37 @@ def _terminate(procs: list[Any]) -> None:
 
 def _record_progress(journal: Journal, arrays: list[Any], names: list[str],
                      elapsed: float, hidden: frozenset[str] = frozenset()) -> None:
-    tot, seen, pairs = _totals(arrays, names, hidden)
+    tot, (seen, constructs), (pairs, known) = _totals(arrays, names, hidden)
     journal.progress(elapsed, {
         "kernels": tot[_KERNELS], "cases": tot[_CASES], "executions": tot[_EXECS],
-        "constructs": seen, "constructs_known": len(names) - len(_all_pairs(names)),
-        "pairs": pairs, "pairs_known": len(_all_pairs(names) - hidden),
+        "constructs": seen, "constructs_known": constructs,
+        "pairs": pairs, "pairs_known": known,
         "failures": tot[_FAILURES]},
         [{"kernels": a[_KERNELS], "cases": a[_CASES]} for a in arrays])
 
 
-def _all_pairs(names: list[str]) -> set[str]:
-    return set(names) & set(_pairs())
-
-
 def _totals(arrays: list[Any], names: list[str], hidden: frozenset[str] = frozenset()
-            ) -> tuple[list[int], int, int]:
-    """The workers' counters summed, and how many constructs and pairs (of those the
-    target can be given: not `hidden`) some worker has seen."""
+            ) -> tuple[list[int], tuple[int, int], tuple[int, int]]:
+    """The workers' counters summed; the constructs some worker has seen, of how many;
+    the pairs some worker has seen, of how many the target can be given (not `hidden`)."""
     tot = [sum(a[i] for a in arrays) for i in range(_FIXED)]
+    all_pairs = set(names) & set(_pairs())
     seen = {name for i, name in enumerate(names) if any(a[_FIXED + i] for a in arrays)}
-    pairs = seen & set(_pairs())
-    return tot, len(seen) - len(pairs), len(pairs - hidden)
+    pairs = seen & all_pairs
+    return (tot, (len(seen) - len(pairs), len(names) - len(all_pairs)),
+            (len(pairs - hidden), len(all_pairs - hidden)))
 
 
 def _progress(arrays: list[Any], names: list[str], elapsed: float,
               hidden: frozenset[str] = frozenset()) -> str:
-    tot, seen, pairs = _totals(arrays, names, hidden)
+    tot, (seen, constructs), (pairs, known) = _totals(arrays, names, hidden)
+
     def rate(c: float) -> float:
         return c / elapsed if elapsed > 0 else 0.0
-    known = len(_all_pairs(names) - hidden)
     return (f"[{elapsed:6.1f}s] kernels {tot[_KERNELS]} ({rate(tot[_KERNELS]):.0f}/s)  "
             f"cases {tot[_CASES]} ({rate(tot[_CASES]):.0f}/s)  "
             f"execs {tot[_EXECS]} ({rate(tot[_EXECS]):.0f}/s)  "
-            f"constructs {seen}/{len(names) - len(_all_pairs(names))}  pairs {pairs}/{known}  "
+            f"constructs {seen}/{constructs}  pairs {pairs}/{known}  "
             f"failures {tot[_FAILURES]}")
 
 
