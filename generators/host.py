@@ -118,15 +118,15 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
             # a step drawn given the state of its buffer (generators/pairs.py): some
             # step-by-state pairs are all but never drawn by steps drawn on their own
             fresh += 1
-            pair = pick(list(HOST_PAIRS))
-            broke, acted = _toward(draw, pick, data, states, fn, params, need, pair,
+            kind, state = pick(list(HOST_PAIRS))[len("host:"):].split("@")
+            broke, acted = _toward(draw, pick, data, states, fn, params, need, kind, state,
                                    f"b{fresh}", f"m{len(steps)}", steps)
             if broke:
                 break
             if acted is None or draw(st.booleans()):
                 continue
-            batch = _witness(draw, pick, states, params, need, acted,
-                             pair[len("host:"):].split("@")[0], f"m{len(steps)}w")
+            batch = _witness(draw, pick, states, params, need, acted, kind,
+                             f"m{len(steps)}w")
         if step is not None:
             batch = [step]
         if _take(batch, states, fn, steps):
@@ -156,12 +156,11 @@ def _take(batch: list[dict[str, Any]], states: BufferStates, fn: Any,
 
 
 def _toward(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates, fn: Any,
-            params: dict[str, Any], need: dict[str, int], pair: str, new: str,
+            params: dict[str, Any], need: dict[str, int], op: str, state: str, new: str,
             mapping: str, steps: list[dict[str, Any]]) -> tuple[bool, str | None]:
-    """Steps that end in `pair` (`host:STEP@STATE`): STEP on a buffer in STATE, after the
+    """Steps that end in the pair `host:OP@STATE`: OP on a buffer in STATE, after the
     steps that bring one into STATE when none is. Whether a step broke a rule, and the
-    buffer STEP acted on (None: it was not reached)."""
-    op, state = pair[len("host:"):].split("@")
+    buffer OP acted on (None: it was not reached)."""
     for _ in range(3):
         ready = [b for b in states.in_state(state)
                  if op not in ("map_read", "map_write", "unmap") or _mapping_of(states, b, op)]
