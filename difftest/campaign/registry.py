@@ -43,6 +43,11 @@ class TargetNotInstalled(UnknownTarget):
     raised ImportError naming what is missing)."""
 
 
+class BrokenPlugin(UnknownTarget):
+    """A registered target whose module or constructor fails with anything but
+    ImportError: its package is broken (said in one line; the other targets go on)."""
+
+
 def _names(group: str) -> list[str]:
     return sorted({ep.name for ep in entry_points(group=group)})
 
@@ -97,6 +102,10 @@ def _load(group: str, name: str, what: str) -> Any:
             except ImportError as e:
                 raise TargetNotInstalled(f"{what} '{name}' is registered by {ep.value} but "
                                          f"cannot be loaded: {e}") from None
+            except Exception as e:  # noqa: BLE001 - a broken plugin: one line, not a trace
+                first = (str(e).strip().splitlines() or [""])[0]
+                raise BrokenPlugin(f"{what} '{name}' is registered by {ep.value} but is "
+                                   f"broken: {type(e).__name__}: {first}") from None
     known = ", ".join(_names(group)) or "none registered"
     raise UnknownTarget(f"unknown {what} '{name}' (known: {known})")
 

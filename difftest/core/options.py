@@ -8,7 +8,11 @@ Common options (docs/semantics.md, "Budgets"):
   of work, not time: the same case stops at the same point on every machine, and the
   oracle's full run never does more than `work_budget` trips in all;
 - `mutants`: names of the target's injected bugs to switch on (a list; on the command
-  line `--opt mutant=NAME`, repeatable, or `--opt mutants=A,B`).
+  line `--opt mutant=NAME`, repeatable, or `--opt mutants=A,B`);
+- `avoid`: known bugs of the target's compilers whose triggers its translation spells
+  another way (`Target.avoidable`; names, or "all"), so that a campaign finds the next
+  ones. Every target takes it: `avoid=all` on one with nothing to avoid avoids nothing,
+  so one campaign command serves every target.
 A target adds its own through `option_names` and checks their values in
 `validate_options(options)` (raising `DifftestError`); likewise the values of the schedule
 keys it reads, in `validate_schedule(schedule)`.
@@ -26,7 +30,7 @@ from difftest.core.outcome import TargetError
 DEFAULT_STEP_BUDGET = 100_000
 DEFAULT_WORK_BUDGET = 1_000_000
 MAX_BUDGET = 10**12
-COMMON = ("step_budget", "work_budget", "mutants")
+COMMON = ("step_budget", "work_budget", "mutants", "avoid")
 
 
 class OptionError(DifftestError):
@@ -100,8 +104,32 @@ def validate(target: Any, options: Any, where: str = "options") -> dict[str, Any
             raise OptionError(f"{where}: unknown mutant '{m}' for target {name} (known: "
                               f"{', '.join(known_mutants) or 'none'}; `difftest targets` "
                               "lists them)")
+    if "avoid" in options:
+        _check_avoid(target, options["avoid"], where)
     _target_check(target.validate_options, options, where)
     return options
+
+
+def avoided(target: Any, value: Any) -> frozenset[str]:
+    """The known bugs an `avoid` value names ("a,b", a list, or "all": every one
+    `target.avoidable` lists)."""
+    names = value.split(",") if isinstance(value, str) else list(value)
+    names = [x.strip() for x in names if x.strip()]
+    avoidable = tuple(getattr(target, "avoidable", ()))
+    return frozenset(avoidable if "all" in names else names)
+
+
+def _check_avoid(target: Any, value: Any, where: str) -> None:
+    if not isinstance(value, (str, list)) or not all(
+            isinstance(x, str) for x in (value if isinstance(value, list) else [value])):
+        raise OptionError(f"{where}: option avoid={_short(value)}: expected names of known "
+                          "bugs, or all")
+    avoidable = tuple(getattr(target, "avoidable", ()))
+    unknown = avoided(target, value) - set(avoidable)
+    if unknown:
+        raise OptionError(f"{where}: option avoid: unknown {', '.join(sorted(unknown))} for "
+                          f"target {target.name} (known: {', '.join(avoidable) or 'none'}, "
+                          "or all)")
 
 
 def case_options(case: Any, target: Any, where: str, mutants: list[str] | None = None,

@@ -18,6 +18,8 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `policies`: the exception policies its reports follow (docs/semantics.md, R1): every
   target here is a `stream` target; a case of another policy is one it cannot run;
 - `option_names` / `option_help`, `validate_options(options)`: its own options;
+- `avoidable`: the known bugs of its compilers whose triggers it can spell another way
+  (the common option `avoid`, difftest.core.options; none by default);
 - `schedule_keys` / `schedule_help`, `validate_schedule(schedule)`: the schedule keys it
   reads (a target that reads none is run once per case: schedules cannot change it);
 - `mutant_names` / `mutant_help` / `mutant_seeds`: its injectable bugs;
@@ -62,6 +64,7 @@ class Target:
     reconvergence: str = MAXIMAL
     never_ran_granularity: str | None = None
     option_names: tuple[str, ...] = ()
+    avoidable: tuple[str, ...] = ()
     option_help: dict[str, str] = {}
     schedule_keys: tuple[str, ...] = ()
     schedule_help: dict[str, str] = {}

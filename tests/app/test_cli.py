@@ -246,3 +246,22 @@ def test_difftest_bench_finds_the_benchmarks_of_its_clone() -> None:
 
     assert bench_script() == REPO / "benchmarks" / "bench_target.py"
     assert bench_script().is_file()
+
+
+def test_avoid_all_is_one_campaign_option_for_every_target(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`--opt avoid=all` spells every known bug of a target's compilers another way; a
+    target with nothing to avoid takes it too (one campaign command serves every
+    target), while a name no target of its knows is still one clear error."""
+    from difftest.campaign.registry import installed_target_names
+
+    names = [n for n in installed_target_names() if n != "cuda"]  # cuda: a GPU's
+    assert "numba-simt" in names and "reference" in names
+    for name in names:
+        assert main(["check", str(EXAMPLES / "simple_deopt.py"), "--target", name,
+                     "--opt", "avoid=all"]) == 0, (name, capsys.readouterr())
+    capsys.readouterr()
+    assert main(["check", str(EXAMPLES / "simple_deopt.py"), "--opt",
+                 "avoid=sext-compare"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown sext-compare for target numba-simt (known: none, or all)" in err

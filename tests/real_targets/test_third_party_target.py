@@ -97,3 +97,30 @@ def test_a_broken_plugin_is_left_out_with_a_warning_and_the_others_still_run(
         assert out.returncode == 0, out.stdout + out.stderr
         warnings = [x for x in out.stderr.splitlines() if "warning: target 'duck'" in x]
         assert len(warnings) <= 1, out.stderr
+
+
+def test_a_broken_plugin_breaks_nothing_else(tmp_path: Path) -> None:
+    """A plugin whose module raises on import: `difftest targets` lists every other
+    target and the broken one with its one-line reason (exit 0); naming it is one line
+    and exit 2, never a traceback."""
+    _package(tmp_path)
+    (tmp_path / "broken_gpu.py").write_text(
+        'raise RuntimeError("the driver library lacks a symbol")\n')
+    info = tmp_path / "broken_gpu-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-gpu\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[difftest.targets]\nbroken-gpu = broken_gpu:BrokenTarget\n")
+    listed = _difftest(tmp_path, "targets")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "Traceback" not in listed.stdout + listed.stderr
+    assert ("broken-gpu: cannot be loaded: target 'broken-gpu' is registered by "
+            "broken_gpu:BrokenTarget but is broken: RuntimeError: the driver library lacks "
+            "a symbol") in listed.stdout
+    assert "vendor-x: a third-party target" in listed.stdout
+    assert "numba-simt: " in listed.stdout
+    named = _difftest(tmp_path, "check", str(EXAMPLES / "simple_deopt.py"), "--target",
+                      "broken-gpu")
+    assert named.returncode == 2 and "Traceback" not in named.stderr, named.stderr
+    assert len(named.stderr.strip().splitlines()) == 1
+    assert "is broken: RuntimeError: the driver library lacks a symbol" in named.stderr

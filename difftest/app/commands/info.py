@@ -18,7 +18,9 @@ def cmd_targets(args: argparse.Namespace) -> int:
     common = {"step_budget": "loop trips one workitem may run (default 100000)",
               "work_budget": "loop trips the whole launch may run, shared out evenly "
                              "(default 1000000)",
-              "mutants": "injected bugs to switch on: --opt mutants=a,b"}
+              "mutants": "injected bugs to switch on: --opt mutants=a,b",
+              "avoid": "known bugs of the target's compilers to spell around (names, or "
+                       "all; a target with none takes all too)"}
     assert set(common) == set(COMMON)
     print("common options (every target and the oracle): " + ", ".join(COMMON))
     for key, text in common.items():
