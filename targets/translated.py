@@ -4,11 +4,14 @@ and the status rows read back into an Outcome.
 
 Such a target is a `stream` target with nothing never-ran: every workitem runs to its
 fate, and the reported exception is the lowest faulting gid's (R1 allows it). A device
-whose process crashes or hangs gives an R0 outcome (`crash: ...`, `timeout: ...`); a
-translation the device's compiler rejects gives `internal: build failed: ...` with the
-whole build log in the diagnostics. Options: `timeout` (seconds a build and run may take,
-default 10: a build takes about a second at most, a run milliseconds), and what a
-subclass adds.
+whose process crashes gives an R0 outcome (`crash: ...`); a translation the device's
+compiler rejects gives `internal: build failed: ...` with the whole build log in the
+diagnostics. A case past its limit (`build_timeout` CPU seconds for the build, default
+60; `timeout` for the run, default 10, CPU seconds on a CPU device and wall-clock ones on
+a GPU: targets/device/process.py) is run again alone with PATIENCE times the limits
+before it counts: one that then answers was only slow, and is not checked (the outcome
+error `slow`, with its CPU seconds); one that does not is a hang (`timeout: ...`, R0).
+Options: those two, and what a subclass adds.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import numpy as np
 
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
-from difftest.core.options import describe_budget, out_of_budget
+from difftest.core.options import avoided, describe_budget, out_of_budget
 from difftest.core.outcome import (COMPLETED, FAULTED, ExceptionReport, Fault, Frame, Outcome,
                                    TargetError)
 from difftest.core.target import Target, declared_unsupported
@@ -34,6 +37,7 @@ from .translate.mutants import described
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_BUILD_TIMEOUT = 60.0
+PATIENCE = 10  # a case past its limits is run again with this many times them
 CACHE_SIZE = 256
 
 
@@ -49,11 +53,15 @@ class TranslatedTarget(Target):
     runner = ""
     capabilities = frozenset({"faults", "mutants"})
     option_names: tuple[str, ...] = ("timeout", "build_timeout")
-    option_help = {"timeout": f"seconds the run may take once the kernel is built before "
-                              f"the device's process is killed (default {DEFAULT_TIMEOUT:g})",
-                   "build_timeout": f"seconds the build may take (default "
-                                    f"{DEFAULT_BUILD_TIMEOUT:g}): a slow compiler is no "
-                                    "wrong answer, a kernel that never ends is"}
+    option_help = {"timeout": f"seconds the run may take once the kernel is built (CPU "
+                              f"seconds on a CPU device, wall-clock ones on a GPU; default "
+                              f"{DEFAULT_TIMEOUT:g}); past it the case is run again with "
+                              f"{PATIENCE} times as long: a slow run is not checked, one "
+                              "that never ends is a hang",
+                   "build_timeout": f"CPU seconds the build may take (default "
+                                    f"{DEFAULT_BUILD_TIMEOUT:g}); past it the case is run "
+                                    f"again with {PATIENCE} times as long: a slow compiler "
+                                    "is no wrong answer, one that never ends is"}
     cases_per_kernel = 16
     reduce_checks = 300  # each check builds the candidate: a reduction takes about a minute
     #: on a GPU, whose compilers take far longer over a kernel than lavapipe's or Intel's
@@ -93,22 +101,9 @@ class TranslatedTarget(Target):
     # ------------------------------------------------------------------------ parts
     def avoided(self, options: dict[str, Any]) -> frozenset[str]:
         """The known bugs option `avoid` names ("a,b", a list, or "all")."""
-        value = options.get("avoid", "")
-        names = value.split(",") if isinstance(value, str) else list(value)
-        names = [x.strip() for x in names if x.strip()]
-        return frozenset(self.avoidable if "all" in names else names)
+        return avoided(self, options.get("avoid", ""))
 
     def validate_options(self, options: dict[str, Any]) -> None:
-        if "avoid" in options:
-            value = options["avoid"]
-            if not isinstance(value, (str, list)) or not all(isinstance(x, str) for x in (
-                    value if isinstance(value, list) else [value])):
-                raise OptionError(f"option avoid={value!r}: expected names of known bugs")
-            unknown = self.avoided({"avoid": value}) - set(self.avoidable)
-            if unknown:
-                raise OptionError(f"option avoid: unknown {', '.join(sorted(unknown))} for "
-                                  f"target {self.name} (known: "
-                                  f"{', '.join(self.avoidable) or 'none'}, or all)")
         for name, default in (("timeout", DEFAULT_TIMEOUT),
                               ("build_timeout", DEFAULT_BUILD_TIMEOUT)):
             t = options.get(name, default)
@@ -129,6 +124,11 @@ class TranslatedTarget(Target):
         """S, the subgroup size a wave of `case` runs in (0: the translation's default,
         `subgroup_size(W)`)."""
         return 0
+
+    def run_clock(self, options: dict[str, Any]) -> str:
+        """What the run's limit counts: "cpu" where the device is the CPU (the process
+        does the work), "wall" on a GPU (the process only waits for it)."""
+        return "cpu"
 
     def translation(self, case: Case, options: dict[str, Any]) -> Translation:
         mutants = frozenset(options.get("mutants", ()))
@@ -236,6 +236,22 @@ class TranslatedTarget(Target):
         return {}
 
     # ------------------------------------------------------------------------- run
+    def _call(self, case: Case, options: dict[str, Any], header: dict[str, Any],
+              arrays: list[np.ndarray], timeout: float, build_timeout: float, clock: str
+              ) -> tuple[dict[str, Any], list[np.ndarray]]:
+        """The device process's reply to a run of `case`, within those limits."""
+        try:
+            return self.process(case, options).call(header, arrays, timeout, build_timeout,
+                                                    clock)
+        except DeviceCrash as e:
+            if e.fresh:
+                raise
+            # a process that served earlier kernels may die of what one of them did (a
+            # miscompiled kernel that wrote out of bounds corrupts its heap): the crash
+            # is this case's only if a fresh process dies of it too
+            return self.process(case, options).call(header, arrays, timeout, build_timeout,
+                                                    clock)
+
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:
         options = options or {}
@@ -252,8 +268,9 @@ class TranslatedTarget(Target):
         header, arrays, where = self.request(tr, case, options, status, mutants)
         timeout = float(options.get("timeout", DEFAULT_TIMEOUT))
         build_timeout = float(options.get("build_timeout", DEFAULT_BUILD_TIMEOUT))
-        # a build is deterministic: one that ran out of time once is not waited for again
-        # (a kernel's cases share its translation)
+        clock = self.run_clock(options)
+        # a build is deterministic: one that hung once is not waited for again (a
+        # kernel's cases share its translation)
         build_key = (hashlib.sha256(tr.source.encode()).hexdigest(),
                      tuple(sorted(self.process_env(case, mutants, options).items())),
                      repr(sorted((k, v) for k, v in options.items() if k != "mutants")))
@@ -262,22 +279,24 @@ class TranslatedTarget(Target):
                            error=TargetError("timeout", self._slow_builds[build_key]))
         try:
             try:
-                reply, out = self.process(case, options).call(header, arrays, timeout,
-                                                              build_timeout)
-            except DeviceCrash as e:
-                if e.fresh:
-                    raise
-                # a process that served earlier kernels may die of what one of them did
-                # (a miscompiled kernel that wrote out of bounds corrupts its heap): the
-                # crash is this case's only if a fresh process dies of it too
-                reply, out = self.process(case, options).call(header, arrays, timeout,
-                                                              build_timeout)
+                reply, out = self._call(case, options, header, arrays, timeout,
+                                        build_timeout, clock)
+            except DeviceTimeout as past:
+                # past its limit: run again, alone, with PATIENCE times it before it
+                # counts (a busy machine or a slow compiler is no hang)
+                reply, out = self._call(case, options, header, arrays, timeout * PATIENCE,
+                                        build_timeout * PATIENCE, clock)
+                return Outcome(case.buffers(), None, [], error=_slow(past, reply, (
+                    build_timeout if past.phase == "build" else timeout)),
+                    diagnostics={"slow": {"phase": past.phase, **_cpu(reply)}})
         except DeviceCrash as e:
             return Outcome(case.buffers(), None, [], error=TargetError("crash", str(e)))
         except DeviceTimeout as e:
+            message = (f"{e} -- on a rerun allowed {PATIENCE} times its limits (a hang: "
+                       "a slow device or compiler would have answered)")
             if e.phase == "build":
-                self._slow_builds[build_key] = str(e)
-            return Outcome(case.buffers(), None, [], error=TargetError("timeout", str(e)))
+                self._slow_builds[build_key] = message
+            return Outcome(case.buffers(), None, [], error=TargetError("timeout", message))
         for phase, seconds in dict(reply.get("times", {})).items():
             if phase in self.phase_seconds:
                 self.phase_seconds[phase] += float(seconds)
@@ -294,6 +313,23 @@ class TranslatedTarget(Target):
         bufs = {p.name: out[i].astype(np.int64) for p, i in
                 zip([p for p in tr.params if p.ty.is_buffer], where)}
         return decode(tr, case, options, bufs, out[0])
+
+
+def _cpu(reply: dict[str, Any]) -> dict[str, float]:
+    """The CPU seconds the device's process says its build and launch took."""
+    times = dict(reply.get("times", {}))
+    return {k: round(float(times.get(k, 0.0)), 3) for k in ("build_cpu", "launch_cpu")}
+
+
+def _slow(past: DeviceTimeout, reply: dict[str, Any], limit: float) -> TargetError:
+    """The outcome error of a case that answered only on its rerun: not checked."""
+    what = "build" if past.phase == "build" else "run"
+    cpu = _cpu(reply)["build_cpu" if what == "build" else "launch_cpu"]
+    unit = "CPU s" if past.clock == "cpu" else "s"
+    took = f"{cpu:.1f} CPU s" if what == "build" or past.clock == "cpu" else "longer"
+    return TargetError("slow", f"its {what} took {took}, past its limit of {limit:g} {unit} "
+                               f"(it answered on a rerun allowed {PATIENCE} times as long): "
+                               "not checked")
 
 
 def _first_error(log: str) -> str:

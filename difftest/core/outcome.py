@@ -65,7 +65,8 @@ class ExceptionReport:
 class TargetError:
     """A run that gave no outcome to check, as `kind: message`. The checker compares
     kinds (R0): `race` and `step_budget` the oracle can give too; `work` (the oracle's
-    work limit), `timeout`, `crash`, `internal` and `unsupported` only a target."""
+    work limit), `timeout` (a hang), `crash`, `internal`, `unsupported` and `slow` (an
+    answer only past the target's limits: not checked) only a target."""
 
     kind: str
     message: str

@@ -54,9 +54,16 @@ class Verdict:
     @property
     def unchecked(self) -> bool:
         """The target found at run time that it cannot run the case (an outcome error
-        `unsupported`): nothing was compared, so nothing disagrees, and campaigns count
-        the case as skipped, like one the target declares it cannot run."""
+        `unsupported`), or ran it only past its limits (`slow`): nothing was compared, so
+        nothing disagrees, and campaigns count the case as skipped (a slow one as slow),
+        like one the target declares it cannot run."""
         return self.rule == UNCHECKED
+
+    @property
+    def slow(self) -> bool:
+        """Not checked because the target answered only past its limits."""
+        return self.unchecked and isinstance(self.actual, TargetError) \
+            and self.actual.kind == "slow"
 
     def __str__(self) -> str:
         if self.unchecked:
@@ -193,9 +200,10 @@ def _r0_error(full: FullRun | None, outcome: Outcome, oracle_error: TargetError 
     """R0: a target error agrees only when the oracle's run fails the same way (a race, or
     a workitem out of budget); without one, the other rules decide (None)."""
     kind = None if outcome.error is None else outcome.error.kind
-    if kind == "unsupported":
+    if kind in ("unsupported", "slow"):  # nothing to compare: not checked, never wrong
         assert outcome.error is not None
-        return Verdict(True, UNCHECKED, outcome.error.message)
+        return Verdict(True, UNCHECKED, str(outcome.error) if kind == "slow"
+                       else outcome.error.message, actual=outcome.error)
     if oracle_error is not None:  # a racy kernel: only the same error agrees
         if kind == oracle_error.kind:
             return AGREE

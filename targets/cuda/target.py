@@ -126,6 +126,9 @@ class CudaTarget(_Cuda):
     def compiler(self, options: dict[str, Any]) -> str:
         return f"cuda on {self.device_summary()}"
 
+    def run_clock(self, options: dict[str, Any]) -> str:
+        return "wall"  # the GPU runs the kernel; the process only waits
+
 
 class CudaSimTarget(_Cuda):
     name = "cuda-sim"

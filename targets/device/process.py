@@ -5,16 +5,28 @@ stray store: `free(): invalid next size`), segfault, or spin forever in a miscom
 loop. The parent (a fuzz worker, or the CLI) keeps one child per device configuration
 (`DeviceProcess`: a runner module and its environment) and sends it requests; a child
 that dies becomes `DeviceCrash` (with its signal or exit code and the last lines it wrote
-on stderr), one that does not answer within the time limit is killed and becomes
-`DeviceTimeout`, and the next request starts a fresh child. Targets turn both into R0
-outcomes (`crash: ...`, `timeout: ...`), findings like any other.
+on stderr), one that does not answer within its limit is killed and becomes
+`DeviceTimeout`, and the next request starts a fresh child. Targets turn a crash into an
+R0 outcome (`crash: ...`), and a timeout into a rerun with a much larger limit first
+(targets/translated.py): only a case past that one too is a hang.
+
+Limits count work, not the wall clock (a busy machine gives the child less of each
+second, never a different answer): a build's limit counts the CPU time of the child and
+of every process it started (a compiler it runs: the child leads a session of its own,
+and `session_cpu` sums it from /proc), and so does the run's on a device the CPU is
+(lavapipe, a CPU OpenCL runtime, a simulator); on a GPU, where the process only waits,
+the run's limit is wall-clock seconds (`run_clock="wall"`). A child that uses next to
+no CPU for `IDLE_SECONDS` of wall clock while the CPU is its clock waits for something
+that never comes, and counts as hung whatever its limit.
 
 The protocol, over the child's stdin and stdout: a frame is an 8-byte little-endian
 length, that many bytes of JSON header, then the raw bytes of each array the header's
 `arrays` lists as [dtype, count]. A request's header is the runner's (`handle(header,
 arrays, progress)`); a reply's header may carry `error` and `message` (the runner's own
 rejection, such as a build failure, which is not a crash), and `times`: the seconds its
-front end, the rest of its build and its launch took (wall clock, in the child). Before
+front end, the rest of its build and its launch took (wall clock, in the child), and the
+CPU seconds of its build and launch (`build_cpu`, `launch_cpu`: the child's threads and
+the children it waited for). Before
 its reply the runner may send progress frames (`{"progress": "built"}`, no arrays): the
 build and the run have limits of their own, because a compiler that takes half a minute
 over a large kernel is slow, while a kernel that never finishes is a wrong answer.
@@ -46,6 +58,10 @@ import numpy as np
 
 _LEN = struct.Struct("<Q")
 STDERR_TAIL = 6  # lines of a dead child's stderr kept in the crash message
+#: wall seconds over which a child whose clock is the CPU and that uses less than 1% of
+#: a core waits for something that never comes (a deadlock): hung, whatever its limit
+IDLE_SECONDS = 60.0
+IDLE_SHARE = 0.01
 
 
 class DeviceCrash(Exception):
@@ -59,12 +75,79 @@ class DeviceCrash(Exception):
 
 
 class DeviceTimeout(Exception):
-    """The device's process did not answer in time (it was killed). `phase` is "build"
-    when its build had not finished, else "run"."""
+    """The device's process did not answer within its limit (it was killed). `phase` is
+    "build" when its build had not finished, else "run"; `used` the seconds of its clock
+    ("cpu" or "wall") it had used; `idle` whether it was idle (waiting, not working)."""
 
-    def __init__(self, message: str, phase: str) -> None:
+    def __init__(self, message: str, phase: str, used: float = 0.0, clock: str = "cpu",
+                 idle: bool = False) -> None:
         super().__init__(message)
         self.phase = phase
+        self.used = used
+        self.clock = clock
+        self.idle = idle
+
+
+def session_cpu(sid: int) -> float | None:
+    """CPU seconds of the live processes of session `sid`, with the children each has
+    waited for (Linux: /proc); None where it cannot be read."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total = 0
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    found = False
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[3]) == sid:  # the fields after the name: state ppid pgrp session
+            found = True
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    return total / tick if found else None
+
+
+class _Meter:
+    """How much of its limit a phase of a request has used: CPU seconds of the child's
+    session where `clock` is "cpu" (wall-clock seconds where /proc cannot tell), else
+    wall-clock seconds; and whether the child has sat idle."""
+
+    def __init__(self, sid: int, clock: str) -> None:
+        self.sid = sid
+        self.wall0 = time.monotonic()
+        cpu = session_cpu(sid) if clock == "cpu" else None
+        self.clock = "cpu" if cpu is not None else "wall"
+        self.cpu0 = cpu or 0.0
+        self.window = (self.wall0, self.cpu0)  # the idle check's: since when, from what
+
+    def used(self) -> tuple[float, bool]:
+        """(seconds of the clock used so far, whether the child has been idle for
+        IDLE_SECONDS)."""
+        now = time.monotonic()
+        if self.clock == "wall":
+            return now - self.wall0, False
+        cpu = session_cpu(self.sid)
+        if cpu is None:  # the session is gone: the child died, the next read says so
+            return 0.0, False
+        since, at = self.window
+        idle = False
+        if now - since >= IDLE_SECONDS:
+            idle = cpu - at < IDLE_SHARE * (now - since)
+            self.window = (now, cpu)
+        return cpu - self.cpu0, idle
+
+    def wait(self, limit: float, used: float) -> float:
+        """Wall seconds to wait for an answer before looking at the clock again: all
+        that is left of a wall-clock limit; at most a second of a CPU limit (a child
+        may use several cores)."""
+        if self.clock == "wall":
+            return max(0.0, limit - used)
+        return min(1.0, max(0.05, (limit - used) / 4))
 
 
 def _encode(header: dict[str, Any], arrays: list[np.ndarray]) -> bytes:
@@ -135,9 +218,11 @@ class DeviceProcess:
         return self._proc
 
     def call(self, header: dict[str, Any], arrays: list[np.ndarray], timeout: float,
-             build_timeout: float | None = None) -> tuple[dict[str, Any], list[np.ndarray]]:
-        """The reply to one request. The build may take `build_timeout` seconds (default
-        `timeout`), the rest `timeout` seconds from the runner's "built" notice."""
+             build_timeout: float | None = None, run_clock: str = "cpu"
+             ) -> tuple[dict[str, Any], list[np.ndarray]]:
+        """The reply to one request. The build may take `build_timeout` CPU seconds
+        (default `timeout`), the rest `timeout` seconds of `run_clock` ("cpu", or "wall"
+        for a GPU) from the runner's "built" notice (the module docstring)."""
         proc = self._start()
         fresh = self._served == 0
         assert proc.stdin is not None and proc.stdout is not None
@@ -147,14 +232,21 @@ class DeviceProcess:
         except (BrokenPipeError, OSError):
             raise DeviceCrash(self._death(), fresh) from None
         phase, limit = "build", timeout if build_timeout is None else build_timeout
+        meter, used = _Meter(proc.pid, "cpu"), 0.0
         while True:
-            ready, _, _ = select.select([proc.stdout], [], [], limit)
+            ready, _, _ = select.select([proc.stdout], [], [], meter.wait(limit, used))
             if not ready:
+                used, idle = meter.used()
+                if used < limit and not idle:
+                    continue
                 self._kill()
                 what = ("its build did not finish" if phase == "build"
                         else "no answer after its build")
-                raise DeviceTimeout(f"{what} within {limit:g} s (the device's process "
-                                    "was killed)", phase)
+                unit = "CPU s" if meter.clock == "cpu" else "s"
+                why = (f"it used next to no CPU for {IDLE_SECONDS:g} s, waiting" if idle
+                       else f"within {limit:g} {unit}")
+                raise DeviceTimeout(f"{what}: {why} (the device's process was killed)",
+                                    phase, used, meter.clock, idle)
             try:
                 reply, out = _decode(proc.stdout)  # a frame started: it comes whole
             except (EOFError, ValueError):
@@ -163,6 +255,7 @@ class DeviceProcess:
                 self._served += 1
                 return reply, out
             phase, limit = "run", timeout
+            meter, used = _Meter(proc.pid, run_clock), 0.0
 
     def _kill(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
@@ -248,10 +341,15 @@ def serve(module_name: str) -> None:
 
     times: dict[str, float] = {}
 
+    def cpu() -> float:
+        t = os.times()
+        return t.user + t.system + t.children_user + t.children_system
+
     def built(front_end: float = 0.0) -> None:
         """The runner's notice that the kernel is built (`front_end`: the seconds of it
         its front end took, where it can tell)."""
         times["built"] = time.perf_counter()
+        times["built_cpu"] = cpu()
         times["front_end"] = front_end
         stdout.write(_encode({"progress": "built"}, []))
         stdout.flush()
@@ -262,16 +360,18 @@ def serve(module_name: str) -> None:
         except EOFError:
             return
         times.clear()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), cpu()
         try:
             reply, out = module.handle(header, arrays, built)
         except Exception as e:  # noqa: BLE001 - the runner failed: say so, keep serving
             reply, out = {"error": "internal", "message": f"{type(e).__name__}: {e}"}, []
         if "built" in times:  # where the request's time went (difftest bench)
-            end = time.perf_counter()
+            end, end_cpu = time.perf_counter(), cpu()
             reply["times"] = {"front_end": times["front_end"],
                               "build": times["built"] - start - times["front_end"],
-                              "launch": end - times["built"]}
+                              "launch": end - times["built"],
+                              "build_cpu": times["built_cpu"] - start_cpu,
+                              "launch_cpu": end_cpu - times["built_cpu"]}
         stdout.write(_encode(reply, out))
         stdout.flush()
 

@@ -268,6 +268,9 @@ class _Vulkan(TranslatedTarget):
     def device_summary(self) -> str | None:
         return self._device().summary()
 
+    def run_clock(self, options: dict[str, Any]) -> str:
+        return "cpu" if self._device(options).props["type"] == "cpu" else "wall"
+
     def compiler(self, options: dict[str, Any]) -> str:
         p = self._device(options).props
         return f"{self.language} on {p['driver']} {p['driver_info']}".strip()

@@ -1,6 +1,8 @@
 """The device process (targets/device/process.py): a runtime that aborts, segfaults or
 hangs is contained in its own process, reported as a crash or a timeout, and the next
-request gets a fresh process. A fake runner module plays the device."""
+request gets a fresh process. Limits count the CPU time the process (and what it runs)
+uses, so a busy machine that gives it a small share of each second -- modelled by a
+runner that sleeps -- is no timeout. A fake runner module plays the device."""
 
 from __future__ import annotations
 
@@ -17,15 +19,36 @@ RUNNER = '''
 import os, signal, sys, time
 import numpy as np
 
+def spin(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
 def handle(header, arrays, built):
     op = header["op"]
-    if op == "slow-build":  # a compiler that takes its time, then a quick run
+    if op == "slow-build":  # a compiler that works for a while, then a quick run
+        spin(header["build_s"])
+        built()
+        return {"ran": True}, []
+    if op == "sleepy-build":  # a build on a busy machine: long in wall time, little CPU
         time.sleep(header["build_s"])
+        built()
+        return {"ran": True}, []
+    if op == "compiler-child":  # the work done by a process it runs (a compiler)
+        import subprocess
+        subprocess.run([sys.executable, "-c", "import time; t = time.process_time() + "
+                        + str(header["build_s"]) + "; all(iter(lambda: "
+                        "time.process_time() < t, False))"])
         built()
         return {"ran": True}, []
     if op == "hang-after-build":
         built()
-        time.sleep(3600)
+        while True:
+            pass
+    if op == "sleep-after-build":  # a GPU working: the process only waits
+        built()
+        time.sleep(header["run_s"])
+        return {"ran": True}, []
     if op == "double":
         return {"pid": os.getpid()}, [a * 2 for a in arrays]
     if op == "chatter":
@@ -38,7 +61,10 @@ def handle(header, arrays, built):
         os.abort()
     if op == "segv":
         os.kill(os.getpid(), signal.SIGSEGV)
-    if op == "hang":
+    if op == "hang":  # a compiler in an endless loop
+        while True:
+            pass
+    if op == "deadlock":  # waits for what never comes: no CPU used
         time.sleep(3600)
     if op == "reject":
         raise ValueError("the runner itself failed")
@@ -87,9 +113,9 @@ def test_a_dying_runtime_is_a_crash_with_its_last_words_and_the_next_call_restar
 def test_a_hang_is_killed_at_the_time_limit(device: DeviceProcess) -> None:
     device.call({"op": "double"}, [], 30)  # started, so the limit times the call alone
     start = time.monotonic()
-    with pytest.raises(DeviceTimeout, match="its build did not finish within 1 s") as e:
+    with pytest.raises(DeviceTimeout, match="its build did not finish: within 1 CPU s") as e:
         device.call({"op": "hang"}, [], 1.0)
-    assert e.value.phase == "build"
+    assert e.value.phase == "build" and e.value.clock == "cpu" and e.value.used >= 1.0
     assert time.monotonic() - start < 10
     header, _ = device.call({"op": "double"}, [], 30)
     assert "pid" in header
@@ -122,16 +148,52 @@ def test_a_forked_child_process_never_shares_the_parents_device(
 
 def test_the_build_and_the_run_have_limits_of_their_own(device: DeviceProcess) -> None:
     device.call({"op": "double"}, [], 30)
-    # a build of 2 s under a build limit of 30 s and a run limit of 1 s: no timeout
+    # a build of 2 CPU s under a build limit of 30 s and a run limit of 1 s: no timeout
     header, _ = device.call({"op": "slow-build", "build_s": 2.0}, [], 1.0, 30.0)
     assert header["ran"] is True
-    assert header["times"]["build"] >= 2.0  # the process says where its time went
-    with pytest.raises(DeviceTimeout, match="its build did not finish within 1 s"):
+    assert header["times"]["build_cpu"] >= 2.0  # the process says where its time went
+    with pytest.raises(DeviceTimeout, match="its build did not finish: within 1 CPU s"):
         device.call({"op": "slow-build", "build_s": 2.0}, [], 30.0, 1.0)
     start = time.monotonic()
-    with pytest.raises(DeviceTimeout, match="no answer after its build within 1 s") as e:
+    with pytest.raises(DeviceTimeout, match="no answer after its build: within 1 CPU s") \
+            as e:
         device.call({"op": "hang-after-build"}, [], 1.0, 30.0)
     assert e.value.phase == "run" and time.monotonic() - start < 10
+
+
+def test_a_busy_machine_is_no_timeout(device: DeviceProcess) -> None:
+    """A build that takes 3 s of wall clock but little CPU -- a process the machine gives
+    a small share of each second -- is within a limit of 1 CPU s: the limit counts work."""
+    header, _ = device.call({"op": "sleepy-build", "build_s": 3.0}, [], 1.0, 1.0)
+    assert header["ran"] is True and header["times"]["build"] >= 3.0
+
+
+def test_the_cpu_time_of_a_compiler_the_process_runs_counts(device: DeviceProcess) -> None:
+    with pytest.raises(DeviceTimeout, match="within 1 CPU s"):
+        device.call({"op": "compiler-child", "build_s": 3.0}, [], 30.0, 1.0)
+    header, _ = device.call({"op": "compiler-child", "build_s": 0.5}, [], 30.0, 5.0)
+    assert header["times"]["build_cpu"] >= 0.5  # the child it waited for, counted
+
+
+def test_a_process_that_waits_for_nothing_is_hung_whatever_its_limit(
+        device: DeviceProcess, monkeypatch: pytest.MonkeyPatch) -> None:
+    import targets.device.process as process
+
+    monkeypatch.setattr(process, "IDLE_SECONDS", 2.0)
+    device.call({"op": "double"}, [], 30)
+    with pytest.raises(DeviceTimeout, match="next to no CPU for 2 s") as e:
+        device.call({"op": "deadlock"}, [], 600.0, 600.0)
+    assert e.value.idle
+
+
+def test_on_a_gpu_the_run_is_timed_by_the_wall_clock(device: DeviceProcess) -> None:
+    """Where the device is a GPU the process only waits for it: its run's limit is
+    wall-clock seconds (the build's is still CPU time)."""
+    header, _ = device.call({"op": "sleep-after-build", "run_s": 2.0}, [], 1.0, 30.0, "cpu")
+    assert header["ran"] is True
+    with pytest.raises(DeviceTimeout, match="no answer after its build: within 1 s") as e:
+        device.call({"op": "sleep-after-build", "run_s": 5.0}, [], 1.0, 30.0, "wall")
+    assert e.value.clock == "wall"
 
 
 def test_a_crash_says_whether_the_process_had_served_earlier_requests(

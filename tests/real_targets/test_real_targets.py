@@ -326,23 +326,29 @@ def test_an_unexplained_disagreement_still_fails_replay(tmp_path: Path,
 
 
 @pytest.mark.parametrize("name", REAL)
-def test_a_build_past_its_limit_is_a_timeout_once_per_translation(name: str) -> None:
-    """build_timeout is the build's own limit; a translation whose build ran out of it
-    is not built again for the next case of the same kernel (a build is deterministic),
-    while another kernel is built afresh."""
+def test_a_build_past_its_limit_is_slow_or_hung_never_wrong(name: str) -> None:
+    """build_timeout is the build's own limit, in CPU seconds of the device's process: a
+    build past it (and past ten times it, on its rerun) is a hang, and a translation
+    whose build hung is not built again for the next case of the same kernel (a build is
+    deterministic); one that answers on its rerun is slow and not checked; another
+    kernel is built afresh. (tests/real_targets/test_slow_and_hung.py has each path on
+    a device that takes a known time.)"""
     import time
 
     t = target(name)
-    slow = {"build_timeout": 0.001}
+    slow = {"build_timeout": 0.0001}
     fresh = time.time_ns() % 1_000_000  # a kernel no device process has built before
     a = case(f"def kernel(out: Buffer[i32]):\n    out[0] = {fresh}\n", out=[0])
     first = t.run(a, {}, slow)
-    if first.error is None:  # wgpu makes some pipelines lazily: nothing to time out
-        pytest.skip(f"{name} reported this kernel built within 1 ms")
-    assert str(first.error).startswith("timeout: its build did not finish within 0.001 s")
-    start = time.monotonic()
-    again = t.run(a, {}, slow)
-    assert again.error == first.error and time.monotonic() - start < 0.5
+    if first.error is None:  # answered before the process's clock was first read
+        pytest.skip(f"{name} built this kernel within the first look at its clock")
+    assert first.error.kind in ("timeout", "slow"), first.error
+    if first.error.kind == "timeout":
+        assert str(first.error).startswith("timeout: its build did not finish")
+        assert "a hang" in first.error.message
+        start = time.monotonic()
+        again = t.run(a, {}, slow)
+        assert again.error == first.error and time.monotonic() - start < 0.5
     b = case("def kernel(out: Buffer[i32]):\n    out[0] = 8\n", out=[0])
     assert t.run(b, {}, {"build_timeout": 60}).buffers["out"].tolist() == [8]
 
