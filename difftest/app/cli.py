@@ -210,6 +210,10 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
     fz.add_argument("--database", default=None, metavar="redis://HOST:PORT",
                     help="share the campaign through a Redis server: Hypothesis's example "
                     "database and announced counterexamples (the corpus stays local)")
+    fz.add_argument("--reduce-time", type=float, default=None, metavar="SECONDS",
+                    help="cap each failure's shrinking and reduction at SECONDS of wall "
+                    "clock (default: none; they stop on work, so a seeded campaign keeps "
+                    "the same files on any machine, which a cap in seconds gives up)")
     fz.set_defaults(func=cmd_fuzz)
 
     hu = command("hunt", "measure the fuzzer against a target's injected bugs: detection "
@@ -238,8 +242,11 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
     _add_kernel_file(rd)
     _add_target(rd)
     _add_opt(rd)
+    rd.add_argument("--checks", type=int, default=None, metavar="N",
+                    help="stop after N candidate checks (default: the target's budget, as a "
+                    "campaign's reduction has it: the same result on any machine)")
     rd.add_argument("--time", type=float, default=None, metavar="SECONDS",
-                    help="stop reducing after this long (default 60 s)")
+                    help="also stop after this long (default: no time limit)")
     _add_schedule_seed(rd)
     rd.add_argument("--out", metavar="FILE",
                     help="where to write the reduced case (default: CASE.reduced.json in "

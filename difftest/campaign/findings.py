@@ -77,7 +77,7 @@ def explain(known: list[KnownFinding], target: str, case: Case, verdict: Any,
     where = setting(case.options if options is None else options)
     for f in known:
         if f.avoid and rerun is not None:
-            if f.signature.on(target, compiler) and rerun({"avoid": f.avoid}):
+            if f.signature.on_any_version(target, compiler) and rerun({"avoid": f.avoid}):
                 return f
         elif f.signature.explains(target, failure, case_shape, where, compiler):
             return f

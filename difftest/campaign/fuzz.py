@@ -7,9 +7,12 @@ worker notes the time (time to first failure), lets Hypothesis shrink for at mos
 `SHRINK_ATTEMPTS` more examples (only failures by the same rule count), then runs the IR
 reducer (difftest.campaign.reduce) for at most the target's `reduce_checks` candidate
 checks; the reduced case is written to the corpus (atomically) and reported with its
-timings and size. Both budgets count work, not time, so a seeded campaign finds and reduces the same
-cases on any machine, however loaded; each has a time limit only as a safety net, and a
-campaign that hits one says so (its result may then differ elsewhere). Workers publish
+timings and size. Both budgets count work, never seconds (a user may ask for a cap in
+seconds, `reduce_seconds`, and the summary then says that the result depends on the
+machine). Workers of a campaign without a database do not share what they find while
+they run: each does the same work however fast the others go, and the parent merges
+their findings in the seed order (`merge_findings`). So a seeded campaign with an
+example budget keeps the same files on any machine, however loaded. Workers publish
 counters in shared memory; the parent prints progress and the summary. With
 `stop_on_first` (the hunt) the parent stops the other workers as soon as one finds a
 failure, so the reduction has the machine to itself.
@@ -41,10 +44,10 @@ from difftest.core.fullrun import OracleRun
 from difftest.core.outcome import TargetError
 
 BATCH = 25  # examples per Hypothesis run: bounds the overshoot past --time
+SEEN_AGAIN = "seen-again"  # the corpus subfolder of failing cases known findings explained
 SHRINK_ATTEMPTS = 300  # examples Hypothesis's shrinking may try after the first failure
-SHRINK_SAFETY_SECONDS = 60.0   # the time limits, as safety nets only
-REDUCE_SAFETY_SECONDS = 180.0
-_CASES, _EXECS, _KERNELS, _FAILURES, _SKIPPED, _REPEATS, _FIXED = 0, 1, 2, 3, 4, 5, 6
+_CASES, _EXECS, _KERNELS, _FAILURES, _SKIPPED, _REPEATS, _SLOW, _SLOW_MS = range(8)
+_FIXED = 8  # the construct and pair counters follow
 #: the fuzz loop's collector thresholds (gen 0, 1, 2): see `collect_less`
 GC_THRESHOLDS = (10_000, 50, 100)
 
@@ -63,6 +66,9 @@ class FuzzConfig:
     database: str | None = None  # redis://HOST:PORT: a campaign shared across machines
     known: list[Path] = field(default_factory=list)  # corpus folders of known target bugs
     command: str = "fuzz"  # what the results journal calls the campaign (fuzz, hunt)
+    #: the user's cap in seconds (wall clock) on each failure's shrinking and reduction,
+    #: None for none: with one, what a campaign keeps may differ from machine to machine
+    reduce_seconds: float | None = None
 
 
 @dataclass
@@ -82,13 +88,40 @@ class Found:
     key: str = ""        # its signature's key (difftest.campaign.signature)
     failure: str = ""    # its failure class
     repeats: int = 0     # times the campaign saw it again
+    #: where in the seed order it was met: (batch, worker, example of the batch)
+    position: tuple[int, int, int] = (0, 0, 0)
+    cut: bool = False    # its shrinking or reduction was cut by --reduce-time
 
     def describe(self) -> str:
         where = self.path if self.saved else "(not saved: printed on stderr)"
         again = f"; seen again {self.repeats} times" if self.repeats else ""
+        cut = "; cut by --reduce-time" if self.cut else ""
         return (f"{where}: {self.verdict} [first failure at {self.first:.1f} s, reduced at "
                 f"{self.shrunk:.1f} s to {self.statements} statements, n = {self.n}"
-                f"{f', {self.host_steps} host steps' if self.host_steps else ''}{again}]")
+                f"{f', {self.host_steps} host steps' if self.host_steps else ''}{again}"
+                f"{cut}]")
+
+
+@dataclass
+class SeenAgain:
+    """A finding the campaign met again: its name (a corpus finding's id, or the path of
+    this campaign's counterexample), how many failing cases it explained, and one of
+    them kept (`case`), so that the attribution can be checked (`difftest check CASE`)."""
+
+    key: str
+    name: str
+    count: int
+    case: str = ""
+    recorded: str = ""  # the compiler the finding was recorded on, where it names one
+    compilers: list[str] = field(default_factory=list)  # the ones it was seen on here
+
+    def describe(self) -> str:
+        where = ""
+        if self.compilers and self.compilers != [self.recorded]:
+            where = f" on {', '.join(self.compilers)}" + (
+                f" (recorded on {self.recorded})" if self.recorded else "")
+        return (f"{self.name}: {self.count} case(s){where}"
+                f"{f', e.g. {self.case}' if self.case else ''}")
 
 
 @dataclass
@@ -107,6 +140,11 @@ class FuzzSummary:
     replayed: list[tuple[str, str]] = field(default_factory=list)
     repeats: int = 0  # failing cases that were a known finding again
     unreduced: list[str] = field(default_factory=list)  # kept before their reduction ended
+    seen_again: list[SeenAgain] = field(default_factory=list)  # by finding
+    slow: int = 0  # cases not checked: the target answered only past its limits
+    slow_cpu: float = 0.0  # the CPU seconds those answers took
+    #: the user's --reduce-time: what the campaign kept may differ on another machine
+    reduce_seconds: float | None = None
 
     def rate(self, count: int) -> float:
         return count / self.elapsed if self.elapsed > 0 else 0.0
@@ -180,46 +218,86 @@ def collect_less() -> None:
 
 
 class _Known:
-    """The findings of this campaign so far (all workers'): one JSON file each in a
-    folder the parent made, written atomically, read again when a case fails."""
+    """The findings a worker recognises, each a JSON file in one of `folders`: the
+    target's known bugs (the corpus's, which the parent writes first), the worker's own
+    counterexamples, and -- in a campaign shared through a database -- every worker's and
+    every peer's. Without a database each worker has a folder of its own and knows no
+    other worker's findings until the campaign ends, when the parent merges them in the
+    seed order (`merge_findings`): what a worker does never depends on how fast the
+    others run. Beside a finding, `.seen` files hold the fingerprints of the failing
+    cases that led to it (the cases its shrinking went through), so the same case met
+    again -- replayed from the example database -- is known before it is shrunk again."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.seen: dict[str, Any] = {}  # file name -> Signature
+    def __init__(self, folders: list[Path], own: Path) -> None:
+        self.folders = folders
+        self.own = own
+        self.seen: dict[str, Any] = {}  # file path -> Signature
         self.avoids: dict[Any, str] = {}  # Signature -> the variant avoiding its trigger
+        self.names: dict[str, str] = {}  # key -> what the finding is called
+        self.cases: dict[str, str] = {}  # fingerprint of a failing case -> finding key
+        self._read: set[str] = set()  # .seen files read
 
     def refresh(self) -> list[Any]:
         from difftest.campaign.signature import Signature
 
-        for path in sorted(self.folder.glob("*.json")):
-            if path.name not in self.seen:
-                try:
-                    obj = json.loads(path.read_text())
-                    sig = self.seen[path.name] = Signature.from_json(obj)
+        for folder in self.folders:
+            for path in sorted(folder.glob("*.json")):
+                if str(path) not in self.seen:
+                    try:
+                        obj = json.loads(path.read_text())
+                        sig = Signature.from_json(obj)
+                    except (OSError, ValueError, KeyError, TypeError):
+                        continue
+                    self.seen[str(path)] = sig
                     self.avoids[sig] = str(obj.get("avoid", ""))
-                except (OSError, ValueError, KeyError):
-                    continue
+                    self.names[self.key(sig)] = str(obj.get("name", "") or self.key(sig))
+            for path in sorted(folder.glob("*.seen")):
+                if str(path) not in self._read:
+                    try:
+                        obj = json.loads(path.read_text())
+                    except (OSError, ValueError):
+                        continue
+                    self._read.add(str(path))
+                    for fingerprint in obj.get("cases", []):
+                        self.cases[str(fingerprint)] = str(obj.get("key", ""))
         return list(self.seen.values())
 
-    def add(self, signature: Any, avoid: str = "") -> str:
-        """Record a finding (with the variant that avoids its trigger, if any); returns
-        its key (the same signature gives the same key)."""
+    def add(self, signature: Any, avoid: str = "", name: str = "",
+            cases: list[str] | tuple[str, ...] = ()) -> str:
+        """Record a finding (its name, the variant that avoids its trigger if any, the
+        fingerprints of failing cases that led to it); returns its key (the same
+        signature gives the same key)."""
         from difftest.campaign.corpus import write_atomic
 
-        text = json.dumps({**signature.to_json(), **({"avoid": avoid} if avoid else {})},
-                          sort_keys=True)
         key = self.key(signature)
-        path = self.folder / f"{key}.json"
+        path = self.own / f"{key}.json"
         if not path.exists():
-            write_atomic(path, text)
+            write_atomic(path, json.dumps(
+                {**signature.to_json(), **({"avoid": avoid} if avoid else {}),
+                 **({"name": name} if name else {})}, sort_keys=True))
+        if cases:
+            self.add_cases(key, cases)
         return key
+
+    def add_cases(self, key: str, cases: list[str] | tuple[str, ...]) -> None:
+        """Fingerprints of failing cases that are the finding `key` again."""
+        import hashlib
+
+        from difftest.campaign.corpus import write_atomic
+
+        text = json.dumps({"key": key, "cases": sorted(set(cases))}, sort_keys=True)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        write_atomic(self.own / f"{key}.{digest}.seen", text)
+        for fingerprint in cases:
+            self.cases[fingerprint] = key
 
     def by_cause(self, signature: Any, target: str, compiler: str,
                  rerun: Callable[[dict[str, Any]], bool]) -> bool:
         """Whether a failure of `target` (running `compiler`) is the finding `signature`
         by its cause: the finding names a variant, and the case agrees under it."""
         avoid = self.avoids.get(signature, "")
-        return bool(avoid) and signature.on(target, compiler) and rerun({"avoid": avoid})
+        return bool(avoid) and signature.on_any_version(target, compiler) \
+            and rerun({"avoid": avoid})
 
     @staticmethod
     def key(signature: Any) -> str:
@@ -229,16 +307,35 @@ class _Known:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def fingerprint(case_json: dict[str, Any]) -> str:
+    """What makes two failing cases the same case (the example database replays one
+    exactly): a hash of its JSON."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(case_json, sort_keys=True).encode()).hexdigest()[:24]
+
+
 def _worker(index: int, config: FuzzConfig, counters: Any, start: float, stop_at: float,
-            examples: int | None, results: Any, known_dir: str, first: Any) -> None:
+            examples: int | None, results: Any, known: _Folders, first: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
-    _Worker(index, config, counters, start, stop_at, examples, results,
-            Path(known_dir), first).run()
+    _Worker(index, config, counters, start, stop_at, examples, results, known, first).run()
+
+
+@dataclass(frozen=True)
+class _Folders:
+    """Where the campaign's findings are written: `base` holds the target's known bugs
+    (the parent's), `workers` one folder per worker, or one shared by all of them in a
+    campaign with a database."""
+    base: str
+    workers: list[str]
 
 
 # What a worker tells the campaign, through its results queue (pickled between processes).
+# A position is where in the campaign's seed order something was met: (batch, worker,
+# example of the batch); the parent orders what the workers found by it, never by when
+# it arrived.
 
 @dataclass(frozen=True)
 class _FirstFailure:
@@ -250,16 +347,26 @@ class _FirstFailure:
 
 @dataclass(frozen=True)
 class _Reduced:
-    """A worker kept a reduced counterexample."""
+    """A worker kept a reduced counterexample (its signature's JSON beside it)."""
     found: Found
     worker: int
+    signature: dict[str, Any]
 
 
 @dataclass(frozen=True)
 class _SeenAgain:
-    """A failure a known finding explains (`worker`: the one that was reducing it)."""
+    """A failing case a known finding explains: the finding's key and name, the worker
+    that met it and where, and -- for the first such case of that finding in this
+    worker -- the case itself (the campaign keeps one per finding, for a user to check
+    the attribution); `reduced`: it was only recognised after its reduction."""
     key: str
-    worker: int | None = None
+    name: str
+    worker: int
+    position: tuple[int, int, int]
+    case: dict[str, Any] | None = None
+    reduced: bool = False
+    compiler: str = ""  # the compiler the target ran, where it names one
+    recorded: str = ""  # the finding's own compiler
 
 
 @dataclass(frozen=True)
@@ -273,6 +380,7 @@ class _Replayed:
 @dataclass(frozen=True)
 class _Warning:
     text: str
+    key: str = ""  # messages with the same key are printed once (default: the text)
 
 
 @dataclass(frozen=True)
@@ -283,14 +391,32 @@ class _WorkerFailed:
 _Message = _FirstFailure | _Reduced | _SeenAgain | _Replayed | _Warning | _WorkerFailed
 
 
+def _hypothesis_counts_work() -> None:
+    """Hypothesis stops shrinking after five minutes of wall clock (its engine's
+    MAX_SHRINKING_SECONDS), a limit a busy machine reaches and a quiet one does not; the
+    campaign's own budget (SHRINK_ATTEMPTS examples) bounds shrinking here, so that
+    limit is lifted in the worker. Its report of a failing example (the worker keeps
+    its own) is not printed either: a warning that its text is large says nothing."""
+    import warnings
+
+    from hypothesis.errors import HypothesisWarning
+    from hypothesis.internal.conjecture import engine
+
+    if hasattr(engine, "MAX_SHRINKING_SECONDS"):
+        engine.MAX_SHRINKING_SECONDS = 10**9
+    warnings.filterwarnings("ignore", category=HypothesisWarning,
+                            message="Generating overly large repr")
+
+
 class _Worker:
     """One worker process's campaign: Hypothesis batches until the time or example
     budget is spent. A failure is shrunk, reduced and kept, then (unless the campaign
     stops at its first) the worker goes on; a failing case that a known finding
-    explains (difftest.campaign.signature) is counted as that finding seen again, not reduced."""
+    explains (difftest.campaign.signature), or that is a case an earlier failure's
+    shrinking already met, is counted as that finding seen again, not reduced."""
 
     def __init__(self, index: int, config: FuzzConfig, counters: Any, start: float,
-                 stop_at: float, examples: int | None, results: Any, known: Path,
+                 stop_at: float, examples: int | None, results: Any, known: _Folders,
                  first: Any) -> None:
         from difftest.campaign.registry import load_target
 
@@ -298,37 +424,51 @@ class _Worker:
         self.first = first  # shared: the worker whose failure a stop_on_first run keeps
         self.start, self.stop_at, self.examples = start, stop_at, examples
         self.results = results
-        self.known = _Known(known)
+        own = Path(known.workers[index])
+        self.known = _Known(list(dict.fromkeys([Path(known.base), own])), own)
         self.target = load_target(config.target, config.options)
         collect_less()
+        _hypothesis_counts_work()
         self.shared = None
         self.database = None
         if config.database is not None:
             from difftest.campaign.sharing import Shared
 
-            self.shared = Shared(config.database,
-                                 lambda text: results.put(_Warning(text)))
+            def warn(text: str, key: str = "") -> None:
+                results.put(_Warning(text, key))
+
+            self.shared = Shared(config.database, warn)
             self.database = self.shared.database()
         names = _names()
         self.slot = {name: _FIXED + i for i, name in enumerate(names)}
         self.per_case = config.schedules_per_case or self.target.schedules_per_case
         self.kernel_kinds: dict[int, set[str]] = {}  # hash(kernel text) -> fault kinds
-        # the failure being shrunk: [case JSON, verdict, failure class, when, rule]; later
-        # ones of the same class (Hypothesis shrinking) replace the case and verdict
+        # the failure being shrunk: [case JSON, verdict, failure class, when, rule,
+        # provisional path]; later ones of the same class (Hypothesis shrinking) replace
+        # the case and verdict
         self.best: list[Any] = []
+        self.shrunk: list[str] = []  # fingerprints of the failing cases of that shrinking
+        self.cut = False  # the user's --reduce-time cut that shrinking
+        self.landed: str | None = None  # the known finding that shrinking reached
         self.shrink_attempts = 0  # examples tried since the failure being shrunk
+        self.batch_no = 0
+        self.example_no = 0  # examples of this batch so far
+        self.position = (0, index, 0)  # where the failure being shrunk was met
+        self.repeat_kept: set[str] = set()  # finding keys whose case was sent to be kept
 
     def run(self) -> None:
-        done = batch_no = 0
+        done = 0
         while time.monotonic() < self.stop_at and (self.examples is None
                                                    or done < self.examples):
             batch = BATCH if self.examples is None else min(BATCH, self.examples - done)
             if self.shared is not None:
-                _replay_announced(self.shared, self.config, self.target, self.results)
-            self.best = []
-            self.shrink_attempts = 0
+                _replay_announced(self.shared, self.config, self.target, self.results,
+                                  self.known)
+            self.best, self.shrunk, self.cut, self.landed = [], [], False, None
+            self.shrink_attempts = self.example_no = 0
             try:
-                self.property(batch, batch_seed(self.config.seed, self.index, batch_no))()
+                self.property(batch, batch_seed(self.config.seed, self.index,
+                                                self.batch_no))()
             except (Counterexample, _ShrinkBudgetSpent):
                 pass
             except Exception as e:  # noqa: BLE001 - e.g. Flaky: report, do not hide
@@ -337,7 +477,7 @@ class _Worker:
                     self.results.put(_WorkerFailed(f"worker {self.index}: {type(e).__name__}: {e}"))
                     return
             done += batch
-            batch_no += 1
+            self.batch_no += 1
             if self.best:
                 self.keep()
                 if self.config.stop_on_first:
@@ -384,14 +524,13 @@ class _Worker:
             self.shrink_attempts += 1
             if self.shrink_attempts > SHRINK_ATTEMPTS:
                 raise _ShrinkBudgetSpent
-            if time.monotonic() - best[3] > SHRINK_SAFETY_SECONDS:
-                self.results.put(_Warning(
-                    f"shrinking was cut by its safety limit of {SHRINK_SAFETY_SECONDS:g} s "
-                    f"before its {SHRINK_ATTEMPTS} attempts: this counterexample may differ "
-                    "on another machine"))
+            limit = self.config.reduce_seconds
+            if limit is not None and time.monotonic() - best[3] > limit:
+                self.cut = True  # the user's cap in seconds (the summary says so)
                 raise _ShrinkBudgetSpent
         if not best and time.monotonic() > self.stop_at:
             return
+        self.example_no += 1
         kernel, cases = kc
         # Hypothesis often mutates an earlier example's cases and keeps its kernel: the
         # kernel counts (and its constructs and fault kinds) once per worker
@@ -430,6 +569,12 @@ class _Worker:
                 res = check_case(case, self.target, sched, options, None, full, oracle_error)
                 counters[_EXECS] += 1
                 verdict = res.verdict
+                if verdict.slow:  # answered only past the target's limits: not checked
+                    counters[_SLOW] += 1
+                    slow = res.outcome.diagnostics.get("slow", {})
+                    counters[_SLOW_MS] += int(1000 * sum(
+                        float(v) for k, v in slow.items() if k.endswith("_cpu")))
+                    break
                 if verdict.unchecked:
                     counters[_SKIPPED] += 1
                     break
@@ -439,7 +584,10 @@ class _Worker:
                 failure = verdict_class(verdict)
                 if best and failure != best[2]:
                     continue
-                if not best and self.explained(case, failure, options, full,
+                # the case as it would be kept: what the example database replays
+                case_json = dataclasses.replace(case, schedule=res.schedule,
+                                                options=dict(options)).to_json()
+                if not best and self.explained(case, case_json, failure, options, full,
                                                oracle_error):
                     counters[_REPEATS] += 1
                     break
@@ -449,15 +597,24 @@ class _Worker:
                     break
                 case.schedule = res.schedule
                 case.options = options
+                if best and not self.config.stop_on_first:
+                    again = self.known.cases.get(fingerprint(case_json))
+                    if again is not None:
+                        # shrinking led to a case a known finding holds: this failure is
+                        # that finding's (not shrunk on, and not saved to the database)
+                        self.landed = again
+                        raise _ShrinkBudgetSpent
                 if not best:
                     if self.config.stop_on_first and not self.claim_first():
                         os._exit(0)  # another worker's failure is the campaign's: stop here
                     best[:] = [None, None, failure, time.monotonic(), verdict.rule, ""]
+                    self.position = (self.batch_no, self.index, self.example_no)
                     # kept at once, unreduced: a signal during the reduction loses nothing
                     best[5] = _keep(case, str(verdict), verdict.rule, self.config, None,
                                     provisional=True)[0]
                     self.results.put(_FirstFailure(self.index, best[3] - self.start, best[5]))
-                best[0], best[1] = case.to_json(), str(verdict)
+                best[0], best[1] = case_json, str(verdict)
+                self.shrunk.append(fingerprint(case_json))
                 raise Counterexample(best[0], best[1], verdict.rule)
 
     def mutant_only(self, case: Any, schedule: dict[str, Any], options: dict[str, Any],
@@ -470,27 +627,50 @@ class _Worker:
         return check_case(case, self.target, schedule, plain, None, full,
                           oracle_error).verdict.agree
 
-    def explained(self, case: Any, failure: str, options: dict[str, Any],
-                  full: OracleRun | None, oracle_error: TargetError | None) -> bool:
-        """Whether a known finding explains this failing case (and if so, say so): by its
-        cause where the finding names a variant that spells its trigger another way (the
-        case agrees under it), else by its class and shape."""
+    def explained(self, case: Any, case_json: dict[str, Any], failure: str,
+                  options: dict[str, Any], full: OracleRun | None,
+                  oracle_error: TargetError | None) -> bool:
+        """Whether a known finding explains this failing case (and if so, say so): the
+        very case an earlier failure's shrinking met (the example database replays such
+        cases), else by its cause where the finding names a variant that spells its
+        trigger another way (the case agrees under it), else by its class and shape."""
         if self.config.stop_on_first:
             return False
         from difftest.campaign.runner import rerun_with
         from difftest.campaign.signature import setting, shape
 
-        case_shape = shape(case.program, case.entry, case.n, case.wave)
-        where = setting(options)
+        known = self.known.refresh()
+        found = self.known.cases.get(fingerprint(case_json))
         compiler = self.target.compiler(options)
-        rerun = rerun_with(case, self.target, options, full, oracle_error)
-        for sig in self.known.refresh():
-            if self.known.by_cause(sig, self.config.target, compiler, rerun) \
-                    if self.known.avoids.get(sig) \
-                    else sig.explains(self.config.target, failure, case_shape, where, compiler):
-                self.results.put(_SeenAgain(_Known.key(sig)))
-                return True
-        return False
+        if found is None:
+            case_shape = shape(case.program, case.entry, case.n, case.wave)
+            where = setting(options)
+            rerun = rerun_with(case, self.target, options, full, oracle_error)
+            for sig in known:
+                if self.known.by_cause(sig, self.config.target, compiler, rerun) \
+                        if self.known.avoids.get(sig) \
+                        else sig.explains(self.config.target, failure, case_shape, where,
+                                          compiler):
+                    found = _Known.key(sig)
+                    break
+        if found is None:
+            return False
+        self.seen_again(found, (self.batch_no, self.index, self.example_no), case_json,
+                        compiler)
+        return True
+
+    def seen_again(self, key: str, position: tuple[int, int, int],
+                   case_json: dict[str, Any] | None, compiler: str,
+                   reduced: bool = False) -> None:
+        """Tell the campaign a known finding was met again (with the case, the first
+        time this worker met that finding)."""
+        first = key not in self.repeat_kept and case_json is not None
+        self.repeat_kept.add(key)
+        recorded = next((sig.compiler for sig in self.known.seen.values()
+                         if _Known.key(sig) == key), "")
+        self.results.put(_SeenAgain(key, self.known.names.get(key, key), self.index,
+                                    position, case_json if first else None, reduced,
+                                    compiler, recorded))
 
     def claim_first(self) -> bool:
         """Whether this worker's failure is the first of a stop_on_first campaign (claimed
@@ -502,35 +682,58 @@ class _Worker:
             return bool(self.first.value == self.index)
 
     def keep(self) -> None:
-        """Reduce the shrunk failure; keep it unless its signature is a known finding's."""
+        """Reduce the shrunk failure; keep it unless its signature is a known finding's
+        (or its shrinking reached a case of one)."""
         case_json, verdict, failure, first, rule, provisional = self.best
+        if self.landed is not None:
+            if provisional:
+                Path(provisional).unlink(missing_ok=True)
+            self.known.add_cases(self.landed, tuple(self.shrunk))
+            if self.shared is not None:
+                self.shared.announce_cases(self.landed, self.shrunk)
+            self.counters[_REPEATS] += 1
+            self.seen_again(self.landed, self.position, case_json,
+                            self.target.compiler(case_json.get("options", {})), reduced=True)
+            return
+        remaining = None
+        if self.config.reduce_seconds is not None:
+            remaining = max(0.0, self.config.reduce_seconds - (time.monotonic() - first))
         found, entry, signature = _reduce_and_keep(
             case_json, verdict, rule, failure, first, self.start, self.config, self.target,
-            self.known)
+            self.known, remaining, self.cut, self.position, self.shrunk)
         if provisional and (found is None or found.path != provisional):
             try:  # the reduced case (or a known finding) replaces the unreduced one
                 Path(provisional).unlink()
             except OSError:
                 pass
         if found is None:  # the same bug as a known finding, found again
+            if self.shared is not None:
+                self.shared.announce_cases(_Known.key(signature), self.shrunk)
             self.counters[_REPEATS] += 1
-            self.results.put(_SeenAgain(_Known.key(signature), self.index))
+            self.seen_again(_Known.key(signature), self.position, case_json,
+                            self.target.compiler(case_json.get("options", {})), reduced=True)
             return
         if self.shared is not None:
-            self.shared.announce(entry)
+            self.shared.announce(entry, self.shrunk)
         self.counters[_FAILURES] += 1
-        self.results.put(_Reduced(found, self.index))
+        self.results.put(_Reduced(found, self.index, signature.to_json()))
 
 
-def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any) -> None:
+def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any,
+                      known: _Known) -> None:
     """Replay the counterexamples other workers announced on this worker's target and
-    options; keep those that fail here too in the local corpus."""
+    options; keep those that fail here too in the local corpus, and know them (with the
+    failing cases that led to them), so that they are not shrunk again here."""
     from difftest.core.case import case_from_json
     from difftest.campaign.corpus import save
     from difftest.core.errors import CaseError
     from difftest.campaign.runner import check_case
+    from difftest.campaign.signature import Signature
 
-    for entry in shared.new_announcements():
+    for entry, cases in shared.new_announcements():
+        if set(entry) == {"key"}:  # more failing cases of a finding
+            known.add_cases(str(entry["key"]), tuple(cases))
+            continue
         try:
             case = case_from_json(entry, "announced counterexample")
         except CaseError as e:
@@ -546,16 +749,26 @@ def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any
             path = str(save(config.corpus, entry))
         except OSError as e:
             path = f"(not saved: {e.strerror or e})"
+        try:
+            signature = Signature.from_json(entry["signature"])
+        except (KeyError, TypeError, ValueError):
+            signature = None
+        if signature is not None:
+            known.add(signature, name=path, cases=tuple(cases))
         results.put(_Replayed(path, str(verdict)))
 
 
 def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
                      failure: str, first: float, start: float, config: FuzzConfig,
-                     target: Any, known: _Known
+                     target: Any, known: _Known, seconds: float | None = None,
+                     cut: bool = False, position: tuple[int, int, int] = (0, 0, 0),
+                     shrunk: list[str] | None = None
                      ) -> tuple[Found | None, dict[str, Any], Any]:
-    """Reduce the shrunk case (IR reducer, keeping its failure class); if its signature
-    is new, keep it in the corpus and record it among the campaign's findings. Returns
-    (what was found, or None when it was a known finding again; its corpus entry; its
+    """Reduce the shrunk case (IR reducer, keeping its failure class, within the
+    target's `reduce_checks` and the user's `seconds` if any); if its signature is new,
+    keep it in the corpus and record it among the worker's findings, with the
+    fingerprints of the failing cases (`shrunk`) that led to it. Returns (what was
+    found, or None when it was a known finding again; its corpus entry; its
     signature)."""
     from difftest.core.case import case_from_json
     from difftest.campaign.reduce import reduce_case, statements
@@ -564,12 +777,9 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
 
     case = case_from_json(case_json)
     reduced, stats = reduce_case(case, still_fails(target, case, rule, failure),
-                                 REDUCE_SAFETY_SECONDS, target.option_variants,
+                                 seconds, target.option_variants,
                                  checks=target.reduce_checks)
-    if stats.cut_by_time:
-        verdict += (f" [its reduction was cut by the safety limit of "
-                    f"{REDUCE_SAFETY_SECONDS:g} s before {target.reduce_checks} checks: it "
-                    "may differ on another machine]")
+    cut = cut or stats.cut_by_time
     full, error = oracle_run(reduced)
     final = check_case(reduced, target, reduced.schedule, reduced.options, None, full, error)
     if not final.verdict.agree:
@@ -577,6 +787,7 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
     signature = Signature(config.target, failure,
                           shape(reduced.program, reduced.entry, reduced.n, reduced.wave),
                           setting(reduced.options), target.compiler(reduced.options))
+    fingerprints = tuple(shrunk or ())
     if not config.stop_on_first:
         # a known bug by shape, or by cause: the reduced case agrees with the trigger
         # of a finding that names a variant spelled another way (the failing case
@@ -585,12 +796,14 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
         for old in known.refresh():
             if old.same_bug(signature) or known.by_cause(old, config.target,
                                                          signature.compiler, rerun):
+                known.add_cases(_Known.key(old), fingerprints)
                 return None, {}, old
     path, saved, entry = _keep(reduced, verdict, rule, config, signature)
-    known.add(signature)
+    known.add(signature, name=path, cases=fingerprints)
     return Found(path, verdict, rule, first - start, time.monotonic() - start,
                  statements(reduced.program), reduced.n, saved,
-                 len(reduced.host or ()), _Known.key(signature), failure), entry, signature
+                 len(reduced.host or ()), _Known.key(signature), failure,
+                 position=position, cut=cut), entry, signature
 
 
 def _keep(case: Any, verdict: str, rule: str | None, config: FuzzConfig,
@@ -683,10 +896,15 @@ class _Campaign:
         self.first = self.ctx.Value("i", -1)  # the worker that claimed the first failure
         self.procs: list[Any] = []
         self.errors: list[str] = []
-        self.found: list[Found] = []
+        self.found: list[Found] = []  # as the workers reduced them
+        self.signatures: dict[str, Any] = {}  # Found.path -> its Signature
         self.repeats: dict[str, int] = {}  # finding key -> times seen again
+        self.repeat_names: dict[str, str] = {}  # finding key -> its name
+        self.repeat_compilers: dict[str, tuple[str, set[str]]] = {}  # recorded, seen on
+        self.repeat_cases: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
         self.unreduced: dict[int, str] = {}  # worker -> its failure kept unreduced
         self.warned: set[str] = set()
+        self.server_down = False
         self.replayed: list[tuple[str, str]] = []  # announced ones: (path or "", verdict)
         self.start = time.monotonic()
         self.gap = "\n" if out.isatty() else ""
@@ -699,7 +917,9 @@ class _Campaign:
     def run(self) -> FuzzSummary:
         config, out = self.config, self.out
         known = tempfile.TemporaryDirectory(prefix="difftest-findings-")
-        recorded = _seed_known(Path(known.name), config)
+        base = Path(known.name) / "known"
+        base.mkdir()
+        recorded = _seed_known(base, config)
         if recorded:
             out.write(f"{recorded} known bug(s) of {config.target} recorded in "
                       f"{', '.join(map(str, config.known))}: cases they explain are "
@@ -711,7 +931,7 @@ class _Campaign:
 
             self.hidden = unreachable_pairs(warm_up(config.target, out))
             self.start = time.monotonic()
-            self._start_workers(known.name)
+            self._start_workers(_folders(Path(known.name), base, config))
             self._watch()
         except _Stop as stop:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this
@@ -735,7 +955,7 @@ class _Campaign:
                 self.errors.append(f"worker {i} {how} (the campaign went on without it)")
         return result
 
-    def _start_workers(self, known: str) -> None:
+    def _start_workers(self, known: _Folders) -> None:
         config = self.config
         stop_at = self.start + (config.seconds if config.seconds is not None else 10**9)
         per_worker = None
@@ -785,25 +1005,42 @@ class _Campaign:
                 if config.stop_on_first:  # the one worker that claimed it (`claim_first`)
                     # reduces it with the machine to itself
                     _terminate([p for i, p in enumerate(self.procs) if i != worker])
-            case _Warning(text):  # each once per campaign, however many workers saw it
-                key = "server" if text.startswith("the shared database") else text
-                if key not in self.warned:
-                    self.warned.add(key)
-                    out.write(f"{gap}warning: {text}\n")
+            case _Warning(text, key):
+                # the server's state is said each time it changes (however many workers
+                # saw the change); any other warning once per campaign
+                if key in ("server-down", "server-up"):
+                    if (key == "server-down") == self.server_down:
+                        return
+                    self.server_down = key == "server-down"
+                elif (key or text) in self.warned:
+                    return
+                self.warned.add(key or text)
+                out.write(f"{gap}{'warning: ' if key != 'server-up' else ''}{text}\n")
             case _Replayed(path, verdict):
                 self.replayed.append((path, verdict))
                 if path:
                     out.write(f"{gap}replayed an announced counterexample: {path}: "
                               f"{verdict}\n")
-            case _Reduced(counterexample, worker):
+            case _Reduced(counterexample, worker, signature):
+                from difftest.campaign.signature import Signature
+
                 self.found.append(counterexample)
+                self.signatures[counterexample.path] = Signature.from_json(signature)
                 self.journal.finding(time.monotonic() - self.start, counterexample)
                 self.unreduced.pop(worker, None)
                 out.write(f"{gap}counterexample: {counterexample.describe()}\n")
-            case _SeenAgain(key, worker):
+            case _SeenAgain(key, name, worker, position, case, reduced, compiler, recorded):
                 self.repeats[key] = self.repeats.get(key, 0) + 1
-                if worker is not None:
+                self.repeat_names.setdefault(key, name)
+                seen_on = self.repeat_compilers.setdefault(key, (recorded, set()))[1]
+                if compiler:
+                    seen_on.add(compiler)
+                held = self.repeat_cases.get(key)
+                if case is not None and (held is None or position < held[0]):
+                    self.repeat_cases[key] = (position, case)
+                if reduced:  # the failure it was shrinking: said, with what it is
                     self.unreduced.pop(worker, None)
+                    out.write(f"{gap}worker {worker}: that failure is {name} again\n")
             case _WorkerFailed(text):
                 self.errors.append(text)
                 out.write(f"{gap}error: {text}\n")
@@ -812,32 +1049,124 @@ class _Campaign:
         while not self.results.empty():
             self.take(self.results.get())
         totals = [sum(a[i] for a in self.arrays) for i in range(_FIXED + len(self.names))]
+        kept, into = merge_findings([(f, self.signatures[f.path]) for f in self.found])
+        kept_paths = {f.path for f in kept}
+        counts: dict[str, int] = {}
+
+        def count(key: str, times: int = 1) -> None:
+            final = into.get(key, key)
+            counts[final] = counts.get(final, 0) + times
+
+        for key, times in self.repeats.items():
+            count(key, times)
         for f in self.found:
-            f.repeats = self.repeats.get(f.key, 0)
+            if any(f is g for g in kept):
+                continue
+            count(f.key)  # a worker's finding of a bug met earlier in the seed order
+            if f.saved and f.path not in kept_paths:
+                same = next(g.path for g in kept if g.key == into[f.key])
+                self.out.write(f"{f.path}: the same bug as {same} (met earlier in the "
+                               "seed order): removed\n")
+                self.journal.write({"type": "duplicate", "path": f.path, "into": same})
+                try:
+                    Path(f.path).unlink()
+                except OSError:
+                    pass
+        names = {f.key: f.path for f in kept}
+        seen = []
+        for key, times in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+            held = [v for k, v in self.repeat_cases.items() if into.get(k, k) == key]
+            name = names.get(key) or self.repeat_names.get(key, key)
+            case = self._keep_repeat(min(held, key=lambda v: v[0])[1], name) if held else ""
+            recorded, on = "", set[str]()
+            for k, (r, c) in self.repeat_compilers.items():
+                if into.get(k, k) == key:
+                    recorded, on = recorded or r, on | c
+            seen.append(SeenAgain(key, name, times, case, recorded, sorted(on)))
+        for f in kept:
+            f.repeats = counts.get(f.key, 0)
         return FuzzSummary(time.monotonic() - self.start, totals[_KERNELS], totals[_CASES],
                            totals[_EXECS], self.errors,
                            {name: totals[_FIXED + i] for i, name in enumerate(self.names)
                             if name not in self.hidden},
-                           self.config.workers, totals[_SKIPPED], self.found, self.replayed,
-                           totals[_REPEATS], sorted(p for p in self.unreduced.values()
-                                                    if p and Path(p).exists()))
+                           self.config.workers, totals[_SKIPPED], kept, self.replayed,
+                           sum(counts.values()),
+                           sorted(p for p in self.unreduced.values() if p and Path(p).exists()),
+                           seen, totals[_SLOW], totals[_SLOW_MS] / 1000,
+                           self.config.reduce_seconds)
+
+    def _keep_repeat(self, case_json: dict[str, Any], name: str) -> str:
+        """Keep one failing case a finding explained (under SEEN_AGAIN in the corpus
+        folder, where corpus replay and triage do not look), for a user to check."""
+        from difftest.campaign.corpus import corpus_json, save
+        from difftest.core.case import case_from_json
+
+        try:
+            case = case_from_json(case_json)
+        except Exception:  # noqa: BLE001 - a case the worker wrote: never lose the summary
+            return ""
+        mutants = list(case.options.get("mutants", []))
+        plain = dataclasses.replace(case, options={k: v for k, v in case.options.items()
+                                                   if k != "mutants"})
+        obj = corpus_json(plain, self.config.target,
+                          {"verdict": "disagree"} if mutants else {"verdict": "agree"},
+                          f"a failing case difftest {self.config.command} took for {name} "
+                          "seen again", mutants)
+        obj["seen_again"] = name
+        try:
+            return str(save(self.config.corpus / SEEN_AGAIN, obj))
+        except OSError:
+            return ""
 
 
 def _seed_known(folder: Path, config: FuzzConfig) -> int:
     """Start the campaign's findings with the target's known bugs recorded in the
-    corpus folders `config.known` (difftest.campaign.findings); returns how many."""
+    corpus folders `config.known` (difftest.campaign.findings), each under its id;
+    returns how many."""
     from difftest.campaign.findings import known_findings
 
     if config.stop_on_first:
         return 0
-    known = _Known(folder)
+    known = _Known([folder], folder)
     # a finding that names its compiler may be another target's (lavapipe-glsl's, met by
     # vulkan-glsl on the same lavapipe): which apply is decided case by case
     found = [f for f in known_findings([p for p in config.known if p.is_dir()])
              if f.target == config.target or f.signature.compiler]
     for f in found:
-        known.add(f.signature, f.avoid)
+        known.add(f.signature, f.avoid, f.id)
     return len(found)
+
+
+def _folders(root: Path, base: Path, config: FuzzConfig) -> _Folders:
+    """A folder of findings for each worker, or one for all of them in a campaign with a
+    database (whose workers share what they find as they go, as peers do)."""
+    if config.database is not None:
+        shared = root / "all-workers"
+        shared.mkdir()
+        return _Folders(str(base), [str(shared)] * config.workers)
+    folders = []
+    for i in range(config.workers):
+        (root / f"worker-{i}").mkdir()
+        folders.append(str(root / f"worker-{i}"))
+    return _Folders(str(base), folders)
+
+
+def merge_findings(found: list[tuple[Found, Any]]) -> tuple[list[Found], dict[str, str]]:
+    """The workers' findings (each with its Signature) as one campaign: in the seed
+    order, each kept unless it is the same bug (`Signature.same_bug`) as one kept
+    before it. Returns the kept ones, in that order, and the key of each finding's kept
+    one (its own when kept). A function of what was found, never of when it arrived: a
+    seeded campaign keeps the same files however fast each worker ran."""
+    kept: list[tuple[Found, Any]] = []
+    into: dict[str, str] = {}
+    for f, signature in sorted(found, key=lambda fs: fs[0].position):
+        same = next((g for g, s in kept if s.same_bug(signature)), None)
+        if same is None:
+            kept.append((f, signature))
+            into[f.key] = f.key
+        else:
+            into[f.key] = same.key
+    return [f for f, _ in kept], into
 
 
 def _terminate(procs: list[Any]) -> None:
@@ -888,6 +1217,12 @@ def _progress(arrays: list[Any], names: list[str], elapsed: float,
             f"failures {tot[_FAILURES]}")
 
 
+def is_hang(failure: str) -> bool:
+    """Whether a failure class is a hang (a timeout: no answer even when given many times
+    the target's limits), which a summary never lists among wrong results."""
+    return failure.startswith("R0 error: timeout")
+
+
 def summary_json(s: FuzzSummary, target: str, interrupted: str | None = None
                  ) -> dict[str, Any]:
     """The summary as `difftest fuzz --json FILE` writes it (the same facts as the text)."""
@@ -922,6 +1257,9 @@ def format_summary(s: FuzzSummary, target: str) -> str:
     ]
     if s.skipped:
         lines.append(f"  skipped    {s.skipped:8d}  cases the target declares it cannot run")
+    if s.slow:
+        lines.append(f"  slow       {s.slow:8d}  cases not checked: the target answered only "
+                     f"past its limits ({s.slow_cpu:.1f} CPU s in all on its reruns)")
     lines.append("  coverage (% of kernels; fault kinds: % of oracle runs' kernels):")
     pair_names = set(_pairs())
     items = sorted((k, v) for k, v in s.construct_counts.items() if k not in pair_names)
@@ -944,15 +1282,25 @@ def format_summary(s: FuzzSummary, target: str) -> str:
         lines.append(f"  announced counterexamples replayed: {len(s.replayed)}, "
                      f"{len(failing)} failing here too")
         lines += [f"    {p}" for p in failing]
-    if s.found:
-        again = (f"; {s.repeats} more failing case(s) were one of these again"
-                 if s.repeats else "")
-        lines.append(f"  COUNTEREXAMPLES: {len(s.found)} distinct{again}")
-        lines += [f"    {f.describe()}" for f in s.found]
-    elif not s.unreduced:
-        lines.append("  no counterexample found" + (
-            f" ({s.repeats} failing case(s) were known bugs of the target again)"
-            if s.repeats else ""))
+    hangs = [f for f in s.found if is_hang(f.failure)]
+    wrong = [f for f in s.found if not is_hang(f.failure)]
+    if wrong:
+        lines.append(f"  COUNTEREXAMPLES: {len(wrong)} distinct")
+        lines += [f"    {f.describe()}" for f in wrong]
+    if hangs:
+        lines.append(f"  HANGS: {len(hangs)} distinct (no answer even on a rerun allowed "
+                     "many times the limits)")
+        lines += [f"    {f.describe()}" for f in hangs]
+    if not s.found and not s.unreduced:
+        lines.append("  no counterexample found")
+    if s.seen_again:
+        lines.append(f"  seen again: {s.repeats} failing case(s) explained by a finding "
+                     "(one of each kept, to check the attribution with difftest check):")
+        lines += [f"    {r.describe()}" for r in s.seen_again]
+    if s.reduce_seconds is not None:
+        lines.append(f"  note: each failure's shrinking and reduction was capped at "
+                     f"{s.reduce_seconds:g} s (--reduce-time): what this campaign kept "
+                     "depends on the machine and its load")
     if s.unreduced:
         lines.append(f"  counterexamples kept before their reduction ended: "
                      f"{len(s.unreduced)} (difftest reduce FILE finishes one)")

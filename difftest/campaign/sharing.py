@@ -5,11 +5,13 @@ Two things travel through the server; the corpus stays files on each machine:
 - Hypothesis's example database: the local one (`.hypothesis/difftest`) multiplexed with
   `hypothesis.extra.redis.RedisExampleDatabase`, so a failure one worker saw is replayed
   first by every worker's next batch, wherever it runs;
-- announced counterexamples: each reduced counterexample (its corpus JSON) is added to
-  a Redis stream that keeps the newest MAX_ANNOUNCED (older ones are trimmed: a long
-  campaign's announcements never fill the server), and every worker, before each batch,
-  replays the ones announced since it last looked on its own target and options,
-  keeping those that still fail in its own corpus.
+- announced counterexamples: each reduced counterexample (its corpus JSON, and the
+  fingerprints of the failing cases that led to it) is added to a Redis stream that
+  keeps the newest MAX_ANNOUNCED (older ones are trimmed: a long campaign's
+  announcements never fill the server), and every worker, before each batch, replays
+  the ones announced since it last looked on its own target and options, keeping those
+  that still fail in its own corpus and among the findings it knows -- so a failure the
+  example database brings back is recognised, not shrunk again.
 
 The server is a convenience, never a dependency of the campaign: a Redis error (the
 server killed, unreachable) turns sharing off in that process, with one warning, and the
@@ -66,11 +68,12 @@ def check_url(url: str) -> str:
 
 
 class Shared:
-    """One process's connection to the campaign's server. `warn` is called with the reason
-    when the server fails, and once more when it is back; while it is away every call is
-    local-only, and the server is tried again every `retry` seconds."""
+    """One process's connection to the campaign's server. `warn(text, key)` is called
+    with the reason when the server fails (key "server-down"), and once more when it is
+    back ("server-up"); while it is away every call is local-only, and the server is
+    tried again every `retry` seconds."""
 
-    def __init__(self, url: str, warn: Callable[[str], None],
+    def __init__(self, url: str, warn: Callable[[str, str], None],
                  retry: float = RETRY_SECONDS, keep: int = MAX_ANNOUNCED) -> None:
         import redis
 
@@ -90,7 +93,7 @@ class Shared:
             self.up = False
             self._warn(f"the shared database at {self.url} failed ({type(e).__name__}: "
                        f"{e}); going on with the local database and corpus only, and "
-                       f"trying it again every {self.retry:g} s")
+                       f"trying it again every {self.retry:g} s", "server-down")
         self.down_since = time.monotonic()
 
     def _back(self) -> bool:
@@ -103,7 +106,7 @@ class Shared:
             self._failed(e)
             return False
         self.up = True
-        self._warn(f"the shared database at {self.url} is back; sharing again")
+        self._warn(f"the shared database at {self.url} is back; sharing again", "server-up")
         return True
 
     def call(self, f: Callable[[], Any], default: Any) -> Any:
@@ -122,15 +125,27 @@ class Shared:
         remote = _Tolerant(self, RedisExampleDatabase(self._client, key_prefix=PREFIX))
         return MultiplexedDatabase(DirectoryBasedExampleDatabase(local), remote)
 
-    def announce(self, entry: dict[str, Any]) -> bool:
-        """Tell every worker about a counterexample (its corpus JSON)."""
-        text = json.dumps({"origin": self.origin, "entry": entry}, sort_keys=True)
+    def announce(self, entry: dict[str, Any], cases: Iterable[str] = ()) -> bool:
+        """Tell every worker about a counterexample (its corpus JSON, and the
+        fingerprints of the failing cases that led to it)."""
+        text = json.dumps({"origin": self.origin, "entry": entry, "cases": sorted(cases)},
+                          sort_keys=True)
         return bool(self.call(lambda: self._client.xadd(
             ANNOUNCED, {"message": text}, maxlen=self.keep, approximate=False), False))
 
-    def new_announcements(self) -> list[dict[str, Any]]:
-        """The counterexamples announced since this process last asked (malformed ones
-        are dropped: a shared server is input like any other)."""
+    def announce_cases(self, key: str, cases: Iterable[str]) -> bool:
+        """Tell every worker about more failing cases of a finding it knows (by its
+        signature's key): cases whose shrinking ended at a known finding."""
+        text = json.dumps({"origin": self.origin, "key": key, "cases": sorted(cases)},
+                          sort_keys=True)
+        return bool(self.call(lambda: self._client.xadd(
+            ANNOUNCED, {"message": text}, maxlen=self.keep, approximate=False), False))
+
+    def new_announcements(self) -> list[tuple[dict[str, Any], list[str]]]:
+        """The counterexamples announced since this process last asked, each with the
+        fingerprints of its failing cases; more failing cases of a finding come as
+        ({"key": KEY}, cases). Malformed ones are dropped: a shared server is input like
+        any other."""
         read = self.call(lambda: self._client.xread({ANNOUNCED: self.last}, count=1000), [])
         out = []
         for _stream, items in read or []:
@@ -142,8 +157,13 @@ class Shared:
                     continue
                 if not isinstance(message, dict) or message.get("origin") == self.origin:
                     continue
+                cases = message.get("cases", [])
+                if not isinstance(cases, list):
+                    continue
                 if isinstance(message.get("entry"), dict):
-                    out.append(message["entry"])
+                    out.append((message["entry"], [str(c) for c in cases]))
+                elif isinstance(message.get("key"), str):
+                    out.append(({"key": message["key"]}, [str(c) for c in cases]))
         return out
 
 

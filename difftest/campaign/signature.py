@@ -36,6 +36,13 @@ from difftest.core.outcome import TargetError
 
 _NUMBER = re.compile(r"-?\b\d+\b")
 _PATH = re.compile(r"(/[\w.\-]+)+")
+_VERSION = re.compile(r"\d[\w.~+\-]*")
+
+
+def unversioned(compiler: str) -> str:
+    """A compiler's name with its version numbers left out ("glsl on llvmpipe Mesa #
+    (LLVM #, # bits)"): its family, across the releases that may share a bug."""
+    return _VERSION.sub("#", compiler)
 
 
 def failure_class(rule: str | None, error: TargetError | str | None) -> str:
@@ -99,6 +106,14 @@ def setting(options: dict[str, Any]) -> str:
     return ",".join(f"{k}={keep[k]}" for k in sorted(keep))
 
 
+def within(setting_text: str, options_text: str) -> bool:
+    """Whether every option of one `setting` is in another, with the same value."""
+    def pairs(text: str) -> set[str]:
+        return {p for p in text.split(",") if p}
+
+    return pairs(setting_text) <= pairs(options_text)
+
+
 @dataclass(frozen=True)
 class Signature:
     target: str
@@ -128,13 +143,24 @@ class Signature:
             return self.compiler == compiler
         return self.target == target
 
+    def on_any_version(self, target: str, compiler: str) -> bool:
+        """`on`, but for any release of the finding's compiler: recognition by cause
+        (the case agrees once the trigger is spelled another way) tells the bug, whatever
+        version the campaign runs (a bug of Mesa 22.3.6 still in Mesa 25.0.7 is the same
+        bug there), while the family still tells lavapipe's bugs from NVIDIA's."""
+        if self.compiler and compiler:
+            return unversioned(self.compiler) == unversioned(compiler)
+        return self.target == target
+
     def explains(self, target: str, failure: str, case_shape: frozenset[str],
                  options: str = "", compiler: str = "") -> bool:
         """Whether a failing case of `target` (running `compiler`) under the setting
         `options` with this class and shape is most likely this finding again (the
-        module docstring)."""
+        module docstring): the case holds every operation of the finding's shape and
+        every option of its setting (an unreduced case runs under more options than
+        the reduction left the finding)."""
         return (self.on(target, compiler) and failure == self.failure
-                and options == self.setting and self.shape <= case_shape)
+                and within(self.setting, options) and self.shape <= case_shape)
 
     def same_bug(self, other: Signature) -> bool:
         """Two reduced findings of one target (or compiler), setting and class whose

@@ -152,20 +152,24 @@ def test_a_server_that_comes_back_is_used_again(server: tuple[str, subprocess.Po
     from difftest.campaign.sharing import Shared
 
     url, proc = server
-    said: list[str] = []
-    a, b = Shared(url, said.append, retry=0.2), Shared(url, [].append)
+    said: list[tuple[str, str]] = []
+    a = Shared(url, lambda text, key: said.append((text, key)), retry=0.2)
+    b = Shared(url, lambda text, key: None)
     b.origin = "peer"
     assert a.announce({"n": 1})
     proc.kill()
     proc.wait()
-    assert not a.announce({"n": 2}) and len(said) == 1 and "failed" in said[0]
+    assert not a.announce({"n": 2}) and len(said) == 1 and "failed" in said[0][0]
+    assert said[0][1] == "server-down"
     assert not a.announce({"n": 3}) and len(said) == 1  # still down: said once
     restarted = _start(int(url.rsplit(":", 1)[1]), tmp_path)
     try:
         time.sleep(0.3)
-        assert a.announce({"n": 4}), said
-        assert said[-1].endswith("is back; sharing again")
-        assert b.new_announcements() == [{"n": 4}]  # the first went with the old server
+        assert a.announce({"n": 4}, ["f1"]), said
+        assert said[-1] == (f"the shared database at {url} is back; sharing again",
+                            "server-up")
+        # the first went with the old server; each comes with its failing cases' prints
+        assert b.new_announcements() == [({"n": 4}, ["f1"])]
     finally:
         restarted.kill()
         restarted.wait()
@@ -179,11 +183,59 @@ def test_announcements_keep_only_the_newest(server: tuple[str, subprocess.Popen[
     from difftest.campaign.sharing import ANNOUNCED, Shared
 
     url, _ = server
-    a, b = Shared(url, [].append, keep=5), Shared(url, [].append)
+    a = Shared(url, lambda text, key: None, keep=5)
+    b = Shared(url, lambda text, key: None)
     b.origin = "peer"
     for i in range(12):
         assert a.announce({"n": i})
     assert redis.Redis.from_url(url).xlen(ANNOUNCED) == 5
-    assert b.new_announcements() == [{"n": i} for i in range(7, 12)]
+    assert b.new_announcements() == [({"n": i}, []) for i in range(7, 12)]
     assert a.announce({"n": 12})
-    assert b.new_announcements() == [{"n": 12}]  # only what came since it last looked
+    assert b.new_announcements() == [({"n": 12}, [])]  # only what came since it last looked
+
+
+def test_a_peers_failures_are_known_here_not_shrunk_again(
+        server: tuple[str, subprocess.Popen[bytes]], tmp_path: Path) -> None:
+    """Campaign A keeps a counterexample and shares its example database; campaign B,
+    the same seed on the same server, replays A's announcement and then meets A's
+    failing cases again (from the example database and from its own generation): it
+    knows them as A's counterexample (named in its summary, one case kept to check),
+    and keeps no second copy of that bug."""
+    url, _ = server
+    bug = "mutants=div-floor"
+    a = _fuzz(tmp_path, "--opt", bug, "--seed", "5", "--examples", "100", "--database",
+              url, "--corpus", "a")
+    out_a, _ = a.communicate(timeout=300)
+    kept_a = sorted(p.name for p in (tmp_path / "a").glob("*.json"))
+    assert a.returncode == 1 and kept_a, out_a
+    b = _fuzz(tmp_path, "--opt", bug, "--seed", "5", "--examples", "100", "--database",
+              url, "--corpus", "b")
+    out_b, _ = b.communicate(timeout=300)
+    assert "Traceback" not in out_b, out_b
+    seen = out_b[out_b.index("  seen again:"):]
+    for name in kept_a:  # A's bug, recognised here under the name B replayed it as
+        assert f"    b/{name}: " in seen, out_b
+        assert f"    b/{name}: disagree" not in out_b.split("COUNTEREXAMPLES")[-1], out_b
+    assert list((tmp_path / "b" / "seen-again").glob("*.json")), out_b
+
+
+def test_the_server_coming_back_reaches_the_screen(tmp_path: Path) -> None:
+    """Every worker says when the server fails and when it is back: the campaign prints
+    each change of its state once, however many workers saw it (it used to print one
+    server message per campaign, so "back" never reached the screen)."""
+    import io
+
+    from difftest.campaign.fuzz import FuzzConfig, _Campaign, _Warning
+
+    out = io.StringIO()
+    campaign = _Campaign(FuzzConfig(target="numba-simt", corpus=tmp_path), out)
+    down = _Warning("the shared database at X failed (E); going on", "server-down")
+    up = _Warning("the shared database at X is back; sharing again", "server-up")
+    for msg in (down, down, up, up, down, up, _Warning("other"), _Warning("other")):
+        campaign.take(msg)
+    assert out.getvalue().splitlines() == [
+        "warning: the shared database at X failed (E); going on",
+        "the shared database at X is back; sharing again",
+        "warning: the shared database at X failed (E); going on",
+        "the shared database at X is back; sharing again",
+        "warning: other"]

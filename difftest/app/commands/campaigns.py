@@ -33,6 +33,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     run = _target_and_options(args.target, None, "", args.opt, announce=False)
     options = run.options
     _seconds(args.time, "--time")
+    if args.reduce_time is not None:
+        _seconds(args.reduce_time, "--reduce-time")
     if args.examples is not None and args.examples < 1:
         raise DifftestError(f"--examples must be at least 1, got {args.examples}")
     corpus = Path(args.corpus)
@@ -48,7 +50,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     config = FuzzConfig(target=run.name, seconds=seconds, examples=args.examples,
                         workers=_workers(args.workers), seed=args.seed, options=options,
                         corpus=corpus, database=database, stop_on_first=args.stop_on_first,
-                        known=list(dict.fromkeys(known)))
+                        known=list(dict.fromkeys(known)), reduce_seconds=args.reduce_time)
     try:
         summary = fuzz(config)
     except Interrupted as stop:
@@ -79,6 +81,8 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     check_destination(out, "--out")
     if args.time is not None:
         _seconds(args.time, "--time")
+    if args.checks is not None and args.checks < 1:
+        raise DifftestError(f"--checks must be at least 1, got {args.checks}")
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
     case = dataclasses.replace(case, options=options, schedule=_schedule(case, args))
@@ -90,9 +94,10 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     start = time.monotonic()
     with _signals_stop() as stopped:  # before the verdict line: a stop after it is caught
         print(f"{args.case}: {verdict}", flush=True)
+        checks = args.checks if args.checks is not None else target.reduce_checks
         reduced, stats = reduce_case(case, still_fails(target, case, verdict.rule),
-                                     args.time if args.time is not None else 60.0,
-                                     target.option_variants, stop=lambda: bool(stopped))
+                                     args.time, target.option_variants,
+                                     stop=lambda: bool(stopped), checks=checks)
         mutants = list(reduced.options.get("mutants", []))
         plain = dataclasses.replace(reduced, options={k: v for k, v in reduced.options.items()
                                                       if k != "mutants"})
@@ -110,7 +115,9 @@ def cmd_reduce(args: argparse.Namespace) -> int:
             raise DifftestError(f"--out {out}: cannot write: {e.strerror or e}") from None
     (s0, n0), (s1, n1) = size(case), size(reduced)
     why = ("" if stats.finished else
-           f", stopped by {stopped[0]}" if stopped else ", stopped at the time limit")
+           f", stopped by {stopped[0]}" if stopped else
+           ", stopped at the time limit" if stats.cut_by_time else
+           f", stopped at its budget of {checks} checks")
     print(f"reduced {s0} -> {s1} statements, n {n0} -> {n1} in {time.monotonic() - start:.1f} s "
           f"({stats.checks} checks{why})")
     print(f"wrote {out}")

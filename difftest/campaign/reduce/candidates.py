@@ -53,10 +53,10 @@ def measure(case: Case) -> tuple[int, int, int]:
 
 class Deadline:
     """The reduction's end: a number of candidate checks (`checks`: the same on every
-    machine, so a reduction is reproducible), a time (a safety net; `timed_out` says it
-    cut), or a `stop()` that says so first."""
+    machine, so a reduction is reproducible), a time the user asked for (`at`, None for
+    none; `timed_out` says it cut), or a `stop()` that says so first."""
 
-    def __init__(self, at: float, stop: Callable[[], bool] | None,
+    def __init__(self, at: float | None, stop: Callable[[], bool] | None,
                  checks: int | None = None) -> None:
         self.at = at
         self.stop = stop
@@ -67,7 +67,7 @@ class Deadline:
     def over(self) -> bool:
         if self.checks is not None and self.used >= self.checks:
             return True
-        if time.monotonic() >= self.at:
+        if self.at is not None and time.monotonic() >= self.at:
             self.timed_out = True
             return True
         return self.stop is not None and self.stop()

@@ -1,4 +1,5 @@
-"""The reduction loop: passes applied greedily to a fixed point or the time limit."""
+"""The reduction loop: passes applied greedily to a fixed point, or until its budget of
+candidate checks (or a time limit the user asked for) is spent."""
 
 from __future__ import annotations
 
@@ -29,18 +30,19 @@ class ReduceStats:
     cut_by_time: bool = False  # the time limit ended it, not the checks budget
 
 
-def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
+def reduce_case(case: Case, still_fails: Predicate, seconds: float | None = None,
                 variants: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
                 stop: Callable[[], bool] | None = None, checks: int | None = None
                 ) -> tuple[Case, ReduceStats]:
     """The smallest case the passes reach for which `still_fails` holds (the input itself
-    when nothing smaller does), within `checks` candidate checks when given (then the
-    same result on any machine, `seconds` only a safety net), else within `seconds`.
+    when nothing smaller does), within `checks` candidate checks and `seconds` of wall
+    clock where given. Only the checks budget gives the same result on any machine: a
+    time limit is the caller's (a user who asked for one), never a default.
     `variants(options)` proposes other option settings for the polish pass. `stop()` true
     ends it early (a signal), with the best case so far."""
     stats = ReduceStats(before=size(case))
     start = time.monotonic()
-    deadline = Deadline(start + seconds, stop, checks)
+    deadline = Deadline(None if seconds is None else start + seconds, stop, checks)
     best = case
     passes: list[Callable[[Case], Iterator[Case]]] = [
         drop_unused_helpers, unwrap_compounds, inline_helpers,
@@ -89,7 +91,7 @@ def reduce_case(case: Case, still_fails: Predicate, seconds: float = 30.0,
             if smaller is not best:
                 best, progress, polished = smaller, True, False
     stats.finished = not progress
-    stats.cut_by_time = deadline.timed_out and checks is not None
+    stats.cut_by_time = deadline.timed_out
     stats.seconds = time.monotonic() - start
     stats.after = size(best)
     return best, stats
