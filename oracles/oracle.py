@@ -9,7 +9,7 @@ from typing import Any
 from difftest.core.case import Case
 from difftest.core.errors import OracleError
 from difftest.core.fullrun import FullRun, HostRun
-from difftest.core.outcome import Outcome, TargetError, host_result
+from difftest.core.outcome import COMPLETED, Outcome, TargetError, host_result
 from difftest.core.target import Target
 
 from .host_model import run_host
@@ -58,7 +58,7 @@ def _host_outcome(case: Case, options: dict[str, Any] | None) -> Outcome:
         for param, buf in run.binding.items():
             bufs[buf] = last.buffers[param]
         out = Outcome(bufs, last.exception, last.status, last.faults, last.error)
-    else:
-        out = Outcome(bufs, None, [])
+    else:  # its last launch, if any, ran every workitem to completion
+        out = Outcome(bufs, None, [COMPLETED] * case.n if run.launches else [])
     out.host = host_result(run.observations, run.error)
     return out

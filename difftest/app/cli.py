@@ -271,6 +271,10 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
                     help="the target whose bug it is (default: the file's own target)")
     rc.add_argument("--finding", required=True, metavar="ID",
                     help="the bug's name: its section in docs/findings.md")
+    rc.add_argument("--lead", action="store_true",
+                    help="record it as a lead (shown, not yet argued to the end: "
+                    "docs/findings.md's \"Open leads\"): campaigns recognise it, naming it "
+                    "a lead")
     _add_opt(rc)
     rc.add_argument("--corpus", default="corpus", metavar="DIR",
                     help="the corpus folder to record it in (default: corpus)")

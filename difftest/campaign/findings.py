@@ -33,10 +33,16 @@ class KnownFinding:
     signature: Signature
     path: Path
     avoid: str = ""  # the variant that spells its trigger another way, if any
+    lead: bool = False  # shown, not yet argued to the end (docs/findings.md, Open leads)
 
     @property
     def target(self) -> str:
         return self.signature.target
+
+    @property
+    def name(self) -> str:
+        """What a campaign or a replay calls it: its id, and "(a lead)" for a lead."""
+        return f"{self.id} (a lead)" if self.lead else self.id
 
 
 def known_findings(paths: list[Path]) -> list[KnownFinding]:
@@ -56,7 +62,8 @@ def known_findings(paths: list[Path]) -> list[KnownFinding]:
                 continue
             avoid = extra.get("avoid", "")
             out.append(KnownFinding(extra["finding"], sig, entry.path,
-                                    avoid if isinstance(avoid, str) else ""))
+                                    avoid if isinstance(avoid, str) else "",
+                                    extra.get("lead") is True))
     return out
 
 

@@ -1133,7 +1133,7 @@ def _seed_known(folder: Path, config: FuzzConfig) -> int:
     found = [f for f in known_findings([p for p in config.known if p.is_dir()])
              if f.target == config.target or f.signature.compiler]
     for f in found:
-        known.add(f.signature, f.avoid, f.id)
+        known.add(f.signature, f.avoid, f.name)
     return len(found)
 
 

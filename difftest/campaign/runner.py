@@ -207,7 +207,7 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
                                                        oracle_error)) if not ok and not muts \
             and exp.get("verdict") == "agree" else None
         if why is not None:
-            results.append(ReplayResult(name, muts, True, res.verdict, exp, known=why.id))
+            results.append(ReplayResult(name, muts, True, res.verdict, exp, known=why.name))
             continue
         problem = ""
         if not ok and not muts and case.extra.get("finding") and name == recorded_target:

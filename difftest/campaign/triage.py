@@ -25,8 +25,12 @@ finding's core) is contained in its own core and is at least half of it, and who
 first finding has its cause (the bucket's first finding is then the more general witness
 of the same thing: the extra operations are what a reduction could not take out, and
 they are not most of the witness), or starts a bucket with its core as the pattern. The
-failure class need not be the same (one bug shows as wrong memory in one kernel, as a
-loop that never ends in another), except where the pattern is empty: such a witness says
+failure class need not be the same among wrong results (R1 to R6: one register clobber
+shows as a wrong fate in one kernel, as wrong memory in another), but a target's error
+(R0) shares a bucket only with errors of its own kind (`failure_group`): a workitem out
+of its step budget, a crash, a hang or a rejected build is not a wrong value, and
+a reader must see it apart (decided so: a new user found an R0 step-budget finding in an
+R3 bucket). Where the pattern is empty, too: such a witness says
 nothing about the operations, and an empty set is in every core, so its bucket takes
 only findings of its own failure class whose whole shape is its own (decided so: the
 first rule let one empty pattern take every later finding of its class, twenty
@@ -203,6 +207,14 @@ def load_findings(folder: Path) -> list[Finding]:
     return out
 
 
+def failure_group(failure: str) -> str:
+    """What may share a bucket: every wrong result (R1 to R6) is one group, a target's
+    error (R0) one group for each kind ("R0 error: crash", "R0 error: step_budget")."""
+    if failure.startswith("R0 error"):
+        return ":".join(failure.split(":")[:2]).strip()
+    return "wrong result"
+
+
 def buckets(findings: list[Finding]) -> list[Bucket]:
     """The module docstring's buckets, ranked."""
     out: list[Bucket] = []
@@ -210,6 +222,7 @@ def buckets(findings: list[Finding]) -> list[Bucket]:
         for b in out:
             r = b.pattern
             if r.target == f.target and r.cause.keys() == f.cause.keys() \
+                    and failure_group(r.failure) == failure_group(f.failure) \
                     and r.core <= f.core and 2 * len(r.core) >= len(f.core) and (
                     r.core or (r.failure == f.failure and r.shape == f.shape)):
                 b.members.append(f)

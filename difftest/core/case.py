@@ -196,6 +196,10 @@ def case_from_json(obj: Any, where: str = "case") -> Case:
     n_items, wave, group = _launch(obj["launch"], where)
     args = _args(obj["args"], fn, where)
     version = obj.get("version", VERSION)
+    if _int(version) and version < 3 and group is not None:
+        raise CaseError(f"{where}: launch.group came with case format version 3, but the "
+                        f"file says version {version} (a file with workgroups says "
+                        "\"version\": 3)")
     if not _int(version) or not 1 <= version <= VERSION:
         raise CaseError(f"{where}: field 'version': {version!r} is not a case format this "
                         f"difftest reads (1..{VERSION}; a newer difftest wrote it?)")

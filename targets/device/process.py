@@ -147,7 +147,7 @@ class _Meter:
         may use several cores)."""
         if self.clock == "wall":
             return max(0.0, limit - used)
-        return min(1.0, max(0.05, (limit - used) / 4))
+        return min(1.0, max(0.005, (limit - used) / 4))
 
 
 def _encode(header: dict[str, Any], arrays: list[np.ndarray]) -> bytes:

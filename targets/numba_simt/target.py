@@ -247,17 +247,20 @@ class NumbaSimtTarget(Target):
         if machine.cache_is_warm():
             return None
         return ("compiling the numba-simt machine (first run only; cached on disk "
-                "afterwards; 10-80 s)...")
+                "afterwards; 10-80 CPU seconds)...")
 
     def warm_up(self) -> None:
+        from difftest.core.heartbeat import heartbeat
+
         from .compiler import coloring, dataflow
         from .device import machine
         from .runtime import host_loop
 
-        machine.warm_up()
-        host_loop.warm_up()
-        coloring.warm_up()
-        dataflow.warm_up()
+        with heartbeat("compiling the numba-simt machine"):
+            machine.warm_up()
+            host_loop.warm_up()
+            coloring.warm_up()
+            dataflow.warm_up()
 
     def listing(self, case: Case, options: dict[str, Any]) -> str | None:
         return compile_case(case, options).listing

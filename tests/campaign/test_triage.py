@@ -72,6 +72,21 @@ def test_a_finding_joins_the_bucket_of_a_more_general_witness_it_contains() -> N
     assert {b.representative.path for b in bs} == {"a", "c"}  # each bucket's smallest
 
 
+def test_a_targets_error_never_shares_a_bucket_with_a_wrong_result() -> None:
+    """A workitem out of its step budget (R0) is not wrong memory (R3), whatever the
+    operations: each has a bucket of its own; two findings of one R0 kind still join."""
+    wrong = _f("a", {"Binary://", "While", "Store"}, 3)
+    stuck = _f("b", {"Binary://", "While", "Store", "Load"}, 4,
+               failure="R0 error: step_budget: workitem # ran out of its budget")
+    stuck_too = _f("c", {"Binary://", "While", "Store", "Load", "If"}, 5,
+                   failure="R0 error: step_budget: workitem # ran out of its budget")
+    crash = _f("d", {"Binary://", "While", "Store", "Load", "If"}, 6,
+               failure="R0 error: crash: the device's process killed by SIGSEGV")
+    groups = sorted(sorted(f.path for f in b.members)
+                    for b in buckets([wrong, stuck, stuck_too, crash]))
+    assert groups == [["a"], ["b", "c"], ["d"]]
+
+
 def test_a_pattern_that_is_less_than_half_of_a_findings_core_does_not_take_it() -> None:
     """A one-operation pattern is in many cores: a witness whose core is more than twice
     the pattern has more of its own than it shares (a hunt's barrier bug joined the
@@ -96,7 +111,8 @@ def test_an_empty_pattern_takes_only_findings_of_its_class_and_its_whole_shape()
     other = _f("c", {"Binary:%", "Store"}, 2)
     groups = sorted(sorted(f.path for f in b.members)
                     for b in buckets([other, same, bare, twin, loads]))
-    assert groups == [["a", "a2"], ["a3"], ["b", "c"]]
+    # (b, an R0 error, and c, wrong memory, share a pattern but not a failure group)
+    assert groups == [["a", "a2"], ["a3"], ["b"], ["c"]]
 
 
 def test_a_workgroup_arrays_declaration_is_storage_not_an_operation() -> None:

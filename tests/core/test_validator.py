@@ -307,7 +307,8 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
     ("true_division", """
         def k(out: Buffer[i32]):
             out[0] = gid() / 2  # <-
-        """, "unsupported operator / (use // for integer division)"),
+        """, "unsupported operator / (there is no true division: // divides integers, "
+             "truncating; f32 has + - * and fma, min, max, abs)"),
     ("power_operator", """
         def k(out: Buffer[i32]):
             out[0] = gid() ** 2  # <-

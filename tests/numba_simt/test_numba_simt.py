@@ -98,3 +98,22 @@ def test_a_kernel_without_buffers_runs() -> None:
     case = Case(text, "k", 4, 4, {"s": 3}, parse(text))
     res = check_case(case, NumbaSimtTarget())
     assert res.outcome.error is None and res.verdict.agree, res.verdict
+
+
+def test_a_slow_first_compile_says_it_is_still_going(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    """The machine's first compile can take many minutes on a busy machine: it says so
+    every EVERY seconds instead of leaving the screen silent."""
+    import time
+
+    import difftest.core.heartbeat as heartbeat
+    from targets.numba_simt.device import machine
+    from targets.numba_simt.target import NumbaSimtTarget
+
+    monkeypatch.setattr(heartbeat, "EVERY", 0.05)
+    monkeypatch.setattr(machine, "warm_up", lambda: time.sleep(0.3))
+    NumbaSimtTarget().warm_up()
+    lines = [x for x in capsys.readouterr().err.splitlines()
+             if x.startswith("still compiling the numba-simt machine: ")]
+    assert len(lines) >= 3 and "CPU s" in lines[0], lines

@@ -287,7 +287,7 @@ def test_a_campaign_knows_a_reduced_failure_by_its_cause(tmp_path: Path) -> None
     def kept(avoid: str) -> bool:
         folder = tmp_path / f"known-{bool(avoid)}"
         folder.mkdir()
-        known = _Known(folder)
+        known = _Known([folder], folder)
         known.add(finding.signature, avoid)
         config = FuzzConfig("opencl", corpus=tmp_path / f"corpus-{bool(avoid)}")
         found, _, _ = _reduce_and_keep(other.to_json(), str(res.verdict), "R3 memory",

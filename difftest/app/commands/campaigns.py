@@ -114,11 +114,20 @@ def cmd_reduce(args: argparse.Namespace) -> int:
         except OSError as e:
             raise DifftestError(f"--out {out}: cannot write: {e.strerror or e}") from None
     (s0, n0), (s1, n1) = size(case), size(reduced)
+    changes = [f"{s0} -> {s1} statements", f"n {n0} -> {n1}"]
+    if len(case.kernel) != len(reduced.kernel):
+        changes.append(f"kernel text {len(case.kernel)} -> {len(reduced.kernel)} characters")
+    if len(case.host or ()) != len(reduced.host or ()):
+        changes.append(f"host steps {len(case.host or ())} -> {len(reduced.host or ())}")
+    if (s0, n0, len(case.kernel)) == (s1, n1, len(reduced.kernel)) and reduced is not case:
+        changes.append("inputs, schedule or options simpler")
+    if reduced is case:
+        changes = ["nothing smaller fails the same way"]
     why = ("" if stats.finished else
            f", stopped by {stopped[0]}" if stopped else
            ", stopped at the time limit" if stats.cut_by_time else
            f", stopped at its budget of {checks} checks")
-    print(f"reduced {s0} -> {s1} statements, n {n0} -> {n1} in {time.monotonic() - start:.1f} s "
+    print(f"reduced: {', '.join(changes)}, in {time.monotonic() - start:.1f} s "
           f"({stats.checks} checks{why})")
     print(f"wrote {out}")
     if stopped:

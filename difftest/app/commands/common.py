@@ -46,6 +46,9 @@ def _summary(case: Case, target: str, outcome: Outcome) -> str:
     from difftest.core.verdict import f32_buffers
 
     lines = [f"{case.entry}: {case.n} workitems in waves of {case.wave} on {target}"]
+    if case.host is not None:
+        lines.append(f"  a host program of {len(case.host)} steps: its last launch's "
+                     "workitems, then the buffers at its end")
     if outcome.error is not None:
         lines.append(f"  error: {outcome.error}")
         return "\n".join(lines)
@@ -87,7 +90,7 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
     validated strictly and overrides. `announce`: say so on stderr when the target's
     first use will compile for a while (the fuzz loop says it itself)."""
     from difftest.campaign.registry import load_target
-    from difftest.core.options import case_options, parse_cli, validate
+    from difftest.core.options import OptionError, case_options, parse_cli, validate
 
     from difftest.campaign.registry import UnknownTarget
 
@@ -100,7 +103,12 @@ def _target_and_options(name: str | None, case: Case | None, case_path: str,
     message = target.cold_start_note() if announce else None
     if message:
         print(message, file=sys.stderr, flush=True)
-    cli_options = validate(target, parse_cli(pairs), "--opt")
+        target.warm_up()  # now, with a sign of life, rather than inside its first run
+    try:
+        parsed = parse_cli(pairs)
+    except OptionError as e:  # the file the options were for, named first
+        raise OptionError(f"{case_path}: {e}" if case_path else str(e)) from None
+    cli_options = validate(target, parsed, f"{case_path}: --opt" if case_path else "--opt")
     from_case: dict[str, Any] = {}
     if case is not None:
         _sections_name_targets(case, case_path)

@@ -37,6 +37,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if reason:
         raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
     schedule = _schedule(case, args)
+    if run.name != "reference":
+        # a kernel outside the semantics (a race, a barrier not every workitem of the
+        # group reaches) has no right answer: refused on every target, as check does
+        _oracle(case, args.case, options)
     outcome = target.run(case, schedule, options)
     if outcome.error is not None and outcome.error.kind in (*OUTSIDE_SEMANTICS, "work"):
         kind = outcome.error.kind
@@ -336,16 +340,19 @@ def cmd_record(args: argparse.Namespace) -> int:
                           shape(case.program, case.entry, case.n, case.wave),
                           setting(options), target.compiler(options))
     case.options = options
+    what = "lead" if args.lead else "known bug"
     obj = corpus_json(case, name, {"verdict": "disagree", "rule": verdict.rule},
-                      f"known bug {args.finding} of {name}: {verdict}")
+                      f"{what} {args.finding} of {name}: {verdict}")
     obj["finding"] = args.finding
+    if args.lead:
+        obj["lead"] = True
     obj["signature"] = signature.to_json()
     try:
         path = save(corpus, obj)
     except OSError as e:
         raise DifftestError(f"--corpus {corpus}: cannot write: {e.strerror or e}") from None
     print(f"{args.case}: {verdict}")
-    print(f"recorded as {name}'s known bug {args.finding}: {path}")
+    print(f"recorded as {name}'s {what} {args.finding}: {path}")
     return EXIT_OK
 
 

@@ -291,7 +291,9 @@ def _buffer_name(e: ast.expr, line: int) -> str:
 def _binop(op: ast.operator, line: int) -> str:
     if type(op) in _BINOPS:
         return _BINOPS[type(op)]
-    spelled = {ast.Div: "/ (use // for integer division)", ast.Pow: "**", ast.MatMult: "@"}
+    spelled = {ast.Div: "/ (there is no true division: // divides integers, truncating; "
+                        "f32 has + - * and fma, min, max, abs)",
+               ast.Pow: "**", ast.MatMult: "@"}
     raise KernelError(f"unsupported operator {spelled.get(type(op), type(op).__name__)}", line)
 
 
