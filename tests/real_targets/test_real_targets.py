@@ -338,7 +338,8 @@ def test_a_build_past_its_limit_is_slow_or_hung_never_wrong(name: str) -> None:
     t = target(name)
     slow = {"build_timeout": 0.0001}
     fresh = time.time_ns() % 1_000_000  # a kernel no device process has built before
-    a = case(f"def kernel(out: Buffer[i32]):\n    out[0] = {fresh}\n", out=[0])
+    body = "".join(f"    out[0] = out[0] * {fresh + k} + {k}\n" for k in range(40))
+    a = case(f"def kernel(out: Buffer[i32]):\n{body}", out=[0])  # a build of some length
     first = t.run(a, {}, slow)
     if first.error is None:  # answered before the process's clock was first read
         pytest.skip(f"{name} built this kernel within the first look at its clock")
