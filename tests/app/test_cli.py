@@ -265,3 +265,83 @@ def test_avoid_all_is_one_campaign_option_for_every_target(
                  "avoid=sext-compare"]) == 2
     err = capsys.readouterr().err
     assert "unknown sext-compare for target numba-simt (known: none, or all)" in err
+
+
+OUTSIDE = """# difftest: launch n=8 wave=4 group=8
+# difftest: arg out = i32[0] * 8
+def kernel(out: Buffer[i32]):
+    if gid() < 3:
+        barrier()
+    out[gid()] = 1
+"""
+
+
+@pytest.mark.parametrize("target", ["numba-simt", "reference"])
+def test_run_refuses_a_kernel_outside_the_semantics_on_every_target(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str) -> None:
+    """A barrier some workitems of the group do not reach: no answer is right, so `run`
+    refuses it on any target, as `check` does (it used to print numba-simt's outcome)."""
+    path = tmp_path / "divergent_barrier.py"
+    path.write_text(OUTSIDE)
+    code, out, err = run_cli(capsys, "run", str(path), "--target", target)
+    assert code == 2 and out == "", (out, err)
+    assert f"{path}: the kernel is outside the semantics" in err
+    assert "reaches barrier() at line 5" in err
+
+
+def test_an_opt_error_names_the_file_it_was_for(capsys: pytest.CaptureFixture[str]) -> None:
+    case = str(EXAMPLES / "simple_deopt.py")
+    for opt, what in (("mutants=nope", "unknown mutant 'nope'"),
+                      ("bogus", "expected KEY=VALUE"),
+                      ("step_budget=1.5", "option step_budget=1.5")):
+        code, _, err = run_cli(capsys, "check", case, "--opt", opt)
+        assert code == 2 and err.startswith(f"difftest: error: {case}: --opt"), err
+        assert what in err
+
+
+def test_the_reference_reports_a_host_programs_last_launch(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A host program's outcome holds its last launch's workitems (it said "0
+    completed" on the reference, every workitem on numba-simt)."""
+    case = str(EXAMPLES / "host_program_pairs.py")
+    lines = {t: run_cli(capsys, "run", case, "--target", t)[1].splitlines()
+             for t in ("reference", "numba-simt")}
+    assert "a host program of" in lines["reference"][1]
+    assert lines["reference"][2] == lines["numba-simt"][2] == \
+        "  4 completed, 0 faulted, 0 never ran"
+
+
+def test_a_version_2_case_file_with_a_workgroup_size_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    obj = json.loads(json.dumps(example_json("workgroup_reduce")))
+    obj["version"] = 2
+    path = write_case(tmp_path, obj)
+    code, _, err = run_cli(capsys, "check", str(path))
+    assert code == 2 and "launch.group came with case format version 3" in err, err
+
+
+SCALE = """# difftest: launch n=8 wave=4
+# difftest: arg inp = i32[3, 0, 5, 1, 4, 2, 0, 6]
+# difftest: arg out = i32[-1] * 8
+def kernel(inp: Buffer[i32], out: Buffer[i32]):
+    total = 0
+    for k in range(0, 8):
+        if k == inp[gid()]:
+            break
+        total = total + wave_sum(1)
+    out[gid()] = total
+"""
+
+
+def test_reduce_says_what_it_made_smaller(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's tutorial: the reduction keeps the statements but shrinks the launch
+    and the text, and says so (it printed "6 -> 6 statements" for a kernel it changed)."""
+    path = tmp_path / "scale.py"
+    path.write_text(SCALE)
+    code, out, err = run_cli(capsys, "reduce", str(path), "--opt", "mutants=break-mask-lost",
+                             "--out", str(tmp_path / "r.json"))
+    assert code == 0, err
+    line = next(x for x in out.splitlines() if x.startswith("reduced: "))
+    assert line.startswith("reduced: 6 -> 6 statements, n 8 -> 1, kernel text "), line
+    assert "checks)" in line

@@ -123,3 +123,25 @@ def test_the_plugin_page_names_every_part_of_a_target() -> None:
     missing = [name for name in parts if f"`{name}" not in text]
     assert not missing, f"docs/plugins.md does not name {missing}"
     assert "any driver's" in text and "icd=" in text
+
+
+def test_findings_md_has_every_recorded_finding_in_its_table_and_every_lead() -> None:
+    """Each known bug the corpus records (`"finding"`) is a row of docs/findings.md's
+    summary table, with a status, and has its section; each lead (`"lead": true`) has
+    its anchor under "Open leads" (the table once listed 9 of 12 findings)."""
+    from difftest.campaign.findings import known_findings
+
+    text = (REPO / "docs" / "findings.md").read_text()
+    table = text[:text.index("## Campaigns")]
+    rows = {line.split("](#")[1].split(")")[0]: line for line in table.splitlines()
+            if line.startswith("| [")}
+    leads = text[text.index("## Open leads"):]
+    recorded = known_findings([REPO / "corpus"])
+    assert recorded
+    for f in recorded:
+        if f.lead:
+            assert f'<a id="{f.id}"></a>' in leads, f.id
+            continue
+        assert f.id in rows, f"{f.id} is not in the summary table"
+        assert rows[f.id].rstrip(" |").split("|")[-1].strip(), f"{f.id} has no status"
+        assert f"\n## {f.id}\n" in text, f"{f.id} has no section"

@@ -170,3 +170,45 @@ def test_a_rerun_adds_a_known_bugs_variant_to_those_on_and_never_swaps_them() ->
     assert added({"avoid": "float-constants"}) is False
     assert seen == [{"avoid": "sext-compare,float-constants"}]
     assert _joined(["a", "b"], "b") == "a,b" and _joined("a", "all") == "all"
+
+
+def test_a_compilers_releases_are_one_compiler_to_recognition_by_cause() -> None:
+    """By cause, a finding recorded on one release of a compiler is known on the others
+    (its name with the version numbers left out), never on another compiler."""
+    from difftest.campaign.signature import Signature, unversioned
+
+    mesa22 = "glsl on llvmpipe Mesa 22.3.6 (LLVM 15.0.6)"
+    mesa25 = "glsl on llvmpipe Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)"
+    assert unversioned(mesa22) == unversioned(mesa25) == "glsl on llvmpipe Mesa # (LLVM #)"
+    sig = Signature("lavapipe-glsl", "R3 memory", frozenset({"Store"}), "", mesa22)
+    assert sig.on_any_version("vulkan-glsl", mesa25)
+    assert not sig.on("vulkan-glsl", mesa25)  # the shape rule stays with its release
+    assert not sig.on_any_version("vulkan-glsl", "glsl on NVIDIA 580.159.04")
+    assert not sig.on_any_version("vulkan-glsl", "wgsl on llvmpipe Mesa 25.0.7 (LLVM 15.0.6)")
+
+
+def test_a_lead_is_recognised_and_named_a_lead(tmp_path) -> None:
+    """A lead recorded in a known-bugs folder (`record --lead`) explains the failures it
+    covers, and the campaign names it "ID (a lead)" among what it saw again."""
+    import io
+    from pathlib import Path
+
+    from difftest.campaign.fuzz import FuzzConfig, fuzz
+
+    from ..conftest import example_json
+
+    known = tmp_path / "known"
+    known.mkdir()
+    entry = dict(example_json("simple_deopt"))
+    entry.update({"target": "numba-simt", "finding": "numba-everything-wrong", "lead": True,
+                  "expected": {"verdict": "disagree", "rule": "R3 memory"},
+                  "signature": {"target": "numba-simt", "failure": "R3 memory",
+                                "shape": []}})
+    (known / "lead.json").write_text(json.dumps(entry))
+    summary = fuzz(FuzzConfig(target="numba-simt", examples=50, workers=1, seed=0,
+                              options={"mutants": ["loop-var-before-check"]},
+                              corpus=tmp_path / "c", known=[known]), out=io.StringIO())
+    names = [r.name for r in summary.seen_again]
+    assert "numba-everything-wrong (a lead)" in names, names
+    [lead] = [r for r in summary.seen_again if r.name.startswith("numba-everything")]
+    assert lead.count >= 1 and Path(lead.case).is_file()

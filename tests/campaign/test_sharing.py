@@ -209,14 +209,24 @@ def test_a_peers_failures_are_known_here_not_shrunk_again(
     kept_a = sorted(p.name for p in (tmp_path / "a").glob("*.json"))
     assert a.returncode == 1 and kept_a, out_a
     b = _fuzz(tmp_path, "--opt", bug, "--seed", "5", "--examples", "100", "--database",
-              url, "--corpus", "b")
+              url, "--corpus", "b", "--json", "b.json")
     out_b, _ = b.communicate(timeout=300)
     assert "Traceback" not in out_b, out_b
     seen = out_b[out_b.index("  seen again:"):]
     for name in kept_a:  # A's bug, recognised here under the name B replayed it as
         assert f"    b/{name}: " in seen, out_b
         assert f"    b/{name}: disagree" not in out_b.split("COUNTEREXAMPLES")[-1], out_b
-    assert list((tmp_path / "b" / "seen-again").glob("*.json")), out_b
+    # named in the JSON summary and the journal too, each with one case kept to check
+    import json
+
+    summary = json.loads((tmp_path / "b.json").read_text())
+    [journal] = (tmp_path / "b" / "campaigns").glob("*.jsonl")
+    end = json.loads(journal.read_text().splitlines()[-1])
+    assert end["type"] == "end" and end["summary"]["seen_again"] == summary["seen_again"]
+    named = {r["name"]: r for r in summary["seen_again"]}
+    for name in kept_a:
+        record = named[f"b/{name}"]
+        assert record["count"] >= 1 and (tmp_path / record["case"]).is_file()
 
 
 def test_the_server_coming_back_reaches_the_screen(tmp_path: Path) -> None:

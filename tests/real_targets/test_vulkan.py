@@ -422,3 +422,29 @@ def test_a_device_this_machine_lacks_is_not_here_and_its_findings_skip(tmp_path:
     results = replay(load_case(path), "vulkan-wgsl", [], {"verdict": "disagree"},
                      ["vulkan-wgsl"], [])
     assert results and all(r.ok and r.skipped for r in results), results
+
+
+def test_a_known_bug_is_known_on_every_release_that_still_has_it() -> None:
+    """lavapipe-float-zero-fold was recorded on Mesa 22.3.6 and is still in Mesa 25.0.7:
+    a failure there that goes away with its variant is that bug (by its cause), though
+    the compiler's name differs in its version (campaigns used to report it as new)."""
+    from difftest.campaign.findings import explain, known_findings
+    from difftest.campaign.runner import check_case, rerun_with
+    from difftest.core.kernelfile import load_case
+
+    from ..conftest import REPO
+
+    icd = maximal_icd()
+    path = REPO / "corpus" / "kernel-4394b18f5b6c0243.json"
+    [finding] = known_findings([path])
+    assert finding.id == "lavapipe-float-zero-fold" and finding.avoid
+    c = load_case(path)
+    t = target("lavapipe-glsl")
+    options = {"icd": icd}
+    res = check_case(c, t, {}, options)
+    assert not res.verdict.agree  # still there
+    compiler = t.compiler(options)
+    assert compiler != finding.signature.compiler and "Mesa 25" in compiler, compiler
+    rerun = rerun_with(c, t, options, res.full, res.oracle_error)
+    assert explain([finding], "lavapipe-glsl", c, res.verdict, options, compiler,
+                   rerun) is finding
