@@ -1108,6 +1108,10 @@ class _Campaign:
         mutants = list(case.options.get("mutants", []))
         plain = dataclasses.replace(case, options={k: v for k, v in case.options.items()
                                                    if k != "mutants"})
+        try:  # this campaign's counterexample, by its name in the folder (wherever it is)
+            name = str(Path(name).relative_to(self.config.corpus))
+        except ValueError:
+            pass  # a corpus finding's id
         obj = corpus_json(plain, self.config.target,
                           {"verdict": "disagree"} if mutants else {"verdict": "agree"},
                           f"a failing case difftest {self.config.command} took for {name} "

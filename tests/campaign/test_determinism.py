@@ -21,7 +21,7 @@ def _files(folder: Path) -> dict[str, str]:
     return {str(p.relative_to(folder)): p.read_text() for p in sorted(folder.rglob("*.json"))}
 
 
-def _campaign(folder: Path, workers: int = 2, examples: int = 60) -> Any:
+def _campaign(folder: Path, workers: int = 2, examples: int = 150) -> Any:
     return fuzz(FuzzConfig(target="numba-simt", examples=examples, workers=workers, seed=0,
                            options={"mutants": ["loop-var-before-check"]}, corpus=folder,
                            known=[folder]), out=io.StringIO())
@@ -35,10 +35,12 @@ def test_a_busy_machine_and_a_slow_worker_change_no_file(tmp_path: Path,
     wall clock runs a thousand times faster than its work (every wall-clock limit,
     Hypothesis's five-minute shrinking cut included, then falls after a few
     milliseconds of work) with worker 0 starting late (its findings arrive after worker
-    1's): the same counterexamples, byte for byte. Both workers find the mutant's bug,
-    so the merge in the seed order is exercised too."""
+    1's): the same counterexamples, byte for byte, and the same failing case kept for
+    each finding met again (in folders of different names). Both workers find the
+    mutant's bug, so the merge in the seed order is exercised too."""
     quiet = _campaign(tmp_path / "quiet")
     assert quiet.found and quiet.repeats, "both workers should meet the mutant's bug"
+    assert list((tmp_path / "quiet" / "seen-again").glob("*.json"))
 
     start = time.monotonic()
     real_monotonic, real_perf_counter = time.monotonic, time.perf_counter
