@@ -203,7 +203,8 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
     fz.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
     fz.add_argument("--known", action="append", default=None, metavar="DIR",
                     help="corpus folder whose recorded target bugs (docs/findings.md) the "
-                    "campaign skips, repeatable (default: --corpus and ./corpus)")
+                    "campaign skips, repeatable (default: --corpus, ./corpus and the corpus "
+                    "of the clone difftest runs from)")
     fz.add_argument("--stop-on-first", action="store_true",
                     help="stop the campaign at its first counterexample (default: keep "
                     "going, each distinct failure reduced and kept once)")
@@ -286,7 +287,7 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
     tr.add_argument("--json", metavar="FILE", help="also write the buckets as JSON")
     tr.add_argument("--known", action="append", metavar="DIR",
                     help="corpus folders of known target bugs to link buckets to "
-                    "(default: corpus)")
+                    "(default: ./corpus and the corpus of the clone difftest runs from)")
     tr.add_argument("--no-probes", action="store_true",
                     help="do not run the findings again under the target's probes (their "
                     "cause is left out: faster, less separated)")

@@ -345,3 +345,22 @@ def test_reduce_says_what_it_made_smaller(tmp_path: Path,
     line = next(x for x in out.splitlines() if x.startswith("reduced: "))
     assert line.startswith("reduced: 6 -> 6 statements, n 8 -> 1, kernel text "), line
     assert "checks)" in line
+
+
+def test_a_campaign_knows_the_clones_corpus_wherever_it_runs(tmp_path: Path) -> None:
+    """The known bugs recorded in the clone's corpus count for a campaign started in any
+    folder (they counted only from the clone's root: a campaign run elsewhere reported
+    lavapipe-sext-compare as new)."""
+    from difftest.app.commands.common import default_known
+
+    elsewhere = default_known(tmp_path / "c")
+    assert (REPO / "corpus").resolve() in [p.resolve() for p in elsewhere]
+    assert elsewhere[0] == tmp_path / "c"
+    import os
+
+    here = os.getcwd()
+    try:
+        os.chdir(REPO)  # ./corpus is the clone's own: named once
+        assert [p.resolve() for p in default_known()].count((REPO / "corpus").resolve()) == 1
+    finally:
+        os.chdir(here)

@@ -23,6 +23,7 @@ from .common import (
     _target_and_options,
     _workers,
     _write_json,
+    default_known,
 )
 
 
@@ -46,7 +47,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         from difftest.campaign.sharing import check_url
 
         database = check_url(args.database)
-    known = [Path(p) for p in args.known] if args.known else [corpus, Path("corpus")]
+    known = [Path(p) for p in args.known] if args.known else default_known(corpus)
     config = FuzzConfig(target=run.name, seconds=seconds, examples=args.examples,
                         workers=_workers(args.workers), seed=args.seed, options=options,
                         corpus=corpus, database=database, stop_on_first=args.stop_on_first,
@@ -204,7 +205,7 @@ def cmd_triage(args: argparse.Namespace) -> int:
     if not args.no_probes:
         probe_causes(findings)
     bs = buckets(findings)
-    known = [Path(p) for p in args.known] if args.known else [Path("corpus")]
+    known = [Path(p) for p in args.known] if args.known else default_known()
     link_known(bs, known_findings([p for p in known if p.is_dir()]))
     print(format_buckets(bs, len(findings)))
     if args.json:

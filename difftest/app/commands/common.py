@@ -204,6 +204,21 @@ def _no_target_reads(keys: list[str], what: str, where: str) -> None:
                                 "it (`difftest targets` lists them)")
 
 
+def default_known(*first: Path) -> list[Path]:
+    """The corpus folders whose recorded known bugs a campaign (or triage) recognises
+    when none is named: those given, `./corpus`, and the corpus of the clone difftest
+    runs from (beside its package), wherever the command is run."""
+    import difftest
+
+    clone = Path(difftest.__file__).resolve().parents[1] / "corpus"
+    folders = [*first, Path("corpus")] + ([clone] if clone.is_dir() else [])
+    out: list[Path] = []
+    for p in folders:  # each once, however it is spelled
+        if not any(p.resolve() == q.resolve() for q in out):
+            out.append(p)
+    return out
+
+
 def _oracle(case: Case, path: str, options: dict[str, Any]) -> tuple[Any, None]:
     """The oracle's full run; a racy kernel, or one past the oracle's work limit, is the
     kernel's fault (exit 2, what is wrong named)."""
