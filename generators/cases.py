@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from difftest.core.case import Case
 from difftest.core.reconvergence import MAXIMAL, UNIFORM
+from difftest.core.ir.types import INTS, Type
 
 from .host import host_programs
 from .inputs import arguments
@@ -96,7 +97,8 @@ def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
                  fault_rate: float = DEFAULT_FAULT_RATE,
                  capabilities: frozenset[str] | None = None, share_options: bool = True,
                  waves: tuple[int, ...] = WAVES, reconvergence: str = MAXIMAL,
-                 one_wave: bool = False, group_waves: tuple[int, ...] | None = None
+                 one_wave: bool = False, group_waves: tuple[int, ...] | None = None,
+                 int_types: frozenset[Type] | None = None
                  ) -> st.SearchStrategy[tuple[GeneratedKernel, list[Case]]]:
     """A kernel and `per_kernel` cases of it, each with its own launch, arguments and
     schedule (nine times in ten; otherwise one case, which is also where shrinking goes:
@@ -111,7 +113,8 @@ def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
     widest drawn twice as often as each other one: it has the most lanes in each wave
     operation (and on a 64-lane wave, the upper word of a ballot), and such a target
     checks few kernels a second. `group_waves` (a target's): the wave sizes that may run
-    several to a workgroup; launches of other sizes get groups of one wave."""
+    several to a workgroup; launches of other sizes get groups of one wave. `int_types`
+    (a target's): the integer types kernels may use (None: every one)."""
     if isinstance(per_kernel, bool) or not isinstance(per_kernel, int) or per_kernel < 1:
         raise ValueError(f"Invalid per_kernel={per_kernel!r} < 1")
     out = leave_out(capabilities)
@@ -121,7 +124,8 @@ def kernel_cases(per_kernel: int = CASES_PER_KERNEL, max_n: int = 3000,
         widest_twice = tuple(sorted(waves)) + (max(waves),)
         launch = st.sampled_from(widest_twice).map(lambda w: launches(max_n, (w,), whole))
     plain = kernels(fault_rate, without=out - {"host", "workgroups"},
-                    reconvergence=reconvergence)
+                    reconvergence=reconvergence,
+                    int_types=frozenset(INTS) if int_types is None else int_types)
     if "workgroups" not in out:
         tiled = workgroup_kernels(fault_rate, without=out & {"wave"},
                                   reconvergence=reconvergence)

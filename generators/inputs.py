@@ -26,10 +26,14 @@ from hypothesis import strategies as st
 
 from difftest.core import f32
 
+from difftest.core.ir.types import DTYPES, int_range, storage
+
 from .kernels import BufferSpec, GeneratedKernel, ScalarSpec, integers
 
-_NP = {"i32": np.int32, "i64": np.int64, "f32": np.int32}  # an f32 buffer holds bits
-_LIMITS = {"i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
+#: the array type of each dtype's buffer (an f32 buffer holds bits; every integer type but
+#: i32 is held in int64 in its storage form: difftest.core.case)
+_NP = {name: (np.int32 if name in ("i32", "f32") else np.int64) for name in DTYPES}
+_LIMITS = {name: int_range(t) for name, t in DTYPES.items() if t.is_int}
 STYLES = ("iota", "zeros", "small", "edges", "random")
 
 _SEED = st.integers(0, 2**32 - 1)
@@ -37,9 +41,33 @@ _SEED = st.integers(0, 2**32 - 1)
 
 def edge_values(dtype: str, n: int) -> tuple[int, ...]:
     """Values that stress a kernel: zero divisors, sign edges, width edges, indices one
-    past the end."""
+    past the end; for an unsigned type, the values either side of its sign bit's place
+    (where a zero extension done as a sign extension shows), each in the type's range
+    (values, not storage forms)."""
     lo, hi = _LIMITS[dtype]
-    return (0, 1, -1, 2, lo, hi, n, n - 1, n + 1, -n, 255, 256, lo + 1, hi - 1, 3, -2)
+    values: tuple[int, ...] = (0, 1, -1, 2, lo, hi, n, n - 1, n + 1, -n, 255, 256, lo + 1,
+                               hi - 1, 3, -2)
+    if dtype in ("i32", "i64"):
+        return values
+    ty = DTYPES[dtype]
+    if not ty.signed:
+        half = 1 << (ty.bits - 1)
+        values += (half, half - 1, half + 1, 1 << (ty.bits - 2))
+    return tuple(dict.fromkeys(v for v in values if lo <= v <= hi))
+
+
+def _stored(values: Any, dtype: str) -> np.ndarray:
+    """Values of integer type `dtype` as its buffer holds them."""
+    ty = DTYPES[dtype]
+    return np.array([storage(int(v), ty) for v in values], dtype=_NP[dtype])
+
+
+def _random(rng: Any, dtype: str, length: int) -> np.ndarray:
+    """Uniformly drawn values of `dtype`, in storage form."""
+    lo, hi = _LIMITS[dtype]
+    if dtype == "u64":
+        return rng.integers(0, hi, length, dtype=np.uint64, endpoint=True).view(np.int64)
+    return rng.integers(lo, hi, length, dtype=np.int64, endpoint=True).astype(_NP[dtype])
 
 
 #: f32 values that stress float code: signed zeros, subnormals (the smallest, the
@@ -122,26 +150,31 @@ def _input(draw: st.DrawFn, pick: Any, b: BufferSpec, n: int, may_fault: bool
         return _f32_input(draw, pick, length, style)
     dtype = _NP[b.dtype]
     lo, hi = _LIMITS[b.dtype]
+    small = (-4, 9) if lo < 0 else (0, 13)  # an unsigned type has no negatives
     if style == "zeros" or length == 0:
         data = np.zeros(length, dtype=dtype)
     elif style == "iota":
-        data = np.arange(length, dtype=dtype)
+        data = (np.arange(length, dtype=dtype) if b.dtype in ("i32", "i64")
+                else _stored([i & min(hi, 2**62) for i in range(length)], b.dtype))
     else:
         rng = np.random.default_rng(draw(_SEED))
         if style == "small":
-            data = rng.integers(-4, 9, length).astype(dtype)
+            data = rng.integers(*small, length).astype(dtype)
         elif style == "edges":
             # Mostly small values, one in four an edge value.
-            edges = np.array(edge_values(b.dtype, n), dtype=dtype)
-            data = rng.integers(-4, 9, length).astype(dtype)
+            edges = _stored(edge_values(b.dtype, n), b.dtype)
+            data = rng.integers(*small, length).astype(dtype)
             mask = rng.random(length) < 0.25
             data[mask] = rng.choice(edges, int(mask.sum()))
-        else:
+        elif b.dtype in ("i32", "i64"):
             data = rng.integers(lo, hi, length, dtype=dtype, endpoint=True)
+        else:
+            data = _random(rng, b.dtype, length)
     if length:
         # Planted values: how a shrunk case says "all zeros except inp[5] = -1".
         for _ in range(pick((0, 1, 2))):
-            data[draw(integers(0, length - 1))] = pick(edge_values(b.dtype, n))
+            value = pick(edge_values(b.dtype, n))
+            data[draw(integers(0, length - 1))] = storage(value, DTYPES[b.dtype])
     return data
 
 
@@ -156,10 +189,17 @@ def _output(draw: st.DrawFn, pick: Any, b: BufferSpec, n: int, may_fault: bool
     if fill == "random":
         rng = np.random.default_rng(draw(_SEED))
         data = rng.integers(-100, 101, length)
-        return _f32_bits(data / 8) if b.dtype == "f32" else data.astype(dtype)
+        if b.dtype == "f32":
+            return _f32_bits(data / 8)
+        if b.dtype not in ("i32", "i64"):  # into the type's range, as storage forms
+            lo, hi = _LIMITS[b.dtype]
+            return _stored([lo + (int(v) - lo) % (hi - lo + 1) for v in data], b.dtype)
+        return data.astype(dtype)
     value = {"zeros": 0, "minus_one": -1, "seven": 7}[fill]
     if b.dtype == "f32":
         return np.full(length, f32.to_bits(float(value)), dtype=np.int32)
+    if value < 0 and not DTYPES[b.dtype].signed:  # all ones, in an unsigned type
+        return np.full(length, storage(_LIMITS[b.dtype][1], DTYPES[b.dtype]), dtype=dtype)
     return np.full(length, value, dtype=dtype)
 
 
@@ -171,6 +211,8 @@ def _scalar(pick: Any, s: ScalarSpec, n: int) -> int | bool:
         # Small ranges (loop bounds): 0 first, then outward.
         values = tuple(sorted(range(lo, hi + 1), key=lambda v: (abs(v), v < 0)))
         return int(pick(values))
-    candidates = tuple(v for v in (0, 1, -1, 2, n, -n, 7, lo, hi, 2**31, -(2**31) - 1)
-                       if lo <= v <= hi)
-    return int(pick(candidates))
+    if s.type in ("i32", "i64"):
+        candidates = tuple(v for v in (0, 1, -1, 2, n, -n, 7, lo, hi, 2**31, -(2**31) - 1)
+                           if lo <= v <= hi)
+        return int(pick(candidates))
+    return storage(int(pick(edge_values(s.type, n))), DTYPES[s.type])

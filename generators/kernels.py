@@ -81,7 +81,8 @@ from hypothesis import strategies as st
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse, to_source, walk
-from difftest.core.ir.types import BOOL, F32, I32, I64, Type
+from difftest.core.ir.types import (BOOL, F32, I8, I16, I32, I64, U8, U16, U32, U64, Type,
+                                    int_range)
 from difftest.core.options import DEFAULT_WORK_BUDGET
 from difftest.core.reconvergence import MAXIMAL, MODELS, UNIFORM, defined_only
 from difftest.core.uniformity import analyse as uniformity
@@ -91,7 +92,12 @@ from .pairs import kernel_pairs
 
 #: Swarm features: each kernel enables each with probability 1/2.
 FEATURES = ("branch", "loop", "wave", "memory", "atomic", "helper", "return", "logic",
-            "div", "i64", "while", "f32", "dead")
+            "div", "i64", "while", "f32", "dead", "ints")
+#: feature "ints": one or two of these integer types (of those the target runs), each with
+#: its own variables, a buffer, a scalar, arithmetic, comparisons, wave operations and
+#: conversions to and from the others -- where sign and zero extension, unsigned
+#: division, comparison and shifts, and narrow wrapping go wrong (docs/semantics.md)
+EXTRA_INTS = (I8, U8, I16, U16, U32, U64)
 #: Drawn with a low probability: deep nesting (loops 4 deep, control 6 deep, as the
 #: Vulkan CTS reconvergence programs reach), with small trip counts.
 RARE_FEATURES = ("deep",)
@@ -238,9 +244,11 @@ class _Gen:
     """Draws one kernel's text. `d` is Hypothesis's draw; `on` the enabled features."""
 
     def __init__(self, d: Callable[[st.SearchStrategy[Any]], Any], on: frozenset[str],
-                 budget: int) -> None:
+                 budget: int, ints: tuple[Type, ...] = ()) -> None:
         self.d = d
         self.on = on
+        self.allowed_ints = ints  # the target's, of EXTRA_INTS
+        self.extra: tuple[Type, ...] = ()  # feature "ints": the ones this kernel uses
         self.K = self.num(1, 3)  # private slots per workitem in "out" buffers
         self.budget = budget  # statements left to draw (bounds the kernel's size)
         self.fresh = 0
@@ -273,6 +281,8 @@ class _Gen:
         m = ["leaf", "+", "-", "*", "leaf", "&", "^", "|", "<<", ">>", "neg", "~"]
         if "i64" in on:
             m += ["narrow"] if want is I32 else ["widen", "narrow"]
+        if self.extra:
+            m += ["from_t"] * 3
         if "memory" in on and fn.ins:
             m += ["load"] * 3
         if fn.outs:
@@ -317,7 +327,9 @@ class _Gen:
     def int_expr(self, fn: _Fn, want: Type, depth: int, mode: str = ""
                  ) -> tuple[str, Type]:
         """An expression whose type is assignable to `want` (i32 widens to i64); `mode`
-        applies to its leftmost leaf (see `leaf`)."""
+        applies to its leftmost leaf (see `leaf`). A type of EXTRA_INTS: exactly it."""
+        if want is not I32 and want is not I64:
+            return self.t_expr(fn, want, depth), want
         if depth <= 0:
             return self.leaf(fn, want, mode)
         k = self.pick(self.int_menu(fn, want))
@@ -347,6 +359,8 @@ class _Gen:
         if k == "load_out":
             buf, ty = self.pick(fn.outs)
             text = f"{buf}[{self.slot(fn)}]"
+            if ty is not I32 and ty is not I64:
+                return f"{want}({text})", want  # another integer type: converted
             return (f"i32({text})", I32) if ty is I64 and want is I32 else (text, ty)
         if k == "select":
             c = self.cond(fn, sub)
@@ -365,6 +379,8 @@ class _Gen:
             return self.select_call(fn, want, sub)
         if k == "f2i":
             return self.to_int(fn, want, sub), want
+        if k == "from_t":  # another integer type, converted (extended or truncated)
+            return f"{want}({self.t_expr(fn, self.pick(self.extra), sub)})", want
         assert k == "call", k
         return self.call(fn, sub)
 
@@ -460,7 +476,7 @@ class _Gen:
         for name, ty in fn.vars.items():
             if ty is I32:
                 terms.append(name)
-            elif ty is I64 or ty is BOOL:
+            elif ty is I64 or ty is BOOL or ty.is_int:
                 terms.append(f"i32({name})")
         if not terms:
             return "0"
@@ -525,6 +541,8 @@ class _Gen:
         text = f"{buf}[{self.index(fn, buf, sub)}]"
         if ty is I64 and want is I32:
             return f"i32({text})", I32
+        if ty is not I32 and ty is not I64 and ty is not want:
+            return f"{want}({text})", want  # another integer type: converted
         return text, ty
 
     def index(self, fn: _Fn, buf: str, sub: int) -> str:
@@ -563,6 +581,11 @@ class _Gen:
         return base if c == 0 else f"{base} + {c}"
 
     def wave(self, fn: _Fn, op: str, want: Type, sub: int) -> tuple[str, Type]:
+        if want is not I32 and want is not I64:  # another integer type: exactly it
+            x = self.t_expr(fn, want, sub)
+            if op == "shuffle":
+                return f"shuffle({x}, {self.pick(('lane() ^ 1', '0', 'lane() + 1'))})", want
+            return f"{'wave_sum' if op == 'ballot' else op}({x})", want
         if op == "ballot":
             c = self.cond(fn, sub)
             if want is I64:
@@ -583,6 +606,89 @@ class _Gen:
                 src, _ = self.int_expr(fn, I32, sub)
             return f"shuffle({x}, {src})", tx
         return f"{op}({x})", tx
+
+    # --------------------------------------------------- other integer types (ints)
+
+    def t_literal(self, ty: Type) -> str:
+        """A literal of `ty` at one of its edges -- 0, 1, its limits and their
+        neighbours, an unsigned type's values either side of its sign bit (where zero
+        and sign extension part) -- written as a conversion, so it is `ty` anywhere."""
+        lo, hi = int_range(ty)
+        values = [0, 1, hi, lo, 7, hi - 1, lo + 1, 2]
+        if ty.signed:
+            values.append(-1)
+        else:
+            half = 1 << (ty.bits - 1)
+            values += [half, half - 1, half + 1]
+        return f"{ty}({self.pick(tuple(dict.fromkeys(values)))})"
+
+    def t_menu(self, fn: _Fn, ty: Type) -> tuple[str, ...]:
+        key = ("t", ty, fn.nest > 0, bool(fn.ins), bool(fn.outs))
+        menu = fn.menus.get(key)
+        if menu is not None:
+            return menu
+        on = self.on
+        m = ["leaf", "+", "-", "*", "leaf", "&", "|", "^", "<<", ">>", "neg", "~", "conv",
+             "conv", "conv"]
+        if any(t is ty for _, t in fn.ins + fn.outs):
+            m += ["load"] * 2
+        if "branch" in on:
+            m += ["select"]
+        if "wave" in on:
+            m += ["wave_sum", "wave_min", "wave_max", "readfirstlane", "shuffle",
+                  "prefix_sum", "inclusive_sum"] * (2 if fn.nest else 1)
+        if "div" in on or "fault_div" in on:
+            m += ["//", "%", "//", "%"]
+        menu = fn.menus[key] = tuple(m)
+        return menu
+
+    def t_leaf(self, fn: _Fn, ty: Type) -> str:
+        names = [v for v, t in fn.vars.items() if t is ty]
+        k = self.pick(["lit", *names, *names, "conv", "lit"])
+        if k == "lit":
+            return self.t_literal(ty)
+        if k == "conv":  # an i32 or i64 leaf, converted
+            return f"{ty}({self.leaf(fn, I64)[0]})"
+        return str(k)
+
+    def t_expr(self, fn: _Fn, ty: Type, depth: int) -> str:
+        """An expression of exactly `ty` (one of EXTRA_INTS): its arithmetic wraps at its
+        width, its comparisons, division and right shift are its signedness's."""
+        if depth <= 0:
+            return self.t_leaf(fn, ty)
+        k = self.pick(self.t_menu(fn, ty))
+        sub = depth - 1
+        if k == "leaf":
+            return self.t_leaf(fn, ty)
+        if k in _ARITH:
+            return f"({self.t_expr(fn, ty, sub)} {k} {self.t_expr(fn, ty, sub)})"
+        if k in ("neg", "~"):
+            return f"({'-' if k == 'neg' else '~'}{self.t_expr(fn, ty, sub)})"
+        if k == "conv":  # from another integer type: truncated, or extended by its sign
+            source = self.pick((I32, I64, *self.extra))
+            inner = self.int_expr(fn, source, sub)[0] if source is not ty \
+                else self.t_expr(fn, ty, sub)
+            return f"{ty}({inner})"
+        if k in ("//", "%"):
+            a = self.t_expr(fn, ty, sub)
+            b = self.t_expr(fn, ty, sub)
+            if "fault_div" not in self.on or self.pick((True, False)):
+                b = f"({b} | {ty}(1))"  # never zero
+            return f"({a} {k} {b})"
+        if k == "select":
+            c = self.cond(fn, sub)
+            return f"({self.t_expr(fn, ty, sub)} if {c} else {self.t_expr(fn, ty, sub)})"
+        if k == "load":
+            mine = [(b, t) for b, t in fn.ins + fn.outs if t is ty]
+            buf, _ = self.pick(mine)
+            if any(b == buf for b, _ in fn.outs):
+                return f"{buf}[{self.slot(fn)}]"
+            return f"{buf}[{self.index(fn, buf, sub)}]"
+        x = self.t_expr(fn, ty, sub)
+        if k == "shuffle":
+            src = self.pick(("lane() ^ 1", "0", "lane() + 1", "lane() - 1"))
+            return f"shuffle({x}, {src})"
+        return f"{k}({x})"
 
     # ------------------------------------------------------------------ f32
 
@@ -678,6 +784,8 @@ class _Gen:
             m += ["wave_any", "wave_all"] * 3 + ["rfl"] * 2 + ["elect"] * 2
         if fn.fins:
             m += ["fcmp"] * 3
+        if self.extra:
+            m += ["tcmp"] * 3  # unsigned comparisons among them
         menu = fn.menus["bool"] = tuple(m)
         return menu
 
@@ -691,6 +799,9 @@ class _Gen:
         if k == "fcmp":  # IEEE: false with a NaN, except !=
             a = self.f32_expr(fn, sub)
             return f"({a} {self.pick(_CMP)} {self.f32_expr(fn, 0)})"
+        if k == "tcmp":
+            ty = self.pick(self.extra)
+            return f"({self.t_expr(fn, ty, sub)} {self.pick(_CMP)} {self.t_expr(fn, ty, 0)})"
         if depth <= 0 and k not in ("flag",):
             # no room for nesting: a comparison of two leaves
             a, _ = self.leaf(fn, I64, "dyn")
@@ -718,7 +829,7 @@ class _Gen:
         weights)."""
         key = ("stmt", fn.loops > 0, fn.loops < fn.max_loops, fn.nest, bool(fn.locals),
                len(fn.outs), len(fn.ins), bool(_private(fn)), fn.no_continue > 0,
-               bool(fn.floats()))
+               bool(fn.floats()), any(fn.vars.get(v) in self.extra for v in fn.locals))
         menu = fn.menus.get(key)
         if menu is not None:
             return menu
@@ -752,6 +863,10 @@ class _Gen:
             m += ["wave_assign"] * (5 if fn.nest else 3)
         if "logic" in on:
             m.append("assign_bool")
+        if self.extra:
+            m += ["tassign"] * 3
+            if any(fn.vars.get(v) in self.extra for v in fn.locals):
+                m += ["treassign"] * (3 if fn.loops else 1)
         if fn.fins:
             # a float carried round a loop: reassigned more inside loops
             m += ["fassign"] * 3 + (["freassign"] * (5 if fn.loops else 1) if fn.floats()
@@ -835,7 +950,8 @@ class _Gen:
         name = self.pick(fn.locals)
         ty = fn.vars[name]
         others = [v for v, t in fn.vars.items()
-                  if v != name and (t is I32 or (t is I64 and ty is I64))]
+                  if v != name and (t is I32 or (t is I64 and ty is I64)
+                                    if ty is I32 or ty is I64 else t is ty)]
         if others and self.pick(("expr", "mix")) == "mix":
             # a masked def that does not read the old value, of other live values:
             # under register pressure its operands are reloaded between the reload
@@ -844,6 +960,16 @@ class _Gen:
             return [f"{pad}{name} = {a} {self.pick(_ARITH[:3] + _ARITH[4:6])} {b}"]
         value, _ = self.int_expr(fn, ty, 2)
         return [f"{pad}{name} = {value}"]
+
+    def _s_tassign(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        """A variable of another integer type (declared: `x: u8 = ...`), or one
+        reassigned (under divergence, a masked def of a narrow value)."""
+        if k == "treassign":
+            name = self.pick([v for v in fn.locals if fn.vars.get(v) in self.extra])
+            return [f"{pad}{name} = {self.t_expr(fn, fn.vars[name], 2)}"]
+        ty = self.pick(self.extra)
+        value = self.t_expr(fn, ty, 2)
+        return [f"{pad}{self.new_var(fn, ty)}: {ty} = {value}"]
 
     def _s_fassign(self, fn: _Fn, pad: str, k: str) -> list[str]:
         value = self.f32_expr(fn, 2)
@@ -937,7 +1063,7 @@ class _Gen:
             ty = fn.vars[redefined]
             buf, bty = self.pick(fn.outs)
             slot, inner = self.slot(fn), pad + "    "
-            read = redefined if bty is I64 or ty is I32 else f"i32({redefined})"
+            read = _fit(redefined, ty, bty)
             lines += [f"{inner}{buf}[{slot}] = {buf}[{slot}] + {read}"]
             lines += self.stmt(fn, inner, "continue")
             fn.vars.pop(redefined)
@@ -965,7 +1091,7 @@ class _Gen:
                 lines.insert(len(before), f"{pad}{redefined} = {value}")
             buf, bty = self.pick(fn.outs)
             slot, inner = self.slot(fn), pad + "    "
-            read = redefined if bty is I64 or ty is I32 else f"i32({redefined})"
+            read = _fit(redefined, ty, bty)
             lines += [f"{inner}if {self.cond(fn, 1)}:",
                       f"{inner}    {buf}[{slot}] = {buf}[{slot}] + {read}", f"{inner}    break"]
             if "wave" in self.on and self.pick((False, True)):
@@ -1095,7 +1221,14 @@ class _Gen:
             scalars.append(ScalarSpec("t", "i64", -(2**63), 2**63 - 1))
         if "logic" in on:
             scalars.append(ScalarSpec("flag", "bool", 0, 1))
-        _ty = {"i32": I32, "i64": I64}
+        if "ints" in on and self.allowed_ints:
+            first = self.pick(self.allowed_ints)
+            second = self.pick((None, *self.allowed_ints))
+            self.extra = (first,) if second in (None, first) else (first, second)
+            bufs += [BufferSpec("tin", str(first), "in"),
+                     BufferSpec("tout", str(self.extra[-1]), "out", self.K)]
+            scalars.append(ScalarSpec("tv", str(first), *int_range(first)))
+        _ty = {"i32": I32, "i64": I64, **{str(t): t for t in self.extra}}
         ints = [b for b in bufs if b.dtype != "f32"]
         ins = [(b.name, _ty[b.dtype]) for b in ints if b.role == "in"]
         outs = [(b.name, _ty[b.dtype]) for b in ints if b.role == "out"]
@@ -1106,6 +1239,8 @@ class _Gen:
         variables: dict[str, Type] = {"g": I32, "s": I32}
         if wide:
             variables["t"] = I64
+        if self.extra:
+            variables["tv"] = self.extra[0]
         if "logic" in on:
             variables["flag"] = BOOL
         deep = "deep" in on
@@ -1128,6 +1263,8 @@ class _Gen:
             required += ("fassign", "fstore")
             if "fault_convert" in on:
                 required += ("plant_convert",)
+        if self.extra:
+            required += ("tassign",)
         body = ["    g = gid()"]
         if "f32" in on:  # a float the statements after may carry through loops
             body += self._s_fassign(fn, "    ", "fassign")
@@ -1232,6 +1369,8 @@ _STATEMENTS: dict[str, Callable[[_Gen, _Fn, str, str], list[str]]] = {
     "alloc_store": _Gen._s_alloc_store,
     "alias": _Gen._s_alias,
     "fassign": _Gen._s_fassign,
+    "tassign": _Gen._s_tassign,
+    "treassign": _Gen._s_tassign,
     "freassign": _Gen._s_fassign,
     "fstore": _Gen._s_fstore,
     "plant_convert": _Gen._s_plant_convert,
@@ -1244,6 +1383,12 @@ _PRIVATE = "p"  # the prefix of the names alloc() results get, and only they
 def _private(fn: _Fn) -> list[str]:
     """The buffers `fn` allocated (readable like inputs, and writable by their owner)."""
     return [b for b, _ in fn.ins if b.startswith(_PRIVATE)]
+
+
+def _fit(text: str, ty: Type, want: Type) -> str:
+    """`text`, a value of `ty`, as one `want` takes (converted unless the language widens
+    it: i32 to i64)."""
+    return text if ty is want or (ty is I32 and want is I64) else f"{want}({text})"
 
 
 def _widest(a: Type, b: Type) -> Type:
@@ -1311,7 +1456,8 @@ def _checked(source: str) -> tuple[n.Program, frozenset[str], int]:
 
 
 def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
-            without: frozenset[str] = frozenset(), reconvergence: str = MAXIMAL
+            without: frozenset[str] = frozenset(), reconvergence: str = MAXIMAL,
+            int_types: frozenset[Type] = frozenset(EXTRA_INTS)
             ) -> st.SearchStrategy[GeneratedKernel]:
     """Kernels (see the module docstring for their shape and guarantees).
 
@@ -1322,7 +1468,8 @@ def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
     features never enabled (`"wave"`, `"alloc"`: what a target cannot run; the draws are
     the same, so a seed's other choices do not move). `reconvergence` is a target's model
     (difftest.core.reconvergence): a wave operation it leaves undefined is replaced by a
-    wave-free expression of its type.
+    wave-free expression of its type. `int_types`: the integer types the target runs
+    (feature "ints" draws from those of EXTRA_INTS; none: the feature is off).
     Shrinks toward: no features, one statement, the constant 0."""
     if reconvergence not in MODELS:
         raise ValueError(f"Invalid reconvergence={reconvergence!r}: expected one of "
@@ -1336,8 +1483,11 @@ def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
     if isinstance(max_statements, bool) or not isinstance(max_statements, int) or (
             max_statements < 1):
         raise ValueError(f"Invalid max_statements={max_statements!r} < 1")
+    ints = tuple(t for t in EXTRA_INTS if t in int_types)
+    if not ints:
+        without = frozenset(without) | {"ints"}
     return _kernels(round(fault_rate * 100), max_statements, frozenset(without),
-                    reconvergence)
+                    reconvergence, ints)
 
 
 def trip_bound(program: n.Program, entry: str) -> int:
@@ -1386,7 +1536,8 @@ def trip_bound(program: n.Program, entry: str) -> int:
 
 @st.composite
 def _kernels(draw: st.DrawFn, pct: int, max_statements: int,
-             without: frozenset[str], reconvergence: str = MAXIMAL) -> GeneratedKernel:
+             without: frozenset[str], reconvergence: str = MAXIMAL,
+             ints: tuple[Type, ...] = ()) -> GeneratedKernel:
     # One boolean per feature (not one bitmask) so the shrinker can switch each off.
     on = {f for f in FEATURES if draw(_BOOL)}
     for f in RARE_FEATURES:
@@ -1402,7 +1553,7 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int,
     if "f32" not in on:
         on.discard("fault_convert")  # nothing to convert
     features = frozenset(on)
-    gen = _Gen(draw, features, max_statements)
+    gen = _Gen(draw, features, max_statements, ints)
     out_ty = gen.pick((I32, I64))
     acc_ty = gen.pick((I64, I32)) if "atomic" in features else I64
     source, bufs, scalars = gen.kernel(out_ty, acc_ty)

@@ -11,6 +11,7 @@ from difftest.core.errors import OracleError
 from difftest.core.fullrun import FullRun, HostRun
 from difftest.core.outcome import COMPLETED, Outcome, TargetError, host_result
 from difftest.core.target import Target
+from difftest.core.ir.types import INTS
 
 from .host_model import run_host
 from .reference import run_full
@@ -36,6 +37,7 @@ class ReferenceTarget(Target):
     description = "the reference oracle run as a target: every workitem, in wave order"
     capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "workgroups",
                               "f32"})
+    int_types = frozenset(INTS)
     option_names: tuple[str, ...] = ()  # only the common ones (difftest.core.options)
     mutant_names: tuple[str, ...] = ()
 

@@ -39,10 +39,14 @@ access by access (`exact_races`) to name the same pair of workitems in the same 
 the first conflicting access in that order. A racy kernel is outside the semantics: that
 error is the whole result.
 
-**Arithmetic.** NumPy arithmetic on int64 arrays is arithmetic modulo 2^64 (integer array
-operations wrap silently), which is i64's wrapping; an i32 operation is exact in int64
-(|a * b| < 2^62) and is then reduced to 32 bits by `_wrap`. Operator semantics live here
-and nowhere else (STYLE.md: the target must not share them).
+**Arithmetic.** Every integer value is held in its storage form (types.py: the value,
+but a u64 of 2^63 or more as its bits read as an int64). NumPy arithmetic on int64
+arrays is arithmetic modulo 2^64 (integer array operations wrap silently), which is the
+wrapping of both 64-bit types; a narrower operation is exact in int64 (|a * b| < 2^62)
+and is then reduced to its type's width by `_wrap`, sign-extended for a signed type,
+zero-extended for an unsigned one. Unsigned division, remainder, right shift and u64
+comparison work on the uint64 view of the bits. Operator semantics live here and nowhere
+else (STYLE.md: the target must not share them).
 
 The oracle also enforces the race rule (a racy kernel is an `OracleError`: outside
 the semantics) and the loop-trip budget (docs/semantics.md, "Budgets"): a workitem that
@@ -67,7 +71,8 @@ from difftest.core.options import describe_budget, trip_budget
 from difftest.core.ir import nodes as n
 from difftest.core.ir.walk import has_barriers
 from difftest.core import f32
-from difftest.core.ir.types import BOOL, F32, Type
+from difftest.core.ir.types import (BOOL, F32, I32, I64, U64, Type, int_range, storage,
+                                    value_of)
 from difftest.core.outcome import (
     Fault,
     Frame,
@@ -108,12 +113,13 @@ def _f32_values(bits: Array) -> Array:
     return bits.astype(np.int32).view(np.float32)
 
 
-def _f32_from_int(v: Array) -> Array:
-    """`f32(i)`: round to nearest even, once (binary64 holds |i| < 2^53 exactly)."""
-    small = np.abs(v) < 2 ** 53
-    out = v.astype(np.float64).astype(np.float32)
+def _f32_from_int(v: Array, ty: Type) -> Array:
+    """`f32(i)` of storage-form values of integer type `ty`: the value rounded to nearest
+    even, once (binary64 holds |i| < 2^53 exactly; the rest exactly by f32.from_int)."""
+    small = (v >= 0) & (v < 2 ** 53) if ty is U64 else np.abs(v) < 2 ** 53
+    out = np.where(small, v, 0).astype(np.float64).astype(np.float32)
     for k in np.flatnonzero(~small).tolist():
-        out[k] = f32.from_int(int(v[k]))
+        out[k] = f32.from_int(value_of(int(v[k]), ty))
     return out
 
 
@@ -172,12 +178,23 @@ def _merge(parts: list[Vals], dtype: type[np.generic]) -> Vals:
 # of its result and never modifies an operand.
 
 
-def _wrap(v: Array, bits: int) -> Array:
-    """Canonical values of a `bits`-wide type: int64 arithmetic already is arithmetic mod
-    2^64; for 32 bits keep the low 32 bits and sign-extend them (two's complement)."""
+def _wrap(v: Array, ty: Type) -> Array:
+    """Canonical values of integer type `ty` (its storage form): int64 arithmetic already
+    is arithmetic mod 2^64; a narrower type keeps its low bits, sign-extended (two's
+    complement) or zero-extended by its signedness."""
+    bits = ty.bits
     if bits == 64:
         return v
-    return ((v & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+    mask = (1 << bits) - 1
+    if not ty.signed:
+        return v & mask
+    sign = 1 << (bits - 1)
+    return ((v & mask) ^ sign) - sign
+
+
+def _unsigned(v: Array) -> Array:
+    """The bits of storage-form values as uint64 (a u64's value)."""
+    return v.view(np.uint64)
 
 
 def _tdivmod(a: Array, b: Array) -> tuple[Array, Array]:
@@ -197,17 +214,36 @@ def _shl(a: Array, amount: Array) -> Array:
     return (a.view(np.uint64) << amount.astype(np.uint64)).view(np.int64)
 
 
-_ARITH: dict[str, Callable[[Array, Array, int], Array]] = {
-    "+": lambda a, b, bits: _wrap(a + b, bits),
-    "-": lambda a, b, bits: _wrap(a - b, bits),
-    "*": lambda a, b, bits: _wrap(a * b, bits),
-    "//": lambda a, b, bits: _wrap(_tdivmod(a, b)[0], bits),
-    "%": lambda a, b, bits: _wrap(_tdivmod(a, b)[1], bits),
-    "&": lambda a, b, bits: _wrap(a & b, bits),
-    "|": lambda a, b, bits: _wrap(a | b, bits),
-    "^": lambda a, b, bits: _wrap(a ^ b, bits),
-    "<<": lambda a, b, bits: _wrap(_shl(a, b & (bits - 1)), bits),
-    ">>": lambda a, b, bits: _wrap(a >> (b & (bits - 1)), bits),  # arithmetic shift
+def _divmod(a: Array, b: Array, ty: Type, which: int) -> Array:
+    """Truncating quotient (`which` 0) or remainder (1) of nonzero divisors: signed as
+    C's, unsigned on the values (non-negative in int64 below 64 bits; a u64's uint64)."""
+    if ty.signed:
+        return _wrap(_tdivmod(a, b)[which], ty)
+    if ty.bits == 64:
+        ua, ub = _unsigned(a), _unsigned(b)
+        return (ua // ub if which == 0 else ua % ub).view(np.int64)
+    return a // b if which == 0 else a % b
+
+
+def _shr(a: Array, amount: Array, ty: Type) -> Array:
+    """a >> amount: arithmetic for a signed type, logical for an unsigned one."""
+    if ty.signed or ty.bits < 64:  # an unsigned value below 64 bits is non-negative
+        return _wrap(a >> amount, ty)
+    return (_unsigned(a) >> amount.astype(np.uint64)).view(np.int64)
+
+
+_ARITH: dict[str, Callable[[Array, Array, Type], Array]] = {
+    "+": lambda a, b, ty: _wrap(a + b, ty),
+    "-": lambda a, b, ty: _wrap(a - b, ty),
+    "*": lambda a, b, ty: _wrap(a * b, ty),
+    "//": lambda a, b, ty: _divmod(a, b, ty, 0),
+    "%": lambda a, b, ty: _divmod(a, b, ty, 1),
+    "&": lambda a, b, ty: _wrap(a & b, ty),
+    "|": lambda a, b, ty: _wrap(a | b, ty),
+    "^": lambda a, b, ty: _wrap(a ^ b, ty),
+    # the amount masked to the width (of the result's type, the left operand's)
+    "<<": lambda a, b, ty: _wrap(_shl(a, b & (ty.bits - 1)), ty),
+    ">>": lambda a, b, ty: _shr(a, b & (ty.bits - 1), ty),
 }
 
 _COMPARE: dict[str, Callable[[Array, Array], Array]] = {
@@ -220,9 +256,9 @@ _COMPARE: dict[str, Callable[[Array, Array], Array]] = {
 }
 
 
-def _bits(ty: Type | None) -> int:
+def _int_type(ty: Type | None) -> Type:
     assert ty is not None and ty.is_int, f"expected an integer type, got {ty}"
-    return ty.bits
+    return ty
 
 
 class _Waves:
@@ -345,7 +381,8 @@ class _Memory:
     between the same two barriers (docs/semantics.md, "Workgroups")."""
 
     def __init__(self, buffers: dict[str, np.ndarray], n_items: int, exact_races: bool,
-                 group: int, synchronises: bool) -> None:
+                 group: int, synchronises: bool, elements: dict[str, Type] | None = None
+                 ) -> None:
         self.names = list(buffers)
         self.shared = len(self.names)  # the case's buffers: logged and race-checked
         self.checked = self.shared  # and up to here, workgroup arrays: race-checked
@@ -354,6 +391,12 @@ class _Memory:
         self.sizes = np.array([len(v) for v in arrays], dtype=np.int64)
         self.offsets = np.cumsum(self.sizes) - self.sizes  # where each buffer starts
         self.is32 = np.array([v.dtype == np.int32 for v in arrays], dtype=bool)
+        # each buffer's element type, where one is neither i32, i64 nor f32 (whose
+        # stores `is32` wraps): `narrow` says whether any is
+        elements = elements or {}
+        self.elements = [elements.get(name, I32 if v.dtype == np.int32 else I64)
+                         for name, v in zip(self.names, arrays)]
+        self.narrow = any(t not in (I32, I64, F32) for t in self.elements)
         self.flat = np.concatenate([v.astype(np.int64) for v in arrays] + [np.zeros(0, np.int64)])
         self.writes = WriteLog(n_items, self.names[:self.shared], epochs=synchronises)
         self.exact_races = exact_races
@@ -381,12 +424,14 @@ class _Memory:
             first = len(self.names)
             refs[a.name] = np.arange(first, first + groups, dtype=np.int64)
             self.names += [a.name] * groups
-            self.dtypes += [np.dtype(np.int32 if a.element.bits == 32 else np.int64)] * groups
+            self.dtypes += [np.dtype(np.int32 if a.element in (I32, F32) else np.int64)] * groups
             sizes = np.full(groups, a.length, dtype=np.int64)
             self.offsets = np.concatenate([self.offsets,
                                            len(self.flat) + np.cumsum(sizes) - sizes])
             self.sizes = np.concatenate([self.sizes, sizes])
             self.is32 = np.concatenate([self.is32, np.full(groups, a.element.bits == 32)])
+            self.elements += [a.element] * groups
+            self.narrow = self.narrow or a.element not in (I32, I64, F32)
             self.flat = np.concatenate([self.flat, np.zeros(int(sizes.sum()), np.int64)])
         self.checked = len(self.names)
         self.touches = _Touches(len(self.flat))
@@ -402,6 +447,7 @@ class _Memory:
         self.offsets = np.concatenate([self.offsets, len(self.flat) + np.cumsum(sizes) - sizes])
         self.sizes = np.concatenate([self.sizes, sizes.astype(np.int64)])
         self.is32 = np.concatenate([self.is32, np.ones(len(gids), dtype=bool)])
+        self.elements += [I32] * len(gids)
         self.flat = np.concatenate([self.flat, np.zeros(int(sizes.sum()), np.int64)])
         return refs
 
@@ -409,8 +455,15 @@ class _Memory:
         return (index >= 0) & (index < self.sizes[refs])
 
     def _wrap_to(self, refs: Array, values: Array) -> Array:
-        """Values wrapped to the width of each lane's buffer."""
-        return np.where(self.is32[refs], _wrap(values, 32), values)
+        """Values wrapped to the type of each lane's buffer's elements."""
+        if not self.narrow:
+            return np.where(self.is32[refs], _wrap(values, I32), values)
+        out = values
+        for ty in {self.elements[r] for r in refs.tolist()}:
+            if ty is not I64 and ty is not U64:
+                mine = np.array([self.elements[r] is ty for r in refs.tolist()], dtype=bool)
+                out = np.where(mine, _wrap(values, I32 if ty is F32 else ty), out)
+        return out
 
     def _touch(self, gid: int, ref: int, index: int, kind: int) -> None:
         """The race rule for one access, against the accesses before it."""
@@ -770,7 +823,8 @@ class _Run:
                 "or the work in its loops")
 
     def e_Const(self, act: _Activation, e: n.Const, lanes: Lanes) -> Vals:
-        return lanes, np.full(len(lanes), e.value, dtype=_dtype(e.ty))
+        value = storage(int(e.value), e.ty) if e.ty is U64 else e.value  # a u64 by its bits
+        return lanes, np.full(len(lanes), value, dtype=_dtype(e.ty))
 
     def e_Name(self, act: _Activation, e: n.Name, lanes: Lanes) -> Vals:
         return lanes, act.get(e.id, lanes)
@@ -796,10 +850,10 @@ class _Run:
             return done, ~v
         if e.ty is F32:  # flips the sign bit, of a zero or a NaN too
             return done, -v
-        bits = _bits(e.ty)
+        ty = _int_type(e.ty)
         if e.op == "-":
-            return done, _wrap(-v, bits)
-        return done, _wrap(~v, bits)
+            return done, _wrap(-v, ty)
+        return done, _wrap(~v, ty)
 
     def e_Binary(self, act: _Activation, e: n.Binary, lanes: Lanes) -> Vals:
         got, a = self.evaluate(act, e.left, lanes)
@@ -813,13 +867,16 @@ class _Run:
             if zero.any():
                 self.fault(act, done[zero], "division_by_zero", e.line)
                 done, a, b = done[~zero], a[~zero], b[~zero]
-        return done, _ARITH[e.op](a, b, _bits(e.ty))
+        return done, _ARITH[e.op](a, b, _int_type(e.ty))
 
     def e_Compare(self, act: _Activation, e: n.Compare, lanes: Lanes) -> Vals:
         got, a = self.evaluate(act, e.left, lanes)
         done, b = self.evaluate(act, e.right, got)
+        a = _at(got, a, done)
+        if e.left.ty is U64 or e.right.ty is U64:  # a u64 compares as unsigned
+            a, b = _unsigned(a), _unsigned(b)
         with np.errstate(invalid="ignore"):  # a NaN compares false (!= true)
-            return done, _COMPARE[e.op](_at(got, a, done), b)
+            return done, _COMPARE[e.op](a, b)
 
     def e_Logic(self, act: _Activation, e: n.Logic, lanes: Lanes) -> Vals:
         done, left = self.evaluate(act, e.left, lanes)
@@ -853,17 +910,25 @@ class _Run:
 
     def e_Cast(self, act: _Activation, e: n.Cast, lanes: Lanes) -> Vals:
         done, v = self.evaluate(act, e.operand, lanes)
+        source = e.operand.ty
         if e.ty is F32:
-            return done, v if v.dtype == np.float32 else _f32_from_int(v.astype(np.int64))
+            if v.dtype == np.float32:
+                return done, v
+            return done, _f32_from_int(v.astype(np.int64), source if source is not None
+                                       and source.is_int else I32)
+        ty = _int_type(e.ty)
         if v.dtype == np.float32:  # truncation; NaN and what the type cannot hold fault
-            limit = np.float32(2.0 ** (_bits(e.ty) - 1))
-            with np.errstate(invalid="ignore"):
-                ok = (v >= -limit) & (v < limit)
+            lo, hi = int_range(ty)
+            t = np.trunc(v.astype(np.float64))  # exact: binary64 holds every binary32
+            with np.errstate(invalid="ignore"):  # the bounds as powers of two: exact
+                ok = (t >= float(lo)) & (t < float(hi + 1))  # false for NaN
             if not ok.all():
                 self.fault(act, done[~ok], "invalid_conversion", e.line)
-                done, v = done[ok], v[ok]
-            return done, np.trunc(v).astype(np.int64)
-        return done, _wrap(v.astype(np.int64), _bits(e.ty))
+                done, t = done[ok], t[ok]
+            if ty is U64:  # 2^63 and up: through the unsigned view
+                return done, t.astype(np.uint64).view(np.int64)
+            return done, t.astype(np.int64)
+        return done, _wrap(v.astype(np.int64), ty)
 
     def e_MathOp(self, act: _Activation, e: n.MathOp, lanes: Lanes) -> Vals:
         done, args = self._args(act, e.args, lanes)
@@ -914,18 +979,19 @@ class _Run:
         if e.ty is F32:
             assert op in ("wave_min", "wave_max"), f"{op} takes no f32"
             return active, _f32_reduce(waves, x, smaller=op == "wave_min")
-        bits = _bits(e.ty)
+        ty = _int_type(e.ty)
         if op == "wave_sum":
-            return active, _wrap(waves.reduce(np.add, x), bits)
-        if op == "wave_min":
-            return active, waves.reduce(np.minimum, x)
-        if op == "wave_max":
-            return active, waves.reduce(np.maximum, x)
+            return active, _wrap(waves.reduce(np.add, x), ty)
+        if op in ("wave_min", "wave_max"):
+            pick = np.minimum if op == "wave_min" else np.maximum
+            if ty is U64:  # the unsigned order of the bits
+                return active, waves.reduce(pick, _unsigned(x)).view(np.int64)
+            return active, waves.reduce(pick, x)
         inclusive = waves.inclusive_sums(x)
         if op == "prefix_sum":
-            return active, _wrap(inclusive - x, bits)
+            return active, _wrap(inclusive - x, ty)
         assert op == "inclusive_sum", op
-        return active, _wrap(inclusive, bits)
+        return active, _wrap(inclusive, ty)
 
     def _note_partial(self, e: n.WaveOp, active: Lanes, waves: _Waves) -> None:
         """Record `e` if some wave runs it with fewer than all of its W lanes (lanes past
@@ -977,7 +1043,8 @@ def _launch(case: Case, options: dict[str, Any], exact_races: bool) -> FullRun:
     initial = case.buffers()
     group = case.group_size
     synchronises = _synchronises(case.program, case.entry)
-    mem = _Memory(initial, case.n, exact_races, group, synchronises)
+    mem = _Memory(initial, case.n, exact_races, group, synchronises,
+                  {p.name: p.ty.element for p in fn.params if p.ty.is_buffer})
     arrays = [s for s in fn.body if isinstance(s, n.LocalArray)]
     refs = mem.add_workgroup_arrays(arrays, -(-case.n // group))
     run = _Run(case.program, mem, case.n, case.wave, budget, group, refs)

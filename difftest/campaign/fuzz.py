@@ -502,7 +502,8 @@ class _Worker:
         @given(kernel_cases(t.cases_per_kernel, capabilities=t.capabilities,
                             waves=t.wave_sizes, reconvergence=t.reconvergence,
                             one_wave=t.one_wave_per_kernel,
-                            group_waves=getattr(t, "group_waves", None)),
+                            group_waves=getattr(t, "group_waves", None),
+                            int_types=t.int_types),
                st.lists(schedule_numbers(), min_size=self.per_case - 1,
                         max_size=self.per_case - 1))
         def prop(kc: Any, extra_numbers: list[int]) -> None:

@@ -4,7 +4,8 @@ The JSON contract (field names fixed by the foundation issue)::
 
     {"kernel": "<source>", "entry": "<kernel name>",
      "launch": {"n": <workitems>, "wave": <wave size>, "group": <workgroup size>},
-     "args": {"<buffer>": {"dtype": "i32"|"i64"|"f32", "data": [...]},
+     "args": {"<buffer>": {"dtype": "i8"|"i16"|"i32"|"i64"|"u8"|...|"u64"|"f32",
+                           "data": [...]},
               "<scalar>": <int|bool|number>},
      "schedule": {...}, "options": {...}, "policy": "stream"|"sequential", ...}
 
@@ -13,9 +14,12 @@ naming the file, the field and what is wrong. `launch.group` (version 3) is opti
 launch without it has workgroups of one wave. Unknown top-level fields are kept (notes,
 expected verdicts, mutants) so a round trip loses nothing.
 
-An f32 is a JSON number that binary32 holds exactly, or "nan", "inf", "-inf"; in memory
-an f32 buffer is an int32 array of the values' bits (difftest/core/f32.py), so every
-target moves it as it moves an i32 buffer; an f32 scalar is a Python float.
+An integer is a JSON integer in its type's range (0..2^64-1 for a u64); in memory an i32
+buffer is an int32 array, any other integer buffer an int64 array of its elements'
+storage forms (difftest/core/ir/types.py: a u64 as its bits), and so is an integer
+scalar. An f32 is a JSON number that binary32 holds exactly, or "nan", "inf", "-inf"; in
+memory an f32 buffer is an int32 array of the values' bits (difftest/core/f32.py), so
+every target moves it as it moves an i32 buffer; an f32 scalar is a Python float.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from difftest.core.host import parse_host
 from difftest.core.ir import parse
 from difftest.core.ir.nodes import Function, Program
 from difftest.core import f32
-from difftest.core.ir.types import BOOL, DTYPES, F32, Type, int_range
+from difftest.core.ir.types import BOOL, DTYPES, F32, I32, Type, int_range, storage, value_of
 from difftest.core.options import COMMON
 
 MAX_WORKITEMS = 1 << 22
@@ -143,10 +147,13 @@ class Case:
                     args[name] = {"dtype": "f32",
                                   "data": [f32_json(f32.from_bits(int(x))) for x in v]}
                     continue
-                dtype = "i32" if v.dtype == np.int32 else "i64"
-                args[name] = {"dtype": dtype, "data": [int(x) for x in v]}
+                element = types[name].element
+                args[name] = {"dtype": element.value,
+                              "data": [value_of(int(x), element) for x in v]}
             elif isinstance(v, float):
                 args[name] = f32_json(v)
+            elif isinstance(v, int) and not isinstance(v, bool):
+                args[name] = value_of(v, types[name])
             else:
                 args[name] = v
         out: dict[str, Any] = {
@@ -285,7 +292,8 @@ def _arg(v: Any, ty: Type, where: str) -> Arg:
             raise CaseError(f"{where}: a buffer argument is {{\"dtype\": ..., \"data\": [...]}}")
         dtype = DTYPES.get(v["dtype"]) if isinstance(v["dtype"], str) else None
         if dtype is None:
-            raise CaseError(f"{where}.dtype: expected i32, i64 or f32, got {v['dtype']!r}")
+            raise CaseError(f"{where}.dtype: expected a number type ({', '.join(DTYPES)}), "
+                            f"got {v['dtype']!r}")
         if dtype is not ty.element:
             raise CaseError(f"{where}.dtype: is {v['dtype']} but the parameter is {ty}")
         data = v["data"]
@@ -306,7 +314,10 @@ def _arg(v: Any, ty: Type, where: str) -> Arg:
         for i, x in enumerate(data):
             if not lo <= x <= hi:
                 raise CaseError(f"{where}.data[{i}]: {x} does not fit in {dtype}")
-        return np.array(data, dtype=np.int32 if dtype.bits == 32 else np.int64)
+        # i32 in an int32 array (as ever); every other integer type in int64, each
+        # element in its storage form (a u64 as its bits)
+        return np.array([storage(x, dtype) for x in data],
+                        dtype=np.int32 if dtype is I32 else np.int64)
     if ty is BOOL:
         if not isinstance(v, bool):
             raise CaseError(f"{where}: expected true or false, got {v!r}")
@@ -318,4 +329,4 @@ def _arg(v: Any, ty: Type, where: str) -> Arg:
     lo, hi = int_range(ty)
     if not lo <= v <= hi:
         raise CaseError(f"{where}: {v} does not fit in {ty}")
-    return int(v)
+    return storage(int(v), ty)

@@ -12,8 +12,9 @@ Header lines start with `# difftest:` and may sit anywhere in the file (they are
 to the kernel language, so the kernel's line numbers are the file's). Keys:
 - `launch n=N wave=W [group=G]` (required, here or on the command line);
 - `arg NAME = VALUE`, one per parameter: an integer, a float (an f32), `true` or
-  `false`, or a buffer `i32[v, ...]` / `i64[v, ...]` / `f32[v, ...]` (f32 elements are
-  numbers or nan, inf, -inf), optionally repeated: `i32[0] * 16`, `f32[1.5, nan] * 4`;
+  `false`, or a buffer `T[v, ...]` of a number type T (`i32[1, 2]`, `u8[255, 0]`,
+  `f32[0.5]`; f32 elements are numbers or nan, inf, -inf), optionally repeated: `i32[0]
+  * 16`, `f32[1.5, nan] * 4`;
 - `entry NAME` (default: the file's first function);
 - `schedule {...}`, `options {...}` (JSON objects, as in a case file), `policy NAME`,
   `host [...]` (a host program, a JSON list of steps as in a case file).
@@ -34,7 +35,7 @@ from difftest.core.errors import CaseError
 from difftest.core.jsonio import read_json
 
 PREFIX = "# difftest:"
-_BUFFER = re.compile(r"^(i32|i64|f32)\[(.*)\]\s*(?:\*\s*(\d+))?$", re.S)
+_BUFFER = re.compile(r"^([iu](?:8|16|32|64)|f32)\[(.*)\]\s*(?:\*\s*(\d+))?$", re.S)
 _FLOAT = re.compile(r"^-?(?:\d+\.\d*|\.\d+|\d+(?:\.\d*)?[eE][-+]?\d+|\d*\.\d+[eE][-+]?\d+)$")
 _NAME = re.compile(r"^(?!\d)\w+$")  # a Python identifier, as the kernel's own names
 MAX_LENGTH = MAX_BUFFER_LENGTH  # one limit, whichever form a case is written in
@@ -49,6 +50,8 @@ def parse_value(text: str, where: str) -> Any:
         return int(text)
     if _FLOAT.match(text):
         return float(text)
+    if text in ("nan", "inf", "-inf"):  # an f32 scalar, as a case file writes it
+        return text
     m = _BUFFER.match(text)
     if m is None:
         raise CaseError(f"{where}: expected an integer, a float, true/false or a buffer "

@@ -20,6 +20,9 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `option_names` / `option_help`, `validate_options(options)`: its own options;
 - `avoidable`: the known bugs of its compilers whose triggers it can spell another way
   (the common option `avoid`, difftest.core.options; none by default);
+- `int_types`: the integer types it runs (default i32 and i64, the language's first
+  two): a case that holds or computes with another is one it cannot run, and the
+  generators draw only these;
 - `schedule_keys` / `schedule_help`, `validate_schedule(schedule)`: the schedule keys it
   reads (a target that reads none is run once per case: schedules cannot change it);
 - `mutant_names` / `mutant_help` / `mutant_seeds`: its injectable bugs;
@@ -52,6 +55,7 @@ from typing import Any
 from difftest.core.case import Case
 from difftest.core.outcome import Outcome
 from difftest.core.reconvergence import MAXIMAL, WHY_UNDEFINED, describe, undefined_wave_ops
+from difftest.core.ir.types import I32, I64, INTS, Type
 
 WAVE_SIZES = (1, 2, 4, 8, 16, 32, 64)
 
@@ -65,6 +69,7 @@ class Target:
     never_ran_granularity: str | None = None
     option_names: tuple[str, ...] = ()
     avoidable: tuple[str, ...] = ()
+    int_types: frozenset[Type] = frozenset({I32, I64})
     option_help: dict[str, str] = {}
     schedule_keys: tuple[str, ...] = ()
     schedule_help: dict[str, str] = {}
@@ -150,11 +155,15 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
     if case.group is not None and "workgroups" not in caps:
         return f"workgroups (a launch with group={case.group})"
     from difftest.core.ir import nodes as n
-    from difftest.core.ir.walk import f32_use, reachable, walk
+    from difftest.core.ir.walk import f32_use, int_types_used, reachable, walk
 
     floats = None if "f32" in caps else f32_use(case.program, case.entry)
     if floats is not None:
         return f"f32 ({floats})"
+    for ty, where in int_types_used(case.program, case.entry).items():
+        if ty not in target.int_types:
+            runs = ", ".join(str(t) for t in INTS if t in target.int_types)
+            return f"{ty} ({where}; it runs {runs})"
 
     for fn in reachable(case.program, case.entry):
         for node in walk(fn.body):

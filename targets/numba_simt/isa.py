@@ -3,8 +3,9 @@
 One instruction is one int64 row of `WIDTH` columns: [op, d, a, b, c, imm, wm, ip].
 
 - `d` destination (vector register, mask register or spill slot, by opcode), `a`, `b`, `c`
-  sources, `imm` an immediate (a constant, a type width 32/64, a jump target, a parameter
-  or slot index, by opcode).
+  sources, `imm` an immediate (a constant, an integer type's *kind*, a jump target, a
+  parameter or slot index, by opcode). A kind is the type's width, 8, 16, 32 or 64, plus
+  UNSIGNED (256) for an unsigned type (`kind(ty)`).
 - `wm` write mode of the destination vector register: 0 = masked (only lanes whose EXEC bit
   is set are written), 1 = all lanes (whole-wave / writemask-all: every lane is written,
   inactive ones included; this is what makes register allocation around divergence hard).
@@ -14,16 +15,22 @@ State of one wave: vector registers V[nregs, W] (int64), mask registers M[nmasks
 (uint8; M[EXEC] is the exec mask, M[ALIVE] the lanes neither faulted nor returned from
 the kernel), spill slots S[nslots, W] (int64), a pc. Memory is one int64 array (the
 pool's storage); a buffer reference value is the buffer's base offset in it, resolved
-through the buffer table [nbufs, 3] = (base, length, bits) -- so when the pool moves a
-buffer, every reference to it held anywhere (a saved frame too) must be relocated; i32
-buffers hold values wrapped to 32 bits. Workgroup arrays are buffers too: one instance of each per
+through the buffer table [nbufs, 3] = (base, length, kind of its elements) -- so when the
+pool moves a buffer, every reference to it held anywhere (a saved frame too) must be
+relocated; a buffer holds its elements wrapped to their kind (an f32 buffer's kind is
+32: its bits). Workgroup arrays are buffers too: one instance of each per
 resident workgroup slot, zeroed when a workgroup is issued onto the slot (LOCALBASE
 gives the wave its group's instance).
 
-Arithmetic wraps to `imm` bits (32 or 64) with two's complement; DIV/REM truncate toward
-zero (MIN // -1 == MIN, MIN % -1 == 0) and fault on a zero divisor; shift amounts are
-masked to the width; SHR is arithmetic. Comparisons write 0/1. A lane that faults records
-(ip, code) and leaves EXEC and ALIVE for good.
+Every integer value lives in a register as its storage form (difftest/core/ir/types.py:
+its 64 bits read as an int64, sign-extended from a signed type's width, zero-extended
+from an unsigned one's). Arithmetic wraps to the kind in `imm` with two's complement;
+DIV/REM truncate toward zero (signed: MIN // -1 == MIN, MIN % -1 == 0; unsigned: on the
+values) and fault on a zero divisor; shift amounts are masked to the width; SHR is
+arithmetic for a signed kind, logical for an unsigned one; a comparison's `imm` is 64 or
+64 + UNSIGNED (a u64: compared as unsigned; every narrower value compares as its storage
+form). Comparisons write 0/1. A lane that faults records (ip, code) and leaves EXEC and
+ALIVE for good.
 
 An f32 lives in a vector register as its 32 bits, sign-extended (as an i32 would be), and
 in memory as a 32-bit element: loads, stores, moves, spills and shuffles carry it as they
@@ -38,6 +45,16 @@ import enum
 
 WIDTH = 8
 OP, D, A, B, C, IMM, WM, IP = range(WIDTH)
+
+UNSIGNED = 256  # added to a width: the kind of an unsigned integer type
+#: every valid kind
+KINDS = frozenset({8, 16, 32, 64} | {w + UNSIGNED for w in (8, 16, 32, 64)})
+
+
+def kind(ty: object) -> int:
+    """The kind of an integer type (difftest.core.ir.types.Type); an f32's is 32."""
+    bits, signed = getattr(ty, "bits"), getattr(ty, "signed")
+    return int(bits) + (0 if signed else UNSIGNED)
 
 EXEC, ALIVE = 0, 1  # fixed mask registers
 
@@ -58,7 +75,7 @@ class Op(enum.IntEnum):
     XOR = 8
     SHL = 9
     SHR = 10
-    CMP_EQ = 11      # V[d] = V[a] == V[b] (0/1); likewise below
+    CMP_EQ = 11      # V[d] = V[a] == V[b] (0/1); likewise below; imm 64 or 64 + UNSIGNED
     CMP_NE = 12
     CMP_LT = 13
     CMP_LE = 14
@@ -67,7 +84,8 @@ class Op(enum.IntEnum):
     NEG = 17         # V[d] = wrap(-V[a], imm)
     NOT = 18         # V[d] = wrap(~V[a], imm)
     LNOT = 19        # V[d] = 1 - V[a]  (bools are 0/1)
-    WRAP = 20        # V[d] = wrap(V[a], imm)  (i32(x) narrowing)
+    WRAP = 20        # V[d] = wrap(V[a], imm)  (a conversion: truncate to imm's width,
+                     # extend by its signedness)
     MOV = 21         # V[d] = V[a]
     MOVI = 22        # V[d] = imm
     PARAM = 23       # V[d] = params[imm]   (kernel arguments; base offsets for buffers)
@@ -109,8 +127,8 @@ class Op(enum.IntEnum):
     # --- whole-wave operations: read all lanes, write V[d] in ALL lanes
     SET_INACTIVE = 60  # V[d][l] = V[a][l] if EXEC[l] else imm        (all lanes)
     WWM_SUM = 61       # V[d][*] = wrap(sum V[a][*], imm)
-    WWM_MIN = 62       # V[d][*] = min V[a][*]
-    WWM_MAX = 63       # V[d][*] = max V[a][*]
+    WWM_MIN = 62       # V[d][*] = min V[a][*] (unsigned where imm is 64 + UNSIGNED)
+    WWM_MAX = 63       # V[d][*] = max V[a][*] (likewise)
     WWM_OR = 64        # V[d][*] = any(V[a][*] != 0)
     WWM_AND = 65       # V[d][*] = all(V[a][*] != 0)
     WWM_BALLOT = 66    # V[d][*] = wrap(sum of 1 << l over lanes with V[a][l] != 0, 64)
@@ -136,13 +154,18 @@ class Op(enum.IntEnum):
     FCMP_LE = 99
     FCMP_GT = 100
     FCMP_GE = 101
-    CVT_IF = 102       # V[d] = f32 of the integer V[a] (nearest even)
-    CVT_FI = 103       # V[d] = V[a] truncated to an imm-bit integer; faults (invalid
-                       # conversion) at ip for NaN and values the width cannot hold
+    CVT_IF = 102       # V[d] = f32 of the integer V[a] of kind imm (nearest even)
+    CVT_FI = 103       # V[d] = V[a] truncated to an integer of kind imm; faults (invalid
+                       # conversion) at ip for NaN and values the kind cannot hold
     WWM_FMIN = 104     # V[d][*] = f32 min V[a][*] (whole wave, like WWM_MIN)
     WWM_FMAX = 105
 
 
+#: opcodes whose `imm` is an integer kind
+KINDED = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.SHL, Op.SHR, Op.CMP_EQ,
+                    Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.NEG, Op.NOT,
+                    Op.WRAP, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_SCAN_EXCL,
+                    Op.WWM_SCAN_INCL, Op.CVT_IF, Op.CVT_FI})
 #: opcodes that may fault, and so carry an infopoint
 FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.FAIL,
                       Op.CVT_FI})

@@ -33,6 +33,7 @@ from typing import Any
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
 from difftest.core.ir import nodes as n
+from difftest.core.ir.types import INTS
 from difftest.core.outcome import Outcome, TargetError
 from difftest.core.target import Target
 
@@ -41,6 +42,7 @@ from .mutants import NONE, Mutants
 from .runtime.dispatch import check_schedule, run_case
 from .runtime.host_program import run_program
 from .compiler.emit import Compiled, emit
+from .isa import kind
 from .compiler.lower import lower
 from .runtime.pool import Pool
 from .compiler.regalloc import ORDERS, AllocationError, allocate_registers
@@ -161,6 +163,7 @@ class NumbaSimtTarget(Target):
                    "deopt metadata, numba-compiled machine")
     capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "mutants",
                               "workgroups", "f32"})
+    int_types = frozenset(INTS)
     option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed", "speculate",
                     "reduce")
     option_help = {
@@ -279,7 +282,8 @@ class NumbaSimtTarget(Target):
             return run_program(compiled, case, schedule, options, switched_on)
         bufs = case.buffers()
         pool = Pool(mutants=switched_on)
-        bound = pool.create_from(bufs)
+        bound = pool.create_from(bufs, {p.name: kind(p.ty.element)
+                                        for p in case.function.params if p.ty.is_buffer})
         pool.promote(list(bound.values()))
         outcome, error, diagnostics = run_case(compiled, case, schedule, options, pool, bound,
                                                switched_on)

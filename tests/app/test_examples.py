@@ -24,7 +24,7 @@ from oracles.oracle import ReferenceTarget
 from ..conftest import EXAMPLES, example_json
 
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt",
-         "workgroup_reduce", "float_rounding"]
+         "workgroup_reduce", "float_rounding", "integer_types"]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -177,3 +177,13 @@ def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:
 def test_every_example_case_loads() -> None:
     for name in NAMES:
         assert load_case(EXAMPLES / f"{name}.py").entry == name
+
+
+def test_integer_types() -> None:
+    """The header's numbers (u64 values as the outcome holds them: their bits as int64)."""
+    out = run_example("integer_types")["buffers"]
+    assert out["small"] == [4, 138, 137, 10, 249, 249, 249, 249]
+    assert out["wide"] == [-6, -128, 127, 0, 250, 128, 127, 0, 1, 1, 1, 0]
+    assert out["m"] == [50, 4294967224, 4294967223, 4294967096]
+    u64 = [6148914691236517205, 3074457345618258602, 2, 0, 1, 1, 0, 0] + [2**64 - 1] * 4
+    assert out["q"] == [v - 2**64 if v >= 2**63 else v for v in u64]

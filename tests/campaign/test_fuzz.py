@@ -54,7 +54,7 @@ def test_target_agrees_with_oracle(fuzz_target: str, shard: int, difftest_settin
     @seed(1000 + shard)
     @given(kernel_cases(target.cases_per_kernel, capabilities=target.capabilities,
                         waves=target.wave_sizes, reconvergence=target.reconvergence,
-                        one_wave=target.one_wave_per_kernel),
+                        one_wave=target.one_wave_per_kernel, int_types=target.int_types),
            st.lists(schedule_numbers(), max_size=target.schedules_per_case - 1))
     def prop(kc: Any, numbers: list[int]) -> None:
         kernel, cases = kc

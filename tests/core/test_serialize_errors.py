@@ -103,13 +103,13 @@ def test_a_version_1_document_still_reads() -> None:
     (("functions", 1), [], "functions[1]: expected a node object, got a list"),
     # wrong field types and values
     ((*F0, "params", 1, "ty"), "f64",
-     "functions[0].params[1].ty: unknown type 'f64' (expected one of i32, i64, f32, bool, "
-     "Buffer[i32], Buffer[i64], Buffer[f32])"),
+     "functions[0].params[1].ty: unknown type 'f64' (expected one of i8, i16, i32, i64, u8, "
+     "u16, u32, u64, f32, bool, or Buffer[T] of a number type T)"),
     ((*ASSIGN, "declared"), "Buffer[bool]",
-     "functions[0].body[0].declared: unknown type 'Buffer[bool]' (expected one of i32, i64, "
-     "f32, bool, Buffer[i32], Buffer[i64], Buffer[f32])"),
+     "functions[0].body[0].declared: unknown type 'Buffer[bool]' (expected one of i8, i16, "
+     "i32, i64, u8, u16, u32, u64, f32, bool, or Buffer[T] of a number type T)"),
     ((*F0, "returns"), "int", "functions[0].returns: unknown type 'int' (expected one of "
-     "i32, i64, f32, bool, Buffer[i32], Buffer[i64], Buffer[f32])"),
+     "i8, i16, i32, i64, u8, u16, u32, u64, f32, bool, or Buffer[T] of a number type T)"),
     ((*SUM, "right", "left", "value"), "1",
      "functions[0].body[0].value.right.left.value: a constant must be an integer, a number "
      "or a boolean, got '1'"),

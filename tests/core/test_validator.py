@@ -183,9 +183,9 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
             pass
         """, "unknown type annotation 'f64' on parameter 'x'"),
     ("unknown_buffer_annotation", """
-        def k(out: Buffer[u8]):  # <-
+        def k(out: Buffer[u128]):  # <-
             pass
-        """, "unknown type annotation 'Buffer[u8]'"),
+        """, "unknown type annotation 'Buffer[u128]'"),
     ("missing_return_in_valued_helper", """
         def k(out: Buffer[i32]):
             out[0] = h(gid())

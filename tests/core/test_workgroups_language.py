@@ -70,8 +70,8 @@ def _error(src: str) -> str:
      "1..4096, got '4097'"),
     ("    t: Local[i32, gid()]\n", "line 2: a workgroup array's length is a constant in "
      "1..4096, got 'gid()'"),
-    ("    t: Local[bool, 4]\n", "line 2: a workgroup array is Local[i32, LENGTH], "
-     "Local[i64, LENGTH] or Local[f32, LENGTH], got 'Local[bool, 4]'"),
+    ("    t: Local[bool, 4]\n", "line 2: a workgroup array is Local[T, LENGTH] of a number "
+     "type T (i8, i16, i32, i64, u8, u16, u32, u64, f32), got 'Local[bool, 4]'"),
     ("    t: Local[i32, 4] = 0\n", "line 2: a workgroup array starts as zeros: declare it "
      "without a value, `tile: Local[i32, 64]`"),
     ("    t: Local[i64, 2048]\n    u: Local[i32, 1]\n",

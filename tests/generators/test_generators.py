@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from difftest.core.case import case_from_json
+from difftest.core.ir.types import DTYPES, value_of
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse
 from generators.cases import cases, cases_for, kernel_cases
@@ -138,7 +139,8 @@ def test_arguments_follow_the_kernels_specs(kc: Any) -> None:
         for b in kernel.buffers:
             data = case.args[b.name]
             # an f32 buffer holds its values' bits, every NaN the one quiet NaN
-            assert data.dtype == (np.int64 if b.dtype == "i64" else np.int32)
+            # (i32 in int32, every other integer type in int64: storage forms)
+            assert data.dtype == (np.int32 if b.dtype in ("i32", "f32") else np.int64)
             if b.dtype == "f32":
                 assert all(f32.canonical(int(x)) == int(x) for x in data)
             if b.role == "out":
@@ -150,7 +152,9 @@ def test_arguments_follow_the_kernels_specs(kc: Any) -> None:
             elif not kernel.faults & {"fault_oob", "fault_div"}:
                 assert len(data) >= 1
         for s in kernel.scalars:
-            assert s.lo <= int(case.args[s.name]) <= s.hi
+            held = int(case.args[s.name])
+            assert s.lo <= (value_of(held, DTYPES[s.type]) if s.type in DTYPES else held) \
+                <= s.hi
         # The case file round trip: generated cases are valid case files.
         back = case_from_json(case.to_json())
         assert back.program == case.program
@@ -303,3 +307,18 @@ def test_a_target_whose_groups_need_one_wave_size_gets_groups_of_one_wave_otherw
     free = draw(kernel_cases(max_n=300, capabilities=caps, one_wave=True,
                              waves=(4, 8, 32)), 400, 3)
     assert any(c.group_size > c.wave for k, cs in free for c in cs if c.wave != 32)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(kernel_cases(2))
+def test_every_argument_holds_values_of_its_type(kc: Any) -> None:
+    """Whatever the generators draw for a buffer or a scalar is a value of its type, in
+    its storage form: a case file round-trips it (a u8 output buffer once held -5)."""
+    from difftest.core.case import case_from_json
+
+    _, cases = kc
+    for case in cases:
+        again = case_from_json(case.to_json())
+        for name, v in case.args.items():
+            w = again.args[name]
+            assert (v == w).all() if isinstance(v, np.ndarray) else v == w, name

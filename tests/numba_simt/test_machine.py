@@ -276,6 +276,33 @@ def test_bitwise_and_comparisons() -> None:
         assert binop(op, 64, xs, ys).out[0] == [ref(x, y) for x, y in zip(xs, ys)], op.name
 
 
+U = 256  # isa.UNSIGNED
+
+
+def test_unsigned_and_narrow_kinds() -> None:
+    """The kinds past i32 and i64 (isa.py): wrapping zero-extends an unsigned kind and
+    sign-extends a signed one at its own width; a u64 compares, divides and shifts right
+    as unsigned, on its bits. Values worked out by hand."""
+    MAXU64 = -1  # 2^64 - 1, as its bits read as an int64
+    # u8: 250 + 10 = 260 -> 4; i8: 127 + 1 -> -128; u16 0 - 1 -> 65535
+    assert binop(Op.ADD, 8 + U, [250, 127], [10, 1], W=2).out[0] == [4, 128]
+    assert binop(Op.ADD, 8, [250, 127], [10, 1], W=2).out[0] == [4, -128]
+    assert binop(Op.SUB, 16 + U, [0, 5], [1, 3], W=2).out[0] == [65535, 2]
+    # a u64's order and its division: 2^64 - 1 > 1; (2^64 - 1) // 3; 2^63 >> 63 == 1
+    assert binop(Op.CMP_GT, 64 + U, [MAXU64, 1], [1, MAXU64], W=2).out[0] == [1, 0]
+    assert binop(Op.CMP_GT, 64, [MAXU64, 1], [1, MAXU64], W=2).out[0] == [0, 1]
+    assert binop(Op.DIV, 64 + U, [MAXU64, MIN64], [3, MAXU64], W=2).out[0] == [
+        (2**64 - 1) // 3, 0]
+    assert binop(Op.REM, 64 + U, [MAXU64, 7], [10, 4], W=2).out[0] == [5, 3]
+    assert binop(Op.SHR, 64 + U, [MIN64, MAXU64], [63, 60], W=2).out[0] == [1, 15]
+    assert binop(Op.SHR, 64, [MIN64, MAXU64], [63, 60], W=2).out[0] == [-1, -1]
+    # u32: 4294967295 // 1 stays 4294967295 (no sign extension of the quotient)
+    assert binop(Op.DIV, 32 + U, [4294967295, 10], [1, 3], W=2).out[0] == [4294967295, 3]
+    r = execute([I(Op.WRAP, 2, 0, imm=8 + U), I(Op.WRAP, 3, 0, imm=8)], 2, 2,
+                a=[-1, 200], dump=(2, 3))
+    assert r.out == [[255, 200], [-1, -56]]
+
+
 def test_unary_ops() -> None:
     xs = [0, 1, -1, MAX32, MIN32, MIN64, 2**40 + 5, 7]
     bools = [0, 1, 1, 0, 1, 0, 0, 1]
@@ -365,8 +392,8 @@ def test_wwm_sum_wraps_and_reads_every_lane() -> None:
 def test_wwm_min_max_or_and_include_lanes_past_n() -> None:
     n, W = 5, 8  # lanes 5..7 are not workitems, but LANEID wm=1 writes them
     body = [I(Op.LANEID, 0, wm=1), I(Op.MOVI, 1, imm=10, wm=1), I(Op.SUB, 0, 0, 1, imm=64, wm=1),
-            I(Op.WWM_MIN, 2, 0, wm=1), I(Op.WWM_MAX, 3, 0, wm=1),
-            I(Op.LANEID, 4, wm=1), I(Op.MOVI, 1, imm=7, wm=1), I(Op.CMP_EQ, 1, 4, 1, wm=1),
+            I(Op.WWM_MIN, 2, 0, wm=1, imm=64), I(Op.WWM_MAX, 3, 0, wm=1, imm=64),
+            I(Op.LANEID, 4, wm=1), I(Op.MOVI, 1, imm=7, wm=1), I(Op.CMP_EQ, 1, 4, 1, wm=1, imm=64),
             I(Op.WWM_OR, 4, 1, wm=1),                                   # only lane 7 is set
             I(Op.WWM_AND, 1, 1, wm=1)]
     r = execute(body, n, W, dump=(2, 3, 4, 1))
@@ -377,8 +404,8 @@ def test_wwm_min_max_or_and_include_lanes_past_n() -> None:
 
 def test_ballot_sets_bit_63_on_a_64_lane_wave() -> None:
     n = W = 64
-    body = [I(Op.LANEID, 3, wm=1), I(Op.MOVI, 4, imm=63, wm=1), I(Op.CMP_EQ, 4, 3, 4, wm=1),
-            I(Op.MOVI, 2, imm=5, wm=1), I(Op.CMP_EQ, 3, 3, 2, wm=1), I(Op.OR, 3, 3, 4, wm=1),
+    body = [I(Op.LANEID, 3, wm=1), I(Op.MOVI, 4, imm=63, wm=1), I(Op.CMP_EQ, 4, 3, 4, wm=1, imm=64),
+            I(Op.MOVI, 2, imm=5, wm=1), I(Op.CMP_EQ, 3, 3, 2, wm=1, imm=64), I(Op.OR, 3, 3, 4, wm=1),
             I(Op.WWM_BALLOT, 2, 3, wm=1)]
     r = execute(body, n, W)
     assert r.out[0] == [wrap((1 << 63) | (1 << 5), 64)] * n
@@ -401,7 +428,7 @@ def test_readfirst_reads_the_lowest_exec_lane() -> None:
     n = W = 8
     a = [10 * (g + 1) for g in range(n)]
     body = [I(Op.MOVI, 2, imm=-1, wm=1), I(Op.MOVI, 3, imm=-1, wm=1),
-            I(Op.LANEID, 4, wm=1), I(Op.MOVI, 3, imm=3, wm=1), I(Op.CMP_GE, 4, 4, 3, wm=1),
+            I(Op.LANEID, 4, wm=1), I(Op.MOVI, 3, imm=3, wm=1), I(Op.CMP_GE, 4, 4, 3, wm=1, imm=64),
             I(Op.MOVI, 3, imm=-1, wm=1),
             I(Op.M_FROMCOND, 2, 4), I(Op.M_SETEXEC, a=2),   # lanes 3..7
             I(Op.READFIRST, 2, 0),                         # masked: lanes 3..7 get a[3]
@@ -607,7 +634,7 @@ def _race_free(n: int, W: int, **kw: Any) -> Result:
             I(Op.MOVI, 1, imm=5, wm=1), I(Op.REM, 0, 6, 1, imm=64, ip=0),   # k = gid % 5
             I(Op.MOVI, 2, imm=0), I(Op.MOVI, 3, imm=1, wm=1),
             # loop at 6: while k > 0: acc += k; k -= 1
-            I(Op.MOVI, 4, imm=0, wm=1), I(Op.CMP_GT, 4, 0, 4),
+            I(Op.MOVI, 4, imm=0, wm=1), I(Op.CMP_GT, 4, 0, 4, imm=64),
             I(Op.M_FROMCOND, 2, 4), I(Op.M_SETEXEC, a=2),
             I(Op.JZ_EXEC, imm=14),
             I(Op.ADD, 2, 2, 0, imm=64), I(Op.SUB, 0, 0, 3, imm=64),
@@ -661,7 +688,7 @@ def test_wave_order_is_respected() -> None:
 
 
 def _fault_in_wave(n: int, W: int, bad_gid: int, **kw: Any) -> Result:
-    rows = [I(Op.GID, 0, wm=1), I(Op.MOVI, 1, imm=bad_gid, wm=1), I(Op.CMP_NE, 1, 0, 1),
+    rows = [I(Op.GID, 0, wm=1), I(Op.MOVI, 1, imm=bad_gid, wm=1), I(Op.CMP_NE, 1, 0, 1, imm=64),
             I(Op.MOVI, 2, imm=0, wm=1), I(Op.MOVI, 2, imm=0, wm=1),
             I(Op.DIV, 3, 0, 1, imm=64, ip=4),         # gid / (gid != bad): faults there
             I(Op.MOVI, 2, imm=0, wm=1), I(Op.MOVI, 2, imm=0, wm=1), I(Op.HALT)]
@@ -708,7 +735,8 @@ def test_zero_workitems_is_a_no_op() -> None:
     ([I(Op.M_CLEAR, ALIVE), I(Op.HALT)], "a mask op writing ALIVE"),
     ([I(Op.SPILL, a=0, imm=2), I(Op.HALT)], "spill slot out of range"),
     ([I(Op.PARAM, 0, imm=1), I(Op.HALT)], "parameter index out of range"),
-    ([I(Op.ADD, 0, 0, 0, imm=16), I(Op.HALT)], "width not 32 or 64"),
+    ([I(Op.ADD, 0, 0, 0, imm=24), I(Op.HALT)], "a kind of no width 8, 16, 32 or 64"),
+    ([I(Op.ADD, 0, 0, 0, imm=512 + 32), I(Op.HALT)], "a kind with a stray flag"),
     ([(120, 0, 0, 0, 0, 0, 0, -1), I(Op.HALT)], "unknown opcode"),
     ([I(Op.MOV, 0, 1, wm=2), I(Op.HALT)], "write mode not 0 or 1"),
     ([I(Op.HALT), I(Op.MOVI, 0, imm=1)], "code may run off its end"),
@@ -731,7 +759,7 @@ def test_inconsistent_arguments_are_internal_errors() -> None:
     assert launch(halt, 4, 2, quantum=0).rc == machine.ERR_ARGS
     assert launch(halt, 4, 2, nmasks=1).rc == machine.ERR_ARGS
     assert launch(halt, 4, 2, mem=[0], buftab=[[0, 2, 64]]).rc == machine.ERR_BUFFER
-    assert launch(halt, 4, 2, mem=[0, 0], buftab=[[1, 1, 16]]).rc == machine.ERR_BUFFER
+    assert launch(halt, 4, 2, mem=[0, 0], buftab=[[1, 1, 24]]).rc == machine.ERR_BUFFER  # no kind
     area = machine.DeoptArea.make(1, 1, 2, [0], [], np.zeros((1, 2), np.int64), 1)
     with pytest.raises(TypeError, match="counters"):
         machine.run_launch(code_of(halt), 1, 1, 1, 2, 0, np.zeros(1, np.int64),

@@ -26,6 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from difftest.core.ir.types import I32, I64
 from difftest.core.case import Case, case_from_json
 from difftest.core.errors import OracleError
 from difftest.core.outcome import Fault, Frame
@@ -535,7 +536,7 @@ def test_operators_agree_with_the_legacy_python_int_operators(bits: int) -> None
     b = np.array([y for _, y in pairs], dtype=np.int64)
     for op, vectorised in reference._ARITH.items():
         keep = [y != 0 or op not in ("//", "%") for _, y in pairs]  # zero faults instead
-        got = vectorised(a[keep], b[keep], bits).tolist()
+        got = vectorised(a[keep], b[keep], I32 if bits == 32 else I64).tolist()
         want = [oracle_legacy._ARITH[op](x, y, bits) for (x, y), k in zip(pairs, keep) if k]
         assert got == want, op
     for op, compare in reference._COMPARE.items():
@@ -543,9 +544,11 @@ def test_operators_agree_with_the_legacy_python_int_operators(bits: int) -> None
 
 
 @settings(max_examples=40, database=None, deadline=None, suppress_health_check=QUIET)
-@given(kernel_cases(capabilities=frozenset({"wave_ops", "faults", "host_programs"})))
+@given(kernel_cases(capabilities=frozenset({"wave_ops", "faults", "host_programs"}),
+                    int_types=frozenset({I32, I64})))
 def test_generated_kernels_agree_with_the_legacy_oracle(kc: Any) -> None:
-    # the legacy copy predates alloc(), workgroups and f32; their semantics are pinned
+    # the legacy copy predates alloc(), workgroups, f32 and the integer types past i32
+    # and i64; their semantics are pinned
     # in test_oracle.py, test_workgroups.py and tests/core/test_f32.py (numba-simt
     # against the oracle: the fuzz shards)
     for case in kc[1]:

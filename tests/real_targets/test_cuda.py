@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 
+from targets.translated import TranslatedTarget
+
 from .test_real_targets import target
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
@@ -159,6 +161,10 @@ def _nvrtc() -> Any:
     return nvrtc
 
 
+#: the integer types the CUDA translation runs (its targets' `int_types`)
+_CUDA_INTS = TranslatedTarget.int_types
+
+
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_nvrtc_compiles_every_generated_kernels_translation(shard: int,
                                                             difftest_settings: Any) -> None:
@@ -176,8 +182,8 @@ def test_nvrtc_compiles_every_generated_kernels_translation(shard: int,
                frozenset({"workgroup-memory-unzeroed"}), frozenset({"barrier-warp-only"}))
     # a plain kernel at any wave size, or a workgroup one in blocks of 1 to 4 warps
     launches = st.one_of(
-        st.tuples(kernels(without=frozenset({"alloc"})), st.sampled_from((1, 2, 4, 8, 16, 32)),
-                  st.just(0)),
+        st.tuples(kernels(without=frozenset({"alloc"}), int_types=_CUDA_INTS),
+                  st.sampled_from((1, 2, 4, 8, 16, 32)), st.just(0)),
         st.tuples(workgroup_kernels(), st.just(32), st.sampled_from((32, 64, 96, 128))))
 
     @settings(difftest_settings, max_examples=max(10, difftest_settings.max_examples),

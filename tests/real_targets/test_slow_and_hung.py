@@ -76,7 +76,8 @@ def test_a_slow_build_is_not_checked_with_its_cpu_seconds(fake: Any, tmp_path: P
     outcome = t.run(c, {}, {"build_timeout": 0.3})
     assert outcome.error is not None and outcome.error.kind == "slow", outcome.error
     assert "its build took" in outcome.error.message and "not checked" in outcome.error.message
-    assert outcome.diagnostics["slow"]["build_cpu"] >= 1.0
+    assert outcome.diagnostics["slow"]["build_cpu"] >= 0.9  # it spun 1 CPU s (timed from
+    # a little later than the spin began)
     verdict = check_outcome(c, oracle(c), outcome)
     assert verdict.agree and verdict.unchecked and verdict.slow  # never a wrong answer
 

@@ -16,6 +16,7 @@ from typing import Any
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError, OracleError
 from difftest.core.kernelfile import load_case
+from difftest.core.ir.types import value_of
 from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Outcome
 
 #: 0 agree / nothing found, 1 a disagreement or counterexample, 2 bad input, 3 a campaign
@@ -63,9 +64,12 @@ def _summary(case: Case, target: str, outcome: Outcome) -> str:
         else f"  exception: workitem {exc.gid}: {exc.fault.describe()}"
     )
     floats = f32_buffers(case) if case.host is None else frozenset()
+    elements = {p.name: p.ty.element for p in case.function.params if p.ty.is_buffer}
     for name, data in outcome.buffers.items():
+        ty = elements.get(name)
         shown = ", ".join(f32.shortest(f32.from_bits(int(x))) if name in floats
-                          else str(int(x)) for x in data[:16])
+                          else str(value_of(int(x), ty) if ty is not None else int(x))
+                          for x in data[:16])
         more = f", ... ({len(data)} values)" if len(data) > 16 else ""
         lines.append(f"  {name} = [{shown}{more}]")
     return "\n".join(lines)

@@ -6,8 +6,12 @@ and JSON) go through it, so an oracle or target only ever sees checked programs.
 
 Rules (docs/semantics.md has the prose):
 - function names are unique and not builtins; calls form no cycle (no recursion);
-- every variable has one type, fixed by its first assignment (or `x: T = v`); i32 widens
-  to i64 implicitly (assignments, arguments, stores, returns), never the other way;
+- every variable has one type, fixed by its first assignment (or `x: T = v`); an integer
+  widens implicitly to a wider one of the same signedness (assignments, arguments,
+  stores, returns, operands), never the other way; integers of different signedness
+  never mix implicitly (docs/semantics.md, "Integer types"); an integer literal takes
+  the type of what it meets (the other operand, the variable, the element) where its
+  value fits there, else i32, i64 or u64, the first that holds it;
 - a variable is read only where it is assigned on every path before (Python's rule made
   static); a loop variable is not assigned in its own loop body; nothing first assigned
   inside a loop is definitely assigned after it;
@@ -36,13 +40,14 @@ from collections.abc import Callable
 from ..errors import KernelError
 from . import nodes as n
 from .. import f32
-from .types import BOOL, BUF_I32, F32, I32, I64, Type, int_range, local_of, widest
+from .types import (BOOL, BUF_I32, DTYPES, ELEMENTS, F32, I32, I64, U64, Type, int_range,
+                    local_of, widest)
 from .walk import CHILD_FIELDS, NODE_CLASSES
 
 RESERVED = frozenset(
-    {"len", "alloc", "i32", "i64", "f32", "bool", "fail", "atomic_add", "range", "barrier",
+    {"len", "alloc", "bool", "fail", "atomic_add", "range", "barrier",
      "Buffer", "Local", "True", "False", "None"}
-    | set(n.WORK_IDS) | set(n.WAVE_OPS) | set(n.MATH_OPS)
+    | set(DTYPES) | set(n.WORK_IDS) | set(n.WAVE_OPS) | set(n.MATH_OPS)
 )
 
 MAX_CALL_DEPTH = 16
@@ -252,8 +257,40 @@ def _fits(value: int, ty: Type) -> bool:
 
 
 def assignable(value: Type, target: Type) -> bool:
-    """Whether a value of type `value` may be stored where `target` is expected."""
-    return value == target or (value is I32 and target is I64)
+    """Whether a value of type `value` may be stored where `target` is expected: the same
+    type, or an integer widening within its signedness (i32 to i64, u8 to u32)."""
+    return value == target or (value.is_int and target.is_int and value.signed == target.signed
+                               and value.bits <= target.bits)
+
+
+def _literal(e: n.Expr) -> bool:
+    """An integer literal (its type is where it is)."""
+    return isinstance(e, n.Const) and type(e.value) is int
+
+
+def adapted(e: n.Expr, ty: Type | None) -> n.Expr:
+    """An integer literal as a value of integer type `ty` where its value fits there;
+    anything else unchanged. A literal whose own type (i32, i64) already meets an i32 or
+    i64 place keeps it, as it always has (`x + 1` with an i64 `x` widens an i32 literal):
+    only narrow and unsigned places make a literal take their type."""
+    if ty is None or not ty.is_int or not _literal(e) or e.ty is ty:
+        return e
+    assert isinstance(e, n.Const) and isinstance(e.value, int) and e.ty is not None
+    if ty in (I32, I64) and assignable(e.ty, ty):
+        return e
+    return n.replace(e, ty=ty) if _fits(e.value, ty) else e
+
+
+def _narrowing_hint(value: Type, target: Type) -> str:
+    """How to write a conversion the language does not make implicitly."""
+    if value.is_int and target.is_int:
+        how = "narrow" if value.signed == target.signed else "convert"
+        return f"; {how} it with {target}(...)"
+    if target is F32 and value.is_int:
+        return "; convert it with f32(...)"
+    if value is F32 and target.is_int:
+        return f"; convert it with {target}(...)"
+    return ""
 
 
 class _FunctionChecker:
@@ -336,12 +373,12 @@ class _FunctionChecker:
             known = declared
         if known is None:
             known = value.ty
+        value = adapted(value, known)
+        assert value.ty is not None
         if not assignable(value.ty, known):
             raise self.error(
                 f"cannot assign a {value.ty} value to '{name}', which is {known}"
-                + ("; narrow it with i32(...)" if value.ty is I64 and known is I32 else ""),
-                s.line,
-            )
+                + self._fits_hint(value, known) + _narrowing_hint(value.ty, known), s.line)
         self.vars[name] = known
         return n.replace(s, value=value), d | {name}
 
@@ -362,12 +399,12 @@ class _FunctionChecker:
         if what == "atomic_add" and buf.element is F32:
             raise self.error(f"atomic_add() on '{s.buffer}' ({buf}): a float sum's rounding "
                              "depends on the order the workitems add in", s.line)
+        value = adapted(value, buf.element)
+        assert value.ty is not None
         if not assignable(value.ty, buf.element):
-            hint = ("; narrow it with i32(...)" if value.ty is I64 and buf.element is I32
-                    else "; convert it with f32(...)" if buf.element is F32
-                    else "; convert it with i32(...) or i64(...)" if value.ty is F32 else "")
             raise self.error(f"cannot {what} a {value.ty} value into '{s.buffer}' ({buf})"
-                             + hint, s.line)
+                             + self._fits_hint(value, buf.element)
+                             + _narrowing_hint(value.ty, buf.element), s.line)
         return n.replace(s, index=index, value=value), d
 
     s_Store = _memory
@@ -394,7 +431,8 @@ class _FunctionChecker:
             raise self.error(f"'{var}' cannot be a loop variable: {self._taken(var)}", s.line)
         if var in self.loop_vars:
             raise self.error(f"loop variable '{var}' is already used by an enclosing loop", s.line)
-        ty = widest(start.ty, stop.ty)
+        start, stop = self._met(start, stop)
+        ty = self._common(start.ty, stop.ty, "the bounds of 'range'", s.line)
         known = self.vars.get(var)
         if known is not None and known != ty:
             raise self.error(f"loop variable '{var}' is {ty} but was {known} before", s.line)
@@ -436,11 +474,12 @@ class _FunctionChecker:
             raise self.error(
                 f"'{self.fn.name}' has no return type, so it cannot return a value", s.line
             )
-        value = self.expr(s.value, d)
+        value = adapted(self.expr(s.value, d), want)
         assert value.ty is not None
         if not assignable(value.ty, want):
             raise self.error(
-                f"'{self.fn.name}' returns {want}, not {value.ty}", s.line
+                f"'{self.fn.name}' returns {want}, not {value.ty}"
+                + _narrowing_hint(value.ty, want), s.line
             )
         return n.replace(s, value=value), None
 
@@ -451,9 +490,8 @@ class _FunctionChecker:
         if s.name in RESERVED or s.name in self.funcs:
             raise self.error(f"'{s.name}' cannot be a workgroup array: {self._taken(s.name)}",
                              s.line)
-        if s.element not in (I32, I64, F32):
-            raise self.error(f"a workgroup array holds i32, i64 or f32, not {s.element}",
-                             s.line)
+        if s.element not in ELEMENTS:
+            raise self.error(f"a workgroup array holds numbers, not {s.element}", s.line)
         if s.name in self.vars:
             raise self.error(f"'{s.name}' is already a {self.vars[s.name]}: a workgroup "
                              "array needs a name of its own", s.line)
@@ -516,10 +554,12 @@ class _FunctionChecker:
             return n.replace(e, ty=F32)
         if not isinstance(e.value, int):
             raise self.error(f"constant {e.value!r} is not an integer or bool", e.line)
-        for ty in (I32, I64):
+        if e.ty is not None and e.ty.is_int and _fits(e.value, e.ty):
+            return e  # a literal whose type its place gave it (checked again: the same)
+        for ty in (I32, I64, U64):
             if _fits(e.value, ty):
                 return n.replace(e, ty=ty)
-        raise self.error(f"integer constant {e.value} does not fit in i64", e.line)
+        raise self.error(f"integer constant {e.value} does not fit in i64 or u64", e.line)
 
     def e_Name(self, e: n.Name, d: frozenset[str]) -> n.Expr:
         ty = self.name_type(e.id, d, e.line)
@@ -570,7 +610,35 @@ class _FunctionChecker:
             if not side.ty.is_int:  # type: ignore[union-attr]
                 raise self.error(f"{what} operand of '{e.op}' must be an integer, got "
                                  f"{side.ty}", side.line)
-        return n.replace(e, left=left, right=right, ty=widest(left.ty, right.ty))
+        left, right = self._met(left, right)
+        ty = self._common(left.ty, right.ty, f"'{e.op}'", e.line)
+        return n.replace(e, left=left, right=right, ty=ty)
+
+    @staticmethod
+    def _met(a: n.Expr, b: n.Expr) -> tuple[n.Expr, n.Expr]:
+        """Two integer operands where they meet: a literal takes the other's type where
+        its value fits there (`x + 1` with x a u8 is u8 arithmetic)."""
+        if _literal(a) and not _literal(b):
+            return adapted(a, b.ty), b
+        if _literal(b) and not _literal(a):
+            return a, adapted(b, a.ty)
+        return a, b
+
+    def _common(self, a: Type | None, b: Type | None, what: str, line: int) -> Type:
+        """The type two integers of one signedness meet in: the wider."""
+        assert a is not None and b is not None
+        if a.signed != b.signed:
+            raise self.error(f"{what} mixes {a} and {b}: integers of different signedness "
+                             f"meet only through a conversion you write, {a}(...) or "
+                             f"{b}(...)", line)
+        return widest(a, b)
+
+    def _fits_hint(self, value: n.Expr, target: Type) -> str:
+        if _literal(value) and target.is_int:
+            assert isinstance(value, n.Const)
+            lo, hi = int_range(target)
+            return f" ({value.value} is outside {target}'s {lo}..{hi})"
+        return ""
 
     def _f32_operands(self, op: str, left: Type, right: Type, line: int) -> None:
         """f32 meets only f32: a conversion is always written, never implied."""
@@ -589,7 +657,10 @@ class _FunctionChecker:
         both_bool = left.ty is BOOL and right.ty is BOOL
         if F32 in (left.ty, right.ty):
             self._f32_operands(e.op, left.ty, right.ty, e.line)
-        elif not (both_int or (both_bool and e.op in ("==", "!="))):
+        elif both_int:
+            left, right = self._met(left, right)
+            self._common(left.ty, right.ty, f"'{e.op}'", e.line)
+        elif not (both_bool and e.op in ("==", "!=")):
             raise self.error(f"cannot compare {left.ty} {e.op} {right.ty}", e.line)
         return n.replace(e, left=left, right=right, ty=BOOL)
 
@@ -605,10 +676,12 @@ class _FunctionChecker:
         then = self.expr(e.then, d)
         orelse = self.expr(e.orelse, d)
         assert then.ty is not None and orelse.ty is not None
-        if then.ty == orelse.ty:
-            ty = then.ty
-        elif then.ty.is_int and orelse.ty.is_int:
-            ty = widest(then.ty, orelse.ty)
+        ty: Type
+        if then.ty.is_int and orelse.ty.is_int:
+            then, orelse = self._met(then, orelse)
+            ty = self._common(then.ty, orelse.ty, "an if-expression", e.line)
+        elif then.ty == orelse.ty and orelse.ty is not None:
+            ty = orelse.ty
         else:
             raise self.error(
                 f"the two sides of an if-expression differ: {then.ty} and {orelse.ty}", e.line
@@ -629,7 +702,7 @@ class _FunctionChecker:
         return n.replace(e, size=size, ty=BUF_I32)
 
     def e_Cast(self, e: n.Cast, d: frozenset[str]) -> n.Expr:
-        if e.to not in (I32, I64, F32):
+        if e.to not in ELEMENTS:
             raise self.error(f"cannot cast to {e.to}", e.line)
         operand = self.expr(e.operand, d)
         assert operand.ty is not None
@@ -663,11 +736,12 @@ class _FunctionChecker:
             )
         args = []
         for a, p in zip(e.args, callee.params):
-            checked = self.expr(a, d)
+            checked = adapted(self.expr(a, d), p.ty)
             assert checked.ty is not None
             if not assignable(checked.ty, p.ty):
                 raise self.error(
-                    f"argument '{p.name}' of '{e.func}' must be {p.ty}, got {checked.ty}", a.line
+                    f"argument '{p.name}' of '{e.func}' must be {p.ty}, got {checked.ty}"
+                    + _narrowing_hint(checked.ty, p.ty), a.line
                 )
             args.append(checked)
         if want_value and callee.returns is None:

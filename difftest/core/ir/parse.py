@@ -15,7 +15,7 @@ from ..errors import KernelError
 from . import nodes as n
 from .check import check
 from .. import f32
-from .types import BOOL, BUF_F32, BUF_I32, BUF_I64, F32, I32, I64, Type
+from .types import BOOL, DTYPES, Type, buffer_of
 
 _BINOPS: dict[type, str] = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
@@ -24,9 +24,11 @@ _BINOPS: dict[type, str] = {
 _CMPOPS: dict[type, str] = {
     ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
 }
-_SCALAR_ANN = {"i32": I32, "i64": I64, "f32": F32, "bool": BOOL}
-_BUFFER_ANN = {"i32": BUF_I32, "i64": BUF_I64, "f32": BUF_F32}
-_CASTS = {"i32": I32, "i64": I64, "f32": F32}
+#: the element types by name (every number type), which are also the casts' names
+_CASTS = dict(DTYPES)
+_SCALAR_ANN = {**_CASTS, "bool": BOOL}
+_BUFFER_ANN = {name: buffer_of(t) for name, t in _CASTS.items()}
+_NUMBERS = ", ".join(_CASTS)
 _STATEMENT_CALLS = ("fail", "atomic_add")
 
 
@@ -109,7 +111,7 @@ def _annotation(node: ast.expr | None, what: str, line: int) -> Type:
         return _BUFFER_ANN[node.slice.id]
     raise KernelError(
         f"unknown type annotation '{ast.unparse(node)}' on {what} "
-        "(expected i32, i64, f32, bool, Buffer[i32], Buffer[i64] or Buffer[f32])",
+        f"(expected a number type -- {_NUMBERS} --, bool, or Buffer[T] of a number type T)",
         node.lineno,
     )
 
@@ -272,8 +274,8 @@ def _local_array(s: ast.AnnAssign) -> n.LocalArray | None:
         raise KernelError("only a name can be declared a workgroup array", line)
     parts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
     if len(parts) != 2 or not (isinstance(parts[0], ast.Name) and parts[0].id in _CASTS):
-        raise KernelError(f"a workgroup array is Local[i32, LENGTH], Local[i64, LENGTH] or "
-                          f"Local[f32, LENGTH], got '{ast.unparse(ann)}'", line)
+        raise KernelError(f"a workgroup array is Local[T, LENGTH] of a number type T "
+                          f"({_NUMBERS}), got '{ast.unparse(ann)}'", line)
     length = parts[1]
     if not (isinstance(length, ast.Constant) and type(length.value) is int
             and 1 <= length.value <= n.LOCAL_MAX):

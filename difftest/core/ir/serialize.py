@@ -85,6 +85,7 @@ _Reader = Callable[[Any, str], Any]
 #: the types a document names (a workgroup array's type is no value's: it is written as
 #: its element type and length)
 _TYPES = {t.value: t for t in Type if not t.is_local}
+_SCALARS = ", ".join(t.value for t in Type if t.is_number or t is Type.BOOL)
 
 
 def _json_type(v: Any) -> str:
@@ -153,8 +154,8 @@ def _one_of(choices: tuple[str, ...] | dict[str, int]) -> _Reader:
 
 def _type(v: Any, path: str) -> Type:
     if not isinstance(v, str) or v not in _TYPES:
-        raise KernelError(f"unknown type {v!r} (expected one of {', '.join(_TYPES)})",
-                          where=path)
+        raise KernelError(f"unknown type {v!r} (expected one of {_SCALARS}, or Buffer[T] "
+                          "of a number type T)", where=path)
     return _TYPES[v]
 
 

@@ -1,13 +1,22 @@
 """The kernel language's value types.
 
-Four scalar types, three buffer-reference types and three workgroup-array types. Integers
-are stored everywhere (oracle, case files, target registers) as canonical signed
-Python/NumPy integers of their width, so widening i32 -> i64 never changes a value;
-narrowing is explicit (`i32(x)`). An `f32` is IEEE binary32 (docs/semantics.md, "32-bit
-floats"): the oracle holds it as a Python float that binary32 represents exactly, memory
-and registers as its 32 bits (a signed 32-bit integer); it never mixes with integers
-implicitly. A workgroup array (`Local[i32, 64]`) is no value: it is read and written like
-a buffer, but never assigned, passed or returned.
+Integer types of every width and signedness a GPU language has (i8, i16, i32, i64, u8,
+u16, u32, u64), f32 and bool as scalars; a buffer reference type and a workgroup-array
+type for each number type. An integer's *value* is a Python int in its type's range
+(0..2^64-1 for u64); everywhere a value is stored -- the oracle's arrays, case files'
+buffers once loaded, targets' 64-bit registers, status rows -- it is held in its
+*storage form* (`storage`): its 64 bits read as a signed int64, which is the value itself
+for every type but a u64 of 2^63 or more (widening a value to a wider type of the same
+signedness never changes it; the value of a stored word is `value_of`). An `f32` is IEEE
+binary32 (docs/semantics.md, "32-bit floats"): the oracle holds it as a Python float that
+binary32 represents exactly, memory and registers as its 32 bits (a signed 32-bit
+integer); it never mixes with integers implicitly, and integers of different signedness
+never mix implicitly either (docs/semantics.md, "Integer types"). A workgroup array
+(`Local[i32, 64]`) is no value: it is read and written like a buffer, but never
+assigned, passed or returned.
+
+Each member carries plain attributes (`bits`, `is_int`, `signed`, ...), read millions of
+times in a fuzz campaign: an attribute, not a property, and no Enum lookup.
 """
 
 from __future__ import annotations
@@ -16,75 +25,119 @@ import enum
 
 
 class Type(enum.Enum):
+    I8 = "i8"
+    I16 = "i16"
     I32 = "i32"
     I64 = "i64"
+    U8 = "u8"
+    U16 = "u16"
+    U32 = "u32"
+    U64 = "u64"
     F32 = "f32"
     BOOL = "bool"
+    BUF_I8 = "Buffer[i8]"
+    BUF_I16 = "Buffer[i16]"
     BUF_I32 = "Buffer[i32]"
     BUF_I64 = "Buffer[i64]"
+    BUF_U8 = "Buffer[u8]"
+    BUF_U16 = "Buffer[u16]"
+    BUF_U32 = "Buffer[u32]"
+    BUF_U64 = "Buffer[u64]"
     BUF_F32 = "Buffer[f32]"
+    LOCAL_I8 = "Local[i8]"
+    LOCAL_I16 = "Local[i16]"
     LOCAL_I32 = "Local[i32]"
     LOCAL_I64 = "Local[i64]"
+    LOCAL_U8 = "Local[u8]"
+    LOCAL_U16 = "Local[u16]"
+    LOCAL_U32 = "Local[u32]"
+    LOCAL_U64 = "Local[u64]"
     LOCAL_F32 = "Local[f32]"
+
+    # attributes of every member, set below the class
+    is_int: bool      # an integer type
+    signed: bool      # a signed integer type (f32 counts as signed; bool and refs not)
+    bits: int         # the width of a value in memory and registers (0: no number)
+    is_number: bool   # an integer or f32: what arithmetic, comparisons and select take
+    is_buffer: bool
+    is_local: bool
+    element: Type     # a buffer's or workgroup array's element type (itself otherwise)
 
     def __str__(self) -> str:
         return self.value
 
-    # (the members by their module names below: an Enum class attribute lookup is slow,
-    # and these are asked millions of times in a fuzz campaign)
-    @property
-    def is_int(self) -> bool:
-        return self is I32 or self is I64
 
-    @property
-    def is_buffer(self) -> bool:
-        return self is BUF_I32 or self is BUF_I64 or self is BUF_F32
+I8, I16, I32, I64 = Type.I8, Type.I16, Type.I32, Type.I64
+U8, U16, U32, U64 = Type.U8, Type.U16, Type.U32, Type.U64
+F32, BOOL = Type.F32, Type.BOOL
+BUF_I8, BUF_I16, BUF_I32, BUF_I64 = Type.BUF_I8, Type.BUF_I16, Type.BUF_I32, Type.BUF_I64
+BUF_U8, BUF_U16, BUF_U32, BUF_U64 = Type.BUF_U8, Type.BUF_U16, Type.BUF_U32, Type.BUF_U64
+BUF_F32 = Type.BUF_F32
+LOCAL_I8, LOCAL_I16, LOCAL_I32 = Type.LOCAL_I8, Type.LOCAL_I16, Type.LOCAL_I32
+LOCAL_I64, LOCAL_U8, LOCAL_U16 = Type.LOCAL_I64, Type.LOCAL_U8, Type.LOCAL_U16
+LOCAL_U32, LOCAL_U64, LOCAL_F32 = Type.LOCAL_U32, Type.LOCAL_U64, Type.LOCAL_F32
 
-    @property
-    def is_local(self) -> bool:
-        return self is LOCAL_I32 or self is LOCAL_I64 or self is LOCAL_F32
+#: the integer types, narrowest first, signed before unsigned
+INTS = (I8, I16, I32, I64, U8, U16, U32, U64)
+SIGNED_INTS = (I8, I16, I32, I64)
+UNSIGNED_INTS = (U8, U16, U32, U64)
+#: the element types of buffers and workgroup arrays
+ELEMENTS = INTS + (F32,)
+_BUFFERS = dict(zip(ELEMENTS, (BUF_I8, BUF_I16, BUF_I32, BUF_I64, BUF_U8, BUF_U16, BUF_U32,
+                               BUF_U64, BUF_F32)))
+_LOCALS = dict(zip(ELEMENTS, (LOCAL_I8, LOCAL_I16, LOCAL_I32, LOCAL_I64, LOCAL_U8, LOCAL_U16,
+                              LOCAL_U32, LOCAL_U64, LOCAL_F32)))
+_BITS = {I8: 8, I16: 16, I32: 32, I64: 64, U8: 8, U16: 16, U32: 32, U64: 64, F32: 32}
 
-    @property
-    def is_number(self) -> bool:
-        """An integer or an f32: what arithmetic, comparisons and `select` take."""
-        return self is I32 or self is I64 or self is F32
+for _t in Type:
+    _t.is_int = _t in INTS
+    _t.signed = _t in SIGNED_INTS or _t is F32
+    _t.bits = _BITS.get(_t, 0)
+    _t.is_number = _t in _BITS
+    _t.is_buffer = _t in _BUFFERS.values()
+    _t.is_local = _t in _LOCALS.values()
+    _t.element = _t
+for _e, _b in _BUFFERS.items():
+    _b.element = _e
+for _e, _b in _LOCALS.items():
+    _b.element = _e
+del _t, _e, _b
 
-    @property
-    def bits(self) -> int:
-        """The width of a value in memory and registers (an f32's are its bit pattern)."""
-        assert self.is_int or self is F32, f"{self} has no width"
-        return 64 if self is I64 else 32
-
-    @property
-    def element(self) -> Type:
-        assert self.is_buffer or self.is_local, f"{self} is not a buffer type"
-        return _ELEMENT[self]
-
-
-I32, I64, F32, BOOL = Type.I32, Type.I64, Type.F32, Type.BOOL
-BUF_I32, BUF_I64, BUF_F32 = Type.BUF_I32, Type.BUF_I64, Type.BUF_F32
-LOCAL_I32, LOCAL_I64, LOCAL_F32 = Type.LOCAL_I32, Type.LOCAL_I64, Type.LOCAL_F32
-_ELEMENT = {BUF_I32: I32, BUF_I64: I64, BUF_F32: F32,
-            LOCAL_I32: I32, LOCAL_I64: I64, LOCAL_F32: F32}
-
-#: dtype names used in case files, mapped to element types.
-DTYPES: dict[str, Type] = {"i32": I32, "i64": I64, "f32": F32}
+#: dtype names used in case files and annotations, mapped to element types
+DTYPES: dict[str, Type] = {t.value: t for t in ELEMENTS}
+#: the integer type of each (bits, signed)
+BY_WIDTH = {(t.bits, t.signed): t for t in INTS}
 
 
 def int_range(ty: Type) -> tuple[int, int]:
-    """Inclusive bounds of an integer type."""
-    half = 1 << (ty.bits - 1)
-    return -half, half - 1
+    """Inclusive bounds of an integer type's values."""
+    if ty.signed:
+        half = 1 << (ty.bits - 1)
+        return -half, half - 1
+    return 0, (1 << ty.bits) - 1
 
 
 def widest(a: Type, b: Type) -> Type:
-    """The type of an arithmetic on two integer operands: mixing widens to i64."""
-    return I64 if I64 in (a, b) else I32
+    """The type of an arithmetic on two integer operands of one signedness: the wider
+    (i32 and i64 give i64; docs/semantics.md). Mixed signedness is the checker's error."""
+    assert a.signed == b.signed, f"{a} and {b} mix signedness"
+    return a if a.bits >= b.bits else b
+
+
+def storage(value: int, ty: Type) -> int:
+    """A value of integer type `ty` as every store holds it: its 64 bits as an int64
+    (the value itself but for a u64 of 2^63 or more)."""
+    return value - (1 << 64) if ty is U64 and value >= 1 << 63 else value
+
+
+def value_of(stored: int, ty: Type) -> int:
+    """The value of type `ty` a stored int64 word holds (storage's inverse)."""
+    return stored + (1 << 64) if ty is U64 and stored < 0 else stored
 
 
 def buffer_of(element: Type) -> Type:
-    return {I32: BUF_I32, I64: BUF_I64, F32: BUF_F32}[element]
+    return _BUFFERS[element]
 
 
 def local_of(element: Type) -> Type:
-    return {I32: LOCAL_I32, I64: LOCAL_I64, F32: LOCAL_F32}[element]
+    return _LOCALS[element]

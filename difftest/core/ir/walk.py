@@ -184,6 +184,36 @@ def f32_use(program: n.Program, entry: str) -> str | None:
     return None
 
 
+_INT_TYPES: dict[tuple[int, str], tuple[n.Program, dict[Any, str]]] = {}
+
+
+def int_types_used(program: n.Program, entry: str) -> dict[Any, str]:
+    """The integer types a launch of `entry` holds or computes with (its parameters'
+    types and buffers' elements, every typed expression, declaration, conversion and
+    workgroup array), each with where it is first met: what a target that runs only
+    some integer types names. Once per program (cached while the program lives: the
+    fuzz loop asks for every case of a kernel)."""
+    key = (id(program), entry)
+    hit = _INT_TYPES.get(key)
+    if hit is not None and hit[0] is program:
+        return hit[1]
+    found: dict[Any, str] = {}
+    for fn in reachable(program, entry):
+        for p in fn.params:
+            ty = p.ty.element if p.ty.is_buffer else p.ty
+            if ty.is_int:
+                found.setdefault(ty, f"parameter '{p.name}' of '{fn.name}'")
+        for node in walk(fn.body):
+            for t in (getattr(node, "ty", None), getattr(node, "declared", None),
+                      getattr(node, "to", None), getattr(node, "element", None)):
+                if t is not None and t.is_int:
+                    found.setdefault(t, f"line {node.line}")
+    if len(_INT_TYPES) >= 64:
+        _INT_TYPES.clear()
+    _INT_TYPES[key] = (program, found)
+    return found
+
+
 def has_barriers(program: n.Program, entry: str) -> bool:
     """Whether a launch of `entry` can meet a barrier: its workgroups synchronise."""
     return any(isinstance(node, n.Barrier)

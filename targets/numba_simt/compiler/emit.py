@@ -30,11 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from difftest.core.ir.types import BUF_F32, BUF_I32, BUF_I64, F32, I32, I64
+
 from difftest.core.outcome import Frame
 
 from ..mutants import NONE, Mutants
-from ..isa import IMM, INFOPOINTS, WIDTH, Op
+from ..isa import IMM, INFOPOINTS, KINDED as _KINDED, KINDS, UNSIGNED, WIDTH, Op
+from ..isa import kind as kind_of
 from .liveness import Flow, all_lanes, bits, defs, operands
 from .lower import Instr, Label, Lowered
 from .regalloc import Allocation
@@ -85,7 +86,7 @@ class HostCode:
     rows: np.ndarray               # int64[ninstr, WIDTH]
     nvregs: int
     nmasks: int
-    vreg_bits: dict[int, int]      # integer vregs' widths (i32 values canonical at 32)
+    vreg_bits: dict[int, int]      # integer vregs' kinds (isa.kind; an f32's is 32)
     ref_vregs: frozenset[int] = frozenset()  # vregs holding buffer references
 
 
@@ -161,8 +162,8 @@ def _fmt(ins: Instr, color: dict[int, int], imm: int) -> str:
         parts.append(f"#{imm}")
     elif op == Op.PARAM:
         parts.append(f"param{imm}")
-    elif imm in (32, 64) and op not in (Op.LOAD, Op.STORE):
-        name += f".i{imm}"
+    elif op in _KINDED and imm in KINDS:
+        name += f".{'u' if imm & UNSIGNED else 'i'}{imm & 255}"
     return f"{name} {', '.join(parts)}"
 
 
@@ -185,9 +186,8 @@ def _host_code(host: Lowered, f: Flow) -> tuple[HostCode, dict[Label, int], dict
     rows = _rows(table)
     # (types by identity: an enum's hash and properties are Python calls)
     types = host.vreg_types.items()
-    bits_of = {v: 32 if t is I32 or t is F32 else 64 for v, t in types
-               if t is I32 or t is I64 or t is F32}  # an f32 register holds 32 bits
-    refs = frozenset(v for v, t in types if t is BUF_I32 or t is BUF_I64 or t is BUF_F32)
+    bits_of = {v: kind_of(t) for v, t in types if t.is_number}  # an f32 register: 32 bits
+    refs = frozenset(v for v, t in types if t.is_buffer)
     return HostCode(rows, host.nvregs, host.nmasks, bits_of, refs), at, ip_at
 
 
@@ -287,7 +287,7 @@ def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFact
         for v, kind, index in where:
             pos = pos_reg.get(index, -1) if kind == "reg" else pos_slot.get(index, -1)
             ty = host.vreg_types.get(v)
-            is_ref = ty is BUF_I32 or ty is BUF_I64 or ty is BUF_F32
+            is_ref = ty is not None and ty.is_buffer
             if is_ref and pos >= 0:
                 words[pos // 64] |= 1 << (pos % 64)
             locs.append(Location(v, kind, index, pos, is_ref, host.vreg_meanings))

@@ -33,12 +33,14 @@ from typing import Any
 from difftest.core.ir import nodes as n
 from difftest.core.ir.printer import expr_source
 from difftest.core import f32
-from difftest.core.ir.types import BOOL, BUF_I32, F32, I32, I64, Type, int_range, local_of
+from difftest.core.ir.types import (BOOL, BUF_I32, F32, I32, I64, U64, Type, int_range,
+                                    local_of, storage, widest)
 from difftest.core.outcome import Frame
 
 from ..mutants import NONE, Mutants
 from ..isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_CONVERT, FAULT_DIV0,
-                  FAULT_FAIL, FAULT_OOB, NAN_BITS, UNIFORM_VALUES, WRITES_VREG, Op)
+                  FAULT_FAIL, FAULT_OOB, NAN_BITS, UNIFORM_VALUES, UNSIGNED, WRITES_VREG, Op,
+                  kind)
 
 _ARITH = {"+": Op.ADD, "-": Op.SUB, "*": Op.MUL, "//": Op.DIV, "%": Op.REM, "&": Op.AND,
           "|": Op.OR, "^": Op.XOR, "<<": Op.SHL, ">>": Op.SHR}
@@ -291,7 +293,7 @@ class _Lowerer:
         return Lowered(self.code, self.nvregs, self.nmasks, self.types, self.names,
                        Meanings(self.meanings), self.infopoints, self.regions, self.logical,
                        [p.name for p in fn.params], self.cold_ifs,
-                       [(a.name, a.element.bits, a.length) for a in arrays])
+                       [(a.name, kind(a.element), a.length) for a in arrays])
 
     # ------------------------------------------------------------ statements
 
@@ -399,8 +401,8 @@ class _Lowerer:
     def s_For(self, s: n.For) -> None:
         start = self.expr(s.start)
         bound = self.expr(s.stop)
-        ty = I64 if I64 in (s.start.ty, s.stop.ty) else s.start.ty
-        assert ty is not None
+        assert s.start.ty is not None and s.stop.ty is not None
+        ty = widest(s.start.ty, s.stop.ty)  # the checker's type of the loop variable
         stop = self.vreg(ty, meaning=f"loop `{s.var}` bound, read once at entry (line {s.line})")
         self.emit(Op.MOV, d=stop, a=bound)
         k = self.var(s.var, ty)
@@ -422,7 +424,7 @@ class _Lowerer:
         if self.mutants.on("loop-var-before-check"):
             self.emit(Op.MOV, d=k, a=ctr)  # also in the lanes about to leave the loop
         t = self.vreg(BOOL)
-        self.emit(Op.CMP_LT, d=t, a=ctr, b=stop)
+        self.emit(Op.CMP_LT, d=t, a=ctr, b=stop, imm=64 + (UNSIGNED if ty is U64 else 0))
         self.emit(Op.M_FROMCOND, d=act, a=t)
         fin = self.mask()
         self.emit(Op.M_ANDN, d=fin, a=iterating, b=act)
@@ -440,7 +442,7 @@ class _Lowerer:
         self.emit(Op.M_OR, d=EXEC, a=EXEC, b=cont)
         one = self.vreg(ty)
         self.emit(Op.MOVI, d=one, imm=1, wm=self.uniform_wm)
-        self.emit(Op.ADD, d=ctr, a=ctr, b=one, imm=ty.bits)
+        self.emit(Op.ADD, d=ctr, a=ctr, b=one, imm=kind(ty))
         self.emit(Op.M_GETEXEC, d=iterating)
         self.emit(Op.JMP, target=top)
         self.place(exit_label)
@@ -554,7 +556,8 @@ class _Lowerer:
 
     def e_Const(self, e: n.Const) -> int:
         assert e.ty is not None
-        return self.constant(f32.to_bits(e.value) if e.ty is F32 else int(e.value), e.ty)
+        return self.constant(f32.to_bits(e.value) if e.ty is F32
+                             else storage(int(e.value), e.ty), e.ty)
 
     def constant(self, value: int, ty: Type) -> int:
         v = self.vreg(ty)
@@ -580,7 +583,7 @@ class _Lowerer:
         elif e.ty is F32:
             return self._negated(a)
         else:
-            self.emit(Op.NEG if e.op == "-" else Op.NOT, d=v, a=a, imm=e.ty.bits)
+            self.emit(Op.NEG if e.op == "-" else Op.NOT, d=v, a=a, imm=kind(e.ty))
         return v
 
     def e_Binary(self, e: n.Binary) -> int:
@@ -590,7 +593,7 @@ class _Lowerer:
         a = self.expr(e.left)
         b = self.expr(e.right)
         v = self.vreg(e.ty)
-        ins = self.emit(_ARITH[e.op], d=v, a=a, b=b, imm=e.ty.bits)
+        ins = self.emit(_ARITH[e.op], d=v, a=a, b=b, imm=kind(e.ty))
         if e.op in ("//", "%"):
             self.infopoint(ins, FAULT_DIV0, e.line)
         return v
@@ -632,7 +635,8 @@ class _Lowerer:
         if e.left.ty is F32:
             self.emit(_FCMP[e.op], d=v, a=a, b=b)
         else:
-            self.emit(_CMP[e.op], d=v, a=a, b=b, imm=64)
+            unsigned64 = U64 in (e.left.ty, e.right.ty)  # a u64 compares unsigned
+            self.emit(_CMP[e.op], d=v, a=a, b=b, imm=64 + (UNSIGNED if unsigned64 else 0))
         return v
 
     def e_Logic(self, e: n.Logic) -> int:
@@ -685,18 +689,19 @@ class _Lowerer:
         assert e.ty is not None and e.operand.ty is not None
         if e.ty is F32 and e.operand.ty is not F32:
             v = self.vreg(F32)
-            self.emit(Op.CVT_IF, d=v, a=a)
+            source = e.operand.ty if e.operand.ty.is_int else I32  # a bool is 0 or 1
+            self.emit(Op.CVT_IF, d=v, a=a, imm=kind(source))
             return v
         if e.operand.ty is F32 and e.ty is not F32:
             v = self.vreg(e.ty)
-            ins = self.emit(Op.CVT_FI, d=v, a=a, imm=e.ty.bits)
+            ins = self.emit(Op.CVT_FI, d=v, a=a, imm=kind(e.ty))
             self.infopoint(ins, FAULT_CONVERT, e.line)
             return v
-        if e.ty.bits == 32 and e.operand.ty is I64:
+        if e.operand.ty.is_int and _changes(e.operand.ty, e.ty):
             v = self.vreg(e.ty)
-            self.emit(Op.WRAP, d=v, a=a, imm=32)
+            self.emit(Op.WRAP, d=v, a=a, imm=kind(e.ty))
             return v
-        return a  # widening and bool -> int keep the canonical value
+        return a  # the storage form holds the value already (widening, bool -> int)
 
     def e_MathOp(self, e: n.MathOp) -> int:
         args = [self.expr(a) for a in e.args]
@@ -788,14 +793,14 @@ class _Lowerer:
             return out
         xty = e.args[0].ty
         assert xty is not None
-        bits = xty.bits if xty.is_int else 64
+        bits = kind(xty) if xty.is_int else 64  # the kind the reduction wraps to
         identity = 0
         if xty is F32 and e.op in ("wave_min", "wave_max"):
             identity = NAN_BITS  # a NaN loses to every lane's number
         elif e.op == "wave_min":
-            identity = int_range(xty)[1]
+            identity = storage(int_range(xty)[1], xty)
         elif e.op == "wave_max":
-            identity = int_range(xty)[0]
+            identity = storage(int_range(xty)[0], xty)
         elif e.op == "wave_all":
             identity = 1
         staged = self.vreg(xty)
@@ -860,6 +865,18 @@ class _Lowerer:
 _TREE = {"wave_sum": Op.ADD, "wave_any": Op.OR, "ballot": Op.OR, "inclusive_sum": Op.ADD,
          "prefix_sum": Op.ADD}
 _SCANS = ("inclusive_sum", "prefix_sum")
+
+
+def _changes(source: Type, target: Type) -> bool:
+    """Whether converting an integer of type `source` to `target` can change its storage
+    form (so a WRAP must make it): narrowing, a signed value becoming unsigned (its
+    negatives re-extended), an unsigned one becoming signed no wider. Every 64-bit
+    storage form is its type's own bits: i64 <-> u64 and widening change nothing."""
+    if target.bits == 64:
+        return False
+    if source.signed == target.signed:
+        return target.bits < source.bits
+    return source.signed or target.bits <= source.bits
 
 
 def _stores_past_barriers(stmts: tuple[n.Stmt, ...]) -> tuple[n.Stmt, ...]:

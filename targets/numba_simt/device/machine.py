@@ -86,7 +86,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from ..isa import ALIVE, EXEC, WIDTH, Op
+from ..isa import ALIVE, EXEC, UNSIGNED, WIDTH, Op
 
 # Error codes returned by run_launch.
 OK, ERR_CODE, ERR_BUFFER, ERR_ARGS, ERR_STEPS, ERR_BUDGET, ERR_SAVE_AREA = 0, 1, 2, 3, 4, 5, 6
@@ -148,6 +148,8 @@ _RFL, _SHUF, _SPILL, _RELOAD = 70, 71, 80, 81
 _FADD, _FSUB, _FMUL, _FFMA, _FMIN, _FMAX = range(90, 96)
 _FEQ, _FNE, _FLT, _FLE, _FGT, _FGE, _CVTIF, _CVTFI, _WFMIN, _WFMAX = range(96, 106)
 _EXEC, _ALIVE = 0, 1
+_UNS = 256  # isa.UNSIGNED: a kind's unsigned flag
+_MIN64 = -9223372036854775807 - 1
 
 _LITERALS = {
     "ADD": _ADD, "SUB": _SUB, "MUL": _MUL, "DIV": _DIV, "REM": _REM, "AND": _AND, "OR": _OR,
@@ -170,17 +172,18 @@ _LITERALS = {
     "WWM_FMIN": _WFMIN, "WWM_FMAX": _WFMAX,
 }
 assert _LITERALS == {op.name: int(op) for op in Op}, "isa.Op changed: update machine.py"
-assert (_EXEC, _ALIVE, WIDTH) == (EXEC, ALIVE, 8), "isa.py layout changed: update machine.py"
+assert (_EXEC, _ALIVE, WIDTH, _UNS) == (EXEC, ALIVE, 8, UNSIGNED), \
+    "isa.py layout changed: update machine.py"
 
 # Operand forms, for validation: one character each for d, a, b, c and imm.
 # d/a/b/c: 'v' vector register, 'm' mask read, 'w' mask written (never ALIVE), '-' unused;
-# imm: 'b' width 32|64, 'j' jump target, 'p' parameter index, 's' spill slot, 'l'
-# workgroup array index, '-' any.
+# imm: 'b' a kind (width 8|16|32|64, plus UNSIGNED), 'j' jump target, 'p' parameter
+# index, 's' spill slot, 'l' workgroup array index, '-' any.
 _FORMS = {
     Op.ADD: "vvv-b", Op.SUB: "vvv-b", Op.MUL: "vvv-b", Op.DIV: "vvv-b", Op.REM: "vvv-b",
     Op.AND: "vvv--", Op.OR: "vvv--", Op.XOR: "vvv--", Op.SHL: "vvv-b", Op.SHR: "vvv-b",
-    Op.CMP_EQ: "vvv--", Op.CMP_NE: "vvv--", Op.CMP_LT: "vvv--", Op.CMP_LE: "vvv--",
-    Op.CMP_GT: "vvv--", Op.CMP_GE: "vvv--", Op.NEG: "vv--b", Op.NOT: "vv--b",
+    Op.CMP_EQ: "vvv-b", Op.CMP_NE: "vvv-b", Op.CMP_LT: "vvv-b", Op.CMP_LE: "vvv-b",
+    Op.CMP_GT: "vvv-b", Op.CMP_GE: "vvv-b", Op.NEG: "vv--b", Op.NOT: "vv--b",
     Op.LNOT: "vv---", Op.WRAP: "vv--b", Op.MOV: "vv---", Op.MOVI: "v----",
     Op.PARAM: "v---p", Op.LANEID: "v----", Op.GID: "v----", Op.WAVEID: "v----",
     Op.LOCALID: "v----", Op.GROUPID: "v----", Op.GROUPSIZE: "v----", Op.LOCALBASE: "v---l",
@@ -191,13 +194,13 @@ _FORMS = {
     Op.KILL: "-----", Op.JMP: "----j", Op.JZ_EXEC: "----j", Op.JZ_MASK: "-m--j",
     Op.HALT: "-----", Op.TRIP: "-----", Op.DEOPT: "-----", Op.BARRIER: "-----",
     Op.SET_INACTIVE: "vv---",
-    Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv---",
-    Op.WWM_MAX: "vv---", Op.WWM_OR: "vv---", Op.WWM_AND: "vv---", Op.WWM_BALLOT: "vv---",
+    Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv--b",
+    Op.WWM_MAX: "vv--b", Op.WWM_OR: "vv---", Op.WWM_AND: "vv---", Op.WWM_BALLOT: "vv---",
     Op.WWM_SCAN_EXCL: "vv--b", Op.WWM_SCAN_INCL: "vv--b", Op.READFIRST: "vv---",
     Op.SHUFFLE: "vvv--", Op.SPILL: "-v--s", Op.RELOAD: "v---s",
     Op.FADD: "vvv--", Op.FSUB: "vvv--", Op.FMUL: "vvv--", Op.FFMA: "vvvv-", Op.FMIN: "vvv--",
     Op.FMAX: "vvv--", Op.FCMP_EQ: "vvv--", Op.FCMP_NE: "vvv--", Op.FCMP_LT: "vvv--",
-    Op.FCMP_LE: "vvv--", Op.FCMP_GT: "vvv--", Op.FCMP_GE: "vvv--", Op.CVT_IF: "vv---",
+    Op.FCMP_LE: "vvv--", Op.FCMP_GT: "vvv--", Op.FCMP_GE: "vvv--", Op.CVT_IF: "vv--b",
     Op.CVT_FI: "vv--b", Op.WWM_FMIN: "vv---", Op.WWM_FMAX: "vv---",
 }
 assert set(_FORMS) == set(Op), "every opcode needs an operand form"
@@ -206,7 +209,8 @@ _CODES = {"-": 0, "v": 1, "m": 2, "w": 3, "b": 1, "j": 2, "p": 3, "s": 4, "l": 5
 # How the dispatch loop treats an opcode's vector destination (column _FLAGS):
 # _MASKED: written element-wise into V[d] in every lane, the lanes outside the write set
 #   restored afterwards (so the common all-lanes case pays nothing); _WRAPS: the result is
-#   wrapped to imm bits afterwards (64-bit arithmetic's low bits are the 32-bit result's).
+#   wrapped to the kind in imm afterwards (64-bit arithmetic's low bits are the narrower
+#   result's).
 _MASKED, _WRAPS = 1, 2
 _FLAG_OPS = {
     _MASKED: (Op.ADD, Op.SUB, Op.MUL, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR, Op.CMP_EQ,
@@ -220,8 +224,9 @@ _FLAG_OPS = {
 }
 _KNOWN, _FLAGS = 5, 6
 # the mode word replacing wm in the code as run: all lanes (wm=1); a masked write (wm=0)
-# of an element-wise op; wrap the result to 32 bits; an element-wise op (_MASKED)
-_M_ALL, _M_KEEP, _M_WRAP32, _M_VEC = 1, 2, 4, 8
+# of an element-wise op; wrap the result to its kind (narrower than 64 bits); an
+# element-wise op (_MASKED)
+_M_ALL, _M_KEEP, _M_WRAP, _M_VEC = 1, 2, 4, 8
 #: [opcode, column]: operand roles (d, a, b, c, imm), known opcode, flags
 _ROLES = np.zeros((_NOP, 7), dtype=np.int64)
 for _op, _form in _FORMS.items():
@@ -272,6 +277,21 @@ def _sdiv(typingctx, x, y):  # type: ignore[no-untyped-def]
 
 # --- validation ---------------------------------------------------------------------------
 
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _valid_kind(kind):  # type: ignore[no-untyped-def]
+    """Whether `kind` is an integer type's kind: 8, 16, 32 or 64, plus _UNS or not."""
+    w = kind - (kind & _UNS)
+    return kind >= 0 and (w == 8 or w == 16 or w == 32 or w == 64)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _wk(x, sh, uns):  # type: ignore[no-untyped-def]
+    """`x` wrapped to a kind of width 64 - sh: its low bits, sign- or zero-extended."""
+    if uns:
+        return np.int64(np.uint64(x << sh) >> np.uint64(sh))
+    return (x << sh) >> sh
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _validate(code, nregs, nmasks, nslots, nparams, nlocal, roles):  # type: ignore[no-untyped-def]
     """(OK, registers used, slots used) or (ERR_CODE, 0, 0)."""
@@ -302,7 +322,7 @@ def _validate(code, nregs, nmasks, nslots, nparams, nlocal, roles):  # type: ign
         imm = code[i, 5]
         kind = roles[op, 4]
         if kind == 1:
-            if imm != 32 and imm != 64:
+            if not _valid_kind(imm):
                 return ERR_CODE, 0, 0
         elif kind == 2:
             if imm < 0 or imm >= ninstr:
@@ -527,6 +547,16 @@ def _ffrom_int(v):  # type: ignore[no-untyped-def]
     return -x if v < 0 else x
 
 
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _ffrom_u64(v):  # type: ignore[no-untyped-def]
+    """f32 of the u64 whose bits are `v`, as `_ffrom_int`: from 2^63 up, half of it with
+    the dropped bit kept as a sticky one (rounding to odd), doubled exactly."""
+    if v >= 0:
+        return _ffrom_int(v)
+    half = np.int64(np.uint64(v) >> np.uint64(1)) | (v & 1)
+    return 2.0 * _ffrom_int(half)
+
+
 # --- the machine ------------------------------------------------------------------------
 #
 # Lane loops are written so LLVM vectorizes them: no helper calls with array arguments
@@ -598,7 +628,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
     memlen = mem.shape[0]
     for i in range(nbufs):
         bb, bl, bits = buftab[i, 0], buftab[i, 1], buftab[i, 2]
-        if bb < 0 or bl < 0 or bb > memlen or bl > memlen - bb or (bits != 32 and bits != 64):
+        if bb < 0 or bl < 0 or bb > memlen or bl > memlen - bb or not _valid_kind(bits):
             return ERR_BUFFER
         for j in range(i):  # a reference is a base: two rows may not share one
             if buftab[j, 0] == bb:
@@ -625,8 +655,8 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
             mode |= _M_VEC
             if code[i, 6] == 0:
                 mode |= _M_KEEP
-        if (flags & _WRAPS) != 0 and code[i, 5] == 32:
-            mode |= _M_WRAP32
+        if (flags & _WRAPS) != 0 and code[i, 5] & 255 != 64:
+            mode |= _M_WRAP
         dc[i, 6] = mode
 
     # ---- state of KG resident workgroup slots of gw wave slots each: K wave slots ----
@@ -813,9 +843,10 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     islt = -np.int64(op != _EQ and op != _NE)
                     iseq = ~islt
                     neg = np.int64(op == _NE or op == _GE or op == _LE)
+                    flip = np.int64(_MIN64) if imm == 64 + _UNS else np.int64(0)  # u64 order
                     for l in range(W):
-                        x = V[rx, l]
-                        y = V[ry, l]
+                        x = V[rx, l] ^ flip
+                        y = V[ry, l] ^ flip
                         V[rd, l] = ((np.int64(x < y) & islt) | (np.int64(x == y) & iseq)) ^ neg
                 elif op == _PARAM:
                     x = params[imm]
@@ -841,13 +872,18 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     for l in range(W):
                         V[rd, l] = V[ra, l] ^ V[rb, l]
                 elif op == _SHL:
-                    amt = imm - 1
+                    amt = (imm & 255) - 1
                     for l in range(W):
                         V[rd, l] = V[ra, l] << (V[rb, l] & amt)
                 elif op == _SHR:
-                    amt = imm - 1
-                    for l in range(W):
-                        V[rd, l] = V[ra, l] >> (V[rb, l] & amt)
+                    amt = (imm & 255) - 1
+                    if imm == 64 + _UNS:  # logical (narrower unsigned values are >= 0)
+                        for l in range(W):
+                            V[rd, l] = np.int64(np.uint64(V[ra, l])
+                                                >> np.uint64(V[rb, l] & amt))
+                    else:
+                        for l in range(W):
+                            V[rd, l] = V[ra, l] >> (V[rb, l] & amt)
                 elif op == _NEG:
                     for l in range(W):
                         V[rd, l] = -V[ra, l]
@@ -911,8 +947,12 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                         V[rd, l] = _fb(_fpick(_fv(V[ra, l], False), _fv(V[rb, l], False),
                                               op == _FMIN, nan_wins), False)
                 elif op == _CVTIF:
-                    for l in range(W):
-                        V[rd, l] = _fb(_ffrom_int(V[ra, l]), False)
+                    if imm == 64 + _UNS:  # a u64's value
+                        for l in range(W):
+                            V[rd, l] = _fb(_ffrom_u64(V[ra, l]), False)
+                    else:
+                        for l in range(W):
+                            V[rd, l] = _fb(_ffrom_int(V[ra, l]), False)
                 elif (op == _FEQ or op == _FNE or op == _FLT or op == _FLE or op == _FGT
                       or op == _FGE):
                     for l in range(W):
@@ -931,9 +971,14 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                         else:
                             t = x >= y
                         V[rd, l] = np.int64(t)
-                if mode & _M_WRAP32:
-                    for l in range(W):
-                        V[rd, l] = np.int64(np.int32(V[rd, l]))
+                if mode & _M_WRAP:
+                    sh = 64 - (imm & 255)
+                    if imm & _UNS:
+                        for l in range(W):
+                            V[rd, l] = np.int64(np.uint64(V[rd, l] << sh) >> np.uint64(sh))
+                    else:
+                        for l in range(W):
+                            V[rd, l] = (V[rd, l] << sh) >> sh
                 if keep:
                     for l in range(W):
                         m = EM[l]
@@ -983,7 +1028,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 # Fast path: every active lane names the first active lane's buffer and is
                 # in bounds (checked in one vectorized pass); only the stores go lane by
                 # lane. Otherwise lane by lane with every check.
-                off = length = bsh = np.int64(0)
+                off = length = bsh = uns = np.int64(0)
                 cur = np.int64(-1)  # the buffer whose row is in off/length/bsh
                 odd = np.int64(ex)  # nonzero: take the checked path
                 if ex != 0:
@@ -993,7 +1038,8 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                         cur = ref
                         off = buftab[row, 0]
                         length = buftab[row, 1]
-                        bsh = 64 - buftab[row, 2]
+                        bsh = 64 - (buftab[row, 2] & 255)
+                        uns = buftab[row, 2] & _UNS
                         odd = 0
                         for l in range(W):
                             i = V[rb, l]
@@ -1002,13 +1048,13 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 rest = ex
                 if odd == 0 and ex == full and op == _STORE:
                     for l in range(W):
-                        mem[np.uint64(off + V[rb, l])] = (V[rc, l] << bsh) >> bsh
+                        mem[np.uint64(off + V[rb, l])] = _wk(V[rc, l], bsh, uns)
                 elif odd == 0:  # (indices are checked: uint64 skips the wraparound test)
                     for l in range(W):
                         if (ex >> l) & 1:  # active lanes, in lane order
                             at = np.uint64(off + V[rb, l])
                             x = V[rc, l] if op == _STORE else mem[at] + V[rc, l]
-                            mem[at] = (x << bsh) >> bsh
+                            mem[at] = _wk(x, bsh, uns)
                 while odd != 0 and rest != 0:  # active lanes, in lane order
                     l = _ctz(rest)
                     rest &= rest - 1
@@ -1020,7 +1066,8 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                         cur = ref
                         off = buftab[row, 0]
                         length = buftab[row, 1]
-                        bsh = 64 - buftab[row, 2]
+                        bsh = 64 - (buftab[row, 2] & 255)
+                        uns = buftab[row, 2] & _UNS
                     idx = V[rb, l]
                     if idx < 0 or idx >= length:
                         f |= np.int64(1) << l
@@ -1028,7 +1075,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     x = V[rc, l]
                     if op == _ATOMIC:
                         x += mem[off + idx]
-                    mem[off + idx] = (x << bsh) >> bsh
+                    mem[off + idx] = _wk(x, bsh, uns)
                 fd = f
                 why = REASON_OOB
             elif op == _LOAD or op == _LEN:
@@ -1058,7 +1105,10 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 why = REASON_OOB
             elif op == _DIV or op == _REM:
                 sel = full if mode & _M_ALL else ex
-                sh = 64 - imm
+                # a signed kind's quotient is wrapped (MIN // -1); an unsigned one's is in
+                # range already (narrower unsigned values are >= 0: signed division
+                # serves them; a u64 has a path of its own below)
+                sh = 0 if imm & _UNS else 64 - imm
                 isdiv = op == _DIV
                 # One pass over the operands: zero divisors (EXEC lanes fault), whether the
                 # write set's operands are uniform (one scalar divide, as a GPU's scalar
@@ -1083,7 +1133,15 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     em_key = _lane_words(EM, em_key, wsel, W)
                     for l in range(W):
                         T[l] = V[rd, l]
-                if spread == 0 and not floor:
+                if imm == 64 + _UNS:  # a u64: on the unsigned values
+                    for l in range(W):
+                        x = np.uint64(V[ra, l])
+                        y = V[rb, l]
+                        yu = np.uint64(1) if y == 0 else np.uint64(y)
+                        q = x // yu
+                        V[rd, l] = np.int64(0) if y == 0 else np.int64(
+                            q if isdiv else x - q * yu)
+                elif spread == 0 and not floor:
                     if y0 == 0:
                         r = np.int64(0)
                     elif y0 == -1:  # MIN // -1 wraps to MIN; MIN % -1 == 0
@@ -1163,16 +1221,14 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     t = np.int64(0)
                     for l in range(W):
                         t += V[ra, l]
-                    sh = 64 - imm
-                    t = (t << sh) >> sh
-                elif op == _WMIN:
-                    t = V[ra, 0]
+                    t = _wk(t, 64 - (imm & 255), imm & _UNS)
+                elif op == _WMIN or op == _WMAX:
+                    flip = np.int64(_MIN64) if imm == 64 + _UNS else np.int64(0)  # u64 order
+                    t = V[ra, 0] ^ flip
                     for l in range(1, W):
-                        t = min(t, V[ra, l])
-                elif op == _WMAX:
-                    t = V[ra, 0]
-                    for l in range(1, W):
-                        t = max(t, V[ra, l])
+                        x = V[ra, l] ^ flip
+                        t = min(t, x) if op == _WMIN else max(t, x)
+                    t ^= flip
                 elif op == _WOR:
                     t = np.int64(0)
                     for l in range(W):
@@ -1188,16 +1244,17 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 for l in range(W):
                     V[rd, l] = t
             elif op == _WSCX or op == _WSCI:
-                sh = 64 - imm
+                sh = 64 - (imm & 255)
+                uns = imm & _UNS
                 t = np.int64(0)
                 incl = op == _WSCI
                 for l in range(W):  # in place is safe: lane l is written after it is read
                     x = V[ra, l]
                     if incl:
                         t += x
-                        V[rd, l] = (t << sh) >> sh
+                        V[rd, l] = _wk(t, sh, uns)
                     else:
-                        V[rd, l] = (t << sh) >> sh
+                        V[rd, l] = _wk(t, sh, uns)
                         t += x
             elif op == _FAIL:  # every active lane deopts; the host raises the fail
                 fd = ex
@@ -1234,19 +1291,27 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
             elif op == _CVTFI:
                 # like LOAD: only EXEC lanes fault; an all-lane write gives the others 0
                 sel = full if mode & _M_ALL else ex
-                lim = math.ldexp(1.0, imm - 1)
+                w = imm & 255
+                uns = imm & _UNS
+                # the kind's values, as the truncated float must lie: [lo, hi) (powers of
+                # two: exact), NaN outside
+                lo = 0.0 if uns else -math.ldexp(1.0, w - 1)
+                hi = math.ldexp(1.0, w if uns else w - 1)
                 f = np.int64(0)
                 for l in range(W):
                     if (sel >> l) & 1 == 0:
                         continue
                     x = _fv(V[ra, l], False)
-                    if x == x and x >= -lim and x < lim:
-                        V[rd, l] = np.int64(x)
+                    t = np.trunc(x)
+                    if t == t and t >= lo and t < hi:
+                        V[rd, l] = (np.int64(np.uint64(t)) if uns and t >= 9.2e18
+                                    else np.int64(t))
                     elif (ex >> l) & 1 == 0:
                         V[rd, l] = 0
                     elif saturate:  # the mutant: clamp, NaN to 0
-                        V[rd, l] = (np.int64(0) if x != x else np.int64(-lim) if x < 0
-                                    else np.int64(lim - 1.0) if imm < 64
+                        V[rd, l] = (np.int64(0) if x != x else np.int64(lo) if x < 0
+                                    else np.int64(hi - 1.0) if w < 64
+                                    else np.int64(-1) if uns
                                     else np.int64(9223372036854775807))
                     else:
                         f |= np.int64(1) << l

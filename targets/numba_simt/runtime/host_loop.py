@@ -64,6 +64,10 @@ NOT_STARTED, PAUSED = -1, -2
  K_HALT, K_WAVE_OP, K_M_AND, K_WAVEID, K_KILL, K_PARAM, K_JZ_MASK, K_ALLOC, K_FAIL,
  K_LOCALID, K_GROUPID, K_GROUPSIZE, K_BARRIER, K_FMA, K_CVT, K_CANNOT, K_OUTSIDE) = range(36)
 
+_UNS = 256  # isa.UNSIGNED (literal: numba's cache keys on this file)
+_U64 = 64 + _UNS
+_MIN64 = -9223372036854775807 - 1
+
 # the op column: arithmetic (K_BINARY, K_UNARY, K_DIVREM, K_STORE) and wave operations
 (A_ADD, A_SUB, A_MUL, A_AND, A_OR, A_XOR, A_SHL, A_SHR, A_EQ, A_NE, A_LT, A_LE, A_GT, A_GE,
  A_NEG, A_NOT, A_LNOT, A_WRAP, A_DIV, A_REM, A_ATOMIC_ADD, V_SET_INACTIVE, V_SUM, V_MIN,
@@ -77,10 +81,14 @@ L_GID, L_IP, L_TRIPS, L_HEAD = range(4)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _wrap(x, w):  # type: ignore[no-untyped-def]
-    """x reduced to a w-bit two's-complement value (1 <= w <= 64)."""
+def _wrap(x, k):  # type: ignore[no-untyped-def]
+    """x reduced to kind k (isa.kind: a width, plus _UNS for an unsigned type): its low
+    bits, two's complement, zero-extended for an unsigned kind."""
+    w = k & 255
     if w >= 64:
         return x
+    if k & _UNS:
+        return x & ((np.int64(1) << w) - 1)
     half = np.int64(1) << (w - 1)
     return ((x + half) & ((np.int64(1) << w) - 1)) - half
 
@@ -158,6 +166,23 @@ def _from_int(x):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _from_u64(x):  # type: ignore[no-untyped-def]
+    """f32 of the u64 whose bits are x, as `_from_int` (on its unsigned value)."""
+    if x >= 0:
+        return _from_int(x)
+    a = np.uint64(x)
+    k = 0
+    while (a >> np.uint64(k)) >= np.uint64(16777216):
+        k += 1
+    q = a >> np.uint64(k)
+    rest = a - (q << np.uint64(k))
+    half = np.uint64(1) << np.uint64(k - 1)
+    if rest > half or (rest == half and q & np.uint64(1) == np.uint64(1)):
+        q += np.uint64(1)
+    return np.float32(np.float64(q) * 2.0 ** k)  # exact: q <= 2^24
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _fma(x, y, z):  # type: ignore[no-untyped-def]
     """x * y + z rounded once: the float64 product is exact; the float64 sum is made odd
     in its last bit where it is inexact (so the final rounding to float32 sees which side
@@ -190,16 +215,28 @@ def _pick(x, y, smaller):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def arith(op, x, y, w):  # type: ignore[no-untyped-def]
-    """An A_ operation on one lane's values at width w (unary ones ignore y)."""
+def arith(op, x, y, k):  # type: ignore[no-untyped-def]
+    """An A_ operation on one lane's values of kind k (unary ones ignore y)."""
+    w = k & 255
     if op >= A_FADD:
+        if op == A_CVT_IF and k == _U64:
+            return _bits(_from_u64(x))
         return _float_arith(op, x, y)
+    if k == _U64:  # the operations where a u64 is not its bits read as signed
+        if op == A_SHR:
+            return np.int64(np.uint64(x) >> np.uint64(y & 63))
+        if op == A_LT or op == A_LE or op == A_GT or op == A_GE:
+            x ^= _MIN64  # the unsigned order, as signed
+            y ^= _MIN64
+        if op == A_DIV or op == A_REM:  # y != 0
+            q = np.uint64(x) // np.uint64(y)
+            return np.int64(q if op == A_DIV else np.uint64(x) - q * np.uint64(y))
     if op == A_ADD:
-        return _wrap(x + y, w)
+        return _wrap(x + y, k)
     if op == A_SUB:
-        return _wrap(x - y, w)
+        return _wrap(x - y, k)
     if op == A_MUL:
-        return _wrap(x * y, w)
+        return _wrap(x * y, k)
     if op == A_AND:
         return x & y
     if op == A_OR:
@@ -207,9 +244,9 @@ def arith(op, x, y, w):  # type: ignore[no-untyped-def]
     if op == A_XOR:
         return x ^ y
     if op == A_SHL:
-        return _wrap(x << (y & (w - 1)), w)
-    if op == A_SHR:
-        return _wrap(x >> (y & (w - 1)), w)
+        return _wrap(x << (y & (w - 1)), k)
+    if op == A_SHR:  # arithmetic; a narrower unsigned value is >= 0: logical alike
+        return _wrap(x >> (y & (w - 1)), k)
     if op == A_EQ:
         return np.int64(1) if x == y else np.int64(0)
     if op == A_NE:
@@ -223,15 +260,15 @@ def arith(op, x, y, w):  # type: ignore[no-untyped-def]
     if op == A_GE:
         return np.int64(1) if x >= y else np.int64(0)
     if op == A_NEG:
-        return _wrap(-x, w)
+        return _wrap(-x, k)
     if op == A_NOT:
-        return _wrap(~x, w)
+        return _wrap(~x, k)
     if op == A_LNOT:
         return 1 - x
-    if op == A_DIV or op == A_REM:  # y != 0
+    if op == A_DIV or op == A_REM:  # y != 0 (an unsigned kind's values are >= 0 here)
         q = _tdiv(x, y)
-        return _wrap(q if op == A_DIV else x - q * y, w)
-    return _wrap(x, w)  # A_WRAP
+        return _wrap(q if op == A_DIV else x - q * y, k)
+    return _wrap(x, k)  # A_WRAP
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -318,12 +355,13 @@ def _wave_op(op, regs, d, a, b, imm, write, ex, lo, hi):  # type: ignore[no-unty
             for lane in range(1, W):
                 t += regs[lane, a]
             t = _wrap(t, imm)
-        elif op == V_MIN:
+        elif op == V_MIN or op == V_MAX:
+            flip = np.int64(_MIN64) if imm == _U64 else np.int64(0)  # a u64's order
+            t ^= flip
             for lane in range(1, W):
-                t = min(t, regs[lane, a])
-        elif op == V_MAX:
-            for lane in range(1, W):
-                t = max(t, regs[lane, a])
+                x = regs[lane, a] ^ flip
+                t = min(t, x) if op == V_MIN else max(t, x)
+            t ^= flip
         elif op == V_FMIN or op == V_FMAX:
             for lane in range(1, W):
                 t = _pick(t, regs[lane, a], op == V_FMIN)
@@ -529,14 +567,18 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
                 if (write >> lane) & 1:
                     regs[lane, d] = _bits(_fma(_f(regs[lane, a]), _f(regs[lane, b]),
                                                _f(regs[lane, c])))
-        elif kind == K_CVT:  # f32 -> an integer of width w; NaN and past it fault
+        elif kind == K_CVT:  # f32 -> an integer of kind w; NaN and past it fault
             w = code[pc - 1, C_WIDTH]
-            limit = np.float64(2.0) ** (w - 1)
+            width = w & 255
+            uns = w & _UNS
+            low = 0.0 if uns else -(np.float64(2.0) ** (width - 1))
+            high = np.float64(2.0) ** (width if uns else width - 1)
             for lane in range(lo, hi):
                 if (write >> lane) & 1:
-                    x = np.float64(_f(regs[lane, a]))
-                    if x == x and -limit <= x < limit:
-                        regs[lane, d] = np.int64(x)
+                    t = np.trunc(np.float64(_f(regs[lane, a])))
+                    if t == t and low <= t < high:
+                        regs[lane, d] = (np.int64(np.uint64(t)) if uns and t >= 2.0 ** 62
+                                         else np.int64(t))
                     elif (ex >> lane) & 1:
                         _fault(faults, state, masks, lane, pc, 0, exec_, alive)
                     else:

@@ -20,7 +20,7 @@ from difftest.core.outcome import Outcome, host_result
 from .dispatch import run_case
 from ..compiler.emit import Compiled
 from ..mutants import Mutants
-from .pool import Item, Mapping, Pool
+from .pool import Item, Mapping, Pool, wrap
 
 _BITS = {"i32": 32, "i64": 64}
 
@@ -62,8 +62,7 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
         elif op == "map_write":
             m = maps[step["mapping"]]
             data = np.array(step["data"], np.int64)
-            if m.item.bits == 32:
-                data = data.astype(np.int32).astype(np.int64)
+            data = wrap(data, m.item.kind)
             m.write(step["offset"], data)
             pool.touch(m.item)
         elif op == "unmap":

@@ -1,7 +1,7 @@
 """numba-simt's device memory: one pool that grows by moving (seed 004, r600g's compute
 memory pool; docs/semantics.md, "Host programs", has why this design).
 
-The machine sees one int64 array (`storage`) and a table of (base, length, bits) rows; a
+The machine sees one int64 array (`storage`) and a table of (base, length, kind) rows; a
 buffer is an `Item` whose `start` is its base in the pool, or -1 when it is not in the
 pool. Every item also has an intermediate buffer of its own (`host`), where it lives
 while out of the pool and where every mapping points -- never into the pool, whose storage
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..mutants import NONE, Mutants
+from ..isa import UNSIGNED
 
 MAPPED_READ, MAPPED_WRITE, FOR_PROMOTING, FOR_DEMOTING = 1, 2, 4, 8
 MIN_SIZE = 16
@@ -37,7 +38,7 @@ ALIGN = 16  # words
 class Item:
     id: int
     length: int
-    bits: int
+    kind: int  # of its elements (isa.kind: width, plus UNSIGNED)
     start: int = -1  # base in the pool, -1: not in the pool
     host: np.ndarray | None = None  # its own buffer (int64), None: only in the pool
     status: int = 0
@@ -99,19 +100,22 @@ class Pool:
 
     # ------------------------------------------------------------------ host API
 
-    def create(self, length: int, bits: int) -> Item:
-        item = Item(self._next_id, length, bits, host=np.zeros(length, dtype=np.int64))
+    def create(self, length: int, kind: int) -> Item:
+        item = Item(self._next_id, length, kind, host=np.zeros(length, dtype=np.int64))
         self._next_id += 1
         self.outside.append(item)
         return item
 
-    def create_from(self, arrays: dict[str, np.ndarray]) -> dict[str, Item]:
-        """An item per array (a case's buffer arguments), holding its contents."""
+    def create_from(self, arrays: dict[str, np.ndarray],
+                    kinds: dict[str, int] | None = None) -> dict[str, Item]:
+        """An item per array (a case's buffer arguments), holding its contents; `kinds`
+        gives each one's element kind (default: 32 for an int32 array, else 64)."""
         items = {}
         for name, data in arrays.items():
-            items[name] = item = self.create(len(data), 32 if data.dtype == np.int32 else 64)
+            kind = (kinds or {}).get(name, 32 if data.dtype == np.int32 else 64)
+            items[name] = item = self.create(len(data), kind)
             assert item.host is not None  # its contents as made, not a host step's write
-            item.host[:] = _wrap(data.astype(np.int64), item.bits)
+            item.host[:] = _wrap(data.astype(np.int64), item.kind)
         return items
 
     def contents(self, item: Item) -> np.ndarray:
@@ -124,7 +128,7 @@ class Pool:
 
     def write(self, item: Item, offset: int, data: np.ndarray) -> None:
         """A host write (not through a mapping): into wherever the item lives now."""
-        data = _wrap(np.asarray(data, dtype=np.int64), item.bits)
+        data = _wrap(np.asarray(data, dtype=np.int64), item.kind)
         if self.mutants.on("write-unplaced-dropped") and _fresh(item):
             return  # the bug: written to a device copy that does not exist yet
         if self.mutants.on("write-pending-dropped") and _pending(item):
@@ -312,14 +316,14 @@ class Pool:
                     self.storage[item.start:item.start + item.length] = snap
                 item.before_launch = self.storage[item.start:item.start + item.length].copy()
 
-    def allocate(self, length: int, bits: int = 32) -> tuple[Item, dict[int, int]]:
+    def allocate(self, length: int, kind: int = 32) -> tuple[Item, dict[int, int]]:
         """A kernel's `alloc()` (the host serving a deopted lane, mid-launch): a fresh
         zeroed item in the pool at once. When it does not fit, the pool grows: new storage
         with the new item at its bottom and the old contents copied above it, so *every*
         item moves (as a copying collector moves every survivor). Returns the item and
         the moves {old base: new base}: every reference held anywhere -- the launch's
         parameters, registers, saved frames -- must be relocated by them."""
-        item = Item(self._next_id, length, bits, placed=True)
+        item = Item(self._next_id, length, kind, placed=True)
         self._next_id += 1
         end = self.items[-1].start + self.items[-1].span if self.items else 0
         moves: dict[int, int] = {}
@@ -376,7 +380,7 @@ class Pool:
         rows[:, 2] = 32
         for k, item in enumerate(items):
             assert item.in_pool
-            rows[k] = (self.stale_rows.get(item.id, item.start), item.length, item.bits)
+            rows[k] = (self.stale_rows.get(item.id, item.start), item.length, item.kind)
         return rows
 
     # ------------------------------------------------------------------ internals
@@ -450,5 +454,15 @@ def _fresh(item: Item) -> bool:
     return not item.placed and not item.mapped_ever
 
 
-def _wrap(data: np.ndarray, bits: int) -> np.ndarray:
-    return data.astype(np.int32).astype(np.int64) if bits == 32 else data
+def wrap(data: np.ndarray, kind: int) -> np.ndarray:
+    """int64 values wrapped to an element kind: their low bits, sign- or zero-extended."""
+    width = kind & 255
+    if width == 64:
+        return data
+    if kind & UNSIGNED:
+        return data & ((1 << width) - 1)
+    sign = 1 << (width - 1)
+    return ((data & ((1 << width) - 1)) ^ sign) - sign
+
+
+_wrap = wrap

@@ -44,7 +44,7 @@ from .host_loop import (K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_CVT, K_DIVREM, K
                         K_KILL, K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR, K_MOV,
                         K_MOVI, K_OUTSIDE, K_PARAM, K_SETEXEC, K_STORE, K_TRIP, K_UNARY,
                         K_WAVE_OP, K_WAVEID)
-from ..isa import ALIVE, ALWAYS_ALL_LANES, EXEC, Op
+from ..isa import ALIVE, ALWAYS_ALL_LANES, EXEC, UNSIGNED, Op
 from ..device.machine import F_GID, F_HEAD, F_IP, F_TRIPS, refmap_start
 from ..mutants import NONE, Mutants
 
@@ -346,7 +346,7 @@ _KIND_OF = _by_opcode(_KINDS, K_CANNOT)
 _OP_OF = _by_opcode(_OPS, host_loop.A_OTHER)
 _ALL_LANES_OF = _by_opcode({op: 1 for op in ALWAYS_ALL_LANES}, 0)
 _JUMP_OF = _by_opcode({op: 1 for op in _JUMPS}, 0).astype(bool)
-_WIDE_KINDS = np.array([K_BINARY, K_UNARY])  # width: imm, or 64 for 0
+_WIDE_KINDS = np.array([K_BINARY, K_UNARY])  # kind: imm, or 64 for 0
 _ROLE_OF = np.zeros((K_OUTSIDE + 1, 4), dtype=np.int64)  # 0: none, 1: vreg, 2: mask
 for _kind, _roles in _ROLES.items():
     _ROLE_OF[_kind, :len(_roles)] = ["-vm".index(r) for r in _roles]
@@ -390,10 +390,12 @@ def decode(rows: np.ndarray, nvregs: int, nmasks: int, infopoints: Sequence[Any]
         raise ResumeError(f"host instruction {pc}: unknown opcode {int(ops[pc])}")
     kind = _KIND_OF[ops]
     imm = rows[:, 5].copy()
+    # the width column holds the kind (isa.kind: a width, plus UNSIGNED)
     width = np.where(np.isin(kind, _WIDE_KINDS), np.where(imm == 0, 64, imm),
                      np.where((kind == K_DIVREM) | (kind == K_CVT), imm, 64))
     arithmetic = np.isin(kind, (K_BINARY, K_UNARY, K_DIVREM, K_CVT))
-    bad = np.flatnonzero(arithmetic & ((width < 1) | (width > 64)))
+    bits = width & ~UNSIGNED
+    bad = np.flatnonzero(arithmetic & ((width < 1) | (bits < 1) | (bits > 64)))
     if len(bad):
         pc = int(bad[0])
         raise ResumeError(f"host instruction {pc} ({Op(ops[pc]).name}): width {width[pc]}")
