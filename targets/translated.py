@@ -11,7 +11,9 @@ diagnostics. A case past its limit (`build_timeout` CPU seconds for the build, d
 a GPU: targets/device/process.py) is run again alone with PATIENCE times the limits
 before it counts: one that then answers was only slow, and is not checked (the outcome
 error `slow`, with its CPU seconds); one that does not is a hang (`timeout: ...`, R0).
-Options: those two, and what a subclass adds.
+Options: those two, `patience` (that multiple; 1: no rerun, what a campaign's shrinking
+and reduction use, confirming the case they keep with the full one), and what a subclass
+adds.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from .translate.mutants import described
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_BUILD_TIMEOUT = 60.0
 PATIENCE = 10  # a case past its limits is run again with this many times them
+#: the options every translated target takes: its limits, and how patient it is past them
+LIMITS = ("timeout", "build_timeout", "patience")
 CACHE_SIZE = 256
 
 
@@ -52,7 +56,7 @@ class TranslatedTarget(Target):
     language = ""
     runner = ""
     capabilities = frozenset({"faults", "mutants"})
-    option_names: tuple[str, ...] = ("timeout", "build_timeout")
+    option_names: tuple[str, ...] = LIMITS
     option_help = {"timeout": f"seconds the run may take once the kernel is built (CPU "
                               f"seconds on a CPU device, wall-clock ones on a GPU; default "
                               f"{DEFAULT_TIMEOUT:g}); past it the case is run again with "
@@ -61,7 +65,12 @@ class TranslatedTarget(Target):
                    "build_timeout": f"CPU seconds the build may take (default "
                                     f"{DEFAULT_BUILD_TIMEOUT:g}); past it the case is run "
                                     f"again with {PATIENCE} times as long: a slow compiler "
-                                    "is no wrong answer, one that never ends is"}
+                                    "is no wrong answer, one that never ends is",
+                   "patience": f"how many times its limits a case past them is given on "
+                               f"its one rerun before it counts as a hang (default "
+                               f"{PATIENCE}; 1: no rerun, a case past its limit is a "
+                               "hang at once, as a campaign's shrinking and reduction "
+                               "check it)"}
     cases_per_kernel = 16
     reduce_checks = 300  # each check builds the candidate: a reduction takes about a minute
     #: on a GPU, whose compilers take far longer over a kernel than lavapipe's or Intel's
@@ -109,6 +118,9 @@ class TranslatedTarget(Target):
             t = options.get(name, default)
             if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 3600:
                 raise OptionError(f"option {name}={t!r}: expected seconds in (0, 3600]")
+        p = options.get("patience", PATIENCE)
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 1 <= p <= 100:
+            raise OptionError(f"option patience={p!r}: expected a number in [1, 100]")
 
     def unsupported(self, case: Case) -> str | None:
         why = declared_unsupported(self, case)
@@ -268,6 +280,7 @@ class TranslatedTarget(Target):
         header, arrays, where = self.request(tr, case, options, status, mutants)
         timeout = float(options.get("timeout", DEFAULT_TIMEOUT))
         build_timeout = float(options.get("build_timeout", DEFAULT_BUILD_TIMEOUT))
+        patience = float(options.get("patience", PATIENCE))
         clock = self.run_clock(options)
         # a build is deterministic: one that hung once is not waited for again (a
         # kernel's cases share its translation)
@@ -282,18 +295,21 @@ class TranslatedTarget(Target):
                 reply, out = self._call(case, options, header, arrays, timeout,
                                         build_timeout, clock)
             except DeviceTimeout as past:
-                # past its limit: run again, alone, with PATIENCE times it before it
+                # past its limit: run again, alone, with `patience` times it before it
                 # counts (a busy machine or a slow compiler is no hang)
-                reply, out = self._call(case, options, header, arrays, timeout * PATIENCE,
-                                        build_timeout * PATIENCE, clock)
+                if patience <= 1:
+                    raise
+                reply, out = self._call(case, options, header, arrays, timeout * patience,
+                                        build_timeout * patience, clock)
                 return Outcome(case.buffers(), None, [], error=_slow(past, reply, (
                     build_timeout if past.phase == "build" else timeout)),
                     diagnostics={"slow": {"phase": past.phase, **_cpu(reply)}})
         except DeviceCrash as e:
             return Outcome(case.buffers(), None, [], error=TargetError("crash", str(e)))
         except DeviceTimeout as e:
-            message = (f"{e} -- on a rerun allowed {PATIENCE} times its limits (a hang: "
-                       "a slow device or compiler would have answered)")
+            message = (f"{e} -- on a rerun allowed {patience:g} times its limits (a hang: "
+                       "a slow device or compiler would have answered)" if patience > 1
+                       else f"{e} -- not run again (patience=1)")
             if e.phase == "build":
                 self._slow_builds[build_key] = message
             return Outcome(case.buffers(), None, [], error=TargetError("timeout", message))

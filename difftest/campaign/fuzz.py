@@ -7,15 +7,18 @@ worker notes the time (time to first failure), lets Hypothesis shrink for at mos
 `SHRINK_ATTEMPTS` more examples (only failures by the same rule count), then runs the IR
 reducer (difftest.campaign.reduce) for at most the target's `reduce_checks` candidate
 checks; the reduced case is written to the corpus (atomically) and reported with its
-timings and size. Both budgets count work, never seconds (a user may ask for a cap in
-seconds, `reduce_seconds`, and the summary then says that the result depends on the
-machine). Workers of a campaign without a database do not share what they find while
-they run: each does the same work however fast the others go, and the parent merges
-their findings in the seed order (`merge_findings`). So a seeded campaign with an
-example budget keeps the same files on any machine, however loaded. Workers publish
-counters in shared memory; the parent prints progress and the summary. With
-`stop_on_first` (the hunt) the parent stops the other workers as soon as one finds a
-failure, so the reduction has the machine to itself.
+timings and size. Both check their candidates as runner.Recheck says (a real target does
+not rerun a candidate past its limits, and a hang's shrinking waits on a bounded number
+of timeouts); the case kept is confirmed under its own options (runner.confirmed). Both
+budgets count work, never seconds (a user may ask for a cap in seconds,
+`reduce_seconds`, and the summary then says that the result depends on the machine).
+Workers of a campaign without a database do not share what they find while they run:
+each does the same work however fast the others go, and the parent merges their findings
+in the seed order (`merge_findings`). So a seeded campaign with an example budget keeps
+the same files on any machine, however loaded. Workers publish counters in shared
+memory; the parent prints progress and the summary. With `stop_on_first` (the hunt) the
+parent stops the other workers as soon as one finds a failure, so the reduction has the
+machine to itself.
 
 Faults of the campaign itself: a counterexample is never lost (a corpus write that fails
 prints the case JSON on stderr instead); Ctrl-C or SIGTERM stops the workers (they also die
@@ -451,12 +454,16 @@ class _Worker:
         self.cut = False  # the user's --reduce-time cut that shrinking
         self.landed: str | None = None  # the known finding that shrinking reached
         self.shrink_attempts = 0  # examples tried since the failure being shrunk
+        self.first_case: dict[str, Any] | None = None  # that failure's first case
+        self.recheck: Any = None  # how its shrinking and reduction check (runner.Recheck)
         self.batch_no = 0
         self.example_no = 0  # examples of this batch so far
         self.position = (0, index, 0)  # where the failure being shrunk was met
         self.repeat_kept: set[str] = set()  # finding keys whose case was sent to be kept
 
     def run(self) -> None:
+        from difftest.campaign.runner import Recheck
+
         done = 0
         while time.monotonic() < self.stop_at and (self.examples is None
                                                    or done < self.examples):
@@ -466,6 +473,7 @@ class _Worker:
                                   self.known)
             self.best, self.shrunk, self.cut, self.landed = [], [], False, None
             self.shrink_attempts = self.example_no = 0
+            self.first_case, self.recheck = None, Recheck(self.target)
             try:
                 self.property(batch, batch_seed(self.config.seed, self.index,
                                                 self.batch_no))()
@@ -523,7 +531,7 @@ class _Worker:
         best, counters = self.best, self.counters
         if best:
             self.shrink_attempts += 1
-            if self.shrink_attempts > SHRINK_ATTEMPTS:
+            if self.shrink_attempts > SHRINK_ATTEMPTS or self.recheck.spent:
                 raise _ShrinkBudgetSpent
             limit = self.config.reduce_seconds
             if limit is not None and time.monotonic() - best[3] > limit:
@@ -555,6 +563,8 @@ class _Worker:
                 for name in new_pairs:
                     counters[self.slot[name]] += 1
             options = target_options(self.target, {**case.options, **self.config.options})
+            # a shrinking candidate is checked as the reduction's are (runner.Recheck)
+            checked = {**options, **self.recheck.options} if best else options
             full, oracle_error = oracle_run(case, options)
             counters[_EXECS] += 1
             if undefined_in_run(self.target, full):
@@ -567,8 +577,10 @@ class _Worker:
                     counters[self.slot[f"fault:{kind}"]] += 1
             extra = [schedule_by_number(case, k) for k in extra_numbers]
             for sched in [case.schedule, *extra]:
-                res = check_case(case, self.target, sched, options, None, full, oracle_error)
+                res = check_case(case, self.target, sched, checked, None, full, oracle_error)
                 counters[_EXECS] += 1
+                if best:
+                    self.recheck.note(res.outcome)
                 verdict = res.verdict
                 if verdict.slow:  # answered only past the target's limits: not checked
                     counters[_SLOW] += 1
@@ -592,7 +604,7 @@ class _Worker:
                                                oracle_error):
                     counters[_REPEATS] += 1
                     break
-                if options.get("mutants") and not self.mutant_only(case, sched, options,
+                if options.get("mutants") and not self.mutant_only(case, sched, checked,
                                                                    full, oracle_error):
                     counters[_REPEATS] += 1  # the target's own bug, not the mutant's
                     break
@@ -609,6 +621,7 @@ class _Worker:
                     if self.config.stop_on_first and not self.claim_first():
                         os._exit(0)  # another worker's failure is the campaign's: stop here
                     best[:] = [None, None, failure, time.monotonic(), verdict.rule, ""]
+                    self.first_case = case_json
                     self.position = (self.batch_no, self.index, self.example_no)
                     # kept at once, unreduced: a signal during the reduction loses nothing
                     best[5] = _keep(case, str(verdict), verdict.rule, self.config, None,
@@ -701,7 +714,8 @@ class _Worker:
             remaining = max(0.0, self.config.reduce_seconds - (time.monotonic() - first))
         found, entry, signature = _reduce_and_keep(
             case_json, verdict, rule, failure, first, self.start, self.config, self.target,
-            self.known, remaining, self.cut, self.position, self.shrunk)
+            self.known, remaining, self.cut, self.position, self.shrunk, self.recheck,
+            self.first_case)
         if provisional and (found is None or found.path != provisional):
             try:  # the reduced case (or a known finding) replaces the unreduced one
                 Path(provisional).unlink()
@@ -763,26 +777,31 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
                      failure: str, first: float, start: float, config: FuzzConfig,
                      target: Any, known: _Known, seconds: float | None = None,
                      cut: bool = False, position: tuple[int, int, int] = (0, 0, 0),
-                     shrunk: list[str] | None = None
+                     shrunk: list[str] | None = None, recheck: Any = None,
+                     first_case: dict[str, Any] | None = None
                      ) -> tuple[Found | None, dict[str, Any], Any]:
     """Reduce the shrunk case (IR reducer, keeping its failure class, within the
     target's `reduce_checks` and the user's `seconds` if any); if its signature is new,
     keep it in the corpus and record it among the worker's findings, with the
     fingerprints of the failing cases (`shrunk`) that led to it. Returns (what was
     found, or None when it was a known finding again; its corpus entry; its
-    signature)."""
+    signature). `recheck`: how the shrinking checked its candidates, which the reduction
+    goes on with (runner.Recheck); `first_case`: the first failing case, which the kept
+    case falls back to when no smaller one fails the same way checked as it was."""
     from difftest.core.case import case_from_json
     from difftest.campaign.reduce import reduce_case, statements
-    from difftest.campaign.runner import check_case, oracle_run, rerun_with, still_fails
+    from difftest.campaign.runner import confirmed, rerun_with, still_fails
     from difftest.campaign.signature import Signature, setting, shape, verdict_class
 
     case = case_from_json(case_json)
-    reduced, stats = reduce_case(case, still_fails(target, case, rule, failure),
+    reduced, stats = reduce_case(case, still_fails(target, case, rule, failure, recheck),
                                  seconds, target.option_variants,
                                  checks=target.reduce_checks)
     cut = cut or stats.cut_by_time
-    full, error = oracle_run(reduced)
-    final = check_case(reduced, target, reduced.schedule, reduced.options, None, full, error)
+    fallbacks = [case] + ([case_from_json(first_case)] if first_case is not None else [])
+    reduced, final = confirmed([reduced, *(c for c in fallbacks if c is not reduced)],
+                               target, failure)
+    full, error = final.full, final.oracle_error
     if not final.verdict.agree:
         verdict, failure = str(final.verdict), verdict_class(final.verdict)
     signature = Signature(config.target, failure,

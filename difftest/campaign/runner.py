@@ -252,8 +252,52 @@ def _joined(have: Any, more: Any) -> Any:
     return "all" if "all" in both else ",".join(both)
 
 
+#: the timeouts the rechecks of one counterexample (its shrinking and reduction) may wait
+#: on: each costs its limit of the judged process's CPU time, so a hang shrinks within
+#: minutes, where a campaign that waited on every candidate's took hours
+RECHECK_TIMEOUTS = 24
+
+
+class Recheck:
+    """How a counterexample's candidates are checked (shrinking, reduction): a target that
+    reruns a case past its limits (option `patience`) does not (a candidate past its
+    limit counts as the hang it is shrunk for: the case kept is confirmed with the full
+    patience), and only RECHECK_TIMEOUTS timeouts are waited on."""
+
+    def __init__(self, target: Any, timeouts: int = RECHECK_TIMEOUTS) -> None:
+        self.options: dict[str, Any] = (
+            {"patience": 1} if "patience" in getattr(target, "option_names", ()) else {})
+        self.left = timeouts
+
+    @property
+    def spent(self) -> bool:
+        return self.left <= 0
+
+    def note(self, outcome: Outcome) -> None:
+        if outcome.error is not None and outcome.error.kind == "timeout":
+            self.left -= 1
+
+
+def confirmed(cases: list[Case], target: Any, failure: str) -> tuple[Case, CheckResult]:
+    """The first of `cases` (smallest first) whose check under its own options fails by
+    `failure`: a recheck counted a candidate past its limit as a hang without the rerun
+    that tells a hang from a slow case (Recheck), and this check has it. The first case
+    and its result when none does."""
+    from difftest.campaign.signature import verdict_class
+
+    results = []
+    for case in cases:
+        full, error = oracle_run(case)
+        res = check_case(case, target, case.schedule, case.options, None, full, error)
+        if verdict_class(res.verdict) == failure:
+            return case, res
+        results.append(res)
+    return cases[0], results[0]
+
+
 def still_fails(target: Any, original: Case, rule: str | None,
-                failure: str | None = None) -> Callable[[Case], bool]:
+                failure: str | None = None, recheck: Recheck | None = None
+                ) -> Callable[[Case], bool]:
     """The reducer's predicate for a counterexample `original` found on `target` (its
     options, mutants included, are the case's): a candidate the target can run still
     disagrees by the same rule and with the same failure class (difftest.campaign.signature: an
@@ -262,7 +306,7 @@ def still_fails(target: Any, original: Case, rule: str | None,
     is the original's class (None: found by running it). Candidates run under a tight
     trip budget (twice what the original's busiest workitem ran): a reduction that loops
     longer than that (say, a deleted loop counter) is rejected instead of running to the
-    default budget."""
+    default budget. `recheck`: how candidates are checked (a fresh Recheck if None)."""
     import dataclasses
 
     from difftest.campaign.signature import verdict_class
@@ -270,13 +314,14 @@ def still_fails(target: Any, original: Case, rule: str | None,
     muts = list(original.options.get("mutants", []))
     full0, _ = oracle_run(original)
     most = max(full0.trips if full0 is not None else [], default=0)
-    tight = {"step_budget": 2 * most + 16}
+    recheck = Recheck(target) if recheck is None else recheck
+    tight = {"step_budget": 2 * most + 16, **recheck.options}
     if failure is None:
         failure = verdict_class(check_case(original, target, original.schedule, None, None,
                                            full0, None).verdict)
 
     def check(candidate: Case) -> bool:
-        if target.unsupported(candidate):
+        if target.unsupported(candidate) or recheck.spent:
             return False
         clean = {k: v for k, v in candidate.options.items() if k != "mutants"}
         full, error = oracle_run(candidate, tight)
@@ -286,6 +331,7 @@ def still_fails(target: Any, original: Case, rule: str | None,
             return False  # a result the target's model does not define
         mutated = dataclasses.replace(candidate, options={**clean, **tight, "mutants": muts})
         res = check_case(mutated, target, candidate.schedule, None, None, full, None)
+        recheck.note(res.outcome)
         if res.verdict.agree or verdict_class(res.verdict) != failure:
             return False
         if not muts:

@@ -21,7 +21,7 @@ rely on any -- it computes each warp operation's lanes, and a difference is the
 compiler's (or the translation's), never a reconvergence CUDA was free not to make
 (docs/semantics.md, "Reconvergence models").
 
-Options: `timeout` (the run), `build_timeout`.
+Options: `timeout` (the run), `build_timeout`, `patience`.
 """
 
 from __future__ import annotations

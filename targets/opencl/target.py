@@ -12,7 +12,7 @@ built and run by a real OpenCL implementation in a process of its own
   lane that left that way.
 
 Options: `opt=on|off` (default on; off builds with -cl-opt-disable), `timeout` (the run),
-`build_timeout`.
+`build_timeout`, `patience`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from ..translate.emit import uses_f32
 from ..translate.opencl_c import launch_shape
 from difftest.core.errors import NotOnThisMachine
 
-from ..translated import OptionError, TranslatedTarget, require
+from ..translated import LIMITS, OptionError, TranslatedTarget, require
 
 
 class _OpenCL(TranslatedTarget):
@@ -47,7 +47,7 @@ class _OpenCL(TranslatedTarget):
                         "install numpy pyopencl pocl-binary-distribution)")
     kernel_file = "kernel.cl"
     platform = ""
-    option_names: tuple[str, ...] = ("opt", "timeout", "build_timeout")
+    option_names: tuple[str, ...] = ("opt", *LIMITS)
     option_help = {"opt": "on (default) | off: build with -cl-opt-disable",
                    **TranslatedTarget.option_help}
 
@@ -99,7 +99,7 @@ class PoclTarget(_OpenCL):
     # known bug (docs/findings.md, pocl-guards-lost-after-conditional-barrier)
     offered_mutants = ("bound-per-trip", "call-no-check")
     avoidable = ("barrier-branch-tail",)
-    option_names = ("opt", "avoid", "timeout", "build_timeout")
+    option_names = ("opt", "avoid", *LIMITS)
     option_help = {**_OpenCL.option_help,
                    "avoid": "known bugs to spell around, so a campaign finds the next "
                             "ones: barrier-branch-tail "
@@ -177,7 +177,7 @@ class IntelTarget(_OpenCL):
     reconvergence = LOOP_EXITS_UNDEFINED
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",
                        "call-no-check", "workgroup-memory-unzeroed", "ghost-returns")
-    option_names = ("opt", "cpu_arch", "vectorizer", "timeout", "build_timeout")
+    option_names = ("opt", "cpu_arch", "vectorizer", *LIMITS)
     option_help = {**_OpenCL.option_help,
                    "cpu_arch": "the instruction set the runtime compiles for "
                                f"({' | '.join(CPU_ARCHES)}; default: this CPU's): "

@@ -29,7 +29,8 @@ execution masks, so every merge reconverges (docs/semantics.md argues it, and a 
 there is checked on a Mesa that promises maximal reconvergence before it is called a bug).
 
 Options: `device` (the Vulkan targets), `icd` (the driver's ICD file: another Mesa's
-lavapipe, or any driver's), `timeout` (the run), `build_timeout`.
+lavapipe, or any driver's), `timeout` (the run), `build_timeout`,
+`patience`.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from ..device.process import DeviceCrash, DeviceProcess, DeviceTimeout
 from ..translate import Translation, subgroup_size
 from ..translate.emit import uses_f32
 from ..translate.shader import dispatch_shape
-from ..translated import DEFAULT_TIMEOUT, OptionError, TranslatedTarget, require
+from ..translated import DEFAULT_TIMEOUT, LIMITS, OptionError, TranslatedTarget, require
 
 DRIVER_FILES = "/usr/share/vulkan/icd.d/lvp_icd.*.json"
 APT = "apt-get install libvulkan1 mesa-vulkan-drivers"
@@ -181,7 +182,7 @@ class _Device:
 
 class _Vulkan(TranslatedTarget):
     base_capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups"})
-    option_names: tuple[str, ...] = ("device", "icd", "avoid", "timeout", "build_timeout")
+    option_names: tuple[str, ...] = ("device", "icd", "avoid", *LIMITS)
     avoidable = ("sext-compare", "sext-shift", "srem", "float-constants")
     option_help = {"device": "the Vulkan device: auto (default: the machine's GPU if it "
                              "has one, else lavapipe), gpu, lavapipe, an index, or a piece "
@@ -372,7 +373,7 @@ class _Lavapipe:
 
     pinned_maximal = True
     default_device = "lavapipe"
-    option_names: tuple[str, ...] = ("icd", "avoid", "timeout", "build_timeout")
+    option_names: tuple[str, ...] = ("icd", "avoid", *LIMITS)
     option_help = {**_Vulkan.option_help,
                    "icd": "the lavapipe ICD file to load (default: the system's, "
                           f"{DRIVER_FILES}); another Mesa's, to see whether a finding "

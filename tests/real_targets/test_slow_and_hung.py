@@ -1,10 +1,12 @@
 """A case past its limit is run again with PATIENCE times it before it counts: one that
 then answers was only slow and is not checked (never a wrong answer); one that does not
-is a hang, reported as such (targets/translated.py). A translated target whose device is
+is a hang, reported as such (targets/translated.py); a campaign's reduction checks its
+candidates without the rerun and confirms the case it keeps (difftest.campaign.runner). A translated target whose device is
 a fake runner module plays a slow compiler, a hung one and a busy machine."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -106,3 +108,84 @@ def test_a_busy_machine_gives_the_same_answer_as_a_quiet_one(fake: Any,
     outcome = t.run(_case(tmp_path, 3), {}, {"build_timeout": 0.5})
     assert outcome.error is not None and outcome.error.kind == "internal"
     assert "the fake compiler says no" in outcome.error.message
+
+
+def test_patience_is_how_many_times_its_limits_the_rerun_gets(fake: Any,
+                                                             tmp_path: Path) -> None:
+    """A 1 CPU s build past a 0.2 s limit: slow on a rerun with 10 times it, a hang on one
+    with 3 times it, and with patience 1 a hang at once, never run again."""
+    t = fake("compiler", 1.0)
+    c = _case(tmp_path, 4)
+    assert t.run(c, {}, {"build_timeout": 0.2}).error.kind == "slow"  # type: ignore
+    three = t.run(c, {}, {"build_timeout": 0.2, "patience": 3}).error
+    assert three is not None and three.kind == "timeout"
+    assert "allowed 3 times its limits" in three.message
+    once = t.run(c, {}, {"build_timeout": 0.2, "patience": 1}).error
+    assert once is not None and once.kind == "timeout"
+    assert "not run again (patience=1)" in once.message
+
+
+@pytest.mark.parametrize("value", [0, 0.5, 101, "x", True])
+def test_a_patience_out_of_range_is_refused(fake: Any, value: Any) -> None:
+    from targets.translated import OptionError
+
+    with pytest.raises(OptionError, match=r"option patience=.*expected a number in \[1, 100\]"):
+        fake("compiler").validate_options({"patience": value})
+
+
+class _Shaped(_Fake):
+    """A build that never ends for a kernel of two stores or more, one of 1 CPU s for a
+    smaller kernel: what a reduction meets when a smaller candidate is only slow."""
+
+    def request(self, tr: Any, case: Any, options: Any, status: np.ndarray, mutants: Any
+                ) -> tuple[dict[str, Any], list[np.ndarray], list[int]]:
+        mode = "endless" if case.kernel.count("out[") >= 2 else "compiler"
+        return {"mode": mode, "seconds": 1.0}, [status], []
+
+
+def test_a_hangs_reduction_checks_without_rerunning_and_keeps_a_confirmed_hang(
+        tmp_path: Path) -> None:
+    """The reduction checks candidates with patience 1 (a candidate past its limit is the
+    hang it is reduced for, at the cost of one limit), spends a bounded number of
+    timeouts, and the case it keeps is checked once more with the full patience: the
+    smaller candidates, only slow there, give way to the shrunk case, which hangs."""
+    import dataclasses
+
+    from difftest.campaign.fuzz import FuzzConfig, _Known, _reduce_and_keep
+    from difftest.campaign.runner import Recheck, check_case, confirmed, still_fails
+
+    (tmp_path / "fake_slow_runner.py").write_text(RUNNER)
+    t = _Shaped(tmp_path, "", 0.0)
+    path = tmp_path / "two.py"
+    path.write_text("# difftest: launch n=1 wave=1\n# difftest: arg out = i32[0]\n"
+                    "def kernel(out: Buffer[i32]):\n    out[0] = 1\n    out[0] = out[0] + 2\n")
+    case = dataclasses.replace(load_case(path), options={"build_timeout": 0.2})
+    first = check_case(case, t)
+    assert "a hang" in str(first.verdict), first.verdict
+    failure = "R0 error: timeout"
+    recheck = Recheck(t, timeouts=4)
+    assert recheck.options == {"patience": 1}
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    config = FuzzConfig(target="fake-device", corpus=corpus)
+    known = _Known([corpus], corpus)
+    found, _, _ = _reduce_and_keep(case.to_json(), str(first.verdict), "R0 error", failure,
+                                   0.0, 0.0, config, t, known, recheck=recheck,
+                                   first_case=case.to_json())
+    assert found is not None
+    assert recheck.left < 4  # the reduction's candidates were checked by it
+    kept = json.loads(Path(found.path).read_text())
+    assert kept["kernel"].count("out[") >= 2, kept["kernel"]  # the smaller were only slow
+    assert "a hang" in kept["note"]
+    # confirmed: the first case that fails the same way under its own options
+    one = tmp_path / "one.py"
+    one.write_text("# difftest: launch n=1 wave=1\n# difftest: arg out = i32[0]\n"
+                   "def kernel(out: Buffer[i32]):\n    out[0] = 1\n")
+    small = dataclasses.replace(load_case(one), options={"build_timeout": 0.2})
+    chosen, res = confirmed([small, case], t, failure)
+    assert chosen is case and "a hang" in str(res.verdict)
+    chosen, res = confirmed([small], t, failure)
+    assert chosen is small and res.verdict.slow
+    # with its timeouts spent, a candidate is not run: it no longer counts as failing
+    assert still_fails(t, case, "R0 error", failure, Recheck(t, timeouts=1))(case)
+    assert not still_fails(t, case, "R0 error", failure, Recheck(t, timeouts=0))(case)
