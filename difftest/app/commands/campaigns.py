@@ -75,7 +75,8 @@ def cmd_reduce(args: argparse.Namespace) -> int:
 
     from difftest.campaign.corpus import check_destination, corpus_json, write_atomic
     from difftest.campaign.reduce import reduce_case, size
-    from difftest.campaign.runner import check_case, still_fails
+    from difftest.campaign.runner import Recheck, check_case, confirmed, still_fails
+    from difftest.campaign.signature import verdict_class
 
     case = _load(args)
     out = Path(args.out) if args.out else Path(Path(args.case).stem + ".reduced.json")
@@ -96,15 +97,21 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     with _signals_stop() as stopped:  # before the verdict line: a stop after it is caught
         print(f"{args.case}: {verdict}", flush=True)
         checks = args.checks if args.checks is not None else target.reduce_checks
-        reduced, stats = reduce_case(case, still_fails(target, case, verdict.rule),
+        # candidates past a limit count as the hang they are reduced for (a timeout
+        # each, as many as --checks); the case kept is checked with the full patience
+        failure = verdict_class(verdict)
+        reduced, stats = reduce_case(case, still_fails(target, case, verdict.rule, failure,
+                                                       Recheck(target, checks)),
                                      args.time, target.option_variants,
                                      stop=lambda: bool(stopped), checks=checks)
+        reduced, final_check = confirmed([reduced, case] if reduced is not case else [case],
+                                         target, failure)
         mutants = list(reduced.options.get("mutants", []))
         plain = dataclasses.replace(reduced, options={k: v for k, v in reduced.options.items()
                                                       if k != "mutants"})
         expected = case.extra.get("expected") or (
             {"verdict": "disagree", "rule": verdict.rule} if mutants else {"verdict": "agree"})
-        final = check_case(reduced, target, reduced.schedule).verdict  # the note's words
+        final = final_check.verdict  # the note's words
         obj = corpus_json(plain, run.name, expected, "reduced by difftest reduce: "
                           f"{final if not final.agree else verdict}", mutants)
         for key in ("finding", "signature"):
