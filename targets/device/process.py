@@ -206,7 +206,7 @@ class DeviceProcess:
             self.close()
         self._stderr = tempfile.TemporaryFile()
         self._served = 0
-        env = {**os.environ, **self.env}
+        env = {**os.environ, **self.env, PARENT_ENV: str(os.getpid())}
         if not env.get("XDG_RUNTIME_DIR"):  # Mesa's drivers complain without one
             env["XDG_RUNTIME_DIR"] = _runtime_dir()
         self._proc = subprocess.Popen(
@@ -329,8 +329,28 @@ def shared(module: str, env: dict[str, str] | None = None) -> DeviceProcess:
     return process
 
 
+#: the environment variable that tells a child its parent's pid
+PARENT_ENV = "DIFFTEST_DEVICE_PARENT"
+
+
+def _die_with_parent() -> None:
+    """Have the kernel kill this child when its parent dies (Linux's PR_SET_PDEATHSIG): a
+    child busy in a kernel that never ends reads no stdin, and would otherwise outlive a
+    campaign that was stopped, spinning a core for good. A parent already gone: exit."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return  # not Linux: the child ends when its stdin closes, as before
+    parent = os.environ.get(PARENT_ENV, "")
+    if parent.isdigit() and os.getppid() != int(parent):
+        os._exit(0)
+
+
 def serve(module_name: str) -> None:
-    """The child: answer requests until stdin closes."""
+    """The child: answer requests until stdin closes (or its parent dies)."""
+    _die_with_parent()
     # the protocol gets a descriptor of its own; descriptor 1 becomes stderr, so what a
     # runtime writes on its stdout cannot corrupt a reply
     stdout = os.fdopen(os.dup(1), "wb")

@@ -246,3 +246,44 @@ def test_targets_loaded_twice_share_their_device_process() -> None:
         if one.unsupported(case):
             continue
         assert one.process(case, {}) is two.process(case, {}), name
+
+
+def test_a_child_busy_in_a_kernel_that_never_ends_dies_with_its_parent(
+        tmp_path: Path) -> None:
+    """A campaign stopped while its device runs a kernel that never ends (the child
+    reads no stdin then) must not leave the child spinning: it dies with its parent."""
+    import signal
+    import subprocess
+    import sys
+
+    (tmp_path / "fake_runner.py").write_text(RUNNER)
+    repo = str(Path(__file__).resolve().parents[2])
+    parent = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys; from targets.device.process import DeviceProcess\n"
+         f"dev = DeviceProcess('fake_runner', {{'PYTHONPATH': {str(tmp_path)!r}}})\n"
+         "proc = dev._start(); print(proc.pid, flush=True)\n"
+         "dev.call({'op': 'hang-after-build'}, [], 3600)"],
+        cwd=repo, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": repo})
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the child is in the endless kernel
+        with open(f"/proc/{child}/stat") as f:
+            if int(f.read().rsplit(")", 1)[1].split()[11]) > 20:  # utime > 0.2 s
+                break
+        time.sleep(0.1)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    while time.monotonic() < deadline and Path(f"/proc/{child}").exists():
+        state = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0] \
+            if Path(f"/proc/{child}").exists() else "X"
+        if state == "Z":  # gone, its exit status not yet collected by init
+            break
+        time.sleep(0.1)
+    alive = Path(f"/proc/{child}").exists() and \
+        Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    if alive:
+        os.kill(child, signal.SIGKILL)
+    assert not alive, "the device's process outlived its parent"
