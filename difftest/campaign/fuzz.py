@@ -482,7 +482,7 @@ class _Worker:
             except Exception as e:  # noqa: BLE001 - e.g. Flaky: report, do not hide
                 if not self.best:
                     self.counters[_FAILURES] += 1
-                    self.results.put(_WorkerFailed(f"worker {self.index}: {type(e).__name__}: {e}"))
+                    self.results.put(_WorkerFailed(f"worker {self.index}: {_why(e)}"))
                     return
             done += batch
             self.batch_no += 1
@@ -771,6 +771,22 @@ def _replay_announced(shared: Any, config: FuzzConfig, target: Any, results: Any
         if signature is not None:
             known.add(signature, name=path, cases=tuple(cases))
         results.put(_Replayed(path, str(verdict)))
+
+
+def _why(e: BaseException) -> str:
+    """An exception that stopped a worker, with what it holds: Hypothesis's Flaky
+    errors are groups whose first member is the error itself (with its traceback's last
+    frame, where it was raised)."""
+    import traceback
+
+    inner = getattr(e, "exceptions", None)
+    if inner:
+        first = inner[0]
+        where = traceback.extract_tb(first.__traceback__)[-1:] if first.__traceback__ else []
+        at = f" (at {where[0].filename}:{where[0].lineno})" if where else ""
+        return (f"{type(e).__name__}: {str(e).splitlines()[-1][-200:]}; the error: "
+                f"{type(first).__name__}: {first}{at}")
+    return f"{type(e).__name__}: {e}"
 
 
 def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
