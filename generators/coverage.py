@@ -23,7 +23,14 @@ of kernels, asserted by `tests/generators/test_generators.py` over a fixed-seed 
 - `lane_bound`: a `for` bound that is an expression (trip counts may differ per lane);
   `loop_exit_value`: a variable a loop assigns, read after the loop (003's loop-exit
   form); `return_in_loop`: a `return` inside a loop; `deep_nesting`: control statements
-  nested 4 deep; `loop_call_loop`: a call, inside a loop, of a helper with a loop.
+  nested 4 deep; `loop_call_loop`: a call, inside a loop, of a helper with a loop;
+- `int:<type>`: a value of each integer type besides i32 and i64; `int_convert`: a
+  conversion between integer types other than i32 and i64 (an extension by the source's
+  signedness, or a truncation); `wave_int`: a wave operation on one of those types;
+  `unsigned_div`, `unsigned_shift`, `unsigned_compare`: `//` or `%`, `>>`, a comparison
+  of unsigned integers;
+- `int_fn:<name>`: each integer function (popcount, clz, ctz, bit_reverse, the
+  rotations, mul_hi, min, max, abs of integers).
 
 `constructs()` also reports `wave_diverged:<op>` (each wave operation in a diverged
 place), for the statistics only: they are not in `ALL_CONSTRUCTS` (each is about 4-9% of
@@ -35,7 +42,7 @@ from __future__ import annotations
 from typing import Any
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import F32, I32, I64
+from difftest.core.ir.types import F32, I8, I16, I32, I64, U8, U16, U32, U64
 from difftest.core.ir.walk import children, walk
 
 STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "While", "Break", "Continue",
@@ -48,12 +55,21 @@ EXTRA = ("rmw", "atomic", "helper", "div", "else", "nested_loop", "wave_op_diver
          "narrow", "declared", "lane_bound", "loop_exit_value", "return_in_loop",
          "deep_nesting", "loop_call_loop", "f32", "f32_mul_add", "f32_to_int",
          "f32_compare", "f32_wave", "f32_loop_carried")
+#: the integer types besides i32 and i64, each a construct `int:<type>`
+EXTRA_INTS = (I8, U8, I16, U16, U32, U64)
+INT_CONSTRUCTS = tuple(f"int:{t}" for t in EXTRA_INTS) + (
+    "int_convert", "wave_int", "unsigned_div", "unsigned_shift", "unsigned_compare")
+_EXTRA_NAMES = {t: f"int:{t}" for t in EXTRA_INTS}
+INT_FUNCTIONS = ("popcount", "clz", "ctz", "bit_reverse", "rotate_left", "rotate_right",
+                 "mul_hi", "min", "max", "abs")
 
 ALL_CONSTRUCTS: tuple[str, ...] = (
     tuple(f"stmt:{k}" for k in STMT_KINDS)
     + tuple(f"expr:{k}" for k in EXPR_KINDS)
     + tuple(f"wave:{op}" for op in n.WAVE_OPS)
     + EXTRA
+    + INT_CONSTRUCTS
+    + tuple(f"int_fn:{f}" for f in INT_FUNCTIONS)
 )
 
 # Child fields of each node class, in source order (strings, types and lines skipped).
@@ -92,12 +108,16 @@ class _Walk:
                 found.add("i64")
             elif ty is F32:
                 found.add("f32")
+            elif ty in _EXTRA_NAMES:
+                found.add(_EXTRA_NAMES[ty])
         else:
             found.add(name)
         if cls is n.WaveOp:
             found.add(f"wave:{node.op}")
             if node.ty is F32:
                 found.add("f32_wave")
+            elif node.args and node.args[0].ty in _EXTRA_NAMES:
+                found.add("wave_int")
             if diverged:
                 found.add("wave_op_diverged")
                 found.add(f"wave_diverged:{node.op}")
@@ -112,17 +132,32 @@ class _Walk:
         elif cls is n.Binary:
             if node.op in ("//", "%"):
                 found.add("div")
+                if node.ty is not None and node.ty.is_int and not node.ty.signed:
+                    found.add("unsigned_div")
+            elif node.op == ">>" and node.ty is not None and node.ty.is_int \
+                    and not node.ty.signed:
+                found.add("unsigned_shift")
             elif node.ty is F32 and node.op in ("+", "-") and any(
                     isinstance(x, n.Binary) and x.op == "*" for x in (node.left, node.right)):
                 found.add("f32_mul_add")
         elif cls is n.Compare:
             if node.left.ty is F32:
                 found.add("f32_compare")
+            elif node.left.ty is not None and node.left.ty.is_int \
+                    and not node.left.ty.signed:
+                found.add("unsigned_compare")
         elif cls is n.Cast:
             if node.to is I32 and node.operand.ty is I64:
                 found.add("narrow")
             if node.operand.ty is F32 and node.to is not F32:
                 found.add("f32_to_int")
+            have = node.operand.ty
+            if have is not None and have.is_int and node.to.is_int and have is not node.to \
+                    and not {have, node.to} <= {I32, I64}:
+                found.add("int_convert")
+        elif cls is n.MathOp:
+            if node.ty is not None and node.ty.is_int:
+                found.add(f"int_fn:{node.op}")
         elif cls is n.AtomicAdd:
             found.add("atomic")
         elif cls is n.Store:

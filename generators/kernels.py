@@ -81,23 +81,24 @@ from hypothesis import strategies as st
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse, to_source, walk
-from difftest.core.ir.types import (BOOL, F32, I8, I16, I32, I64, U8, U16, U32, U64, Type,
-                                    int_range)
+from difftest.core.ir.types import BOOL, F32, I32, I64, Type, int_range
 from difftest.core.options import DEFAULT_WORK_BUDGET
 from difftest.core.reconvergence import MAXIMAL, MODELS, UNIFORM, defined_only
 from difftest.core.uniformity import analyse as uniformity
 
-from .coverage import constructs
+from .coverage import EXTRA_INTS, constructs
 from .pairs import kernel_pairs
 
 #: Swarm features: each kernel enables each with probability 1/2.
 FEATURES = ("branch", "loop", "wave", "memory", "atomic", "helper", "return", "logic",
-            "div", "i64", "while", "f32", "dead", "ints")
+            "div", "i64", "while", "f32", "dead", "ints", "bits")
+#: feature "bits": the integer functions (popcount, clz, ctz, bit_reverse, the rotations,
+#: mul_hi, min, max, abs) in integer expressions of every type
 #: feature "ints": one or two of these integer types (of those the target runs), each with
 #: its own variables, a buffer, a scalar, arithmetic, comparisons, wave operations and
 #: conversions to and from the others -- where sign and zero extension, unsigned
-#: division, comparison and shifts, and narrow wrapping go wrong (docs/semantics.md)
-EXTRA_INTS = (I8, U8, I16, U16, U32, U64)
+#: division, comparison and shifts, and narrow wrapping go wrong (docs/semantics.md):
+#: coverage.EXTRA_INTS
 #: Drawn with a low probability: deep nesting (loops 4 deep, control 6 deep, as the
 #: Vulkan CTS reconvergence programs reach), with small trip counts.
 RARE_FEATURES = ("deep",)
@@ -117,6 +118,11 @@ MAX_LOOP = 8  # the largest constant loop bound; inputs keep `s` and len(acc) wi
 _I32_CONSTS = ("0", "1", "-1", "2", "3", "7", "100", "-7", "2147483647", "-2147483648")
 _I64_CONSTS = ("2147483648", "-9223372036854775808", "9223372036854775807", "4294967296")
 _ARITH = ("+", "-", "*", "&", "|", "^", "<<", ">>")
+#: feature "bits": the integer functions of one operand, of two of its type, rotations
+_BITS_1 = ("popcount", "clz", "ctz", "bit_reverse", "abs")
+_BITS_2 = ("mul_hi", "min", "max")
+_ROTATIONS = ("rotate_left", "rotate_right")
+_BITS = _BITS_1 + _BITS_2 + _ROTATIONS
 #: f32 literals: the values where float code goes wrong (signed zeros, subnormals, the
 #: largest finite, ties, the edges of the integer conversions), and plain ones
 _F32_CONSTS = ("0.0", "1.0", "-1.0", "0.5", "2.5", "-0.0", "1e-45", "1.1754942e-38",
@@ -294,7 +300,9 @@ class _Gen:
         if "div" in on or "fault_div" in on:
             m += ["//", "%"]
         if fn.fins:
-            m += ["f2i"] * 2
+            m += ["f2i"] * 3
+        if "bits" in on:
+            m += list(_BITS)
         if "h0" in fn.calls:
             m += ["call", "call"]
             if "branch" in on:
@@ -381,6 +389,16 @@ class _Gen:
             return self.to_int(fn, want, sub), want
         if k == "from_t":  # another integer type, converted (extended or truncated)
             return f"{want}({self.t_expr(fn, self.pick(self.extra), sub)})", want
+        if k in _BITS_1:
+            a, ta = self.int_expr(fn, want, sub)
+            return f"{k}({a})", ta
+        if k in _BITS_2:
+            a, ta = self.int_expr(fn, want, sub)
+            b, tb = self.int_expr(fn, want, sub)
+            return f"{k}({a}, {b})", _widest(ta, tb)
+        if k in _ROTATIONS:
+            a, ta = self.int_expr(fn, want, sub)
+            return f"{k}({a}, {self.rotation(fn, sub)})", ta
         assert k == "call", k
         return self.call(fn, sub)
 
@@ -630,6 +648,8 @@ class _Gen:
         on = self.on
         m = ["leaf", "+", "-", "*", "leaf", "&", "|", "^", "<<", ">>", "neg", "~", "conv",
              "conv", "conv"]
+        if not ty.signed:  # where zero and sign extension part: logical shift, division
+            m += [">>", "//"]
         if any(t is ty for _, t in fn.ins + fn.outs):
             m += ["load"] * 2
         if "branch" in on:
@@ -639,8 +659,21 @@ class _Gen:
                   "prefix_sum", "inclusive_sum"] * (2 if fn.nest else 1)
         if "div" in on or "fault_div" in on:
             m += ["//", "%", "//", "%"]
+        if "bits" in on:
+            m += list(_BITS)
         menu = fn.menus[key] = tuple(m)
         return menu
+
+    def rotation(self, fn: _Fn, sub: int) -> str:
+        """A rotation's amount: of any integer type, masked to the width, so its edges
+        are the width, 0, and values past it and below 0."""
+        k = self.pick(("edge", "expr", "lane"))
+        if k == "edge":
+            return self.pick(("0", "1", "7", "8", "15", "16", "31", "32", "33", "63", "64",
+                              "-1"))
+        if k == "lane":
+            return "lane()"
+        return self.int_expr(fn, I32, sub)[0]
 
     def t_leaf(self, fn: _Fn, ty: Type) -> str:
         names = [v for v, t in fn.vars.items() if t is ty]
@@ -684,6 +717,10 @@ class _Gen:
             if any(b == buf for b, _ in fn.outs):
                 return f"{buf}[{self.slot(fn)}]"
             return f"{buf}[{self.index(fn, buf, sub)}]"
+        if k in _BITS_2:
+            return f"{k}({self.t_expr(fn, ty, sub)}, {self.t_expr(fn, ty, sub)})"
+        if k in _ROTATIONS:
+            return f"{k}({self.t_expr(fn, ty, sub)}, {self.rotation(fn, sub)})"
         x = self.t_expr(fn, ty, sub)
         if k == "shuffle":
             src = self.pick(("lane() ^ 1", "0", "lane() + 1", "lane() - 1"))

@@ -232,6 +232,60 @@ def _shr(a: Array, amount: Array, ty: Type) -> Array:
     return (_unsigned(a) >> amount.astype(np.uint64)).view(np.int64)
 
 
+def _each(f: Callable[[int], int], v: Array, ty: Type) -> Array:
+    """f of each value's bits (the low `ty.bits` of its storage, as an unsigned int),
+    wrapped back to `ty`: the bit operations, one Python int at a time (exact at every
+    width, and a kernel has few lanes)."""
+    mask = (1 << ty.bits) - 1
+    out = [f(int(x) & mask) for x in v.tolist()]
+    return _wrap(np.array(out, dtype=np.uint64).view(np.int64), ty)
+
+
+def _bit_op(op: str, v: Array, ty: Type) -> Array:
+    """popcount, clz, ctz (of 0: the width), bit_reverse on values of `ty`."""
+    bits = ty.bits
+    if op == "popcount":
+        return _each(lambda x: x.bit_count(), v, ty)
+    if op == "clz":
+        return _each(lambda x: bits - x.bit_length(), v, ty)
+    if op == "ctz":
+        return _each(lambda x: bits if x == 0 else (x & -x).bit_length() - 1, v, ty)
+    assert op == "bit_reverse", op
+    return _each(lambda x: int(format(x, f"0{bits}b")[::-1], 2), v, ty)
+
+
+def _rotate(v: Array, amount: Array, ty: Type, left: bool) -> Array:
+    """v rotated by amount mod the width (the amount's low bits: any integer type)."""
+    bits = ty.bits
+    mask = (1 << bits) - 1
+    out = []
+    for x, a in zip(v.tolist(), amount.tolist()):
+        x, r = int(x) & mask, int(a) & (bits - 1)
+        if not left:
+            r = (bits - r) % bits
+        out.append(((x << r) | (x >> (bits - r))) & mask)
+    return _wrap(np.array(out, dtype=np.uint64).view(np.int64), ty)
+
+
+def _mul_hi(a: Array, b: Array, ty: Type) -> Array:
+    """The high half of the full product of two values of `ty` (signed: of the signed
+    values, the high half floor-shifted; unsigned: of the unsigned ones)."""
+    out = []
+    for x, y in zip(a.tolist(), b.tolist()):
+        if not ty.signed:
+            x, y = value_of(int(x), ty), value_of(int(y), ty)
+        out.append(((x * y) >> ty.bits) & ((1 << 64) - 1))
+    return _wrap(np.array(out, dtype=np.uint64).view(np.int64), ty)
+
+
+def _int_pick(a: Array, b: Array, ty: Type, smaller: bool) -> Array:
+    """min or max of integer values (a u64's by its unsigned value)."""
+    pick = np.minimum if smaller else np.maximum
+    if ty is U64:
+        return pick(_unsigned(a), _unsigned(b)).view(np.int64)
+    return pick(a, b)
+
+
 _ARITH: dict[str, Callable[[Array, Array, Type], Array]] = {
     "+": lambda a, b, ty: _wrap(a + b, ty),
     "-": lambda a, b, ty: _wrap(a - b, ty),
@@ -932,12 +986,29 @@ class _Run:
 
     def e_MathOp(self, act: _Activation, e: n.MathOp, lanes: Lanes) -> Vals:
         done, args = self._args(act, e.args, lanes)
+        ty = e.ty
+        assert ty is not None
+        if ty.is_int:
+            return done, self._int_math(e.op, args, ty)
         if e.op == "abs":
             return done, np.abs(args[0])
         if e.op == "fma":  # one rounding of the exact a * b + c
             out = [f32.fma(float(a), float(b), float(c)) for a, b, c in zip(*args)]
             return done, np.array(out, dtype=np.float32)
         return done, _f32_pick(args[0], args[1], smaller=e.op == "min")
+
+    @staticmethod
+    def _int_math(op: str, args: list[Array], ty: Type) -> Array:
+        """The integer functions (docs/semantics.md, "Bit operations")."""
+        if op in n.BIT_OPS:
+            return _bit_op(op, args[0], ty)
+        if op in n.ROTATE_OPS:
+            return _rotate(args[0], args[1], ty, op == "rotate_left")
+        if op == "mul_hi":
+            return _mul_hi(args[0], args[1], ty)
+        if op == "abs":  # of MIN: MIN (the negation wraps); an unsigned value itself
+            return _wrap(np.abs(args[0]), ty) if ty.signed else args[0]
+        return _int_pick(args[0], args[1], ty, op == "min")
 
     def _args(self, act: _Activation, args: tuple[n.Expr, ...], lanes: Lanes
               ) -> tuple[Lanes, list[Array]]:

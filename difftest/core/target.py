@@ -9,7 +9,8 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `capabilities`: `wave_ops` (it runs wave operations), `alloc` (kernels that call
   `alloc()`), `host_programs` (cases' host programs), `workgroups` (launches with a
   workgroup size, workgroup arrays, barriers and the group work ids), `f32` (32-bit
-  floats, docs/semantics.md), `faults`,
+  floats, docs/semantics.md), `bit_ops` (the integer functions: popcount, clz, ctz,
+  bit_reverse, the rotations, mul_hi, integer min, max and abs), `faults`,
   `mutants`: the generators leave out what a target does not declare;
 - `wave_sizes`: the wave sizes W it can run (a real target: its subgroup sizes);
 - `reconvergence`: the model its wave operations are checked against

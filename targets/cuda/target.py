@@ -35,20 +35,24 @@ import numpy as np
 
 from difftest.core import f32
 from difftest.core.case import Case
-from difftest.core.ir.types import F32
+from difftest.core.ir.types import F32, INTS
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import MAXIMAL
 
 from ..translate import Translation
-from ..translated import DEFAULT_TIMEOUT, TranslatedTarget
+from ..translated import DEFAULT_TIMEOUT, TranslatedTarget, device_array
 
 #: the C type of each kernel parameter kind, as the runners pass it
-_CTYPES = {"i32": "int", "i64": "long long", "bool": "bool", "f32": "float"}
+_CTYPES = {"i8": "signed char", "u8": "unsigned char", "i16": "short",
+           "u16": "unsigned short", "i32": "int", "u32": "unsigned int", "i64": "long long",
+           "u64": "unsigned long long", "bool": "bool", "f32": "float"}
 
 
 class _Cuda(TranslatedTarget):
+    int_types = frozenset(INTS)
     language = "cuda"
-    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32"})
+    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32",
+                              "bit_ops"})
     wave_sizes = (1, 2, 4, 8, 16, 32)
     reconvergence = MAXIMAL
     one_wave_per_kernel = True  # the translation names W (its full warp mask, ranges)
@@ -74,10 +78,9 @@ class _Cuda(TranslatedTarget):
         for p in tr.params:
             value = case.args[p.name]
             if p.ty.is_buffer:
-                bits = p.ty.element.bits
-                arrays.append(np.asarray(value, dtype=np.int32 if bits == 32 else np.int64))
+                arrays.append(device_array(value, p.ty.element))
                 where.append(len(arrays) - 1)
-                ctype = "float" if p.ty.element is F32 else "int" if bits == 32 else "long long"
+                ctype = _CTYPES[str(p.ty.element)]
                 params += [["ptr", len(arrays) - 1, ctype],
                            ["value", len(arrays[-1]), "long long"]]
             elif p.ty is F32:  # its bits: the request is JSON, which has no NaN

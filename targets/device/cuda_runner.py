@@ -25,7 +25,9 @@ from cupy.cuda import nvrtc
 # own compile path adds -ftz=true: this runner calls NVRTC itself, every choice spelt out
 OPTIONS = ("-std=c++17", "--fmad=false", "--ftz=false", "--prec-div=true",
            "--prec-sqrt=true")  # no a * b + c contracted, subnormals kept: f32 exact
-_TYPES = {"int": np.int32, "long long": np.int64, "bool": np.bool_}
+_TYPES = {"signed char": np.int8, "unsigned char": np.uint8, "short": np.int16,
+          "unsigned short": np.uint16, "int": np.int32, "unsigned int": np.uint32,
+          "long long": np.int64, "unsigned long long": np.uint64, "bool": np.bool_}
 _KERNELS: dict[str, object] = {}
 
 
@@ -87,7 +89,9 @@ def run(kernel: object, blocks: int, threads: int, params: list[list],
         if kind == "value" and ctype == "float":  # a float comes as its bits
             args.append(np.array([what], dtype=np.int32).view(np.float32)[0])
         else:
-            args.append(on_device[what] if kind == "ptr" else _TYPES[ctype](what))
+            # a value comes as its 64 bits (a u64 past 2^63 negative): cut to the type's
+            args.append(on_device[what] if kind == "ptr" else
+                        np.array([what], dtype=np.int64).astype(_TYPES[ctype])[0])
     try:
         kernel((blocks,), (threads,), tuple(args))  # type: ignore[operator]
         cp.cuda.runtime.deviceSynchronize()

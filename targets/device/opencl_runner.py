@@ -106,6 +106,11 @@ def run(source: str, flags: str, kernel: str, args: list[Any], global_size: int,
     return device(platform).run(source, flags, kernel, args, global_size, local_size)
 
 
+#: the integer scalars besides int and long, by the kernel language's names
+_SCALARS = {"i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16,
+            "u32": np.uint32, "u64": np.uint64}
+
+
 def handle(header: dict[str, Any], arrays: list[np.ndarray],
            built: Callable[..., None] = lambda *_: None
            ) -> tuple[dict[str, Any], list[np.ndarray]]:
@@ -118,6 +123,8 @@ def handle(header: dict[str, Any], arrays: list[np.ndarray],
     for kind, value in header["args"]:
         if kind == "array":
             args.append(arrays[value])
+        elif kind in _SCALARS:  # the value's 64 bits, cut to the type's
+            args.append(np.array([value], dtype=np.int64).astype(_SCALARS[kind])[0])
         else:
             args.append(np.int32(value) if kind == "int" else
                         np.array([value], dtype=np.int32).view(np.float32)[0]

@@ -309,7 +309,10 @@ def properties(phys: object, index: int) -> dict:
         vk.vkGetPhysicalDeviceFeatures2(phys, vk.VkPhysicalDeviceFeatures2(pNext=feature))
         maximal = bool(feature.shaderSubgroupUniformControlFlow)
     f13 = vk.VkPhysicalDeviceVulkan13Features()
-    vk.vkGetPhysicalDeviceFeatures2(phys, vk.VkPhysicalDeviceFeatures2(pNext=f13))
+    f12 = vk.VkPhysicalDeviceVulkan12Features(pNext=f13)
+    f11 = vk.VkPhysicalDeviceVulkan11Features(pNext=f12)
+    base = vk.VkPhysicalDeviceFeatures2(pNext=f11)
+    vk.vkGetPhysicalDeviceFeatures2(phys, base)
     control = bool(f13.subgroupSizeControl) and bool(
         size.requiredSubgroupSizeStages & vk.VK_SHADER_STAGE_COMPUTE_BIT)
     return {"index": index, "name": _text(props.deviceName),
@@ -321,6 +324,12 @@ def properties(phys: object, index: int) -> dict:
             "max_subgroup_size": int(size.maxSubgroupSize),
             "size_control": control and size.minSubgroupSize < size.maxSubgroupSize,
             "maximal_reconvergence": maximal,
+            # 8- and 16-bit integers: arithmetic, storage buffers of them, and their
+            # subgroup operations (shaderSubgroupExtendedTypes)
+            "ints": {"int8": bool(f12.shaderInt8 and f12.storageBuffer8BitAccess),
+                     "int16": bool(base.features.shaderInt16
+                                   and f11.storageBuffer16BitAccess),
+                     "subgroup_extended": bool(f12.shaderSubgroupExtendedTypes)},
             "floats": {"float64": bool(vk.vkGetPhysicalDeviceFeatures(phys).shaderFloat64),
                        "signed_zero_inf_nan32": bool(fc.shaderSignedZeroInfNanPreserveFloat32),
                        "signed_zero_inf_nan64": bool(fc.shaderSignedZeroInfNanPreserveFloat64),
@@ -384,12 +393,18 @@ class Device:
             extensions.append(MAXIMAL_EXTENSION)
         f13 = vk.VkPhysicalDeviceVulkan13Features(
             pNext=chain, subgroupSizeControl=vk.VK_TRUE if chosen["size_control"] else 0)
+        ints = chosen["ints"]
         f12 = vk.VkPhysicalDeviceVulkan12Features(
             pNext=f13, shaderBufferInt64Atomics=vk.VK_TRUE,
-            shaderSubgroupExtendedTypes=vk.VK_TRUE)
+            shaderSubgroupExtendedTypes=vk.VK_TRUE,
+            shaderInt8=vk.VK_TRUE if ints["int8"] else 0,
+            storageBuffer8BitAccess=vk.VK_TRUE if ints["int8"] else 0)
+        f11 = vk.VkPhysicalDeviceVulkan11Features(
+            pNext=f12, storageBuffer16BitAccess=vk.VK_TRUE if ints["int16"] else 0)
         features = vk.VkPhysicalDeviceFeatures2(
-            pNext=f12, features=vk.VkPhysicalDeviceFeatures(
+            pNext=f11, features=vk.VkPhysicalDeviceFeatures(
                 shaderInt64=vk.VK_TRUE,
+                shaderInt16=vk.VK_TRUE if ints["int16"] else 0,
                 shaderFloat64=vk.VK_TRUE if chosen["floats"]["float64"] else 0))
         queue = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.family, queueCount=1,
                                            pQueuePriorities=[1.0])

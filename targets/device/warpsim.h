@@ -373,6 +373,20 @@ inline unsigned __activemask() { return 1u << (warpsim::S.current & 31); }
 #define __syncthreads() ((void)warpsim::sync(warpsim::BARRIER, 0u, 0, 0, __LINE__))
 inline int __ffs(int x) { return __builtin_ffs(x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
+// the integer intrinsics CUDA's math API defines, as it defines them (of 0: __clz 32,
+// __clzll 64, __ffs 0)
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+inline int __clzll(long long x) {
+  return x == 0 ? 64 : __builtin_clzll((unsigned long long)x);
+}
+inline unsigned long long __brevll(unsigned long long x) {
+  unsigned long long r = 0;
+  for (int i = 0; i < 64; i++) r |= ((x >> i) & 1ull) << (63 - i);
+  return r;
+}
+inline unsigned __brev(unsigned x) { return (unsigned)(__brevll(x) >> 32); }
 inline unsigned atomicAdd(unsigned* p, unsigned v) {
   unsigned old = *p;
   *p = old + v;

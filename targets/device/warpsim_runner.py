@@ -86,6 +86,12 @@ def build(source: str, entry: str, params: list[list]) -> ctypes.CDLL:
     return _LIBS[key]
 
 
+_SCALARS = {"signed char": np.int8, "unsigned char": np.uint8, "short": np.int16,
+            "unsigned short": np.uint16, "int": np.int32, "unsigned int": np.uint32,
+            "long long": np.int64, "unsigned long long": np.uint64, "bool": np.bool_,
+            "float": np.int32}
+
+
 def run(lib: ctypes.CDLL, blocks: int, threads: int, seed: int, params: list[list],
         arrays: list[np.ndarray]) -> tuple[list[np.ndarray], str]:
     """Launch; the arrays as the kernel left them, and what went wrong ("" if nothing)."""
@@ -96,11 +102,9 @@ def run(lib: ctypes.CDLL, blocks: int, threads: int, seed: int, params: list[lis
         if kind == "ptr":
             pointers[i] = arrays[what].ctypes.data
         else:
-            value: np.ndarray = np.array([what], dtype={"int": np.int32,
-                                                        "long long": np.int64,
-                                                        "bool": np.bool_,
-                                                        "float": np.int32}[ctype])
-            # (a float comes as its bits, and goes in as them)
+            # a float comes as its bits, and goes in as them; an integer as its 64 bits
+            # (a u64 past 2^63 negative), cut to the type's
+            value: np.ndarray = np.array([what], dtype=np.int64).astype(_SCALARS[ctype])
             keep.append(value)
             pointers[i] = value.ctypes.data
     error = ctypes.create_string_buffer(512)

@@ -159,13 +159,31 @@ class Op(enum.IntEnum):
                        # conversion) at ip for NaN and values the kind cannot hold
     WWM_FMIN = 104     # V[d][*] = f32 min V[a][*] (whole wave, like WWM_MIN)
     WWM_FMAX = 105
+    # --- the integer functions (docs/semantics.md, "Bit operations") on V[a]'s bits of
+    # kind imm (and V[b]), masked or all by wm, the result wrapped to the kind
+    POPCOUNT = 110     # V[d] = the number of set bits
+    CLZ = 111          # V[d] = leading zero bits within the width (of 0: the width)
+    CTZ = 112          # V[d] = trailing zero bits (of 0: the width)
+    BIT_REVERSE = 113  # V[d] = the width's bits in reverse order
+    ROTATE_LEFT = 114  # V[d] = V[a] rotated left by V[b] mod the width (V[b] of any kind)
+    ROTATE_RIGHT = 115
+    MUL_HI = 116       # V[d] = the high half of the full product (of signed or unsigned
+    #                    values, as the kind says)
+    MIN = 117          # V[d] = min(V[a], V[b]) (unsigned where imm is 64 + UNSIGNED)
+    MAX = 118
+    ABS = 119          # V[d] = |V[a]| (a signed kind's MIN is itself; an unsigned value)
 
 
 #: opcodes whose `imm` is an integer kind
 KINDED = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.SHL, Op.SHR, Op.CMP_EQ,
                     Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.NEG, Op.NOT,
                     Op.WRAP, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_SCAN_EXCL,
-                    Op.WWM_SCAN_INCL, Op.CVT_IF, Op.CVT_FI})
+                    Op.WWM_SCAN_INCL, Op.CVT_IF, Op.CVT_FI, Op.POPCOUNT, Op.CLZ, Op.CTZ,
+                    Op.BIT_REVERSE, Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN,
+                    Op.MAX, Op.ABS})
+#: the integer functions of one operand, and of two
+INT_FUNCTIONS_A = frozenset({Op.POPCOUNT, Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ABS})
+INT_FUNCTIONS_AB = frozenset({Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN, Op.MAX})
 #: opcodes that may fault, and so carry an infopoint
 FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.FAIL,
                       Op.CVT_FI})
@@ -189,7 +207,7 @@ WRITES_VREG = frozenset(
      Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.RELOAD,
      Op.FADD, Op.FSUB, Op.FMUL, Op.FFMA, Op.FMIN, Op.FMAX, Op.FCMP_EQ, Op.FCMP_NE,
      Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE, Op.CVT_IF, Op.CVT_FI, Op.WWM_FMIN,
-     Op.WWM_FMAX}
+     Op.WWM_FMAX} | INT_FUNCTIONS_A | INT_FUNCTIONS_AB
 )
 #: the uniform values lowering may write to all lanes (`uniform_writes=all_lanes`)
 UNIFORM_VALUES = frozenset({Op.MOVI, Op.PARAM, Op.WAVEID, Op.GROUPID, Op.GROUPSIZE,

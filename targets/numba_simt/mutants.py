@@ -284,6 +284,29 @@ _ALL = (
     Mutant("f32-to-int-saturates", "rust-cuda#287", "machine",
            "i32(x) / i64(x) clamp NaN and out-of-range values (as PTX's cvt.rzi.sat) "
            "instead of faulting"),
+    # --- integer types and the integer functions (docs/origins.md, "Integer types")
+    Mutant("zext-as-sext", "docs/findings.md: lavapipe-sext-compare", "lower",
+           "a conversion that widens an unsigned value extends its sign bit (a zero "
+           "extension done as a sign extension)"),
+    Mutant("sext-as-zext", "docs/findings.md: nvidia-sext-shift", "lower",
+           "a conversion that widens a signed value fills with zeros (a sign extension "
+           "done as a zero extension)"),
+    Mutant("unsigned-compare-signed", "CLsmith/YARPGen", "lower",
+           "a comparison of unsigned values is the signed one of their width"),
+    Mutant("unsigned-div-signed", "CLsmith/YARPGen", "lower",
+           "`//` and `%` of unsigned values are the signed ones of their width"),
+    Mutant("shr-arithmetic-unsigned", "CLsmith/YARPGen", "lower",
+           "`>>` of an unsigned value shifts its sign bit in (arithmetic for logical)"),
+    Mutant("narrow-add-unwrapped", "CLsmith/YARPGen", "lower",
+           "`+` and `-` of an 8- or 16-bit type are not wrapped back to its width (the "
+           "promoted sum kept)"),
+    Mutant("clz-ctz-zero", "llvm.ctlz/cttz zero_undef", "machine",
+           "clz(0) and ctz(0) give the width minus one (as a count-leading-zeros "
+           "instruction that leaves 0 undefined, lowered without its check)"),
+    Mutant("popcount-low-word", "GLSL bitCount of 64 bits", "machine",
+           "popcount of a 64-bit value counts its low 32 bits only"),
+    Mutant("mul-hi-signed", "CUDA __mulhi for __umulhi", "lower",
+           "mul_hi of unsigned values takes the high half of their signed product"),
     Mutant("f32-spill-converts", "llvm-project#204825", "regalloc",
            "an f32 register is spilled with a float-to-integer conversion and reloaded "
            "with the conversion back (the wrong move for the register's class): its "
@@ -300,7 +323,8 @@ MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
                                  "workgroup-zeroing-unsynchronized": 64,
                                  "scratch-per-workgroup": 128,
                                  "f32-denormals-flushed": 256, "f32-min-propagates-nan": 512,
-                                 "f32-to-int-saturates": 1024}
+                                 "f32-to-int-saturates": 1024, "clz-ctz-zero": 2048,
+                                 "popcount-low-word": 4096}
 
 _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
 _RUNTIME = ("runtime", "trampoline", "pool")

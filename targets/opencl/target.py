@@ -29,19 +29,21 @@ import numpy as np
 from difftest.core import f32
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
-from difftest.core.ir.types import F32
+from difftest.core.ir.types import F32, I32, I64, INTS
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import LOOP_EXITS_UNDEFINED
 
 from ..translate import Translation
 from ..translate.emit import uses_f32
 from ..translate.opencl_c import launch_shape
+from ..translate.mutants import C_INTEGER_MUTANTS
 from difftest.core.errors import NotOnThisMachine
 
-from ..translated import LIMITS, OptionError, TranslatedTarget, require
+from ..translated import LIMITS, OptionError, TranslatedTarget, device_array, require
 
 
 class _OpenCL(TranslatedTarget):
+    int_types = frozenset(INTS)  # char, short, int and long, signed and unsigned
     runner = "targets.device.opencl_runner"
     reproducer_needs = ("Python 3 with numpy, pyopencl and pocl-binary-distribution (pip "
                         "install numpy pyopencl pocl-binary-distribution)")
@@ -70,15 +72,16 @@ class _OpenCL(TranslatedTarget):
         for p in tr.params:
             value = case.args[p.name]
             if p.ty.is_buffer:
-                dtype = np.int32 if p.ty.element.bits == 32 else np.int64
                 where.append(len(arrays))
                 args.append(["array", len(arrays)])
-                arrays.append(np.asarray(value, dtype=dtype))
+                arrays.append(device_array(value, p.ty.element))
                 args.append(["long", int(len(value))])  # type: ignore[arg-type]
             elif p.ty is F32:  # its bits: the request is JSON, which has no NaN
                 args.append(["f32", f32.to_bits(float(value))])  # type: ignore[arg-type]
-            elif p.ty.is_int:
-                args.append(["int" if p.ty.bits == 32 else "long", int(value)])
+            elif p.ty in (I32, I64):
+                args.append(["int" if p.ty is I32 else "long", int(value)])
+            elif p.ty.is_int:  # its storage form (a u64 as its bits)
+                args.append([str(p.ty), int(value)])
             else:
                 args.append(["int", 1 if value else 0])
         glob, local = launch_shape(case.wave, case.n, self.language != "opencl", mutants,
@@ -104,7 +107,7 @@ class PoclTarget(_OpenCL):
                    "avoid": "known bugs to spell around, so a campaign finds the next "
                             "ones: barrier-branch-tail "
                             "(pocl-guards-lost-after-conditional-barrier), or all"}
-    capabilities = frozenset({"faults", "mutants", "workgroups", "f32"})
+    capabilities = frozenset({"faults", "mutants", "workgroups", "f32", "bit_ops"})
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[opencl]'",
@@ -173,10 +176,12 @@ class IntelTarget(_OpenCL):
                    "vectoriser, exec masks on AVX-512)")
     language = "opencl-subgroups"
     platform = "Intel(R) OpenCL"
-    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32"})
+    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32",
+                              "bit_ops"})
     reconvergence = LOOP_EXITS_UNDEFINED
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",
-                       "call-no-check", "workgroup-memory-unzeroed", "ghost-returns")
+                       "call-no-check", "workgroup-memory-unzeroed", "ghost-returns",
+                       *C_INTEGER_MUTANTS)
     option_names = ("opt", "cpu_arch", "vectorizer", *LIMITS)
     option_help = {**_OpenCL.option_help,
                    "cpu_arch": "the instruction set the runtime compiles for "

@@ -42,11 +42,11 @@ from typing import Any
 from collections.abc import Callable
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, F32, I32, I64, Type
+from difftest.core.ir.types import BOOL, F32, I8, I16, I32, I64, U8, U16, U32, U64, Type
 from difftest.core.ir.walk import walk
 
-from .emit import HEADER, FunctionEmitter, Translator, entry_checks
-from .opencl_c import OpenCLC
+from .emit import HEADER, FunctionEmitter, Translator, counter_type, entry_checks
+from .opencl_c import OpenCLC, _no_narrow_atomics
 
 #: the kernel's name in the built module: the entry, prefixed
 ENTRY_PREFIX = "k_"
@@ -195,8 +195,9 @@ class CudaEmitter(FunctionEmitter):
         True`), run in rounds until none of its lanes goes on (the module docstring)."""
         k = self.fresh("k")
         brk, cnt = self.fresh("brk"), self.fresh("cnt")
+        ct = counter_type(self.types[var]) if var is not None else I64
         if start is not None:
-            self.line(f"long long {k} = {start};")
+            self.line(self.d.var(k, ct, start))
         self.line(f"bool {brk} = false; bool {cnt} = false;")
         go = f"!{brk}" + (" && !ret" if self.returns_early else "") + \
             (f" && {k} < {bound}" if bound is not None else "")
@@ -211,8 +212,7 @@ class CudaEmitter(FunctionEmitter):
         self.mask = trip
         self.trip()
         if var is not None:
-            ty = self.types[var]
-            self.line(f"v_{var} = {k if ty is I64 else self.d.narrow(k)};")
+            self.line(f"v_{var} = {self.widen(k, ct, self.types[var])};")
         self.line(f"{cnt} = false;")
         self.loops.append((brk, cnt))
         self.block(body)
@@ -224,10 +224,11 @@ class CudaEmitter(FunctionEmitter):
         self.mask = outer
 
     def s_For(self, s: n.For) -> None:
-        start = self.widen(self.expr(s.start), s.start.ty, I64)
-        stop = self.widen(self.expr(s.stop), s.stop.ty, I64)
+        ct = counter_type(self.types[s.var])
+        start = self.widen(self.expr(s.start), s.start.ty, ct)
+        stop = self.widen(self.expr(s.stop), s.stop.ty, ct)
         bound = self.fresh("b")
-        self.line(self.d.let(bound, I64, stop))  # once, at entry
+        self.line(self.d.let(bound, ct, stop))  # once, at entry
         self.loop(s.var, start, bound, s.body)
 
     def s_While(self, s: n.While) -> None:
@@ -282,8 +283,10 @@ class CudaC(OpenCLC):
     def __init__(self) -> None:
         super().__init__(subgroups=True)
 
-    def ty(self, t: Type) -> str:
-        return {I32: "int", I64: "long long", BOOL: "bool", F32: "float"}[t]
+    TYPES = {I8: "signed char", U8: "unsigned char", I16: "short", U16: "unsigned short",
+             I32: "int", U32: "unsigned int", I64: "long long", U64: "unsigned long long",
+             BOOL: "bool", F32: "float"}
+    SUFFIX = {I64: "LL", U32: "u", U64: "ULL"}
 
     # f32: NVRTC builds with --fmad=false --ftz=false (cuda_runner.OPTIONS: not CuPy's
     # compile path, which adds -ftz=true);
@@ -297,16 +300,23 @@ class CudaC(OpenCLC):
     def ffma(self, a: str, b: str, c: str) -> str:
         return f"__fmaf_rn({a}, {b}, {c})"
 
-    def uty(self, t: Type) -> str:
-        return "unsigned int" if t is I32 else "unsigned long long"
-
     def lit(self, value: int | bool, t: Type) -> str:
         if t is BOOL:
             return "true" if value else "false"
-        v = int(value)
-        if t is I32:
-            return "(-2147483647 - 1)" if v == -(1 << 31) else f"({v})"
-        return "(-9223372036854775807LL - 1LL)" if v == -(1 << 63) else f"({v}LL)"
+        return super().lit(value, t)
+
+    def bit_count(self, fe: FunctionEmitter, op: str, x: str, t: Type) -> str | None:
+        # CUDA's intrinsics, 32- and 64-bit (warpsim.h defines them for the CPU)
+        ll = "ll" if t is U64 else ""
+        st, ut = ("long long", "unsigned long long") if t is U64 else ("int", "unsigned")
+        if op == "popcount":
+            return f"(({ut})__popc{ll}({x}))"
+        if op == "clz":  # of 0: the width
+            return f"(({ut})__clz{ll}(({st})({x})))"
+        if op == "ctz":  # __ffs: one past the lowest set bit's index, 0 for 0
+            width = 64 if t is U64 else 32
+            return f"(({x}) == 0 ? ({ut}){width} : ({ut})(__ffs{ll}(({st})({x})) - 1))"
+        return f"__brev{ll}({x})"
 
     def narrow(self, x: str) -> str:
         return f"((int)(unsigned int)(unsigned long long)({x}))"
@@ -345,6 +355,7 @@ class CudaC(OpenCLC):
 
     def atomic_add(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
                    elem: Type) -> None:
+        _no_narrow_atomics(elem)
         u = self.uty(elem)
         fe.line(f"atomicAdd(({u}*)({ref} + {index}), ({u})({value}));")
 
@@ -398,9 +409,12 @@ class CudaC(OpenCLC):
                                f"((({a}) >> (int)({src})) & 1u) != 0u)")
             got = fe.temp(ty, self.shfl(a, x, f"({ok} ? (int)({src}) : {lane})", ty))
             return fe.temp(ty, f"({ok} ? {got} : {self.zero(ty)})")
-        if ty is I32 and op in ("wave_sum", "wave_min", "wave_max"):
+        if ty in (I32, U32) and op in ("wave_sum", "wave_min", "wave_max"):
             if op == "wave_sum":
-                return fe.temp(ty, f"((int)__reduce_add_sync({a}, (unsigned int)({x})))")
+                return fe.temp(ty, f"(({self.ty(ty)})__reduce_add_sync({a}, "
+                                   f"(unsigned int)({x})))")
+            # int or unsigned: the overload of the operand's type (a signed or
+            # unsigned minimum)
             return fe.temp(ty, f"__reduce_{op[5:]}_sync({a}, {x})")
         if ty is I64 and op == "wave_sum" and "reduce-64-as-32" in m:
             # the mutant: the 32-bit reduction, as if it took any integer

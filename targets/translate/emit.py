@@ -66,7 +66,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, F32, I32, I64, Type, local_of, widest
+from difftest.core.ir.types import (BOOL, F32, I8, I16, I32, I64, U8, U16, U32, U64, Type,
+                                    int_range, local_of, widest)
 from difftest.core.ir.walk import f32_use, reachable, walk
 
 # the fault kinds in a status row (0: completed; -1: never written)
@@ -76,6 +77,10 @@ KINDS = {OUT_OF_BOUNDS: "out_of_bounds", DIVISION_BY_ZERO: "division_by_zero", F
 #: an f32's bits with the sign bit cleared, and the bounds of the integer conversions
 _MAGNITUDE = 0x7FFFFFFF
 _INT_LIMITS = {32: 2.0 ** 31, 64: 2.0 ** 63}
+#: the value operations of a wave whose 8- or 16-bit operand a dialect without such
+#: subgroup operations widens (by its signedness) and truncates back: the same result
+_VALUE_WAVE_OPS = frozenset({"wave_sum", "prefix_sum", "inclusive_sum", "wave_min",
+                             "wave_max", "readfirstlane", "shuffle"})
 HEADER = 2  # i64 words before the first row of the status buffer
 
 
@@ -89,6 +94,7 @@ class BufferParam:
     name: str
     bits: int       # element width
     atomic: bool    # some atomic_add may touch it
+    element: Type = I32  # the element type
 
 
 @dataclass(frozen=True)
@@ -246,6 +252,32 @@ class Dialect:
     def widen(self, x: str) -> str:
         return f"(({self.ty(I64)})({x}))"
 
+    def int_cast(self, x: str, have: Type, want: Type) -> str:
+        """An integer of type `have` converted to `want` as the semantics says: the
+        source extended by its own signedness, or truncated (C's conversions, which
+        every compiler here does modulo 2^N into a signed type too)."""
+        return f"(({self.ty(want)})({x}))"
+
+    #: the dialect's subgroup operations take 8- and 16-bit operands (else emit widens
+    #: them to 32 bits and back)
+    narrow_subgroups = False
+
+    def bit_count(self, fe: FunctionEmitter, op: str, x: str, t: Type) -> str | None:
+        """popcount, clz, ctz (of 0: the width) or bit_reverse of `x`, an unsigned
+        integer of type `t` (u32 or u64), as a value of `t`: the dialect's builtin, or
+        None where it has none for u64 (the translation composes it of two u32)."""
+        raise Unsupported(f"{op}(): the {self.name} translation has no bit operations")
+
+    def reverse32(self, fe: FunctionEmitter, x: str) -> str:
+        """The bits of the u32 `x` reversed, by swapping ever larger groups (for a
+        dialect without a builtin)."""
+        for shift, mask in ((1, 0x55555555), (2, 0x33333333), (4, 0x0F0F0F0F),
+                            (8, 0x00FF00FF)):
+            m, s = self.lit(mask, U32), self.shift_amount(self.lit(shift, U32), U32, 32)
+            x = fe.temp(U32, f"((({x} >> {s}) & {m}) | (({x} & {m}) << {s}))")
+        s = self.shift_amount(self.lit(16, U32), U32, 32)
+        return fe.temp(U32, f"(({x} >> {s}) | ({x} << {s}))")
+
     def narrow(self, x: str) -> str:
         """The low 32 bits of an i64, as an i32."""
         raise NotImplementedError
@@ -273,14 +305,15 @@ class Dialect:
         return f"{a} {'/' if op == '//' else '%'} {b}"
 
     # --------------------------------------------------------------------- control
-    def for_head(self, k: str, start: str, bound: str) -> str:
-        return f"for ({self.ty(I64)} {k} = {start}; {k} < {bound}; {k}++) {{"
+    def for_head(self, k: str, start: str, bound: str, t: Type = I64) -> str:
+        return f"for ({self.ty(t)} {k} = {start}; {k} < {bound}; {k}++) {{"
 
     def loop_head(self) -> str:
         return "for (;;) {"
 
-    def sync_loop_head(self, k: str) -> str:
-        """A loop whose every trip, `continue` included, ends by incrementing `k`."""
+    def sync_loop_head(self, k: str, t: Type = I64) -> str:
+        """A loop whose every trip, `continue` included, ends by incrementing `k` (of
+        type `t`)."""
         return f"for (;; {k} = {k} + 1) {{"
 
     # ------------------------------------------------------------------- functions
@@ -416,7 +449,8 @@ class Translator:
         self.flow = buffer_flow(program, entry)
         atomic = atomic_buffers(program, entry, self.flow)
         buffer_params = [p for p in self.kernel.params if p.ty.is_buffer]
-        self.buffers = tuple(BufferParam(p.name, p.ty.element.bits, i in atomic)
+        self.buffers = tuple(BufferParam(p.name, p.ty.element.bits, i in atomic,
+                                         p.ty.element)
                              for i, p in enumerate(buffer_params))
         self.scalars = tuple(p for p in self.kernel.params if not p.ty.is_buffer)
         self.params = self.kernel.params
@@ -536,11 +570,20 @@ class FunctionEmitter:
         self.line("}")
 
     def widen(self, value: str, have: Type | None, want: Type) -> str:
+        """`value` of type `have` as a `want`: the checker's implicit widening (within a
+        signedness), and every conversion between integer types the program asks for."""
+        if have is want or have is None or not have.is_int or not want.is_int:
+            return value
         if have is I32 and want is I64:
             if self.tr.avoid & _SEXT:  # no sign-extended value seen as such
                 return f"({self.d.widen(value)} + {self.d.opaque_zero(self.tr)})"
             return self.d.widen(value)
-        return value
+        if have is I64 and want is I32:
+            return self.d.narrow(value)
+        if "zext-as-sext" in self.mutants and not have.signed and have.bits < want.bits:
+            signed = _SAME_S[have.bits]  # the mutant: extended by the sign bit
+            return self.d.int_cast(self.d.int_cast(value, have, signed), signed, want)
+        return self.d.int_cast(value, have, want)
 
     # ------------------------------------------------------------- statements
     def block(self, stmts: tuple[n.Stmt, ...]) -> None:
@@ -608,18 +651,19 @@ class FunctionEmitter:
         self.line(f"if ({c}trips > {c}budget) {{ {c}kind = {EXHAUSTED}; {self.leave()} }}")
 
     def s_For(self, s: n.For) -> None:
-        start = self.widen(self.expr(s.start), s.start.ty, I64)
-        stop = self.widen(self.expr(s.stop), s.stop.ty, I64)
         ty = self.types[s.var]
+        ct = counter_type(ty)
+        start = self.widen(self.expr(s.start), s.start.ty, ct)
+        stop = self.widen(self.expr(s.stop), s.stop.ty, ct)
         k = self.fresh("k")
         if "bound-per-trip" in self.mutants:
             bound = stop  # the bug: a variable bound is read again at every trip
         else:
             bound = f"{k}_stop"  # the bounds once, at entry (the body may assign them)
-            self.line(self.d.let(bound, I64, stop))
-        self.open(self.d.for_head(k, start, bound))
+            self.line(self.d.let(bound, ct, stop))
+        self.open(self.d.for_head(k, start, bound, ct))
         self.trip()
-        self.line(f"v_{s.var} = {k if ty is I64 else self.d.narrow(k)};")
+        self.line(f"v_{s.var} = {self.widen(k, ct, ty)};")
         self.block(s.body)
         self.close()
 
@@ -678,10 +722,19 @@ class FunctionEmitter:
         t = ty if ty is not None and ty.is_int else I64
         length = self.local_lengths.get(buffer)
         if length is not None:
-            past = f"{index} >= {self.d.lit(length, t)}"
+            # an index type too narrow to reach the length is never past it
+            past = f"{index} >= {self.d.lit(length, t)}" if length <= int_range(t)[1] \
+                else None
+        elif t is U64:  # compared as unsigned: the length (below 2^63) widened
+            past = f"{index} >= {self.d.int_cast(f'n_{buffer}', I64, U64)}"
         else:
-            past = f"{self.widen(index, ty, I64)} >= n_{buffer}"
-        self.open(f"if ({index} < {self.d.lit(0, t)} || {past}) {{")
+            past = f"{self.widen(index, t, I64)} >= n_{buffer}"
+        # an unsigned index is never below 0
+        below = f"{index} < {self.d.lit(0, t)}" if t.signed else None
+        tests = [x for x in (below, past) if x is not None]
+        if not tests:
+            return
+        self.open(f"if ({' || '.join(tests)}) {{")
         self.fault(OUT_OF_BOUNDS, line)
         self.close()
 
@@ -725,6 +778,9 @@ class FunctionEmitter:
         b = self.widen(self.expr(e.right), e.right.ty, ty)
         if ty is F32:  # one operation, one rounding
             return self.temp(F32, f"{a} {e.op} {b}")
+        if e.op in ("+", "-") and ty.bits < 32 and "narrow-add-unwrapped" in self.mutants:
+            wide = I32 if ty.signed else U32  # the mutant: the promoted sum kept
+            return self.temp(wide, f"{self.widen(a, ty, wide)} {e.op} {self.widen(b, ty, wide)}")
         if e.op in ("+", "-", "*"):
             return self.temp(ty, d.from_u(f"{d.to_u(a, ty)} {e.op} {d.to_u(b, ty)}", ty))
         if e.op in ("&", "|", "^"):
@@ -733,9 +789,14 @@ class FunctionEmitter:
             return self.temp(ty, d.from_u(
                 f"{d.to_u(a, ty)} << {d.shift_amount(b, ty, ty.bits)}", ty))
         if e.op == ">>":
+            if "shr-arithmetic-unsigned" in self.mutants and not ty.signed:
+                signed = _SAME_S[ty.bits]  # the mutant: the sign bit shifted in
+                shifted = f"{d.int_cast(a, ty, signed)} >> {d.shift_amount(b, ty, ty.bits)}"
+                return self.temp(ty, d.int_cast(shifted, signed, ty))
             return self.temp(ty, f"{a} >> {d.shift_amount(b, ty, ty.bits)}")
         # // and %: a zero divisor faults at this node's line; MIN // -1 wraps to MIN
-        zero, minus = d.lit(0, ty), d.lit(-1, ty)
+        zero = d.lit(0, ty)
+        minus = d.lit(-1, ty) if ty.signed else ""
         if isinstance(e.right, n.Const) and int(e.right.value) == 0:
             # a constant zero divisor: no division is written at all (a compiler may
             # reject one even where it cannot run: naga evaluates `5i / 0i` and fails)
@@ -748,6 +809,9 @@ class FunctionEmitter:
             self.fault(DIVISION_BY_ZERO, e.line)
             self.close()
         out = self.mutable(ty, zero)
+        if not ty.signed:  # no MIN // -1
+            self.line(f"{out} = {d.truncating(self, e.op, a, b, ty)};")
+            return out
         self.open(f"if ({b} == {minus}) {{")
         if e.op == "//":
             self.line(f"{out} = {d.from_u(f'{d.to_u(zero, ty)} - {d.to_u(a, ty)}', ty)};")
@@ -765,6 +829,9 @@ class FunctionEmitter:
         if e.left.ty.is_int:
             ty = widest(e.left.ty, e.right.ty)
             a, b = self.widen(a, e.left.ty, ty), self.widen(b, e.right.ty, ty)
+            if "unsigned-compare-signed" in self.mutants and not ty.signed:
+                signed = _SAME_S[ty.bits]  # the mutant: the signed comparison
+                a, b = (self.d.int_cast(x, ty, signed) for x in (a, b))
         return self.temp(BOOL, f"({a} {e.op} {b})")
 
     def _branching(self, ty: Type, cond: n.Expr, then: n.Expr | None,
@@ -821,20 +888,33 @@ class FunctionEmitter:
                 got = self.temp(F32, d.i2f(operand, have))  # type: ignore[arg-type]
             return self._opaque_f32(got) if "float-constants" in self.tr.avoid else got
         if have is F32:  # truncation where the type holds the value; else a fault
-            limit = d.flit(_INT_LIMITS[e.to.bits])
-            self.open(f"if (!({operand} >= -{limit} && {operand} < {limit})) {{")
+            self.open(f"if (!({self._in_range(operand, e.to)})) {{")
             self.fault(INVALID_CONVERSION, e.line)
             self.close()
             return self.temp(e.to, d.f2i(operand, e.to))
         if have is BOOL:
             return self.temp(e.to, self.d.b2i(operand, e.to))
-        if e.to is I32:
-            return self.temp(I32, operand if have is I32 else self.d.narrow(operand))
-        return self.temp(I64, self.widen(operand, have, I64))
+        assert have is not None
+        if have is e.to:
+            return operand
+        return self.temp(e.to, self.widen(operand, have, e.to))
+
+    def _in_range(self, x: str, to: Type) -> str:
+        """Whether the f32 `x` truncates to a value of the integer type `to` (false for
+        NaN): above lo - 1 and below hi + 1, each bound an f32 exactly (lo itself where
+        lo - 1 is none: then no f32 lies between them)."""
+        d = self.d
+        if to in (I32, I64):
+            limit = d.flit(_INT_LIMITS[to.bits])
+            return f"{x} >= -{limit} && {x} < {limit}"
+        lo, hi = int_range(to)
+        return f"{x} > {d.flit(float(lo - 1))} && {x} < {d.flit(float(hi + 1))}"
 
     def e_MathOp(self, e: n.MathOp) -> str:
         d = self.d
         args = [self.expr(a) for a in e.args]
+        if e.ty is not None and e.ty.is_int:
+            return self._int_function(e, args, e.ty)
         if e.op == "fma":
             return self.temp(F32, d.ffma(*args))
         bits = [self.temp(I32, d.f2bits(a)) for a in args]
@@ -849,6 +929,130 @@ class FunctionEmitter:
         tie = f"({a} == {b} && {bits[0]} {'<' if smaller else '>='} {d.lit(0, I32)})"
         take_a = self.temp(BOOL, f"({nan_b} || {better} || {tie})")
         return self.temp(F32, d.select(nan_a, b, d.select(take_a, a, b)))
+
+    # ------------------------------------------------------- the integer functions
+    def _int_function(self, e: n.MathOp, args: list[str], ty: Type) -> str:
+        """popcount, clz, ctz, bit_reverse, the rotations, mul_hi, min, max, abs of
+        integers (docs/semantics.md, "Bit operations"): each on the type's bits, in the
+        unsigned type of its width (`d.same_u`), through the dialect's bit counts of
+        32- and 64-bit values (`d.bit_count`), a 64-bit one composed of its halves where
+        the dialect has none."""
+        d = self.d
+        op = e.op
+        if op in ("min", "max", "mul_hi"):  # the two operands meet in the result's type
+            args = [self.widen(x, a.ty, ty) for x, a in zip(args, e.args)]
+        if op in ("min", "max"):  # the comparison of the type's values
+            a, b = args
+            pick = self.temp(BOOL, f"({a} < {b})" if op == "min" else f"({a} > {b})")
+            return self.temp(ty, d.select(pick, a, b))
+        if op == "abs":
+            if not ty.signed:
+                return args[0]
+            x = args[0]
+            negated = d.from_u(f"{d.to_u(d.lit(0, ty), ty)} - {d.to_u(x, ty)}", ty)
+            return self.temp(ty, d.select(f"({x} < {d.lit(0, ty)})", negated, x))
+        if op == "mul_hi":
+            return self._mul_hi(args[0], args[1], ty)
+        ut = _SAME_U[ty.bits]
+        u = self.temp(ut, self.widen(args[0], ty, ut))  # the type's bits
+        w = ty.bits
+        if op in ("rotate_left", "rotate_right"):
+            at = e.args[1].ty
+            assert at is not None
+            s = self.temp(ut, self.widen(f"({args[1]} & {d.lit(w - 1, at)})", at, ut))
+            if op == "rotate_right":
+                s = self.temp(ut, f"(({d.lit(w, ut)} - {s}) & {d.lit(w - 1, ut)})")
+            back = self.temp(ut, f"(({d.lit(w, ut)} - {s}) & {d.lit(w - 1, ut)})")
+            # (s = 0: back = 0, and u | u is u: no shift by the width); a C dialect
+            # computes a narrower type's in int: truncated back
+            rotated = (f"(({u} << {d.shift_amount(s, ut, w)}) | "
+                       f"({u} >> {d.shift_amount(back, ut, w)}))")
+            got = self.temp(ut, rotated if w >= 32 else d.int_cast(rotated, U32, ut))
+            return self.temp(ty, self.widen(got, ut, ty))
+        if w == 64:
+            counted = self._bits64(op, u)
+        else:  # zero-extended to 32 bits
+            v = u if w == 32 else self.temp(U32, self.widen(u, ut, U32))
+            count = self.d.bit_count(self, op, v, U32)
+            assert count is not None, "every dialect counts the bits of a u32"
+            got = count
+            if op == "clz":
+                got = f"({got} - {d.lit(32 - w, U32)})"
+            elif op == "ctz":
+                got = d.select(f"({v} == {d.lit(0, U32)})", d.lit(w, U32), got)
+            elif op == "bit_reverse":
+                got = f"({got} >> {d.shift_amount(d.lit(32 - w, U32), U32, 32)})"
+            counted = self.temp(U32, got)
+            counted = self.temp(ut, self.widen(counted, U32, ut))
+        if op in ("clz", "ctz") and "clz-ctz-zero" in self.mutants:
+            counted = self.temp(ut, d.select(f"({u} == {d.lit(0, ut)})", d.lit(w - 1, ut),
+                                             counted))  # the mutant: of 0, width - 1
+        return self.temp(ty, self.widen(counted, ut, ty))
+
+    def _bits64(self, op: str, u: str) -> str:
+        """popcount, clz, ctz, bit_reverse of the u64 `u`: the dialect's own, else from
+        its halves."""
+        d = self.d
+        own = d.bit_count(self, op, u, U64)
+        if op == "popcount" and "popcount-low-word" in self.mutants:
+            own = None  # the mutant: of the low half only, below
+        if own is not None:
+            return self.temp(U64, own)
+        lo = self.temp(U32, d.int_cast(u, U64, U32))
+        hi = self.temp(U32, d.int_cast(f"({u} >> {d.shift_amount(d.lit(32, U64), U64, 64)})",
+                                       U64, U32))
+        of_lo, of_hi = self._count32(op, lo), self._count32(op, hi)
+        if op == "popcount":
+            got = of_lo if "popcount-low-word" in self.mutants else f"({of_lo} + {of_hi})"
+        elif op == "clz":
+            got = d.select(f"({hi} == {d.lit(0, U32)})", f"({d.lit(32, U64)} + {of_lo})",
+                           of_hi)
+        elif op == "ctz":
+            got = d.select(f"({lo} == {d.lit(0, U32)})", f"({d.lit(32, U64)} + {of_hi})",
+                           of_lo)
+        else:  # the halves reversed, and swapped
+            got = f"(({of_lo} << {d.shift_amount(d.lit(32, U64), U64, 64)}) | {of_hi})"
+        return self.temp(U64, got)
+
+    def _count32(self, op: str, x: str) -> str:
+        """A bit count of the u32 `x`, as a u64."""
+        got = self.d.bit_count(self, op, x, U32)
+        assert got is not None, "every dialect counts the bits of a u32"
+        return self.temp(U64, self.widen(got, U32, U64))
+
+    def _mul_hi(self, a: str, b: str, ty: Type) -> str:
+        """The high half of the full product: a narrower type's in the 64-bit product of
+        the values; a 64-bit one's from 32-bit halves (no partial sum overflows), signed
+        by subtracting b for a < 0 and a for b < 0."""
+        d = self.d
+        w = ty.bits
+        mistaken = "mul-hi-signed" in self.mutants and not ty.signed
+        if mistaken:  # the mutant: the signed product's high half, read back unsigned
+            signed = _SAME_S[w]
+            high = self._mul_hi(d.int_cast(a, ty, signed), d.int_cast(b, ty, signed),
+                                signed)
+            return self.temp(ty, d.int_cast(high, signed, ty))
+        if w < 64:
+            wide = I64 if ty.signed else U64
+            product = self.temp(wide, f"({self.widen(a, ty, wide)} * {self.widen(b, ty, wide)})")
+            high = self.temp(wide, f"({product} >> {d.shift_amount(d.lit(w, wide), wide, 64)})")
+            return self.temp(ty, self.widen(high, wide, ty))
+        ua = self.temp(U64, self.widen(a, ty, U64))
+        ub = self.temp(U64, self.widen(b, ty, U64))
+        mask, sh = d.lit(0xFFFFFFFF, U64), d.shift_amount(d.lit(32, U64), U64, 64)
+        alo, ahi = self.temp(U64, f"({ua} & {mask})"), self.temp(U64, f"({ua} >> {sh})")
+        blo, bhi = self.temp(U64, f"({ub} & {mask})"), self.temp(U64, f"({ub} >> {sh})")
+        lolo = self.temp(U64, f"({alo} * {blo})")
+        hilo = self.temp(U64, f"({ahi} * {blo})")
+        lohi = self.temp(U64, f"({alo} * {bhi})")
+        cross = self.temp(U64, f"(({lolo} >> {sh}) + ({hilo} & {mask}) + {lohi})")
+        high = self.temp(U64, f"(({ahi} * {bhi}) + ({hilo} >> {sh}) + ({cross} >> {sh}))")
+        if not ty.signed:
+            return high
+        zero = d.lit(0, U64)
+        fix_a = self.temp(U64, d.select(f"({a} < {d.lit(0, I64)})", ub, zero))
+        fix_b = self.temp(U64, d.select(f"({b} < {d.lit(0, I64)})", ua, zero))
+        return self.temp(I64, self.widen(f"({high} - {fix_a} - {fix_b})", U64, I64))
 
     def _opaque_f32(self, x: str) -> str:
         """`x` through its bits plus a zero read at run time: the same f32, which no
@@ -913,9 +1117,35 @@ class FunctionEmitter:
 
     def e_WaveOp(self, e: n.WaveOp) -> str:
         args = [self.expr(a) for a in e.args]  # a lane faulting here returns: not active
-        if e.args and e.args[0].ty is F32:
+        ty = e.args[0].ty if e.args else None
+        if ty is F32:
             return self._f32_wave_op(e, args)
+        if ty is not None and ty.is_int and ty.bits < 32 and e.op in _VALUE_WAVE_OPS \
+                and not self.d.narrow_subgroups:
+            return self._narrow_wave_op(e, args, ty)
         return self.d.wave_op(self, e, args)
+
+    def _narrow_wave_op(self, e: n.WaveOp, args: list[str], ty: Type) -> str:
+        """An 8- or 16-bit operand through a 32-bit wave operation: extended by its
+        signedness, and the result truncated back (a sum wraps the same way, a minimum
+        or a moved value is the same value)."""
+        wide = I32 if ty.signed else U32
+        x = self.temp(wide, self.widen(args[0], ty, wide))
+        as_wide = n.replace(e, args=(n.replace(e.args[0], ty=wide),) + e.args[1:], ty=wide)
+        got = self.temp(wide, self.d.wave_op(self, as_wide, [x] + args[1:]))
+        return self.temp(ty, self.widen(got, wide, ty))
+
+
+#: the unsigned and the signed type of each width
+_SAME_U = {8: U8, 16: U16, 32: U32, 64: U64}
+_SAME_S = {8: I8, 16: I16, 32: I32, 64: I64}
+
+
+def counter_type(var: Type) -> Type:
+    """The type of a `for` loop's counter, for a loop variable of type `var`: i64 holds
+    every value of every type but u64 (the counter runs from start up to the bound, both
+    the variable's values, so it never wraps)."""
+    return U64 if var is U64 else I64
 
 
 def barrier_bearing(body: tuple[n.Stmt, ...]) -> set[int]:
@@ -1039,21 +1269,22 @@ class SyncEmitter(FunctionEmitter):
         self.arms(self.d.vote(v), s, tail)
 
     def b_For(self, s: n.For) -> None:
+        ty = self.types[s.var]
+        ct = counter_type(ty)
         k = self.fresh("k")
-        self.line(self.d.var(k, I64, self.d.lit(0, I64)))
-        self.line(self.d.var(f"{k}_stop", I64, self.d.lit(0, I64)))
+        self.line(self.d.var(k, ct, self.d.lit(0, ct)))
+        self.line(self.d.var(f"{k}_stop", ct, self.d.lit(0, ct)))
         with self.live_block():
-            start = self.widen(self.expr(s.start), s.start.ty, I64)
-            stop = self.widen(self.expr(s.stop), s.stop.ty, I64)
+            start = self.widen(self.expr(s.start), s.start.ty, ct)
+            stop = self.widen(self.expr(s.stop), s.stop.ty, ct)
             self.line(f"{k} = {start}; {k}_stop = {stop};")
-        self.open(self.d.sync_loop_head(k))
+        self.open(self.d.sync_loop_head(k, ct))
         v = self.choice()
         self.line(f"if ({self.live}) {{ {v} = {self.yes_no(f'({k} < {k}_stop)')}; }}")
         self.line(f"if (!{self.d.vote(v)}) {{ break; }}")
-        ty = self.types[s.var]
         with self.live_block():
             self.trip()
-            self.line(f"v_{s.var} = {k if ty is I64 else self.d.narrow(k)};")
+            self.line(f"v_{s.var} = {self.widen(k, ct, ty)};")
         self.block(s.body)
         self.close()
 

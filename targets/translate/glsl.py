@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from difftest.core import f32
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, F32, I32, I64, Type
+from difftest.core.ir.types import BOOL, F32, I8, I16, I32, I64, U8, U16, U32, U64, Type
+from difftest.core.ir.walk import int_types_used
 
 from .emit import UNCHECKED_SUBGROUPS, FunctionEmitter, Translator
 from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect
@@ -36,6 +37,15 @@ EXTENSIONS = ("GL_KHR_shader_subgroup_basic", "GL_KHR_shader_subgroup_vote",
               "GL_KHR_shader_subgroup_shuffle",
               "GL_EXT_shader_explicit_arithmetic_types_int64",
               "GL_EXT_shader_subgroup_extended_types_int64", "GL_EXT_shader_atomic_int64")
+#: what a program of 8- or 16-bit integers asks for besides (arithmetic, storage, and
+#: subgroup operations of the width: the device's shaderInt8/Int16, 8/16-bit storage
+#: buffer access and shaderSubgroupExtendedTypes features, which the runner enables)
+NARROW_EXTENSIONS = {8: ("GL_EXT_shader_explicit_arithmetic_types_int8",
+                         "GL_EXT_shader_8bit_storage",
+                         "GL_EXT_shader_subgroup_extended_types_int8"),
+                     16: ("GL_EXT_shader_explicit_arithmetic_types_int16",
+                          "GL_EXT_shader_16bit_storage",
+                          "GL_EXT_shader_subgroup_extended_types_int16")}
 
 
 #: `fma(a, b, c)` rounded once, for finite operands through binary64 rounded to odd (the
@@ -79,8 +89,14 @@ class GLSL(ShaderDialect):
     ctx = "C."
     has_workgroups = True
 
+    TYPES = {I8: "int8_t", U8: "uint8_t", I16: "int16_t", U16: "uint16_t", I32: "int",
+             U32: "uint", I64: "int64_t", U64: "uint64_t", BOOL: "bool", F32: "float"}
+    #: 8- and 16-bit integers are native (SPIR-V's Int8 and Int16: arithmetic wraps at
+    #: the width), their subgroup operations too
+    narrow_subgroups = True
+
     def ty(self, t: Type) -> str:
-        return {I32: "int", I64: "int64_t", BOOL: "bool", F32: "float"}[t]
+        return self.TYPES[t]
 
     def __init__(self, mutants: frozenset[str] = frozenset()) -> None:
         super().__init__()
@@ -127,15 +143,35 @@ class GLSL(ShaderDialect):
         return f"{self.ty(t)}({x})"
 
     def uty(self, t: Type) -> str:
-        return "uint" if t is I32 else "uint64_t"
+        return self.TYPES[{8: U8, 16: U16, 32: U32, 64: U64}[t.bits]]
 
     def lit(self, value: int | bool, t: Type) -> str:
         if t is BOOL:
             return "true" if value else "false"
         v = int(value)
-        if t is I32:
-            return "(-2147483647 - 1)" if v == -(1 << 31) else f"({v})"
-        return "(-9223372036854775807l - 1l)" if v == -(1 << 63) else f"({v}l)"
+        if t is U64:
+            v %= 1 << 64
+        if t.bits < 32:  # no literal of the type: a constructor of an int's
+            return f"{self.ty(t)}({v})"
+        suffix = {I32: "", U32: "u", I64: "l", U64: "ul"}[t]
+        if t.signed and v == -(1 << (t.bits - 1)):  # no literal of MIN: -MAX - 1
+            return f"({v + 1}{suffix} - 1{suffix})"
+        return f"({v}{suffix})"
+
+    def int_cast(self, x: str, have: Type, want: Type) -> str:
+        return f"{self.ty(want)}({x})"
+
+    def bit_count(self, fe: FunctionEmitter, op: str, x: str, t: Type) -> str | None:
+        # GLSL's bit functions take 32-bit integers only: a u64 from its halves
+        if t is U64:
+            return None
+        if op == "popcount":
+            return f"uint(bitCount({x}))"
+        if op == "clz":  # findMSB(0) is -1
+            return f"uint(31 - findMSB({x}))"
+        if op == "ctz":  # findLSB(0) is -1
+            return f"(({x}) == 0u ? 32u : uint(findLSB({x})))"
+        return f"bitfieldReverse({x})"
 
     def to_u(self, x: str, t: Type) -> str:
         return f"{self.uty(t)}({x})"
@@ -170,6 +206,8 @@ class GLSL(ShaderDialect):
         return f"uint {name} = {value};"
 
     def truncating(self, fe: FunctionEmitter, op: str, a: str, b: str, t: Type) -> str:
+        if not t.signed:
+            return f"{a} {'/' if op == '//' else '%'} {b}"
         u = self.uty(t)
         zero = self.to_u(self.lit(0, t), t)
         ua = fe.fresh("u")
@@ -273,7 +311,10 @@ class GLSL(ShaderDialect):
                 "C.done = 0;"]
 
     def program(self, tr: Translator, functions: list[str]) -> str:
-        lines = ["#version 460"] + [f"#extension {e} : require" for e in EXTENSIONS]
+        widths = {t.bits for t in int_types_used(tr.program, tr.entry)}
+        extensions = EXTENSIONS + tuple(e for bits in (8, 16) if bits in widths
+                                        for e in NARROW_EXTENSIONS[bits])
+        lines = ["#version 460"] + [f"#extension {e} : require" for e in extensions]
         lines += [f"layout(local_size_x = {self.group_size(tr)}) in;",
                   "struct Ctx {",
                   "    int kind; int64_t code; int depth; int fdepth;",
@@ -290,7 +331,7 @@ class GLSL(ShaderDialect):
                   f"layout(std430, set = 0, binding = {PARAMS}) readonly buffer Params "
                   "{ int64_t d[]; } P;"]
         for k, b in enumerate(tr.buffers):
-            elem = "int" if b.bits == 32 else "int64_t"
+            elem = self.ty(I32 if b.element is F32 else b.element)
             lines.append(f"layout(std430, set = 0, binding = {FIRST_BUFFER + k}) buffer "
                          f"B{k} {{ {elem} d[]; }} mem{k};")
         lines += [f"shared {self.ty(a.element)} v_{a.name}[{a.length}];"

@@ -90,11 +90,42 @@ MUTANTS: dict[str, tuple[str, str]] = {
         "translation: a value conversion where a bit cast is meant)",
         "an f32 loaded from a buffer (which holds its bits) is converted from the integer "
         "the bits spell, float(i), instead of reinterpreting them, intBitsToFloat(i)"),
+    "zext-as-sext": (
+        "docs/findings.md: lavapipe-sext-compare, nvidia-sext-shift (extension bugs)",
+        "a conversion that widens an unsigned value goes through the signed type of its "
+        "width: its sign bit is extended"),
+    "unsigned-compare-signed": (
+        "CLsmith/YARPGen's integer bug classes",
+        "a comparison of unsigned values compares their bits as the signed type"),
+    "shr-arithmetic-unsigned": (
+        "CLsmith/YARPGen's integer bug classes",
+        "`>>` of an unsigned value shifts it as the signed type of its width (arithmetic "
+        "for logical)"),
+    "narrow-add-unwrapped": (
+        "C's integer promotions (a narrow sum computed in int and never truncated back)",
+        "`+` and `-` of an 8- or 16-bit type keep the promoted 32-bit result"),
+    "clz-ctz-zero": (
+        "llvm.ctlz/cttz's zero_undef, CUDA __ffs(0) - 1",
+        "clz(0) and ctz(0) give the width minus one"),
+    "popcount-low-word": (
+        "GLSL's bitCount of 32 bits used for a 64-bit value",
+        "popcount of a 64-bit value counts its low 32 bits"),
+    "mul-hi-signed": (
+        "CUDA's __mulhi where __umulhi is meant",
+        "mul_hi of unsigned values takes the high half of their signed product"),
     "div-unchecked": (
         "docs/semantics.md: arithmetic",
         "a zero divisor is left to the target's language (WGSL: x / 0 == x, x % 0 == 0) "
         "instead of faulting"),
 }
+
+
+#: the integer-type mistakes, in the emitter every dialect shares (opencl-intel offers
+#: them: its hunt measures them; `narrow-add-unwrapped` needs C's implicit narrowing,
+#: where GLSL's would be a build error)
+C_INTEGER_MUTANTS = ("zext-as-sext", "unsigned-compare-signed", "shr-arithmetic-unsigned",
+                     "clz-ctz-zero", "popcount-low-word", "mul-hi-signed",
+                     "narrow-add-unwrapped")
 
 
 def described(names: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str]]:

@@ -16,10 +16,10 @@ is `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)`.
 from __future__ import annotations
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, F32, I32, I64, Type
+from difftest.core.ir.types import BOOL, F32, I8, I16, I32, I64, U8, U16, U32, U64, Type
 
 from .emit import (HEADER, UNCHECKED_SUBGROUPS, Dialect, FunctionEmitter, Translator,
-                   entry_checks, uses_f32)
+                   Unsupported, entry_checks, uses_f32)
 
 #: work-group size of the `subgroup-size-unrequested` mutant (the device picks S)
 MUTANT_GROUP = 64
@@ -33,8 +33,13 @@ class OpenCLC(Dialect):
     def __init__(self, subgroups: bool) -> None:
         self.has_subgroups = subgroups
 
+    TYPES = {I8: "char", U8: "uchar", I16: "short", U16: "ushort", I32: "int", U32: "uint",
+             I64: "long", U64: "ulong", BOOL: "int", F32: "float"}
+    #: literal suffixes of the types that have them (the narrow ones are cast)
+    SUFFIX = {I64: "L", U32: "u", U64: "UL"}
+
     def ty(self, t: Type) -> str:
-        return {I32: "int", I64: "long", BOOL: "int", F32: "float"}[t]
+        return self.TYPES[t]
 
     # f32: binary32 with denormals and NaN (the device's single-precision configuration
     # says so: targets/device/opencl_runner.py checks), contraction off (the program's
@@ -54,18 +59,39 @@ class OpenCLC(Dialect):
         return f"fma({a}, {b}, {c})"
 
     def uty(self, t: Type) -> str:
-        return "uint" if t is I32 else "ulong"
+        """The unsigned type `+ - * <<` compute in: the width's, or 32 bits for a
+        narrower one (whose operands C would otherwise promote to a signed int, where a
+        product can overflow); the result is truncated back by `from_u`."""
+        return self.ty(U64) if t.bits == 64 else self.ty(U32)
 
     def lit(self, value: int | bool, t: Type) -> str:
         if t is BOOL:
             return "1" if value else "0"
         v = int(value)
-        if t is I32:
-            return "(-2147483647 - 1)" if v == -(1 << 31) else f"({v})"
-        return "(-9223372036854775807L - 1L)" if v == -(1 << 63) else f"({v}L)"
+        if t is U64:
+            v %= 1 << 64
+        if t.bits < 32:
+            return f"(({self.ty(t)})({v}))"
+        suffix = self.SUFFIX.get(t, "")
+        if t.signed and v == -(1 << (t.bits - 1)):  # no literal of MIN: -MAX - 1
+            return f"({v + 1}{suffix} - 1{suffix})"
+        return f"({v}{suffix})"
 
     def narrow(self, x: str) -> str:
         return f"((int)(uint)(ulong)({x}))"
+
+    def bit_count(self, fe: FunctionEmitter, op: str, x: str, t: Type) -> str | None:
+        # OpenCL C's popcount and clz (of 0: the width) take every integer type; its ctz
+        # is OpenCL C 2.0's, so counted as the ones below the lowest set bit; no
+        # bit_reverse (cl_khr_extended_bit_ops is optional): a u64 from its halves
+        ut = self.ty(t)
+        if op == "popcount":
+            return f"popcount({x})"
+        if op == "clz":
+            return f"clz({x})"
+        if op == "ctz":
+            return f"popcount(({ut})(({x} & (({ut})0 - {x})) - ({ut})1))"
+        return self.reverse32(fe, x) if t is U32 else None
 
     def b2i(self, x: str, t: Type) -> str:
         return f"(({self.ty(t)})({x} != 0))"
@@ -110,7 +136,8 @@ class OpenCLC(Dialect):
 
     def atomic_add(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
                    elem: Type) -> None:
-        if elem is I32:
+        _no_narrow_atomics(elem)
+        if elem.bits == 32:
             fe.line(f"atomic_add((volatile __global uint*)({ref} + {index}), (uint){value});")
         else:
             fe.line(f"atom_add((volatile __global ulong*)({ref} + {index}), (ulong){value});")
@@ -127,7 +154,8 @@ class OpenCLC(Dialect):
 
     def local_atomic_add(self, fe: FunctionEmitter, ref: str, index: str, value: str,
                          elem: Type) -> None:
-        if elem is I32:
+        _no_narrow_atomics(elem)
+        if elem.bits == 32:
             fe.line(f"atomic_add((volatile __local uint*)({ref} + {index}), (uint){value});")
         else:
             fe.line(f"atom_add((volatile __local ulong*)({ref} + {index}), (ulong){value});")
@@ -258,6 +286,12 @@ class OpenCLC(Dialect):
                  "{ r[3 + 2 * i] = C->fns[i]; r[4 + 2 * i] = C->lns[i]; }"]
         return "\n".join(head + [f"__kernel void k_{tr.entry}({', '.join(params)}) {{"]
                          + body + ["}", ""])
+
+
+def _no_narrow_atomics(elem: Type) -> None:
+    if elem.bits < 32:  # OpenCL C, CUDA and GLSL have no 8- or 16-bit atomic add
+        raise Unsupported(f"atomic_add() on {elem} elements: the language has no 8- or "
+                          "16-bit atomic add")
 
 
 _VOTE = [

@@ -39,6 +39,18 @@ def group_of(wave: int, mutants: frozenset[str], group: int = 0) -> int:
     return group or wave
 
 
+def stored(elem: Type) -> Type:
+    """The type a buffer of `elem` holds: an f32's bits as an i32, else the element."""
+    return I32 if elem is F32 else elem
+
+
+def accessor(kind: str, elem: Type) -> str:
+    """The name of the id-switching accessor of `kind` (ld, st, aa) for buffers of
+    `elem`: by width for i32 (and f32's bits) and i64, by type for the others."""
+    t = stored(elem)
+    return f"{kind}{t.bits}" if t in (I32, I64) else f"{kind}_{t.value}"
+
+
 def dispatch_shape(wave: int, n_items: int, mutants: frozenset[str], group: int = 0
                    ) -> tuple[int, int]:
     return groups(-(-n_items // group_of(wave, mutants, group)))
@@ -48,7 +60,7 @@ class ShaderDialect(Dialect):
     """The parts of WGSL and GLSL translation that differ only in spelling."""
 
     def __init__(self) -> None:
-        self.accessors: set[tuple[str, int]] = set()  # (load|store|add, bits) needed
+        self.accessors: set[tuple[str, Type]] = set()  # (load|store|add, storage) needed
 
     # the spellings a subclass gives
     def buffer_ref(self, k: int, index: str, atomic: bool) -> str:
@@ -75,8 +87,8 @@ class ShaderDialect(Dialect):
         if len(ks) == 1:
             got = self._load_k(fe.tr, ks[0], index)
         else:
-            self.accessors.add(("load", elem.bits))
-            got = f"ld{elem.bits}({ref}, {index})"
+            self.accessors.add(("load", stored(elem)))
+            got = f"{accessor('ld', elem)}({ref}, {index})"
         return self.loaded_f32(got) if elem is F32 else got  # an f32 buffer holds bits
 
     def loaded_f32(self, bits: str) -> str:
@@ -96,8 +108,8 @@ class ShaderDialect(Dialect):
         if len(ks) == 1:
             fe.line(self._store_k(fe.tr, ks[0], index, value))
             return
-        self.accessors.add(("store", elem.bits))
-        fe.line(f"st{elem.bits}({ref}, {index}, {value});")
+        self.accessors.add(("store", stored(elem)))
+        fe.line(f"{accessor('st', elem)}({ref}, {index}, {value});")
 
     def _store_k(self, tr: Translator, k: int, index: str, value: str) -> str:
         if tr.buffers[k].atomic and self.atomics_typed:
@@ -110,28 +122,27 @@ class ShaderDialect(Dialect):
         if len(ks) == 1:
             fe.line(self.atomic_add_stmt(ks[0], index, value))
             return
-        self.accessors.add(("add", elem.bits))
-        fe.line(f"aa{elem.bits}({ref}, {index}, {value});")
+        self.accessors.add(("add", stored(elem)))
+        fe.line(f"{accessor('aa', elem)}({ref}, {index}, {value});")
 
     atomics_typed = False  # WGSL: atomic buffers have atomic element types
 
     def accessor_functions(self, tr: Translator) -> list[str]:
         """The id-switching accessors the functions used."""
         out = []
-        for kind, bits in sorted(self.accessors):
-            elem = I32 if bits == 32 else I64
-            ks = [k for k, b in enumerate(tr.buffers) if b.bits == bits]
+        for kind, elem in sorted(self.accessors, key=lambda x: (x[0], x[1].value)):
+            ks = [k for k, b in enumerate(tr.buffers) if stored(b.element) is elem]
             if kind == "load":
                 cases = [(k, f"return {self._load_k(tr, k, 'i')};") for k in ks]
-                out.append(self.switch_function(f"ld{bits}", elem, cases,
+                out.append(self.switch_function(accessor("ld", elem), elem, cases,
                                                 f"return {self.zero(elem)};", False))
             elif kind == "store":
                 cases = [(k, self._store_k(tr, k, "i", "v")) for k in ks]
-                out.append(self.switch_function(f"st{bits}", elem, cases, "", True))
+                out.append(self.switch_function(accessor("st", elem), elem, cases, "", True))
             else:
                 cases = [(k, self.atomic_add_stmt(k, "i", "v")) for k in ks
                          if tr.buffers[k].atomic]
-                out.append(self.switch_function(f"aa{bits}", elem, cases, "", True))
+                out.append(self.switch_function(accessor("aa", elem), elem, cases, "", True))
         return out
 
     def switch_function(self, name: str, elem: Type, cases: list[tuple[int, str]],
@@ -186,6 +197,8 @@ class ShaderDialect(Dialect):
                 args.append(value)
             elif p.ty is I32:
                 args.append(self.narrow(value))
+            elif p.ty.is_int:  # its storage form: a u64 as its bits
+                args.append(self.int_cast(value, I64, p.ty))
             elif p.ty is F32:  # its bits
                 args.append(self.bits2f(self.narrow(value)))
             else:

@@ -20,7 +20,7 @@ is its reconvergence model's business.
 from __future__ import annotations
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, I32, I64, Type
+from difftest.core.ir.types import BOOL, I32, I64, U32, U64, Type
 
 from .emit import UNCHECKED_SUBGROUPS, FunctionEmitter, Translator
 from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect
@@ -63,8 +63,8 @@ class WGSL(ShaderDialect):
     def run_close(self) -> str:
         return "break; }"
 
-    def sync_loop_head(self, k: str) -> str:
-        return f"for (; ; {k} = {k} + 1li) {{"
+    def sync_loop_head(self, k: str, t: Type = I64) -> str:
+        return f"for (; ; {k} = {k} + {self.lit(1, t)}) {{"
 
     def vote(self, choice: str) -> str:
         return f"vote({choice})"
@@ -88,19 +88,34 @@ class WGSL(ShaderDialect):
                 f"{{ {self.local_store(tr, a.name, 'i', self.zero(a.element))} }}")
 
     def ty(self, t: Type) -> str:
-        return {I32: "i32", I64: "i64", BOOL: "bool"}[t]
+        return {I32: "i32", I64: "i64", U32: "u32", U64: "u64", BOOL: "bool"}[t]
 
     def uty(self, t: Type) -> str:
-        return "u32" if t is I32 else "u64"
+        return "u32" if t.bits == 32 else "u64"
 
     def lit(self, value: int | bool, t: Type) -> str:
         if t is BOOL:
             return "true" if value else "false"
         v = int(value)
-        if t is I32:
-            return "(-2147483647i - 1i)" if v == -(1 << 31) else f"{v}i"
-        return "(-9223372036854775807li - 1li)" if v == -(1 << 63) else f"{v}li"
+        if t is U64:
+            v %= 1 << 64
+        suffix = {I32: "i", I64: "li", U32: "u", U64: "lu"}[t]
+        if t.signed and v == -(1 << (t.bits - 1)):  # no literal of MIN: -MAX - 1
+            return f"({v + 1}{suffix} - 1{suffix})"
+        return f"{v}{suffix}"
 
+    def int_cast(self, x: str, have: Type, want: Type) -> str:
+        """WGSL's own conversions, spelled so that none is a clamp: a bitcast within a
+        width, an extension within a signedness, a mask before a narrowing."""
+        if have.bits == want.bits:
+            return f"bitcast<{self.ty(want)}>({x})"
+        if have.bits < want.bits:  # 32 to 64: extended by the source's signedness
+            wide = I64 if have.signed else U64
+            got = f"{self.ty(wide)}({x})"
+            return got if wide is want else f"bitcast<{self.ty(want)}>({got})"
+        bits = x if have is U64 else f"bitcast<u64>({x})"
+        low = f"u32({bits} & 0xfffffffflu)"
+        return low if want is U32 else f"bitcast<i32>({low})"
     def let(self, name: str, t: Type, value: str) -> str:
         return f"let {name}: {self.ty(t)} = {value};"
 
@@ -128,8 +143,16 @@ class WGSL(ShaderDialect):
     def shift_amount(self, b: str, t: Type, bits: int) -> str:
         return f"u32({b} & {self.lit(bits - 1, t)})"
 
+    def bit_count(self, fe: FunctionEmitter, op: str, x: str, t: Type) -> str | None:
+        # WGSL's bit functions of a u32 (of 0: clz and ctz give 32); a u64 from its
+        # halves
+        if t is U64:
+            return None
+        return {"popcount": "countOneBits", "clz": "countLeadingZeros",
+                "ctz": "countTrailingZeros", "bit_reverse": "reverseBits"}[op] + f"({x})"
+
     def truncating(self, fe: FunctionEmitter, op: str, a: str, b: str, t: Type) -> str:
-        if op == "%" and "srem" in fe.tr.avoid:  # no OpSRem (AVOIDABLE "srem")
+        if op == "%" and "srem" in fe.tr.avoid and t.signed:  # no OpSRem (AVOIDABLE)
             return f"({a} - ({a} / {b}) * {b})"
         return super().truncating(fe, op, a, b, t)
 
@@ -147,8 +170,8 @@ class WGSL(ShaderDialect):
     def let_u32(self, name: str, value: str) -> str:
         return f"let {name}: u32 = {value};"
 
-    def for_head(self, k: str, start: str, bound: str) -> str:
-        return f"for (var {k}: i64 = {start}; {k} < {bound}; {k}++) {{"
+    def for_head(self, k: str, start: str, bound: str, t: Type = I64) -> str:
+        return f"for (var {k}: {self.ty(t)} = {start}; {k} < {bound}; {k}++) {{"
 
     def loop_head(self) -> str:
         return "loop {"
@@ -249,7 +272,8 @@ class WGSL(ShaderDialect):
                  "array<atomic<i64>>;",
                  f"@group(0) @binding({PARAMS}) var<storage, read> P: array<i64>;"]
         for k, b in enumerate(tr.buffers):
-            elem = "i32" if b.bits == 32 else "i64"
+            elem = self.ty(I32 if b.element.bits == 32 and not b.element.is_int
+                           else b.element)
             if b.atomic:
                 elem = f"atomic<{elem}>"
             lines.append(f"@group(0) @binding({FIRST_BUFFER + k}) var<storage, read_write> "

@@ -45,7 +45,7 @@ from difftest.core import f32
 from difftest.core.case import Case
 from difftest.core.errors import NotOnThisMachine
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import F32
+from difftest.core.ir.types import F32, I8, I16, I32, I64, U8, U16, U32, U64, Type
 from difftest.core.ir.walk import f32_use, reachable, walk
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import MAXIMAL, UNIFORM
@@ -54,7 +54,8 @@ from ..device.process import DeviceCrash, DeviceProcess, DeviceTimeout
 from ..translate import Translation, subgroup_size
 from ..translate.emit import uses_f32
 from ..translate.shader import dispatch_shape
-from ..translated import DEFAULT_TIMEOUT, LIMITS, OptionError, TranslatedTarget, require
+from ..translated import (DEFAULT_TIMEOUT, LIMITS, OptionError, TranslatedTarget,
+                          device_array, require)
 
 DRIVER_FILES = "/usr/share/vulkan/icd.d/lvp_icd.*.json"
 APT = "apt-get install libvulkan1 mesa-vulkan-drivers"
@@ -96,6 +97,10 @@ def probe(icd: str, want: str) -> dict[str, Any]:
             raise error(f"option device={want!r}: {message.split(': ', 1)[-1]}")
         _PROBES[key] = dict(reply["properties"])
     return _PROBES[key]
+
+
+#: the integer types of a WGSL translation, and of a GLSL one on any device
+WGSL_INTS = frozenset({I32, I64, U32, U64})
 
 
 class _Device:
@@ -181,7 +186,7 @@ class _Device:
 
 
 class _Vulkan(TranslatedTarget):
-    base_capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups"})
+    base_capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "bit_ops"})
     option_names: tuple[str, ...] = ("device", "icd", "avoid", *LIMITS)
     avoidable = ("sext-compare", "sext-shift", "srem", "float-constants")
     option_help = {"device": "the Vulkan device: auto (default: the machine's GPU if it "
@@ -240,6 +245,17 @@ class _Vulkan(TranslatedTarget):
     def cases_per_kernel(self) -> int:  # type: ignore[override]
         gpu = self._device().props["type"] != "cpu"
         return self.GPU_CASES_PER_KERNEL if gpu else TranslatedTarget.cases_per_kernel
+
+    @property  # type: ignore[override]
+    def int_types(self) -> frozenset[Type]:  # type: ignore[override]
+        """32- and 64-bit integers of both signs everywhere (WGSL's 64-bit ones through
+        naga's extension); 8- and 16-bit ones in GLSL where the device has them
+        (shaderInt8/Int16 with 8/16-bit storage buffer access)."""
+        if self.language != "glsl":
+            return WGSL_INTS
+        ints = self._device().props.get("ints", {})
+        return WGSL_INTS | (frozenset({I8, U8}) if ints.get("int8") else frozenset()) \
+            | (frozenset({I16, U16}) if ints.get("int16") else frozenset())
 
     @property  # type: ignore[override]
     def capabilities(self) -> frozenset[str]:  # type: ignore[override]
@@ -308,10 +324,9 @@ class _Vulkan(TranslatedTarget):
         for p in tr.params:
             value = case.args[p.name]
             if p.ty.is_buffer:
-                dtype = np.int32 if p.ty.element.bits == 32 else np.int64
                 params.append(len(value))  # type: ignore[arg-type]
                 where.append(2 + len(buffers))
-                buffers.append(np.asarray(value, dtype=dtype))
+                buffers.append(device_array(value, p.ty.element))
             elif p.ty is F32:  # its bits
                 params.append(f32.to_bits(float(value)))  # type: ignore[arg-type]
             else:

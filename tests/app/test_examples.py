@@ -24,7 +24,7 @@ from oracles.oracle import ReferenceTarget
 from ..conftest import EXAMPLES, example_json
 
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt",
-         "workgroup_reduce", "float_rounding", "integer_types"]
+         "workgroup_reduce", "float_rounding", "integer_types", "bit_ops"]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -177,6 +177,15 @@ def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:
 def test_every_example_case_loads() -> None:
     for name in NAMES:
         assert load_case(EXAMPLES / f"{name}.py").entry == name
+
+
+def test_bit_ops() -> None:
+    """The header's numbers."""
+    out = run_example("bit_ops")["buffers"]
+    assert out["c"] == [32, 31, 0, 0, 32, 0, 31, 0, 0, 1, 1, 32]
+    assert out["r"] == [0, 2147483648, 1, 4294967295, 0, 2, 1, 4294967295]
+    assert out["h"] == [0, 0, 2147483647, 4294967294, 0, 1, 2, 2]
+    assert out["s"] == [-128, 1, 5, 127]
 
 
 def test_integer_types() -> None:

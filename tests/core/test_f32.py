@@ -150,7 +150,7 @@ def test_f32_programs_parse_check_and_print_back() -> None:
     ("    b[0] = 1", "convert it with f32"),
     ("    c[0] = x", "convert it with i32"),
     ("    y = fma(x, x)", "takes 3 argument"),
-    ("    y = min(1, 2)", "must be f32"),
+    ("    y = min(x, 1)", "must be f32"),
     ("    y = 1e39", "out of the f32 range"),
     ("    y = x < 1", "mixes f32 and i32"),
 ])

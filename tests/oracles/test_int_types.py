@@ -106,10 +106,11 @@ def _spell(value: Any) -> str:
 
 
 def kernel_file(folder: Path, k: int, expr: str, result: str,
-                args: dict[str, tuple[str, Any]]) -> Path:
+                args: dict[str, tuple[str, Any]], length: int = 1) -> Path:
     """The row as a kernel file: out[0] = expr, the arguments as scalars."""
     params = "".join(f", {name}: {ty}" for name, (ty, _) in args.items())
-    lines = ["# difftest: launch n=1 wave=1", f"# difftest: arg out = {result}[0]"]
+    lines = ["# difftest: launch n=1 wave=1",
+             f"# difftest: arg out = {result}[0]" + (f" * {length}" if length > 1 else "")]
     lines += [f"# difftest: arg {name} = {_spell(v)}" for name, (_, v) in args.items()]
     lines += [f"def kernel(out: Buffer[{result}]{params}):", f"    out[0] = {expr}", ""]
     path = folder / f"row{k}.py"

@@ -716,8 +716,29 @@ class _FunctionChecker:
             raise self.error(f"unknown function '{e.op}'", e.line)
         if len(e.args) != arity:
             raise self.error(f"{e.op}() takes {arity} argument(s), got {len(e.args)}", e.line)
-        args = tuple(self.f32_expr(a, d, f"argument of {e.op}()") for a in e.args)
-        return n.replace(e, args=args, ty=F32)
+        if e.op == "fma":
+            args = tuple(self.f32_expr(a, d, f"argument of {e.op}()") for a in e.args)
+            return n.replace(e, args=args, ty=F32)
+        args = tuple(self.expr(a, d) for a in e.args)
+        first = args[0].ty
+        assert first is not None
+        if e.op in ("min", "max", "abs") and first is F32:
+            args = (args[0],) + tuple(self.f32_expr(a, d, f"argument of {e.op}()")
+                                      for a in e.args[1:])
+            return n.replace(e, args=args, ty=F32)
+        for a in args:
+            assert a.ty is not None
+            if not a.ty.is_int:
+                f32_ok = " or f32" if e.op in ("min", "max", "abs") else ""
+                raise self.error(f"argument of {e.op}() must be an integer{f32_ok}, got "
+                                 f"{a.ty}", a.line)
+        if e.op in n.ROTATE_OPS:  # the amount's type is its own (it is masked)
+            return n.replace(e, args=args, ty=first)
+        if len(args) == 2:  # min, max, mul_hi: the two meet as a binary operator's do
+            a, b = self._met(*args)
+            ty = self._common(a.ty, b.ty, f"{e.op}()", e.line)
+            return n.replace(e, args=(a, b), ty=ty)
+        return n.replace(e, args=args, ty=first)
 
     def e_Call(self, e: n.Call, d: frozenset[str]) -> n.Expr:
         return self.call(e, d, want_value=True)

@@ -47,8 +47,15 @@ WAVE_OPS = {
 #: the wave operations an f32 may go through: their results are exact in any lane order
 #: (a float sum is not: its rounding depends on the order)
 F32_WAVE_OPS = ("readfirstlane", "shuffle", "wave_min", "wave_max")
-#: f32 functions: name -> number of arguments (docs/semantics.md, "32-bit floats")
-MATH_OPS = {"fma": 3, "min": 2, "max": 2, "abs": 1}
+#: functions of numbers: name -> number of arguments. `fma` takes f32s, `min`, `max`
+#: and `abs` f32s or integers (docs/semantics.md, "32-bit floats"), the bit operations
+#: integers ("Bit operations")
+MATH_OPS = {"fma": 3, "min": 2, "max": 2, "abs": 1, "popcount": 1, "clz": 1, "ctz": 1,
+            "bit_reverse": 1, "rotate_left": 2, "rotate_right": 2, "mul_hi": 2}
+#: the bit operations: of one integer, its type's result
+BIT_OPS = ("popcount", "clz", "ctz", "bit_reverse")
+#: the rotations: of an integer by an amount of any integer type (masked to the width)
+ROTATE_OPS = ("rotate_left", "rotate_right")
 
 
 def _line() -> int:
@@ -186,7 +193,9 @@ class Cast:
 
 @dataclass(frozen=True)
 class MathOp:
-    """`fma(a, b, c)`, `min(a, b)`, `max(a, b)`, `abs(a)` on f32 values."""
+    """`fma(a, b, c)` on f32s; `min(a, b)`, `max(a, b)`, `abs(a)` on f32s or integers;
+    the bit operations `popcount`, `clz`, `ctz`, `bit_reverse`, `rotate_left(x, n)`,
+    `rotate_right(x, n)`, `mul_hi(a, b)` on integers (docs/semantics.md)."""
 
     op: str
     args: tuple[Expr, ...]

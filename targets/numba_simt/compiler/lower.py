@@ -33,8 +33,8 @@ from typing import Any
 from difftest.core.ir import nodes as n
 from difftest.core.ir.printer import expr_source
 from difftest.core import f32
-from difftest.core.ir.types import (BOOL, BUF_I32, F32, I32, I64, U64, Type, int_range,
-                                    local_of, storage, widest)
+from difftest.core.ir.types import (BOOL, BUF_I32, BY_WIDTH, F32, I32, I64, U64, Type,
+                                    int_range, local_of, storage, widest)
 from difftest.core.outcome import Frame
 
 from ..mutants import NONE, Mutants
@@ -42,6 +42,10 @@ from ..isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_CONVERT, FA
                   FAULT_FAIL, FAULT_OOB, NAN_BITS, UNIFORM_VALUES, UNSIGNED, WRITES_VREG, Op,
                   kind)
 
+_INT_FUNCTIONS = {"popcount": Op.POPCOUNT, "clz": Op.CLZ, "ctz": Op.CTZ,
+                  "bit_reverse": Op.BIT_REVERSE, "rotate_left": Op.ROTATE_LEFT,
+                  "rotate_right": Op.ROTATE_RIGHT, "mul_hi": Op.MUL_HI, "min": Op.MIN,
+                  "max": Op.MAX, "abs": Op.ABS}
 _ARITH = {"+": Op.ADD, "-": Op.SUB, "*": Op.MUL, "//": Op.DIV, "%": Op.REM, "&": Op.AND,
           "|": Op.OR, "^": Op.XOR, "<<": Op.SHL, ">>": Op.SHR}
 _CMP = {"==": Op.CMP_EQ, "!=": Op.CMP_NE, "<": Op.CMP_LT, "<=": Op.CMP_LE, ">": Op.CMP_GT,
@@ -593,10 +597,20 @@ class _Lowerer:
         a = self.expr(e.left)
         b = self.expr(e.right)
         v = self.vreg(e.ty)
-        ins = self.emit(_ARITH[e.op], d=v, a=a, b=b, imm=kind(e.ty))
+        imm = kind(e.ty)
+        signed_for_unsigned = (
+            e.op in ("//", "%") and self._mistaken("unsigned-div-signed", e.ty)
+            or e.op == ">>" and self._mistaken("shr-arithmetic-unsigned", e.ty))
+        if signed_for_unsigned:  # the mutants: the signed operation of the width
+            a, imm = self._as_signed(a, e.ty), e.ty.bits
+            if e.op != ">>":
+                b = self._as_signed(b, e.ty)
+        elif e.op in ("+", "-") and e.ty.bits < 32 and self.mutants.on("narrow-add-unwrapped"):
+            imm = 64  # the mutant: the sum of a narrow type left unwrapped
+        ins = self.emit(_ARITH[e.op], d=v, a=a, b=b, imm=imm)
         if e.op in ("//", "%"):
             self.infopoint(ins, FAULT_DIV0, e.line)
-        return v
+        return self._as_unsigned(v, e.ty) if signed_for_unsigned else v
 
     def _float_binary(self, e: n.Binary) -> int:
         v = self.vreg(F32)
@@ -634,9 +648,31 @@ class _Lowerer:
         v = self.vreg(BOOL)
         if e.left.ty is F32:
             self.emit(_FCMP[e.op], d=v, a=a, b=b)
+        elif self._mistaken("unsigned-compare-signed", e.left.ty):
+            self.emit(_CMP[e.op], d=v, a=self._as_signed(a, e.left.ty),
+                      b=self._as_signed(b, e.right.ty), imm=64)
         else:
             unsigned64 = U64 in (e.left.ty, e.right.ty)  # a u64 compares unsigned
             self.emit(_CMP[e.op], d=v, a=a, b=b, imm=64 + (UNSIGNED if unsigned64 else 0))
+        return v
+
+    def _mistaken(self, mutant: str, ty: Type | None) -> bool:
+        """Whether the integer-type mutant `mutant`, on, applies to a value of `ty` (an
+        unsigned type: the signed-for-unsigned mistakes)."""
+        return ty is not None and ty.is_int and not ty.signed and self.mutants.on(mutant)
+
+    def _as_signed(self, x: int, ty: Type | None) -> int:
+        """The mutants' mistake: an unsigned value's bits read as the signed type of its
+        width (sign-extended from it)."""
+        assert ty is not None
+        v = self.vreg(BY_WIDTH[(ty.bits, True)])
+        self.emit(Op.WRAP, d=v, a=x, imm=ty.bits)
+        return v
+
+    def _as_unsigned(self, x: int, ty: Type) -> int:
+        """x wrapped to the kind of `ty` (the mutants' way back to a type's storage)."""
+        v = self.vreg(ty)
+        self.emit(Op.WRAP, d=v, a=x, imm=kind(ty))
         return v
 
     def e_Logic(self, e: n.Logic) -> int:
@@ -697,6 +733,14 @@ class _Lowerer:
             ins = self.emit(Op.CVT_FI, d=v, a=a, imm=kind(e.ty))
             self.infopoint(ins, FAULT_CONVERT, e.line)
             return v
+        source = e.operand.ty
+        if source.is_int and e.ty.is_int and source.bits < e.ty.bits and (
+                self.mutants.on("zext-as-sext") and not source.signed
+                or self.mutants.on("sext-as-zext") and source.signed):
+            # the mutants: a widening extends by the other signedness
+            a = self._as_signed(a, source) if not source.signed else \
+                self._as_unsigned(a, BY_WIDTH[(source.bits, False)])
+            return self._as_unsigned(a, e.ty)  # (a WRAP to the target's kind)
         if e.operand.ty.is_int and _changes(e.operand.ty, e.ty):
             v = self.vreg(e.ty)
             self.emit(Op.WRAP, d=v, a=a, imm=kind(e.ty))
@@ -705,6 +749,16 @@ class _Lowerer:
 
     def e_MathOp(self, e: n.MathOp) -> int:
         args = [self.expr(a) for a in e.args]
+        if e.ty is not None and e.ty.is_int:  # an integer function of the result's kind
+            v = self.vreg(e.ty)
+            if e.op == "mul_hi" and self._mistaken("mul-hi-signed", e.ty):
+                # the mutant: the signed product's high half for unsigned operands
+                a, b = (self._as_signed(x, e.ty) for x in args)
+                self.emit(Op.MUL_HI, d=v, a=a, b=b, imm=e.ty.bits)
+                return self._as_unsigned(v, e.ty)
+            self.emit(_INT_FUNCTIONS[e.op], d=v, a=args[0], b=args[1] if len(args) > 1 else 0,
+                      imm=kind(e.ty))
+            return v
         v = self.vreg(F32)
         if e.op == "abs":  # the sign bit cleared
             self.emit(Op.AND, d=v, a=args[0], b=self.constant(_MAGNITUDE, I64))

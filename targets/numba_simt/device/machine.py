@@ -121,6 +121,8 @@ FLAG_MIN_NAN = 512         # f32-min-propagates-nan: FMIN/FMAX (and the wave's) 
 #                            where an operand is NaN
 FLAG_CVT_SATURATE = 1024   # f32-to-int-saturates: CVT_FI clamps (NaN to 0) instead of
 #                            faulting
+FLAG_CLZ_ZERO = 2048       # clz-ctz-zero: CLZ and CTZ of 0 give the width minus one
+FLAG_POPC_LOW = 4096       # popcount-low-word: POPCOUNT of 64 bits counts the low 32
 
 # Deopt reasons (frame word 1) and the frame layout (a row of the save area).
 REASON_OOB, REASON_DIV0, REASON_FAIL, REASON_SPECULATION, REASON_FORCED = 1, 2, 3, 4, 5
@@ -147,6 +149,7 @@ _SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = range(60, 69)
 _RFL, _SHUF, _SPILL, _RELOAD = 70, 71, 80, 81
 _FADD, _FSUB, _FMUL, _FFMA, _FMIN, _FMAX = range(90, 96)
 _FEQ, _FNE, _FLT, _FLE, _FGT, _FGE, _CVTIF, _CVTFI, _WFMIN, _WFMAX = range(96, 106)
+_POPC, _CLZ, _CTZ, _BREV, _ROTL, _ROTR, _MULHI, _IMIN, _IMAX, _IABS = range(110, 120)
 _EXEC, _ALIVE = 0, 1
 _UNS = 256  # isa.UNSIGNED: a kind's unsigned flag
 _MIN64 = -9223372036854775807 - 1
@@ -169,7 +172,9 @@ _LITERALS = {
     "RELOAD": _RELOAD, "FADD": _FADD, "FSUB": _FSUB, "FMUL": _FMUL, "FFMA": _FFMA,
     "FMIN": _FMIN, "FMAX": _FMAX, "FCMP_EQ": _FEQ, "FCMP_NE": _FNE, "FCMP_LT": _FLT,
     "FCMP_LE": _FLE, "FCMP_GT": _FGT, "FCMP_GE": _FGE, "CVT_IF": _CVTIF, "CVT_FI": _CVTFI,
-    "WWM_FMIN": _WFMIN, "WWM_FMAX": _WFMAX,
+    "WWM_FMIN": _WFMIN, "WWM_FMAX": _WFMAX, "POPCOUNT": _POPC, "CLZ": _CLZ, "CTZ": _CTZ,
+    "BIT_REVERSE": _BREV, "ROTATE_LEFT": _ROTL, "ROTATE_RIGHT": _ROTR, "MUL_HI": _MULHI,
+    "MIN": _IMIN, "MAX": _IMAX, "ABS": _IABS,
 }
 assert _LITERALS == {op.name: int(op) for op in Op}, "isa.Op changed: update machine.py"
 assert (_EXEC, _ALIVE, WIDTH, _UNS) == (EXEC, ALIVE, 8, UNSIGNED), \
@@ -202,6 +207,9 @@ _FORMS = {
     Op.FMAX: "vvv--", Op.FCMP_EQ: "vvv--", Op.FCMP_NE: "vvv--", Op.FCMP_LT: "vvv--",
     Op.FCMP_LE: "vvv--", Op.FCMP_GT: "vvv--", Op.FCMP_GE: "vvv--", Op.CVT_IF: "vv--b",
     Op.CVT_FI: "vv--b", Op.WWM_FMIN: "vv---", Op.WWM_FMAX: "vv---",
+    Op.POPCOUNT: "vv--b", Op.CLZ: "vv--b", Op.CTZ: "vv--b", Op.BIT_REVERSE: "vv--b",
+    Op.ROTATE_LEFT: "vvv-b", Op.ROTATE_RIGHT: "vvv-b", Op.MUL_HI: "vvv-b", Op.MIN: "vvv-b",
+    Op.MAX: "vvv-b", Op.ABS: "vv--b",
 }
 assert set(_FORMS) == set(Op), "every opcode needs an operand form"
 _NOP = 128  # opcodes are below this
@@ -219,8 +227,11 @@ _FLAG_OPS = {
               Op.LOCALID, Op.GROUPID, Op.GROUPSIZE, Op.LOCALBASE, Op.READFIRST,
               Op.SHUFFLE, Op.RELOAD, Op.FADD, Op.FSUB, Op.FMUL, Op.FFMA, Op.FMIN, Op.FMAX,
               Op.FCMP_EQ, Op.FCMP_NE, Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE,
-              Op.CVT_IF),
-    _WRAPS: (Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.WRAP),
+              Op.CVT_IF, Op.POPCOUNT, Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ROTATE_LEFT,
+              Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN, Op.MAX, Op.ABS),
+    _WRAPS: (Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.WRAP, Op.POPCOUNT,
+             Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI,
+             Op.ABS),
 }
 _KNOWN, _FLAGS = 5, 6
 # the mode word replacing wm in the code as run: all lanes (wm=1); a masked write (wm=0)
@@ -259,6 +270,30 @@ def _ctz(typingctx, x):  # type: ignore[no-untyped-def]
 
     def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _clz(typingctx, x):  # type: ignore[no-untyped-def]
+    """Leading zero bits of an int64 (64 for zero)."""
+    if x != types.int64:
+        return None
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _brev(typingctx, x):  # type: ignore[no-untyped-def]
+    """An int64's 64 bits in reverse order."""
+    if x != types.int64:
+        return None
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        return builder.bitreverse(args[0])
 
     return types.int64(types.int64), codegen
 
@@ -573,6 +608,72 @@ LaunchSettings = namedtuple("LaunchSettings", "n W gw group_order slots quantum 
                                               "force_percent force_limit")
 Memory = namedtuple("Memory", "mem buftab params local_bases local_lens")
 Results = namedtuple("Results", "counters save header never_ran trace")
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _umulhi64(x, y):  # type: ignore[no-untyped-def]
+    """The high 64 bits of the 128-bit product of two u64 (their bits as int64), from
+    32-bit halves (no partial sum overflows 64 bits)."""
+    a = np.uint64(x)
+    b = np.uint64(y)
+    low = np.uint64(0xFFFFFFFF)
+    thirty_two = np.uint64(32)
+    alo, ahi, blo, bhi = a & low, a >> thirty_two, b & low, b >> thirty_two
+    lolo, hilo, lohi = alo * blo, ahi * blo, alo * bhi
+    cross = (lolo >> thirty_two) + (hilo & low) + lohi
+    return np.int64(ahi * bhi + (hilo >> thirty_two) + (cross >> thirty_two))
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _int_function(op, x, y, w, uns, quirks):  # type: ignore[no-untyped-def]
+    """One lane of an integer function (isa.Op.POPCOUNT ... ABS) on values of width w,
+    unsigned if `uns`: x, y in storage form; the result before its wrap to the kind.
+    `quirks`: the machine's mutant flags."""
+    mask = np.int64(-1) if w == 64 else (np.int64(1) << w) - 1
+    u = x & mask  # the width's bits
+    if op == _POPC:
+        if w == 64 and (quirks & FLAG_POPC_LOW) != 0:
+            u &= np.int64(0xFFFFFFFF)  # the mutant: the low word only
+        return _popc(u)
+    if (op == _CLZ or op == _CTZ) and u == 0 and (quirks & FLAG_CLZ_ZERO) != 0:
+        return np.int64(w - 1)  # the mutant
+    if op == _CLZ:
+        return _clz(u) - (64 - w)
+    if op == _CTZ:
+        return np.int64(w) if u == 0 else _ctz(u)
+    if op == _BREV:
+        return np.int64(np.uint64(_brev(u)) >> np.uint64(64 - w))
+    if op == _ROTL or op == _ROTR:
+        s = y & (w - 1)
+        if op == _ROTR:
+            s = (w - s) & (w - 1)
+        if s == 0:
+            return u
+        return ((u << s) | np.int64(np.uint64(u) >> np.uint64(w - s))) & mask
+    if op == _MULHI:
+        if w == 64:
+            hi = _umulhi64(x, y)
+            if not uns:  # the signed product's high half from the unsigned one's
+                hi -= (y if x < 0 else np.int64(0)) + (x if y < 0 else np.int64(0))
+            return hi
+        if uns:  # values below 2^32: the product fits 64 unsigned bits
+            return np.int64((np.uint64(x) * np.uint64(y)) >> np.uint64(w))
+        return (x * y) >> w  # |x * y| <= 2^62: exact
+    if op == _IMIN or op == _IMAX:
+        flip = np.int64(_MIN64) if uns and w == 64 else np.int64(0)  # a u64's order
+        a = x ^ flip
+        b = y ^ flip
+        return (min(a, b) if op == _IMIN else max(a, b)) ^ flip
+    return x if uns or x >= 0 else -x  # ABS (MIN wraps to itself)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _int_functions(op, V, rd, ra, rb, imm, W, quirks):  # type: ignore[no-untyped-def]
+    """The integer functions, every lane (the dispatch loop keeps and wraps)."""
+    w = imm & 255
+    uns = imm & _UNS
+    for l in range(W):
+        V[rd, l] = _int_function(op, V[ra, l], V[rb, l], w, uns, quirks)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -930,6 +1031,8 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     x = local_bases[0 if one_instance else k // gw, imm]
                     for l in range(W):
                         V[rd, l] = x
+                elif op >= _POPC:
+                    _int_functions(op, V, rd, ra, rb, imm, W, mutant_flags)
                 # f32, last: nothing of an integer kernel's work passes these tests
                 elif op == _FADD or op == _FSUB or op == _FMUL:
                     sign = -1.0 if op == _FSUB else 1.0

@@ -74,6 +74,9 @@ _MIN64 = -9223372036854775807 - 1
  V_MAX, V_OR, V_AND, V_BALLOT, V_SCAN_EXCL, V_SCAN_INCL, V_READFIRST, V_SHUFFLE,
  A_FADD, A_FSUB, A_FMUL, A_FMIN, A_FMAX, A_FEQ, A_FNE, A_FLT, A_FLE, A_FGT, A_FGE, A_CVT_IF,
  V_FMIN, V_FMAX, A_OTHER) = range(47)
+# the integer functions (isa.Op.POPCOUNT ... ABS), after the rest
+A_POPCOUNT, A_CLZ, A_CTZ, A_BIT_REVERSE, A_ROTL, A_ROTR, A_MUL_HI, A_MIN, A_MAX, A_ABS = \
+    range(47, 57)
 
 # `layout`: where a frame keeps the workitem, the infopoint, the trip count, and where its
 # mask words start (machine.py's F_GID, F_IP, F_TRIPS, F_HEAD)
@@ -215,9 +218,75 @@ def _pick(x, y, smaller):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _int_function(op, x, y, k):  # type: ignore[no-untyped-def]
+    """An integer function (docs/semantics.md, "Bit operations") of one lane's values of
+    kind k, on Python's exact integers' rules spelled in int64 (machine.py computes the
+    same with LLVM's bit intrinsics: two implementations, checked against each other by
+    every case a deopt replays on the host)."""
+    w = k & 255
+    uns = (k & _UNS) != 0
+    mask = np.int64(-1) if w == 64 else (np.int64(1) << w) - 1
+    u = x & mask
+    r = np.int64(0)
+    if op == A_POPCOUNT or op == A_CLZ or op == A_CTZ or op == A_BIT_REVERSE:
+        count = np.int64(0)
+        lead = np.int64(-1)  # the highest set bit
+        trail = np.int64(-1)  # the lowest
+        for i in range(w):
+            if (u >> i) & 1:
+                count += 1
+                lead = np.int64(i)
+                if trail < 0:
+                    trail = np.int64(i)
+                if op == A_BIT_REVERSE:
+                    r |= np.int64(1) << (w - 1 - i)
+        if op == A_POPCOUNT:
+            r = count
+        elif op == A_CLZ:
+            r = w - 1 - lead
+        elif op == A_CTZ:
+            r = np.int64(w) if trail < 0 else trail
+    elif op == A_ROTL or op == A_ROTR:
+        s = y & (w - 1)
+        if op == A_ROTR:
+            s = (w - s) & (w - 1)
+        r = u if s == 0 else ((u << s) | np.int64(np.uint64(u) >> np.uint64(w - s))) & mask
+    elif op == A_MUL_HI:  # 64 x 64 from 16-bit digits, then the sign corrections
+        ux = np.uint64(x) & np.uint64(mask)
+        uy = np.uint64(y) & np.uint64(mask)
+        digits = np.zeros(8, dtype=np.uint64)
+        for i in range(4):
+            carry = np.uint64(0)
+            for j in range(4):
+                t = (digits[i + j] + ((ux >> np.uint64(16 * i)) & np.uint64(0xFFFF))
+                     * ((uy >> np.uint64(16 * j)) & np.uint64(0xFFFF)) + carry)
+                digits[i + j] = t & np.uint64(0xFFFF)
+                carry = t >> np.uint64(16)
+            digits[i + 4] += carry
+        hi = np.uint64(0)  # bits w .. w + 63 of the unsigned product
+        for i in range(8):
+            at = 16 * i - w
+            if -16 < at < 64:
+                hi |= (digits[i] << np.uint64(at)) if at >= 0 else (digits[i] >> np.uint64(-at))
+        r = np.int64(hi)
+        if not uns:  # the signed product: subtract y * 2^w for x < 0, x * 2^w for y < 0
+            r -= (y if x < 0 else np.int64(0)) + (x if y < 0 else np.int64(0))
+    elif op == A_MIN or op == A_MAX:
+        flip = _MIN64 if k == _U64 else np.int64(0)
+        a = x ^ flip
+        b = y ^ flip
+        r = (min(a, b) if op == A_MIN else max(a, b)) ^ flip
+    else:  # A_ABS
+        r = x if uns or x >= 0 else -x
+    return _wrap(r, k)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def arith(op, x, y, k):  # type: ignore[no-untyped-def]
     """An A_ operation on one lane's values of kind k (unary ones ignore y)."""
     w = k & 255
+    if op >= A_POPCOUNT:
+        return _int_function(op, x, y, k)
     if op >= A_FADD:
         if op == A_CVT_IF and k == _U64:
             return _bits(_from_u64(x))

@@ -44,7 +44,7 @@ from .host_loop import (K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_CVT, K_DIVREM, K
                         K_KILL, K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR, K_MOV,
                         K_MOVI, K_OUTSIDE, K_PARAM, K_SETEXEC, K_STORE, K_TRIP, K_UNARY,
                         K_WAVE_OP, K_WAVEID)
-from ..isa import ALIVE, ALWAYS_ALL_LANES, EXEC, UNSIGNED, Op
+from ..isa import ALIVE, ALWAYS_ALL_LANES, EXEC, INT_FUNCTIONS_A, INT_FUNCTIONS_AB, UNSIGNED, Op
 from ..device.machine import F_GID, F_HEAD, F_IP, F_TRIPS, refmap_start
 from ..mutants import NONE, Mutants
 
@@ -294,7 +294,8 @@ _KINDS = {
                                Op.CMP_GT, Op.CMP_GE, Op.FADD, Op.FSUB, Op.FMUL, Op.FMIN,
                                Op.FMAX, Op.FCMP_EQ, Op.FCMP_NE, Op.FCMP_LT, Op.FCMP_LE,
                                Op.FCMP_GT, Op.FCMP_GE)},
-    **{op: K_UNARY for op in (Op.NEG, Op.NOT, Op.LNOT, Op.WRAP, Op.CVT_IF)},
+    **{op: K_UNARY for op in (Op.NEG, Op.NOT, Op.LNOT, Op.WRAP, Op.CVT_IF, *INT_FUNCTIONS_A)},
+    **{op: K_BINARY for op in INT_FUNCTIONS_AB},
     **{op: K_WAVE_OP for op in (Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX,
                                 Op.WWM_OR, Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL,
                                 Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.WWM_FMIN,
@@ -330,7 +331,11 @@ _OPS = {Op.ADD: host_loop.A_ADD, Op.SUB: host_loop.A_SUB, Op.MUL: host_loop.A_MU
         Op.FCMP_NE: host_loop.A_FNE, Op.FCMP_LT: host_loop.A_FLT,
         Op.FCMP_LE: host_loop.A_FLE, Op.FCMP_GT: host_loop.A_FGT,
         Op.FCMP_GE: host_loop.A_FGE, Op.CVT_IF: host_loop.A_CVT_IF,
-        Op.WWM_FMIN: host_loop.V_FMIN, Op.WWM_FMAX: host_loop.V_FMAX}
+        Op.WWM_FMIN: host_loop.V_FMIN, Op.WWM_FMAX: host_loop.V_FMAX,
+        Op.POPCOUNT: host_loop.A_POPCOUNT, Op.CLZ: host_loop.A_CLZ, Op.CTZ: host_loop.A_CTZ,
+        Op.BIT_REVERSE: host_loop.A_BIT_REVERSE, Op.ROTATE_LEFT: host_loop.A_ROTL,
+        Op.ROTATE_RIGHT: host_loop.A_ROTR, Op.MUL_HI: host_loop.A_MUL_HI,
+        Op.MIN: host_loop.A_MIN, Op.MAX: host_loop.A_MAX, Op.ABS: host_loop.A_ABS}
 
 
 def _by_opcode(table: dict[Op, int], default: int) -> np.ndarray:

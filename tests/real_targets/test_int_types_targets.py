@@ -1,0 +1,83 @@
+"""Every integer type's arithmetic, comparisons and conversions on the real targets: the
+rows of tests/oracles/test_int_types.py (each worked out by hand, and the reference
+checked against them there), each a kernel of typed scalar arguments, run on every
+installed real target that declares the row's types and checked against the reference.
+A target that declares fewer types (WGSL: 32 and 64 bits only) runs the rows it can."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from difftest.campaign.runner import check_case
+from difftest.core.kernelfile import load_case
+
+from ..oracles.test_int_types import ROWS, kernel_file
+from .test_real_targets import target
+
+TARGETS = ("opencl", "opencl-intel", "lavapipe-glsl", "lavapipe-wgsl", "cuda-sim")
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_each_integer_type_computes_as_the_semantics_says(name: str, tmp_path: Path) -> None:
+    t = target(name)
+    ran, wrong = 0, []
+    for k, (expr, result, args, _) in enumerate(ROWS):
+        case = load_case(kernel_file(tmp_path, k, expr, result, args))
+        if t.unsupported(case) is not None:
+            continue
+        ran += 1
+        verdict = check_case(case, t, {}, {}).verdict
+        if not verdict.agree or verdict.unchecked:
+            wrong.append(f"{expr} ({result}, {args}): {verdict}")
+    assert not wrong, "\n".join(wrong)
+    assert ran >= (20 if name.endswith("wgsl") else len(ROWS))  # the rows it declares
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_each_integer_function_computes_as_the_semantics_says(name: str,
+                                                             tmp_path: Path) -> None:
+    """The rows of tests/oracles/test_bit_ops.py (popcount, clz, ctz, bit_reverse, the
+    rotations, mul_hi, min, max, abs of every integer type): the translations' builtins
+    and their compositions of 32-bit halves."""
+    from ..oracles.test_bit_ops import ROWS as FUNCTIONS
+
+    t = target(name)
+    ran, wrong = 0, []
+    for k, (expr, result, args, _) in enumerate(FUNCTIONS):
+        case = load_case(kernel_file(tmp_path, k, expr, result, args))
+        if t.unsupported(case) is not None:
+            continue
+        ran += 1
+        verdict = check_case(case, t, {}, {}).verdict
+        if not verdict.agree or verdict.unchecked:
+            wrong.append(f"{expr} ({result}, {args}): {verdict}")
+    assert not wrong, "\n".join(wrong)
+    assert ran >= (20 if name.endswith("wgsl") else len(FUNCTIONS))
+
+
+@pytest.mark.parametrize("example", ["integer_types", "bit_ops"])
+@pytest.mark.parametrize("name", ("numba-simt", "reference") + TARGETS)
+def test_the_integer_examples_agree_on_every_target_that_runs_them(example: str,
+                                                                    name: str) -> None:
+    """`difftest check examples/NAME.py` as a user runs it (the examples' headers derive
+    the values by hand: tests/app/test_examples.py checks the reference against them)."""
+    import contextlib
+    import io
+
+    from difftest.app.cli import main
+
+    from ..conftest import EXAMPLES
+
+    t = target(name)
+    path = EXAMPLES / f"{example}.py"
+    why = t.unsupported(load_case(path))
+    if why is not None:  # WGSL: no 8-bit integers; PoCL: no subgroups
+        assert name.endswith("wgsl") or "wave operations" in why, why
+        return
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["check", str(path), "--target", name])
+    assert rc == 0, out.getvalue()
+    assert "agree" in out.getvalue() and "disagree" not in out.getvalue()
