@@ -29,6 +29,9 @@ of kernels, asserted by `tests/generators/test_generators.py` over a fixed-seed 
   signedness, or a truncation); `wave_int`: a wave operation on one of those types;
   `unsigned_div`, `unsigned_shift`, `unsigned_compare`: `//` or `%`, `>>`, a comparison
   of unsigned integers;
+- `private_diverged`: a store into a private array under an if, a loop or an
+  if-expression; `private_dynamic`: a private array indexed with a value that is not a
+  constant (what a compiler keeping the array in registers turns into selects);
 - `int_fn:<name>`: each integer function (popcount, clz, ctz, bit_reverse, the
   rotations, mul_hi, min, max, abs of integers).
 
@@ -46,7 +49,7 @@ from difftest.core.ir.types import F32, I8, I16, I32, I64, U8, U16, U32, U64
 from difftest.core.ir.walk import children, walk
 
 STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "While", "Break", "Continue",
-              "Return", "Fail", "CallStmt")
+              "Return", "Fail", "CallStmt", "PrivateArray")
 EXPR_KINDS = ("Const", "Name", "WorkId", "Unary", "Binary", "Compare", "Logic", "Select",
               "Load", "Len", "Alloc", "Cast", "MathOp", "Call", "WaveOp")
 FAULT_KINDS = ("out_of_bounds", "division_by_zero", "fail", "invalid_conversion")
@@ -54,7 +57,8 @@ EXTRA = ("rmw", "atomic", "helper", "div", "else", "nested_loop", "wave_op_diver
          "wave_after_return", "call_short_circuit", "nested_call", "buffer_local", "i64",
          "narrow", "declared", "lane_bound", "loop_exit_value", "return_in_loop",
          "deep_nesting", "loop_call_loop", "f32", "f32_mul_add", "f32_to_int",
-         "f32_compare", "f32_wave", "f32_loop_carried")
+         "f32_compare", "f32_wave", "f32_loop_carried", "private_diverged",
+         "private_dynamic")
 #: the integer types besides i32 and i64, each a construct `int:<type>`
 EXTRA_INTS = (I8, U8, I16, U16, U32, U64)
 INT_CONSTRUCTS = tuple(f"int:{t}" for t in EXTRA_INTS) + (
@@ -82,6 +86,7 @@ class _Walk:
         self.found: set[str] = set()
         self.helpers = frozenset(f.name for f in program.functions)
         self.in_helper = False
+        self.arrays: set[str] = set()  # the private arrays declared so far
 
     def block(self, stmts: tuple[n.Stmt, ...], ctx: tuple[int, int, bool, bool]) -> bool:
         """Visit a block; returns whether it contains a `return`. ctx = (loops,
@@ -155,14 +160,24 @@ class _Walk:
             if have is not None and have.is_int and node.to.is_int and have is not node.to \
                     and not {have, node.to} <= {I32, I64}:
                 found.add("int_convert")
+        elif cls is n.Load and node.buffer in self.arrays \
+                and not isinstance(node.index, n.Const):
+            found.add("private_dynamic")
         elif cls is n.MathOp:
             if node.ty is not None and node.ty.is_int:
                 found.add(f"int_fn:{node.op}")
         elif cls is n.AtomicAdd:
             found.add("atomic")
+        elif cls is n.PrivateArray:
+            self.arrays.add(node.name)
         elif cls is n.Store:
             if _loads(node.value, node.buffer):
                 found.add("rmw")
+            if node.buffer in self.arrays:
+                if diverged:
+                    found.add("private_diverged")
+                if not isinstance(node.index, n.Const):
+                    found.add("private_dynamic")
         elif cls is n.Assign:
             if node.declared is not None:
                 found.add("declared")

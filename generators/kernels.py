@@ -81,7 +81,7 @@ from hypothesis import strategies as st
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse, to_source, walk
-from difftest.core.ir.types import BOOL, F32, I32, I64, Type, int_range
+from difftest.core.ir.types import BOOL, F32, I32, I64, Type, int_range, private_of
 from difftest.core.options import DEFAULT_WORK_BUDGET
 from difftest.core.reconvergence import MAXIMAL, MODELS, UNIFORM, defined_only
 from difftest.core.uniformity import analyse as uniformity
@@ -91,7 +91,10 @@ from .pairs import kernel_pairs
 
 #: Swarm features: each kernel enables each with probability 1/2.
 FEATURES = ("branch", "loop", "wave", "memory", "atomic", "helper", "return", "logic",
-            "div", "i64", "while", "f32", "dead", "ints", "bits")
+            "div", "i64", "while", "f32", "dead", "ints", "bits", "arrays")
+#: feature "arrays": private arrays (`a: Array[T, N]`) of the integer types in use,
+#: declared anywhere (again in loops: zero each trip), written and read with run-time
+#: indices, under divergence
 #: feature "bits": the integer functions (popcount, clz, ctz, bit_reverse, the rotations,
 #: mul_hi, min, max, abs) in integer expressions of every type
 #: feature "ints": one or two of these integer types (of those the target runs), each with
@@ -232,6 +235,7 @@ class _Fn:
     no_continue: int = 0           # enclosing loops whose exit check is at the bottom
     menus: dict[Any, tuple[str, ...]] = field(default_factory=dict)
 
+    lengths: dict[str, int] = field(default_factory=dict)  # each private array's
     fins: tuple[str, ...] = ()     # f32 buffers: loaded anywhere (wrapped indices)
     fouts: tuple[str, ...] = ()    # f32 buffers: touched at the private slots only
 
@@ -279,7 +283,8 @@ class _Gen:
     def int_menu(self, fn: _Fn, want: Type) -> tuple[str, ...]:
         """Integer productions the enabled features allow, simplest first; repeats are
         weights (one feature's productions should not drown out another's)."""
-        key = ("int", want, fn.nest > 0)
+        arrays = bool(_arrays(fn, (I32,) if want is I32 else (I32, I64)))
+        key = ("int", want, fn.nest > 0, arrays)
         menu = fn.menus.get(key)
         if menu is not None:
             return menu
@@ -303,6 +308,8 @@ class _Gen:
             m += ["f2i"] * 3
         if "bits" in on:
             m += list(_BITS)
+        if arrays:
+            m += ["array_load"] * 3
         if "h0" in fn.calls:
             m += ["call", "call"]
             if "branch" in on:
@@ -387,6 +394,9 @@ class _Gen:
             return self.select_call(fn, want, sub)
         if k == "f2i":
             return self.to_int(fn, want, sub), want
+        if k == "array_load":
+            a = self.pick(_arrays(fn, (I32,) if want is I32 else (I32, I64)))
+            return f"{a}[{self.array_index(fn, a, sub)}]", fn.vars[a].element
         if k == "from_t":  # another integer type, converted (extended or truncated)
             return f"{want}({self.t_expr(fn, self.pick(self.extra), sub)})", want
         if k in _BITS_1:
@@ -641,7 +651,7 @@ class _Gen:
         return f"{ty}({self.pick(tuple(dict.fromkeys(values)))})"
 
     def t_menu(self, fn: _Fn, ty: Type) -> tuple[str, ...]:
-        key = ("t", ty, fn.nest > 0, bool(fn.ins), bool(fn.outs))
+        key = ("t", ty, fn.nest > 0, bool(fn.ins), bool(fn.outs), bool(_arrays(fn, (ty,))))
         menu = fn.menus.get(key)
         if menu is not None:
             return menu
@@ -661,6 +671,8 @@ class _Gen:
             m += ["//", "%", "//", "%"]
         if "bits" in on:
             m += list(_BITS)
+        if key[-1]:
+            m += ["array_load"] * 2
         menu = fn.menus[key] = tuple(m)
         return menu
 
@@ -717,6 +729,9 @@ class _Gen:
             if any(b == buf for b, _ in fn.outs):
                 return f"{buf}[{self.slot(fn)}]"
             return f"{buf}[{self.index(fn, buf, sub)}]"
+        if k == "array_load":
+            a = self.pick(_arrays(fn, (ty,)))
+            return f"{a}[{self.array_index(fn, a, sub)}]"
         if k in _BITS_2:
             return f"{k}({self.t_expr(fn, ty, sub)}, {self.t_expr(fn, ty, sub)})"
         if k in _ROTATIONS:
@@ -866,7 +881,8 @@ class _Gen:
         weights)."""
         key = ("stmt", fn.loops > 0, fn.loops < fn.max_loops, fn.nest, bool(fn.locals),
                len(fn.outs), len(fn.ins), bool(_private(fn)), fn.no_continue > 0,
-               bool(fn.floats()), any(fn.vars.get(v) in self.extra for v in fn.locals))
+               bool(fn.floats()), any(fn.vars.get(v) in self.extra for v in fn.locals),
+               bool(_arrays(fn)))
         menu = fn.menus.get(key)
         if menu is not None:
             return menu
@@ -912,6 +928,10 @@ class _Gen:
                 m += ["plant_convert"] * 3
             if fn.fouts:
                 m += ["fstore", "fstore"]
+        if "arrays" in on:
+            m += ["array_decl"] * (1 if key[-1] else 3)
+            if key[-1]:
+                m += ["array_store"] * (6 if fn.nest else 4) + ["array_fill", "array_decl"]
         if "fault_fail" in on:
             m += ["fail", "fail", "plant_fail", "plant_fail", "plant_fail"]
         if "fault_div" in on:
@@ -1007,6 +1027,61 @@ class _Gen:
         ty = self.pick(self.extra)
         value = self.t_expr(fn, ty, 2)
         return [f"{pad}{self.new_var(fn, ty)}: {ty} = {value}"]
+
+    # --------------------------------------------------------- private arrays
+
+    def array_index(self, fn: _Fn, a: str, sub: int) -> str:
+        """An index into private array `a`: mostly within it and different per lane (a
+        compiler keeping the array in registers selects by it), a constant, or (with
+        fault_oob) anything."""
+        length = fn.lengths[a]
+        kinds = ["lane", "gid", "mask", "const", "mask"]
+        if "fault_oob" in self.on:
+            kinds += ["raw"]
+        k = self.pick(tuple(kinds))
+        if k == "lane":
+            return f"(lane() + {self.num(0, length)}) % {length}"
+        if k == "gid":
+            return f"{fn.gid} % {length}"
+        if k == "const":
+            return str(self.num(0, length - 1))
+        e = self.int_expr(fn, I32, sub)[0]
+        if k == "raw":
+            return e
+        if length & (length - 1) == 0:  # a power of two: two's complement keeps it in
+            return f"({e}) & {length - 1}"
+        return f"(({e}) & 255) % {length}"
+
+    def _element(self) -> Type:
+        return self.pick((I32, I32) + ((I64,) if "i64" in self.on else ()) + self.extra)
+
+    def _array_value(self, fn: _Fn, ty: Type) -> str:
+        return self.int_expr(fn, ty, 2)[0] if ty in (I32, I64) else self.t_expr(fn, ty, 2)
+
+    def _s_array(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        """A private array declared (or declared again: zero again), stored into, or
+        filled by a loop over its length."""
+        if k == "array_decl":
+            mine = _arrays(fn)
+            if mine and self.pick((False, True)):  # again, as it was
+                a = self.pick(mine)
+                return [f"{pad}{a}: Array[{fn.vars[a].element}, {fn.lengths[a]}]"]
+            ty, length = self._element(), self.pick((4, 8, 2, 1, 3, 16, 5, 32))
+            a = self.name("a")
+            fn.vars[a] = private_of(ty)
+            fn.lengths[a] = length
+            return [f"{pad}{a}: Array[{ty}, {length}]"]
+        a = self.pick(_arrays(fn))
+        ty = fn.vars[a].element
+        if k == "array_store":
+            index = self.array_index(fn, a, 1)
+            return [f"{pad}{a}[{index}] = {self._array_value(fn, ty)}"]
+        var = self.name("k")  # array_fill
+        saved = fn.scope()
+        fn.vars[var] = I32
+        value = self._array_value(fn, ty)
+        fn.restore(saved)
+        return [f"{pad}for {var} in range({fn.lengths[a]}):", f"{pad}    {a}[{var}] = {value}"]
 
     def _s_fassign(self, fn: _Fn, pad: str, k: str) -> list[str]:
         value = self.f32_expr(fn, 2)
@@ -1305,6 +1380,11 @@ class _Gen:
         body = ["    g = gid()"]
         if "f32" in on:  # a float the statements after may carry through loops
             body += self._s_fassign(fn, "    ", "fassign")
+        if "arrays" in on:  # first, so the statements after read and write it
+            body += self._s_array(fn, "    ", "array_decl")
+            if self.pick((False, True)):
+                body += self._s_array(fn, "    ", "array_fill")
+            required += ("array_store",)
         if "return_wave" in required and self.pick((False, True)):
             # first: few values are held for the other lanes yet, so the returned lanes'
             # temporaries take the registers of those few (whole-wave ones among them)
@@ -1411,10 +1491,19 @@ _STATEMENTS: dict[str, Callable[[_Gen, _Fn, str, str], list[str]]] = {
     "freassign": _Gen._s_fassign,
     "fstore": _Gen._s_fstore,
     "plant_convert": _Gen._s_plant_convert,
+    "array_decl": _Gen._s_array,
+    "array_store": _Gen._s_array,
+    "array_fill": _Gen._s_array,
 }
 
 
 _PRIVATE = "p"  # the prefix of the names alloc() results get, and only they
+
+
+def _arrays(fn: _Fn, elements: tuple[Type, ...] | None = None) -> list[str]:
+    """The private arrays readable here (of those element types)."""
+    return [v for v, t in fn.vars.items()
+            if t.is_private and (elements is None or t.element in elements)]
 
 
 def _private(fn: _Fn) -> list[str]:

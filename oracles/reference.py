@@ -491,17 +491,20 @@ class _Memory:
         self.touches = _Touches(len(self.flat))
         return refs
 
-    def allocate(self, gids: Lanes, sizes: Array) -> Array:
-        """A fresh zeroed Buffer[i32] for each lane; returns their references. Private to
-        the workitem (a reference cannot leave it), so neither the race rule nor the
-        write logs (what the checker replays onto the case's buffers) see them."""
+    def allocate(self, gids: Lanes, sizes: Array, element: Type = I32) -> Array:
+        """A fresh zeroed buffer of `element`s for each lane (alloc()'s, a private
+        array's); returns their references. Private to the workitem (a reference cannot
+        leave it), so neither the race rule nor the write logs (what the checker replays
+        onto the case's buffers) see them."""
         refs = np.arange(len(self.names), len(self.names) + len(gids), dtype=np.int64)
         self.names += [f"<alloc {g}.{r}>" for g, r in zip(gids.tolist(), refs.tolist())]
-        self.dtypes += [np.dtype(np.int32)] * len(gids)
+        is32 = element in (I32, F32)
+        self.dtypes += [np.dtype(np.int32 if is32 else np.int64)] * len(gids)
         self.offsets = np.concatenate([self.offsets, len(self.flat) + np.cumsum(sizes) - sizes])
         self.sizes = np.concatenate([self.sizes, sizes.astype(np.int64)])
-        self.is32 = np.concatenate([self.is32, np.ones(len(gids), dtype=bool)])
-        self.elements += [I32] * len(gids)
+        self.is32 = np.concatenate([self.is32, np.full(len(gids), is32, dtype=bool)])
+        self.elements += [element] * len(gids)
+        self.narrow = self.narrow or element not in (I32, I64, F32)
         self.flat = np.concatenate([self.flat, np.zeros(int(sizes.sum()), np.int64)])
         return refs
 
@@ -826,6 +829,12 @@ class _Run:
 
     def s_LocalArray(self, act: _Activation, s: n.LocalArray, lanes: Lanes) -> Lanes:
         act.set(s.name, lanes, self.workgroup_arrays[s.name][lanes // self.group])
+        return lanes
+
+    def s_PrivateArray(self, act: _Activation, s: n.PrivateArray, lanes: Lanes) -> Lanes:
+        """Each time the declaration runs: a fresh array of zeros per lane."""
+        act.set(s.name, lanes,
+                self.mem.allocate(lanes, np.full(len(lanes), s.length, np.int64), s.element))
         return lanes
 
     def s_Barrier(self, act: _Activation, s: n.Barrier, lanes: Lanes) -> Lanes:

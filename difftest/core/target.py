@@ -10,7 +10,8 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
   `alloc()`), `host_programs` (cases' host programs), `workgroups` (launches with a
   workgroup size, workgroup arrays, barriers and the group work ids), `f32` (32-bit
   floats, docs/semantics.md), `bit_ops` (the integer functions: popcount, clz, ctz,
-  bit_reverse, the rotations, mul_hi, integer min, max and abs), `faults`,
+  bit_reverse, the rotations, mul_hi, integer min, max and abs), `private_arrays`
+  (`a: Array[T, N]`, an array private to the workitem), `faults`,
   `mutants`: the generators leave out what a target does not declare;
 - `wave_sizes`: the wave sizes W it can run (a real target: its subgroup sizes);
 - `reconvergence`: the model its wave operations are checked against
@@ -178,6 +179,8 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
                 return f"wave operations ({node.op}() at line {node.line})"
             if isinstance(node, n.Alloc) and "alloc" not in caps:
                 return f"alloc() (line {node.line})"
+            if isinstance(node, n.PrivateArray) and "private_arrays" not in caps:
+                return f"private arrays ({node.name} at line {node.line})"
     undefined = undefined_wave_ops(case.program, case.entry, target.reconvergence)
     if undefined:
         return (f"{describe(undefined[0])} {WHY_UNDEFINED[target.reconvergence]}, where its "

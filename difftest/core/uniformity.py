@@ -238,7 +238,7 @@ class _Analysis:
         if isinstance(s, n.CallStmt):
             self.expr(s.call, d, scar)
             return set()
-        if isinstance(s, (n.LocalArray, n.Barrier)):
+        if isinstance(s, (n.LocalArray, n.PrivateArray, n.Barrier)):
             return set()  # a declaration; a barrier moves no lane of a wave
         raise AssertionError(f"unknown statement {type(s).__name__}")
 

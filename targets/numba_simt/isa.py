@@ -104,6 +104,10 @@ class Op(enum.IntEnum):
     ALLOC = 35       # every EXEC lane deopts here: the host allocates V[d] = a fresh zeroed
                      # Buffer[i32] of V[a] elements (device code cannot) and finishes it
     LOCALBASE = 36   # V[d] = a reference to workgroup array imm of the wave's workgroup
+    # --- private arrays, kept in registers: one vector register per element
+    SELECT = 37      # V[d] = V[b] if V[a] != 0 else V[c]  (an indexed read or write)
+    CHECK_INDEX = 38  # every EXEC lane whose V[a] is outside 0..imm-1 faults (out of
+                      # bounds) at ip
     # --- masks
     M_GETEXEC = 40   # M[d] = EXEC
     M_SETEXEC = 41   # EXEC = M[a] & ALIVE
@@ -186,7 +190,7 @@ INT_FUNCTIONS_A = frozenset({Op.POPCOUNT, Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ABS
 INT_FUNCTIONS_AB = frozenset({Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN, Op.MAX})
 #: opcodes that may fault, and so carry an infopoint
 FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.FAIL,
-                      Op.CVT_FI})
+                      Op.CVT_FI, Op.CHECK_INDEX})
 #: opcodes with an infopoint: where a lane can leave the machine for the host
 INFOPOINTS = FAULTING | {Op.DEOPT, Op.ALLOC}
 #: opcodes whose result depends on other lanes of the wave
@@ -207,7 +211,7 @@ WRITES_VREG = frozenset(
      Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.RELOAD,
      Op.FADD, Op.FSUB, Op.FMUL, Op.FFMA, Op.FMIN, Op.FMAX, Op.FCMP_EQ, Op.FCMP_NE,
      Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE, Op.CVT_IF, Op.CVT_FI, Op.WWM_FMIN,
-     Op.WWM_FMAX} | INT_FUNCTIONS_A | INT_FUNCTIONS_AB
+     Op.WWM_FMAX, Op.SELECT} | INT_FUNCTIONS_A | INT_FUNCTIONS_AB
 )
 #: the uniform values lowering may write to all lanes (`uniform_writes=all_lanes`)
 UNIFORM_VALUES = frozenset({Op.MOVI, Op.PARAM, Op.WAVEID, Op.GROUPID, Op.GROUPSIZE,

@@ -307,6 +307,12 @@ _ALL = (
            "popcount of a 64-bit value counts its low 32 bits only"),
     Mutant("mul-hi-signed", "CUDA __mulhi for __umulhi", "lower",
            "mul_hi of unsigned values takes the high half of their signed product"),
+    Mutant("private-index-first-lane", "llvm-project#83597", "lower",
+           "a private array read with one index for the whole wave (its first active "
+           "lane's), as if the index were uniform"),
+    Mutant("private-array-uniform", "llvm-project#217029", "lower",
+           "a private array kept once per wave: a store writes the first active lane's "
+           "value at its index into every lane's copy"),
     Mutant("f32-spill-converts", "llvm-project#204825", "regalloc",
            "an f32 register is spilled with a float-to-integer conversion and reloaded "
            "with the conversion back (the wrong move for the register's class): its "

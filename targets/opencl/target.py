@@ -107,7 +107,8 @@ class PoclTarget(_OpenCL):
                    "avoid": "known bugs to spell around, so a campaign finds the next "
                             "ones: barrier-branch-tail "
                             "(pocl-guards-lost-after-conditional-barrier), or all"}
-    capabilities = frozenset({"faults", "mutants", "workgroups", "f32", "bit_ops"})
+    capabilities = frozenset({"faults", "mutants", "workgroups", "f32", "bit_ops",
+                              "private_arrays"})
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[opencl]'",
@@ -177,7 +178,7 @@ class IntelTarget(_OpenCL):
     language = "opencl-subgroups"
     platform = "Intel(R) OpenCL"
     capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32",
-                              "bit_ops"})
+                              "bit_ops", "private_arrays"})
     reconvergence = LOOP_EXITS_UNDEFINED
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",
                        "call-no-check", "workgroup-memory-unzeroed", "ghost-returns",

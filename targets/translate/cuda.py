@@ -86,15 +86,7 @@ class CudaEmitter(FunctionEmitter):
 
     def emit(self) -> str:
         self.block(self.fn.body)
-        body = self.d.param_prologue(self)
-        if self.is_kernel:
-            body += ["    " + self.d.let(f"n_{a.name}", I64, self.d.lit(a.length, I64))
-                     for a in self.tr.local_arrays]
-        for name, ty in self.locals.items():
-            if ty.is_buffer:
-                body += ["    " + x for x in self.d.buffer_decl(self, name, ty)]
-            else:
-                body.append("    " + self.d.var(f"v_{name}", ty, self.d.zero(ty)))
+        body = self.declarations()
         if self.returns_early:
             body.append("    bool ret = false;")
         returns = None if self.fn.returns is None else self.d.ty(self.fn.returns)

@@ -67,7 +67,7 @@ from typing import Any
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import (BOOL, F32, I8, I16, I32, I64, U8, U16, U32, U64, Type,
-                                    int_range, local_of, widest)
+                                    int_range, local_of, private_of, widest)
 from difftest.core.ir.walk import f32_use, reachable, walk
 
 # the fault kinds in a status row (0: completed; -1: never written)
@@ -384,6 +384,15 @@ class Dialect:
                          elem: Type) -> None:
         raise NotImplementedError
 
+    # -------------------------------------------------------------- private arrays
+    def private_decl(self, name: str, elem: Type, length: int) -> str:
+        """A function's private array (zeroed where its declaration runs)."""
+        return f"{self.ty(elem)} {name}[{length}];"
+
+    def private_index(self, x: str, t: Type, length: int) -> str:
+        """An index already checked to be within a private array of `length`."""
+        return self.array_index(x, t)
+
     def opaque_zero(self, tr: Translator) -> str:
         """An i64 zero read at run time, which no compiler can fold (AVOIDABLE)."""
         raise Unsupported(f"{self.name} spells no known bug another way")
@@ -511,21 +520,33 @@ class FunctionEmitter:
         if fn is tr.kernel:
             self.types |= {a.name: local_of(a.element) for a in tr.local_arrays}
             self.local_lengths = {a.name: a.length for a in tr.local_arrays}
+        # private arrays: each name has one type and length in its function (the checker)
+        self.private_arrays = {s.name: s for s in walk(fn.body)
+                               if isinstance(s, n.PrivateArray)}
+        self.types |= {a.name: private_of(a.element) for a in self.private_arrays.values()}
+        self.local_lengths |= {a.name: a.length for a in self.private_arrays.values()}
 
     def emit(self) -> str:
         self.block(self.fn.body)
+        returns = None if self.fn.returns is None else self.d.ty(self.fn.returns)
+        return self.d.function(f"f_{self.fn.name}", self.d.param_decls(self), returns,
+                               self.declarations() + self.lines)
+
+    def declarations(self) -> list[str]:
+        """What the function's body starts with: the parameters' prologue, the lengths
+        of the workgroup arrays, the private arrays and every local variable."""
         body = self.d.param_prologue(self)
         if self.fn is self.tr.kernel:
             body += ["    " + self.d.let(f"n_{a.name}", I64, self.d.lit(a.length, I64))
                      for a in self.tr.local_arrays]
+        body += ["    " + self.d.private_decl(f"p_{a.name}", a.element, a.length)
+                 for a in self.private_arrays.values()]
         for name, ty in self.locals.items():
             if ty.is_buffer:
                 body += ["    " + x for x in self.d.buffer_decl(self, name, ty)]
             else:
                 body.append("    " + self.d.var(f"v_{name}", ty, self.d.zero(ty)))
-        returns = None if self.fn.returns is None else self.d.ty(self.fn.returns)
-        return self.d.function(f"f_{self.fn.name}", self.d.param_decls(self), returns,
-                               body + self.lines)
+        return body
 
     # ---------------------------------------------------------------- helpers
     def line(self, text: str) -> None:
@@ -605,7 +626,11 @@ class FunctionEmitter:
         self.bounds(index, s.index.ty, s.buffer, s.line)
         elem = self.types[s.buffer].element
         at, stored = self.index(index, s.index.ty), self.widen(value, s.value.ty, elem)
-        if self.types[s.buffer].is_local:
+        if self.types[s.buffer].is_private:
+            at = self.d.private_index(index, s.index.ty or I32,
+                                      self.local_lengths[s.buffer])
+            self.line(f"p_{s.buffer}[{at}] = {stored};")
+        elif self.types[s.buffer].is_local:
             self.line(self.d.local_store(self.tr, s.buffer, at, stored))
         else:
             self.d.store(self, s.buffer, f"v_{s.buffer}", at, stored, elem)
@@ -623,6 +648,14 @@ class FunctionEmitter:
 
     def s_LocalArray(self, s: n.LocalArray) -> None:
         pass  # declared by the entry point (workgroup memory), zeroed there
+
+    def s_PrivateArray(self, s: n.PrivateArray) -> None:
+        """Zero, each time the declaration runs (declared at the function's start)."""
+        k = self.fresh("k")
+        self.open(self.d.for_head(k, self.d.lit(0, I32), self.d.lit(s.length, I32), I32))
+        self.line(f"p_{s.name}[{self.d.private_index(k, I32, s.length)}] = "
+                  f"{self.d.zero(s.element)};")
+        self.close()
 
     def s_Barrier(self, s: n.Barrier) -> None:
         self.line(self.d.barrier())
@@ -868,11 +901,17 @@ class FunctionEmitter:
         self.bounds(index, e.index.ty, e.buffer, e.line)
         elem = self.types[e.buffer].element
         at = self.index(index, e.index.ty)
+        if self.types[e.buffer].is_private:
+            at = self.d.private_index(index, e.index.ty or I32,
+                                      self.local_lengths[e.buffer])
+            return self.temp(e.ty, f"p_{e.buffer}[{at}]")
         if self.types[e.buffer].is_local:
             return self.temp(e.ty, self.d.local_load(self.tr, e.buffer, at))
         return self.temp(e.ty, self.d.load(self, e.buffer, f"v_{e.buffer}", at, elem))
 
     def e_Len(self, e: n.Len) -> str:
+        if e.buffer in self.private_arrays:
+            return self.d.lit(self.private_arrays[e.buffer].length, I32)
         return self.d.narrow(f"n_{e.buffer}")
 
     def e_Cast(self, e: n.Cast) -> str:

@@ -191,6 +191,11 @@ class GLSL(ShaderDialect):
     def shift_amount(self, b: str, t: Type, bits: int) -> str:
         return f"int({b} & {self.lit(bits - 1, t)})"
 
+    def private_index(self, x: str, t: Type, length: int) -> str:
+        # checked already; the clamp keeps glslang from rejecting a constant index past
+        # the end in code the check makes unreachable
+        return f"int(clamp({x}, {self.lit(0, t)}, {self.lit(length - 1, t)}))"
+
     def array_index(self, x: str, t: Type) -> str:
         # checked to be in bounds already; the max() keeps glslang from rejecting a
         # constant negative index in code the check makes unreachable

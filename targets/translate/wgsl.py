@@ -83,6 +83,14 @@ class WGSL(ShaderDialect):
                          elem: Type) -> None:
         fe.line(f"atomicAdd(&{ref}[{index}], {value});")
 
+    def private_decl(self, name: str, elem: Type, length: int) -> str:
+        return f"var {name}: array<{self.ty(elem)}, {length}>;"
+
+    def private_index(self, x: str, t: Type, length: int) -> str:
+        # checked already; the clamp keeps naga from rejecting a constant index past
+        # the end in code the check makes unreachable
+        return f"u32(clamp({x}, {self.lit(0, t)}, {self.lit(length - 1, t)}))"
+
     def zero_local(self, tr: Translator, a: n.LocalArray) -> str:
         return (f"for (var i: i32 = C.local_id; i < {a.length}i; i += {tr.group}i) "
                 f"{{ {self.local_store(tr, a.name, 'i', self.zero(a.element))} }}")

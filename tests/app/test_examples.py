@@ -24,7 +24,7 @@ from oracles.oracle import ReferenceTarget
 from ..conftest import EXAMPLES, example_json
 
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt",
-         "workgroup_reduce", "float_rounding", "integer_types", "bit_ops"]
+         "workgroup_reduce", "float_rounding", "integer_types", "bit_ops", "private_arrays"]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -186,6 +186,21 @@ def test_bit_ops() -> None:
     assert out["r"] == [0, 2147483648, 1, 4294967295, 0, 2, 1, 4294967295]
     assert out["h"] == [0, 0, 2147483647, 4294967294, 0, 1, 2, 2]
     assert out["s"] == [-128, 1, 5, 127]
+
+
+def test_private_arrays() -> None:
+    """The header's numbers, and workitem 3's fault on the last line."""
+    out = run_example("private_arrays")
+    assert out["buffers"]["out"] == [2, 6, 12, 4, 5, 107, 15, 107, 388, 388, 388, 388,
+                                     2, 6, 12, 0]
+    from difftest.core import f32  # an outcome holds an f32's bits
+    assert out["buffers"]["f"] == [f32.to_bits(x) for x in
+                                   (0.5, -1.5, 3.0, 0.0, 1.0, -3.0, 6.0, 0.0)]
+    text = (EXAMPLES / "private_arrays.py").read_text()
+    exc = out["exception"]
+    assert (exc["kind"], exc["gid"]) == ("out_of_bounds", 3)
+    assert stack(exc) == [("private_arrays", line_of(text, "out[g + 12] = a[g + 1]"))]
+    assert out["status"] == ["completed"] * 3 + ["faulted"]
 
 
 def test_integer_types() -> None:

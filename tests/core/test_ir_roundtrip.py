@@ -162,9 +162,10 @@ def features(p: n.Program) -> set[str]:
 
 
 #: what `programs()` leaves to the workgroup kernels' generator, and to `kernels()`'s
-#: f32 statements (whose round trip `test_generated_kernels_round_trip` checks)
+#: f32 statements and private arrays (whose round trip `test_generated_kernels_round_trip`
+#: checks)
 WORKGROUP_FEATURES = {"LocalArray", "Barrier"} | {f"WorkId:{w}" for w in n.GROUP_IDS}
-F32_FEATURES = {"MathOp"}
+F32_FEATURES = {"MathOp", "PrivateArray"}
 
 
 def test_programs_cover_the_language() -> None:

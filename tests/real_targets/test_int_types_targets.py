@@ -57,7 +57,27 @@ def test_each_integer_function_computes_as_the_semantics_says(name: str,
     assert ran >= (20 if name.endswith("wgsl") else len(FUNCTIONS))
 
 
-@pytest.mark.parametrize("example", ["integer_types", "bit_ops"])
+@pytest.mark.parametrize("name", TARGETS)
+def test_private_arrays_run_as_the_semantics_says(name: str, tmp_path: Path) -> None:
+    """The rows of tests/oracles/test_private_arrays.py: zeroed at each declaration,
+    one per workitem under divergence, run-time indices, narrow elements, the bounds."""
+    from ..oracles.test_private_arrays import ROWS as ARRAYS, kernel_file as array_file
+
+    t = target(name)
+    ran, wrong = 0, []
+    for k in range(len(ARRAYS)):
+        case = load_case(array_file(tmp_path, k))
+        if t.unsupported(case) is not None:
+            continue
+        ran += 1
+        verdict = check_case(case, t, {}, {}).verdict
+        if not verdict.agree or verdict.unchecked:
+            wrong.append(f"{ARRAYS[k][0]}: {verdict}")
+    assert not wrong, "\n".join(wrong)
+    assert ran >= (8 if name.endswith("wgsl") else len(ARRAYS))
+
+
+@pytest.mark.parametrize("example", ["integer_types", "bit_ops", "private_arrays"])
 @pytest.mark.parametrize("name", ("numba-simt", "reference") + TARGETS)
 def test_the_integer_examples_agree_on_every_target_that_runs_them(example: str,
                                                                     name: str) -> None:

@@ -41,7 +41,7 @@ from ..errors import KernelError
 from . import nodes as n
 from .. import f32
 from .types import (BOOL, BUF_I32, DTYPES, ELEMENTS, F32, I32, I64, U64, Type, int_range,
-                    local_of, widest)
+                    local_of, private_of, widest)
 from .walk import CHILD_FIELDS, NODE_CLASSES
 
 RESERVED = frozenset(
@@ -298,6 +298,7 @@ class _FunctionChecker:
         self.fn = fn
         self.funcs = funcs
         self.vars: dict[str, Type] = {}
+        self.lengths: dict[str, int] = {}  # each private array's length
         self.params = {p.name for p in fn.params}
         self.loop_vars: list[str] = []
 
@@ -362,8 +363,8 @@ class _FunctionChecker:
         assert value.ty is not None
         declared = s.declared
         known = self.vars.get(name)
-        if known is not None and known.is_local:
-            raise self.error(f"cannot assign to '{name}': it is a workgroup array (store "
+        if known is not None and (known.is_local or known.is_private):
+            raise self.error(f"cannot assign to '{name}': it is {_array_kind(known)} (store "
                              f"into it: {name}[i] = v)", s.line)
         if declared is not None:
             if known is not None and known != declared:
@@ -383,9 +384,9 @@ class _FunctionChecker:
         return n.replace(s, value=value), d | {name}
 
     def _buffer(self, name: str, d: frozenset[str], line: int) -> Type:
-        """A buffer's or a workgroup array's type (both are read and written alike)."""
+        """A buffer's or an array's type (all are read and written alike)."""
         ty = self.name_type(name, d, line)
-        if not (ty.is_buffer or ty.is_local):
+        if not (ty.is_buffer or ty.is_local or ty.is_private):
             raise self.error(f"'{name}' is {ty}, not a buffer", line)
         return ty
 
@@ -396,6 +397,10 @@ class _FunctionChecker:
         index = self.int_expr(s.index, d, f"{what} index")
         buf = self._buffer(s.buffer, d, s.line)
         assert value.ty is not None
+        if what == "atomic_add" and buf.is_private:
+            raise self.error(f"atomic_add() on '{s.buffer}', a private array: no other "
+                             f"workitem sees it; add with {s.buffer}[i] = {s.buffer}[i] + v",
+                             s.line)
         if what == "atomic_add" and buf.element is F32:
             raise self.error(f"atomic_add() on '{s.buffer}' ({buf}): a float sum's rounding "
                              "depends on the order the workitems add in", s.line)
@@ -498,6 +503,32 @@ class _FunctionChecker:
         self.vars[s.name] = local_of(s.element)
         return s, d | {s.name}
 
+    def s_PrivateArray(self, s: n.PrivateArray, d: frozenset[str]
+                       ) -> tuple[n.Stmt, _Defined]:
+        """A private array may be declared again (in a loop, in both arms of an `if`):
+        each declaration that runs makes it all zeros again; the name keeps one type and
+        one length in its function."""
+        if s.name in RESERVED or s.name in self.funcs:
+            raise self.error(f"'{s.name}' cannot be a private array: {self._taken(s.name)}",
+                             s.line)
+        if s.element not in ELEMENTS:
+            raise self.error(f"a private array holds numbers, not {s.element}", s.line)
+        if not 1 <= s.length <= n.PRIVATE_MAX:
+            raise self.error(f"a private array's length is a constant in "
+                             f"1..{n.PRIVATE_MAX}, got {s.length}", s.line)
+        if s.name in self.loop_vars:
+            raise self.error(f"'{s.name}' is a loop variable inside its loop", s.line)
+        ty = private_of(s.element)
+        known = self.vars.get(s.name)
+        if known is not None and (known is not ty or self.lengths[s.name] != s.length):
+            now = (f"{known}" + (f" of {self.lengths[s.name]}" if known.is_private else "")
+                   if known is not None else "")
+            raise self.error(f"'{s.name}' is already {now}: a private array of another "
+                             "type or length needs a name of its own", s.line)
+        self.vars[s.name] = ty
+        self.lengths[s.name] = s.length
+        return s, d | {s.name}
+
     def s_Barrier(self, s: n.Barrier, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         return s, d
 
@@ -563,8 +594,8 @@ class _FunctionChecker:
 
     def e_Name(self, e: n.Name, d: frozenset[str]) -> n.Expr:
         ty = self.name_type(e.id, d, e.line)
-        if ty.is_local:
-            raise self.error(f"'{e.id}' is a workgroup array, not a value: index it "
+        if ty.is_local or ty.is_private:
+            raise self.error(f"'{e.id}' is {_array_kind(ty)}, not a value: index it "
                              f"({e.id}[i]) or take len({e.id})", e.line)
         return n.replace(e, ty=ty)
 
@@ -802,3 +833,7 @@ class _FunctionChecker:
             args = (first,)
             ty = args[0].ty
         return n.replace(e, args=args, ty=ty)
+
+
+def _array_kind(ty: Type) -> str:
+    return "a workgroup array" if ty.is_local else "a private array"

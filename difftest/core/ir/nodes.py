@@ -29,6 +29,8 @@ WORK_IDS = WAVE_IDS + GROUP_IDS
 #: the most elements a workgroup array holds, and the most bytes a kernel's workgroup
 #: arrays hold in all (docs/semantics.md, "Workgroups")
 LOCAL_MAX = 4096
+#: the largest private array (`Array[T, N]`): small, as what compilers keep in registers
+PRIVATE_MAX = 32
 LOCAL_BYTES = 16384
 #: wave operations: name -> number of arguments.
 WAVE_OPS = {
@@ -334,6 +336,17 @@ class LocalArray:
 
 
 @dataclass(frozen=True)
+class PrivateArray:
+    """`name: Array[i32, length]`: an array private to the workitem, all zeros each time
+    the declaration runs; indexed with run-time values, bounds faulted as a buffer's."""
+
+    name: str
+    element: Type
+    length: int
+    line: int = _line()
+
+
+@dataclass(frozen=True)
 class Barrier:
     """`barrier()`: every workitem of the group waits here, and every write made before
     it is visible after it (docs/semantics.md, "Workgroups")."""
@@ -342,9 +355,9 @@ class Barrier:
 
 
 Stmt = (Assign | Store | AtomicAdd | If | For | While | Break | Continue | Return | Fail
-        | CallStmt | LocalArray | Barrier)
+        | CallStmt | LocalArray | PrivateArray | Barrier)
 STMT_NODES = (Assign, Store, AtomicAdd, If, For, While, Break, Continue, Return, Fail, CallStmt,
-              LocalArray, Barrier)
+              LocalArray, PrivateArray, Barrier)
 
 # -------------------------------------------------------------------- program
 

@@ -260,28 +260,34 @@ def _call_stmt(e: ast.expr, line: int) -> n.Stmt:
     return n.CallStmt(call, line=line)
 
 
-def _local_array(s: ast.AnnAssign) -> n.LocalArray | None:
-    """`name: Local[i32, 64]`: a workgroup array's declaration (None: another statement)."""
+def _local_array(s: ast.AnnAssign) -> n.LocalArray | n.PrivateArray | None:
+    """`name: Local[i32, 64]`, a workgroup array's declaration, or `name: Array[i32, 8]`,
+    a private array's (None: another statement)."""
     ann = s.annotation
     if not (isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Name)
-            and ann.value.id == "Local"):
+            and ann.value.id in ("Local", "Array")):
         return None
     line = s.lineno
+    spelled, what, most, example = (
+        ("Local", "a workgroup array", n.LOCAL_MAX, "tile: Local[i32, 64]")
+        if ann.value.id == "Local" else
+        ("Array", "a private array", n.PRIVATE_MAX, "a: Array[i32, 8]"))
     if s.value is not None:
-        raise KernelError("a workgroup array starts as zeros: declare it without a value, "
-                          "`tile: Local[i32, 64]`", line)
+        raise KernelError(f"{what} starts as zeros: declare it without a value, "
+                          f"`{example}`", line)
     if not isinstance(s.target, ast.Name):
-        raise KernelError("only a name can be declared a workgroup array", line)
+        raise KernelError(f"only a name can be declared {what}", line)
     parts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
     if len(parts) != 2 or not (isinstance(parts[0], ast.Name) and parts[0].id in _CASTS):
-        raise KernelError(f"a workgroup array is Local[T, LENGTH] of a number type T "
+        raise KernelError(f"{what} is {spelled}[T, LENGTH] of a number type T "
                           f"({_NUMBERS}), got '{ast.unparse(ann)}'", line)
     length = parts[1]
     if not (isinstance(length, ast.Constant) and type(length.value) is int
-            and 1 <= length.value <= n.LOCAL_MAX):
-        raise KernelError(f"a workgroup array's length is a constant in 1..{n.LOCAL_MAX}, "
+            and 1 <= length.value <= most):
+        raise KernelError(f"{what}'s length is a constant in 1..{most}, "
                           f"got '{ast.unparse(length)}'", line)
-    return n.LocalArray(s.target.id, _CASTS[parts[0].id], length.value, line=line)
+    node = n.LocalArray if spelled == "Local" else n.PrivateArray
+    return node(s.target.id, _CASTS[parts[0].id], length.value, line=line)
 
 
 def _buffer_name(e: ast.expr, line: int) -> str:

@@ -85,6 +85,8 @@ def _simple(s: n.Stmt) -> str:
         return f"fail({_expr(s.code)})"
     if isinstance(s, n.LocalArray):
         return f"{s.name}: Local[{s.element}, {s.length}]"
+    if isinstance(s, n.PrivateArray):
+        return f"{s.name}: Array[{s.element}, {s.length}]"
     if isinstance(s, n.Barrier):
         return "barrier()"
     assert isinstance(s, n.CallStmt), f"unknown statement node {type(s).__name__}"

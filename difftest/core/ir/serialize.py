@@ -84,7 +84,7 @@ _Reader = Callable[[Any, str], Any]
 
 #: the types a document names (a workgroup array's type is no value's: it is written as
 #: its element type and length)
-_TYPES = {t.value: t for t in Type if not t.is_local}
+_TYPES = {t.value: t for t in Type if not (t.is_local or t.is_private)}
 _SCALARS = ", ".join(t.value for t in Type if t.is_number or t is Type.BOOL)
 
 
@@ -209,6 +209,7 @@ _SHAPES: dict[str, dict[str, _Reader]] = {
     "Fail": {"code": _expr},
     "CallStmt": {"call": _nodes(frozenset({"Call"}))},
     "LocalArray": {"name": _ident, "element": _type, "length": _length},
+    "PrivateArray": {"name": _ident, "element": _type, "length": _length},
     "Barrier": {},
     "Param": {"name": _ident, "ty": _type},
     "Function": {"name": _ident, "params": _list(_nodes(frozenset({"Param"}))),

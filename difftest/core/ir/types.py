@@ -53,6 +53,15 @@ class Type(enum.Enum):
     LOCAL_U32 = "Local[u32]"
     LOCAL_U64 = "Local[u64]"
     LOCAL_F32 = "Local[f32]"
+    ARRAY_I8 = "Array[i8]"
+    ARRAY_I16 = "Array[i16]"
+    ARRAY_I32 = "Array[i32]"
+    ARRAY_I64 = "Array[i64]"
+    ARRAY_U8 = "Array[u8]"
+    ARRAY_U16 = "Array[u16]"
+    ARRAY_U32 = "Array[u32]"
+    ARRAY_U64 = "Array[u64]"
+    ARRAY_F32 = "Array[f32]"
 
     # attributes of every member, set below the class
     is_int: bool      # an integer type
@@ -61,7 +70,8 @@ class Type(enum.Enum):
     is_number: bool   # an integer or f32: what arithmetic, comparisons and select take
     is_buffer: bool
     is_local: bool
-    element: Type     # a buffer's or workgroup array's element type (itself otherwise)
+    is_private: bool  # a private array (`a: Array[i32, 8]`): one per workitem
+    element: Type     # a buffer's or array's element type (itself otherwise)
 
     def __str__(self) -> str:
         return self.value
@@ -87,6 +97,7 @@ _BUFFERS = dict(zip(ELEMENTS, (BUF_I8, BUF_I16, BUF_I32, BUF_I64, BUF_U8, BUF_U1
                                BUF_U64, BUF_F32)))
 _LOCALS = dict(zip(ELEMENTS, (LOCAL_I8, LOCAL_I16, LOCAL_I32, LOCAL_I64, LOCAL_U8, LOCAL_U16,
                               LOCAL_U32, LOCAL_U64, LOCAL_F32)))
+_ARRAYS = {e: Type(f"Array[{e.value}]") for e in ELEMENTS}
 _BITS = {I8: 8, I16: 16, I32: 32, I64: 64, U8: 8, U16: 16, U32: 32, U64: 64, F32: 32}
 
 for _t in Type:
@@ -96,10 +107,13 @@ for _t in Type:
     _t.is_number = _t in _BITS
     _t.is_buffer = _t in _BUFFERS.values()
     _t.is_local = _t in _LOCALS.values()
+    _t.is_private = _t in _ARRAYS.values()
     _t.element = _t
 for _e, _b in _BUFFERS.items():
     _b.element = _e
 for _e, _b in _LOCALS.items():
+    _b.element = _e
+for _e, _b in _ARRAYS.items():
     _b.element = _e
 del _t, _e, _b
 
@@ -141,3 +155,7 @@ def buffer_of(element: Type) -> Type:
 
 def local_of(element: Type) -> Type:
     return _LOCALS[element]
+
+
+def private_of(element: Type) -> Type:
+    return _ARRAYS[element]

@@ -193,6 +193,9 @@ class _Frame:
     ret_label: Label | None = None
     # (exit mask, continue mask, exit label, continue label) of each enclosing loop
     loops: list[tuple[int, int, Label, Label]] = field(default_factory=list)
+    # each private array's elements: one vreg each (kept in registers, as compilers keep
+    # small arrays, read and written by selects on the index)
+    arrays: dict[str, list[int]] = field(default_factory=dict)
 
 
 class _Lowerer:
@@ -340,6 +343,9 @@ class _Lowerer:
     def s_Store(self, s: n.Store) -> None:
         val = self.expr(s.value)
         idx = self.expr(s.index)
+        if s.buffer in self.frames[-1].arrays:
+            self._array_store(s, val, idx)
+            return
         buf = self.frames[-1].vars[s.buffer]
         ins = self.emit(Op.STORE, a=buf, b=idx, c=val)
         self.infopoint(ins, FAULT_OOB, s.line)
@@ -534,6 +540,62 @@ class _Lowerer:
     def s_LocalArray(self, s: n.LocalArray) -> None:
         """Nothing here: the prologue gave the array its reference (`kernel`)."""
 
+    # ---------------------------------------------------------- private arrays
+
+    def s_PrivateArray(self, s: n.PrivateArray) -> None:
+        """Every element zeroed (in the lanes here), each time the declaration runs; a
+        declaration again (a loop's next trip, the other arm) reuses the registers."""
+        fr = self.frames[-1]
+        elems = fr.arrays.get(s.name)
+        if elems is None:
+            elems = fr.arrays[s.name] = [
+                self.vreg(s.element, meaning=f"{fr.fn.name}.{s.name}[{k}]")
+                for k in range(s.length)]
+        for v in elems:
+            self.emit(Op.MOVI, d=v, imm=0)
+
+    def _array_index(self, name: str, idx: int, line: int) -> tuple[list[int], int]:
+        """The array's elements, and the index checked against its length."""
+        elems = self.frames[-1].arrays[name]
+        ins = self.emit(Op.CHECK_INDEX, a=idx, imm=len(elems))
+        self.infopoint(ins, FAULT_OOB, line)
+        return elems, idx
+
+    def _is(self, idx: int, k: int) -> int:
+        """A 0/1 vreg: whether the index is `k`."""
+        kv = self.vreg(I64, meaning=str(k))
+        self.emit(Op.MOVI, d=kv, imm=k)
+        c = self.vreg(BOOL)
+        self.emit(Op.CMP_EQ, d=c, a=idx, b=kv, imm=64)
+        return c
+
+    def _array_load(self, e: n.Load, idx: int) -> int:
+        if self.mutants.on("private-index-first-lane"):
+            # the mutant: the index taken as one value for the wave (its first lane's)
+            first = self.vreg(I64, meaning="index (first lane)")
+            self.emit(Op.READFIRST, d=first, a=idx)
+            idx = first
+        elems, idx = self._array_index(e.buffer, idx, e.line)
+        assert e.ty is not None
+        v = self.vreg(e.ty)
+        self.emit(Op.MOV, d=v, a=elems[0])
+        for k in range(1, len(elems)):
+            self.emit(Op.SELECT, d=v, a=self._is(idx, k), b=elems[k], c=v)
+        return v
+
+    def _array_store(self, s: n.Store, val: int, idx: int) -> None:
+        elems, idx = self._array_index(s.buffer, idx, s.line)
+        wm = 0
+        if self.mutants.on("private-array-uniform"):
+            # the mutant: one array for the wave, as if uniform: the first active lane's
+            # index and value written into every lane's copy
+            first_i, first_v = self.vreg(I64), self.vreg(self.types[val])
+            self.emit(Op.READFIRST, d=first_i, a=idx)
+            self.emit(Op.READFIRST, d=first_v, a=val)
+            idx, val, wm = first_i, first_v, 1
+        for k, v in enumerate(elems):
+            self.emit(Op.SELECT, d=v, a=self._is(idx, k), b=val, c=v, wm=wm)
+
     def s_Barrier(self, s: n.Barrier) -> None:
         if self.loop_depth and self.mutants.on("barrier-sunk-out-of-loop"):
             self.sunk_barrier = True  # the bug: once, after the outermost loop
@@ -700,6 +762,8 @@ class _Lowerer:
 
     def e_Load(self, e: n.Load) -> int:
         idx = self.expr(e.index)
+        if e.buffer in self.frames[-1].arrays:
+            return self._array_load(e, idx)
         assert e.ty is not None
         v = self.vreg(e.ty)
         ins = self.emit(Op.LOAD, d=v, a=self.frames[-1].vars[e.buffer], b=idx)
@@ -708,6 +772,9 @@ class _Lowerer:
 
     def e_Len(self, e: n.Len) -> int:
         v = self.vreg(e.ty or I64)
+        if e.buffer in self.frames[-1].arrays:
+            self.emit(Op.MOVI, d=v, imm=len(self.frames[-1].arrays[e.buffer]))
+            return v
         self.emit(Op.LEN, d=v, a=self.frames[-1].vars[e.buffer])
         return v
 

@@ -143,6 +143,7 @@ _EQ, _NE, _LT, _LE, _GT, _GE = 11, 12, 13, 14, 15, 16
 _NEG, _NOT, _LNOT, _WRAP, _MOV, _MOVI, _PARAM, _LANEID, _GID, _WAVEID = range(17, 27)
 _LOCALID, _GROUPID, _GROUPSIZE = 27, 28, 29
 _LOAD, _STORE, _ATOMIC, _LEN, _FAIL, _ALLOC, _LOCALBASE = 30, 31, 32, 33, 34, 35, 36
+_SELECT, _CHECK = 37, 38
 _MGET, _MSET, _MCOND, _MANDN, _MOR, _MAND, _MCLR, _KILL = range(40, 48)
 _JMP, _JZE, _JZM, _HALT, _TRIP, _DEOPT, _BARRIER = 50, 51, 52, 53, 54, 55, 56
 _SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = range(60, 69)
@@ -162,6 +163,7 @@ _LITERALS = {
     "GID": _GID, "WAVEID": _WAVEID, "LOCALID": _LOCALID, "GROUPID": _GROUPID,
     "GROUPSIZE": _GROUPSIZE, "LOAD": _LOAD, "STORE": _STORE, "ATOMIC_ADD": _ATOMIC,
     "LEN": _LEN, "FAIL": _FAIL, "ALLOC": _ALLOC, "LOCALBASE": _LOCALBASE,
+    "SELECT": _SELECT, "CHECK_INDEX": _CHECK,
     "M_GETEXEC": _MGET, "M_SETEXEC": _MSET,
     "M_FROMCOND": _MCOND, "M_ANDN": _MANDN, "M_OR": _MOR, "M_AND": _MAND, "M_CLEAR": _MCLR,
     "KILL": _KILL, "JMP": _JMP, "JZ_EXEC": _JZE, "JZ_MASK": _JZM, "HALT": _HALT,
@@ -193,8 +195,8 @@ _FORMS = {
     Op.PARAM: "v---p", Op.LANEID: "v----", Op.GID: "v----", Op.WAVEID: "v----",
     Op.LOCALID: "v----", Op.GROUPID: "v----", Op.GROUPSIZE: "v----", Op.LOCALBASE: "v---l",
     Op.LOAD: "vvv--", Op.STORE: "-vvv-", Op.ATOMIC_ADD: "-vvv-", Op.LEN: "vv---",
-    Op.FAIL: "-v---", Op.ALLOC: "vv---", Op.M_GETEXEC: "w----", Op.M_SETEXEC: "-m---",
-    Op.M_FROMCOND: "wv---",
+    Op.FAIL: "-v---", Op.ALLOC: "vv---", Op.SELECT: "vvvv-", Op.CHECK_INDEX: "-v---",
+    Op.M_GETEXEC: "w----", Op.M_SETEXEC: "-m---", Op.M_FROMCOND: "wv---",
     Op.M_ANDN: "wmm--", Op.M_OR: "wmm--", Op.M_AND: "wmm--", Op.M_CLEAR: "w----",
     Op.KILL: "-----", Op.JMP: "----j", Op.JZ_EXEC: "----j", Op.JZ_MASK: "-m--j",
     Op.HALT: "-----", Op.TRIP: "-----", Op.DEOPT: "-----", Op.BARRIER: "-----",
@@ -228,7 +230,7 @@ _FLAG_OPS = {
               Op.SHUFFLE, Op.RELOAD, Op.FADD, Op.FSUB, Op.FMUL, Op.FFMA, Op.FMIN, Op.FMAX,
               Op.FCMP_EQ, Op.FCMP_NE, Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE,
               Op.CVT_IF, Op.POPCOUNT, Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ROTATE_LEFT,
-              Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN, Op.MAX, Op.ABS),
+              Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN, Op.MAX, Op.ABS, Op.SELECT),
     _WRAPS: (Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.WRAP, Op.POPCOUNT,
              Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI,
              Op.ABS),
@@ -676,6 +678,23 @@ def _int_functions(op, V, rd, ra, rb, imm, W, quirks):  # type: ignore[no-untype
         V[rd, l] = _int_function(op, V[ra, l], V[rb, l], w, uns, quirks)
 
 
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _select(V, rd, ra, rb, rc, W):  # type: ignore[no-untyped-def]
+    """SELECT, every lane (a private array's element read or written in registers)."""
+    for l in range(W):
+        V[rd, l] = V[rb, l] if V[ra, l] != 0 else V[rc, l]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _outside(V, ra, length, ex, W):  # type: ignore[no-untyped-def]
+    """CHECK_INDEX: the EXEC lanes whose index is outside 0..length-1."""
+    f = np.int64(0)
+    for l in range(W):
+        if (ex >> l) & 1 and (V[ra, l] < 0 or V[ra, l] >= length):
+            f |= np.int64(1) << l
+    return f
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
     """One launch (`run_launch` says what each field is)."""
@@ -1033,6 +1052,8 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                         V[rd, l] = x
                 elif op >= _POPC:
                     _int_functions(op, V, rd, ra, rb, imm, W, mutant_flags)
+                elif op == _SELECT:
+                    _select(V, rd, ra, rb, vo + dc[pc - 1, 4], W)
                 # f32, last: nothing of an integer kernel's work passes these tests
                 elif op == _FADD or op == _FSUB or op == _FMUL:
                     sign = -1.0 if op == _FSUB else 1.0
@@ -1359,6 +1380,9 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     else:
                         V[rd, l] = _wk(t, sh, uns)
                         t += x
+            elif op == _CHECK:  # the lanes whose index is outside the array deopt
+                fd = _outside(V, ra, imm, ex, W)
+                why = REASON_OOB
             elif op == _FAIL:  # every active lane deopts; the host raises the fail
                 fd = ex
                 why = REASON_FAIL

@@ -62,7 +62,8 @@ NOT_STARTED, PAUSED = -1, -2
 (K_BINARY, K_MOVI, K_SETEXEC, K_M_OR, K_GETEXEC, K_JZ_EXEC, K_MOV, K_CLEAR, K_FROMCOND,
  K_M_ANDN, K_LOAD, K_JMP, K_TRIP, K_LEN, K_UNARY, K_LANEID, K_GID, K_STORE, K_DIVREM,
  K_HALT, K_WAVE_OP, K_M_AND, K_WAVEID, K_KILL, K_PARAM, K_JZ_MASK, K_ALLOC, K_FAIL,
- K_LOCALID, K_GROUPID, K_GROUPSIZE, K_BARRIER, K_FMA, K_CVT, K_CANNOT, K_OUTSIDE) = range(36)
+ K_LOCALID, K_GROUPID, K_GROUPSIZE, K_BARRIER, K_FMA, K_CVT, K_CANNOT, K_OUTSIDE, K_SELECT,
+ K_CHECK_INDEX) = range(38)
 
 _UNS = 256  # isa.UNSIGNED (literal: numba's cache keys on this file)
 _U64 = 64 + _UNS
@@ -636,6 +637,15 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
                 if (write >> lane) & 1:
                     regs[lane, d] = _bits(_fma(_f(regs[lane, a]), _f(regs[lane, b]),
                                                _f(regs[lane, c])))
+        elif kind == K_SELECT:
+            c = code[pc - 1, C_C]
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    regs[lane, d] = regs[lane, b] if regs[lane, a] != 0 else regs[lane, c]
+        elif kind == K_CHECK_INDEX:
+            for lane in range(lo, hi):
+                if (ex >> lane) & 1 and not 0 <= regs[lane, a] < imm:
+                    _fault(faults, state, masks, lane, pc, 0, exec_, alive)
         elif kind == K_CVT:  # f32 -> an integer of kind w; NaN and past it fault
             w = code[pc - 1, C_WIDTH]
             width = w & 255

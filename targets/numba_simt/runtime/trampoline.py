@@ -38,12 +38,12 @@ from difftest.core.ir.nodes import ALLOC_MAX
 from difftest.core.outcome import Fault
 
 from . import host_loop
-from .host_loop import (K_ALLOC, K_BINARY, K_CANNOT, K_CLEAR, K_CVT, K_DIVREM, K_FAIL, K_FMA,
-                        K_BARRIER, K_GROUPID, K_GROUPSIZE, K_LOCALID,
+from .host_loop import (K_ALLOC, K_BINARY, K_CANNOT, K_CHECK_INDEX, K_CLEAR, K_CVT, K_DIVREM,
+                        K_FAIL, K_FMA, K_BARRIER, K_GROUPID, K_GROUPSIZE, K_LOCALID,
                         K_FROMCOND, K_GETEXEC, K_GID, K_HALT, K_JMP, K_JZ_EXEC, K_JZ_MASK,
                         K_KILL, K_LANEID, K_LEN, K_LOAD, K_M_AND, K_M_ANDN, K_M_OR, K_MOV,
-                        K_MOVI, K_OUTSIDE, K_PARAM, K_SETEXEC, K_STORE, K_TRIP, K_UNARY,
-                        K_WAVE_OP, K_WAVEID)
+                        K_MOVI, K_OUTSIDE, K_PARAM, K_SELECT, K_SETEXEC, K_STORE, K_TRIP,
+                        K_UNARY, K_WAVE_OP, K_WAVEID)
 from ..isa import ALIVE, ALWAYS_ALL_LANES, EXEC, INT_FUNCTIONS_A, INT_FUNCTIONS_AB, UNSIGNED, Op
 from ..device.machine import F_GID, F_HEAD, F_IP, F_TRIPS, refmap_start
 from ..mutants import NONE, Mutants
@@ -64,7 +64,8 @@ class HostBudget(Exception):
 
 _KIND = {Op.DIV: "division_by_zero", Op.REM: "division_by_zero", Op.LOAD: "out_of_bounds",
          Op.STORE: "out_of_bounds", Op.ATOMIC_ADD: "out_of_bounds", Op.FAIL: "fail",
-         Op.ALLOC: "out_of_bounds", Op.CVT_FI: "invalid_conversion"}
+         Op.ALLOC: "out_of_bounds", Op.CVT_FI: "invalid_conversion",
+         Op.CHECK_INDEX: "out_of_bounds"}
 #: the pool's side of `alloc()`: size -> (reference, moves {old base: new base}, storage)
 Allocate = Callable[[int], tuple[int, dict[int, int], np.ndarray]]
 # the frame layout as host_loop.py reads it: machine.py's, which writes the frames
@@ -289,6 +290,7 @@ _KINDS = {
     Op.WAVEID: K_WAVEID, Op.KILL: K_KILL, Op.PARAM: K_PARAM, Op.JZ_MASK: K_JZ_MASK,
     Op.ALLOC: K_ALLOC, Op.FAIL: K_FAIL, Op.LOCALID: K_LOCALID, Op.GROUPID: K_GROUPID,
     Op.GROUPSIZE: K_GROUPSIZE, Op.BARRIER: K_BARRIER, Op.FFMA: K_FMA, Op.CVT_FI: K_CVT,
+    Op.SELECT: K_SELECT, Op.CHECK_INDEX: K_CHECK_INDEX,
     **{op: K_BINARY for op in (Op.ADD, Op.SUB, Op.MUL, Op.AND, Op.OR, Op.XOR, Op.SHL,
                                Op.SHR, Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE,
                                Op.CMP_GT, Op.CMP_GE, Op.FADD, Op.FSUB, Op.FMUL, Op.FMIN,
@@ -311,7 +313,8 @@ _ROLES = {K_BINARY: "vvv", K_MOVI: "v", K_SETEXEC: "-m", K_M_OR: "mmm", K_GETEXE
           K_LEN: "vv", K_UNARY: "vv", K_LANEID: "v", K_GID: "v", K_STORE: "-vvv",
           K_DIVREM: "vvv", K_M_AND: "mmm", K_WAVEID: "v", K_PARAM: "v", K_JZ_MASK: "-m",
           K_ALLOC: "vv", K_FAIL: "-v", K_WAVE_OP: "vvv", K_LOCALID: "v", K_GROUPID: "v",
-          K_GROUPSIZE: "v", K_FMA: "vvvv", K_CVT: "vv"}  # the others name no register
+          K_GROUPSIZE: "v", K_FMA: "vvvv", K_CVT: "vv", K_SELECT: "vvvv",
+          K_CHECK_INDEX: "-v"}  # the others name no register
 # the op column: what an arithmetic or wave instruction computes
 _OPS = {Op.ADD: host_loop.A_ADD, Op.SUB: host_loop.A_SUB, Op.MUL: host_loop.A_MUL,
         Op.AND: host_loop.A_AND, Op.OR: host_loop.A_OR, Op.XOR: host_loop.A_XOR,
@@ -352,7 +355,7 @@ _OP_OF = _by_opcode(_OPS, host_loop.A_OTHER)
 _ALL_LANES_OF = _by_opcode({op: 1 for op in ALWAYS_ALL_LANES}, 0)
 _JUMP_OF = _by_opcode({op: 1 for op in _JUMPS}, 0).astype(bool)
 _WIDE_KINDS = np.array([K_BINARY, K_UNARY])  # kind: imm, or 64 for 0
-_ROLE_OF = np.zeros((K_OUTSIDE + 1, 4), dtype=np.int64)  # 0: none, 1: vreg, 2: mask
+_ROLE_OF = np.zeros((max(_ROLES) + 1, 4), dtype=np.int64)  # 0: none, 1: vreg, 2: mask
 for _kind, _roles in _ROLES.items():
     _ROLE_OF[_kind, :len(_roles)] = ["-vm".index(r) for r in _roles]
 
