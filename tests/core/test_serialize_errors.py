@@ -47,14 +47,16 @@ SUM = (*ASSIGN, "value")
 
 
 def test_good_json_reads_back() -> None:
-    assert GOOD["format"] == "difftest-ir" and GOOD["version"] == FORMAT_VERSION == 2
+    assert GOOD["format"] == "difftest-ir" and GOOD["version"] == FORMAT_VERSION == 3
     assert from_json(copy.deepcopy(GOOD)) == parse(SOURCE)
 
 
-def test_a_version_1_document_still_reads() -> None:
-    """Version 2 only added workgroups: a version 1 file is read as it always was."""
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_older_document_still_reads(version: int) -> None:
+    """Versions 2 and 3 only added to the language: an older file is read as it always
+    was."""
     old = copy.deepcopy(GOOD)
-    old["version"] = 1
+    old["version"] = version
     assert from_json(old) == parse(SOURCE)
 
 
@@ -63,12 +65,12 @@ def test_a_version_1_document_still_reads() -> None:
     ((), [], "ir: expected a JSON object, got a list"),
     (("format",), "difftest-case", "format: expected 'difftest-ir', got 'difftest-case'"),
     (("format",), DELETE, "format: expected 'difftest-ir', got None"),
-    (("version",), 3, "version: unsupported version 3 (this reader knows versions 1 to 2)"),
-    (("version",), 0, "version: unsupported version 0 (this reader knows versions 1 to 2)"),
+    (("version",), 4, "version: unsupported version 4 (this reader knows versions 1 to 3)"),
+    (("version",), 0, "version: unsupported version 0 (this reader knows versions 1 to 3)"),
     (("version",), True,
-     "version: unsupported version True (this reader knows versions 1 to 2)"),
+     "version: unsupported version True (this reader knows versions 1 to 3)"),
     (("version",), "1",
-     "version: unsupported version '1' (this reader knows versions 1 to 2)"),
+     "version: unsupported version '1' (this reader knows versions 1 to 3)"),
     (("extra",), 1, "ir: unknown field 'extra'"),
     (("functions",), [], "functions: expected a non-empty list of functions"),
     (("functions",), {}, "functions: expected a non-empty list of functions"),

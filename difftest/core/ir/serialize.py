@@ -27,8 +27,9 @@ from .types import Type
 
 FORMAT = "difftest-ir"
 #: version 2 added workgroups (LocalArray, Barrier, and the work ids local_id, group_id,
-#: group_size); a version 1 document is a version 2 one without them
-FORMAT_VERSION = 2
+#: group_size); version 3 the integer types beyond i32 and i64, the integer functions and
+#: private arrays (PrivateArray); an older document is a newer one without them
+FORMAT_VERSION = 3
 
 
 def to_json(program: n.Program) -> dict[str, Any]:
