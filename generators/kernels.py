@@ -134,6 +134,8 @@ _F32_CONSTS = ("0.0", "1.0", "-1.0", "0.5", "2.5", "-0.0", "1e-45", "1.1754942e-
 _F32_OPS = ("+", "-", "*")
 #: the range integer conversions are clamped to where no fault may happen
 _F32_CLAMP = "1000000000.0"
+#: the limits of i32 and of i64 as f32 bounds: -MIN exactly, and the last f32 below MAX + 1
+_F32_LIMITS = (("2147483648.0", "2147483520.0"), ("9.223372e+18", "9.2233715e+18"))
 _CMP = ("<", "==", "!=", ">", "<=", ">=")
 #: a line that assigns a variable (`x = ...`, `x: i64 = ...`)
 _ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=(?!=)")
@@ -387,6 +389,10 @@ class _Gen:
         if k in ("wave_any", "wave_all"):
             return f"i32({k}({self.cond(fn, sub)}))", I32
         if k in ("//", "%"):
+            if self.pick((False, False, False, True)):  # MIN // -1 wraps; MIN % -1 is 0
+                low = "-2147483648" if want is I32 else "-9223372036854775808"
+                a, ta = (low, want) if self.pick((False, True)) else self.int_expr(fn, want, sub)
+                return f"({a} {k} -1)", ta
             a, ta = self.int_expr(fn, want, sub)
             b, tb = self.divisor(fn, want, sub)
             return f"({a} {k} {b})", _widest(ta, tb)
@@ -706,6 +712,9 @@ class _Gen:
         if k == "leaf":
             return self.t_leaf(fn, ty)
         if k in _ARITH:
+            if k == ">>" and not ty.signed and self.pick((False, True)):
+                # a logical shift of a value with its top bit set: an edge literal
+                return f"({self.t_literal(ty)} >> {self.t_expr(fn, ty, sub)})"
             return f"({self.t_expr(fn, ty, sub)} {k} {self.t_expr(fn, ty, sub)})"
         if k in ("neg", "~"):
             return f"({'-' if k == 'neg' else '~'}{self.t_expr(fn, ty, sub)})"
@@ -794,6 +803,8 @@ class _Gen:
             return f"fma({self.f32_expr(fn, sub)}, {self.f32_expr(fn, sub)}, " \
                    f"{self.f32_expr(fn, sub)})"
         if k in ("min", "max"):
+            if self.pick((False, False, True)):  # NaN against a number, -0.0 against 0.0
+                return f"{k}({self.f32_special(fn)}, {self.f32_special(fn)})"
             return f"{k}({self.f32_expr(fn, sub)}, {self.f32_expr(fn, sub)})"
         if k == "neg":
             return f"(-{self.f32_expr(fn, sub)})"
@@ -810,12 +821,30 @@ class _Gen:
             return f"shuffle({x}, {src})"
         return f"{k}({x})"
 
+    def f32_special(self, fn: _Fn) -> str:
+        """An f32 operand that is often an edge value: an input element (the inputs carry
+        NaN, the infinities, the zeros, subnormals), a signed zero, or an infinity or NaN
+        computed from constants (what constant folding must get right too)."""
+        k = self.pick(("load", "load", "zero", "-zero", "inf", "nan", "leaf"))
+        if k == "load":
+            return self.f32_load(fn, 0)
+        if k in ("zero", "-zero"):
+            return "0.0" if k == "zero" else "-0.0"
+        if k == "inf":
+            return self.pick(("(3.4028235e+38 * 2.0)", "(-3.4028235e+38 * 2.0)"))
+        if k == "nan":
+            return "((3.4028235e+38 * 2.0) * 0.0)"
+        return self.f32_leaf(fn)
+
     def to_int(self, fn: _Fn, want: Type, sub: int) -> str:
         """An f32 converted to an integer: raw (NaN and values past the type fault) only
-        where conversion faults are on, else clamped first (a NaN loses to the bound)."""
+        where conversion faults are on, else clamped first (a NaN loses to the bound),
+        sometimes to the type's limits themselves (the last f32 that fits, and MIN)."""
         x = self.f32_expr(fn, sub)
         if "fault_convert" not in self.on:
-            x = f"min(max({x}, -{_F32_CLAMP}), {_F32_CLAMP})"
+            lo, hi = ((_F32_CLAMP, _F32_CLAMP) if self.pick((False, True)) else
+                      _F32_LIMITS[want is I64])
+            x = f"min(max({x}, -{lo}), {hi})"
         return f"{'i64' if want is I64 else 'i32'}({x})"
 
     def f32_checksum(self, fn: _Fn) -> str:
@@ -849,6 +878,8 @@ class _Gen:
             b, _ = self.int_expr(fn, I64, sub, "small")
             return f"({a} {k} {b})"
         if k == "fcmp":  # IEEE: false with a NaN, except !=
+            if self.pick((False, True)):  # edge against edge: NaN, infinities, two zeros
+                return f"({self.f32_special(fn)} {self.pick(_CMP)} {self.f32_special(fn)})"
             a = self.f32_expr(fn, sub)
             return f"({a} {self.pick(_CMP)} {self.f32_expr(fn, 0)})"
         if k == "tcmp":

@@ -66,6 +66,7 @@ import numpy.typing as npt
 
 from difftest.core.case import Case
 from difftest.core.errors import OracleError
+from difftest.core.edges import Edges
 from difftest.core.fullrun import FullRun, WriteLog
 from difftest.core.options import describe_budget, trip_budget
 from difftest.core.ir import nodes as n
@@ -657,6 +658,7 @@ class _Run:
         self.dead = np.zeros(n_items, dtype=bool)  # faulted or out of budget
         self.partial_wave_op: str | None = None  # FullRun.partial_wave_op
         self.subnormal: str | None = None  # FullRun.subnormal
+        self.edges = Edges()  # FullRun.edges: the edge values operations met
         self.work = 0  # statements and expressions evaluated (once per lockstep group)
 
     # --------------------------------------------------------------- helpers
@@ -923,8 +925,10 @@ class _Run:
         done, b = self.evaluate(act, e.right, got)
         a = _at(got, a, done)
         if e.ty is F32:
+            self.edges.note_f32_arith([a, b])
             with np.errstate(all="ignore"):  # overflow to inf, inf - inf: IEEE's answers
                 return done, (a + b if e.op == "+" else a - b if e.op == "-" else a * b)
+        self.edges.note_int_binary(e.op, a, b, _int_type(e.ty))
         if e.op in ("//", "%"):
             zero = b == 0
             if zero.any():
@@ -936,6 +940,10 @@ class _Run:
         got, a = self.evaluate(act, e.left, lanes)
         done, b = self.evaluate(act, e.right, got)
         a = _at(got, a, done)
+        if a.dtype == np.float32:
+            self.edges.note_f32_compare(a, b)
+        elif e.left.ty is not None and e.left.ty.is_int:
+            self.edges.note_int_compare(a, b, e.left.ty)
         if e.left.ty is U64 or e.right.ty is U64:  # a u64 compares as unsigned
             a, b = _unsigned(a), _unsigned(b)
         with np.errstate(invalid="ignore"):  # a NaN compares false (!= true)
@@ -977,10 +985,13 @@ class _Run:
         if e.ty is F32:
             if v.dtype == np.float32:
                 return done, v
+            if source is not None and source.is_int:
+                self.edges.note_int_to_f32(v, source)
             return done, _f32_from_int(v.astype(np.int64), source if source is not None
                                        and source.is_int else I32)
         ty = _int_type(e.ty)
         if v.dtype == np.float32:  # truncation; NaN and what the type cannot hold fault
+            self.edges.note_f32_to_int(v, ty)
             lo, hi = int_range(ty)
             t = np.trunc(v.astype(np.float64))  # exact: binary64 holds every binary32
             with np.errstate(invalid="ignore"):  # the bounds as powers of two: exact
@@ -991,6 +1002,8 @@ class _Run:
             if ty is U64:  # 2^63 and up: through the unsigned view
                 return done, t.astype(np.uint64).view(np.int64)
             return done, t.astype(np.int64)
+        if source is not None and source.is_int:
+            self.edges.note_int_convert(v, source, ty)
         return done, _wrap(v.astype(np.int64), ty)
 
     def e_MathOp(self, act: _Activation, e: n.MathOp, lanes: Lanes) -> Vals:
@@ -998,12 +1011,15 @@ class _Run:
         ty = e.ty
         assert ty is not None
         if ty.is_int:
+            self.edges.note_int_function(args, ty)
             return done, self._int_math(e.op, args, ty)
         if e.op == "abs":
             return done, np.abs(args[0])
         if e.op == "fma":  # one rounding of the exact a * b + c
+            self.edges.note_f32_arith(args)
             out = [f32.fma(float(a), float(b), float(c)) for a, b, c in zip(*args)]
             return done, np.array(out, dtype=np.float32)
+        self.edges.note_f32_minmax(args[0], args[1])
         return done, _f32_pick(args[0], args[1], smaller=e.op == "min")
 
     @staticmethod
@@ -1142,7 +1158,7 @@ def _launch(case: Case, options: dict[str, Any], exact_races: bool) -> FullRun:
     return FullRun(case.n, case.wave, run.fates, mem.writes, initial, mem.final(),
                    sorted(run.exhausted), describe_budget(options, case.n),
                    run.steps.tolist(), run.partial_wave_op, case.group or 0, synchronises,
-                   run.subnormal)
+                   run.subnormal, run.edges.names())
 
 
 def run_full(case: Case, options: dict[str, Any] | None = None) -> FullRun:

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from difftest.campaign.results import Journal
+from difftest.core.edges import EDGE_PAIRS
 from difftest.core.fullrun import OracleRun
 from difftest.core.outcome import TargetError
 
@@ -181,7 +182,8 @@ class _ShrinkBudgetSpent(BaseException):
 def _names() -> list[str]:
     from generators.coverage import ALL_CONSTRUCTS, FAULT_KINDS
 
-    return list(ALL_CONSTRUCTS) + [f"fault:{k}" for k in FAULT_KINDS] + list(_pairs())
+    return (list(ALL_CONSTRUCTS) + [f"fault:{k}" for k in FAULT_KINDS] + list(_pairs())
+            + list(EDGE_PAIRS))
 
 
 def _pairs() -> tuple[str, ...]:
@@ -575,6 +577,10 @@ class _Worker:
                 kinds |= new
                 for kind in new:
                     counters[self.slot[f"fault:{kind}"]] += 1
+                met = set(getattr(full, "edges", ())) - kinds  # what its operations met
+                kinds |= met
+                for name in met:
+                    counters[self.slot[name]] += 1
             extra = [schedule_by_number(case, k) for k in extra_numbers]
             for sched in [case.schedule, *extra]:
                 res = check_case(case, self.target, sched, checked, None, full, oracle_error)
@@ -1238,10 +1244,16 @@ def _totals(arrays: list[Any], names: list[str], hidden: frozenset[str] = frozen
     the pairs some worker has seen, of how many the target can be given (not `hidden`)."""
     tot = [sum(a[i] for a in arrays) for i in range(_FIXED)]
     all_pairs = set(names) & set(_pairs())
+    edges = set(names) & set(EDGE_PAIRS)  # counted apart (`_edges_met`)
     seen = {name for i, name in enumerate(names) if any(a[_FIXED + i] for a in arrays)}
     pairs = seen & all_pairs
-    return (tot, (len(seen) - len(pairs), len(names) - len(all_pairs)),
+    return (tot, (len(seen - pairs - edges), len(names) - len(all_pairs) - len(edges)),
             (len(pairs - hidden), len(all_pairs - hidden)))
+
+
+def _edges_met(arrays: list[Any], names: list[str]) -> int:
+    return sum(1 for i, name in enumerate(names)
+               if name in EDGE_PAIRS and any(a[_FIXED + i] for a in arrays))
 
 
 def _progress(arrays: list[Any], names: list[str], elapsed: float,
@@ -1254,6 +1266,7 @@ def _progress(arrays: list[Any], names: list[str], elapsed: float,
             f"cases {tot[_CASES]} ({rate(tot[_CASES]):.0f}/s)  "
             f"execs {tot[_EXECS]} ({rate(tot[_EXECS]):.0f}/s)  "
             f"constructs {seen}/{constructs}  pairs {pairs}/{known}  "
+            f"edges {_edges_met(arrays, names)}/{len(EDGE_PAIRS)}  "
             f"failures {tot[_FAILURES]}")
 
 
@@ -1269,8 +1282,10 @@ def summary_json(s: FuzzSummary, target: str, interrupted: str | None = None
     out: dict[str, Any] = {"format": "difftest-fuzz-summary", "version": 1, "target": target,
                            **dataclasses.asdict(s)}
     counts, pairs = out.pop("construct_counts"), set(_pairs())
-    out["constructs"] = {k: v for k, v in counts.items() if k not in pairs}
+    out["constructs"] = {k: v for k, v in counts.items()
+                         if k not in pairs and k not in EDGE_PAIRS}
     out["pairs"] = {k: v for k, v in counts.items() if k in pairs}
+    out["edges"] = {k: v for k, v in counts.items() if k in EDGE_PAIRS}
     out["replayed"] = [{"path": p, "verdict": v} for p, v in s.replayed]
     out["interrupted"] = interrupted
     return out
@@ -1301,7 +1316,7 @@ def format_summary(s: FuzzSummary, target: str) -> str:
         lines.append(f"  slow       {s.slow:8d}  cases not checked: the target answered only "
                      f"past its limits ({s.slow_cpu:.1f} CPU s in all on its reruns)")
     lines.append("  coverage (% of kernels; fault kinds: % of oracle runs' kernels):")
-    pair_names = set(_pairs())
+    pair_names = set(_pairs()) | set(EDGE_PAIRS)
     items = sorted((k, v) for k, v in s.construct_counts.items() if k not in pair_names)
     lines += _table(items, s.kernels)
     missing = [name for name, c in items if c == 0]
@@ -1317,6 +1332,19 @@ def format_summary(s: FuzzSummary, target: str) -> str:
         missing = [name for name, c in pairs if c == 0]
         if missing and s.kernels:
             lines.append(f"  pairs never reached: {', '.join(missing)}")
+    edges = [(k[len("edge:"):], s.construct_counts[k]) for k in EDGE_PAIRS
+             if k in s.construct_counts]
+    if edges:
+        reached = sum(1 for _, c in edges if c)
+        lines.append(f"  edge values met: {reached}/{len(edges)} (operation:value, % of "
+                     "kernels whose oracle run met it):")
+        lines += _table(edges, s.kernels)
+        rare = [name for name, c in edges if 0 < c < 0.01 * s.kernels]
+        if rare:
+            lines.append(f"  edge values met rarely (under 1%): {', '.join(rare)}")
+        missing = [name for name, c in edges if c == 0]
+        if missing and s.kernels:
+            lines.append(f"  edge values never met: {', '.join(missing)}")
     if s.replayed:
         failing = [p for p, _ in s.replayed if p]
         lines.append(f"  announced counterexamples replayed: {len(s.replayed)}, "

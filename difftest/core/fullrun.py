@@ -121,6 +121,8 @@ class FullRun:
     # the first subnormal f32 the run computed, loaded or took, as text: where a target
     # that may flush subnormals promises nothing (docs/semantics.md, "32-bit floats")
     subnormal: str | None = None
+    # the (operation, edge value) pairs the run's operations met (difftest.core.edges)
+    edges: frozenset[str] = frozenset()
     # what a checker derives from this run, kept with it: one oracle run is checked
     # against several schedules
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)

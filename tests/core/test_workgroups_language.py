@@ -12,6 +12,7 @@ from difftest.core.case import VERSION, case_from_json
 from difftest.core.errors import CaseError, KernelError
 from difftest.core.ir import from_json, parse, to_json, to_source
 from difftest.core.ir import nodes as n
+from difftest.core.ir.serialize import FORMAT_VERSION
 from difftest.core.ir.types import I32, I64, LOCAL_I32
 from difftest.core.ir.walk import walk
 from difftest.core.kernelfile import load_kernel_file
@@ -39,7 +40,7 @@ def test_a_tiled_kernel_parses_prints_and_round_trips() -> None:
     assert to_source(parse(to_source(p))) == to_source(p)
     back = from_json(json.loads(json.dumps(to_json(p))))
     assert back == p
-    assert to_json(p)["version"] == 2
+    assert to_json(p)["version"] == FORMAT_VERSION == 3
 
 
 def test_the_group_work_ids_are_i32() -> None:

@@ -1,0 +1,199 @@
+"""Edge values meeting their operations (docs/semantics.md, "Coverage of edge values").
+
+A compiler's arithmetic goes wrong on the values where an operation's cases part: a
+division by 0 or -1, MIN // -1, a shift by 0 or by the width, a comparison of a NaN, the
+two zeros at min and max, a conversion at the integer type's limit. A generator can use
+every operation and still never bring those values to it. The oracle notes, for each
+operation it evaluates, which of its edge values the operands held (`Edges.note_*`); a
+campaign counts each pair per kernel, shows the rare ones and names the ones never met.
+Values are read as the oracle holds them: an integer's storage form (an int64; a u64 of
+2^63 or more negative), an f32 as a float32.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .ir.types import U64, Type, int_range, storage
+
+Array = npt.NDArray[Any]
+
+#: every (operation, edge value) pair counted, as `edge:<operation>:<value>`
+EDGE_PAIRS: tuple[str, ...] = tuple(f"edge:{p}" for p in (
+    # integer + - *: an operand at its type's MIN or MAX (the result wraps)
+    "arith:min", "arith:max",
+    # // and %: the divisor 0 (a fault) and -1, and MIN // -1 (wraps to MIN)
+    "div:zero", "div:minus_one", "div:min_by_minus_one",
+    # << and >>: by 0, by the width or more or below 0 (masked), a negative value shifted
+    # right (arithmetic), an unsigned one with its top bit set (logical)
+    "shift:zero", "shift:masked", "shift:negative", "shift:top_bit_unsigned",
+    # integer comparisons: an operand at MIN or MAX; unsigned with the top bit set
+    "compare:limit", "compare:top_bit_unsigned",
+    # conversions between integer types: truncating; extending a negative value; extending
+    # an unsigned value with its top bit set
+    "convert:truncates", "convert:negative", "convert:top_bit_unsigned",
+    # the integer functions: of 0 (clz, ctz: the width), of MIN (abs), of all ones
+    "int_fn:zero", "int_fn:min", "int_fn:all_ones",
+    # f32 arithmetic (+ - * fma): NaN, an infinity, a subnormal, -0.0
+    "f32_arith:nan", "f32_arith:inf", "f32_arith:subnormal", "f32_arith:minus_zero",
+    # f32 comparisons: NaN, an infinity, -0.0 against +0.0
+    "f32_compare:nan", "f32_compare:inf", "f32_compare:signed_zeros",
+    # f32 min and max: NaN, -0.0 against +0.0
+    "f32_minmax:nan", "f32_minmax:signed_zeros",
+    # f32 to an integer: NaN, an infinity, the type's limit (the last value that fits, or
+    # MIN exactly), past it (a fault)
+    "f32_to_int:nan", "f32_to_int:inf", "f32_to_int:limit", "f32_to_int:past_limit",
+    # an integer to f32 that must round (past 2^24)
+    "int_to_f32:rounds",
+))
+
+_SMALLEST_NORMAL = np.float32(2.0 ** -126)
+
+
+def _limits(ty: Type) -> tuple[int, int]:
+    lo, hi = int_range(ty)
+    return storage(lo, ty), storage(hi, ty)
+
+
+def _top_bit(v: Array, ty: Type) -> bool:
+    """An unsigned value with its top bit set (a u64's storage is then negative)."""
+    if ty is U64:
+        return bool((v < 0).any())
+    return bool((v >= (1 << (ty.bits - 1))).any())
+
+
+class Edges:
+    """The pairs one run met (`seen`, without the `edge:` prefix until `names`)."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def names(self) -> frozenset[str]:
+        return frozenset(f"edge:{p}" for p in self.seen)
+
+    def _add(self, pair: str, hit: bool) -> None:
+        if hit:
+            self.seen.add(pair)
+
+    # ------------------------------------------------------------------ integers
+    def note_int_binary(self, op: str, a: Array, b: Array, ty: Type) -> None:
+        if not len(a):
+            return
+        lo, hi = _limits(ty)
+        if op in ("+", "-", "*"):
+            self._add("arith:min", bool(((a == lo) | (b == lo)).any()))
+            self._add("arith:max", bool(((a == hi) | (b == hi)).any()))
+        elif op in ("//", "%"):
+            self._add("div:zero", bool((b == 0).any()))
+            if ty.signed:
+                m1 = b == -1
+                self._add("div:minus_one", bool(m1.any()))
+                self._add("div:min_by_minus_one", bool((m1 & (a == lo)).any()))
+        elif op in ("<<", ">>"):
+            self._add("shift:zero", bool((b == 0).any()))
+            self._add("shift:masked", bool(((b >= ty.bits) | (b < 0)).any()))
+            if op == ">>":
+                if ty.signed:
+                    self._add("shift:negative", bool((a < 0).any()))
+                else:
+                    self._add("shift:top_bit_unsigned", _top_bit(a, ty))
+
+    def note_int_compare(self, a: Array, b: Array, ty: Type) -> None:
+        if not len(a):
+            return
+        lo, hi = _limits(ty)
+        self._add("compare:limit", bool(((a == lo) | (a == hi) | (b == lo) | (b == hi)).any()))
+        if not ty.signed:
+            self._add("compare:top_bit_unsigned", _top_bit(a, ty) or _top_bit(b, ty))
+
+    def note_int_convert(self, v: Array, source: Type, to: Type) -> None:
+        if not len(v) or source is to:
+            return
+        lo, hi = int_range(to)
+        if source is U64:  # storage: the values of 2^63 and up are negative
+            self._add("convert:top_bit_unsigned", bool((v < 0).any()))
+            self._add("convert:truncates", bool(((v < 0) | (v > hi)).any()))
+            return
+        self._add("convert:truncates", bool(((v < lo) | (v > hi)).any()))
+        if source.signed:
+            self._add("convert:negative", bool((v < 0).any()) and to.bits >= source.bits)
+        else:
+            self._add("convert:top_bit_unsigned", _top_bit(v, source))
+
+    def note_int_function(self, args: list[Array], ty: Type) -> None:
+        if not args or not len(args[0]):
+            return
+        lo, hi = _limits(ty)
+        x = args[0]
+        self._add("int_fn:zero", bool((x == 0).any()))
+        self._add("int_fn:min", ty.signed and bool((x == lo).any()))
+        ones = -1 if ty.signed or ty is U64 else hi
+        self._add("int_fn:all_ones", bool((x == ones).any()))
+
+    # ---------------------------------------------------------------------- f32
+    def _specials(self, family: str, values: list[Array]) -> None:
+        """NaN, an infinity, a subnormal or -0.0 among the operands."""
+        v = np.concatenate(values).astype(np.float32)
+        if not len(v):
+            return
+        with np.errstate(invalid="ignore"):
+            self._add(f"{family}:nan", bool(np.isnan(v).any()))
+            self._add(f"{family}:inf", bool(np.isinf(v).any()))
+            mag = np.abs(v)
+            self._add(f"{family}:subnormal", bool(((mag > 0) & (mag < _SMALLEST_NORMAL)).any()))
+            self._add(f"{family}:minus_zero", bool(((v == 0) & np.signbit(v)).any()))
+
+    def note_f32_arith(self, values: list[Array]) -> None:
+        self._specials("f32_arith", values)
+
+    def note_f32_compare(self, a: Array, b: Array) -> None:
+        if not len(a):
+            return
+        with np.errstate(invalid="ignore"):
+            self._add("f32_compare:nan", bool((np.isnan(a) | np.isnan(b)).any()))
+            self._add("f32_compare:inf", bool((np.isinf(a) | np.isinf(b)).any()))
+            self._add("f32_compare:signed_zeros", _signed_zeros(a, b))
+
+    def note_f32_minmax(self, a: Array, b: Array) -> None:
+        if not len(a):
+            return
+        with np.errstate(invalid="ignore"):
+            self._add("f32_minmax:nan", bool((np.isnan(a) | np.isnan(b)).any()))
+            self._add("f32_minmax:signed_zeros", _signed_zeros(a, b))
+
+    def note_f32_to_int(self, v: Array, to: Type) -> None:
+        if not len(v):
+            return
+        lo, hi = int_range(to)
+        # the last f32 at or below hi: hi + 1 is a power of two, an f32; the one below it
+        last = float(np.nextafter(np.float32(hi + 1), np.float32(0)))
+        t = np.trunc(v.astype(np.float64))
+        with np.errstate(invalid="ignore"):
+            self._add("f32_to_int:nan", bool(np.isnan(v).any()))
+            self._add("f32_to_int:inf", bool(np.isinf(v).any()))
+            self._add("f32_to_int:limit", bool(((t == last) | (t == float(lo))).any()))
+            finite = np.isfinite(t)
+            self._add("f32_to_int:past_limit",
+                      bool((finite & ((t > float(hi)) | (t < float(lo)))).any()))
+
+    def note_int_to_f32(self, v: Array, source: Type) -> None:
+        if not len(v):
+            return
+        if source is U64:
+            big = (v < 0) | (v > (1 << 24))
+        else:
+            big = np.abs(v.astype(np.float64)) > float(1 << 24)
+        # past 2^24 an integer rounds unless its low bits are zeros: count any such value
+        self._add("int_to_f32:rounds", bool(big.any()))
+
+
+def _signed_zeros(a: Array, b: Array) -> bool:
+    """Some lane compares -0.0 with +0.0 (either way round)."""
+    zeros = (a == 0) & (b == 0)
+    return bool((zeros & (np.signbit(a) != np.signbit(b))).any())
+
+
+__all__ = ["EDGE_PAIRS", "Edges"]
