@@ -529,6 +529,7 @@ class _Worker:
         from difftest.campaign.runner import (check_case, oracle_run, target_options,
                                               undefined_in_run)
         from difftest.campaign.signature import verdict_class
+        from difftest.core.errors import OracleError
 
         best, counters = self.best, self.counters
         if best:
@@ -567,7 +568,11 @@ class _Worker:
             options = target_options(self.target, {**case.options, **self.config.options})
             # a shrinking candidate is checked as the reduction's are (runner.Recheck)
             checked = {**options, **self.recheck.options} if best else options
-            full, oracle_error = oracle_run(case, options)
+            try:
+                full, oracle_error = oracle_run(case, options)
+            except OracleError:  # past the oracle's work limit: no verdict can be given
+                counters[_SKIPPED] += 1
+                continue
             counters[_EXECS] += 1
             if undefined_in_run(self.target, full):
                 counters[_SKIPPED] += 1
@@ -1311,7 +1316,8 @@ def format_summary(s: FuzzSummary, target: str) -> str:
         f"  executions {s.executions:8d}  {s.rate(s.executions):8.1f}/s",
     ]
     if s.skipped:
-        lines.append(f"  skipped    {s.skipped:8d}  cases the target declares it cannot run")
+        lines.append(f"  skipped    {s.skipped:8d}  cases the target declares it cannot run, "
+                     "or the oracle cannot judge (past its work limit)")
     if s.slow:
         lines.append(f"  slow       {s.slow:8d}  cases not checked: the target answered only "
                      f"past its limits ({s.slow_cpu:.1f} CPU s in all on its reruns)")

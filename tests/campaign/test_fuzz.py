@@ -8,6 +8,7 @@ ci is small and fixed, dev larger, fuzz long).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -213,3 +214,32 @@ def test_a_lead_is_recognised_and_named_a_lead(tmp_path) -> None:
     assert "numba-everything-wrong (a lead)" in names, names
     [lead] = [r for r in summary.seen_again if r.name.startswith("numba-everything")]
     assert lead.count >= 1 and Path(lead.case).is_file()
+
+
+def test_a_case_past_the_oracles_work_limit_is_skipped_not_a_failure(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel the oracle cannot judge (more than its 2,000,000 evaluations) gives no
+    verdict: the campaign counts it as skipped and goes on. Raised out of the property,
+    it was a failure for Hypothesis, which then met it as Flaky (its rerun came after the
+    campaign's time, which returns at once) and stopped the worker."""
+    import io
+
+    from difftest.campaign import runner
+    from difftest.campaign.fuzz import FuzzConfig, fuzz
+    from difftest.core.errors import OracleError
+
+    real = runner.oracle_run
+    calls = []
+
+    def heavy(case, options=None):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) % 2:
+            raise OracleError("work", "the kernel asks the reference for more than 2,000,000 "
+                                      "evaluations")
+        return real(case, options)
+
+    monkeypatch.setattr(runner, "oracle_run", heavy)
+    summary = fuzz(FuzzConfig(target="numba-simt", examples=30, workers=1, seed=0,
+                              corpus=tmp_path / "c"), out=io.StringIO())
+    assert summary.skipped >= 10 and summary.cases >= 10
+    assert not summary.found and not summary.errors, summary.errors
