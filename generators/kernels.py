@@ -665,7 +665,7 @@ class _Gen:
         m = ["leaf", "+", "-", "*", "leaf", "&", "|", "^", "<<", ">>", "neg", "~", "conv",
              "conv", "conv"]
         if not ty.signed:  # where zero and sign extension part: logical shift, division
-            m += [">>", "//"]
+            m += [">>", ">>", "//"]
         if any(t is ty for _, t in fn.ins + fn.outs):
             m += ["load"] * 2
         if "branch" in on:
@@ -712,7 +712,7 @@ class _Gen:
         if k == "leaf":
             return self.t_leaf(fn, ty)
         if k in _ARITH:
-            if k == ">>" and not ty.signed and self.pick((False, True)):
+            if k == ">>" and not ty.signed and self.pick((False, True, True)):
                 # a logical shift of a value with its top bit set: an edge literal
                 return f"({self.t_literal(ty)} >> {self.t_expr(fn, ty, sub)})"
             return f"({self.t_expr(fn, ty, sub)} {k} {self.t_expr(fn, ty, sub)})"
