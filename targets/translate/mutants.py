@@ -10,6 +10,19 @@ name -> (where it comes from, what goes wrong)
 from __future__ import annotations
 
 MUTANTS: dict[str, tuple[str, str]] = {
+    # SPIR-V passes with a historical bug, run on the Vulkan GLSL targets' modules
+    # (targets/device/vulkan_runner.py, `mutated`)
+    "if-converts-wave-op": (
+        "SPIRV-Tools#1991 (if-conversion changing a shader's meaning); hlsl-specs#164 "
+        "(compilers hoisting subgroup operations out of control flow)",
+        "if-conversion speculates the start of an if's then-block, through its wave "
+        "operation, into the if's header: every lane there runs it"),
+    "licm-hoists-wave-op": (
+        "hlsl-specs#164 and DXC#6222 (a wave operation moved to where other lanes "
+        "reconverged)",
+        "loop-invariant code motion hoists a wave operation (with its block's code before "
+        "it) out of its loop into the preheader: it runs once, with the lanes that "
+        "entered the loop"),
     "bound-per-trip": (
         "the opencl translation's own history",
         "a `for` loop's stop bound is read again at every trip instead of once at entry "

