@@ -407,6 +407,12 @@ class _Gen:
             return f"{want}({self.t_expr(fn, self.pick(self.extra), sub)})", want
         if k in _BITS_1:
             a, ta = self.int_expr(fn, want, sub)
+            if ta is I32 and k in ("popcount", "clz", "ctz") and self.pick((False, True)):
+                # a count of 64 bits, with its high word set: a negative value's sign
+                # extension, or a small value less 2^32
+                shift = self.pick(("", " - 4294967296"))
+                text = f"{k}(i64({a}){shift})"
+                return (text, I64) if want is I64 else (f"i32({text})", I32)
             return f"{k}({a})", ta
         if k in _BITS_2:
             a, ta = self.int_expr(fn, want, sub)
@@ -677,6 +683,8 @@ class _Gen:
             m += ["//", "%", "//", "%"]
         if "bits" in on:
             m += list(_BITS)
+            if not ty.signed or ty.bits == 64:  # unsigned mul_hi, a 64-bit count
+                m += ["mul_hi", "popcount", "clz"]
         if key[-1]:
             m += ["array_load"] * 2
         menu = fn.menus[key] = tuple(m)
@@ -742,7 +750,10 @@ class _Gen:
             a = self.pick(_arrays(fn, (ty,)))
             return f"{a}[{self.array_index(fn, a, sub)}]"
         if k in _BITS_2:
-            return f"{k}({self.t_expr(fn, ty, sub)}, {self.t_expr(fn, ty, sub)})"
+            a = self.t_expr(fn, ty, sub)
+            if k == "mul_hi" and self.pick((False, True)):  # an edge: the top bit, MIN
+                a = self.t_literal(ty)
+            return f"{k}({a}, {self.t_expr(fn, ty, sub)})"
         if k in _ROTATIONS:
             return f"{k}({self.t_expr(fn, ty, sub)}, {self.rotation(fn, sub)})"
         x = self.t_expr(fn, ty, sub)

@@ -399,52 +399,65 @@ def _hoist(body: list[list[int]], lo: int, hi: int, at: int) -> list[list[int]]:
     return body[:at] + body[lo:hi] + body[at:lo] + body[hi:]
 
 
+def _hoisted(body: list[list[int]], name: str, done: set[int]) -> list[list[int]] | None:
+    """`body` with the first wave operation not yet moved (its id not in `done`) that
+    mutant `name` moves, moved; None when there is none left."""
+    blocks = _blocks(body)
+    starts = {body[bs][1]: bs for bs, _ in blocks}
+    for s, e in blocks:
+        span = _prefix(body, s, e)
+        if span is None or body[span[1] - 1][2] in done:
+            continue
+        done.add(body[span[1] - 1][2])
+        if name == "if-converts-wave-op":
+            # the innermost if around the block: a header before it whose merge follows
+            # it, none of whose blocks between defines what the moved code uses
+            heads = [he for hs, he in blocks
+                     if he < s and body[he][0] & 0xFFFF == _BRANCH_COND
+                     and body[he - 1][0] & 0xFFFF == _SELECTION_MERGE
+                     and starts.get(body[he - 1][1], -1) > s]
+            if not heads:
+                continue
+            at = max(heads) - 1  # before the header's OpSelectionMerge
+            between = _defined_in(body, at, span[0]) - _defined_in(body, *span)
+            if any(w in between for x in body[span[0]:span[1]] for w in x[1:]):
+                continue
+            return _hoist(body, span[0], span[1], at)
+        # licm-hoists-wave-op: the innermost loop around the block (its header's
+        # OpLoopMerge names the merge block, which follows every block of the loop)
+        loops = [(hs, body[he - 1][1]) for hs, he in blocks
+                 if hs < s and body[he - 1][0] & 0xFFFF == _LOOP_MERGE]
+        inside = [(hs, m) for hs, m in loops if starts.get(m, -1) > s]
+        if not inside:
+            continue
+        hs, merge = max(inside)
+        loop_ids = _defined_in(body, hs, starts[merge]) - _defined_in(body, *span)
+        if any(w in loop_ids for x in body[span[0]:span[1]] for w in x[1:]):
+            continue
+        header = body[hs][1]
+        pre = [pe for ps, pe in blocks
+               if pe < hs and body[pe][0] & 0xFFFF == _BRANCH and body[pe][1] == header]
+        if pre:
+            return _hoist(body, span[0], span[1], pre[0])
+    return None
+
+
 def mutated(spirv: bytes, mutants: list[str]) -> bytes:
     """`spirv` through the target's mutated passes: an optimization that moves a wave
     operation out of the control flow that decides which lanes run it, run in-process on
-    the module, at the first place each applies (a wave operation moved with the
-    instructions of its block before it, so the module stays valid):
-    - `if-converts-wave-op`: if-conversion speculates the start of an if's then-block,
-      through its wave operation, into the if's header: every lane there runs it;
-    - `licm-hoists-wave-op`: loop-invariant code motion hoists the start of a loop's
-      block, through its wave operation, into the loop's preheader (when it uses no value
-      the loop defines): it runs once, with the lanes that entered the loop."""
+    the module wherever it applies (each wave operation moved with the instructions of
+    its block before it, when none of them uses a value the code it leaves defines, so
+    the module stays valid):
+    - `if-converts-wave-op`: if-conversion speculates a wave operation inside an if into
+      the if's header: every lane there runs it;
+    - `licm-hoists-wave-op`: loop-invariant code motion hoists a loop's wave operation
+      into the loop's preheader: it runs once, with the lanes that entered the loop."""
     words = list(struct.unpack(f"<{len(spirv) // 4}I", spirv))
     body = _instructions(words)
     for name in mutants:
-        blocks = _blocks(body)
-        for s, e in blocks:
-            span = _prefix(body, s, e)
-            if span is None:
-                continue
-            label = body[s][1]
-            if name == "if-converts-wave-op":
-                heads = [he for hs, he in blocks
-                         if he < s and body[he][0] & 0xFFFF == _BRANCH_COND
-                         and body[he][2] == label
-                         and body[he - 1][0] & 0xFFFF == _SELECTION_MERGE]
-                if heads:  # before the header's OpSelectionMerge
-                    body = _hoist(body, span[0], span[1], heads[0] - 1)
-                    break
-            elif name == "licm-hoists-wave-op":
-                # the innermost loop around the block: its header's OpLoopMerge names
-                # the merge block, which (structured order) follows every block of it
-                loops = [(hs, body[he - 1][1]) for hs, he in blocks
-                         if hs < s and body[he - 1][0] & 0xFFFF == _LOOP_MERGE]
-                starts = {body[bs][1]: bs for bs, _ in blocks}
-                inside = [(hs, m) for hs, m in loops if starts.get(m, -1) > s]
-                if not inside:
-                    continue
-                hs, merge = max(inside)
-                loop_ids = _defined_in(body, hs, starts[merge]) - _defined_in(body, *span)
-                if any(w in loop_ids for x in body[span[0]:span[1]] for w in x[1:]):
-                    continue
-                header = body[hs][1]
-                pre = [pe for ps, pe in blocks if pe < hs and body[pe][0] & 0xFFFF == _BRANCH
-                       and body[pe][1] == header]
-                if pre:
-                    body = _hoist(body, span[0], span[1], pre[0])
-                    break
+        done: set[int] = set()
+        while (moved := _hoisted(body, name, done)) is not None:
+            body = moved
     out = words[:5] + [w for x in body for w in x]
     return struct.pack(f"<{len(out)}I", *out)
 
