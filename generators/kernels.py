@@ -81,7 +81,7 @@ from hypothesis import strategies as st
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse, to_source, walk
-from difftest.core.ir.types import BOOL, F32, I32, I64, Type, int_range, private_of
+from difftest.core.ir.types import BOOL, F32, I32, I64, U32, U64, Type, int_range, private_of
 from difftest.core.options import DEFAULT_WORK_BUDGET
 from difftest.core.reconvergence import MAXIMAL, MODELS, UNIFORM, defined_only
 from difftest.core.uniformity import analyse as uniformity
@@ -310,6 +310,8 @@ class _Gen:
             m += ["f2i"] * 3
         if "bits" in on:
             m += list(_BITS)
+            if self._unsigned_of(want) is not None:
+                m += ["umul_hi"]  # the high half of an unsigned product
         if arrays:
             m += ["array_load"] * 3
         if "h0" in fn.calls:
@@ -318,6 +320,11 @@ class _Gen:
                 m += ["select_call"] * 3
         menu = fn.menus[key] = tuple(m)
         return menu
+
+    def _unsigned_of(self, want: Type) -> Type | None:
+        """The unsigned type of `want`'s width, where the target runs it."""
+        u = U64 if want is I64 else U32
+        return u if u in self.allowed_ints else None
 
     def leaf(self, fn: _Fn, want: Type, mode: str = "") -> tuple[str, Type]:
         """A constant, id, variable or length. Comparisons use `mode` "dyn" (no constant)
@@ -418,6 +425,10 @@ class _Gen:
             a, ta = self.int_expr(fn, want, sub)
             b, tb = self.int_expr(fn, want, sub)
             return f"{k}({a}, {b})", _widest(ta, tb)
+        if k == "umul_hi":  # operands reinterpreted as unsigned: a negative one is large
+            u = self._unsigned_of(want)
+            a, b = self.int_expr(fn, want, sub)[0], self.int_expr(fn, want, sub)[0]
+            return f"{want}(mul_hi({u}({a}), {u}({b})))", want
         if k in _ROTATIONS:
             a, ta = self.int_expr(fn, want, sub)
             return f"{k}({a}, {self.rotation(fn, sub)})", ta
