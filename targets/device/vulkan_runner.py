@@ -331,7 +331,9 @@ def optimized(spirv: bytes, flags: list[str]) -> bytes:
             raise CompileError(f"spirv-val refused the front end's module: {log}")
         rc, log, _ = _tool_run("spirv-opt", [f"--target-env={env}", *flags, src, "-o", out])
         if rc != 0:
-            raise OptimizerError(f"spirv-opt {' '.join(flags)} failed: {log}")
+            how = (f"crashed (exit status {rc})" if rc < 0 or rc > 128
+                   else f"failed (exit status {rc})")
+            raise OptimizerError(f"spirv-opt {' '.join(flags)} {how}: {log}".rstrip(": "))
         rc, log, _ = _tool_run("spirv-val", ["--target-env", env, out])
         if rc != 0:
             raise OptimizerError(f"spirv-opt {' '.join(flags)} made a module spirv-val "
