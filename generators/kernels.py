@@ -1306,6 +1306,11 @@ class _Gen:
         # operation's all-lane writes, and (reduce=tree) its all-lane reads of
         # registers the returned lanes' last statements may have reused
         lines = self.stmt(fn, pad, "return")
+        if self.pick((False, False, True)):  # a vote after it: elect() is drawn in conditions
+            fn.nest += 1
+            body = self.block(fn, pad + "    ", 1, 1)
+            fn.nest -= 1
+            return lines + [f"{pad}if elect():"] + body
         return lines + self.stmt(fn, pad, "wave_assign")
 
     def _s_plant_fail(self, fn: _Fn, pad: str, k: str) -> list[str]:

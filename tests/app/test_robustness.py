@@ -458,10 +458,11 @@ def test_show_lists_expected_against_actual_memory(capsys: pytest.CaptureFixture
 def test_the_cold_compile_is_not_charged_to_the_campaigns_time(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    """A warm-up of 8 s before a campaign of 2 s: the campaign still gets its 2 s of
-    checking (the summary's time is the campaign's, well under the 8 s it would be if the
-    wait were charged, and it checked cases), and the wait is announced first, saying
-    what it waits for."""
+    """A warm-up of 20 s before a campaign of 2 s: the campaign still gets its 2 s of
+    checking (the summary's time is the campaign's, well under the 20 s it would be if
+    the wait were charged -- a loaded machine stretches a 2 s campaign to 10 s with its
+    last batch and its workers' start --, and it checked cases), and the wait is
+    announced first, saying what it waits for."""
     from difftest.campaign import registry
 
     real = registry.load_target
@@ -470,17 +471,17 @@ def test_the_cold_compile_is_not_charged_to_the_campaigns_time(
         t = real(name, options)
         if name == "numba-simt":
             monkeypatch.setattr(t, "cold_start_note", lambda: "compiling the machine...")
-            monkeypatch.setattr(t, "warm_up", lambda: time.sleep(8))
+            monkeypatch.setattr(t, "warm_up", lambda: time.sleep(20))
         return t
 
     monkeypatch.setattr(registry, "load_target", load)
     start = time.monotonic()
     main(["fuzz", "--time", "2", "--workers", "1", "--corpus", str(tmp_path / "c")])
-    assert time.monotonic() - start >= 10  # the 8 s wait came on top of the 2 s
+    assert time.monotonic() - start >= 22  # the 20 s wait came on top of the 2 s
     cap = capsys.readouterr()
     assert cap.err.count("compiling the machine...") == 1
     summary = re.search(r"fuzz summary: target numba-simt, 1 worker\(s\), ([0-9.]+) s", cap.out)
-    assert summary is not None and float(summary.group(1)) < 7
+    assert summary is not None and float(summary.group(1)) < 18
     cases = re.search(r"cases\s+(\d+)", cap.out)
     assert cases is not None and int(cases.group(1)) > 0
 
