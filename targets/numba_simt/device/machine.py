@@ -312,6 +312,35 @@ def _sdiv(typingctx, x, y):  # type: ignore[no-untyped-def]
     return types.int64(types.int64, types.int64), codegen
 
 
+@intrinsic
+def _unowned(typingctx, x):  # type: ignore[no-untyped-def]
+    """`x`, an array or a tuple holding arrays (tuples in it too), without a reference to
+    any array's memory (a null meminfo): numba counts no references on it. A function
+    inlined into the dispatch loop takes its array arguments as new references, an incref
+    and a decref per call, which LLVM's pruning mostly leaves in a function this size (the
+    machine ran four times slower on generated kernels so); unowned, they cost nothing.
+    Whoever passes `x` must keep its arrays alive while it is used."""
+    if not isinstance(x, (types.Array, types.BaseTuple)):
+        return None
+
+    def unowned(context, builder, ty, value):  # type: ignore[no-untyped-def]
+        if isinstance(ty, types.Array):
+            view = context.make_array(ty)(context, builder, value=value)
+            view.meminfo = ir.Constant(view.meminfo.type, None)
+            return view._getvalue()
+        if isinstance(ty, types.BaseTuple):
+            for i, item in enumerate(ty.types):
+                value = builder.insert_value(
+                    value, unowned(context, builder, item, builder.extract_value(value, i)),
+                    i)
+        return value
+
+    def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+        return unowned(context, builder, sig.args[0], args[0])
+
+    return x(x), codegen
+
+
 # --- validation ---------------------------------------------------------------------------
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
@@ -610,6 +639,9 @@ LaunchSettings = namedtuple("LaunchSettings", "n W gw group_order slots quantum 
                                               "force_percent force_limit")
 Memory = namedtuple("Memory", "mem buftab params local_bases local_lens")
 Results = namedtuple("Results", "counters save header never_ran trace")
+#: a launch's state, which `_launch` allocates and `_run_waves` runs on
+State = namedtuple("State", "dc V S M pcs wave_of waiting group_of steps_of TR T EM G "
+                            "members")
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
@@ -695,9 +727,637 @@ def _outside(V, ra, length, ex, W):  # type: ignore[no-untyped-def]
     return f
 
 
+# --- the opcode families: a function each, which numba inlines into the dispatch loop of
+# `_run_waves` (inline="always": the code as if written there, no call); their array
+# arguments are unowned there (`_unowned`), or each call would count references
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _issue(launch, memory, results, state, nxt, ntrace, total_steps, resident,
+           issued):  # type: ignore[no-untyped-def]
+    """Issue workgroups onto the free group slots, in `group_order`, all of a workgroup's
+    waves at once (in the state the module docstring says), checking the deopt flag first:
+    once it is set, every workgroup not yet issued records its waves never-ran instead.
+    Returns (nxt, ntrace, resident, issued) updated."""
+    n, W, gw, group_order = launch.n, launch.W, launch.gw, launch.group_order
+    mem, local_bases, local_lens = memory.mem, memory.local_bases, memory.local_lens
+    header, never_ran, trace = results.header, results.never_ran, results.trace
+    group_of, members, wave_of, waiting = (state.group_of, state.members, state.wave_of,
+                                           state.waiting)
+    pcs, steps_of, M, TR = state.pcs, state.steps_of, state.M, state.TR
+    unmarked = (launch.mutant_flags & FLAG_NEVER_RAN_UNMARKED) != 0
+    one_instance = (launch.mutant_flags & FLAG_LOCAL_SHARED) != 0
+    zero_unsynced = (launch.mutant_flags & FLAG_LOCAL_ZERO_UNSYNCED) != 0
+    issue_count = group_order.shape[0]
+    nlocal = local_lens.shape[0]
+    nwaves = (n + W - 1) // W
+    full = np.int64(-1) if W == 64 else (np.int64(1) << W) - 1
+    for sg in range(group_of.shape[0]):
+        if group_of[sg] < 0 and nxt < issue_count:
+            if header[H_FLAG] != 0:
+                # a group starting after a deopt records its waves never-ran and exits
+                # (the flag never clears during a launch: so do all later ones)
+                while nxt < issue_count:
+                    g = group_order[nxt]
+                    nxt += 1
+                    if not unmarked:
+                        for w in range(g * gw, min(g * gw + gw, nwaves)):
+                            never_ran[w >> 6] |= np.int64(1) << (w & 63)
+                break
+            g = group_order[nxt]
+            nxt += 1
+            group_of[sg] = g
+            if nlocal > 0 and not zero_unsynced:
+                src = 0 if one_instance else sg
+                for j in range(nlocal):
+                    lb = local_bases[src, j]  # the workgroup's arrays start as zeros
+                    for i in range(local_lens[j]):
+                        mem[lb + i] = 0
+            members[sg] = 0
+            for i in range(gw):
+                kk = sg * gw + i
+                w = g * gw + i
+                waiting[kk] = 0
+                if w >= nwaves:  # the partial last group has no such wave
+                    wave_of[kk] = -1
+                    continue
+                trace[ntrace, 0] = T_ISSUE
+                trace[ntrace, 1] = w
+                trace[ntrace, 2] = total_steps
+                ntrace += 1
+                wave_of[kk] = w
+                pcs[kk] = 0
+                steps_of[kk] = 0
+                live = n - w * W
+                lanes0 = full if live >= W else (np.int64(1) << live) - 1
+                for j in range(M.shape[1]):
+                    M[kk, j] = 0
+                M[kk, _EXEC] = lanes0
+                M[kk, _ALIVE] = lanes0
+                for l in range(W):
+                    TR[kk, l] = 0
+                members[sg] += 1
+                resident += 1
+                issued += 1
+    return nxt, ntrace, resident, issued
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _elementwise(op, V, S, G, rd, ra, rb, c, vo, so, imm, ex, W, base, wave, gw, k,
+                 params, local_bases, quirks):  # type: ignore[no-untyped-def]
+    """The element-wise ops (_MASKED) numbered below the f32 ones, every lane of V[rd] (the
+    dispatch loop keeps the lanes outside the write set, and wraps). One chain: the common
+    operations first."""
+    if op == _MOV:
+        for l in range(W):
+            V[rd, l] = V[ra, l]
+    elif op == _MOVI:
+        for l in range(W):
+            V[rd, l] = imm
+    elif op == _ADD:
+        for l in range(W):
+            V[rd, l] = V[ra, l] + V[rb, l]
+    elif op == _SUB:
+        for l in range(W):
+            V[rd, l] = V[ra, l] - V[rb, l]
+    elif op == _EQ or op == _NE or op == _LT or op == _LE or op == _GT or op == _GE:
+        # all six as a < b or a == b, operands swapped and/or the result negated
+        rx, ry = (rb, ra) if op == _GT or op == _LE else (ra, rb)
+        islt = -np.int64(op != _EQ and op != _NE)
+        iseq = ~islt
+        neg = np.int64(op == _NE or op == _GE or op == _LE)
+        flip = np.int64(_MIN64) if imm == 64 + _UNS else np.int64(0)  # u64 order
+        for l in range(W):
+            x = V[rx, l] ^ flip
+            y = V[ry, l] ^ flip
+            V[rd, l] = ((np.int64(x < y) & islt) | (np.int64(x == y) & iseq)) ^ neg
+    elif op == _PARAM:
+        x = params[imm]
+        for l in range(W):
+            V[rd, l] = x
+    elif op == _GID or op == _LANEID:
+        start = base if op == _GID else 0
+        for l in range(W):
+            V[rd, l] = start + l
+    elif op == _WAVEID:
+        for l in range(W):
+            V[rd, l] = wave
+    elif op == _MUL:
+        for l in range(W):
+            V[rd, l] = V[ra, l] * V[rb, l]
+    elif op == _AND:
+        for l in range(W):
+            V[rd, l] = V[ra, l] & V[rb, l]
+    elif op == _OR:
+        for l in range(W):
+            V[rd, l] = V[ra, l] | V[rb, l]
+    elif op == _XOR:
+        for l in range(W):
+            V[rd, l] = V[ra, l] ^ V[rb, l]
+    elif op == _SHL:
+        amt = (imm & 255) - 1
+        for l in range(W):
+            V[rd, l] = V[ra, l] << (V[rb, l] & amt)
+    elif op == _SHR:
+        amt = (imm & 255) - 1
+        if imm == 64 + _UNS:  # logical (narrower unsigned values are >= 0)
+            for l in range(W):
+                V[rd, l] = np.int64(np.uint64(V[ra, l])
+                                    >> np.uint64(V[rb, l] & amt))
+        else:
+            for l in range(W):
+                V[rd, l] = V[ra, l] >> (V[rb, l] & amt)
+    elif op == _NEG:
+        for l in range(W):
+            V[rd, l] = -V[ra, l]
+    elif op == _NOT:
+        for l in range(W):
+            V[rd, l] = ~V[ra, l]
+    elif op == _WRAP:
+        for l in range(W):
+            V[rd, l] = V[ra, l]
+    elif op == _LNOT:
+        for l in range(W):
+            V[rd, l] = 1 - V[ra, l]
+    elif op == _RELOAD:
+        rs = so + imm
+        if c == 0:
+            for l in range(W):
+                V[rd, l] = S[rs, l]
+        else:  # a converting reload: the integer slot back to f32
+            for l in range(W):
+                V[rd, l] = _fb(_ffrom_int(S[rs, l]), False)
+    elif op == _RFL:
+        if ex != 0:
+            x = V[ra, _ctz(ex)]
+            for l in range(W):
+                V[rd, l] = x
+    elif op == _SHUF:
+        for l in range(W):  # gather every source first: d may be a or b
+            src = V[rb, l]
+            ok = (src >= 0) & (src < W)
+            x = V[ra, src if ok else 0]
+            G[l] = x if ok else np.int64(0)
+        for l in range(W):
+            V[rd, l] = G[l]
+    # the workgroup ids last: the common operations come first in the chain
+    elif op == _LOCALID:
+        start = (wave % gw) * W
+        for l in range(W):
+            V[rd, l] = start + l
+    elif op == _GROUPID or op == _GROUPSIZE:
+        x = wave // gw if op == _GROUPID else gw * W
+        for l in range(W):
+            V[rd, l] = x
+    elif op == _LOCALBASE:
+        x = local_bases[0 if (quirks & FLAG_LOCAL_SHARED) != 0 else k // gw, imm]
+        for l in range(W):
+            V[rd, l] = x
+    elif op == _SELECT:
+        _select(V, rd, ra, rb, vo + c, W)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _f32_elementwise(op, V, rd, ra, rb, rc, imm, W, quirks):  # type: ignore[no-untyped-def]
+    """The element-wise f32 ops, every lane of V[rd]: arithmetic in float64 rounded once,
+    min/max, CVT_IF, the comparisons (`quirks`: the machine's mutant flags)."""
+    flush = (quirks & FLAG_DENORM_FLUSH) != 0
+    nan_wins = (quirks & FLAG_MIN_NAN) != 0
+    if op == _FADD or op == _FSUB or op == _FMUL:
+        sign = -1.0 if op == _FSUB else 1.0
+        for l in range(W):
+            x = _fv(V[ra, l], flush)
+            y = _fv(V[rb, l], flush)
+            V[rd, l] = _fb(x * y if op == _FMUL else x + sign * y, flush)
+    elif op == _FFMA:
+        for l in range(W):
+            V[rd, l] = _fb(_ffma(_fv(V[ra, l], flush), _fv(V[rb, l], flush),
+                                 _fv(V[rc, l], flush)), flush)
+    elif op == _FMIN or op == _FMAX:
+        for l in range(W):
+            V[rd, l] = _fb(_fpick(_fv(V[ra, l], False), _fv(V[rb, l], False),
+                                  op == _FMIN, nan_wins), False)
+    elif op == _CVTIF:
+        if imm == 64 + _UNS:  # a u64's value
+            for l in range(W):
+                V[rd, l] = _fb(_ffrom_u64(V[ra, l]), False)
+        else:
+            for l in range(W):
+                V[rd, l] = _fb(_ffrom_int(V[ra, l]), False)
+    elif op == _FEQ or op == _FNE or op == _FLT or op == _FLE or op == _FGT or op == _FGE:
+        for l in range(W):
+            x = _fv(V[ra, l], False)
+            y = _fv(V[rb, l], False)
+            if op == _FEQ:
+                t = x == y
+            elif op == _FNE:
+                t = x != y
+            elif op == _FLT:
+                t = x < y
+            elif op == _FLE:
+                t = x <= y
+            elif op == _FGT:
+                t = x > y
+            else:
+                t = x >= y
+            V[rd, l] = np.int64(t)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _mask_op(op, d, a, b, ex, alive, M, k, V, ra, W):  # type: ignore[no-untyped-def]
+    """The mask ops but KILL, on slot k's mask registers; EXEC and ALIVE are the turn's
+    `ex` and `alive` (held apart from M while the wave runs). Returns EXEC."""
+    if op == _MGET:
+        if d != _EXEC:  # EXEC = EXEC is a no-op
+            M[k, d] = ex
+    elif op == _MSET:
+        ex = (ex if a == _EXEC else (alive if a == _ALIVE else M[k, a])) & alive
+    elif op == _MANDN or op == _MOR or op == _MAND:
+        x = ex if a == _EXEC else (alive if a == _ALIVE else M[k, a])
+        y = ex if b == _EXEC else (alive if b == _ALIVE else M[k, b])
+        if op == _MANDN:
+            t = x & ~y
+        elif op == _MOR:
+            t = x | y
+        else:
+            t = x & y
+        if d == _EXEC:
+            ex = t & alive  # EXEC never regains a lane that left ALIVE
+        else:
+            M[k, d] = t
+    elif op == _MCOND:
+        t = np.int64(0)
+        for l in range(W):
+            t |= np.int64(V[ra, l] != 0) << l
+        if d == _EXEC:
+            ex = t & ex
+        else:
+            M[k, d] = t & ex
+    else:  # _MCLR
+        if d == _EXEC:
+            ex = 0
+        else:
+            M[k, d] = 0
+    return ex
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _store(op, ex, full, V, ra, rb, rc, W, mem, buftab):  # type: ignore[no-untyped-def]
+    """STORE and ATOMIC_ADD of V[rc] to buffer V[ra] at index V[rb], the EXEC lanes in
+    lane order. Returns (the lanes out of bounds, which deopt; OK or ERR_BUFFER)."""
+    nbufs = buftab.shape[0]
+    f = np.int64(0)
+    # Fast path: every active lane names the first active lane's buffer and is
+    # in bounds (checked in one vectorized pass); only the stores go lane by
+    # lane. Otherwise lane by lane with every check.
+    off = length = bsh = uns = np.int64(0)
+    cur = np.int64(-1)  # the buffer whose row is in off/length/bsh
+    odd = np.int64(ex)  # nonzero: take the checked path
+    if ex != 0:
+        ref = V[ra, _ctz(ex)]
+        row = _row(buftab, nbufs, ref)
+        if row >= 0:
+            cur = ref
+            off = buftab[row, 0]
+            length = buftab[row, 1]
+            bsh = 64 - (buftab[row, 2] & 255)
+            uns = buftab[row, 2] & _UNS
+            odd = 0
+            for l in range(W):
+                i = V[rb, l]
+                odd |= (((V[ra, l] ^ ref) | np.int64(i < 0) | np.int64(i >= length))
+                        & -((ex >> l) & 1))
+    rest = ex
+    if odd == 0 and ex == full and op == _STORE:
+        for l in range(W):
+            mem[np.uint64(off + V[rb, l])] = _wk(V[rc, l], bsh, uns)
+    elif odd == 0:  # (indices are checked: uint64 skips the wraparound test)
+        for l in range(W):
+            if (ex >> l) & 1:  # active lanes, in lane order
+                at = np.uint64(off + V[rb, l])
+                x = V[rc, l] if op == _STORE else mem[at] + V[rc, l]
+                mem[at] = _wk(x, bsh, uns)
+    while odd != 0 and rest != 0:  # active lanes, in lane order
+        l = _ctz(rest)
+        rest &= rest - 1
+        ref = V[ra, l]
+        if ref != cur or cur < 0:
+            row = _row(buftab, nbufs, ref)
+            if row < 0:
+                return f, ERR_BUFFER
+            cur = ref
+            off = buftab[row, 0]
+            length = buftab[row, 1]
+            bsh = 64 - (buftab[row, 2] & 255)
+            uns = buftab[row, 2] & _UNS
+        idx = V[rb, l]
+        if idx < 0 or idx >= length:
+            f |= np.int64(1) << l
+            continue
+        x = V[rc, l]
+        if op == _ATOMIC:
+            x += mem[off + idx]
+        mem[off + idx] = _wk(x, bsh, uns)
+    return f, OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _load(op, mode, ex, full, V, rd, ra, rb, W, mem, buftab):  # type: ignore[no-untyped-def]
+    """LOAD and LEN into V[rd], lane by lane over the write set; only EXEC lanes fault (see
+    the module docstring). Returns (the lanes out of bounds; OK or ERR_BUFFER)."""
+    nbufs = buftab.shape[0]
+    sel = full if mode & _M_ALL else ex
+    f = np.int64(0)
+    for l in range(W):
+        if (sel >> l) & 1 == 0:
+            continue
+        act = (ex >> l) & 1
+        row = _row(buftab, nbufs, V[ra, l])
+        r = np.int64(0)
+        if row < 0:
+            if act != 0:
+                return f, ERR_BUFFER
+        elif op == _LEN:
+            r = buftab[row, 1]
+        else:
+            idx = V[rb, l]
+            if idx >= 0 and idx < buftab[row, 1]:
+                r = mem[buftab[row, 0] + idx]
+            elif act != 0:
+                f |= np.int64(1) << l
+                continue
+        V[rd, l] = r
+    return f, OK
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _divide(op, mode, ex, full, V, rd, ra, rb, imm, W, T, EM, em_key, floor):  # type: ignore[no-untyped-def]
+    """DIV and REM into V[rd] (`floor`: the div-floor mutant). Returns (the EXEC lanes
+    whose divisor is 0, which deopt; EM's key)."""
+    sel = full if mode & _M_ALL else ex
+    # a signed kind's quotient is wrapped (MIN // -1); an unsigned one's is in
+    # range already (narrower unsigned values are >= 0: signed division
+    # serves them; a u64 has a path of its own below)
+    sh = 0 if imm & _UNS else 64 - imm
+    isdiv = op == _DIV
+    # One pass over the operands: zero divisors (EXEC lanes fault), whether the
+    # write set's operands are uniform (one scalar divide, as a GPU's scalar
+    # unit would) or all fit 32 bits (a float64 divide is then exact, and
+    # vectorizes), else an int64 divide lane by lane.
+    x0 = V[ra, _ctz(sel)] if sel != 0 else np.int64(0)
+    y0 = V[rb, _ctz(sel)] if sel != 0 else np.int64(0)
+    z = np.int64(0)
+    wide = np.int64(0)
+    spread = np.int64(0)
+    for l in range(W):
+        x = V[ra, l]
+        y = V[rb, l]
+        m = -((sel >> l) & 1)
+        z |= np.int64(y == 0) << l
+        wide |= ((x - np.int64(np.int32(x))) | (y - np.int64(np.int32(y)))) & m
+        spread |= ((x ^ x0) | (y ^ y0)) & m
+    f = z & ex
+    wsel = sel & ~f  # a faulting lane keeps its destination
+    part = wsel != full
+    if part:
+        em_key = _lane_words(EM, em_key, wsel, W)
+        for l in range(W):
+            T[l] = V[rd, l]
+    if imm == 64 + _UNS:  # a u64: on the unsigned values
+        for l in range(W):
+            x = np.uint64(V[ra, l])
+            y = V[rb, l]
+            yu = np.uint64(1) if y == 0 else np.uint64(y)
+            q = x // yu
+            V[rd, l] = np.int64(0) if y == 0 else np.int64(
+                q if isdiv else x - q * yu)
+    elif spread == 0 and not floor:
+        if y0 == 0:
+            r = np.int64(0)
+        elif y0 == -1:  # MIN // -1 wraps to MIN; MIN % -1 == 0
+            r = -x0 if isdiv else np.int64(0)
+        else:
+            q = _sdiv(x0, y0)
+            r = q if isdiv else x0 - q * y0
+        r = (r << sh) >> sh
+        for l in range(W):
+            V[rd, l] = r
+    elif wide == 0 and not floor:
+        for l in range(W):
+            x = V[ra, l]
+            y = V[rb, l]
+            ys = np.int64(1) if (y == 0) | (y == -1) else y
+            q = np.int64(np.int32(np.float64(np.int32(x))
+                                  / np.float64(np.int32(ys))))
+            if isdiv:
+                r = -q if y == -1 else q  # MIN // -1 wraps to MIN below
+            else:
+                r = x - q * ys            # x % -1 == 0
+            r = np.int64(0) if y == 0 else r
+            V[rd, l] = (r << sh) >> sh
+    else:
+        for l in range(W):
+            x = V[ra, l]
+            y = V[rb, l]
+            if y == 0:
+                r = np.int64(0)
+            elif y == -1:
+                r = -x if isdiv else np.int64(0)
+            else:
+                q = _sdiv(x, y)
+                if floor and x - q * y != 0 and (x < 0) != (y < 0):
+                    q -= 1  # the div-floor mutant: Python's // and %
+                r = q if isdiv else x - q * y
+            V[rd, l] = (r << sh) >> sh
+    if part:
+        for l in range(W):
+            m = EM[l]
+            V[rd, l] = _pick(m, V[rd, l], T[l])
+    return f, em_key
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _spill(mode, ex, full, V, S, ra, rs, c, W, EM, em_key):  # type: ignore[no-untyped-def]
+    """SPILL of V[ra] to spill slot row rs, in the lanes wm says (c != 0: converting).
+    Returns EM's key."""
+    if c != 0:
+        # a converting spill (the f32-spill-converts mutant's): the f32 as an
+        # integer, truncated and saturated, NaN as 0; all lanes or EXEC's
+        for l in range(W):
+            if mode & _M_ALL or (ex >> l) & 1:
+                x = _fv(V[ra, l], False)
+                S[rs, l] = (np.int64(0) if x != x else
+                            np.int64(-9223372036854775807 - 1) if x < -9.2e18
+                            else np.int64(9223372036854775807) if x >= 9.2e18
+                            else np.int64(x))
+    elif mode & _M_ALL or ex == full:
+        for l in range(W):
+            S[rs, l] = V[ra, l]
+    else:
+        em_key = _lane_words(EM, em_key, ex, W)
+        for l in range(W):
+            m = EM[l]
+            S[rs, l] = _pick(m, V[ra, l], S[rs, l])
+    return em_key
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _whole_wave(op, ex, full, V, rd, ra, imm, W, EM, em_key):  # type: ignore[no-untyped-def]
+    """The integer whole-wave ops, which read and write all W lanes whatever EXEC holds:
+    SET_INACTIVE, the reductions, the ballot and the scans. Returns EM's key."""
+    if op == _SETI:  # every lane: V[a] where EXEC, else imm
+        if ex == full:
+            for l in range(W):
+                V[rd, l] = V[ra, l]
+        else:
+            em_key = _lane_words(EM, em_key, ex, W)
+            for l in range(W):
+                m = EM[l]
+                V[rd, l] = _pick(m, V[ra, l], imm)
+    elif (op == _WSUM or op == _WMIN or op == _WMAX or op == _WOR or op == _WAND
+          or op == _WBAL):
+        # reduce all W lanes, write all W lanes
+        if op == _WSUM:
+            t = np.int64(0)
+            for l in range(W):
+                t += V[ra, l]
+            t = _wk(t, 64 - (imm & 255), imm & _UNS)
+        elif op == _WMIN or op == _WMAX:
+            flip = np.int64(_MIN64) if imm == 64 + _UNS else np.int64(0)  # u64 order
+            t = V[ra, 0] ^ flip
+            for l in range(1, W):
+                x = V[ra, l] ^ flip
+                t = min(t, x) if op == _WMIN else max(t, x)
+            t ^= flip
+        elif op == _WOR:
+            t = np.int64(0)
+            for l in range(W):
+                t |= np.int64(V[ra, l] != 0)
+        elif op == _WAND:
+            t = np.int64(1)
+            for l in range(W):
+                t &= np.int64(V[ra, l] != 0)
+        else:  # ballot: bit l for lanes with V[a][l] != 0 (bit 63 makes it negative)
+            t = np.int64(0)
+            for l in range(W):
+                t |= np.int64(V[ra, l] != 0) << l
+        for l in range(W):
+            V[rd, l] = t
+    else:  # the scans
+        sh = 64 - (imm & 255)
+        uns = imm & _UNS
+        t = np.int64(0)
+        incl = op == _WSCI
+        for l in range(W):  # in place is safe: lane l is written after it is read
+            x = V[ra, l]
+            if incl:
+                t += x
+                V[rd, l] = _wk(t, sh, uns)
+            else:
+                V[rd, l] = _wk(t, sh, uns)
+                t += x
+    return em_key
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _trips(TR, k, ex, W, trip_budget):  # type: ignore[no-untyped-def]
+    """TRIP: count a loop trip for each EXEC lane of slot k. Returns the lanes past the
+    budget."""
+    over = np.int64(0)
+    for l in range(W):
+        t = TR[k, l] + ((ex >> l) & 1)
+        TR[k, l] = t
+        over |= np.int64(t > trip_budget) << l
+    return over
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _to_int(mode, ex, full, V, rd, ra, imm, W, saturate):  # type: ignore[no-untyped-def]
+    """CVT_FI into V[rd] (`saturate`: the f32-to-int-saturates mutant). Like LOAD, only
+    EXEC lanes fault and an all-lane write gives the others 0. Returns the EXEC lanes
+    whose value lies outside the kind (NaN included), which deopt."""
+    sel = full if mode & _M_ALL else ex
+    w = imm & 255
+    uns = imm & _UNS
+    # the kind's values, as the truncated float must lie: [lo, hi) (powers of
+    # two: exact), NaN outside
+    lo = 0.0 if uns else -math.ldexp(1.0, w - 1)
+    hi = math.ldexp(1.0, w if uns else w - 1)
+    f = np.int64(0)
+    for l in range(W):
+        if (sel >> l) & 1 == 0:
+            continue
+        x = _fv(V[ra, l], False)
+        t = np.trunc(x)
+        if t == t and t >= lo and t < hi:
+            V[rd, l] = (np.int64(np.uint64(t)) if uns and t >= 9.2e18
+                        else np.int64(t))
+        elif (ex >> l) & 1 == 0:
+            V[rd, l] = 0
+        elif saturate:  # the mutant: clamp, NaN to 0
+            V[rd, l] = (np.int64(0) if x != x else np.int64(lo) if x < 0
+                        else np.int64(hi - 1.0) if w < 64
+                        else np.int64(-1) if uns
+                        else np.int64(9223372036854775807))
+        else:
+            f |= np.int64(1) << l
+    return f
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _wave_fpick(op, V, rd, ra, W, nan_wins):  # type: ignore[no-untyped-def]
+    """WWM_FMIN and WWM_FMAX: all W lanes reduced, the result written to all W lanes."""
+    t = _fv(V[ra, 0], False)
+    for l in range(1, W):
+        t = _fpick(t, _fv(V[ra, l], False), op == _WFMIN, nan_wins)
+    x = _fb(t, False)
+    for l in range(W):
+        V[rd, l] = x
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _raise_flag(header, trace, ntrace, wave, at):  # type: ignore[no-untyped-def]
+    """Set the deopt flag after a deopt; its first setting in the launch is traced (wave,
+    wave-instructions so far: `at`). Returns ntrace."""
+    if header[H_FLAG] == 0:
+        trace[ntrace, 0] = T_FLAG
+        trace[ntrace, 1] = wave
+        trace[ntrace, 2] = at
+        ntrace += 1
+    header[H_FLAG] = 1
+    return ntrace
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _after_turn(state, sg, gw, early, waits_gone):  # type: ignore[no-untyped-def]
+    """Group slot sg's workgroup after a turn of one of its waves: released from its
+    barrier once every wave is there (a wave that ended or has no ALIVE lane counts as
+    there; `early`, `waits_gone`: the barrier mutants), or freed once all ended."""
+    wave_of, waiting, M, group_of, members = (state.wave_of, state.waiting, state.M,
+                                              state.group_of, state.members)
+    here = 0
+    gone = 0
+    running = 0
+    for kk in range(sg * gw, sg * gw + gw):
+        if wave_of[kk] < 0:
+            continue
+        running += 1
+        if waiting[kk] != 0:
+            here += 1
+        elif M[kk, _ALIVE] == 0:
+            gone += 1
+    if running == 0:
+        group_of[sg] = -1
+    elif here > 0:
+        arrived = here if waits_gone else here + gone + members[sg] - running
+        if arrived >= members[sg] - (1 if early else 0):
+            for kk in range(sg * gw, sg * gw + gw):
+                waiting[kk] = 0
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
-    """One launch (`run_launch` says what each field is)."""
+    """One launch (`run_launch` says what each field is): checked, then run by `_run_waves`
+    on the state allocated here."""
     code, nregs, nmasks, nslots, roles, union_regs, union_slots, ip_info = program
     (n, W, gw, group_order, slots, quantum, max_steps, trip_budget, mutant_flags, force_seed,
      force_percent, force_limit) = launch
@@ -793,16 +1453,35 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
     T = np.zeros(W, dtype=np.int64)                # a destination's lanes kept aside
     EM = np.zeros(W, dtype=np.int64)               # EM[l] = -(bit l of em_key)
     G = np.zeros(W, dtype=np.int64)                # SHUFFLE's gathered sources
+    members = np.zeros(KG, dtype=np.int64)         # waves issued with each slot's group
+    return _run_waves(program, launch, memory, results,
+                      State(dc, V, S, M, pcs, wave_of, waiting, group_of, steps_of, TR, T, EM,
+                            G, members))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _run_waves(program, launch, memory, results, state):  # type: ignore[no-untyped-def]
+    """Issue the launch's workgroups and run their waves, as the module docstring says
+    (`_launch` checked the launch and allocated `state`; it holds every array while this
+    runs, so they are all unowned here)."""
+    program, launch, memory, results, state = _unowned((program, launch, memory, results,
+                                                        state))
+    _, nregs, nmasks, nslots, _, union_regs, union_slots, ip_info = program
+    (n, W, gw, group_order, _, quantum, max_steps, trip_budget, mutant_flags, force_seed,
+     force_percent, force_limit) = launch
+    mem, buftab, params, local_bases, local_lens = memory
+    counters, save, header, never_ran, trace = results
+    dc, V, S, M, pcs, wave_of, waiting, group_of, steps_of, TR, T, EM, G, members = state
+    nlocal = local_lens.shape[0]
+    K = wave_of.shape[0]
     em_key = np.int64(0)
     floor = (mutant_flags & FLAG_DIV_FLOOR) != 0
-    unmarked = (mutant_flags & FLAG_NEVER_RAN_UNMARKED) != 0
     not_atomic = (mutant_flags & FLAG_SLOT_NOT_ATOMIC) != 0
     early = (mutant_flags & FLAG_BARRIER_EARLY) != 0
     waits_gone = (mutant_flags & FLAG_BARRIER_WAITS_GONE) != 0
     one_instance = (mutant_flags & FLAG_LOCAL_SHARED) != 0
     zero_unsynced = (mutant_flags & FLAG_LOCAL_ZERO_UNSYNCED) != 0
     scratch_group = (mutant_flags & FLAG_SCRATCH_PER_GROUP) != 0
-    flush = (mutant_flags & FLAG_DENORM_FLUSH) != 0
     nan_wins = (mutant_flags & FLAG_MIN_NAN) != 0
     saturate = (mutant_flags & FLAG_CVT_SATURATE) != 0
     forcing = force_percent > 0 and force_limit != 0
@@ -813,7 +1492,6 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
     header[H_OVERFLOW] = 0
     ntrace = 0
     nxt = 0                                        # next position in group_order
-    members = np.zeros(KG, dtype=np.int64)         # waves issued with each slot's group
     resident = 0
     total_steps = 0
     total_lanes = 0
@@ -821,53 +1499,8 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
     k = 0
     while True:
         # ---- issue workgroups onto free group slots, in order, checking the deopt flag ----
-        for sg in range(KG):
-            if group_of[sg] < 0 and nxt < issue_count:
-                if header[H_FLAG] != 0:
-                    # a group starting after a deopt records its waves never-ran and exits
-                    # (the flag never clears during a launch: so do all later ones)
-                    while nxt < issue_count:
-                        g = group_order[nxt]
-                        nxt += 1
-                        if not unmarked:
-                            for w in range(g * gw, min(g * gw + gw, nwaves)):
-                                never_ran[w >> 6] |= np.int64(1) << (w & 63)
-                    break
-                g = group_order[nxt]
-                nxt += 1
-                group_of[sg] = g
-                if nlocal > 0 and not zero_unsynced:
-                    src = 0 if one_instance else sg
-                    for j in range(nlocal):
-                        lb = local_bases[src, j]  # the workgroup's arrays start as zeros
-                        for i in range(local_lens[j]):
-                            mem[lb + i] = 0
-                members[sg] = 0
-                for i in range(gw):
-                    kk = sg * gw + i
-                    w = g * gw + i
-                    waiting[kk] = 0
-                    if w >= nwaves:  # the partial last group has no such wave
-                        wave_of[kk] = -1
-                        continue
-                    trace[ntrace, 0] = T_ISSUE
-                    trace[ntrace, 1] = w
-                    trace[ntrace, 2] = total_steps
-                    ntrace += 1
-                    wave_of[kk] = w
-                    pcs[kk] = 0
-                    steps_of[kk] = 0
-                    live = n - w * W
-                    lanes0 = full if live >= W else (np.int64(1) << live) - 1
-                    for j in range(nmasks):
-                        M[kk, j] = 0
-                    M[kk, _EXEC] = lanes0
-                    M[kk, _ALIVE] = lanes0
-                    for l in range(W):
-                        TR[kk, l] = 0
-                    members[sg] += 1
-                    resident += 1
-                    issued += 1
+        nxt, ntrace, resident, issued = _issue(launch, memory, results, state, nxt, ntrace,
+                                               total_steps, resident, issued)
         if resident == 0:
             break
         tries = 0
@@ -903,6 +1536,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
             d = dc[pc, 1]
             a = dc[pc, 2]
             b = dc[pc, 3]
+            c = dc[pc, 4]
             imm = dc[pc, 5]
             mode = dc[pc, 6]
             ipx = dc[pc, 7]
@@ -922,12 +1556,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                               not_atomic) != 0:
                         return ERR_SAVE_AREA
                     alive &= ~fd
-                    if header[H_FLAG] == 0:
-                        trace[ntrace, 0] = T_FLAG
-                        trace[ntrace, 1] = wave
-                        trace[ntrace, 2] = total_steps + steps
-                        ntrace += 1
-                    header[H_FLAG] = 1
+                    ntrace = _raise_flag(header, trace, ntrace, wave, total_steps + steps)
                     fd = np.int64(0)
             steps += 1
             lanes += _popc(ex)
@@ -935,6 +1564,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
             rd = vo + d
             ra = vo + a
             rb = vo + b
+            # one opcode family a branch, each a function of its own (inlined)
             if mode & _M_VEC:
                 # element-wise ops writing V[d] (as wm says): a masked write to a
                 # partial EXEC keeps V[d] aside, writes every lane, then restores
@@ -943,158 +1573,16 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     em_key = _lane_words(EM, em_key, ex, W)
                     for l in range(W):
                         T[l] = V[rd, l]
-
-                if op == _MOV:
-                    for l in range(W):
-                        V[rd, l] = V[ra, l]
-                elif op == _MOVI:
-                    for l in range(W):
-                        V[rd, l] = imm
-                elif op == _ADD:
-                    for l in range(W):
-                        V[rd, l] = V[ra, l] + V[rb, l]
-                elif op == _SUB:
-                    for l in range(W):
-                        V[rd, l] = V[ra, l] - V[rb, l]
-                elif (op == _EQ or op == _NE or op == _LT or op == _LE or op == _GT
-                      or op == _GE):
-                    # all six as a < b or a == b, operands swapped and/or the result negated
-                    rx, ry = (rb, ra) if op == _GT or op == _LE else (ra, rb)
-                    islt = -np.int64(op != _EQ and op != _NE)
-                    iseq = ~islt
-                    neg = np.int64(op == _NE or op == _GE or op == _LE)
-                    flip = np.int64(_MIN64) if imm == 64 + _UNS else np.int64(0)  # u64 order
-                    for l in range(W):
-                        x = V[rx, l] ^ flip
-                        y = V[ry, l] ^ flip
-                        V[rd, l] = ((np.int64(x < y) & islt) | (np.int64(x == y) & iseq)) ^ neg
-                elif op == _PARAM:
-                    x = params[imm]
-                    for l in range(W):
-                        V[rd, l] = x
-                elif op == _GID or op == _LANEID:
-                    start = base if op == _GID else 0
-                    for l in range(W):
-                        V[rd, l] = start + l
-                elif op == _WAVEID:
-                    for l in range(W):
-                        V[rd, l] = wave
-                elif op == _MUL:
-                    for l in range(W):
-                        V[rd, l] = V[ra, l] * V[rb, l]
-                elif op == _AND:
-                    for l in range(W):
-                        V[rd, l] = V[ra, l] & V[rb, l]
-                elif op == _OR:
-                    for l in range(W):
-                        V[rd, l] = V[ra, l] | V[rb, l]
-                elif op == _XOR:
-                    for l in range(W):
-                        V[rd, l] = V[ra, l] ^ V[rb, l]
-                elif op == _SHL:
-                    amt = (imm & 255) - 1
-                    for l in range(W):
-                        V[rd, l] = V[ra, l] << (V[rb, l] & amt)
-                elif op == _SHR:
-                    amt = (imm & 255) - 1
-                    if imm == 64 + _UNS:  # logical (narrower unsigned values are >= 0)
-                        for l in range(W):
-                            V[rd, l] = np.int64(np.uint64(V[ra, l])
-                                                >> np.uint64(V[rb, l] & amt))
-                    else:
-                        for l in range(W):
-                            V[rd, l] = V[ra, l] >> (V[rb, l] & amt)
-                elif op == _NEG:
-                    for l in range(W):
-                        V[rd, l] = -V[ra, l]
-                elif op == _NOT:
-                    for l in range(W):
-                        V[rd, l] = ~V[ra, l]
-                elif op == _WRAP:
-                    for l in range(W):
-                        V[rd, l] = V[ra, l]
-                elif op == _LNOT:
-                    for l in range(W):
-                        V[rd, l] = 1 - V[ra, l]
-                elif op == _RELOAD:
-                    rs = so + imm
-                    if dc[pc - 1, 4] == 0:
-                        for l in range(W):
-                            V[rd, l] = S[rs, l]
-                    else:  # a converting reload: the integer slot back to f32
-                        for l in range(W):
-                            V[rd, l] = _fb(_ffrom_int(S[rs, l]), False)
-                elif op == _RFL:
-                    if ex != 0:
-                        x = V[ra, _ctz(ex)]
-                        for l in range(W):
-                            V[rd, l] = x
-                elif op == _SHUF:
-                    for l in range(W):  # gather every source first: d may be a or b
-                        src = V[rb, l]
-                        ok = (src >= 0) & (src < W)
-                        x = V[ra, src if ok else 0]
-                        G[l] = x if ok else np.int64(0)
-                    for l in range(W):
-                        V[rd, l] = G[l]
-                # the workgroup ids last: the common operations come first in the chain
-                elif op == _LOCALID:
-                    start = (wave % gw) * W
-                    for l in range(W):
-                        V[rd, l] = start + l
-                elif op == _GROUPID or op == _GROUPSIZE:
-                    x = wave // gw if op == _GROUPID else gw * W
-                    for l in range(W):
-                        V[rd, l] = x
-                elif op == _LOCALBASE:
-                    x = local_bases[0 if one_instance else k // gw, imm]
-                    for l in range(W):
-                        V[rd, l] = x
-                elif op >= _POPC:
+                # (three functions side by side: numba copies an inlined function's IR
+                # once per block with all its variables, so one holding the other two
+                # took 15 s more to compile)
+                if op < _FADD:
+                    _elementwise(op, V, S, G, rd, ra, rb, c, vo, so, imm, ex, W, base, wave,
+                                 gw, k, params, local_bases, mutant_flags)
+                elif op < _POPC:  # f32: nothing of an integer kernel's work comes here
+                    _f32_elementwise(op, V, rd, ra, rb, vo + c, imm, W, mutant_flags)
+                else:
                     _int_functions(op, V, rd, ra, rb, imm, W, mutant_flags)
-                elif op == _SELECT:
-                    _select(V, rd, ra, rb, vo + dc[pc - 1, 4], W)
-                # f32, last: nothing of an integer kernel's work passes these tests
-                elif op == _FADD or op == _FSUB or op == _FMUL:
-                    sign = -1.0 if op == _FSUB else 1.0
-                    for l in range(W):
-                        x = _fv(V[ra, l], flush)
-                        y = _fv(V[rb, l], flush)
-                        V[rd, l] = _fb(x * y if op == _FMUL else x + sign * y, flush)
-                elif op == _FFMA:
-                    rc = vo + dc[pc - 1, 4]
-                    for l in range(W):
-                        V[rd, l] = _fb(_ffma(_fv(V[ra, l], flush), _fv(V[rb, l], flush),
-                                             _fv(V[rc, l], flush)), flush)
-                elif op == _FMIN or op == _FMAX:
-                    for l in range(W):
-                        V[rd, l] = _fb(_fpick(_fv(V[ra, l], False), _fv(V[rb, l], False),
-                                              op == _FMIN, nan_wins), False)
-                elif op == _CVTIF:
-                    if imm == 64 + _UNS:  # a u64's value
-                        for l in range(W):
-                            V[rd, l] = _fb(_ffrom_u64(V[ra, l]), False)
-                    else:
-                        for l in range(W):
-                            V[rd, l] = _fb(_ffrom_int(V[ra, l]), False)
-                elif (op == _FEQ or op == _FNE or op == _FLT or op == _FLE or op == _FGT
-                      or op == _FGE):
-                    for l in range(W):
-                        x = _fv(V[ra, l], False)
-                        y = _fv(V[rb, l], False)
-                        if op == _FEQ:
-                            t = x == y
-                        elif op == _FNE:
-                            t = x != y
-                        elif op == _FLT:
-                            t = x < y
-                        elif op == _FLE:
-                            t = x <= y
-                        elif op == _FGT:
-                            t = x > y
-                        else:
-                            t = x >= y
-                        V[rd, l] = np.int64(t)
                 if mode & _M_WRAP:
                     sh = 64 - (imm & 255)
                     if imm & _UNS:
@@ -1107,37 +1595,9 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     for l in range(W):
                         m = EM[l]
                         V[rd, l] = _pick(m, V[rd, l], T[l])
-            elif op == _MGET:
-                if d != _EXEC:  # EXEC = EXEC is a no-op
-                    M[k, d] = ex
-            elif op == _MSET:
-                ex = (ex if a == _EXEC else (alive if a == _ALIVE else M[k, a])) & alive
-            elif op == _MANDN or op == _MOR or op == _MAND:
-                x = ex if a == _EXEC else (alive if a == _ALIVE else M[k, a])
-                y = ex if b == _EXEC else (alive if b == _ALIVE else M[k, b])
-                if op == _MANDN:
-                    t = x & ~y
-                elif op == _MOR:
-                    t = x | y
-                else:
-                    t = x & y
-                if d == _EXEC:
-                    ex = t & alive  # EXEC never regains a lane that left ALIVE
-                else:
-                    M[k, d] = t
-            elif op == _MCOND:
-                t = np.int64(0)
-                for l in range(W):
-                    t |= np.int64(V[ra, l] != 0) << l
-                if d == _EXEC:
-                    ex = t & ex
-                else:
-                    M[k, d] = t & ex
-            elif op == _MCLR:
-                if d == _EXEC:
-                    ex = 0
-                else:
-                    M[k, d] = 0
+            elif (op == _MGET or op == _MSET or op == _MANDN or op == _MOR or op == _MAND
+                  or op == _MCOND or op == _MCLR):
+                ex = _mask_op(op, d, a, b, ex, alive, M, k, V, ra, W)
             elif op == _JZE:
                 if ex == 0:
                     pc = imm
@@ -1147,239 +1607,24 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 if (ex if a == _EXEC else (alive if a == _ALIVE else M[k, a])) == 0:
                     pc = imm
             elif op == _STORE or op == _ATOMIC:
-                rc = vo + dc[pc - 1, 4]
-                f = np.int64(0)
-                # Fast path: every active lane names the first active lane's buffer and is
-                # in bounds (checked in one vectorized pass); only the stores go lane by
-                # lane. Otherwise lane by lane with every check.
-                off = length = bsh = uns = np.int64(0)
-                cur = np.int64(-1)  # the buffer whose row is in off/length/bsh
-                odd = np.int64(ex)  # nonzero: take the checked path
-                if ex != 0:
-                    ref = V[ra, _ctz(ex)]
-                    row = _row(buftab, nbufs, ref)
-                    if row >= 0:
-                        cur = ref
-                        off = buftab[row, 0]
-                        length = buftab[row, 1]
-                        bsh = 64 - (buftab[row, 2] & 255)
-                        uns = buftab[row, 2] & _UNS
-                        odd = 0
-                        for l in range(W):
-                            i = V[rb, l]
-                            odd |= (((V[ra, l] ^ ref) | np.int64(i < 0) | np.int64(i >= length))
-                                    & -((ex >> l) & 1))
-                rest = ex
-                if odd == 0 and ex == full and op == _STORE:
-                    for l in range(W):
-                        mem[np.uint64(off + V[rb, l])] = _wk(V[rc, l], bsh, uns)
-                elif odd == 0:  # (indices are checked: uint64 skips the wraparound test)
-                    for l in range(W):
-                        if (ex >> l) & 1:  # active lanes, in lane order
-                            at = np.uint64(off + V[rb, l])
-                            x = V[rc, l] if op == _STORE else mem[at] + V[rc, l]
-                            mem[at] = _wk(x, bsh, uns)
-                while odd != 0 and rest != 0:  # active lanes, in lane order
-                    l = _ctz(rest)
-                    rest &= rest - 1
-                    ref = V[ra, l]
-                    if ref != cur or cur < 0:
-                        row = _row(buftab, nbufs, ref)
-                        if row < 0:
-                            return ERR_BUFFER
-                        cur = ref
-                        off = buftab[row, 0]
-                        length = buftab[row, 1]
-                        bsh = 64 - (buftab[row, 2] & 255)
-                        uns = buftab[row, 2] & _UNS
-                    idx = V[rb, l]
-                    if idx < 0 or idx >= length:
-                        f |= np.int64(1) << l
-                        continue
-                    x = V[rc, l]
-                    if op == _ATOMIC:
-                        x += mem[off + idx]
-                    mem[off + idx] = _wk(x, bsh, uns)
-                fd = f
+                fd, err = _store(op, ex, full, V, ra, rb, vo + c, W, mem, buftab)
                 why = REASON_OOB
+                if err != OK:
+                    return err
             elif op == _LOAD or op == _LEN:
-                # lane by lane over the write set; only EXEC lanes fault (see the docstring)
-                sel = full if mode & _M_ALL else ex
-                f = np.int64(0)
-                for l in range(W):
-                    if (sel >> l) & 1 == 0:
-                        continue
-                    act = (ex >> l) & 1
-                    row = _row(buftab, nbufs, V[ra, l])
-                    r = np.int64(0)
-                    if row < 0:
-                        if act != 0:
-                            return ERR_BUFFER
-                    elif op == _LEN:
-                        r = buftab[row, 1]
-                    else:
-                        idx = V[rb, l]
-                        if idx >= 0 and idx < buftab[row, 1]:
-                            r = mem[buftab[row, 0] + idx]
-                        elif act != 0:
-                            f |= np.int64(1) << l
-                            continue
-                    V[rd, l] = r
-                fd = f
+                fd, err = _load(op, mode, ex, full, V, rd, ra, rb, W, mem, buftab)
                 why = REASON_OOB
+                if err != OK:
+                    return err
             elif op == _DIV or op == _REM:
-                sel = full if mode & _M_ALL else ex
-                # a signed kind's quotient is wrapped (MIN // -1); an unsigned one's is in
-                # range already (narrower unsigned values are >= 0: signed division
-                # serves them; a u64 has a path of its own below)
-                sh = 0 if imm & _UNS else 64 - imm
-                isdiv = op == _DIV
-                # One pass over the operands: zero divisors (EXEC lanes fault), whether the
-                # write set's operands are uniform (one scalar divide, as a GPU's scalar
-                # unit would) or all fit 32 bits (a float64 divide is then exact, and
-                # vectorizes), else an int64 divide lane by lane.
-                x0 = V[ra, _ctz(sel)] if sel != 0 else np.int64(0)
-                y0 = V[rb, _ctz(sel)] if sel != 0 else np.int64(0)
-                z = np.int64(0)
-                wide = np.int64(0)
-                spread = np.int64(0)
-                for l in range(W):
-                    x = V[ra, l]
-                    y = V[rb, l]
-                    m = -((sel >> l) & 1)
-                    z |= np.int64(y == 0) << l
-                    wide |= ((x - np.int64(np.int32(x))) | (y - np.int64(np.int32(y)))) & m
-                    spread |= ((x ^ x0) | (y ^ y0)) & m
-                f = z & ex
-                wsel = sel & ~f  # a faulting lane keeps its destination
-                part = wsel != full
-                if part:
-                    em_key = _lane_words(EM, em_key, wsel, W)
-                    for l in range(W):
-                        T[l] = V[rd, l]
-                if imm == 64 + _UNS:  # a u64: on the unsigned values
-                    for l in range(W):
-                        x = np.uint64(V[ra, l])
-                        y = V[rb, l]
-                        yu = np.uint64(1) if y == 0 else np.uint64(y)
-                        q = x // yu
-                        V[rd, l] = np.int64(0) if y == 0 else np.int64(
-                            q if isdiv else x - q * yu)
-                elif spread == 0 and not floor:
-                    if y0 == 0:
-                        r = np.int64(0)
-                    elif y0 == -1:  # MIN // -1 wraps to MIN; MIN % -1 == 0
-                        r = -x0 if isdiv else np.int64(0)
-                    else:
-                        q = _sdiv(x0, y0)
-                        r = q if isdiv else x0 - q * y0
-                    r = (r << sh) >> sh
-                    for l in range(W):
-                        V[rd, l] = r
-                elif wide == 0 and not floor:
-                    for l in range(W):
-                        x = V[ra, l]
-                        y = V[rb, l]
-                        ys = np.int64(1) if (y == 0) | (y == -1) else y
-                        q = np.int64(np.int32(np.float64(np.int32(x))
-                                              / np.float64(np.int32(ys))))
-                        if isdiv:
-                            r = -q if y == -1 else q  # MIN // -1 wraps to MIN below
-                        else:
-                            r = x - q * ys            # x % -1 == 0
-                        r = np.int64(0) if y == 0 else r
-                        V[rd, l] = (r << sh) >> sh
-                else:
-                    for l in range(W):
-                        x = V[ra, l]
-                        y = V[rb, l]
-                        if y == 0:
-                            r = np.int64(0)
-                        elif y == -1:
-                            r = -x if isdiv else np.int64(0)
-                        else:
-                            q = _sdiv(x, y)
-                            if floor and x - q * y != 0 and (x < 0) != (y < 0):
-                                q -= 1  # the div-floor mutant: Python's // and %
-                            r = q if isdiv else x - q * y
-                        V[rd, l] = (r << sh) >> sh
-                if part:
-                    for l in range(W):
-                        m = EM[l]
-                        V[rd, l] = _pick(m, V[rd, l], T[l])
-                fd = f
+                fd, em_key = _divide(op, mode, ex, full, V, rd, ra, rb, imm, W, T, EM, em_key,
+                                     floor)
                 why = REASON_DIV0
             elif op == _SPILL:
-                rs = so + imm
-                if dc[pc - 1, 4] != 0:
-                    # a converting spill (the f32-spill-converts mutant's): the f32 as an
-                    # integer, truncated and saturated, NaN as 0; all lanes or EXEC's
-                    for l in range(W):
-                        if mode & _M_ALL or (ex >> l) & 1:
-                            x = _fv(V[ra, l], False)
-                            S[rs, l] = (np.int64(0) if x != x else
-                                        np.int64(-9223372036854775807 - 1) if x < -9.2e18
-                                        else np.int64(9223372036854775807) if x >= 9.2e18
-                                        else np.int64(x))
-                elif mode & _M_ALL or ex == full:
-                    for l in range(W):
-                        S[rs, l] = V[ra, l]
-                else:
-                    em_key = _lane_words(EM, em_key, ex, W)
-                    for l in range(W):
-                        m = EM[l]
-                        S[rs, l] = _pick(m, V[ra, l], S[rs, l])
-            elif op == _SETI:  # every lane: V[a] where EXEC, else imm
-                if ex == full:
-                    for l in range(W):
-                        V[rd, l] = V[ra, l]
-                else:
-                    em_key = _lane_words(EM, em_key, ex, W)
-                    for l in range(W):
-                        m = EM[l]
-                        V[rd, l] = _pick(m, V[ra, l], imm)
-            elif (op == _WSUM or op == _WMIN or op == _WMAX or op == _WOR or op == _WAND
-                  or op == _WBAL):
-                # whole wave: reduce all W lanes, write all W lanes
-                if op == _WSUM:
-                    t = np.int64(0)
-                    for l in range(W):
-                        t += V[ra, l]
-                    t = _wk(t, 64 - (imm & 255), imm & _UNS)
-                elif op == _WMIN or op == _WMAX:
-                    flip = np.int64(_MIN64) if imm == 64 + _UNS else np.int64(0)  # u64 order
-                    t = V[ra, 0] ^ flip
-                    for l in range(1, W):
-                        x = V[ra, l] ^ flip
-                        t = min(t, x) if op == _WMIN else max(t, x)
-                    t ^= flip
-                elif op == _WOR:
-                    t = np.int64(0)
-                    for l in range(W):
-                        t |= np.int64(V[ra, l] != 0)
-                elif op == _WAND:
-                    t = np.int64(1)
-                    for l in range(W):
-                        t &= np.int64(V[ra, l] != 0)
-                else:  # ballot: bit l for lanes with V[a][l] != 0 (bit 63 makes it negative)
-                    t = np.int64(0)
-                    for l in range(W):
-                        t |= np.int64(V[ra, l] != 0) << l
-                for l in range(W):
-                    V[rd, l] = t
-            elif op == _WSCX or op == _WSCI:
-                sh = 64 - (imm & 255)
-                uns = imm & _UNS
-                t = np.int64(0)
-                incl = op == _WSCI
-                for l in range(W):  # in place is safe: lane l is written after it is read
-                    x = V[ra, l]
-                    if incl:
-                        t += x
-                        V[rd, l] = _wk(t, sh, uns)
-                    else:
-                        V[rd, l] = _wk(t, sh, uns)
-                        t += x
+                em_key = _spill(mode, ex, full, V, S, ra, so + imm, c, W, EM, em_key)
+            elif (op == _SETI or op == _WSUM or op == _WMIN or op == _WMAX or op == _WOR
+                  or op == _WAND or op == _WBAL or op == _WSCX or op == _WSCI):
+                em_key = _whole_wave(op, ex, full, V, rd, ra, imm, W, EM, em_key)
             elif op == _CHECK:  # the lanes whose index is outside the array deopt
                 fd = _outside(V, ra, imm, ex, W)
                 why = REASON_OOB
@@ -1396,11 +1641,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 alive &= ~ex
                 ex = 0
             elif op == _TRIP:
-                over = np.int64(0)
-                for l in range(W):
-                    t = TR[k, l] + ((ex >> l) & 1)
-                    TR[k, l] = t
-                    over |= np.int64(t > trip_budget) << l
+                over = _trips(TR, k, ex, W, trip_budget)
                 if over != 0:
                     counters[0] = total_steps + steps
                     counters[1] = total_lanes + lanes
@@ -1416,41 +1657,10 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                 break
             # f32, last: nothing of an integer kernel's work passes these tests
             elif op == _CVTFI:
-                # like LOAD: only EXEC lanes fault; an all-lane write gives the others 0
-                sel = full if mode & _M_ALL else ex
-                w = imm & 255
-                uns = imm & _UNS
-                # the kind's values, as the truncated float must lie: [lo, hi) (powers of
-                # two: exact), NaN outside
-                lo = 0.0 if uns else -math.ldexp(1.0, w - 1)
-                hi = math.ldexp(1.0, w if uns else w - 1)
-                f = np.int64(0)
-                for l in range(W):
-                    if (sel >> l) & 1 == 0:
-                        continue
-                    x = _fv(V[ra, l], False)
-                    t = np.trunc(x)
-                    if t == t and t >= lo and t < hi:
-                        V[rd, l] = (np.int64(np.uint64(t)) if uns and t >= 9.2e18
-                                    else np.int64(t))
-                    elif (ex >> l) & 1 == 0:
-                        V[rd, l] = 0
-                    elif saturate:  # the mutant: clamp, NaN to 0
-                        V[rd, l] = (np.int64(0) if x != x else np.int64(lo) if x < 0
-                                    else np.int64(hi - 1.0) if w < 64
-                                    else np.int64(-1) if uns
-                                    else np.int64(9223372036854775807))
-                    else:
-                        f |= np.int64(1) << l
-                fd = f
+                fd = _to_int(mode, ex, full, V, rd, ra, imm, W, saturate)
                 why = REASON_CONVERT
             elif op == _WFMIN or op == _WFMAX:
-                t = _fv(V[ra, 0], False)
-                for l in range(1, W):
-                    t = _fpick(t, _fv(V[ra, l], False), op == _WFMIN, nan_wins)
-                x = _fb(t, False)
-                for l in range(W):
-                    V[rd, l] = x
+                _wave_fpick(op, V, rd, ra, W, nan_wins)
             else:  # unreachable after _validate
                 return ERR_CODE
             if fd != 0:
@@ -1459,12 +1669,7 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
                     return ERR_SAVE_AREA
                 ex &= ~fd
                 alive &= ~fd
-                if header[H_FLAG] == 0:
-                    trace[ntrace, 0] = T_FLAG
-                    trace[ntrace, 1] = wave
-                    trace[ntrace, 2] = total_steps + steps
-                    ntrace += 1
-                header[H_FLAG] = 1
+                ntrace = _raise_flag(header, trace, ntrace, wave, total_steps + steps)
         total_steps += steps
         total_lanes += lanes
         counters[0] = total_steps
@@ -1488,28 +1693,11 @@ def _launch(program, launch, memory, results):  # type: ignore[no-untyped-def]
         if gw == 1 and not at_barrier:  # a lone wave's group, at no barrier
             if wave_of[k] < 0:
                 group_of[sg] = -1
-            k = k + 1 if k + 1 < K else 0
-            continue
-        here = 0
-        gone = 0
-        running = 0
-        for kk in range(sg * gw, sg * gw + gw):
-            if wave_of[kk] < 0:
-                continue
-            running += 1
-            if waiting[kk] != 0:
-                here += 1
-            elif M[kk, _ALIVE] == 0:
-                gone += 1
-        if running == 0:
-            group_of[sg] = -1
-        elif here > 0:
-            arrived = here if waits_gone else here + gone + members[sg] - running
-            if arrived >= members[sg] - (1 if early else 0):
-                for kk in range(sg * gw, sg * gw + gw):
-                    waiting[kk] = 0
+        else:
+            _after_turn(state, sg, gw, early, waits_gone)
         k = k + 1 if k + 1 < K else 0
     return OK
+
 
 def _out(name: str, arr: np.ndarray, dtype: type) -> np.ndarray:
     """An output array is written in place: it must already have the machine's layout."""
