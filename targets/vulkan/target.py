@@ -371,6 +371,11 @@ class _Vulkan(TranslatedTarget):
         return header, arrays, where
 
 
+def _optimizer_flags(options: dict[str, Any]) -> list[str]:
+    """spirv-opt's flags for a run under `options` (none: no optimizer)."""
+    return spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
+
+
 #: the SPIR-V passes with a historical bug a GLSL target offers as mutants
 SPIRV_MUTANTS = ("if-converts-wave-op", "licm-hoists-wave-op")
 _OPTIMIZER_HELP = {
@@ -406,7 +411,7 @@ class GlslTarget(_Vulkan):
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
         try:
-            on = spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
+            on = _optimizer_flags(options)
         except RecipeError as e:
             raise OptionError(f"option spirv_opt={options.get('spirv_opt')!r}: {e}") from None
         if on and optimizer_version() is None:
@@ -417,7 +422,7 @@ class GlslTarget(_Vulkan):
                 status: np.ndarray, mutants: frozenset[str]
                 ) -> tuple[dict[str, Any], list[np.ndarray], list[int]]:
         header, arrays, where = super().request(tr, case, options, status, mutants)
-        on = spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
+        on = _optimizer_flags(options)
         if on:
             header["spirv_opt"] = on
         passes = [m for m in sorted(mutants) if m in SPIRV_MUTANTS]
@@ -428,7 +433,7 @@ class GlslTarget(_Vulkan):
     def probes(self, options: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """The optimizer, where it is on: a finding that goes away without it is the
         optimizer's (the driver ran the unoptimized module right)."""
-        if spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe")):
+        if _optimizer_flags(options):
             return {"the SPIR-V optimizer": {"spirv_opt": "off"}}
         return {}
 
@@ -438,7 +443,7 @@ class GlslTarget(_Vulkan):
         patched as the runner patches it: `optimizer_input.spvasm`) and its flags
         (`optimizer_flags.txt`): what a SPIRV-Tools maintainer reads."""
         files = super().reproducer(case, options, expected)
-        on = spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
+        on = _optimizer_flags(options)
         if on:
             files.update(self._optimizer_input(case, options, on))
         return files
@@ -467,7 +472,7 @@ class GlslTarget(_Vulkan):
                 "optimizer_flags.txt": " ".join(["--target-env=vulkan1.3", *on]) + "\n"}
 
     def compiler(self, options: dict[str, Any]) -> str:
-        on = spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
+        on = _optimizer_flags(options)
         base = super().compiler(options)
         return f"{base}, spirv-opt {optimizer_version()} {' '.join(on)}" if on else base
 
