@@ -36,7 +36,7 @@ class ReferenceTarget(Target):
     name = "reference"
     description = "the reference oracle run as a target: every workitem, in wave order"
     capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "workgroups",
-                              "f32", "bit_ops",
+                              "f32", "f64", "bit_ops",
                               "private_arrays"})
     int_types = frozenset(INTS)
     option_names: tuple[str, ...] = ()  # only the common ones (difftest.core.options)

@@ -71,8 +71,9 @@ from difftest.core.fullrun import FullRun, WriteLog
 from difftest.core.options import describe_budget, trip_budget
 from difftest.core.ir import nodes as n
 from difftest.core.ir.walk import has_barriers
-from difftest.core import f32
-from difftest.core.ir.types import (BOOL, F32, I32, I64, U64, Type, int_range, storage,
+from difftest.core import f32, f64
+from difftest.core.floats import fmt
+from difftest.core.ir.types import (BOOL, F32, F64, I32, I64, U64, Type, int_range, storage,
                                     value_of)
 from difftest.core.outcome import (
     Fault,
@@ -95,32 +96,42 @@ Vals = tuple[Lanes, Array]  # the lanes that evaluated without faulting, and the
 
 def _dtype(ty: Type | None) -> type[np.generic]:
     """The array type holding values of `ty` (buffer references are buffer numbers)."""
-    return np.bool_ if ty is BOOL else np.float32 if ty is F32 else np.int64
+    return np.bool_ if ty is BOOL else np.float32 if ty is F32 else \
+        np.float64 if ty is F64 else np.int64
 
 
 # f32 (docs/semantics.md, "32-bit floats"): lanes hold np.float32, whose + - * are
 # binary32's, correctly rounded; memory holds the bits. The rest is spelled out here.
 
 _F32_SMALLEST_NORMAL = np.float32(2.0 ** -126)
+#: the element types a store never wraps (i64, u64's bits, a float's bits; i32 and f32
+#: wrap to 32 bits through `is32`)
+_UNWRAPPED = (I32, I64, F32, F64)
 
 
 def _f32_bits(v: Array) -> Array:
-    """Values as memory holds them: their bits as int64, every NaN the one quiet NaN."""
+    """Values as memory holds them: their bits as int64, every NaN the one quiet NaN
+    (of f32s or of f64s, by the array's type)."""
+    if v.dtype == np.float64:
+        return np.where(np.isnan(v), f64.NAN_BITS, v.view(np.int64))
     bits = v.astype(np.float32).view(np.int32).astype(np.int64)
     return np.where(np.isnan(v), f32.NAN_BITS, bits)
 
 
-def _f32_values(bits: Array) -> Array:
+def _f32_values(bits: Array, ty: Type = F32) -> Array:
+    if ty is F64:
+        return bits.astype(np.int64).view(np.float64)
     return bits.astype(np.int32).view(np.float32)
 
 
-def _f32_from_int(v: Array, ty: Type) -> Array:
-    """`f32(i)` of storage-form values of integer type `ty`: the value rounded to nearest
-    even, once (binary64 holds |i| < 2^53 exactly; the rest exactly by f32.from_int)."""
+def _f32_from_int(v: Array, ty: Type, to: Type = F32) -> Array:
+    """`f32(i)` / `f64(i)` of storage-form values of integer type `ty`: the value rounded
+    to nearest even, once (binary64 holds |i| < 2^53 exactly; the rest exactly by
+    f32.from_int / f64.from_int)."""
     small = (v >= 0) & (v < 2 ** 53) if ty is U64 else np.abs(v) < 2 ** 53
-    out = np.where(small, v, 0).astype(np.float64).astype(np.float32)
+    out = np.where(small, v, 0).astype(np.float64).astype(_dtype(to))
     for k in np.flatnonzero(~small).tolist():
-        out[k] = f32.from_int(value_of(int(v[k]), ty))
+        out[k] = fmt(to).from_int(value_of(int(v[k]), ty))
     return out
 
 
@@ -130,17 +141,16 @@ def _f32_pick(a: Array, b: Array, smaller: bool) -> Array:
         better = (a < b) if smaller else (a > b)
     tie = (a == b) & (np.signbit(a) == smaller)  # the zero of the wanted sign
     take_a = np.isnan(b) | better | tie
-    return np.where(np.isnan(a), b, np.where(take_a, a, b)).astype(np.float32)
+    return np.where(np.isnan(a), b, np.where(take_a, a, b)).astype(a.dtype)
 
 
 def _f32_reduce(waves: _Waves, x: Array, smaller: bool) -> Array:
     """`wave_min` / `wave_max` of f32: NaNs left out unless all are; of equal zeros,
     -0.0 is the smaller."""
     r = waves.reduce(np.fmin if smaller else np.fmax, x)
-    wanted, other = (np.float32(-0.0), np.float32(0.0)) if smaller else \
-        (np.float32(0.0), np.float32(-0.0))
+    wanted, other = (-0.0, 0.0) if smaller else (0.0, -0.0)
     has_wanted = waves.reduce(np.logical_or, (x == 0) & (np.signbit(x) == smaller))
-    return np.where(r == 0, np.where(has_wanted, wanted, other), r).astype(np.float32)
+    return np.where(r == 0, np.where(has_wanted, wanted, other), r).astype(x.dtype)
 
 
 def _at(lanes: Lanes, values: Array, keep: Lanes) -> Array:
@@ -451,7 +461,7 @@ class _Memory:
         elements = elements or {}
         self.elements = [elements.get(name, I32 if v.dtype == np.int32 else I64)
                          for name, v in zip(self.names, arrays)]
-        self.narrow = any(t not in (I32, I64, F32) for t in self.elements)
+        self.narrow = any(t not in _UNWRAPPED for t in self.elements)
         self.flat = np.concatenate([v.astype(np.int64) for v in arrays] + [np.zeros(0, np.int64)])
         self.writes = WriteLog(n_items, self.names[:self.shared], epochs=synchronises)
         self.exact_races = exact_races
@@ -486,7 +496,7 @@ class _Memory:
             self.sizes = np.concatenate([self.sizes, sizes])
             self.is32 = np.concatenate([self.is32, np.full(groups, a.element.bits == 32)])
             self.elements += [a.element] * groups
-            self.narrow = self.narrow or a.element not in (I32, I64, F32)
+            self.narrow = self.narrow or a.element not in _UNWRAPPED
             self.flat = np.concatenate([self.flat, np.zeros(int(sizes.sum()), np.int64)])
         self.checked = len(self.names)
         self.touches = _Touches(len(self.flat))
@@ -505,7 +515,7 @@ class _Memory:
         self.sizes = np.concatenate([self.sizes, sizes.astype(np.int64)])
         self.is32 = np.concatenate([self.is32, np.full(len(gids), is32, dtype=bool)])
         self.elements += [element] * len(gids)
-        self.narrow = self.narrow or element not in (I32, I64, F32)
+        self.narrow = self.narrow or element not in _UNWRAPPED
         self.flat = np.concatenate([self.flat, np.zeros(int(sizes.sum()), np.int64)])
         return refs
 
@@ -518,7 +528,7 @@ class _Memory:
             return np.where(self.is32[refs], _wrap(values, I32), values)
         out = values
         for ty in {self.elements[r] for r in refs.tolist()}:
-            if ty is not I64 and ty is not U64:
+            if ty is not I64 and ty is not U64 and ty is not F64:
                 mine = np.array([self.elements[r] is ty for r in refs.tolist()], dtype=bool)
                 out = np.where(mine, _wrap(values, I32 if ty is F32 else ty), out)
         return out
@@ -741,7 +751,7 @@ class _Run:
         ok = self.in_bounds(act, done, refs, index, s.line)
         values = values[ok]
         self.mem.store(done[ok], refs[ok], index[ok],
-                       _f32_bits(values) if values.dtype == np.float32 else values)
+                       _f32_bits(values) if values.dtype.kind == "f" else values)
         return done[ok]
 
     def s_AtomicAdd(self, act: _Activation, s: n.AtomicAdd, lanes: Lanes) -> Lanes:
@@ -913,7 +923,7 @@ class _Run:
         done, v = self.evaluate(act, e.operand, lanes)
         if e.op == "not":
             return done, ~v
-        if e.ty is F32:  # flips the sign bit, of a zero or a NaN too
+        if e.ty is F32 or e.ty is F64:  # flips the sign bit, of a zero or a NaN too
             return done, -v
         ty = _int_type(e.ty)
         if e.op == "-":
@@ -924,7 +934,7 @@ class _Run:
         got, a = self.evaluate(act, e.left, lanes)
         done, b = self.evaluate(act, e.right, got)
         a = _at(got, a, done)
-        if e.ty is F32:
+        if e.ty is F32 or e.ty is F64:
             self.edges.note_f32_arith([a, b])
             with np.errstate(all="ignore"):  # overflow to inf, inf - inf: IEEE's answers
                 return done, (a + b if e.op == "+" else a - b if e.op == "-" else a * b)
@@ -940,7 +950,7 @@ class _Run:
         got, a = self.evaluate(act, e.left, lanes)
         done, b = self.evaluate(act, e.right, got)
         a = _at(got, a, done)
-        if a.dtype == np.float32:
+        if a.dtype.kind == "f":
             self.edges.note_f32_compare(a, b)
         elif e.left.ty is not None and e.left.ty.is_int:
             self.edges.note_int_compare(a, b, e.left.ty)
@@ -967,7 +977,8 @@ class _Run:
         refs = act.get(e.buffer, done)
         ok = self.in_bounds(act, done, refs, index, e.line)
         loaded = self.mem.load(done[ok], refs[ok], index[ok])
-        return done[ok], _f32_values(loaded) if e.ty is F32 else loaded
+        return done[ok], _f32_values(loaded, e.ty) if e.ty is F32 or e.ty is F64 \
+            else loaded
 
     def e_Len(self, act: _Activation, e: n.Len, lanes: Lanes) -> Vals:
         return lanes, self.mem.sizes[act.get(e.buffer, lanes)]
@@ -982,15 +993,16 @@ class _Run:
     def e_Cast(self, act: _Activation, e: n.Cast, lanes: Lanes) -> Vals:
         done, v = self.evaluate(act, e.operand, lanes)
         source = e.operand.ty
-        if e.ty is F32:
-            if v.dtype == np.float32:
-                return done, v
+        if e.ty is F32 or e.ty is F64:
+            if v.dtype.kind == "f":  # the same type; f64 to f32 rounds (once), the other
+                with np.errstate(over="ignore"):  # way is exact; past f32's range: inf
+                    return done, v.astype(_dtype(e.ty))
             if source is not None and source.is_int:
                 self.edges.note_int_to_f32(v, source)
             return done, _f32_from_int(v.astype(np.int64), source if source is not None
-                                       and source.is_int else I32)
+                                       and source.is_int else I32, e.ty)
         ty = _int_type(e.ty)
-        if v.dtype == np.float32:  # truncation; NaN and what the type cannot hold fault
+        if v.dtype.kind == "f":  # truncation; NaN and what the type cannot hold fault
             self.edges.note_f32_to_int(v, ty)
             lo, hi = int_range(ty)
             t = np.trunc(v.astype(np.float64))  # exact: binary64 holds every binary32
@@ -1017,8 +1029,8 @@ class _Run:
             return done, np.abs(args[0])
         if e.op == "fma":  # one rounding of the exact a * b + c
             self.edges.note_f32_arith(args)
-            out = [f32.fma(float(a), float(b), float(c)) for a, b, c in zip(*args)]
-            return done, np.array(out, dtype=np.float32)
+            out = [fmt(ty).fma(float(a), float(b), float(c)) for a, b, c in zip(*args)]
+            return done, np.array(out, dtype=_dtype(ty))
         self.edges.note_f32_minmax(args[0], args[1])
         return done, _f32_pick(args[0], args[1], smaller=e.op == "min")
 
@@ -1072,8 +1084,8 @@ class _Run:
             return active, waves.each(x[waves.first])
         if op == "shuffle":
             return active, self._shuffle(active, waves, x, args[1], e.ty)
-        if e.ty is F32:
-            assert op in ("wave_min", "wave_max"), f"{op} takes no f32"
+        if e.ty is F32 or e.ty is F64:
+            assert op in ("wave_min", "wave_max"), f"{op} takes no float"
             return active, _f32_reduce(waves, x, smaller=op == "wave_min")
         ty = _int_type(e.ty)
         if op == "wave_sum":

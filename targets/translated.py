@@ -210,7 +210,7 @@ class TranslatedTarget(Target):
         import json
         from pathlib import Path
 
-        from difftest.core.verdict import f32_buffers
+        from difftest.core.verdict import float_buffers
 
         mutants = frozenset(options.get("mutants", ()))
         tr = self.translation(case, options)
@@ -240,7 +240,8 @@ class TranslatedTarget(Target):
             "buffers": dict(zip(names, where)),
             "rows": {"n": case.n, "row": tr.row, "header": HEADER},
             "functions": list(tr.functions), "needs": self.reproducer_needs,
-            "floats": sorted(f32_buffers(case)),
+            "floats": sorted(float_buffers(case)),
+            "wide_floats": sorted(float_buffers(case).wide),
             "expected": {"rows": rows,
                          "buffers": {k: [int(x) for x in v]
                                      for k, v in expected.buffers.items()}},

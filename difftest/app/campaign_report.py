@@ -199,7 +199,7 @@ def _run_html(case: Any) -> str:
     from difftest.campaign.registry import load_target
     from difftest.app.report import render_png
     from difftest.campaign.runner import check_case, oracle_run
-    from difftest.core.verdict import f32_buffers, memory_differences
+    from difftest.core.verdict import float_buffers, memory_differences
 
     target_name = str(case.extra.get("target") or "numba-simt")
     target = load_target(target_name)
@@ -211,7 +211,7 @@ def _run_html(case: Any) -> str:
         return f"<p>(the oracle refuses it: {html.escape(str(error))})</p>"
     res = check_case(case, target, case.schedule, options, None, full, None)
     # a host program's memory is checked per launch and at its end: no table of writers
-    rows, total = (memory_differences(full, res.outcome, floats=f32_buffers(case))
+    rows, total = (memory_differences(full, res.outcome, floats=float_buffers(case))
                    if isinstance(full, FullRun) else ([], 0))
     out = [f"<p class='big'>{html.escape(target_name)}: {html.escape(str(res.verdict))}</p>"]
     if rows:

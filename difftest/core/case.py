@@ -19,7 +19,9 @@ buffer is an int32 array, any other integer buffer an int64 array of its element
 storage forms (difftest/core/ir/types.py: a u64 as its bits), and so is an integer
 scalar. An f32 is a JSON number that binary32 holds exactly, or "nan", "inf", "-inf"; in
 memory an f32 buffer is an int32 array of the values' bits (difftest/core/f32.py), so
-every target moves it as it moves an i32 buffer; an f32 scalar is a Python float.
+every target moves it as it moves an i32 buffer; an f32 scalar is a Python float. An f64
+is any JSON number (its nearest binary64) or one of the three strings; in memory an f64
+buffer is an int64 array of its bits (difftest/core/f64.py), a scalar a Python float.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from difftest.core.host import parse_host
 from difftest.core.ir import parse
 from difftest.core.ir.nodes import Function, Program
 from difftest.core import f32
+from difftest.core.floats import fmt
 from difftest.core.ir.types import BOOL, DTYPES, F32, I32, Type, int_range, storage, value_of
 from difftest.core.options import COMMON
 
@@ -53,22 +56,29 @@ Arg = np.ndarray | int | bool | float
 _SPECIAL = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 
 
-def f32_json(x: float) -> float | str:
-    """An f32 as a case file writes it: its shortest decimal, or "nan", "inf", "-inf"."""
+def f32_json(x: float, ty: Type = F32) -> float | str:
+    """A float as a case file writes it: its shortest decimal, or "nan", "inf", "-inf"."""
     if x != x:
         return "nan"
     if x in (float("inf"), float("-inf")):
         return "inf" if x > 0 else "-inf"
-    return float(f32.shortest(x))
+    return float(fmt(ty).shortest(x))
 
 
-def _f32_value(v: Any, where: str) -> float:
+def _float_value(v: Any, where: str, ty: Type = F32) -> float:
     if isinstance(v, str) and v in _SPECIAL:
         return _SPECIAL[v]
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise CaseError(f"{where}: expected an f32 (a number, \"nan\", \"inf\" or "
+        raise CaseError(f"{where}: expected an {ty} (a number, \"nan\", \"inf\" or "
                         f"\"-inf\"), got {v!r}")
-    x = float(v)
+    try:
+        x = float(v)
+    except OverflowError:
+        raise CaseError(f"{where}: {v!r} is past the {ty} range") from None
+    if ty is not F32:
+        if isinstance(v, int) and x != v:
+            raise CaseError(f"{where}: {v!r} is not an {ty}: the nearest is {x!r}")
+        return x
     if not f32.written(x) or (isinstance(v, int) and x != v):
         raise CaseError(f"{where}: {v!r} is not an f32: write the value exactly or as the "
                         f"shortest decimal of one (the nearest is "
@@ -143,15 +153,17 @@ class Case:
         types = {p.name: p.ty for p in self.function.params}
         for name, v in self.args.items():
             if isinstance(v, np.ndarray):
-                if types[name].element is F32:
-                    args[name] = {"dtype": "f32",
-                                  "data": [f32_json(f32.from_bits(int(x))) for x in v]}
+                element = types[name].element
+                if element.is_float:
+                    args[name] = {"dtype": element.value,
+                                  "data": [f32_json(fmt(element).from_bits(int(x)), element)
+                                           for x in v]}
                     continue
                 element = types[name].element
                 args[name] = {"dtype": element.value,
                               "data": [value_of(int(x), element) for x in v]}
             elif isinstance(v, float):
-                args[name] = f32_json(v)
+                args[name] = f32_json(v, types[name])
             elif isinstance(v, int) and not isinstance(v, bool):
                 args[name] = value_of(v, types[name])
             else:
@@ -297,14 +309,15 @@ def _arg(v: Any, ty: Type, where: str) -> Arg:
         if dtype is not ty.element:
             raise CaseError(f"{where}.dtype: is {v['dtype']} but the parameter is {ty}")
         data = v["data"]
-        if dtype is F32:
+        if dtype.is_float:
             if not isinstance(data, list):
-                raise CaseError(f"{where}.data: expected a list of f32 values")
+                raise CaseError(f"{where}.data: expected a list of {dtype} values")
             if len(data) > MAX_BUFFER_LENGTH:
                 raise CaseError(f"{where}.data: a buffer of {len(data)} elements is over "
                                 f"{MAX_BUFFER_LENGTH}")
-            return np.array([f32.to_bits(_f32_value(x, f"{where}.data[{i}]"))
-                             for i, x in enumerate(data)], dtype=np.int32)
+            return np.array([fmt(dtype).to_bits(_float_value(x, f"{where}.data[{i}]", dtype))
+                             for i, x in enumerate(data)],
+                            dtype=np.int32 if dtype is F32 else np.int64)
         if not isinstance(data, list) or not all(_int(x) for x in data):
             raise CaseError(f"{where}.data: expected a list of integers")
         if len(data) > MAX_BUFFER_LENGTH:
@@ -322,8 +335,8 @@ def _arg(v: Any, ty: Type, where: str) -> Arg:
         if not isinstance(v, bool):
             raise CaseError(f"{where}: expected true or false, got {v!r}")
         return v
-    if ty is F32:
-        return _f32_value(v, where)
+    if ty.is_float:
+        return _float_value(v, where, ty)
     if not _int(v):
         raise CaseError(f"{where}: expected an integer ({ty}), got {v!r}")
     lo, hi = int_range(ty)

@@ -35,7 +35,7 @@ import numpy as np
 
 from difftest.core.errors import CaseError
 from difftest.core.ir.nodes import Function
-from difftest.core.ir.types import DTYPES, F32, I64, int_range
+from difftest.core.ir.types import DTYPES, I64, int_range
 
 #: the buffers a host program creates: integers (an f32 kernel has no host program)
 _HOST_DTYPES = ("i32", "i64")
@@ -86,9 +86,9 @@ def parse_host(obj: Any, fn: Function, where: str) -> list[dict[str, Any]]:
     if len(obj) > MAX_STEPS:
         raise CaseError(f"{where}: field 'host' has {len(obj)} steps (at most {MAX_STEPS})")
     buffers = {p.name: p.ty for p in fn.params if p.ty.is_buffer}
-    if any(p.ty is F32 or p.ty.is_buffer and p.ty.element is F32 for p in fn.params):
+    if any(p.ty.is_float or p.ty.is_buffer and p.ty.element.is_float for p in fn.params):
         raise CaseError(f"{where}: a host program moves integer buffers only; kernel "
-                        f"'{fn.name}' takes f32 (docs/semantics.md, \"32-bit floats\")")
+                        f"'{fn.name}' takes floats (docs/semantics.md, \"32-bit floats\")")
     steps = []
     for i, step in enumerate(obj):
         at = f"{where}: host step {i}"

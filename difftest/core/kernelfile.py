@@ -35,7 +35,7 @@ from difftest.core.errors import CaseError
 from difftest.core.jsonio import read_json
 
 PREFIX = "# difftest:"
-_BUFFER = re.compile(r"^([iu](?:8|16|32|64)|f32)\[(.*)\]\s*(?:\*\s*(\d+))?$", re.S)
+_BUFFER = re.compile(r"^([iu](?:8|16|32|64)|f32|f64)\[(.*)\]\s*(?:\*\s*(\d+))?$", re.S)
 _FLOAT = re.compile(r"^-?(?:\d+\.\d*|\.\d+|\d+(?:\.\d*)?[eE][-+]?\d+|\d*\.\d+[eE][-+]?\d+)$")
 _NAME = re.compile(r"^(?!\d)\w+$")  # a Python identifier, as the kernel's own names
 MAX_LENGTH = MAX_BUFFER_LENGTH  # one limit, whichever form a case is written in
@@ -50,7 +50,7 @@ def parse_value(text: str, where: str) -> Any:
         return int(text)
     if _FLOAT.match(text):
         return float(text)
-    if text in ("nan", "inf", "-inf"):  # an f32 scalar, as a case file writes it
+    if text in ("nan", "inf", "-inf"):  # a float scalar, as a case file writes it
         return text
     m = _BUFFER.match(text)
     if m is None:
@@ -60,15 +60,16 @@ def parse_value(text: str, where: str) -> Any:
     dtype, items, times = m.group(1), m.group(2).strip(), m.group(3)
     data: list[int | float | str] = []
     for item in (x.strip() for x in items.split(",")) if items else ():
-        if dtype == "f32" and (_FLOAT.match(item) or re.fullmatch(r"-?\d+", item)):
+        floats = dtype in ("f32", "f64")
+        if floats and (_FLOAT.match(item) or re.fullmatch(r"-?\d+", item)):
             data.append(float(item))
-        elif dtype == "f32" and item in ("nan", "inf", "-inf"):
+        elif floats and item in ("nan", "inf", "-inf"):
             data.append(item)  # as a case file writes them
         elif re.fullmatch(r"-?\d+", item):
             data.append(int(item))
         else:
             raise CaseError(f"{where}: buffer element {item[:20]!r} is not "
-                            + ("a number" if dtype == "f32" else "an integer"))
+                            + ("a number" if floats else "an integer"))
     count = int(times) if times is not None else 1
     if len(data) * count > MAX_LENGTH:
         raise CaseError(f"{where}: a buffer of {len(data) * count} elements is over "

@@ -9,9 +9,9 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
 - `capabilities`: `wave_ops` (it runs wave operations), `alloc` (kernels that call
   `alloc()`), `host_programs` (cases' host programs), `workgroups` (launches with a
   workgroup size, workgroup arrays, barriers and the group work ids), `f32` (32-bit
-  floats, docs/semantics.md), `bit_ops` (the integer functions: popcount, clz, ctz,
-  bit_reverse, the rotations, mul_hi, integer min, max and abs), `private_arrays`
-  (`a: Array[T, N]`, an array private to the workitem), `faults`,
+  floats, docs/semantics.md), `f64` (64-bit floats), `bit_ops` (the integer functions:
+  popcount, clz, ctz, bit_reverse, the rotations, mul_hi, integer min, max and abs),
+  `private_arrays` (`a: Array[T, N]`, an array private to the workitem), `faults`,
   `mutants`: the generators leave out what a target does not declare;
 - `wave_sizes`: the wave sizes W it can run (a real target: its subgroup sizes);
 - `reconvergence`: the model its wave operations are checked against
@@ -157,11 +157,14 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
     if case.group is not None and "workgroups" not in caps:
         return f"workgroups (a launch with group={case.group})"
     from difftest.core.ir import nodes as n
-    from difftest.core.ir.walk import f32_use, int_types_used, reachable, walk
+    from difftest.core.ir.walk import f32_use, f64_use, int_types_used, reachable, walk
 
     floats = None if "f32" in caps else f32_use(case.program, case.entry)
     if floats is not None:
         return f"f32 ({floats})"
+    doubles = None if "f64" in caps else f64_use(case.program, case.entry)
+    if doubles is not None:
+        return f"f64 ({doubles})"
     for ty, where in int_types_used(case.program, case.entry).items():
         if ty not in target.int_types:
             runs = ", ".join(str(t) for t in INTS if t in target.int_types)

@@ -19,9 +19,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from difftest.core import f32
+from difftest.core import f32, f64
 from difftest.core.case import Case
-from difftest.core.ir.types import F32
+from difftest.core.ir.types import F64
 from difftest.core.fullrun import FullRun, HostRun, OracleRun
 from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome, TargetError
 
@@ -170,7 +170,7 @@ def check_outcome(case: Case, full: OracleRun | None, outcome: Outcome, policy: 
         assert isinstance(full, HostRun), "a host program's case takes its HostRun"
         return _check_host(case, full, outcome, policy, wave_granularity)
     assert full is None or isinstance(full, FullRun), "a launch's case takes its FullRun"
-    floats = f32_buffers(case)
+    floats = float_buffers(case)
     outcome = canonical_floats(outcome, floats)
     decided = _r0_error(full, outcome, oracle_error)
     if decided is not None:
@@ -307,21 +307,37 @@ def _r2_fates(case: Case, full: FullRun, outcome: Outcome) -> Verdict | None:
     return None
 
 
-def f32_buffers(case: Case) -> frozenset[str]:
-    """The case's buffers of f32 (their elements are bits: compared as such, shown as
-    floats)."""
-    return frozenset(p.name for p in case.function.params
-                     if p.ty.is_buffer and p.ty.element is F32)
+class FloatBuffers(frozenset[str]):
+    """The names of a case's float buffers (their elements are bits: compared as such,
+    shown as floats); `wide` names those of f64."""
+
+    wide: frozenset[str] = frozenset()
+
+
+def float_buffers(case: Case) -> FloatBuffers:
+    """The case's buffers of f32 and f64."""
+    out = FloatBuffers(p.name for p in case.function.params
+                       if p.ty.is_buffer and p.ty.element.is_float)
+    out.wide = frozenset(p.name for p in case.function.params
+                         if p.ty.is_buffer and p.ty.element is F64)
+    return out
 
 
 def canonical_floats(outcome: Outcome, floats: frozenset[str]) -> Outcome:
-    """`outcome` with every NaN of its f32 buffers the one quiet NaN: any NaN equals any
-    NaN (docs/semantics.md, "32-bit floats"), whatever sign or payload a target left."""
+    """`outcome` with every NaN of its float buffers the one quiet NaN of its width: any
+    NaN equals any NaN (docs/semantics.md, "32-bit floats"), whatever sign or payload a
+    target left."""
     if not floats or not any(name in outcome.buffers for name in floats):
         return outcome
+    wide = getattr(floats, "wide", frozenset())
     buffers = dict(outcome.buffers)
     for name in floats & set(buffers):
         bits = np.asarray(buffers[name], dtype=np.int64)
+        if name in wide:
+            exponent, fraction = (bits >> 52) & 0x7FF, bits & ((1 << 52) - 1)
+            buffers[name] = np.where((exponent == 0x7FF) & (fraction != 0), f64.NAN_BITS,
+                                     bits)
+            continue
         exponent, fraction = (bits >> 23) & 0xFF, bits & 0x7FFFFF
         buffers[name] = np.where((exponent == 0xFF) & (fraction != 0), f32.NAN_BITS,
                                  bits).astype(np.int32)
@@ -329,7 +345,9 @@ def canonical_floats(outcome: Outcome, floats: frozenset[str]) -> Outcome:
 
 
 def shown(name: str, value: int, floats: frozenset[str]) -> int | float:
-    """An element as a report shows it: an f32 buffer's as its float."""
+    """An element as a report shows it: a float buffer's as its float."""
+    if name in getattr(floats, "wide", ()):
+        return f64.from_bits(value)
     return f32.from_bits(value) if name in floats else value
 
 
@@ -391,7 +409,7 @@ def memory_differences(full: FullRun, outcome: Outcome, limit: int = 20,
     """Where the outcome's memory differs from what a run of its ran workitems leaves:
     up to `limit` (buffer, index, expected, actual, writers) rows, and how many differ
     in all. A location only atomics touch is compared with its sum (R4). The values of
-    the buffers in `floats` (`f32_buffers`) are compared as bits and given as floats."""
+    the buffers in `floats` (`float_buffers`) are compared as bits and given as floats."""
     if outcome.error is not None or len(outcome.status) != len(full.writes):
         return [], 0
     outcome = canonical_floats(outcome, floats)

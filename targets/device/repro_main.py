@@ -50,14 +50,18 @@ def intel_icd(here):
     os.environ["OCL_ICD_VENDORS"] = folder
 
 
-def is_nan(bits):
-    """Whether an f32's bits (as an integer) are a NaN's."""
+def is_nan(bits, wide=False):
+    """Whether a float's bits (as an integer; `wide`: an f64's) are a NaN's."""
+    if wide:
+        return (bits & 0x7FFFFFFFFFFFFFFF) > 0x7FF0000000000000
     return (bits & 0x7FFFFFFF) > 0x7F800000
 
 
-def as_float(bits):
+def as_float(bits, wide=False):
     import struct
 
+    if wide:
+        return struct.unpack("<d", struct.pack("<q", ((bits + 2**63) % 2**64) - 2**63))[0]
     return struct.unpack("<f", struct.pack("<i", ((bits + 2**31) % 2**32) - 2**31))[0]
 
 
@@ -108,15 +112,18 @@ def main():
             differ += 1
             print(f"workitem {gid}: expected {describe(want, data['functions'])}, "
                   f"got {describe(got, data['functions'])}")
-    floats = set(data.get("floats", ()))  # f32 buffers: bits, any NaN equal to any NaN
+    floats = set(data.get("floats", ()))  # float buffers: bits, any NaN equal to any NaN
+    wide = set(data.get("wide_floats", ()))  # those of f64
     for name, index in data["buffers"].items():
         want = data["expected"]["buffers"][name]
         got = out[index].tolist()
         for i, (w, g) in enumerate(zip(want, got)):
-            if w != g and not (name in floats and is_nan(w) and is_nan(g)):
+            f64 = name in wide
+            if w != g and not (name in floats and is_nan(w, f64) and is_nan(g, f64)):
                 differ += 1
                 if name in floats:
-                    print(f"{name}[{i}]: expected {as_float(w)!r}, got {as_float(g)!r}")
+                    print(f"{name}[{i}]: expected {as_float(w, f64)!r}, "
+                          f"got {as_float(g, f64)!r}")
                 else:
                     print(f"{name}[{i}]: expected {w}, got {g}")
     if differ:

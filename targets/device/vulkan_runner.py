@@ -518,7 +518,8 @@ def properties(phys: object, index: int) -> dict:
                        "signed_zero_inf_nan64": bool(fc.shaderSignedZeroInfNanPreserveFloat64),
                        "rounding_rte32": bool(fc.shaderRoundingModeRTEFloat32),
                        "rounding_rte64": bool(fc.shaderRoundingModeRTEFloat64),
-                       "denorm_preserve32": bool(fc.shaderDenormPreserveFloat32)}}
+                       "denorm_preserve32": bool(fc.shaderDenormPreserveFloat32),
+                       "denorm_preserve64": bool(fc.shaderDenormPreserveFloat64)}}
 
 
 def choose(found: list[dict], want: str) -> dict:

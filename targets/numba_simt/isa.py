@@ -36,7 +36,9 @@ An f32 lives in a vector register as its 32 bits, sign-extended (as an i32 would
 in memory as a 32-bit element: loads, stores, moves, spills and shuffles carry it as they
 carry an i32. The F ops read and write those bits: binary32 arithmetic, rounded to
 nearest even, subnormals kept, every NaN written as 0x7FC00000 (docs/semantics.md, "32-bit
-floats"). Negation and `abs` are XOR / AND on the sign bit.
+floats"). Negation and `abs` are XOR / AND on the sign bit. An f64 lives in a register
+and in memory as its 64 bits; the F ops take it where their `imm` is 64 (binary64, NaN
+written as 0x7FF8000000000000), and CVT_ID / CVT_DI / CVT_FD / CVT_DF convert it.
 """
 
 from __future__ import annotations
@@ -163,6 +165,11 @@ class Op(enum.IntEnum):
                        # conversion) at ip for NaN and values the kind cannot hold
     WWM_FMIN = 104     # V[d][*] = f32 min V[a][*] (whole wave, like WWM_MIN)
     WWM_FMAX = 105
+    # --- f64 conversions (the F ops above take an f64 where imm is 64)
+    CVT_ID = 106       # V[d] = f64 of the integer V[a] of kind imm (nearest even)
+    CVT_FD = 107       # V[d] = the f32 V[a] as an f64 (exact)
+    CVT_DF = 108       # V[d] = the f64 V[a] rounded to f32 (nearest even; past f32: inf)
+    CVT_DI = 109       # V[d] = the f64 V[a] truncated to an integer of kind imm (as CVT_FI)
     # --- the integer functions (docs/semantics.md, "Bit operations") on V[a]'s bits of
     # kind imm (and V[b]), masked or all by wm, the result wrapped to the kind
     POPCOUNT = 110     # V[d] = the number of set bits
@@ -182,15 +189,15 @@ class Op(enum.IntEnum):
 KINDED = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.SHL, Op.SHR, Op.CMP_EQ,
                     Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.NEG, Op.NOT,
                     Op.WRAP, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_SCAN_EXCL,
-                    Op.WWM_SCAN_INCL, Op.CVT_IF, Op.CVT_FI, Op.POPCOUNT, Op.CLZ, Op.CTZ,
-                    Op.BIT_REVERSE, Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN,
-                    Op.MAX, Op.ABS})
+                    Op.WWM_SCAN_INCL, Op.CVT_IF, Op.CVT_FI, Op.CVT_ID, Op.CVT_DI,
+                    Op.POPCOUNT, Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ROTATE_LEFT,
+                    Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN, Op.MAX, Op.ABS})
 #: the integer functions of one operand, and of two
 INT_FUNCTIONS_A = frozenset({Op.POPCOUNT, Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ABS})
 INT_FUNCTIONS_AB = frozenset({Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN, Op.MAX})
 #: opcodes that may fault, and so carry an infopoint
 FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.FAIL,
-                      Op.CVT_FI, Op.CHECK_INDEX})
+                      Op.CVT_FI, Op.CVT_DI, Op.CHECK_INDEX})
 #: opcodes with an infopoint: where a lane can leave the machine for the host
 INFOPOINTS = FAULTING | {Op.DEOPT, Op.ALLOC}
 #: opcodes whose result depends on other lanes of the wave
@@ -211,7 +218,8 @@ WRITES_VREG = frozenset(
      Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.RELOAD,
      Op.FADD, Op.FSUB, Op.FMUL, Op.FFMA, Op.FMIN, Op.FMAX, Op.FCMP_EQ, Op.FCMP_NE,
      Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE, Op.CVT_IF, Op.CVT_FI, Op.WWM_FMIN,
-     Op.WWM_FMAX, Op.SELECT} | INT_FUNCTIONS_A | INT_FUNCTIONS_AB
+     Op.WWM_FMAX, Op.CVT_ID, Op.CVT_FD, Op.CVT_DF, Op.CVT_DI, Op.SELECT}
+    | INT_FUNCTIONS_A | INT_FUNCTIONS_AB
 )
 #: the uniform values lowering may write to all lanes (`uniform_writes=all_lanes`)
 UNIFORM_VALUES = frozenset({Op.MOVI, Op.PARAM, Op.WAVEID, Op.GROUPID, Op.GROUPSIZE,
@@ -223,3 +231,5 @@ ALWAYS_ALL_LANES = frozenset(
 )
 #: the f32 NaN every F op writes (and SET_INACTIVE's identity for WWM_FMIN / WWM_FMAX)
 NAN_BITS = 0x7FC00000
+#: the f64 NaN (SET_INACTIVE's identity for an f64 WWM_FMIN / WWM_FMAX)
+NAN64_BITS = 0x7FF8000000000000

@@ -162,7 +162,7 @@ class NumbaSimtTarget(Target):
     description = ("a small GPU: exec-mask compiler, register allocation with spills, "
                    "deopt metadata, numba-compiled machine")
     capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "mutants",
-                              "workgroups", "f32", "bit_ops",
+                              "workgroups", "f32", "f64", "bit_ops",
                               "private_arrays"})
     int_types = frozenset(INTS)
     option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed", "speculate",

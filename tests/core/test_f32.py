@@ -196,7 +196,7 @@ def test_a_host_program_is_refused_for_a_kernel_that_takes_f32() -> None:
         case_from_json(obj)
 
 
-def test_kernel_file_headers_take_f32_buffers_and_scalars(tmp_path) -> None:
+def test_kernel_file_headers_take_float_buffers_and_scalars(tmp_path) -> None:
     from difftest.core.kernelfile import load_case
 
     path = tmp_path / "k.py"

@@ -47,7 +47,7 @@ SUM = (*ASSIGN, "value")
 
 
 def test_good_json_reads_back() -> None:
-    assert GOOD["format"] == "difftest-ir" and GOOD["version"] == FORMAT_VERSION == 3
+    assert GOOD["format"] == "difftest-ir" and GOOD["version"] == FORMAT_VERSION == 4
     assert from_json(copy.deepcopy(GOOD)) == parse(SOURCE)
 
 
@@ -65,12 +65,12 @@ def test_an_older_document_still_reads(version: int) -> None:
     ((), [], "ir: expected a JSON object, got a list"),
     (("format",), "difftest-case", "format: expected 'difftest-ir', got 'difftest-case'"),
     (("format",), DELETE, "format: expected 'difftest-ir', got None"),
-    (("version",), 4, "version: unsupported version 4 (this reader knows versions 1 to 3)"),
-    (("version",), 0, "version: unsupported version 0 (this reader knows versions 1 to 3)"),
+    (("version",), 5, "version: unsupported version 5 (this reader knows versions 1 to 4)"),
+    (("version",), 0, "version: unsupported version 0 (this reader knows versions 1 to 4)"),
     (("version",), True,
-     "version: unsupported version True (this reader knows versions 1 to 3)"),
+     "version: unsupported version True (this reader knows versions 1 to 4)"),
     (("version",), "1",
-     "version: unsupported version '1' (this reader knows versions 1 to 3)"),
+     "version: unsupported version '1' (this reader knows versions 1 to 4)"),
     (("extra",), 1, "ir: unknown field 'extra'"),
     (("functions",), [], "functions: expected a non-empty list of functions"),
     (("functions",), {}, "functions: expected a non-empty list of functions"),
@@ -104,14 +104,14 @@ def test_an_older_document_still_reads(version: int) -> None:
     ((*F0, "body"), {"kind": "Store"}, "functions[0].body: expected a list, got an object"),
     (("functions", 1), [], "functions[1]: expected a node object, got a list"),
     # wrong field types and values
-    ((*F0, "params", 1, "ty"), "f64",
-     "functions[0].params[1].ty: unknown type 'f64' (expected one of i8, i16, i32, i64, u8, "
-     "u16, u32, u64, f32, bool, or Buffer[T] of a number type T)"),
+    ((*F0, "params", 1, "ty"), "f16",
+     "functions[0].params[1].ty: unknown type 'f16' (expected one of i8, i16, i32, i64, u8, "
+     "u16, u32, u64, f32, f64, bool, or Buffer[T] of a number type T)"),
     ((*ASSIGN, "declared"), "Buffer[bool]",
      "functions[0].body[0].declared: unknown type 'Buffer[bool]' (expected one of i8, i16, "
-     "i32, i64, u8, u16, u32, u64, f32, bool, or Buffer[T] of a number type T)"),
+     "i32, i64, u8, u16, u32, u64, f32, f64, bool, or Buffer[T] of a number type T)"),
     ((*F0, "returns"), "int", "functions[0].returns: unknown type 'int' (expected one of "
-     "i8, i16, i32, i64, u8, u16, u32, u64, f32, bool, or Buffer[T] of a number type T)"),
+     "i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, bool, or Buffer[T] of a number type T)"),
     ((*SUM, "right", "left", "value"), "1",
      "functions[0].body[0].value.right.left.value: a constant must be an integer, a number "
      "or a boolean, got '1'"),

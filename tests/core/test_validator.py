@@ -179,9 +179,9 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
             pass
         """, "missing type annotation on parameter 'x'"),
     ("unknown_annotation", """
-        def k(out: Buffer[i32], x: f64):  # <-
+        def k(out: Buffer[i32], x: f16):  # <-
             pass
-        """, "unknown type annotation 'f64' on parameter 'x'"),
+        """, "unknown type annotation 'f16' on parameter 'x'"),
     ("unknown_buffer_annotation", """
         def k(out: Buffer[u128]):  # <-
             pass
@@ -341,7 +341,7 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
     ("wave_sum_of_bool", """
         def k(out: Buffer[i32]):
             out[0] = wave_sum(gid() > 0)  # <-
-        """, "argument of wave_sum() must be an integer or f32, got bool"),
+        """, "argument of wave_sum() must be an integer or a float, got bool"),
     ("void_helper_in_expression", """
         def k(out: Buffer[i32]):
             x = 1

@@ -40,7 +40,7 @@ def test_a_tiled_kernel_parses_prints_and_round_trips() -> None:
     assert to_source(parse(to_source(p))) == to_source(p)
     back = from_json(json.loads(json.dumps(to_json(p))))
     assert back == p
-    assert to_json(p)["version"] == FORMAT_VERSION == 3
+    assert to_json(p)["version"] == FORMAT_VERSION == 4
 
 
 def test_the_group_work_ids_are_i32() -> None:
@@ -72,7 +72,7 @@ def _error(src: str) -> str:
     ("    t: Local[i32, gid()]\n", "line 2: a workgroup array's length is a constant in "
      "1..4096, got 'gid()'"),
     ("    t: Local[bool, 4]\n", "line 2: a workgroup array is Local[T, LENGTH] of a number "
-     "type T (i8, i16, i32, i64, u8, u16, u32, u64, f32), got 'Local[bool, 4]'"),
+     "type T (i8, i16, i32, i64, u8, u16, u32, u64, f32, f64), got 'Local[bool, 4]'"),
     ("    t: Local[i32, 4] = 0\n", "line 2: a workgroup array starts as zeros: declare it "
      "without a value, `tile: Local[i32, 64]`"),
     ("    t: Local[i64, 2048]\n    u: Local[i32, 1]\n",

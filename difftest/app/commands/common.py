@@ -43,8 +43,8 @@ takes its launch and arguments from '# difftest:' header lines or --n/--wave/--a
 
 
 def _summary(case: Case, target: str, outcome: Outcome) -> str:
-    from difftest.core import f32
-    from difftest.core.verdict import f32_buffers
+    from difftest.core.floats import fmt
+    from difftest.core.verdict import float_buffers
 
     lines = [f"{case.entry}: {case.n} workitems in waves of {case.wave} on {target}"]
     if case.host is not None:
@@ -63,11 +63,12 @@ def _summary(case: Case, target: str, outcome: Outcome) -> str:
         "  exception: none" if exc is None
         else f"  exception: workitem {exc.gid}: {exc.fault.describe()}"
     )
-    floats = f32_buffers(case) if case.host is None else frozenset()
+    floats = float_buffers(case) if case.host is None else frozenset()
     elements = {p.name: p.ty.element for p in case.function.params if p.ty.is_buffer}
     for name, data in outcome.buffers.items():
         ty = elements.get(name)
-        shown = ", ".join(f32.shortest(f32.from_bits(int(x))) if name in floats
+        shown = ", ".join(fmt(ty).shortest(fmt(ty).from_bits(int(x)))
+                          if name in floats and ty is not None
                           else str(value_of(int(x), ty) if ty is not None else int(x))
                           for x in data[:16])
         more = f", ... ({len(data)} values)" if len(data) > 16 else ""

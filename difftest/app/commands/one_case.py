@@ -173,7 +173,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     from difftest.app.report import numbered_source, render_png, status_picture
     from difftest.campaign.runner import check_case
-    from difftest.core.verdict import f32_buffers, memory_differences
+    from difftest.core.verdict import float_buffers, memory_differences
 
     case = _load(args)
     case = dataclasses.replace(case, policy=args.policy or case.policy)
@@ -190,7 +190,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(headline)
     if res.outcome.error is None:
         print(status_picture(case, res.outcome))
-        rows, total = memory_differences(full, res.outcome, floats=f32_buffers(case))
+        rows, total = memory_differences(full, res.outcome, floats=float_buffers(case))
         if rows:
             print(f"memory that differs from a run of the workitems that ran ({total} "
                   f"location{'s' if total != 1 else ''}):")

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from ..errors import KernelError
 from . import nodes as n
 from .. import f32
-from .types import (BOOL, BUF_I32, DTYPES, ELEMENTS, F32, I32, I64, U64, Type, int_range,
+from .types import (BOOL, BUF_I32, DTYPES, ELEMENTS, F32, F64, I32, I64, U64, Type, int_range,
                     local_of, private_of, widest)
 from .walk import CHILD_FIELDS, NODE_CLASSES
 
@@ -286,9 +286,9 @@ def _narrowing_hint(value: Type, target: Type) -> str:
     if value.is_int and target.is_int:
         how = "narrow" if value.signed == target.signed else "convert"
         return f"; {how} it with {target}(...)"
-    if target is F32 and value.is_int:
-        return "; convert it with f32(...)"
-    if value is F32 and target.is_int:
+    if target.is_float and (value.is_int or value.is_float):
+        return f"; convert it with {target}(...)"
+    if value.is_float and target.is_int:
         return f"; convert it with {target}(...)"
     return ""
 
@@ -401,7 +401,7 @@ class _FunctionChecker:
             raise self.error(f"atomic_add() on '{s.buffer}', a private array: no other "
                              f"workitem sees it; add with {s.buffer}[i] = {s.buffer}[i] + v",
                              s.line)
-        if what == "atomic_add" and buf.element is F32:
+        if what == "atomic_add" and buf.element.is_float:
             raise self.error(f"atomic_add() on '{s.buffer}' ({buf}): a float sum's rounding "
                              "depends on the order the workitems add in", s.line)
         value = adapted(value, buf.element)
@@ -555,12 +555,13 @@ class _FunctionChecker:
             raise self.error(f"{what} must be an integer, got {out.ty}", e.line)
         return out
 
-    def f32_expr(self, e: n.Expr, d: frozenset[str], what: str) -> n.Expr:
+    def float_expr(self, e: n.Expr, d: frozenset[str], what: str, want: Type = F32) \
+            -> n.Expr:
         out = self.expr(e, d)
-        if out.ty is not F32:
-            raise self.error(f"{what} must be f32, got {out.ty}"
-                             + ("; convert it with f32(...)" if out.ty is not None
-                                and out.ty.is_int else ""), e.line)
+        if out.ty is not want:
+            raise self.error(f"{what} must be {want}, got {out.ty}"
+                             + (f"; convert it with {want}(...)" if out.ty is not None
+                                and out.ty.is_number else ""), e.line)
         return out
 
     def bool_expr(self, e: n.Expr, d: frozenset[str], what: str) -> n.Expr:
@@ -579,6 +580,10 @@ class _FunctionChecker:
         if isinstance(e.value, bool):
             return n.replace(e, ty=BOOL)
         if isinstance(e.value, float):
+            if e.ty is F64:  # `f64(0.1)`: the parser typed it (binary64 holds any float)
+                if not math.isfinite(e.value):
+                    raise self.error(f"constant {e.value!r} is no finite f64", e.line)
+                return e
             if not (f32.is_f32(e.value) and abs(e.value) != float("inf")) \
                     or e.value != e.value:
                 raise self.error(f"constant {e.value!r} is no finite f32", e.line)
@@ -616,12 +621,13 @@ class _FunctionChecker:
             # Canonical form, exactly the parser's: `-<literal>` is a negative literal (so
             # every checked program prints and re-parses to itself). `-(-5)` stays a
             # negation: folding it could change its width. (-0.0 counts as negative.)
-            return self.e_Const(n.Const(-e.operand.value, line=e.line), d)
+            return self.e_Const(n.Const(-e.operand.value, line=e.line,
+                                        ty=F64 if e.operand.ty is F64 else None), d)
         operand = self.expr(e.operand, d)
         if not (operand.ty is not None and operand.ty.is_int
-                or (e.op == "-" and operand.ty is F32)):
+                or (e.op == "-" and operand.ty is not None and operand.ty.is_float)):
             raise self.error(f"operand of unary '{e.op}' must be an integer"
-                             + (" or f32" if e.op == "-" else "") + f", got {operand.ty}",
+                             + (" or a float" if e.op == "-" else "") + f", got {operand.ty}",
                              e.line)
         return n.replace(e, operand=operand, ty=operand.ty)
 
@@ -631,12 +637,12 @@ class _FunctionChecker:
         left = self.expr(e.left, d)
         right = self.expr(e.right, d)
         assert left.ty is not None and right.ty is not None
-        if F32 in (left.ty, right.ty):
-            self._f32_operands(e.op, left.ty, right.ty, e.line)
+        if left.ty.is_float or right.ty.is_float:
+            self._float_operands(e.op, left.ty, right.ty, e.line)
             if e.op not in ("+", "-", "*"):
-                raise self.error(f"'{e.op}' does not take f32 operands (f32 has + - * "
-                                 "and fma, min, max, abs)", e.line)
-            return n.replace(e, left=left, right=right, ty=F32)
+                raise self.error(f"'{e.op}' does not take {left.ty} operands (floats have "
+                                 "+ - * and fma, min, max, abs)", e.line)
+            return n.replace(e, left=left, right=right, ty=left.ty)
         for side, what in ((left, "left"), (right, "right")):
             if not side.ty.is_int:  # type: ignore[union-attr]
                 raise self.error(f"{what} operand of '{e.op}' must be an integer, got "
@@ -671,12 +677,13 @@ class _FunctionChecker:
             return f" ({value.value} is outside {target}'s {lo}..{hi})"
         return ""
 
-    def _f32_operands(self, op: str, left: Type, right: Type, line: int) -> None:
-        """f32 meets only f32: a conversion is always written, never implied."""
+    def _float_operands(self, op: str, left: Type, right: Type, line: int) -> None:
+        """A float meets only its own type: a conversion is always written, never
+        implied."""
         if left is not right:
-            other = right if left is F32 else left
-            raise self.error(f"'{op}' mixes f32 and {other}: convert with f32(...) or "
-                             "i32(...) / i64(...)", line)
+            fl, other = (left, right) if left.is_float else (right, left)
+            raise self.error(f"'{op}' mixes {fl} and {other}: convert with {fl}(...) or "
+                             f"{other}(...)", line)
 
     def e_Compare(self, e: n.Compare, d: frozenset[str]) -> n.Expr:
         if e.op not in n.COMPARE_OPS:
@@ -686,8 +693,8 @@ class _FunctionChecker:
         assert left.ty is not None and right.ty is not None
         both_int = left.ty.is_int and right.ty.is_int
         both_bool = left.ty is BOOL and right.ty is BOOL
-        if F32 in (left.ty, right.ty):
-            self._f32_operands(e.op, left.ty, right.ty, e.line)
+        if left.ty.is_float or right.ty.is_float:
+            self._float_operands(e.op, left.ty, right.ty, e.line)
         elif both_int:
             left, right = self._met(left, right)
             self._common(left.ty, right.ty, f"'{e.op}'", e.line)
@@ -735,6 +742,10 @@ class _FunctionChecker:
     def e_Cast(self, e: n.Cast, d: frozenset[str]) -> n.Expr:
         if e.to not in ELEMENTS:
             raise self.error(f"cannot cast to {e.to}", e.line)
+        if e.to is F64 and isinstance(e.operand, n.Const) and type(e.operand.value) is float:
+            # `f64(0.1)` is an f64 literal (the JSON form of one): the binary64 nearest
+            # the decimal; for a value binary32 holds, the f32 literal widened, the same
+            return self.e_Const(n.Const(e.operand.value, line=e.line, ty=F64), d)
         operand = self.expr(e.operand, d)
         assert operand.ty is not None
         if not (operand.ty.is_number or operand.ty is BOOL):
@@ -748,20 +759,23 @@ class _FunctionChecker:
         if len(e.args) != arity:
             raise self.error(f"{e.op}() takes {arity} argument(s), got {len(e.args)}", e.line)
         if e.op == "fma":
-            args = tuple(self.f32_expr(a, d, f"argument of {e.op}()") for a in e.args)
-            return n.replace(e, args=args, ty=F32)
+            first_arg = self.expr(e.args[0], d)
+            want = F64 if first_arg.ty is F64 else F32
+            args = tuple(self.float_expr(a, d, f"argument of {e.op}()", want)
+                         for a in e.args)
+            return n.replace(e, args=args, ty=want)
         args = tuple(self.expr(a, d) for a in e.args)
         first = args[0].ty
         assert first is not None
-        if e.op in ("min", "max", "abs") and first is F32:
-            args = (args[0],) + tuple(self.f32_expr(a, d, f"argument of {e.op}()")
+        if e.op in ("min", "max", "abs") and first.is_float:
+            args = (args[0],) + tuple(self.float_expr(a, d, f"argument of {e.op}()", first)
                                       for a in e.args[1:])
-            return n.replace(e, args=args, ty=F32)
+            return n.replace(e, args=args, ty=first)
         for a in args:
             assert a.ty is not None
             if not a.ty.is_int:
-                f32_ok = " or f32" if e.op in ("min", "max", "abs") else ""
-                raise self.error(f"argument of {e.op}() must be an integer{f32_ok}, got "
+                float_ok = " or a float" if e.op in ("min", "max", "abs") else ""
+                raise self.error(f"argument of {e.op}() must be an integer{float_ok}, got "
                                  f"{a.ty}", a.line)
         if e.op in n.ROTATE_OPS:  # the amount's type is its own (it is masked)
             return n.replace(e, args=args, ty=first)
@@ -824,11 +838,11 @@ class _FunctionChecker:
             ty = first.ty
         else:
             first = self.expr(e.args[0], d)
-            if first.ty is F32 and e.op not in n.F32_WAVE_OPS:
-                raise self.error(f"{e.op}() does not take f32: a float sum's rounding depends "
-                                 "on the order of the lanes", e.line)
-            if not (first.ty is F32 or first.ty is not None and first.ty.is_int):
-                raise self.error(f"argument of {e.op}() must be an integer or f32, got "
+            if first.ty is not None and first.ty.is_float and e.op not in n.FLOAT_WAVE_OPS:
+                raise self.error(f"{e.op}() does not take {first.ty}: a float sum's rounding "
+                                 "depends on the order of the lanes", e.line)
+            if not (first.ty is not None and (first.ty.is_float or first.ty.is_int)):
+                raise self.error(f"argument of {e.op}() must be an integer or a float, got "
                                  f"{first.ty}", e.line)
             args = (first,)
             ty = args[0].ty

@@ -46,12 +46,12 @@ WAVE_OPS = {
     "inclusive_sum": 1,
     "elect": 0,
 }
-#: the wave operations an f32 may go through: their results are exact in any lane order
+#: the wave operations a float may go through: their results are exact in any lane order
 #: (a float sum is not: its rounding depends on the order)
-F32_WAVE_OPS = ("readfirstlane", "shuffle", "wave_min", "wave_max")
-#: functions of numbers: name -> number of arguments. `fma` takes f32s, `min`, `max`
-#: and `abs` f32s or integers (docs/semantics.md, "32-bit floats"), the bit operations
-#: integers ("Bit operations")
+FLOAT_WAVE_OPS = ("readfirstlane", "shuffle", "wave_min", "wave_max")
+#: functions of numbers: name -> number of arguments. `fma` takes floats of one type,
+#: `min`, `max` and `abs` floats or integers (docs/semantics.md, "32-bit floats"), the
+#: bit operations integers ("Bit operations")
 MATH_OPS = {"fma": 3, "min": 2, "max": 2, "abs": 1, "popcount": 1, "clz": 1, "ctz": 1,
             "bit_reverse": 1, "rotate_left": 2, "rotate_right": 2, "mul_hi": 2}
 #: the bit operations: of one integer, its type's result
@@ -73,8 +73,9 @@ def _ty() -> Type | None:
 
 @dataclass(frozen=True)
 class Const:
-    """An integer, boolean or f32 literal (negative literals are folded in by the parser;
-    an f32 one is a finite float that binary32 holds exactly)."""
+    """An integer, boolean or float literal (negative literals are folded in by the
+    parser; an f32 one is a finite float that binary32 holds exactly; an f64 one, spelled
+    `f64(0.1)`, comes typed F64 from the parser or the IR's JSON)."""
 
     value: int | bool | float
     line: int = _line()

@@ -10,12 +10,13 @@ Desugarings: `elif` -> nested `If`, `x += v` -> `x = x + v`, `a and b and c` ->
 from __future__ import annotations
 
 import ast
+import math
 
 from ..errors import KernelError
 from . import nodes as n
 from .check import check
 from .. import f32
-from .types import BOOL, DTYPES, Type, buffer_of
+from .types import BOOL, DTYPES, F64, Type, buffer_of
 
 _BINOPS: dict[type, str] = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%",
@@ -367,6 +368,25 @@ def _float_literal(value: float, line: int) -> n.Const:
     return n.Const(rounded, line=line)
 
 
+def _float_text(e: ast.expr) -> float | None:
+    """The float a literal argument names (`0.1`, `-0.1`), or None."""
+    if isinstance(e, ast.Constant) and type(e.value) is float:
+        return e.value
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) \
+            and isinstance(e.operand, ast.Constant) and type(e.operand.value) is float:
+        return -e.operand.value
+    return None
+
+
+def _f64_literal(value: float, line: int) -> n.Const:
+    """`f64(0.1)`: an f64 literal, the binary64 nearest the decimal (as C's `0.1`), not
+    the f32 literal 0.1 widened."""
+    if math.isinf(value):
+        raise KernelError(f"float literal {value!r} is out of the f64 range (at most about "
+                          "1.8e308)", line)
+    return n.Const(value, line=line, ty=F64)
+
+
 def _call(e: ast.Call) -> n.Expr:
     line = e.lineno
     if not isinstance(e.func, ast.Name):
@@ -394,6 +414,8 @@ def _call(e: ast.Call) -> n.Expr:
         return n.Alloc(_expr(e.args[0]), line=line)
     if name in _CASTS:
         arity(1)
+        if name == "f64" and _float_text(e.args[0]) is not None:
+            return _f64_literal(_float_text(e.args[0]), line)  # type: ignore[arg-type]
         return n.Cast(_CASTS[name], _expr(e.args[0]), line=line)
     if name in n.MATH_OPS:
         arity(n.MATH_OPS[name])

@@ -19,6 +19,7 @@ import math
 
 from .. import f32
 from . import nodes as n
+from .types import F64
 
 # Python's precedence, low to high; a child whose level is below the level its position
 # needs is parenthesised.
@@ -104,7 +105,7 @@ def _level(e: n.Expr) -> int:
         return _CMP
     if isinstance(e, n.Binary):
         return _BINARY[e.op]
-    if isinstance(e, n.Const) and not isinstance(e.value, bool) \
+    if isinstance(e, n.Const) and not isinstance(e.value, bool) and e.ty is not F64 \
             and math.copysign(1, e.value) < 0:
         return _UNARY  # `-5` is a unary minus to `ast`
     return _ATOM
@@ -123,6 +124,8 @@ def expr_source(e: n.Expr) -> str:
 
 def _expr(e: n.Expr) -> str:
     if isinstance(e, n.Const):
+        if isinstance(e.value, float) and e.ty is F64:  # `f64(0.1)`: an f64 literal
+            return f"f64({e.value!r})"
         if isinstance(e.value, float):  # the shortest decimal that reads back as it
             return f32.shortest(e.value)
         return repr(e.value)  # True/False, or the integer with its sign

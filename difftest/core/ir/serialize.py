@@ -23,13 +23,14 @@ from collections.abc import Callable
 from ..errors import KernelError
 from . import nodes as n
 from .check import check
-from .types import Type
+from .types import F64, Type
 
 FORMAT = "difftest-ir"
 #: version 2 added workgroups (LocalArray, Barrier, and the work ids local_id, group_id,
 #: group_size); version 3 the integer types beyond i32 and i64, the integer functions and
-#: private arrays (PrivateArray); an older document is a newer one without them
-FORMAT_VERSION = 3
+#: private arrays (PrivateArray); version 4 f64 (an f64 literal is a Cast to f64 of a float
+#: Const); an older document is a newer one without them
+FORMAT_VERSION = 4
 
 
 def to_json(program: n.Program) -> dict[str, Any]:
@@ -45,6 +46,10 @@ def _to_json(node: Any) -> Any:
         return node.value
     if not dataclasses.is_dataclass(node):
         return node  # a str, an int or bool, or None
+    if isinstance(node, n.Const) and node.ty is F64:  # `f64(0.1)`, as the source spells it
+        return {"kind": "Cast", "to": "f64",
+                "operand": {"kind": "Const", "value": node.value, "line": node.line},
+                "line": node.line}
     out: dict[str, Any] = {"kind": type(node).__name__}
     for name in _SHAPES[type(node).__name__]:
         out[name] = _to_json(getattr(node, name))
@@ -161,7 +166,7 @@ def _type(v: Any, path: str) -> Type:
 
 
 def _value(v: Any, path: str) -> int | bool | float:
-    if isinstance(v, float):  # an f32 constant: the checker refuses one binary32 lacks
+    if isinstance(v, float):  # a float constant: f32 unless a Cast to f64 holds it
         return v
     if not isinstance(v, int):  # bool is an int
         raise KernelError(f"a constant must be an integer, a number or a boolean, got {v!r}",

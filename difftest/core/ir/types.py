@@ -1,7 +1,7 @@
 """The kernel language's value types.
 
 Integer types of every width and signedness a GPU language has (i8, i16, i32, i64, u8,
-u16, u32, u64), f32 and bool as scalars; a buffer reference type and a workgroup-array
+u16, u32, u64), f32, f64 and bool as scalars; a buffer reference type and a workgroup-array
 type for each number type. An integer's *value* is a Python int in its type's range
 (0..2^64-1 for u64); everywhere a value is stored -- the oracle's arrays, case files'
 buffers once loaded, targets' 64-bit registers, status rows -- it is held in its
@@ -10,7 +10,8 @@ for every type but a u64 of 2^63 or more (widening a value to a wider type of th
 signedness never changes it; the value of a stored word is `value_of`). An `f32` is IEEE
 binary32 (docs/semantics.md, "32-bit floats"): the oracle holds it as a Python float that
 binary32 represents exactly, memory and registers as its 32 bits (a signed 32-bit
-integer); it never mixes with integers implicitly, and integers of different signedness
+integer); an `f64` is IEEE binary64 ("64-bit floats"), held as its 64 bits (an int64).
+Floats never mix with integers or with each other implicitly, and integers of different signedness
 never mix implicitly either (docs/semantics.md, "Integer types"). A workgroup array
 (`Local[i32, 64]`) is no value: it is read and written like a buffer, but never
 assigned, passed or returned.
@@ -34,6 +35,7 @@ class Type(enum.Enum):
     U32 = "u32"
     U64 = "u64"
     F32 = "f32"
+    F64 = "f64"
     BOOL = "bool"
     BUF_I8 = "Buffer[i8]"
     BUF_I16 = "Buffer[i16]"
@@ -44,6 +46,7 @@ class Type(enum.Enum):
     BUF_U32 = "Buffer[u32]"
     BUF_U64 = "Buffer[u64]"
     BUF_F32 = "Buffer[f32]"
+    BUF_F64 = "Buffer[f64]"
     LOCAL_I8 = "Local[i8]"
     LOCAL_I16 = "Local[i16]"
     LOCAL_I32 = "Local[i32]"
@@ -53,6 +56,7 @@ class Type(enum.Enum):
     LOCAL_U32 = "Local[u32]"
     LOCAL_U64 = "Local[u64]"
     LOCAL_F32 = "Local[f32]"
+    LOCAL_F64 = "Local[f64]"
     ARRAY_I8 = "Array[i8]"
     ARRAY_I16 = "Array[i16]"
     ARRAY_I32 = "Array[i32]"
@@ -62,12 +66,14 @@ class Type(enum.Enum):
     ARRAY_U32 = "Array[u32]"
     ARRAY_U64 = "Array[u64]"
     ARRAY_F32 = "Array[f32]"
+    ARRAY_F64 = "Array[f64]"
 
     # attributes of every member, set below the class
     is_int: bool      # an integer type
-    signed: bool      # a signed integer type (f32 counts as signed; bool and refs not)
+    is_float: bool    # f32 or f64
+    signed: bool      # a signed integer type (floats count as signed; bool and refs not)
     bits: int         # the width of a value in memory and registers (0: no number)
-    is_number: bool   # an integer or f32: what arithmetic, comparisons and select take
+    is_number: bool   # an integer or a float: what arithmetic, comparisons and select take
     is_buffer: bool
     is_local: bool
     is_private: bool  # a private array (`a: Array[i32, 8]`): one per workitem
@@ -79,30 +85,32 @@ class Type(enum.Enum):
 
 I8, I16, I32, I64 = Type.I8, Type.I16, Type.I32, Type.I64
 U8, U16, U32, U64 = Type.U8, Type.U16, Type.U32, Type.U64
-F32, BOOL = Type.F32, Type.BOOL
+F32, F64, BOOL = Type.F32, Type.F64, Type.BOOL
 BUF_I8, BUF_I16, BUF_I32, BUF_I64 = Type.BUF_I8, Type.BUF_I16, Type.BUF_I32, Type.BUF_I64
 BUF_U8, BUF_U16, BUF_U32, BUF_U64 = Type.BUF_U8, Type.BUF_U16, Type.BUF_U32, Type.BUF_U64
-BUF_F32 = Type.BUF_F32
+BUF_F32, BUF_F64 = Type.BUF_F32, Type.BUF_F64
 LOCAL_I8, LOCAL_I16, LOCAL_I32 = Type.LOCAL_I8, Type.LOCAL_I16, Type.LOCAL_I32
 LOCAL_I64, LOCAL_U8, LOCAL_U16 = Type.LOCAL_I64, Type.LOCAL_U8, Type.LOCAL_U16
 LOCAL_U32, LOCAL_U64, LOCAL_F32 = Type.LOCAL_U32, Type.LOCAL_U64, Type.LOCAL_F32
+LOCAL_F64 = Type.LOCAL_F64
 
 #: the integer types, narrowest first, signed before unsigned
 INTS = (I8, I16, I32, I64, U8, U16, U32, U64)
 SIGNED_INTS = (I8, I16, I32, I64)
 UNSIGNED_INTS = (U8, U16, U32, U64)
+#: the float types
+FLOATS = (F32, F64)
 #: the element types of buffers and workgroup arrays
-ELEMENTS = INTS + (F32,)
-_BUFFERS = dict(zip(ELEMENTS, (BUF_I8, BUF_I16, BUF_I32, BUF_I64, BUF_U8, BUF_U16, BUF_U32,
-                               BUF_U64, BUF_F32)))
-_LOCALS = dict(zip(ELEMENTS, (LOCAL_I8, LOCAL_I16, LOCAL_I32, LOCAL_I64, LOCAL_U8, LOCAL_U16,
-                              LOCAL_U32, LOCAL_U64, LOCAL_F32)))
+ELEMENTS = INTS + FLOATS
+_BUFFERS = {e: Type(f"Buffer[{e.value}]") for e in ELEMENTS}
+_LOCALS = {e: Type(f"Local[{e.value}]") for e in ELEMENTS}
 _ARRAYS = {e: Type(f"Array[{e.value}]") for e in ELEMENTS}
-_BITS = {I8: 8, I16: 16, I32: 32, I64: 64, U8: 8, U16: 16, U32: 32, U64: 64, F32: 32}
+_BITS = {I8: 8, I16: 16, I32: 32, I64: 64, U8: 8, U16: 16, U32: 32, U64: 64, F32: 32, F64: 64}
 
 for _t in Type:
     _t.is_int = _t in INTS
-    _t.signed = _t in SIGNED_INTS or _t is F32
+    _t.is_float = _t in FLOATS
+    _t.signed = _t in SIGNED_INTS or _t in FLOATS
     _t.bits = _BITS.get(_t, 0)
     _t.is_number = _t in _BITS
     _t.is_buffer = _t in _BUFFERS.values()

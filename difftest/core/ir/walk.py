@@ -168,20 +168,32 @@ def reachable(program: n.Program, entry: str) -> list[n.Function]:
     return [program.function(name) for name in order]
 
 
-def f32_use(program: n.Program, entry: str) -> str | None:
-    """Where a launch of `entry` first takes or computes an f32 (None: it never does):
-    what a target without floats names, and what makes a translation say how floats are
-    computed."""
-    from .types import F32
-
-    if any(p.ty is F32 or p.ty.is_buffer and p.ty.element is F32
+def float_use(program: n.Program, entry: str, ty: Any) -> str | None:
+    """Where a launch of `entry` first takes, declares or computes a value of float type
+    `ty` (None: it never does): what a target without that type names, and what makes a
+    translation say how floats are computed."""
+    if any(p.ty is ty or p.ty.is_buffer and p.ty.element is ty
            for p in program.function(entry).params):
-        return "a parameter of type f32 or Buffer[f32]"
+        return f"a parameter of type {ty} or Buffer[{ty}]"
     for fn in reachable(program, entry):
         for node in walk(fn.body):
-            if getattr(node, "ty", None) is F32:
+            if getattr(node, "ty", None) is ty or getattr(node, "element", None) is ty:
                 return f"line {node.line}"
     return None
+
+
+def f32_use(program: n.Program, entry: str) -> str | None:
+    """Where a launch of `entry` first takes or computes an f32 (None: never)."""
+    from .types import F32
+
+    return float_use(program, entry, F32)
+
+
+def f64_use(program: n.Program, entry: str) -> str | None:
+    """Where a launch of `entry` first takes or computes an f64 (None: never)."""
+    from .types import F64
+
+    return float_use(program, entry, F64)
 
 
 _INT_TYPES: dict[tuple[int, str], tuple[n.Program, dict[Any, str]]] = {}

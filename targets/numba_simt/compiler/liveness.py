@@ -36,7 +36,8 @@ from .lower import PARKING_KINDS, Instr, Label, Lowered, Region
 _USES_A = {Op.NEG, Op.NOT, Op.LNOT, Op.WRAP, Op.MOV, Op.LEN, Op.ALLOC, Op.FAIL, Op.M_FROMCOND,
            Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR, Op.WWM_AND,
            Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SPILL,
-           Op.CVT_IF, Op.CVT_FI, Op.WWM_FMIN, Op.WWM_FMAX, Op.CHECK_INDEX, *INT_FUNCTIONS_A}
+           Op.CVT_IF, Op.CVT_FI, Op.WWM_FMIN, Op.WWM_FMAX, Op.CHECK_INDEX, Op.CVT_ID,
+           Op.CVT_FD, Op.CVT_DF, Op.CVT_DI, *INT_FUNCTIONS_A}
 _USES_AB = {Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR,
             Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.LOAD,
             Op.SHUFFLE, Op.FADD, Op.FSUB, Op.FMUL, Op.FMIN, Op.FMAX, Op.FCMP_EQ, Op.FCMP_NE,

@@ -32,15 +32,15 @@ from typing import Any
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir.printer import expr_source
-from difftest.core import f32
-from difftest.core.ir.types import (BOOL, BUF_I32, BY_WIDTH, F32, I32, I64, U64, Type,
+from difftest.core import f32, f64
+from difftest.core.ir.types import (BOOL, BUF_I32, BY_WIDTH, F32, F64, I32, I64, U64, Type,
                                     int_range, local_of, storage, widest)
 from difftest.core.outcome import Frame
 
 from ..mutants import NONE, Mutants
 from ..isa import (ALIVE, ALWAYS_ALL_LANES, EXEC, FAULT_ALLOC, FAULT_CONVERT, FAULT_DIV0,
-                  FAULT_FAIL, FAULT_OOB, NAN_BITS, UNIFORM_VALUES, UNSIGNED, WRITES_VREG, Op,
-                  kind)
+                  FAULT_FAIL, FAULT_OOB, NAN_BITS, NAN64_BITS, UNIFORM_VALUES, UNSIGNED,
+                  WRITES_VREG, Op, kind)
 
 _INT_FUNCTIONS = {"popcount": Op.POPCOUNT, "clz": Op.CLZ, "ctz": Op.CTZ,
                   "bit_reverse": Op.BIT_REVERSE, "rotate_left": Op.ROTATE_LEFT,
@@ -55,6 +55,8 @@ _FCMP = {"==": Op.FCMP_EQ, "!=": Op.FCMP_NE, "<": Op.FCMP_LT, "<=": Op.FCMP_LE,
          ">": Op.FCMP_GT, ">=": Op.FCMP_GE}
 #: an f32's sign bit as its register holds it (sign-extended), and the other 31
 _SIGN, _MAGNITUDE = -(1 << 31), (1 << 31) - 1
+#: an f64's sign bit (its magnitude: the other 63, ~_MIN64)
+_MIN64 = -(1 << 63)
 
 
 @dataclass(eq=False)  # compared and hashed by identity: each is one place in the code
@@ -623,6 +625,7 @@ class _Lowerer:
     def e_Const(self, e: n.Const) -> int:
         assert e.ty is not None
         return self.constant(f32.to_bits(e.value) if e.ty is F32
+                             else f64.to_bits(e.value) if e.ty is F64
                              else storage(int(e.value), e.ty), e.ty)
 
     def constant(self, value: int, ty: Type) -> int:
@@ -646,15 +649,15 @@ class _Lowerer:
         v = self.vreg(e.ty)
         if e.op == "not":
             self.emit(Op.LNOT, d=v, a=a)
-        elif e.ty is F32:
-            return self._negated(a)
+        elif e.ty.is_float:
+            return self._negated(a, e.ty)
         else:
             self.emit(Op.NEG if e.op == "-" else Op.NOT, d=v, a=a, imm=kind(e.ty))
         return v
 
     def e_Binary(self, e: n.Binary) -> int:
         assert e.ty is not None
-        if e.ty is F32:
+        if e.ty.is_float:
             return self._float_binary(e)
         a = self.expr(e.left)
         b = self.expr(e.right)
@@ -675,9 +678,14 @@ class _Lowerer:
         return self._as_unsigned(v, e.ty) if signed_for_unsigned else v
 
     def _float_binary(self, e: n.Binary) -> int:
-        v = self.vreg(F32)
+        assert e.ty is not None
+        v = self.vreg(e.ty)
         left_mul = isinstance(e.left, n.Binary) and e.left.op == "*"
         right_mul = isinstance(e.right, n.Binary) and e.right.op == "*"
+        if e.ty is F64:
+            a, b = self.expr(e.left), self.expr(e.right)
+            self.emit(_FARITH[e.op], d=v, a=a, b=b, imm=64)
+            return v
         if e.op in ("+", "-") and (left_mul or right_mul) \
                 and self.mutants.on("f32-contract-mul-add"):
             # the mutant contracts a * b +- c (and c +- a * b) into one fma: one rounding
@@ -698,18 +706,18 @@ class _Lowerer:
         self.emit(_FARITH[e.op], d=v, a=a, b=b)
         return v
 
-    def _negated(self, x: int) -> int:
-        """An f32 with its sign bit flipped (`-x`)."""
-        v = self.vreg(F32)
-        self.emit(Op.XOR, d=v, a=x, b=self.constant(_SIGN, I64))
+    def _negated(self, x: int, ty: Type = F32) -> int:
+        """A float with its sign bit flipped (`-x`)."""
+        v = self.vreg(ty)
+        self.emit(Op.XOR, d=v, a=x, b=self.constant(_SIGN if ty is F32 else _MIN64, I64))
         return v
 
     def e_Compare(self, e: n.Compare) -> int:
         a = self.expr(e.left)
         b = self.expr(e.right)
         v = self.vreg(BOOL)
-        if e.left.ty is F32:
-            self.emit(_FCMP[e.op], d=v, a=a, b=b)
+        if e.left.ty is not None and e.left.ty.is_float:
+            self.emit(_FCMP[e.op], d=v, a=a, b=b, imm=e.left.ty.bits)
         elif self._mistaken("unsigned-compare-signed", e.left.ty):
             self.emit(_CMP[e.op], d=v, a=self._as_signed(a, e.left.ty),
                       b=self._as_signed(b, e.right.ty), imm=64)
@@ -790,14 +798,21 @@ class _Lowerer:
     def e_Cast(self, e: n.Cast) -> int:
         a = self.expr(e.operand)
         assert e.ty is not None and e.operand.ty is not None
-        if e.ty is F32 and e.operand.ty is not F32:
-            v = self.vreg(F32)
-            source = e.operand.ty if e.operand.ty.is_int else I32  # a bool is 0 or 1
-            self.emit(Op.CVT_IF, d=v, a=a, imm=kind(source))
-            return v
-        if e.operand.ty is F32 and e.ty is not F32:
+        if e.ty is e.operand.ty and e.ty.is_float:
+            return a
+        if e.ty.is_float and e.operand.ty.is_float:  # f32 <-> f64
             v = self.vreg(e.ty)
-            ins = self.emit(Op.CVT_FI, d=v, a=a, imm=kind(e.ty))
+            self.emit(Op.CVT_FD if e.ty is F64 else Op.CVT_DF, d=v, a=a)
+            return v
+        if e.ty.is_float:
+            v = self.vreg(e.ty)
+            source = e.operand.ty if e.operand.ty.is_int else I32  # a bool is 0 or 1
+            self.emit(Op.CVT_IF if e.ty is F32 else Op.CVT_ID, d=v, a=a, imm=kind(source))
+            return v
+        if e.operand.ty.is_float:
+            v = self.vreg(e.ty)
+            ins = self.emit(Op.CVT_FI if e.operand.ty is F32 else Op.CVT_DI, d=v, a=a,
+                            imm=kind(e.ty))
             self.infopoint(ins, FAULT_CONVERT, e.line)
             return v
         source = e.operand.ty
@@ -826,13 +841,17 @@ class _Lowerer:
             self.emit(_INT_FUNCTIONS[e.op], d=v, a=args[0], b=args[1] if len(args) > 1 else 0,
                       imm=kind(e.ty))
             return v
-        v = self.vreg(F32)
+        assert e.ty is not None
+        v = self.vreg(e.ty)
+        wide = 64 if e.ty is F64 else 0
         if e.op == "abs":  # the sign bit cleared
-            self.emit(Op.AND, d=v, a=args[0], b=self.constant(_MAGNITUDE, I64))
+            self.emit(Op.AND, d=v, a=args[0],
+                      b=self.constant(_MAGNITUDE if e.ty is F32 else ~_MIN64, I64))
         elif e.op == "fma":
-            self.emit(Op.FFMA, d=v, a=args[0], b=args[1], c=args[2])
+            self.emit(Op.FFMA, d=v, a=args[0], b=args[1], c=args[2], imm=wide)
         else:
-            self.emit(Op.FMIN if e.op == "min" else Op.FMAX, d=v, a=args[0], b=args[1])
+            self.emit(Op.FMIN if e.op == "min" else Op.FMAX, d=v, a=args[0], b=args[1],
+                      imm=wide)
         return v
 
     def e_Call(self, e: n.Call) -> int:
@@ -916,8 +935,8 @@ class _Lowerer:
         assert xty is not None
         bits = kind(xty) if xty.is_int else 64  # the kind the reduction wraps to
         identity = 0
-        if xty is F32 and e.op in ("wave_min", "wave_max"):
-            identity = NAN_BITS  # a NaN loses to every lane's number
+        if xty.is_float and e.op in ("wave_min", "wave_max"):
+            identity = NAN_BITS if xty is F32 else NAN64_BITS  # NaN loses to any number
         elif e.op == "wave_min":
             identity = storage(int_range(xty)[1], xty)
         elif e.op == "wave_max":
@@ -945,10 +964,10 @@ class _Lowerer:
             self.emit(Op.MOV, d=out, a=whole)
             return out
         whole = self.vreg(ty)
-        if xty is F32:
+        if xty.is_float:
             assert e.op in ("wave_min", "wave_max"), e.op
             self.emit(Op.WWM_FMIN if e.op == "wave_min" else Op.WWM_FMAX, d=whole, a=staged,
-                      wm=1)
+                      wm=1, imm=64 if xty is F64 else 0)
             self.emit(Op.MOV, d=out, a=whole)
             return out
         op = {"wave_sum": Op.WWM_SUM, "wave_min": Op.WWM_MIN, "wave_max": Op.WWM_MAX,

@@ -86,6 +86,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from ..fma64 import fma64
 from ..isa import ALIVE, EXEC, UNSIGNED, WIDTH, Op
 
 # Error codes returned by run_launch.
@@ -123,6 +124,8 @@ FLAG_CVT_SATURATE = 1024   # f32-to-int-saturates: CVT_FI clamps (NaN to 0) inst
 #                            faulting
 FLAG_CLZ_ZERO = 2048       # clz-ctz-zero: CLZ and CTZ of 0 give the width minus one
 FLAG_POPC_LOW = 4096       # popcount-low-word: POPCOUNT of 64 bits counts the low 32
+FLAG_F64_NARROW = 8192     # f64-rounded-through-f32: f64 + - * fma round their result to
+#                            f32 first (a lowering that keeps doubles in float registers)
 
 # Deopt reasons (frame word 1) and the frame layout (a row of the save area).
 REASON_OOB, REASON_DIV0, REASON_FAIL, REASON_SPECULATION, REASON_FORCED = 1, 2, 3, 4, 5
@@ -150,6 +153,7 @@ _SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = range(60, 69)
 _RFL, _SHUF, _SPILL, _RELOAD = 70, 71, 80, 81
 _FADD, _FSUB, _FMUL, _FFMA, _FMIN, _FMAX = range(90, 96)
 _FEQ, _FNE, _FLT, _FLE, _FGT, _FGE, _CVTIF, _CVTFI, _WFMIN, _WFMAX = range(96, 106)
+_CVTID, _CVTFD, _CVTDF, _CVTDI = range(106, 110)
 _POPC, _CLZ, _CTZ, _BREV, _ROTL, _ROTR, _MULHI, _IMIN, _IMAX, _IABS = range(110, 120)
 _EXEC, _ALIVE = 0, 1
 _UNS = 256  # isa.UNSIGNED: a kind's unsigned flag
@@ -174,7 +178,8 @@ _LITERALS = {
     "RELOAD": _RELOAD, "FADD": _FADD, "FSUB": _FSUB, "FMUL": _FMUL, "FFMA": _FFMA,
     "FMIN": _FMIN, "FMAX": _FMAX, "FCMP_EQ": _FEQ, "FCMP_NE": _FNE, "FCMP_LT": _FLT,
     "FCMP_LE": _FLE, "FCMP_GT": _FGT, "FCMP_GE": _FGE, "CVT_IF": _CVTIF, "CVT_FI": _CVTFI,
-    "WWM_FMIN": _WFMIN, "WWM_FMAX": _WFMAX, "POPCOUNT": _POPC, "CLZ": _CLZ, "CTZ": _CTZ,
+    "WWM_FMIN": _WFMIN, "WWM_FMAX": _WFMAX, "CVT_ID": _CVTID, "CVT_FD": _CVTFD,
+    "CVT_DF": _CVTDF, "CVT_DI": _CVTDI, "POPCOUNT": _POPC, "CLZ": _CLZ, "CTZ": _CTZ,
     "BIT_REVERSE": _BREV, "ROTATE_LEFT": _ROTL, "ROTATE_RIGHT": _ROTR, "MUL_HI": _MULHI,
     "MIN": _IMIN, "MAX": _IMAX, "ABS": _IABS,
 }
@@ -209,6 +214,7 @@ _FORMS = {
     Op.FMAX: "vvv--", Op.FCMP_EQ: "vvv--", Op.FCMP_NE: "vvv--", Op.FCMP_LT: "vvv--",
     Op.FCMP_LE: "vvv--", Op.FCMP_GT: "vvv--", Op.FCMP_GE: "vvv--", Op.CVT_IF: "vv--b",
     Op.CVT_FI: "vv--b", Op.WWM_FMIN: "vv---", Op.WWM_FMAX: "vv---",
+    Op.CVT_ID: "vv--b", Op.CVT_FD: "vv---", Op.CVT_DF: "vv---", Op.CVT_DI: "vv--b",
     Op.POPCOUNT: "vv--b", Op.CLZ: "vv--b", Op.CTZ: "vv--b", Op.BIT_REVERSE: "vv--b",
     Op.ROTATE_LEFT: "vvv-b", Op.ROTATE_RIGHT: "vvv-b", Op.MUL_HI: "vvv-b", Op.MIN: "vvv-b",
     Op.MAX: "vvv-b", Op.ABS: "vv--b",
@@ -229,8 +235,9 @@ _FLAG_OPS = {
               Op.LOCALID, Op.GROUPID, Op.GROUPSIZE, Op.LOCALBASE, Op.READFIRST,
               Op.SHUFFLE, Op.RELOAD, Op.FADD, Op.FSUB, Op.FMUL, Op.FFMA, Op.FMIN, Op.FMAX,
               Op.FCMP_EQ, Op.FCMP_NE, Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE,
-              Op.CVT_IF, Op.POPCOUNT, Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ROTATE_LEFT,
-              Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN, Op.MAX, Op.ABS, Op.SELECT),
+              Op.CVT_IF, Op.CVT_ID, Op.CVT_FD, Op.CVT_DF, Op.POPCOUNT, Op.CLZ, Op.CTZ,
+              Op.BIT_REVERSE, Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN, Op.MAX,
+              Op.ABS, Op.SELECT),
     _WRAPS: (Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.WRAP, Op.POPCOUNT,
              Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI,
              Op.ABS),
@@ -580,6 +587,57 @@ def _ffma(x, y, z):  # type: ignore[no-untyped-def]
     return s
 
 
+# f64: the value of 64 bits and back, exactly (frexp/ldexp: no bit casts in a lane
+# loop), and fma rounded once by LLVM's own (a fused instruction, or libm's fma)
+
+_F64_NAN = 0x7FF8000000000000
+_TWO_M1074 = 2.0 ** -1074
+_F64_FRACTION = (np.int64(1) << 52) - 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _dv(v):  # type: ignore[no-untyped-def]
+    """The value of the f64 bits v."""
+    e = (v >> 52) & 0x7FF
+    m = v & _F64_FRACTION
+    if e == 2047:
+        x = np.inf if m == 0 else np.nan
+    elif e == 0:
+        x = np.float64(m) * _TWO_M1074
+    else:
+        x = math.ldexp(np.float64(m | (np.int64(1) << 52)), e - 1075)
+    return -x if v < 0 else x
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _db(x):  # type: ignore[no-untyped-def]
+    """The bits of the f64 x (every NaN the one quiet NaN)."""
+    if x != x:
+        return np.int64(_F64_NAN)
+    neg = x < 0.0 or (x == 0.0 and math.copysign(1.0, x) < 0.0)
+    a = abs(x)
+    if a == np.inf:
+        b = np.int64(2047) << 52
+    elif a == 0.0:
+        b = np.int64(0)
+    else:
+        m, e = math.frexp(a)  # a = m * 2^e, 1/2 <= m < 1
+        if e >= -1021:
+            b = (np.int64(e + 1022) << 52) | (np.int64(m * 9007199254740992.0)
+                                               - (np.int64(1) << 52))
+        else:
+            b = np.int64(a / _TWO_M1074)
+    if neg:
+        b |= _MIN64
+    return b
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _dnarrow(x, narrow):  # type: ignore[no-untyped-def]
+    """x, or (the f64-rounded-through-f32 mutant) x rounded to f32 and back."""
+    return np.float64(np.float32(x)) if narrow else x
+
+
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _fpick(x, y, smaller, nan_wins):  # type: ignore[no-untyped-def]
     """min (smaller) or max of two values: a NaN loses to a number (nan_wins: the mutant
@@ -917,12 +975,64 @@ def _elementwise(op, V, S, G, rd, ra, rb, c, vo, so, imm, ex, W, base, wave, gw,
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _f64_elementwise(op, V, rd, ra, rb, rc, imm, W, nan_wins,  # type: ignore[no-untyped-def]
+                     narrow):
+    """The element-wise f64 ops (F ops with imm 64) and the conversions to and from f64."""
+    if op == _FADD or op == _FSUB or op == _FMUL:
+        sign = -1.0 if op == _FSUB else 1.0
+        for l in range(W):
+            x = _dv(V[ra, l])
+            y = _dv(V[rb, l])
+            V[rd, l] = _db(_dnarrow(x * y if op == _FMUL else x + sign * y, narrow))
+    elif op == _FFMA:
+        for l in range(W):
+            V[rd, l] = _db(_dnarrow(fma64(_dv(V[ra, l]), _dv(V[rb, l]), _dv(V[rc, l])),
+                                    narrow))
+    elif op == _FMIN or op == _FMAX:
+        for l in range(W):
+            V[rd, l] = _db(_fpick(_dv(V[ra, l]), _dv(V[rb, l]), op == _FMIN, nan_wins))
+    elif op == _CVTID:
+        if imm == 64 + _UNS:  # a u64's value
+            for l in range(W):
+                V[rd, l] = _db(np.float64(np.uint64(V[ra, l])))
+        else:
+            for l in range(W):
+                V[rd, l] = _db(np.float64(V[ra, l]))
+    elif op == _CVTFD:
+        for l in range(W):
+            V[rd, l] = _db(_fv(V[ra, l], False))
+    elif op == _CVTDF:
+        for l in range(W):
+            V[rd, l] = _fb(_dv(V[ra, l]), False)
+    else:  # the comparisons
+        for l in range(W):
+            x = _dv(V[ra, l])
+            y = _dv(V[rb, l])
+            if op == _FEQ:
+                t = x == y
+            elif op == _FNE:
+                t = x != y
+            elif op == _FLT:
+                t = x < y
+            elif op == _FLE:
+                t = x <= y
+            elif op == _FGT:
+                t = x > y
+            else:
+                t = x >= y
+            V[rd, l] = np.int64(t)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _f32_elementwise(op, V, rd, ra, rb, rc, imm, W, quirks):  # type: ignore[no-untyped-def]
     """The element-wise f32 ops, every lane of V[rd]: arithmetic in float64 rounded once,
     min/max, CVT_IF, the comparisons (`quirks`: the machine's mutant flags)."""
     flush = (quirks & FLAG_DENORM_FLUSH) != 0
     nan_wins = (quirks & FLAG_MIN_NAN) != 0
-    if op == _FADD or op == _FSUB or op == _FMUL:
+    if (imm == 64 and op != _CVTIF) or op >= _CVTID:
+        _f64_elementwise(op, V, rd, ra, rb, rc, imm, W, nan_wins,
+                         (quirks & FLAG_F64_NARROW) != 0)
+    elif op == _FADD or op == _FSUB or op == _FMUL:
         sign = -1.0 if op == _FSUB else 1.0
         for l in range(W):
             x = _fv(V[ra, l], flush)
@@ -1271,10 +1381,11 @@ def _trips(TR, k, ex, W, trip_budget):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _to_int(mode, ex, full, V, rd, ra, imm, W, saturate):  # type: ignore[no-untyped-def]
-    """CVT_FI into V[rd] (`saturate`: the f32-to-int-saturates mutant). Like LOAD, only
-    EXEC lanes fault and an all-lane write gives the others 0. Returns the EXEC lanes
-    whose value lies outside the kind (NaN included), which deopt."""
+def _to_int(mode, ex, full, V, rd, ra, imm, W, saturate, wide):  # type: ignore[no-untyped-def]
+    """CVT_FI (CVT_DI where `wide`) into V[rd] (`saturate`: the f32-to-int-saturates
+    mutant). Like LOAD, only EXEC lanes fault and an all-lane write gives the others 0.
+    Returns the EXEC lanes whose value lies outside the kind (NaN included), which
+    deopt."""
     sel = full if mode & _M_ALL else ex
     w = imm & 255
     uns = imm & _UNS
@@ -1286,7 +1397,7 @@ def _to_int(mode, ex, full, V, rd, ra, imm, W, saturate):  # type: ignore[no-unt
     for l in range(W):
         if (sel >> l) & 1 == 0:
             continue
-        x = _fv(V[ra, l], False)
+        x = _dv(V[ra, l]) if wide else _fv(V[ra, l], False)
         t = np.trunc(x)
         if t == t and t >= lo and t < hi:
             V[rd, l] = (np.int64(np.uint64(t)) if uns and t >= 9.2e18
@@ -1304,12 +1415,14 @@ def _to_int(mode, ex, full, V, rd, ra, imm, W, saturate):  # type: ignore[no-unt
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _wave_fpick(op, V, rd, ra, W, nan_wins):  # type: ignore[no-untyped-def]
-    """WWM_FMIN and WWM_FMAX: all W lanes reduced, the result written to all W lanes."""
-    t = _fv(V[ra, 0], False)
+def _wave_fpick(op, V, rd, ra, W, nan_wins, wide):  # type: ignore[no-untyped-def]
+    """WWM_FMIN and WWM_FMAX (of f64s where `wide`): all W lanes reduced, the result
+    written to all W lanes."""
+    t = _dv(V[ra, 0]) if wide else _fv(V[ra, 0], False)
     for l in range(1, W):
-        t = _fpick(t, _fv(V[ra, l], False), op == _WFMIN, nan_wins)
-    x = _fb(t, False)
+        t = _fpick(t, _dv(V[ra, l]) if wide else _fv(V[ra, l], False), op == _WFMIN,
+                   nan_wins)
+    x = _db(t) if wide else _fb(t, False)
     for l in range(W):
         V[rd, l] = x
 
@@ -1656,11 +1769,11 @@ def _run_waves(program, launch, memory, results, state):  # type: ignore[no-unty
                 halted = True
                 break
             # f32, last: nothing of an integer kernel's work passes these tests
-            elif op == _CVTFI:
-                fd = _to_int(mode, ex, full, V, rd, ra, imm, W, saturate)
+            elif op == _CVTFI or op == _CVTDI:
+                fd = _to_int(mode, ex, full, V, rd, ra, imm, W, saturate, op == _CVTDI)
                 why = REASON_CONVERT
             elif op == _WFMIN or op == _WFMAX:
-                _wave_fpick(op, V, rd, ra, W, nan_wins)
+                _wave_fpick(op, V, rd, ra, W, nan_wins, imm == 64)
             else:  # unreachable after _validate
                 return ERR_CODE
             if fd != 0:

@@ -40,7 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from difftest.core import f32
+from difftest.core import f32, f64
+from difftest.core.ir.types import F64
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
 from difftest.core.options import describe_budget, out_of_budget, trip_budget
@@ -153,6 +154,7 @@ def kernel_params(case: Case, bound: dict[str, Item]) -> np.ndarray:
     for i, p in enumerate(fn.params):
         value = case.args[p.name]
         params[i] = (bound[p.name].start if p.ty.is_buffer
+                     else f64.to_bits(value) if p.ty is F64
                      else f32.to_bits(value) if isinstance(value, float) else int(value))
     return params
 

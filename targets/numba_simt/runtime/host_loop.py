@@ -33,6 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..fma64 import fma64
+
 # a code row: kind, every, d, a, b, c, imm, ip, op (an A_ or V_ code), width, and the
 # opcode (isa.Op)
 C_KIND, C_EVERY, C_D, C_A, C_B, C_C, C_IMM, C_IP, C_OP, C_WIDTH, C_OPCODE = range(11)
@@ -63,7 +65,7 @@ NOT_STARTED, PAUSED = -1, -2
  K_M_ANDN, K_LOAD, K_JMP, K_TRIP, K_LEN, K_UNARY, K_LANEID, K_GID, K_STORE, K_DIVREM,
  K_HALT, K_WAVE_OP, K_M_AND, K_WAVEID, K_KILL, K_PARAM, K_JZ_MASK, K_ALLOC, K_FAIL,
  K_LOCALID, K_GROUPID, K_GROUPSIZE, K_BARRIER, K_FMA, K_CVT, K_CANNOT, K_OUTSIDE, K_SELECT,
- K_CHECK_INDEX) = range(38)
+ K_CHECK_INDEX, K_FMA64, K_CVT64) = range(40)
 
 _UNS = 256  # isa.UNSIGNED (literal: numba's cache keys on this file)
 _U64 = 64 + _UNS
@@ -78,6 +80,11 @@ _MIN64 = -9223372036854775807 - 1
 # the integer functions (isa.Op.POPCOUNT ... ABS), after the rest
 A_POPCOUNT, A_CLZ, A_CTZ, A_BIT_REVERSE, A_ROTL, A_ROTR, A_MUL_HI, A_MIN, A_MAX, A_ABS = \
     range(47, 57)
+# f64: the F operations of an f64 (imm 64) are theirs shifted by F64_SHIFT, in the same
+# order (A_FADD .. V_FMAX), then the conversions between f32 and f64
+F64_SHIFT = 57 - A_FADD
+(A_DADD, A_DSUB, A_DMUL, A_DMIN, A_DMAX, A_DEQ, A_DNE, A_DLT, A_DLE, A_DGT, A_DGE, A_CVT_ID,
+ V_DMIN, V_DMAX, A_CVT_FD, A_CVT_DF) = range(57, 73)
 
 # `layout`: where a frame keeps the workitem, the infopoint, the trip count, and where its
 # mask words start (machine.py's F_GID, F_IP, F_TRIPS, F_HEAD)
@@ -128,6 +135,7 @@ def _find(bufs, ref):  # type: ignore[no-untyped-def]
 # rounded to nearest even), and the bits written back with every NaN the one quiet NaN
 
 _NAN_BITS = 0x7FC00000
+_NAN64_BITS = 0x7FF8000000000000
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -202,6 +210,71 @@ def _fma(x, y, z):  # type: ignore[no-untyped-def]
             if box.view(np.int64)[0] & 1 == 0:
                 s = np.nextafter(s, np.inf if err > 0.0 else -np.inf)
     return np.float32(s)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _d(v):  # type: ignore[no-untyped-def]
+    """The f64 whose bits the register value v holds."""
+    box = np.empty(1, dtype=np.int64)
+    box[0] = v
+    return box.view(np.float64)[0]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _dbits(x):  # type: ignore[no-untyped-def]
+    """The register value of the float64 x (every NaN the one quiet NaN)."""
+    if x != x:
+        return np.int64(_NAN64_BITS)
+    box = np.empty(1, dtype=np.float64)
+    box[0] = x
+    return box.view(np.int64)[0]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _dpick(x, y, smaller):  # type: ignore[no-untyped-def]
+    """min / max of two f64 register values, as `_pick`."""
+    fx = _d(x)
+    fy = _d(y)
+    if fx != fx:
+        return _dbits(fy)
+    if fy != fy:
+        return _dbits(fx)
+    if fx == fy:
+        return min(x, y) if smaller else max(x, y)
+    return x if (fx < fy) == smaller else y
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _double_arith(op, x, y, k):  # type: ignore[no-untyped-def]
+    if op == A_DADD:
+        return _dbits(_d(x) + _d(y))
+    if op == A_DSUB:
+        return _dbits(_d(x) - _d(y))
+    if op == A_DMUL:
+        return _dbits(_d(x) * _d(y))
+    if op == A_DMIN or op == A_DMAX:
+        return _dpick(x, y, op == A_DMIN)
+    if op == A_CVT_ID:
+        return _dbits(np.float64(np.uint64(x)) if k == _U64 else np.float64(x))
+    if op == A_CVT_FD:
+        return _dbits(np.float64(_f(x)))
+    if op == A_CVT_DF:
+        return _bits(np.float32(_d(x)))
+    fx = _d(x)
+    fy = _d(y)
+    if op == A_DEQ:
+        t = fx == fy
+    elif op == A_DNE:
+        t = fx != fy
+    elif op == A_DLT:
+        t = fx < fy
+    elif op == A_DLE:
+        t = fx <= fy
+    elif op == A_DGT:
+        t = fx > fy
+    else:
+        t = fx >= fy
+    return np.int64(1) if t else np.int64(0)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -286,6 +359,8 @@ def _int_function(op, x, y, k):  # type: ignore[no-untyped-def]
 def arith(op, x, y, k):  # type: ignore[no-untyped-def]
     """An A_ operation on one lane's values of kind k (unary ones ignore y)."""
     w = k & 255
+    if op >= A_DADD:
+        return _double_arith(op, x, y, k)
     if op >= A_POPCOUNT:
         return _int_function(op, x, y, k)
     if op >= A_FADD:
@@ -435,6 +510,9 @@ def _wave_op(op, regs, d, a, b, imm, write, ex, lo, hi):  # type: ignore[no-unty
         elif op == V_FMIN or op == V_FMAX:
             for lane in range(1, W):
                 t = _pick(t, regs[lane, a], op == V_FMIN)
+        elif op == V_DMIN or op == V_DMAX:
+            for lane in range(1, W):
+                t = _dpick(t, regs[lane, a], op == V_DMIN)
         elif op == V_OR or op == V_AND:
             hits = 0
             for lane in range(W):
@@ -637,6 +715,12 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
                 if (write >> lane) & 1:
                     regs[lane, d] = _bits(_fma(_f(regs[lane, a]), _f(regs[lane, b]),
                                                _f(regs[lane, c])))
+        elif kind == K_FMA64:
+            c = code[pc - 1, C_C]
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    regs[lane, d] = _dbits(fma64(_d(regs[lane, a]), _d(regs[lane, b]),
+                                                 _d(regs[lane, c])))
         elif kind == K_SELECT:
             c = code[pc - 1, C_C]
             for lane in range(lo, hi):
@@ -646,7 +730,8 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
             for lane in range(lo, hi):
                 if (ex >> lane) & 1 and not 0 <= regs[lane, a] < imm:
                     _fault(faults, state, masks, lane, pc, 0, exec_, alive)
-        elif kind == K_CVT:  # f32 -> an integer of kind w; NaN and past it fault
+        elif kind == K_CVT or kind == K_CVT64:  # f32 (f64) -> an integer of kind w; NaN
+            # and past it fault
             w = code[pc - 1, C_WIDTH]
             width = w & 255
             uns = w & _UNS
@@ -654,7 +739,8 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
             high = np.float64(2.0) ** (width if uns else width - 1)
             for lane in range(lo, hi):
                 if (write >> lane) & 1:
-                    t = np.trunc(np.float64(_f(regs[lane, a])))
+                    t = np.trunc(_d(regs[lane, a]) if kind == K_CVT64
+                                 else np.float64(_f(regs[lane, a])))
                     if t == t and low <= t < high:
                         regs[lane, d] = (np.int64(np.uint64(t)) if uns and t >= 2.0 ** 62
                                          else np.int64(t))

@@ -65,6 +65,7 @@ class HostBudget(Exception):
 _KIND = {Op.DIV: "division_by_zero", Op.REM: "division_by_zero", Op.LOAD: "out_of_bounds",
          Op.STORE: "out_of_bounds", Op.ATOMIC_ADD: "out_of_bounds", Op.FAIL: "fail",
          Op.ALLOC: "out_of_bounds", Op.CVT_FI: "invalid_conversion",
+         Op.CVT_DI: "invalid_conversion",
          Op.CHECK_INDEX: "out_of_bounds"}
 #: the pool's side of `alloc()`: size -> (reference, moves {old base: new base}, storage)
 Allocate = Callable[[int], tuple[int, dict[int, int], np.ndarray]]
@@ -290,13 +291,15 @@ _KINDS = {
     Op.WAVEID: K_WAVEID, Op.KILL: K_KILL, Op.PARAM: K_PARAM, Op.JZ_MASK: K_JZ_MASK,
     Op.ALLOC: K_ALLOC, Op.FAIL: K_FAIL, Op.LOCALID: K_LOCALID, Op.GROUPID: K_GROUPID,
     Op.GROUPSIZE: K_GROUPSIZE, Op.BARRIER: K_BARRIER, Op.FFMA: K_FMA, Op.CVT_FI: K_CVT,
+    Op.CVT_DI: host_loop.K_CVT64,
     Op.SELECT: K_SELECT, Op.CHECK_INDEX: K_CHECK_INDEX,
     **{op: K_BINARY for op in (Op.ADD, Op.SUB, Op.MUL, Op.AND, Op.OR, Op.XOR, Op.SHL,
                                Op.SHR, Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE,
                                Op.CMP_GT, Op.CMP_GE, Op.FADD, Op.FSUB, Op.FMUL, Op.FMIN,
                                Op.FMAX, Op.FCMP_EQ, Op.FCMP_NE, Op.FCMP_LT, Op.FCMP_LE,
                                Op.FCMP_GT, Op.FCMP_GE)},
-    **{op: K_UNARY for op in (Op.NEG, Op.NOT, Op.LNOT, Op.WRAP, Op.CVT_IF, *INT_FUNCTIONS_A)},
+    **{op: K_UNARY for op in (Op.NEG, Op.NOT, Op.LNOT, Op.WRAP, Op.CVT_IF, Op.CVT_ID,
+                              Op.CVT_FD, Op.CVT_DF, *INT_FUNCTIONS_A)},
     **{op: K_BINARY for op in INT_FUNCTIONS_AB},
     **{op: K_WAVE_OP for op in (Op.SET_INACTIVE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX,
                                 Op.WWM_OR, Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL,
@@ -314,6 +317,7 @@ _ROLES = {K_BINARY: "vvv", K_MOVI: "v", K_SETEXEC: "-m", K_M_OR: "mmm", K_GETEXE
           K_DIVREM: "vvv", K_M_AND: "mmm", K_WAVEID: "v", K_PARAM: "v", K_JZ_MASK: "-m",
           K_ALLOC: "vv", K_FAIL: "-v", K_WAVE_OP: "vvv", K_LOCALID: "v", K_GROUPID: "v",
           K_GROUPSIZE: "v", K_FMA: "vvvv", K_CVT: "vv", K_SELECT: "vvvv",
+          host_loop.K_FMA64: "vvvv", host_loop.K_CVT64: "vv",
           K_CHECK_INDEX: "-v"}  # the others name no register
 # the op column: what an arithmetic or wave instruction computes
 _OPS = {Op.ADD: host_loop.A_ADD, Op.SUB: host_loop.A_SUB, Op.MUL: host_loop.A_MUL,
@@ -335,6 +339,8 @@ _OPS = {Op.ADD: host_loop.A_ADD, Op.SUB: host_loop.A_SUB, Op.MUL: host_loop.A_MU
         Op.FCMP_LE: host_loop.A_FLE, Op.FCMP_GT: host_loop.A_FGT,
         Op.FCMP_GE: host_loop.A_FGE, Op.CVT_IF: host_loop.A_CVT_IF,
         Op.WWM_FMIN: host_loop.V_FMIN, Op.WWM_FMAX: host_loop.V_FMAX,
+        Op.CVT_ID: host_loop.A_CVT_ID, Op.CVT_FD: host_loop.A_CVT_FD,
+        Op.CVT_DF: host_loop.A_CVT_DF,
         Op.POPCOUNT: host_loop.A_POPCOUNT, Op.CLZ: host_loop.A_CLZ, Op.CTZ: host_loop.A_CTZ,
         Op.BIT_REVERSE: host_loop.A_BIT_REVERSE, Op.ROTATE_LEFT: host_loop.A_ROTL,
         Op.ROTATE_RIGHT: host_loop.A_ROTR, Op.MUL_HI: host_loop.A_MUL_HI,
@@ -354,6 +360,11 @@ _KIND_OF = _by_opcode(_KINDS, K_CANNOT)
 _OP_OF = _by_opcode(_OPS, host_loop.A_OTHER)
 _ALL_LANES_OF = _by_opcode({op: 1 for op in ALWAYS_ALL_LANES}, 0)
 _JUMP_OF = _by_opcode({op: 1 for op in _JUMPS}, 0).astype(bool)
+#: the F operations, which take an f64 where their imm is 64
+_F_OF = _by_opcode({op: 1 for op in (Op.FADD, Op.FSUB, Op.FMUL, Op.FFMA, Op.FMIN, Op.FMAX,
+                                     Op.FCMP_EQ, Op.FCMP_NE, Op.FCMP_LT, Op.FCMP_LE,
+                                     Op.FCMP_GT, Op.FCMP_GE, Op.WWM_FMIN, Op.WWM_FMAX)},
+                   0).astype(bool)
 _WIDE_KINDS = np.array([K_BINARY, K_UNARY])  # kind: imm, or 64 for 0
 _ROLE_OF = np.zeros((max(_ROLES) + 1, 4), dtype=np.int64)  # 0: none, 1: vreg, 2: mask
 for _kind, _roles in _ROLES.items():
@@ -400,8 +411,9 @@ def decode(rows: np.ndarray, nvregs: int, nmasks: int, infopoints: Sequence[Any]
     imm = rows[:, 5].copy()
     # the width column holds the kind (isa.kind: a width, plus UNSIGNED)
     width = np.where(np.isin(kind, _WIDE_KINDS), np.where(imm == 0, 64, imm),
-                     np.where((kind == K_DIVREM) | (kind == K_CVT), imm, 64))
-    arithmetic = np.isin(kind, (K_BINARY, K_UNARY, K_DIVREM, K_CVT))
+                     np.where((kind == K_DIVREM) | (kind == K_CVT)
+                              | (kind == host_loop.K_CVT64), imm, 64))
+    arithmetic = np.isin(kind, (K_BINARY, K_UNARY, K_DIVREM, K_CVT, host_loop.K_CVT64))
     bits = width & ~UNSIGNED
     bad = np.flatnonzero(arithmetic & ((width < 1) | (bits < 1) | (bits > 64)))
     if len(bad):
@@ -419,9 +431,14 @@ def decode(rows: np.ndarray, nvregs: int, nmasks: int, infopoints: Sequence[Any]
     for pc in np.flatnonzero(_JUMP_OF[ops] & ((imm < 0) | (imm >= count))).tolist():
         imm[pc] = outside.setdefault(int(imm[pc]), count + len(outside))
     lane = np.empty((count + len(outside), host_loop.CODE_WIDTH), dtype=np.int64)
+    # an F operation of an f64 (imm 64): its f64 twin
+    op_of = _OP_OF[ops]
+    f64 = _F_OF[ops] & (imm == 64)
+    op_of = np.where(f64 & (kind != K_FMA), op_of + host_loop.F64_SHIFT, op_of)
+    kind = np.where(f64 & (kind == K_FMA), host_loop.K_FMA64, kind)
     lane[:count] = np.column_stack((
         kind, (_ALL_LANES_OF[ops] == 1) | (rows[:, 6] == 1), regs, imm, rows[:, 7],
-        _OP_OF[ops], width, ops))
+        op_of, width, ops))
     lane[count:] = [(K_OUTSIDE, 0, 0, 0, 0, 0, pc, -1, host_loop.A_OTHER, 64, Op.HALT)
                     for pc in outside]
     return _Decoded(lane, _live_table(infopoints))
