@@ -40,7 +40,7 @@ def cases_for(kernel: GeneratedKernel, max_n: int = 3000) -> st.SearchStrategy[C
 #: what a target must declare (registry capabilities) for the generators to draw each
 #: feature; a target without one gets kernels and cases without it
 NEEDS = {"wave": "wave_ops", "alloc": "alloc", "host": "host_programs",
-         "workgroups": "workgroups", "f32": "f32", "bits": "bit_ops",
+         "workgroups": "workgroups", "f32": "f32", "f64": "f64", "bits": "bit_ops",
          "arrays": "private_arrays"}
 
 

@@ -81,7 +81,7 @@ from hypothesis import strategies as st
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse, to_source, walk
-from difftest.core.ir.types import BOOL, F32, I32, I64, U32, U64, Type, int_range, private_of
+from difftest.core.ir.types import BOOL, F32, F64, I32, I64, U32, U64, Type, int_range, private_of
 from difftest.core.options import DEFAULT_WORK_BUDGET
 from difftest.core.reconvergence import MAXIMAL, MODELS, UNIFORM, defined_only
 from difftest.core.uniformity import analyse as uniformity
@@ -136,6 +136,18 @@ _F32_OPS = ("+", "-", "*")
 _F32_CLAMP = "1000000000.0"
 #: the limits of i32 and of i64 as f32 bounds: -MIN exactly, and the last f32 below MAX + 1
 _F32_LIMITS = (("2147483648.0", "2147483520.0"), ("9.223372e+18", "9.2233715e+18"))
+#: f64 literals (spelled f64(...) in the kernel): binary64's edges and binary32's (its
+#: largest finite, the first double f32 rounds past it, a tie f32 must round), as above
+_F64_CONSTS = ("0.0", "1.0", "-1.0", "0.5", "2.5", "-0.0", "5e-324", "2.2250738585072014e-308",
+               "2.225073858507201e-308", "1.7976931348623157e+308", "2147483647.9999998",
+               "2147483648.0", "-2147483648.5", "9007199254740992.0", "9007199254740993.0",
+               "0.1", "1e+300", "-2.5", "3.0", "1.5", "3.4028235677973366e+38",
+               "3.4028234663852886e+38", "16777217.0", "1e-40")
+#: the limits of i32 and i64 as f64 bounds: MIN exactly, the last double below MAX + 1
+_F64_LIMITS = (("2147483648.0", "2147483647.9999998"),
+               ("9.223372036854776e+18", "9.223372036854775e+18"))
+#: the largest finite of each float type (times 2: an infinity, times 0 then: NaN)
+_FLOAT_MAX = {F32: "3.4028235e+38", F64: "1.7976931348623157e+308"}
 _CMP = ("<", "==", "!=", ">", "<=", ">=")
 #: a line that assigns a variable (`x = ...`, `x: i64 = ...`)
 _ASSIGNED = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::\s*\w+\s*)?=(?!=)")
@@ -246,7 +258,7 @@ class _Fn:
 
     def floats(self) -> list[str]:
         """The f32 variables readable here."""
-        return [v for v, t in self.vars.items() if t is F32]
+        return [v for v, t in self.vars.items() if t.is_float]
 
     def restore(self, saved: tuple[Any, ...]) -> None:
         self.vars, self.locals, self.ins, self.outs = saved[0], saved[1], saved[2], saved[3]
@@ -259,6 +271,8 @@ class _Gen:
                  budget: int, ints: tuple[Type, ...] = ()) -> None:
         self.d = d
         self.on = on
+        #: the kernel's float type: f64 where feature "f64" rides on "f32"
+        self.fl = F64 if "f64" in on else F32
         self.allowed_ints = ints  # the target's, of EXTRA_INTS
         self.extra: tuple[Type, ...] = ()  # feature "ints": the ones this kernel uses
         self.K = self.num(1, 3)  # private slots per workitem in "out" buffers
@@ -543,7 +557,7 @@ class _Gen:
         fold = self.f32_checksum(fn)
         if fold and fn.fouts:
             out, slot = fn.fouts[0], self.slot(fn)
-            lines.append(f"{pad}{out}[{slot}] = {out}[{slot}] * 0.5 + ({fold})")
+            lines.append(f"{pad}{out}[{slot}] = {out}[{slot}] * {self.flit('0.5')} + ({fold})")
         return lines
 
     def folded(self, fn: _Fn, value: str) -> str:
@@ -781,6 +795,8 @@ class _Gen:
             return menu
         m = ["leaf", "+", "-", "*", "leaf", "load", "load", "fma", "min", "max", "neg", "abs",
              "from_int", "mul_add", "mul_add"]
+        if self.fl is F64:  # through f32 and back: the rounding of a narrowing
+            m += ["narrow", "narrow"]
         if "branch" in self.on:
             m += ["select"]
         if "wave" in self.on:
@@ -788,15 +804,21 @@ class _Gen:
         menu = fn.menus["f32"] = tuple(m)
         return menu
 
+    def flit(self, text: str) -> str:
+        """A float literal of the kernel's float type (`f64(0.5)` for an f64)."""
+        return f"f64({text})" if self.fl is F64 else text
+
     def f32_leaf(self, fn: _Fn) -> str:
         menu = ["0.0", *fn.floats(), *fn.floats(), "load", "const", "1.0", "from_int"]
         k = self.pick(menu)
         if k == "const":
-            return self.pick(_F32_CONSTS)
+            return self.flit(self.pick(_F64_CONSTS if self.fl is F64 else _F32_CONSTS))
         if k == "load":
             return self.f32_load(fn, 0)
         if k == "from_int":
-            return f"f32({self.leaf(fn, I64)[0]})"
+            return f"{self.fl}({self.leaf(fn, I64)[0]})"
+        if k in ("0.0", "1.0"):
+            return self.flit(k)
         return k
 
     def f32_load(self, fn: _Fn, sub: int) -> str:
@@ -833,7 +855,9 @@ class _Gen:
         if k == "abs":
             return f"abs({self.f32_expr(fn, sub)})"
         if k == "from_int":
-            return f"f32({self.int_expr(fn, I64, sub)[0]})"
+            return f"{self.fl}({self.int_expr(fn, I64, sub)[0]})"
+        if k == "narrow":
+            return f"f64(f32({self.f32_expr(fn, sub)}))"
         if k == "select":
             c = self.cond(fn, sub)
             return f"({self.f32_expr(fn, sub)} if {c} else {self.f32_expr(fn, sub)})"
@@ -850,12 +874,13 @@ class _Gen:
         k = self.pick(("load", "load", "zero", "-zero", "inf", "nan", "leaf"))
         if k == "load":
             return self.f32_load(fn, 0)
+        big, two, zero = self.flit(_FLOAT_MAX[self.fl]), self.flit("2.0"), self.flit("0.0")
         if k in ("zero", "-zero"):
-            return "0.0" if k == "zero" else "-0.0"
+            return self.flit("0.0" if k == "zero" else "-0.0")
         if k == "inf":
-            return self.pick(("(3.4028235e+38 * 2.0)", "(-3.4028235e+38 * 2.0)"))
+            return self.pick((f"({big} * {two})", f"(-{big} * {two})"))
         if k == "nan":
-            return "((3.4028235e+38 * 2.0) * 0.0)"
+            return f"(({big} * {two}) * {zero})"
         return self.f32_leaf(fn)
 
     def to_int(self, fn: _Fn, want: Type, sub: int) -> str:
@@ -864,15 +889,17 @@ class _Gen:
         sometimes to the type's limits themselves (the last f32 that fits, and MIN)."""
         x = self.f32_expr(fn, sub)
         if "fault_convert" not in self.on:
+            limits = _F64_LIMITS if self.fl is F64 else _F32_LIMITS
             lo, hi = ((_F32_CLAMP, _F32_CLAMP) if self.pick((False, True)) else
-                      _F32_LIMITS[want is I64])
-            x = f"min(max({x}, -{lo}), {hi})"
+                      limits[want is I64])
+            x = f"min(max({x}, {self.flit('-' + lo)}), {self.flit(hi)})"
         return f"{'i64' if want is I64 else 'i32'}({x})"
 
     def f32_checksum(self, fn: _Fn) -> str:
         """The readable f32 locals folded into one f32 (each scaled apart), or ''."""
         names = fn.floats()
-        return " + ".join(v if i == 0 else f"{v} * {2 * i + 1}.0" for i, v in enumerate(names))
+        return " + ".join(v if i == 0 else f"{v} * {self.flit(f'{2 * i + 1}.0')}"
+                          for i, v in enumerate(names))
 
     def bool_menu(self, fn: _Fn) -> tuple[str, ...]:
         menu = fn.menus.get("bool")
@@ -1142,7 +1169,7 @@ class _Gen:
             name = self.pick(fn.floats())
             return [f"{pad}{name} = {value}"]
         name = self.name("f")
-        fn.vars[name] = F32
+        fn.vars[name] = self.fl
         return [f"{pad}{name} = {value}"]
 
     def _s_fstore(self, fn: _Fn, pad: str, k: str) -> list[str]:
@@ -1321,8 +1348,9 @@ class _Gen:
     def _s_plant_convert(self, fn: _Fn, pad: str, k: str) -> list[str]:
         """A conversion that faults for one workitem: of NaN (infinity times zero), of
         an infinity, or of a value past the integer type."""
-        bad = self.pick(("3.4028235e+38 * 2.0 * 0.0", "3000000000.0", "-3.4028235e+38 * 2.0",
-                         "-2147483904.0"))
+        big, two = self.flit(_FLOAT_MAX[self.fl]), self.flit("2.0")
+        bad = self.pick((f"{big} * {two} * {self.flit('0.0')}", self.flit("3000000000.0"),
+                         f"-{big} * {two}", self.flit("-2147483904.0")))
         value = self.f32_expr(fn, 1)
         cond = f"{fn.gid} == {self.num(0, 12)}"
         return [f"{pad}{self.new_var(fn, I32)} = i32(({bad}) if {cond} else {value})"]
@@ -1385,7 +1413,8 @@ class _Gen:
         if "atomic" in on:
             bufs.append(BufferSpec("acc", str(acc_ty), "acc"))
         if "f32" in on:
-            bufs += [BufferSpec("fin", "f32", "in"), BufferSpec("fout", "f32", "out", self.K)]
+            bufs += [BufferSpec("fin", str(self.fl), "in"),
+                     BufferSpec("fout", str(self.fl), "out", self.K)]
         scalars = [ScalarSpec("s", "i32", -1, MAX_LOOP)]
         if wide:
             scalars.append(ScalarSpec("t", "i64", -(2**63), 2**63 - 1))
@@ -1399,7 +1428,7 @@ class _Gen:
                      BufferSpec("tout", str(self.extra[-1]), "out", self.K)]
             scalars.append(ScalarSpec("tv", str(first), *int_range(first)))
         _ty = {"i32": I32, "i64": I64, **{str(t): t for t in self.extra}}
-        ints = [b for b in bufs if b.dtype != "f32"]
+        ints = [b for b in bufs if b.dtype not in ("f32", "f64")]
         ins = [(b.name, _ty[b.dtype]) for b in ints if b.role == "in"]
         outs = [(b.name, _ty[b.dtype]) for b in ints if b.role == "out"]
         accs = [(b.name, _ty[b.dtype]) for b in ints if b.role == "acc"]
@@ -1658,7 +1687,7 @@ def kernels(fault_rate: float = DEFAULT_FAULT_RATE, max_statements: int = 14,
     if reconvergence not in MODELS:
         raise ValueError(f"Invalid reconvergence={reconvergence!r}: expected one of "
                          f"{', '.join(MODELS)}")
-    unknown = set(without) - set(FEATURES) - set(RARE_FEATURES) - {"alloc"}
+    unknown = set(without) - set(FEATURES) - set(RARE_FEATURES) - {"alloc", "f64"}
     if unknown:
         raise ValueError(f"Invalid without={sorted(unknown)!r}: not generator features")
     if isinstance(fault_rate, bool) or not isinstance(fault_rate, (int, float)) or not (
@@ -1736,6 +1765,8 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int,
             on.add(f)
     if "f32" not in on:
         on.discard("fault_convert")  # nothing to convert
+    elif "f64" not in without and draw(_BOOL):  # half the float kernels: of f64
+        on.add("f64")
     features = frozenset(on)
     gen = _Gen(draw, features, max_statements, ints)
     out_ty = gen.pick((I32, I64))

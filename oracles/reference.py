@@ -995,10 +995,12 @@ class _Run:
         source = e.operand.ty
         if e.ty is F32 or e.ty is F64:
             if v.dtype.kind == "f":  # the same type; f64 to f32 rounds (once), the other
-                with np.errstate(over="ignore"):  # way is exact; past f32's range: inf
+                if v.dtype == np.float64 and e.ty is F32:  # way is exact
+                    self.edges.note_f64_to_f32(v)
+                with np.errstate(over="ignore"):  # past f32's range: an infinity
                     return done, v.astype(_dtype(e.ty))
             if source is not None and source.is_int:
-                self.edges.note_int_to_f32(v, source)
+                self.edges.note_int_to_f32(v, source, wide=e.ty is F64)
             return done, _f32_from_int(v.astype(np.int64), source if source is not None
                                        and source.is_int else I32, e.ty)
         ty = _int_type(e.ty)

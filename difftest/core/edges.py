@@ -7,7 +7,7 @@ every operation and still never bring those values to it. The oracle notes, for 
 operation it evaluates, which of its edge values the operands held (`Edges.note_*`); a
 campaign counts each pair per kernel, shows the rare ones and names the ones never met.
 Values are read as the oracle holds them: an integer's storage form (an int64; a u64 of
-2^63 or more negative), an f32 as a float32.
+2^63 or more negative), an f32 as a float32, an f64 as a float64.
 """
 
 from __future__ import annotations
@@ -48,9 +48,24 @@ EDGE_PAIRS: tuple[str, ...] = tuple(f"edge:{p}" for p in (
     "f32_to_int:nan", "f32_to_int:inf", "f32_to_int:limit", "f32_to_int:past_limit",
     # an integer to f32 that must round (past 2^24)
     "int_to_f32:rounds",
+    # the same for f64, at binary64's own edges (an integer rounds past 2^53)
+    "f64_arith:nan", "f64_arith:inf", "f64_arith:subnormal", "f64_arith:minus_zero",
+    "f64_compare:nan", "f64_compare:inf", "f64_compare:signed_zeros",
+    "f64_minmax:nan", "f64_minmax:signed_zeros",
+    "f64_to_int:nan", "f64_to_int:inf", "f64_to_int:limit", "f64_to_int:past_limit",
+    "int_to_f64:rounds",
+    # f64 to f32: a value f32 must round, one past its range (an infinity), one in its
+    # subnormal range
+    "f64_to_f32:rounds", "f64_to_f32:overflow", "f64_to_f32:subnormal",
 ))
 
 _SMALLEST_NORMAL = np.float32(2.0 ** -126)
+_SMALLEST_NORMAL64 = 2.0 ** -1022
+
+
+def _family(name: str, v: Array) -> str:
+    """`name` (an f32 operation's) for the width of the values `v` hold."""
+    return name.replace("f32", "f64") if v.dtype == np.float64 else name
 
 
 def _limits(ty: Type) -> tuple[int, int]:
@@ -136,14 +151,16 @@ class Edges:
     # ---------------------------------------------------------------------- f32
     def _specials(self, family: str, values: list[Array]) -> None:
         """NaN, an infinity, a subnormal or -0.0 among the operands."""
-        v = np.concatenate(values).astype(np.float32)
+        v = np.concatenate(values)
         if not len(v):
             return
+        family = _family(family, v)
+        smallest = _SMALLEST_NORMAL64 if v.dtype == np.float64 else _SMALLEST_NORMAL
         with np.errstate(invalid="ignore"):
             self._add(f"{family}:nan", bool(np.isnan(v).any()))
             self._add(f"{family}:inf", bool(np.isinf(v).any()))
             mag = np.abs(v)
-            self._add(f"{family}:subnormal", bool(((mag > 0) & (mag < _SMALLEST_NORMAL)).any()))
+            self._add(f"{family}:subnormal", bool(((mag > 0) & (mag < smallest)).any()))
             self._add(f"{family}:minus_zero", bool(((v == 0) & np.signbit(v)).any()))
 
     def note_f32_arith(self, values: list[Array]) -> None:
@@ -152,42 +169,61 @@ class Edges:
     def note_f32_compare(self, a: Array, b: Array) -> None:
         if not len(a):
             return
+        f = _family("f32_compare", a)
         with np.errstate(invalid="ignore"):
-            self._add("f32_compare:nan", bool((np.isnan(a) | np.isnan(b)).any()))
-            self._add("f32_compare:inf", bool((np.isinf(a) | np.isinf(b)).any()))
-            self._add("f32_compare:signed_zeros", _signed_zeros(a, b))
+            self._add(f"{f}:nan", bool((np.isnan(a) | np.isnan(b)).any()))
+            self._add(f"{f}:inf", bool((np.isinf(a) | np.isinf(b)).any()))
+            self._add(f"{f}:signed_zeros", _signed_zeros(a, b))
 
     def note_f32_minmax(self, a: Array, b: Array) -> None:
         if not len(a):
             return
+        f = _family("f32_minmax", a)
         with np.errstate(invalid="ignore"):
-            self._add("f32_minmax:nan", bool((np.isnan(a) | np.isnan(b)).any()))
-            self._add("f32_minmax:signed_zeros", _signed_zeros(a, b))
+            self._add(f"{f}:nan", bool((np.isnan(a) | np.isnan(b)).any()))
+            self._add(f"{f}:signed_zeros", _signed_zeros(a, b))
 
     def note_f32_to_int(self, v: Array, to: Type) -> None:
         if not len(v):
             return
         lo, hi = int_range(to)
-        # the last f32 at or below hi: hi + 1 is a power of two, an f32; the one below it
-        last = float(np.nextafter(np.float32(hi + 1), np.float32(0)))
+        # the last float at or below hi: hi + 1 is a power of two, a float; the one below
+        # it (truncated: for an f64 and i32, 2^31 - 1 itself)
+        top = v.dtype.type(hi + 1)
+        last = float(np.trunc(np.nextafter(top, v.dtype.type(0))))
         t = np.trunc(v.astype(np.float64))
+        f = _family("f32_to_int", v)
         with np.errstate(invalid="ignore"):
-            self._add("f32_to_int:nan", bool(np.isnan(v).any()))
-            self._add("f32_to_int:inf", bool(np.isinf(v).any()))
-            self._add("f32_to_int:limit", bool(((t == last) | (t == float(lo))).any()))
+            self._add(f"{f}:nan", bool(np.isnan(v).any()))
+            self._add(f"{f}:inf", bool(np.isinf(v).any()))
+            self._add(f"{f}:limit", bool(((t == last) | (t == float(lo))).any()))
             finite = np.isfinite(t)
-            self._add("f32_to_int:past_limit",
+            self._add(f"{f}:past_limit",
                       bool((finite & ((t > float(hi)) | (t < float(lo)))).any()))
 
-    def note_int_to_f32(self, v: Array, source: Type) -> None:
+    def note_int_to_f32(self, v: Array, source: Type, wide: bool = False) -> None:
+        """An integer to f32 (to f64 where `wide`)."""
         if not len(v):
             return
+        bits = 53 if wide else 24
         if source is U64:
-            big = (v < 0) | (v > (1 << 24))
+            big = (v < 0) | (v > (1 << bits))
         else:
-            big = np.abs(v.astype(np.float64)) > float(1 << 24)
-        # past 2^24 an integer rounds unless its low bits are zeros: count any such value
-        self._add("int_to_f32:rounds", bool(big.any()))
+            big = np.abs(v.astype(np.float64)) > float(1 << bits)
+        # past 2^24 (2^53) an integer rounds unless its low bits are zeros: count any
+        self._add("int_to_f64:rounds" if wide else "int_to_f32:rounds", bool(big.any()))
+
+    def note_f64_to_f32(self, v: Array) -> None:
+        if not len(v):
+            return
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = v.astype(np.float32)
+            finite = np.isfinite(v)
+            self._add("f64_to_f32:rounds", bool((finite & (r.astype(np.float64) != v)).any()))
+            self._add("f64_to_f32:overflow", bool((finite & np.isinf(r)).any()))
+            mag = np.abs(r)
+            self._add("f64_to_f32:subnormal",
+                      bool(((mag > 0) & (mag < _SMALLEST_NORMAL)).any()))
 
 
 def _signed_zeros(a: Array, b: Array) -> bool:

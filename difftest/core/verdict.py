@@ -329,7 +329,7 @@ def canonical_floats(outcome: Outcome, floats: frozenset[str]) -> Outcome:
     target left."""
     if not floats or not any(name in outcome.buffers for name in floats):
         return outcome
-    wide = getattr(floats, "wide", frozenset())
+    wide: frozenset[str] = getattr(floats, "wide", frozenset())
     buffers = dict(outcome.buffers)
     for name in floats & set(buffers):
         bits = np.asarray(buffers[name], dtype=np.int64)

@@ -145,7 +145,8 @@ class Op(enum.IntEnum):
     SHUFFLE = 71       # V[d][l] = V[a][V[b][l]] if 0 <= V[b][l] < W else 0
     # --- spills (slot in imm); wm 1 moves all lanes, as spills must
     SPILL = 80         # S[imm] = V[a]   (c = 1: the f32 V[a] converted to an integer,
-                       # truncated and saturated, as a float-to-int move would)
+                       # truncated and saturated, as a float-to-int move would; c = 2:
+                       # its low 32 bits, sign-extended: the f64-spill-low-word mutant)
     RELOAD = 81        # V[d] = S[imm]   (c = 1: the integer S[imm] converted to f32)
     # --- f32 (bits in, bits out; masked or all by wm, like arithmetic)
     FADD = 90

@@ -313,6 +313,14 @@ _ALL = (
     Mutant("private-array-uniform", "llvm-project#217029", "lower",
            "a private array kept once per wave: a store writes the first active lane's "
            "value at its index into every lane's copy"),
+    # --- f64 (docs/origins.md, "64-bit floats")
+    Mutant("f64-rounded-through-f32", "numba#5970 / shaderFloat64 emulation", "machine",
+           "f64 + - * and fma round their result to f32 on the way (a lowering that keeps "
+           "doubles in single-precision registers, or a device without Float64 emulating "
+           "it)"),
+    Mutant("f64-spill-low-word", "llvm-project spill of a 64-bit class as 32", "regalloc",
+           "an f64 register is spilled with a 32-bit store: its high word is lost (the low "
+           "one sign-extended back on reload)"),
     Mutant("f32-spill-converts", "llvm-project#204825", "regalloc",
            "an f32 register is spilled with a float-to-integer conversion and reloaded "
            "with the conversion back (the wrong move for the register's class): its "
@@ -330,7 +338,7 @@ MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
                                  "scratch-per-workgroup": 128,
                                  "f32-denormals-flushed": 256, "f32-min-propagates-nan": 512,
                                  "f32-to-int-saturates": 1024, "clz-ctz-zero": 2048,
-                                 "popcount-low-word": 4096}
+                                 "popcount-low-word": 4096, "f64-rounded-through-f32": 8192}
 
 _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
 _RUNTIME = ("runtime", "trampoline", "pool")

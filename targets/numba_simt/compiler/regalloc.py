@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from difftest.core.errors import DifftestError
-from difftest.core.ir.types import F32
+from difftest.core.ir.types import F32, F64
 
 from . import coloring, dataflow
 from ..mutants import NONE, Mutants
@@ -151,7 +151,8 @@ def _dead_in_loops(live: Liveness, regions: list[Region], variables: frozenset[i
 def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg: _Counter,
            temps: dict[int, int], owned: set[Instr], overrides: dict[Instr, list[Label]],
            groups: dict[int, tuple[int, bool]], mutants: Mutants,
-           converted: frozenset[int] = frozenset()) -> list[Instr | Label]:
+           converted: frozenset[int] = frozenset(), narrowed: frozenset[int] = frozenset()
+           ) -> list[Instr | Label]:
     """Spill each victim (vreg -> slot) everywhere, in one pass over the code; the same
     code, temporaries numbered alike, as spilling them one pass each in `victims`' order
     (each victim's temporaries in code order, the first victim's first). `temps` gets
@@ -160,7 +161,8 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
     carried to the copy. `f`: the flow of `code` (its operands and defs). `groups` gets
     each changed instruction's index in `f` -> (the reloads put before it, whether a spill
     follows it): what `after_spill` works the new flow out from. The victims in
-    `converted` (the f32-spill-converts mutant's) move through a conversion (c = 1)."""
+    `converted` (the f32-spill-converts mutant's) move through a conversion (c = 1); those
+    in `narrowed` (f64-spill-low-word's) are spilled as their low 32 bits (c = 2)."""
     touching = dict.fromkeys(victims, 0)  # instructions that get a temporary of each
     changed: set[int] = set()  # the instructions (indices in `f`) spill code changes
     wanted = 0  # the victims, as a bitset: most instructions name none of them
@@ -233,7 +235,8 @@ def _spill(code: list[Instr | Label], f: Flow, victims: dict[int, int], new_vreg
                 # The spill after a masked def moves all lanes: the lanes this def leaves
                 # alone (reloaded above) must survive until then.
                 ins.keeps = carried and not mutants.on("masked-def-no-keep")
-                spill_after = Instr(Op.SPILL, a=t, imm=slot, wm=wm, c=int(v in converted))
+                spill_after = Instr(Op.SPILL, a=t, imm=slot, wm=wm,
+                                    c=1 if v in converted else 2 if v in narrowed else 0)
         groups[k] = (len(out) - before, spill_after is not None)
         out.append(ins)
         if spill_after is not None:
@@ -296,8 +299,10 @@ def allocate_registers(lowered: Lowered, nregs: int, order: str = "lowest", seed
         groups: dict[int, tuple[int, bool]] = {}
         converted = frozenset(v for v in now if types[v] is F32) \
             if mutants.on("f32-spill-converts") else frozenset()
+        narrowed = frozenset(v for v in now if types[v] is F64) \
+            if mutants.on("f64-spill-low-word") else frozenset()
         code = _spill(code, live.flow, now, new_vreg, new_temps, owned, overrides, groups,
-                      mutants, converted)
+                      mutants, converted, narrowed)
         live = liveness(after_spill(live.flow, code, groups), regions, mutants, variables)
         for t, victim in new_temps.items():
             temps.add(t)

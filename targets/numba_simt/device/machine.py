@@ -1289,7 +1289,7 @@ def _divide(op, mode, ex, full, V, rd, ra, rb, imm, W, T, EM, em_key, floor):  #
 def _spill(mode, ex, full, V, S, ra, rs, c, W, EM, em_key):  # type: ignore[no-untyped-def]
     """SPILL of V[ra] to spill slot row rs, in the lanes wm says (c != 0: converting).
     Returns EM's key."""
-    if c != 0:
+    if c == 1:
         # a converting spill (the f32-spill-converts mutant's): the f32 as an
         # integer, truncated and saturated, NaN as 0; all lanes or EXEC's
         for l in range(W):
@@ -1299,6 +1299,12 @@ def _spill(mode, ex, full, V, S, ra, rs, c, W, EM, em_key):  # type: ignore[no-u
                             np.int64(-9223372036854775807 - 1) if x < -9.2e18
                             else np.int64(9223372036854775807) if x >= 9.2e18
                             else np.int64(x))
+    elif c == 2:
+        # a narrowed spill (the f64-spill-low-word mutant's): a 32-bit store, the low
+        # word sign-extended back on reload; all lanes or EXEC's
+        for l in range(W):
+            if mode & _M_ALL or (ex >> l) & 1:
+                S[rs, l] = (V[ra, l] << 32) >> 32
     elif mode & _M_ALL or ex == full:
         for l in range(W):
             S[rs, l] = V[ra, l]

@@ -154,7 +154,7 @@ def kernel_params(case: Case, bound: dict[str, Item]) -> np.ndarray:
     for i, p in enumerate(fn.params):
         value = case.args[p.name]
         params[i] = (bound[p.name].start if p.ty.is_buffer
-                     else f64.to_bits(value) if p.ty is F64
+                     else f64.to_bits(float(value)) if p.ty is F64  # type: ignore[arg-type]
                      else f32.to_bits(value) if isinstance(value, float) else int(value))
     return params
 
