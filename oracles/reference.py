@@ -880,11 +880,13 @@ class _Run:
             return lanes, np.zeros(0, dtype=_dtype(e.ty))
         self._count(e.line)
         result: Vals = getattr(self, "e_" + type(e).__name__)(act, e, lanes)
-        if e.ty is F32 and self.subnormal is None:
+        if (e.ty is F32 or e.ty is F64) and self.subnormal is None:
             values = result[1]
-            tiny = (values != 0) & (np.abs(values) < _F32_SMALLEST_NORMAL)
+            smallest = _F32_SMALLEST_NORMAL if e.ty is F32 else 2.0 ** -1022
+            tiny = (values != 0) & (np.abs(values) < smallest)
             if tiny.any():
-                self.subnormal = (f"a subnormal f32 ({f32.shortest(float(values[tiny][0]))}) "
+                self.subnormal = (f"a subnormal {e.ty} "
+                                  f"({fmt(e.ty).shortest(float(values[tiny][0]))}) "
                                   f"at line {e.line}")
         return result
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from difftest.core.case import Case
-from difftest.core.ir.types import F32, I8, I16, I32, I64, U8, U16, U32, U64, Type
+from difftest.core.ir.types import F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Type
 from difftest.core.errors import DifftestError
 from difftest.core.options import avoided, describe_budget, out_of_budget
 from difftest.core.outcome import (COMPLETED, FAULTED, ExceptionReport, Fault, Frame, Outcome,
@@ -38,10 +38,10 @@ from .translate import (EXHAUSTED, HEADER, KINDS, Translation, Unsupported, subg
                         translate)
 from .translate.mutants import described
 
-#: the numpy type a device holds each element type in (an f32 as its bits)
+#: the numpy type a device holds each element type in (a float as its bits)
 DEVICE_DTYPES: dict[Type, type[np.generic]] = {
     I8: np.int8, U8: np.uint8, I16: np.int16, U16: np.uint16, I32: np.int32,
-    U32: np.uint32, I64: np.int64, U64: np.uint64, F32: np.int32}
+    U32: np.uint32, I64: np.int64, U64: np.uint64, F32: np.int32, F64: np.int64}
 
 
 def device_array(value: Any, element: Type) -> np.ndarray:

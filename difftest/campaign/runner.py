@@ -51,7 +51,7 @@ def undefined_in_run(target: Any, full: OracleRun | None) -> str | None:
     half of what it cannot promise (the static half is its `unsupported(case)`) --
     under the `uniform` reconvergence model a wave operation some wave ran with part of
     its lanes; on a target that may flush subnormals (`flushes_subnormals`), a
-    subnormal f32 anywhere in the run."""
+    subnormal f32 or f64 anywhere in the run."""
     from difftest.core.fullrun import FullRun
     from difftest.core.reconvergence import UNIFORM
 
@@ -69,12 +69,13 @@ def undefined_in_run(target: Any, full: OracleRun | None) -> str | None:
 def _undefined_at_run_time(target: Any, case: Case) -> bool:
     """Whether `target` may leave some runs of `case` undefined (so its oracle run must
     be looked at)."""
-    from difftest.core.ir.walk import f32_use
+    from difftest.core.ir.walk import f32_use, f64_use
     from difftest.core.reconvergence import UNIFORM
 
     return target.reconvergence == UNIFORM or (
         getattr(target, "flushes_subnormals", False)
-        and f32_use(case.program, case.entry) is not None)
+        and (f32_use(case.program, case.entry) is not None
+             or f64_use(case.program, case.entry) is not None))
 
 
 def cannot_run(target: Any, case: Case, options: dict[str, Any] | None = None

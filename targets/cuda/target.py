@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from difftest.core import f32
+from difftest.core import f32, f64
 from difftest.core.case import Case
-from difftest.core.ir.types import F32, INTS
+from difftest.core.ir.types import F32, F64, INTS
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import MAXIMAL
 
@@ -45,13 +45,13 @@ from ..translated import DEFAULT_TIMEOUT, TranslatedTarget, device_array
 #: the C type of each kernel parameter kind, as the runners pass it
 _CTYPES = {"i8": "signed char", "u8": "unsigned char", "i16": "short",
            "u16": "unsigned short", "i32": "int", "u32": "unsigned int", "i64": "long long",
-           "u64": "unsigned long long", "bool": "bool", "f32": "float"}
+           "u64": "unsigned long long", "bool": "bool", "f32": "float", "f64": "double"}
 
 
 class _Cuda(TranslatedTarget):
     int_types = frozenset(INTS)
     language = "cuda"
-    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32",
+    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32", "f64",
                               "bit_ops", "private_arrays"})
     wave_sizes = (1, 2, 4, 8, 16, 32)
     reconvergence = MAXIMAL
@@ -85,6 +85,8 @@ class _Cuda(TranslatedTarget):
                            ["value", len(arrays[-1]), "long long"]]
             elif p.ty is F32:  # its bits: the request is JSON, which has no NaN
                 params.append(["value", f32.to_bits(float(value)), "float"])
+            elif p.ty is F64:
+                params.append(["value", f64.to_bits(float(value)), "double"])
             else:
                 params.append(["value", int(value), _CTYPES[str(p.ty)]])
         header = {"source": tr.source, "entry": tr.entry_point,

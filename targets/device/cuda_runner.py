@@ -88,6 +88,8 @@ def run(kernel: object, blocks: int, threads: int, params: list[list],
     for kind, what, ctype in params:
         if kind == "value" and ctype == "float":  # a float comes as its bits
             args.append(np.array([what], dtype=np.int32).view(np.float32)[0])
+        elif kind == "value" and ctype == "double":
+            args.append(np.array([what], dtype=np.int64).view(np.float64)[0])
         else:
             # a value comes as its 64 bits (a u64 past 2^63 negative): cut to the type's
             args.append(on_device[what] if kind == "ptr" else

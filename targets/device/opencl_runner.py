@@ -40,12 +40,19 @@ class Device:
         self.programs: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self.warmed: set[tuple[str, str, int | None]] = set()
 
-    def exact_floats(self) -> bool:
-        """Whether the device's single precision keeps denormals, infinities and NaN and
-        rounds to nearest (what exact f32 results need)."""
+    def exact_floats(self, double: bool = False) -> bool:
+        """Whether the device's single precision (double: its double precision) keeps
+        denormals, infinities and NaN and rounds to nearest (what exact results need;
+        a double's fma must be there too)."""
         fp = cl.device_fp_config
         need = fp.DENORM | fp.INF_NAN | fp.ROUND_TO_NEAREST
-        return self.device.single_fp_config & need == need
+        if not double:
+            return self.device.single_fp_config & need == need
+        try:
+            config = self.device.double_fp_config
+        except cl.Error:  # no cl_khr_fp64
+            return False
+        return config & (need | fp.FMA) == need | fp.FMA
 
     def build(self, source: str, flags: str) -> Any:
         key = (source, flags)
@@ -128,11 +135,17 @@ def handle(header: dict[str, Any], arrays: list[np.ndarray],
         else:
             args.append(np.int32(value) if kind == "int" else
                         np.array([value], dtype=np.int32).view(np.float32)[0]
-                        if kind == "f32" else np.int64(value))  # an f32 comes as its bits
+                        if kind == "f32" else  # a float comes as its bits
+                        np.array([value], dtype=np.int64).view(np.float64)[0]
+                        if kind == "f64" else np.int64(value))
     if header.get("f32") and not dev.exact_floats():
         return {"error": "build", "message": "the device's single precision lacks "
                 "denormals, infinities and NaN, or round-to-nearest "
                 "(CL_DEVICE_SINGLE_FP_CONFIG): its f32 results are not exact"}, []
+    if header.get("f64") and not dev.exact_floats(double=True):
+        return {"error": "build", "message": "the device has no double precision, or it "
+                "lacks denormals, infinities and NaN, round-to-nearest or fma "
+                "(CL_DEVICE_DOUBLE_FP_CONFIG): its f64 results would not be exact"}, []
     try:
         dev.build(header["source"], header["flags"])
     except BuildError as e:

@@ -48,6 +48,9 @@
 inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, sizeof i); return i; }
 inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, sizeof x); return x; }
 inline float __fmaf_rn(float a, float b, float c) { return std::fmaf(a, b, c); }
+inline long long __double_as_longlong(double x) { long long i; std::memcpy(&i, &x, sizeof i); return i; }
+inline double __longlong_as_double(long long i) { double x; std::memcpy(&x, &i, sizeof x); return x; }
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 
 struct dim3 {
   unsigned x, y, z;

@@ -89,7 +89,7 @@ def build(source: str, entry: str, params: list[list]) -> ctypes.CDLL:
 _SCALARS = {"signed char": np.int8, "unsigned char": np.uint8, "short": np.int16,
             "unsigned short": np.uint16, "int": np.int32, "unsigned int": np.uint32,
             "long long": np.int64, "unsigned long long": np.uint64, "bool": np.bool_,
-            "float": np.int32}
+            "float": np.int32, "double": np.int64}
 
 
 def run(lib: ctypes.CDLL, blocks: int, threads: int, seed: int, params: list[list],

@@ -26,15 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from difftest.core import f32
+from difftest.core import f32, f64
 from difftest.core.case import Case
 from difftest.core.errors import DifftestError
-from difftest.core.ir.types import F32, I32, I64, INTS
+from difftest.core.ir.types import F32, F64, I32, I64, INTS
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import LOOP_EXITS_UNDEFINED
 
 from ..translate import Translation
-from ..translate.emit import uses_f32
+from ..translate.emit import uses_f32, uses_f64
 from ..translate.opencl_c import launch_shape
 from ..translate.mutants import C_INTEGER_MUTANTS
 from difftest.core.errors import NotOnThisMachine
@@ -78,6 +78,8 @@ class _OpenCL(TranslatedTarget):
                 args.append(["long", int(len(value))])  # type: ignore[arg-type]
             elif p.ty is F32:  # its bits: the request is JSON, which has no NaN
                 args.append(["f32", f32.to_bits(float(value))])  # type: ignore[arg-type]
+            elif p.ty is F64:
+                args.append(["f64", f64.to_bits(float(value))])  # type: ignore[arg-type]
             elif p.ty in (I32, I64):
                 args.append(["int" if p.ty is I32 else "long", int(value)])
             elif p.ty.is_int:  # its storage form (a u64 as its bits)
@@ -89,7 +91,8 @@ class _OpenCL(TranslatedTarget):
         flags = "-w" + (" -cl-opt-disable" if options.get("opt", "on") == "off" else "")
         header = {"platform": self.platform, "source": tr.source, "flags": flags,
                   "kernel": tr.entry_point, "args": args, "global": glob, "local": local,
-                  "f32": uses_f32(case.program, case.entry)}
+                  "f32": uses_f32(case.program, case.entry),
+                  "f64": uses_f64(case.program, case.entry)}
         return header, arrays, where
 
 
@@ -107,7 +110,7 @@ class PoclTarget(_OpenCL):
                    "avoid": "known bugs to spell around, so a campaign finds the next "
                             "ones: barrier-branch-tail "
                             "(pocl-guards-lost-after-conditional-barrier), or all"}
-    capabilities = frozenset({"faults", "mutants", "workgroups", "f32", "bit_ops",
+    capabilities = frozenset({"faults", "mutants", "workgroups", "f32", "f64", "bit_ops",
                               "private_arrays"})
 
     def __init__(self) -> None:
@@ -177,7 +180,7 @@ class IntelTarget(_OpenCL):
                    "vectoriser, exec masks on AVX-512)")
     language = "opencl-subgroups"
     platform = "Intel(R) OpenCL"
-    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32",
+    capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32", "f64",
                               "bit_ops", "private_arrays"})
     reconvergence = LOOP_EXITS_UNDEFINED
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",

@@ -42,7 +42,7 @@ from typing import Any
 from collections.abc import Callable
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, F32, I8, I16, I32, I64, U8, U16, U32, U64, Type
+from difftest.core.ir.types import BOOL, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Type
 from difftest.core.ir.walk import walk
 
 from .emit import HEADER, FunctionEmitter, Translator, counter_type, entry_checks
@@ -277,20 +277,20 @@ class CudaC(OpenCLC):
 
     TYPES = {I8: "signed char", U8: "unsigned char", I16: "short", U16: "unsigned short",
              I32: "int", U32: "unsigned int", I64: "long long", U64: "unsigned long long",
-             BOOL: "bool", F32: "float"}
+             BOOL: "bool", F32: "float", F64: "double"}
     SUFFIX = {I64: "LL", U32: "u", U64: "ULL"}
 
     # f32: NVRTC builds with --fmad=false --ftz=false (cuda_runner.OPTIONS: not CuPy's
     # compile path, which adds -ftz=true);
     # warpsim's g++ with contraction off
-    def f2bits(self, x: str) -> str:
-        return f"__float_as_int({x})"
+    def f2bits(self, x: str, t: Type = F32) -> str:
+        return f"__float_as_int({x})" if t is F32 else f"__double_as_longlong({x})"
 
-    def bits2f(self, x: str) -> str:
-        return f"__int_as_float({x})"
+    def bits2f(self, x: str, t: Type = F32) -> str:
+        return f"__int_as_float({x})" if t is F32 else f"__longlong_as_double({x})"
 
-    def ffma(self, a: str, b: str, c: str) -> str:
-        return f"__fmaf_rn({a}, {b}, {c})"
+    def ffma(self, a: str, b: str, c: str, t: Type = F32) -> str:
+        return f"__fmaf_rn({a}, {b}, {c})" if t is F32 else f"__fma_rn({a}, {b}, {c})"
 
     def lit(self, value: int | bool, t: Type) -> str:
         if t is BOOL:

@@ -66,9 +66,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import (BOOL, F32, I8, I16, I32, I64, U8, U16, U32, U64, Type,
+from difftest.core.floats import fmt
+from difftest.core.ir.types import (BOOL, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Type,
                                     int_range, local_of, private_of, widest)
-from difftest.core.ir.walk import f32_use, reachable, walk
+from difftest.core.ir.walk import f32_use, f64_use, reachable, walk
 
 # the fault kinds in a status row (0: completed; -1: never written)
 COMPLETED, OUT_OF_BOUNDS, DIVISION_BY_ZERO, FAIL, EXHAUSTED, INVALID_CONVERSION = range(6)
@@ -77,6 +78,10 @@ KINDS = {OUT_OF_BOUNDS: "out_of_bounds", DIVISION_BY_ZERO: "division_by_zero", F
 #: an f32's bits with the sign bit cleared, and the bounds of the integer conversions
 _MAGNITUDE = 0x7FFFFFFF
 _INT_LIMITS = {32: 2.0 ** 31, 64: 2.0 ** 63}
+#: per float type: the integer type of its bits, its magnitude's bits, infinity's bits
+_WORD = {F32: I32, F64: I64}
+_MAGNITUDES = {F32: _MAGNITUDE, F64: (1 << 63) - 1}
+_INFINITIES = {F32: 0x7F800000, F64: 0x7FF0000000000000}
 #: the value operations of a wave whose 8- or 16-bit operand a dialect without such
 #: subgroup operations widens (by its signedness) and truncates back: the same result
 _VALUE_WAVE_OPS = frozenset({"wave_sum", "prefix_sum", "inclusive_sum", "wave_min",
@@ -167,9 +172,14 @@ def buffer_flow(program: n.Program, entry: str) -> dict[tuple[str, str], frozens
 
 
 def uses_f32(program: n.Program, entry: str) -> bool:
-    """Whether the kernel takes or computes an f32 (its translation then says how floats
+    """Whether the kernel takes or computes a float (its translation then says how floats
     are to be computed: contraction off, the device's denormals checked)."""
-    return f32_use(program, entry) is not None
+    return f32_use(program, entry) is not None or uses_f64(program, entry)
+
+
+def uses_f64(program: n.Program, entry: str) -> bool:
+    """Whether the kernel takes or computes an f64 (its translation then asks for it)."""
+    return f64_use(program, entry) is not None
 
 
 def atomic_buffers(program: n.Program, entry: str,
@@ -212,32 +222,34 @@ class Dialect:
         return f"{self.ty(t)} {name} = {value};"
 
     def zero(self, t: Type) -> str:
-        if t is F32:
-            return self.flit(0.0)
+        if t.is_float:
+            return self.flit(0.0, t)
         return self.lit(False if t is BOOL else 0, t)
 
-    # ------------------------------------------------------------------------ f32
+    # ------------------------------------------------------------------------ floats
     has_f32 = False  # docs/semantics.md, "32-bit floats": where a dialect keeps them exact
+    has_f64 = False  # "64-bit floats"
 
-    def flit(self, x: float) -> str:
-        """A finite f32 constant, spelled exactly."""
-        raise Unsupported(f"f32: {self.name} does not keep f32 arithmetic exact")
+    def flit(self, x: float, t: Type = F32) -> str:
+        """A finite float constant of type t, spelled exactly."""
+        raise Unsupported(f"{t}: {self.name} does not keep {t} arithmetic exact")
 
-    def f2bits(self, x: str) -> str:
-        """An f32's bits as an i32."""
+    def f2bits(self, x: str, t: Type = F32) -> str:
+        """A float's bits as an integer of its width (i32 for an f32, i64 for an f64)."""
         raise NotImplementedError
 
-    def bits2f(self, x: str) -> str:
-        """The f32 whose bits the i32 `x` holds."""
+    def bits2f(self, x: str, t: Type = F32) -> str:
+        """The float of type t whose bits the integer `x` holds."""
         raise NotImplementedError
 
-    def ffma(self, a: str, b: str, c: str) -> str:
+    def ffma(self, a: str, b: str, c: str, t: Type = F32) -> str:
         """`a * b + c` rounded once."""
         raise NotImplementedError
 
-    def i2f(self, x: str, t: Type) -> str:
-        """An integer of type t rounded to the nearest f32."""
-        return f"(({self.ty(F32)})({x}))"
+    def i2f(self, x: str, t: Type, to: Type = F32) -> str:
+        """An integer of type t (or the other float type) rounded to the nearest float
+        of type `to`."""
+        return f"(({self.ty(to)})({x}))"
 
     def f2i(self, x: str, t: Type) -> str:
         """An f32 (within the range of t) truncated to the integer type t."""
@@ -780,8 +792,8 @@ class FunctionEmitter:
         assert e.ty is not None
         if isinstance(e.value, float):
             if "float-constants" in self.tr.avoid:
-                return self._opaque_f32(self.d.flit(e.value))
-            return self.d.flit(e.value)
+                return self._opaque_f32(self.d.flit(e.value, e.ty), e.ty)
+            return self.d.flit(e.value, e.ty)
         return self.d.lit(e.value, e.ty)
 
     def e_Name(self, e: n.Name) -> str:
@@ -798,8 +810,8 @@ class FunctionEmitter:
             return self.temp(BOOL, f"!{operand}")
         if e.op == "~":
             return self.temp(e.ty, f"~{operand}")
-        if e.ty is F32:  # the sign flipped, a NaN's too
-            return self.temp(F32, f"(-{operand})")
+        if e.ty.is_float:  # the sign flipped, a NaN's too
+            return self.temp(e.ty, f"(-{operand})")
         negated = f"{d.to_u(d.lit(0, e.ty), e.ty)} - {d.to_u(operand, e.ty)}"
         return self.temp(e.ty, d.from_u(negated, e.ty))
 
@@ -809,8 +821,10 @@ class FunctionEmitter:
         d = self.d
         a = self.widen(self.expr(e.left), e.left.ty, ty)
         b = self.widen(self.expr(e.right), e.right.ty, ty)
-        if ty is F32:  # one operation, one rounding
-            return self.temp(F32, f"{a} {e.op} {b}")
+        if ty.is_float:  # one operation, one rounding
+            if "f64-rounded-through-f32" in self.mutants and ty is F64:
+                return self.temp(F64, d.i2f(d.i2f(f"({a} {e.op} {b})", F64, F32), F32, F64))
+            return self.temp(ty, f"{a} {e.op} {b}")
         if e.op in ("+", "-") and ty.bits < 32 and "narrow-add-unwrapped" in self.mutants:
             wide = I32 if ty.signed else U32  # the mutant: the promoted sum kept
             return self.temp(wide, f"{self.widen(a, ty, wide)} {e.op} {self.widen(b, ty, wide)}")
@@ -918,16 +932,17 @@ class FunctionEmitter:
         operand = self.expr(e.operand)
         have = e.operand.ty
         d = self.d
-        if e.to is F32:
-            if have is F32:
+        if e.to.is_float:
+            if have is e.to:
                 return operand
             if have is BOOL:
-                got = self.temp(F32, d.select(operand, d.flit(1.0), d.flit(0.0)))
+                got = self.temp(e.to, d.select(operand, d.flit(1.0, e.to), d.flit(0.0, e.to)))
             else:
-                got = self.temp(F32, d.i2f(operand, have))  # type: ignore[arg-type]
-            return self._opaque_f32(got) if "float-constants" in self.tr.avoid else got
-        if have is F32:  # truncation where the type holds the value; else a fault
-            self.open(f"if (!({self._in_range(operand, e.to)})) {{")
+                got = self.temp(e.to, d.i2f(operand, have, e.to))  # type: ignore[arg-type]
+            return self._opaque_f32(got, e.to) if "float-constants" in self.tr.avoid else got
+        if have is not None and have.is_float:  # truncation where the type holds the
+            # value; else a fault
+            self.open(f"if (!({self._in_range(operand, e.to, have)})) {{")
             self.fault(INVALID_CONVERSION, e.line)
             self.close()
             return self.temp(e.to, d.f2i(operand, e.to))
@@ -938,36 +953,43 @@ class FunctionEmitter:
             return operand
         return self.temp(e.to, self.widen(operand, have, e.to))
 
-    def _in_range(self, x: str, to: Type) -> str:
-        """Whether the f32 `x` truncates to a value of the integer type `to` (false for
-        NaN): above lo - 1 and below hi + 1, each bound an f32 exactly (lo itself where
-        lo - 1 is none: then no f32 lies between them)."""
+    def _in_range(self, x: str, to: Type, have: Type = F32) -> str:
+        """Whether the float `x` (of type `have`) truncates to a value of the integer
+        type `to` (false for NaN): above lo - 1 and below hi + 1, each bound a float
+        exactly (lo itself where lo - 1 is none: then no float lies between them)."""
         d = self.d
-        if to in (I32, I64):
-            limit = d.flit(_INT_LIMITS[to.bits])
-            return f"{x} >= -{limit} && {x} < {limit}"
         lo, hi = int_range(to)
-        return f"{x} > {d.flit(float(lo - 1))} && {x} < {d.flit(float(hi + 1))}"
+        if fmt(have).rounded(float(lo - 1)) != lo - 1:  # i32 for an f32, i64
+            limit = d.flit(_INT_LIMITS[to.bits], have)
+            return f"{x} >= -{limit} && {x} < {limit}"
+        return f"{x} > {d.flit(float(lo - 1), have)} && {x} < {d.flit(float(hi + 1), have)}"
 
     def e_MathOp(self, e: n.MathOp) -> str:
         d = self.d
         args = [self.expr(a) for a in e.args]
         if e.ty is not None and e.ty.is_int:
             return self._int_function(e, args, e.ty)
+        fl = e.ty
+        assert fl is not None
+        word = _WORD[fl]  # the integer type of the float's bits
         if e.op == "fma":
-            return self.temp(F32, d.ffma(*args))
-        bits = [self.temp(I32, d.f2bits(a)) for a in args]
+            got = d.ffma(args[0], args[1], args[2], fl)
+            if "f64-rounded-through-f32" in self.mutants and fl is F64:
+                got = d.i2f(d.i2f(got, F64, F32), F32, F64)
+            return self.temp(fl, got)
+        bits = [self.temp(word, d.f2bits(a, fl)) for a in args]
         if e.op == "abs":  # the sign bit cleared
-            return self.temp(F32, d.bits2f(f"({bits[0]} & {d.lit(_MAGNITUDE, I32)})"))
+            return self.temp(fl, d.bits2f(f"({bits[0]} & {d.lit(_MAGNITUDES[fl], word)})",
+                                          fl))
         # min / max: a NaN loses to a number; of equal values (zeros of either sign) the
         # one with the sign bit for min, without it for max
         a, b = args
-        nan_a, nan_b = (self.temp(BOOL, self._is_nan(x)) for x in bits)
+        nan_a, nan_b = (self.temp(BOOL, self._is_nan(x, fl)) for x in bits)
         smaller = e.op == "min"
         better = f"({a} < {b})" if smaller else f"({a} > {b})"
-        tie = f"({a} == {b} && {bits[0]} {'<' if smaller else '>='} {d.lit(0, I32)})"
+        tie = f"({a} == {b} && {bits[0]} {'<' if smaller else '>='} {d.lit(0, word)})"
         take_a = self.temp(BOOL, f"({nan_b} || {better} || {tie})")
-        return self.temp(F32, d.select(nan_a, b, d.select(take_a, a, b)))
+        return self.temp(fl, d.select(nan_a, b, d.select(take_a, a, b)))
 
     # ------------------------------------------------------- the integer functions
     def _int_function(self, e: n.MathOp, args: list[str], ty: Type) -> str:
@@ -1093,36 +1115,43 @@ class FunctionEmitter:
         fix_b = self.temp(U64, d.select(f"({b} < {d.lit(0, I64)})", ua, zero))
         return self.temp(I64, self.widen(f"({high} - {fix_a} - {fix_b})", U64, I64))
 
-    def _opaque_f32(self, x: str) -> str:
-        """`x` through its bits plus a zero read at run time: the same f32, which no
+    def _opaque_f32(self, x: str, fl: Type = F32) -> str:
+        """`x` through its bits plus a zero read at run time: the same float, which no
         compiler can take for a constant (AVOIDABLE "float-constants": with every
-        literal and conversion so, no f32 of the kernel is one)."""
+        literal and conversion so, no float of the kernel is one)."""
         d = self.d
-        zero = d.narrow(d.opaque_zero(self.tr))
-        return self.temp(F32, d.bits2f(f"({d.f2bits(x)} + {zero})"))
+        zero = d.opaque_zero(self.tr)
+        zero = d.narrow(zero) if fl is F32 else zero
+        return self.temp(fl, d.bits2f(f"({d.f2bits(x, fl)} + {zero})", fl))
 
-    def _is_nan(self, bits: str) -> str:
-        """Whether the f32 of these bits is a NaN: its magnitude's bits past infinity's."""
+    def _is_nan(self, bits: str, fl: Type = F32) -> str:
+        """Whether the float of these bits is a NaN: its magnitude's bits past
+        infinity's."""
         d = self.d
-        return f"(({bits} & {d.lit(_MAGNITUDE, I32)}) > {d.lit(0x7F800000, I32)})"
+        word = _WORD[fl]
+        return (f"(({bits} & {d.lit(_MAGNITUDES[fl], word)}) > "
+                f"{d.lit(_INFINITIES[fl], word)})")
 
-    def _f32_wave_op(self, e: n.WaveOp, args: list[str]) -> str:
-        """An f32 through a wave operation, on its bits: moved as an i32, or reduced as
-        an i32 key that orders like the floats (sign-magnitude made two's complement:
-        negative values' low 31 bits flipped), a NaN's key past every number's."""
+    def _f32_wave_op(self, e: n.WaveOp, args: list[str], fl: Type = F32) -> str:
+        """A float through a wave operation, on its bits: moved as an integer of its
+        width, or reduced as such a key that orders like the floats (sign-magnitude made
+        two's complement: negative values' low bits flipped), a NaN's key past every
+        number's."""
         d = self.d
-        bits = self.temp(I32, d.f2bits(args[0]))
-        as_int = n.replace(e, args=(n.replace(e.args[0], ty=I32),) + e.args[1:], ty=I32)
+        word = _WORD[fl]
+        bits = self.temp(word, d.f2bits(args[0], fl))
+        as_int = n.replace(e, args=(n.replace(e.args[0], ty=word),) + e.args[1:], ty=word)
         if e.op in ("readfirstlane", "shuffle"):
             moved = d.wave_op(self, as_int, [bits] + args[1:])
-            return self.temp(F32, d.bits2f(moved))
-        zero, magnitude = d.lit(0, I32), d.lit(_MAGNITUDE, I32)
+            return self.temp(fl, d.bits2f(moved, fl))
+        zero, magnitude = d.lit(0, word), d.lit(_MAGNITUDES[fl], word)
         flip = d.select(f"({bits} < {zero})", magnitude, zero)
-        worst = d.lit(0x7FFFFFFF if e.op == "wave_min" else -(1 << 31), I32)
-        key = self.temp(I32, d.select(self._is_nan(bits), worst, f"({bits} ^ {flip})"))
-        best = self.temp(I32, d.wave_op(self, as_int, [key]))
+        lo, hi = int_range(word)
+        worst = d.lit(hi if e.op == "wave_min" else lo, word)
+        key = self.temp(word, d.select(self._is_nan(bits, fl), worst, f"({bits} ^ {flip})"))
+        best = self.temp(word, d.wave_op(self, as_int, [key]))
         unflip = d.select(f"({best} < {zero})", magnitude, zero)
-        return self.temp(F32, d.bits2f(f"({best} ^ {unflip})"))
+        return self.temp(fl, d.bits2f(f"({best} ^ {unflip})", fl))
 
     def e_Call(self, e: n.Call) -> str:
         result = self.call(e)
@@ -1157,8 +1186,8 @@ class FunctionEmitter:
     def e_WaveOp(self, e: n.WaveOp) -> str:
         args = [self.expr(a) for a in e.args]  # a lane faulting here returns: not active
         ty = e.args[0].ty if e.args else None
-        if ty is F32:
-            return self._f32_wave_op(e, args)
+        if ty is not None and ty.is_float:
+            return self._f32_wave_op(e, args, ty)
         if ty is not None and ty.is_int and ty.bits < 32 and e.op in _VALUE_WAVE_OPS \
                 and not self.d.narrow_subgroups:
             return self._narrow_wave_op(e, args, ty)

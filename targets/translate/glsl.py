@@ -24,12 +24,12 @@ of f32 hold the bits (an `int` array, as the host moves them).
 
 from __future__ import annotations
 
-from difftest.core import f32
+from difftest.core import f32, f64
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, F32, I8, I16, I32, I64, U8, U16, U32, U64, Type
+from difftest.core.ir.types import BOOL, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Type
 from difftest.core.ir.walk import int_types_used
 
-from .emit import UNCHECKED_SUBGROUPS, FunctionEmitter, Translator
+from .emit import UNCHECKED_SUBGROUPS, FunctionEmitter, Translator, Unsupported
 from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect
 
 EXTENSIONS = ("GL_KHR_shader_subgroup_basic", "GL_KHR_shader_subgroup_vote",
@@ -90,7 +90,8 @@ class GLSL(ShaderDialect):
     has_workgroups = True
 
     TYPES = {I8: "int8_t", U8: "uint8_t", I16: "int16_t", U16: "uint16_t", I32: "int",
-             U32: "uint", I64: "int64_t", U64: "uint64_t", BOOL: "bool", F32: "float"}
+             U32: "uint", I64: "int64_t", U64: "uint64_t", BOOL: "bool", F32: "float",
+             F64: "double"}
     #: 8- and 16-bit integers are native (SPIR-V's Int8 and Int16: arithmetic wraps at
     #: the width), their subgroup operations too
     narrow_subgroups = True
@@ -104,14 +105,21 @@ class GLSL(ShaderDialect):
         self.helpers: set[str] = set()  # functions the program needs (fma_rn)
 
     def let(self, name: str, t: Type, value: str) -> str:
-        return ("precise " if t is F32 else "") + f"{self.ty(t)} {name} = {value};"
+        return ("precise " if t.is_float else "") + f"{self.ty(t)} {name} = {value};"
 
     var = let
 
-    # ------------------------------------------------------------------------ f32
+    # ------------------------------------------------------------------------ floats
     has_f32 = True
+    #: f64 (shaderFloat64, with the 64-bit float controls): all but fma, which Vulkan
+    #: computes as a multiply then an add (the Vulkan target declines it)
+    has_f64 = True
 
-    def flit(self, x: float) -> str:
+    def flit(self, x: float, t: Type = F32) -> str:
+        if t is F64:  # by its bits: exact, whatever the front end's decimal reading
+            if x == 0.0:
+                return "(-0.0lf)" if f64.to_bits(x) < 0 else "(0.0lf)"
+            return f"int64BitsToDouble({self.lit(f64.to_bits(x), I64)})"
         bits = f32.to_bits(x)
         if x == 0.0:
             return "(-0.0)" if bits < 0 else "(0.0)"
@@ -121,23 +129,25 @@ class GLSL(ShaderDialect):
             return f"({x!r})"
         return f"intBitsToFloat({self.lit(bits, I32)})"  # a subnormal, by its bits
 
-    def f2bits(self, x: str) -> str:
-        return f"floatBitsToInt({x})"
+    def f2bits(self, x: str, t: Type = F32) -> str:
+        return f"floatBitsToInt({x})" if t is F32 else f"doubleBitsToInt64({x})"
 
-    def bits2f(self, x: str) -> str:
-        return f"intBitsToFloat({x})"
+    def bits2f(self, x: str, t: Type = F32) -> str:
+        return f"intBitsToFloat({x})" if t is F32 else f"int64BitsToDouble({x})"
 
-    def loaded_f32(self, bits: str) -> str:
+    def loaded_f32(self, bits: str, elem: Type = F32) -> str:
         if "float-bits-converted" in self.mutants:  # the integer's value, not its bits
-            return f"float({bits})"
-        return self.bits2f(bits)
+            return f"{self.ty(elem)}({bits})"
+        return self.bits2f(bits, elem)
 
-    def ffma(self, a: str, b: str, c: str) -> str:
+    def ffma(self, a: str, b: str, c: str, t: Type = F32) -> str:
+        if t is F64:
+            raise Unsupported("fma() of f64: Vulkan computes it as a multiply then an add")
         self.helpers.add("fma")
         return f"fma_rn({a}, {b}, {c})"
 
-    def i2f(self, x: str, t: Type) -> str:
-        return f"float({x})"
+    def i2f(self, x: str, t: Type, to: Type = F32) -> str:
+        return f"{self.ty(to)}({x})"
 
     def f2i(self, x: str, t: Type) -> str:
         return f"{self.ty(t)}({x})"
@@ -336,7 +346,7 @@ class GLSL(ShaderDialect):
                   f"layout(std430, set = 0, binding = {PARAMS}) readonly buffer Params "
                   "{ int64_t d[]; } P;"]
         for k, b in enumerate(tr.buffers):
-            elem = self.ty(I32 if b.element is F32 else b.element)
+            elem = self.ty(I32 if b.element is F32 else I64 if b.element is F64 else b.element)
             lines.append(f"layout(std430, set = 0, binding = {FIRST_BUFFER + k}) buffer "
                          f"B{k} {{ {elem} d[]; }} mem{k};")
         lines += [f"shared {self.ty(a.element)} v_{a.name}[{a.length}];"

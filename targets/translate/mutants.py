@@ -126,6 +126,9 @@ MUTANTS: dict[str, tuple[str, str]] = {
     "mul-hi-signed": (
         "CUDA's __mulhi where __umulhi is meant",
         "mul_hi of unsigned values takes the high half of their signed product"),
+    "f64-rounded-through-f32": (
+        "numba-simt's f64-rounded-through-f32 (doubles kept in single precision)",
+        "f64 + - * and fma round their result to float and back"),
     "div-unchecked": (
         "docs/semantics.md: arithmetic",
         "a zero divisor is left to the target's language (WGSL: x / 0 == x, x % 0 == 0) "
@@ -138,7 +141,7 @@ MUTANTS: dict[str, tuple[str, str]] = {
 #: where GLSL's would be a build error)
 C_INTEGER_MUTANTS = ("zext-as-sext", "unsigned-compare-signed", "shr-arithmetic-unsigned",
                      "clz-ctz-zero", "popcount-low-word", "mul-hi-signed",
-                     "narrow-add-unwrapped")
+                     "narrow-add-unwrapped", "f64-rounded-through-f32")
 
 
 def described(names: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str]]:

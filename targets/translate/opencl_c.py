@@ -16,10 +16,10 @@ is `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)`.
 from __future__ import annotations
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, F32, I8, I16, I32, I64, U8, U16, U32, U64, Type
+from difftest.core.ir.types import BOOL, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Type
 
 from .emit import (HEADER, UNCHECKED_SUBGROUPS, Dialect, FunctionEmitter, Translator,
-                   Unsupported, entry_checks, uses_f32)
+                   Unsupported, entry_checks, uses_f32, uses_f64)
 
 #: work-group size of the `subgroup-size-unrequested` mutant (the device picks S)
 MUTANT_GROUP = 64
@@ -34,28 +34,30 @@ class OpenCLC(Dialect):
         self.has_subgroups = subgroups
 
     TYPES = {I8: "char", U8: "uchar", I16: "short", U16: "ushort", I32: "int", U32: "uint",
-             I64: "long", U64: "ulong", BOOL: "int", F32: "float"}
+             I64: "long", U64: "ulong", BOOL: "int", F32: "float", F64: "double"}
     #: literal suffixes of the types that have them (the narrow ones are cast)
     SUFFIX = {I64: "L", U32: "u", U64: "UL"}
 
     def ty(self, t: Type) -> str:
         return self.TYPES[t]
 
-    # f32: binary32 with denormals and NaN (the device's single-precision configuration
-    # says so: targets/device/opencl_runner.py checks), contraction off (the program's
-    # pragma), fma() correctly rounded (OpenCL C requires it of every device)
+    # floats: binary32 and binary64 with denormals and NaN (the device's floating-point
+    # configurations say so: targets/device/opencl_runner.py checks), contraction off
+    # (the program's pragma), fma() correctly rounded (OpenCL C requires it of every
+    # device, for double with cl_khr_fp64); f64 through cl_khr_fp64
     has_f32 = True
+    has_f64 = True
 
-    def flit(self, x: float) -> str:
-        return f"({x.hex()}f)"  # exact: C99's hexadecimal float
+    def flit(self, x: float, t: Type = F32) -> str:
+        return f"({x.hex()}{'f' if t is F32 else ''})"  # exact: C99's hexadecimal float
 
-    def f2bits(self, x: str) -> str:
-        return f"as_int({x})"
+    def f2bits(self, x: str, t: Type = F32) -> str:
+        return f"as_int({x})" if t is F32 else f"as_long({x})"
 
-    def bits2f(self, x: str) -> str:
-        return f"as_float({x})"
+    def bits2f(self, x: str, t: Type = F32) -> str:
+        return f"as_float({x})" if t is F32 else f"as_double({x})"
 
-    def ffma(self, a: str, b: str, c: str) -> str:
+    def ffma(self, a: str, b: str, c: str, t: Type = F32) -> str:
         return f"fma({a}, {b}, {c})"
 
     def uty(self, t: Type) -> str:
@@ -209,6 +211,8 @@ class OpenCLC(Dialect):
     def program(self, tr: Translator, functions: list[str]) -> str:
         prelude = [
             "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable",
+            *(["#pragma OPENCL EXTENSION cl_khr_fp64 : enable"]
+              if uses_f64(tr.program, tr.entry) else []),
             *(["#pragma OPENCL FP_CONTRACT OFF"] if uses_f32(tr.program, tr.entry) else []),
             "typedef struct {",
             "    int kind; long code; int depth; int fdepth;",

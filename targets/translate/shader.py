@@ -16,7 +16,7 @@ one subgroup of S lanes (W < S: a partial subgroup) -- checked at run time.
 from __future__ import annotations
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, F32, I32, I64, Type
+from difftest.core.ir.types import BOOL, F32, F64, I32, I64, Type
 
 from .emit import HEADER, Dialect, FunctionEmitter, Translator, entry_checks
 
@@ -40,8 +40,9 @@ def group_of(wave: int, mutants: frozenset[str], group: int = 0) -> int:
 
 
 def stored(elem: Type) -> Type:
-    """The type a buffer of `elem` holds: an f32's bits as an i32, else the element."""
-    return I32 if elem is F32 else elem
+    """The type a buffer of `elem` holds: a float's bits as an i32 (i64 for an f64), else
+    the element."""
+    return I32 if elem is F32 else I64 if elem is F64 else elem
 
 
 def accessor(kind: str, elem: Type) -> str:
@@ -89,11 +90,12 @@ class ShaderDialect(Dialect):
         else:
             self.accessors.add(("load", stored(elem)))
             got = f"{accessor('ld', elem)}({ref}, {index})"
-        return self.loaded_f32(got) if elem is F32 else got  # an f32 buffer holds bits
+        # a float buffer holds bits
+        return self.loaded_f32(got, elem) if elem.is_float else got
 
-    def loaded_f32(self, bits: str) -> str:
-        """The f32 whose bits a buffer element holds."""
-        return self.bits2f(bits)
+    def loaded_f32(self, bits: str, elem: Type = F32) -> str:
+        """The float whose bits a buffer element holds."""
+        return self.bits2f(bits, elem)
 
     def _load_k(self, tr: Translator, k: int, index: str) -> str:
         if tr.buffers[k].atomic and self.atomics_typed:
@@ -102,8 +104,8 @@ class ShaderDialect(Dialect):
 
     def store(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
               elem: Type) -> None:
-        if elem is F32:
-            value = self.f2bits(value)
+        if elem.is_float:
+            value = self.f2bits(value, elem)
         ks = self._targets(fe, var)
         if len(ks) == 1:
             fe.line(self._store_k(fe.tr, ks[0], index, value))
@@ -201,6 +203,8 @@ class ShaderDialect(Dialect):
                 args.append(self.int_cast(value, I64, p.ty))
             elif p.ty is F32:  # its bits
                 args.append(self.bits2f(self.narrow(value)))
+            elif p.ty is F64:
+                args.append(self.bits2f(value, F64))
             else:
                 args.append(f"({value} != {self.lit(0, I64)})")
         out.append(f"f_{tr.entry}({', '.join(args)});")

@@ -43,12 +43,12 @@ from typing import Any
 
 import numpy as np
 
-from difftest.core import f32
+from difftest.core import f32, f64
 from difftest.core.case import Case
 from difftest.core.errors import NotOnThisMachine
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import F32, I8, I16, I32, I64, U8, U16, U32, U64, Type
-from difftest.core.ir.walk import f32_use, reachable, walk
+from difftest.core.ir.types import F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Type
+from difftest.core.ir.walk import f32_use, f64_use, reachable, walk
 from difftest.core.options import trip_budget
 from difftest.core.reconvergence import MAXIMAL, UNIFORM
 from difftest.core.spirv_opt import RecipeError, flags as spirv_opt_flags
@@ -187,6 +187,24 @@ class _Device:
                    "be asked to round to nearest even)")
         return None, fma, not f.get("denorm_preserve32")
 
+    def doubles(self, glsl: bool) -> str | None:
+        """Why f64 cannot be exact here (None: it can): the device must offer Float64
+        with signed zeros, infinities and NaN and round to nearest even, each asked for
+        through the float controls (subnormals, as f32's: kept where the device can be
+        asked to, else a run that meets one is not checked)."""
+        f = self.props.get("floats", {})
+        if not glsl:
+            return "WGSL has no f64"
+        missing = [what for what, key in (("shaderFloat64", "float64"),
+                                          ("signed zeros, infinities and NaNs",
+                                           "signed_zero_inf_nan64"),
+                                          ("round to nearest even", "rounding_rte64"))
+                   if not f.get(key)]
+        if missing:
+            return (f"the device lacks {' and '.join(missing)} for 64-bit floats "
+                    "(VkPhysicalDeviceFloatControlsProperties)")
+        return None
+
     def summary(self) -> str:
         p = self.props
         why = ("VK_KHR_shader_maximal_reconvergence asked for" if self.maximal else
@@ -283,16 +301,32 @@ class _Vulkan(TranslatedTarget):
 
     @property  # type: ignore[override]
     def capabilities(self) -> frozenset[str]:  # type: ignore[override]
-        exact, _, _ = self._device().floats(self.language == "glsl")
-        return self.base_capabilities | ({"f32"} if exact is None else set())
+        device = self._device()
+        exact, _, _ = device.floats(self.language == "glsl")
+        doubles = exact is None and device.doubles(self.language == "glsl") is None
+        return self.base_capabilities | ({"f32"} if exact is None else set()) \
+            | ({"f64"} if doubles else set())
 
     @property
     def flushes_subnormals(self) -> bool:
         """Whether the device may flush subnormal f32s (a run with one is undefined here:
         difftest.campaign.runner.undefined_in_run)."""
-        return self._device().floats(self.language == "glsl")[2]
+        device = self._device()
+        glsl = self.language == "glsl"
+        return device.floats(glsl)[2] or (device.doubles(glsl) is None and not
+                                          device.props.get("floats", {}).get(
+                                              "denorm_preserve64"))
 
     def unsupported(self, case: Case) -> str | None:
+        doubles = f64_use(case.program, case.entry)
+        if doubles is not None:
+            why = self._device().doubles(self.language == "glsl")
+            if why is not None:
+                return f"f64 ({doubles}): {why}"
+            if any(isinstance(x, n.MathOp) and x.op == "fma" and x.ty is F64
+                   for f in reachable(case.program, case.entry) for x in walk(f.body)):
+                return ("fma() of f64 (Vulkan computes fma as a multiply then an add, and "
+                        "binary64 has no wider type to compute it exactly in)")
         floats = f32_use(case.program, case.entry)
         if floats is None:
             return super().unsupported(case)
@@ -353,6 +387,8 @@ class _Vulkan(TranslatedTarget):
                 buffers.append(device_array(value, p.ty.element))
             elif p.ty is F32:  # its bits
                 params.append(f32.to_bits(float(value)))  # type: ignore[arg-type]
+            elif p.ty is F64:
+                params.append(f64.to_bits(float(value)))  # type: ignore[arg-type]
             else:
                 params.append(int(value))
         params.append(0)  # the zero the `avoid` variants read (opaque_zero)
