@@ -314,11 +314,11 @@ _ALL = (
            "a private array kept once per wave: a store writes the first active lane's "
            "value at its index into every lane's copy"),
     # --- f64 (docs/origins.md, "64-bit floats")
-    Mutant("f64-rounded-through-f32", "numba#5970 / shaderFloat64 emulation", "machine",
+    Mutant("f64-rounded-through-f32", "brian2genn#18", "machine",
            "f64 + - * and fma round their result to f32 on the way (a lowering that keeps "
            "doubles in single-precision registers, or a device without Float64 emulating "
            "it)"),
-    Mutant("f64-spill-low-word", "llvm-project spill of a 64-bit class as 32", "regalloc",
+    Mutant("f64-spill-low-word", "llvm-project#204825", "regalloc",
            "an f64 register is spilled with a 32-bit store: its high word is lost (the low "
            "one sign-extended back on reload)"),
     Mutant("f32-spill-converts", "llvm-project#204825", "regalloc",

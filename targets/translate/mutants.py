@@ -127,7 +127,7 @@ MUTANTS: dict[str, tuple[str, str]] = {
         "CUDA's __mulhi where __umulhi is meant",
         "mul_hi of unsigned values takes the high half of their signed product"),
     "f64-rounded-through-f32": (
-        "numba-simt's f64-rounded-through-f32 (doubles kept in single precision)",
+        "brian2genn#18 (doubles demoted to float in the kernel code)",
         "f64 + - * and fma round their result to float and back"),
     "div-unchecked": (
         "docs/semantics.md: arithmetic",
