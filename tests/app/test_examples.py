@@ -24,7 +24,8 @@ from oracles.oracle import ReferenceTarget
 from ..conftest import EXAMPLES, example_json
 
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt",
-         "workgroup_reduce", "float_rounding", "integer_types", "bit_ops", "private_arrays"]
+         "workgroup_reduce", "float_rounding", "integer_types", "bit_ops", "private_arrays",
+         "double_precision"]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -160,6 +161,23 @@ def test_float_rounding(target: str) -> None:
     exc = out["exception"]
     assert exc["kind"] == "invalid_conversion" and exc["gid"] in (1, 3)
     assert stack(exc) == [("float_rounding", line_of(text, "conv[g] = i32(a)"))]
+
+
+@pytest.mark.parametrize("target", ["reference", "numba-simt"])
+def test_double_precision(target: str) -> None:
+    from difftest.campaign.registry import load_target
+
+    obj = example_json("double_precision")
+    out = (ReferenceTarget() if target == "reference" else load_target(target)).run(
+        case_from_json(obj)).to_json()
+    expected = [2.0 ** -54, 29.0, -1.0, -21474836486.0,  # fma: one rounding
+                0.0, 29.0, -1.0, -21474836486.0,  # x * 10.0 - 1.0: two
+                0.10000000149011612, 3.0, 0.0, -2147483648.0,  # through f32
+                -2147483648.5, -2147483648.5, -2147483648.5, -2147483648.5]  # wave_min
+    assert out["buffers"]["out"] == [struct.unpack("<q", struct.pack("<d", x))[0]
+                                     for x in expected]
+    assert out["buffers"]["ints"] == [0, 3, 0, -2147483648]
+    assert out["status"] == ["completed"] * 4 and out["exception"] is None
 
 
 def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:
