@@ -187,6 +187,11 @@ class _Device:
                    "be asked to round to nearest even)")
         return None, fma, not f.get("denorm_preserve32")
 
+    def subgroup_extended(self) -> bool:
+        """Whether the device's subgroup operations take 8- and 16-bit integers
+        (shaderSubgroupExtendedTypes)."""
+        return bool(self.props.get("ints", {}).get("subgroup_extended"))
+
     def doubles(self, glsl: bool) -> str | None:
         """Why f64 cannot be exact here (None: it can): the device must offer Float64
         with signed zeros, infinities and NaN and round to nearest even, each asked for
@@ -318,6 +323,9 @@ class _Vulkan(TranslatedTarget):
                                               "denorm_preserve64"))
 
     def unsupported(self, case: Case) -> str | None:
+        narrow = self._narrow_wave_op(case)
+        if narrow is not None:
+            return narrow
         doubles = f64_use(case.program, case.entry)
         if doubles is not None:
             why = self._device().doubles(self.language == "glsl")
@@ -339,6 +347,21 @@ class _Vulkan(TranslatedTarget):
                 for f in reachable(case.program, case.entry) for x in walk(f.body)):
             why = fma
         return why
+
+    def _narrow_wave_op(self, case: Case) -> str | None:
+        """Why a GLSL case's wave operation of an 8- or 16-bit integer cannot run here:
+        the device's subgroup operations lack those types (its
+        shaderSubgroupExtendedTypes; GLSL passes them through natively)."""
+        if self.language != "glsl" or self._device().subgroup_extended():
+            return None
+        for f in reachable(case.program, case.entry):
+            for x in walk(f.body):
+                if isinstance(x, n.WaveOp) and x.args and x.args[0].ty is not None \
+                        and x.args[0].ty.is_int and x.args[0].ty.bits < 32:
+                    return (f"{x.op}() of {x.args[0].ty} at line {x.line}: the device's "
+                            "subgroup operations take no 8- or 16-bit integers "
+                            "(shaderSubgroupExtendedTypes)")
+        return None
 
     def device_summary(self) -> str | None:
         return self._device().summary()

@@ -101,3 +101,25 @@ def test_the_integer_examples_agree_on_every_target_that_runs_them(example: str,
         rc = main(["check", str(path), "--target", name])
     assert rc == 0, out.getvalue()
     assert "agree" in out.getvalue() and "disagree" not in out.getvalue()
+
+
+def test_a_device_without_extended_subgroup_types_declines_narrow_wave_ops(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Vulkan device whose subgroup operations take no 8- or 16-bit integers
+    (shaderSubgroupExtendedTypes false) declines a case with one, naming it; with the
+    feature, the same case runs."""
+    from difftest.core.case import case_from_json
+
+    t = target("lavapipe-glsl")
+    case = case_from_json({"kernel": "def k(out: Buffer[u8], x: u8):\n"
+                                     "    out[lane()] = wave_sum(x)\n",
+                           "entry": "k", "launch": {"n": 4, "wave": 4},
+                           "args": {"out": {"dtype": "u8", "data": [0] * 4}, "x": 200}})
+    device = t._device()  # type: ignore[attr-defined]
+    ints = dict(device.props.get("ints", {}))
+    monkeypatch.setitem(device.props, "ints", {**ints, "subgroup_extended": False})
+    why = t.unsupported(case)
+    assert why is not None and "wave_sum() of u8 at line 2" in why \
+        and "shaderSubgroupExtendedTypes" in why
+    monkeypatch.setitem(device.props, "ints", {**ints, "subgroup_extended": True})
+    assert t.unsupported(case) is None
