@@ -65,12 +65,9 @@ def as_float(bits, wide=False):
     return struct.unpack("<f", struct.pack("<i", ((bits + 2**31) % 2**32) - 2**31))[0]
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    argv = sys.argv[1:]
-    data_file = os.path.join(here, "data.json")
-    if argv[:1] == ["--data"] and len(argv) >= 2:
-        data_file, argv = argv[1], argv[2:]
+def setup(here, data_file):
+    """(data, runner module, numpy) for the case in `data_file`, with the environment
+    its runner needs; raises with what is missing."""
     with open(data_file) as f:
         data = json.load(f)
     for key, value in data["env"].items():
@@ -80,38 +77,30 @@ def main():
 
         os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="repro-")
     sys.path.insert(0, here)
-    try:
-        if data.get("setup") == "intel-icd" and not os.environ.get("OCL_ICD_VENDORS"):
-            intel_icd(here)
-        import numpy as np
+    if data.get("setup") == "intel-icd" and not os.environ.get("OCL_ICD_VENDORS"):
+        intel_icd(here)
+    import numpy as np
 
-        runner = importlib.import_module(data["runner"])
-    except Exception as e:  # an ImportError, the Intel runtime's PackageNotFoundError
-        print(f"this reproducer needs {data.get('needs', 'numpy and its runner')}; here: "
-              f"{type(e).__name__}: {e}")
-        return 2
-    # the kernel: this folder's, or the file named on the command line (a reducer's)
-    kernel = argv[0] if argv else os.path.join(here, data["kernel_file"])
-    with open(kernel) as f:
-        source = f.read()
-    arrays = [np.array(a["data"], dtype=a["dtype"]) for a in data["arrays"]]
-    reply, out = runner.handle({**data["header"], "source": source}, arrays)
-    if reply.get("error"):
-        print(f"the device rejected the kernel ({reply['error']}):\n{reply.get('message')}")
-        return 1
-    device = runner.handle({**data["header"], "op": "describe"}, [])[0].get("device", "?")
-    print(f"device: {device}")
+    return data, importlib.import_module(data["runner"]), np
+
+
+def arrays_of(data, np):
+    return [np.array(a["data"], dtype=a["dtype"]) for a in data["arrays"]]
+
+
+def differences(data, out):
+    """What differs from the expected result, one line each (none: it is the expected
+    one)."""
     rows = data["rows"]
     status = out[0][rows["header"]:].reshape(rows["n"], rows["row"]).tolist()
-    differ = 0
+    found = []
     if out[0][0] != 0:
-        differ += 1
-        print(f"{int(out[0][0])} workitem(s) found that their subgroup is not their wave")
+        found.append(f"{int(out[0][0])} workitem(s) found that their subgroup is not their "
+                     "wave")
     for gid, (want, got) in enumerate(zip(data["expected"]["rows"], status)):
         if got[:len(want)] != want:
-            differ += 1
-            print(f"workitem {gid}: expected {describe(want, data['functions'])}, "
-                  f"got {describe(got, data['functions'])}")
+            found.append(f"workitem {gid}: expected {describe(want, data['functions'])}, "
+                         f"got {describe(got, data['functions'])}")
     floats = set(data.get("floats", ()))  # float buffers: bits, any NaN equal to any NaN
     wide = set(data.get("wide_floats", ()))  # those of f64
     for name, index in data["buffers"].items():
@@ -120,14 +109,46 @@ def main():
         for i, (w, g) in enumerate(zip(want, got)):
             f64 = name in wide
             if w != g and not (name in floats and is_nan(w, f64) and is_nan(g, f64)):
-                differ += 1
                 if name in floats:
-                    print(f"{name}[{i}]: expected {as_float(w, f64)!r}, "
-                          f"got {as_float(g, f64)!r}")
+                    found.append(f"{name}[{i}]: expected {as_float(w, f64)!r}, "
+                                 f"got {as_float(g, f64)!r}")
                 else:
-                    print(f"{name}[{i}]: expected {w}, got {g}")
-    if differ:
-        print(f"{differ} difference(s) from the expected result")
+                    found.append(f"{name}[{i}]: expected {w}, got {g}")
+    return found
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    argv = sys.argv[1:]
+    data_file = os.path.join(here, "data.json")
+    if argv[:1] == ["--data"] and len(argv) >= 2:
+        data_file, argv = argv[1], argv[2:]
+    try:
+        data, runner, np = setup(here, data_file)
+    except Exception as e:  # an ImportError, the Intel runtime's PackageNotFoundError
+        needs = "numpy and its runner"
+        try:
+            with open(data_file) as f:
+                needs = json.load(f).get("needs", needs)
+        except (OSError, ValueError):
+            pass
+        print(f"this reproducer needs {needs}; here: {type(e).__name__}: {e}")
+        return 2
+    # the kernel: this folder's, or the file named on the command line (a reducer's)
+    kernel = argv[0] if argv else os.path.join(here, data["kernel_file"])
+    with open(kernel) as f:
+        source = f.read()
+    reply, out = runner.handle({**data["header"], "source": source}, arrays_of(data, np))
+    if reply.get("error"):
+        print(f"the device rejected the kernel ({reply['error']}):\n{reply.get('message')}")
+        return 1
+    device = runner.handle({**data["header"], "op": "describe"}, [])[0].get("device", "?")
+    print(f"device: {device}")
+    found = differences(data, out)
+    for line in found:
+        print(line)
+    if found:
+        print(f"{len(found)} difference(s) from the expected result")
         return 1
     print("no difference: the result is the expected one")
     return 0

@@ -24,6 +24,8 @@ subgroup size. A request may ask for
   driver sees it, checked by spirv-val before and after; the optimizer must keep every
   execution mode (MaximallyReconvergesKHR, the float controls). DIFFTEST_SPIRV_TOOLS
   names the folder of spirv-opt and spirv-val (default: beside this Python, else PATH).
+- `spirv_hex`: a finished module, in hexadecimal (spirv-reduce's candidate), run in place
+  of the GLSL's, through `spirv_mutants` and `spirv_opt` where given.
 
 A `describe` request answers with the device's properties: name, type, driver, subgroup
 sizes, whether it has maximal reconvergence, its float controls
@@ -721,12 +723,19 @@ def spirv_of(glsl: str, maximal: bool = False, floats: bool = False,
             code = maximally_reconverging(code)
         if floats:
             code = float_controlled(code, device().properties["floats"])
-        if mutants:
-            code = mutated(code, list(mutants))
-        if optimizer:
-            code = optimized(code, list(optimizer))
-        _SPIRV[key] = code
+        _SPIRV[key] = through_optimizer(code, optimizer, mutants)
     return _SPIRV[key]
+
+
+def through_optimizer(code: bytes, optimizer: tuple[str, ...] = (),
+                      mutants: tuple[str, ...] = ()) -> bytes:
+    """`code` through the mutated passes `mutants` and spirv-opt with `optimizer`'s flags
+    (each where given)."""
+    if mutants:
+        code = mutated(code, list(mutants))
+    if optimizer:
+        code = optimized(code, list(optimizer))
+    return code
 
 
 def run(glsl: str, bindings: list[np.ndarray], groups: tuple[int, int],
@@ -747,10 +756,13 @@ def handle(header: dict, arrays: list[np.ndarray], built=lambda *_: None
         return {"error": "internal", "message": f"{device().name} has no {MAXIMAL_EXTENSION}: "
                 "maximal reconvergence cannot be asked for"}, []
     start = time.perf_counter()
+    optimizer = tuple(header.get("spirv_opt", ())), tuple(header.get("spirv_mutants", ()))
     try:
-        spirv = spirv_of(header["source"], maximal, bool(header.get("f32")),
-                         tuple(header.get("spirv_opt", ())),
-                         tuple(header.get("spirv_mutants", ())))
+        if "spirv_hex" in header:  # a finished module (spirv-reduce's candidate), then
+            # the optimizer, where asked
+            spirv = through_optimizer(bytes.fromhex(header["spirv_hex"]), *optimizer)
+        else:
+            spirv = spirv_of(header["source"], maximal, bool(header.get("f32")), *optimizer)
     except CompileError as e:
         return {"error": "build", "message": str(e)}, []
     except OptimizerError as e:

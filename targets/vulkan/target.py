@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import glob
 import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -498,13 +499,18 @@ class GlslTarget(_Vulkan):
 
     def reproducer(self, case: Case, options: dict[str, Any], expected: Any
                    ) -> dict[str, str]:
-        """With the optimizer on, also the optimizer's input (the front end's module,
-        patched as the runner patches it: `optimizer_input.spvasm`) and its flags
-        (`optimizer_flags.txt`): what a SPIRV-Tools maintainer reads."""
+        """With the optimizer on (or a mutated pass), also the optimizer's input (the
+        front end's module, patched as the runner patches it: `optimizer_input.spvasm`),
+        its flags (`optimizer_flags.txt`) and `spirv_reduce.py`, which reduces that
+        module with spirv-reduce, the run on the driver its test: what a SPIRV-Tools
+        maintainer reads."""
         files = super().reproducer(case, options, expected)
         on = _optimizer_flags(options)
-        if on:
+        passes = [m for m in options.get("mutants", ()) if m in SPIRV_MUTANTS]
+        if on or passes:
             files.update(self._optimizer_input(case, options, on))
+            here = Path(__file__).parent.parent / "device" / "spirv_reduce.py"
+            files["spirv_reduce.py"] = here.read_text()
         return files
 
     def _optimizer_input(self, case: Case, options: dict[str, Any], on: list[str]

