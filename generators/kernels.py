@@ -653,6 +653,14 @@ class _Gen:
             return f"{'wave_sum' if op == 'ballot' else op}({x})", want
         if op == "ballot":
             c = self.cond(fn, sub)
+            k = self.pick(("plain", "plain", "function", "function", "of_value"))
+            if k != "plain":  # a ballot function (n.BALLOT_FUNCTIONS): of a ballot, or
+                # of any i64 (bits past the wave's lanes: masked off)
+                f = self.pick(n.BALLOT_FUNCTIONS)
+                arg = f"ballot({c})" if k == "function" else \
+                    self.int_expr(fn, I64, sub, "dyn")[0]
+                got = f"i32({f}({arg}))" if f == "inverse_ballot" else f"{f}({arg})"
+                return (got, I32) if want is I32 else (f"i64({got})", I64)
             if want is I64:
                 return f"ballot({c})", I64
             # an i32 keeps the low word (lanes 0-31) or the high one (lanes 32-63): both

@@ -1026,6 +1026,8 @@ class _Run:
         done, args = self._args(act, e.args, lanes)
         ty = e.ty
         assert ty is not None
+        if e.op in n.BALLOT_FUNCTIONS:
+            return done, self._ballot_function(e.op, args[0], done % self.wave)
         if ty.is_int:
             self.edges.note_int_function(args, ty)
             return done, self._int_math(e.op, args, ty)
@@ -1037,6 +1039,29 @@ class _Run:
             return done, np.array(out, dtype=_dtype(ty))
         self.edges.note_f32_minmax(args[0], args[1])
         return done, _f32_pick(args[0], args[1], smaller=e.op == "min")
+
+    def _ballot_function(self, op: str, ballot: Array, lane: Array) -> Array:
+        """The ballot functions (docs/semantics.md, "Ballot arithmetic"): of the wave's W
+        bits of each lane's ballot, relative to the lane's own index; a find of no bit
+        is -1."""
+        mask = (1 << self.wave) - 1
+        out = []
+        for b, l in zip(ballot.tolist(), lane.tolist()):
+            m = (b % (1 << 64)) & mask
+            if op == "inverse_ballot":
+                out.append((m >> l) & 1 == 1)
+            elif op == "ballot_bit_count":
+                out.append(m.bit_count())
+            elif op == "ballot_inclusive_bit_count":
+                out.append((m & ((2 << l) - 1)).bit_count())
+            elif op == "ballot_exclusive_bit_count":
+                out.append((m & ((1 << l) - 1)).bit_count())
+            elif op == "ballot_find_lsb":
+                out.append((m & -m).bit_length() - 1)
+            else:
+                assert op == "ballot_find_msb", op
+                out.append(m.bit_length() - 1)
+        return np.array(out, dtype=np.bool_ if op == "inverse_ballot" else np.int64)
 
     @staticmethod
     def _int_math(op: str, args: list[Array], ty: Type) -> Array:

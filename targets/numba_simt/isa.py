@@ -143,6 +143,8 @@ class Op(enum.IntEnum):
     # --- cross-lane, writing the destination like arithmetic (masked or all by wm)
     READFIRST = 70     # V[d] = V[a][first lane with EXEC set]
     SHUFFLE = 71       # V[d][l] = V[a][V[b][l]] if 0 <= V[b][l] < W else 0
+    BALLOT_FN = 72     # V[d][l] = ballot function imm (BALLOT_FUNCTIONS' index) of the wave's
+                       # W bits of V[a][l], relative to lane l: lane-local
     # --- spills (slot in imm); wm 1 moves all lanes, as spills must
     SPILL = 80         # S[imm] = V[a]   (c = 1: the f32 V[a] converted to an integer,
                        # truncated and saturated, as a float-to-int move would; c = 2:
@@ -219,7 +221,7 @@ WRITES_VREG = frozenset(
      Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.RELOAD,
      Op.FADD, Op.FSUB, Op.FMUL, Op.FFMA, Op.FMIN, Op.FMAX, Op.FCMP_EQ, Op.FCMP_NE,
      Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE, Op.CVT_IF, Op.CVT_FI, Op.WWM_FMIN,
-     Op.WWM_FMAX, Op.CVT_ID, Op.CVT_FD, Op.CVT_DF, Op.CVT_DI, Op.SELECT}
+     Op.WWM_FMAX, Op.CVT_ID, Op.CVT_FD, Op.CVT_DF, Op.CVT_DI, Op.SELECT, Op.BALLOT_FN}
     | INT_FUNCTIONS_A | INT_FUNCTIONS_AB
 )
 #: the uniform values lowering may write to all lanes (`uniform_writes=all_lanes`)

@@ -313,6 +313,11 @@ _ALL = (
     Mutant("private-array-uniform", "llvm-project#217029", "lower",
            "a private array kept once per wave: a store writes the first active lane's "
            "value at its index into every lane's copy"),
+    # --- the subgroup vocabulary (docs/origins.md)
+    Mutant("ballot-exclusive-includes-lane", "subgroupBallotExclusiveBitCount", "lower",
+           "ballot_exclusive_bit_count counts the lane's own bit too (the inclusive count)"),
+    Mutant("ballot-find-msb-low-half", "uvec4 ballots read as one 32-bit word", "machine",
+           "ballot_find_msb of a 64-lane ballot looks at its low 32 bits only"),
     # --- f64 (docs/origins.md, "64-bit floats")
     Mutant("f64-rounded-through-f32", "brian2genn#18", "machine",
            "f64 + - * and fma round their result to f32 on the way (a lowering that keeps "
@@ -338,7 +343,8 @@ MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
                                  "scratch-per-workgroup": 128,
                                  "f32-denormals-flushed": 256, "f32-min-propagates-nan": 512,
                                  "f32-to-int-saturates": 1024, "clz-ctz-zero": 2048,
-                                 "popcount-low-word": 4096, "f64-rounded-through-f32": 8192}
+                                 "popcount-low-word": 4096, "f64-rounded-through-f32": 8192,
+                                 "ballot-find-msb-low-half": 16384}
 
 _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
 _RUNTIME = ("runtime", "trampoline", "pool")

@@ -297,6 +297,9 @@ class CudaC(OpenCLC):
             return "true" if value else "false"
         return super().lit(value, t)
 
+    def ballot_function(self, fe: FunctionEmitter, op: str, m: str) -> str | None:
+        return None  # CUDA has none: __popcll and __ffsll of the masked ballot
+
     def bit_count(self, fe: FunctionEmitter, op: str, x: str, t: Type) -> str | None:
         # CUDA's intrinsics, 32- and 64-bit (warpsim.h defines them for the CPU)
         ll = "ll" if t is U64 else ""

@@ -246,6 +246,13 @@ class Dialect:
         """`a * b + c` rounded once."""
         raise NotImplementedError
 
+    def ballot_function(self, fe: FunctionEmitter, op: str, m: str) -> str | None:
+        """The dialect's own subgroup function `op` (one of n.BALLOT_FUNCTIONS but
+        inverse_ballot, whose argument the subgroup functions want uniform) of the u64
+        wave-masked ballot `m`, as an i32 (None: composed of bit counts instead; a find
+        of no bit is guarded by the caller)."""
+        return None
+
     def i2f(self, x: str, t: Type, to: Type = F32) -> str:
         """An integer of type t (or the other float type) rounded to the nearest float
         of type `to`."""
@@ -967,6 +974,8 @@ class FunctionEmitter:
     def e_MathOp(self, e: n.MathOp) -> str:
         d = self.d
         args = [self.expr(a) for a in e.args]
+        if e.op in n.BALLOT_FUNCTIONS:
+            return self._ballot_function(e.op, args[0])
         if e.ty is not None and e.ty.is_int:
             return self._int_function(e, args, e.ty)
         fl = e.ty
@@ -1049,6 +1058,48 @@ class FunctionEmitter:
             counted = self.temp(ut, d.select(f"({u} == {d.lit(0, ut)})", d.lit(w - 1, ut),
                                              counted))  # the mutant: of 0, width - 1
         return self.temp(ty, self.widen(counted, ut, ty))
+
+    def _ballot_function(self, op: str, ballot: str) -> str:
+        """A ballot function (docs/semantics.md, "Ballot arithmetic") of the wave's W bits
+        of `ballot`: the dialect's own subgroup function where it has one
+        (`d.ballot_function`; the value masked to the wave first, a find of no bit
+        guarded), else composed of the bit counts; relative to the workitem's lane."""
+        d = self.d
+        w = self.tr.wave
+        mask = d.lit((1 << w) - 1 if w < 64 else (1 << 64) - 1, U64)
+        m = self.temp(U64, f"({self.widen(ballot, I64, U64)} & {mask})")
+        lane = self.temp(U64, self.widen(f"{self.c}lane", I32, U64))
+        if op == "ballot_exclusive_bit_count" and "ballot-exclusive-includes-lane" \
+                in self.mutants:
+            op = "ballot_inclusive_bit_count"  # the mutant: the lane's own bit counted
+        one = d.lit(1, U64)
+        if op == "inverse_ballot":
+            return self.temp(BOOL, f"((({m} >> {d.shift_amount(lane, U64, 64)}) & {one}) "
+                                   f"!= {d.lit(0, U64)})")
+        none = f"({m} == {d.lit(0, U64)})"
+        own = d.ballot_function(self, op, m)
+        if own is not None:
+            got = self.temp(I32, own)
+            if op in ("ballot_find_lsb", "ballot_find_msb"):
+                got = self.temp(I32, d.select(none, d.lit(-1, I32), got))
+            return got
+        if op in ("ballot_inclusive_bit_count", "ballot_exclusive_bit_count"):
+            top = lane if op == "ballot_exclusive_bit_count" else \
+                self.temp(U64, f"({lane} + {one})")
+            # the lanes below `top` (all 64 where top is 64: no shift by the width)
+            below = self.temp(U64, d.select(f"({top} == {d.lit(64, U64)})",
+                                            d.lit((1 << 64) - 1, U64),
+                                            f"(({one} << {d.shift_amount(top, U64, 64)}) "
+                                            f"- {one})"))
+            m = self.temp(U64, f"({m} & {below})")
+        if op in ("ballot_bit_count", "ballot_inclusive_bit_count",
+                  "ballot_exclusive_bit_count"):
+            return self.temp(I32, d.int_cast(self._bits64("popcount", m), U64, I32))
+        if op == "ballot_find_lsb":
+            found = d.int_cast(self._bits64("ctz", m), U64, I32)
+        else:
+            found = f"({d.lit(63, I32)} - {d.int_cast(self._bits64('clz', m), U64, I32)})"
+        return self.temp(I32, d.select(none, d.lit(-1, I32), found))
 
     def _bits64(self, op: str, u: str) -> str:
         """popcount, clz, ctz, bit_reverse of the u64 `u`: the dialect's own, else from

@@ -308,6 +308,14 @@ class GLSL(ShaderDialect):
     def let_ballot(self, name: str, predicate: str) -> str:
         return f"uvec4 {name} = subgroupBallot({predicate});"
 
+    def ballot_function(self, fe: FunctionEmitter, op: str, m: str) -> str | None:
+        fn = {"ballot_bit_count": "subgroupBallotBitCount",
+              "ballot_inclusive_bit_count": "subgroupBallotInclusiveBitCount",
+              "ballot_exclusive_bit_count": "subgroupBallotExclusiveBitCount",
+              "ballot_find_lsb": "subgroupBallotFindLSB",
+              "ballot_find_msb": "subgroupBallotFindMSB"}[op]
+        return f"int({fn}(uvec4(uint({m}), uint({m} >> 32), 0u, 0u)))"
+
     def ballot_bit(self, ballot: str, index: str) -> str:
         return f"subgroupBallotBitExtract({ballot}, {index})"
 

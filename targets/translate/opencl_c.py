@@ -163,6 +163,16 @@ class OpenCLC(Dialect):
             fe.line(f"atom_add((volatile __local ulong*)({ref} + {index}), (ulong){value});")
 
     # ------------------------------------------------------------------- subgroups
+    def ballot_function(self, fe: FunctionEmitter, op: str, m: str) -> str | None:
+        if not self.has_subgroups:
+            return None
+        fn = {"ballot_bit_count": "sub_group_ballot_bit_count",
+              "ballot_inclusive_bit_count": "sub_group_ballot_inclusive_scan",
+              "ballot_exclusive_bit_count": "sub_group_ballot_exclusive_scan",
+              "ballot_find_lsb": "sub_group_ballot_find_lsb",
+              "ballot_find_msb": "sub_group_ballot_find_msb"}[op]
+        return f"((int){fn}((uint4)((uint){m}, (uint)({m} >> 32), 0u, 0u)))"
+
     def wave_op(self, fe: FunctionEmitter, e: n.WaveOp, args: list[str]) -> str:
         if not self.has_subgroups:
             return super().wave_op(fe, e, args)

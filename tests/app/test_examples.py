@@ -25,7 +25,7 @@ from ..conftest import EXAMPLES, example_json
 
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt",
          "workgroup_reduce", "float_rounding", "integer_types", "bit_ops", "private_arrays",
-         "double_precision"]
+         "double_precision", "ballot_arithmetic"]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -178,6 +178,21 @@ def test_double_precision(target: str) -> None:
                                      for x in expected]
     assert out["buffers"]["ints"] == [0, 3, 0, -2147483648]
     assert out["status"] == ["completed"] * 4 and out["exception"] is None
+
+
+@pytest.mark.parametrize("target", ["reference", "numba-simt"])
+def test_ballot_arithmetic(target: str) -> None:
+    from difftest.campaign.registry import load_target
+
+    obj = example_json("ballot_arithmetic")
+    out = (ReferenceTarget() if target == "reference" else load_target(target)).run(
+        case_from_json(obj)).to_json()
+    assert out["buffers"]["out"] == ([3] * 8  # the header's values
+                                     + [1, 1, 1, 2, 2, 2, 3, 3]
+                                     + [0, 1, 1, 1, 2, 2, 2, 3]
+                                     + [0, -1, 1, 0, -1, -1, 5, 0]
+                                     + [7, -1, 2, 7, -1, -1, 6, 0]
+                                     + [1, 0, 1, 1, 0, 0, 1, 0])
 
 
 def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:

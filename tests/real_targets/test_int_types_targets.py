@@ -77,7 +77,8 @@ def test_private_arrays_run_as_the_semantics_says(name: str, tmp_path: Path) -> 
     assert ran >= (8 if name.endswith("wgsl") else len(ARRAYS))
 
 
-@pytest.mark.parametrize("example", ["integer_types", "bit_ops", "private_arrays"])
+@pytest.mark.parametrize("example", ["integer_types", "bit_ops", "private_arrays",
+                                     "ballot_arithmetic"])
 @pytest.mark.parametrize("name", ("numba-simt", "reference") + TARGETS)
 def test_the_integer_examples_agree_on_every_target_that_runs_them(example: str,
                                                                     name: str) -> None:

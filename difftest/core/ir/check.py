@@ -767,6 +767,12 @@ class _FunctionChecker:
         args = tuple(self.expr(a, d) for a in e.args)
         first = args[0].ty
         assert first is not None
+        if e.op in n.BALLOT_FUNCTIONS:
+            ballot = adapted(args[0], I64)
+            if ballot.ty is None or not assignable(ballot.ty, I64):
+                raise self.error(f"argument of {e.op}() must be a ballot (i64), got "
+                                 f"{ballot.ty}" + _narrowing_hint(first, I64), e.line)
+            return n.replace(e, args=(ballot,), ty=BOOL if e.op == "inverse_ballot" else I32)
         if e.op in ("min", "max", "abs") and first.is_float:
             args = (args[0],) + tuple(self.float_expr(a, d, f"argument of {e.op}()", first)
                                       for a in e.args[1:])

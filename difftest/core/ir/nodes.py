@@ -53,7 +53,16 @@ FLOAT_WAVE_OPS = ("readfirstlane", "shuffle", "wave_min", "wave_max")
 #: `min`, `max` and `abs` floats or integers (docs/semantics.md, "32-bit floats"), the
 #: bit operations integers ("Bit operations")
 MATH_OPS = {"fma": 3, "min": 2, "max": 2, "abs": 1, "popcount": 1, "clz": 1, "ctz": 1,
-            "bit_reverse": 1, "rotate_left": 2, "rotate_right": 2, "mul_hi": 2}
+            "bit_reverse": 1, "rotate_left": 2, "rotate_right": 2, "mul_hi": 2,
+            "ballot_bit_count": 1, "ballot_inclusive_bit_count": 1,
+            "ballot_exclusive_bit_count": 1, "ballot_find_lsb": 1, "ballot_find_msb": 1,
+            "inverse_ballot": 1}
+#: the ballot functions: of a ballot (an i64 of lane bits), the wave's bits of it only
+#: (lanes 0..W-1), the counts and the lane test relative to the workitem's own lane
+#: (docs/semantics.md, "Ballot arithmetic"): lane-local, no other lane is read
+BALLOT_FUNCTIONS = ("ballot_bit_count", "ballot_inclusive_bit_count",
+                    "ballot_exclusive_bit_count", "ballot_find_lsb", "ballot_find_msb",
+                    "inverse_ballot")
 #: the bit operations: of one integer, its type's result
 BIT_OPS = ("popcount", "clz", "ctz", "bit_reverse")
 #: the rotations: of an integer by an amount of any integer type (masked to the width)

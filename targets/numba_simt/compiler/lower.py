@@ -831,6 +831,15 @@ class _Lowerer:
 
     def e_MathOp(self, e: n.MathOp) -> int:
         args = [self.expr(a) for a in e.args]
+        if e.op in n.BALLOT_FUNCTIONS:  # lane-local: one machine op, the lane its own
+            assert e.ty is not None
+            v = self.vreg(e.ty)
+            fn = n.BALLOT_FUNCTIONS.index(e.op)
+            if e.op == "ballot_exclusive_bit_count" \
+                    and self.mutants.on("ballot-exclusive-includes-lane"):
+                fn = n.BALLOT_FUNCTIONS.index("ballot_inclusive_bit_count")
+            self.emit(Op.BALLOT_FN, d=v, a=args[0], imm=fn)
+            return v
         if e.ty is not None and e.ty.is_int:  # an integer function of the result's kind
             v = self.vreg(e.ty)
             if e.op == "mul_hi" and self._mistaken("mul-hi-signed", e.ty):

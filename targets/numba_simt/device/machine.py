@@ -124,6 +124,8 @@ FLAG_CVT_SATURATE = 1024   # f32-to-int-saturates: CVT_FI clamps (NaN to 0) inst
 #                            faulting
 FLAG_CLZ_ZERO = 2048       # clz-ctz-zero: CLZ and CTZ of 0 give the width minus one
 FLAG_POPC_LOW = 4096       # popcount-low-word: POPCOUNT of 64 bits counts the low 32
+FLAG_MSB_LOW_HALF = 16384  # ballot-find-msb-low-half: ballot_find_msb of a 64-lane ballot
+#                            looks at its low 32 bits only
 FLAG_F64_NARROW = 8192     # f64-rounded-through-f32: f64 + - * fma round their result to
 #                            f32 first (a lowering that keeps doubles in float registers)
 
@@ -150,7 +152,7 @@ _SELECT, _CHECK = 37, 38
 _MGET, _MSET, _MCOND, _MANDN, _MOR, _MAND, _MCLR, _KILL = range(40, 48)
 _JMP, _JZE, _JZM, _HALT, _TRIP, _DEOPT, _BARRIER = 50, 51, 52, 53, 54, 55, 56
 _SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = range(60, 69)
-_RFL, _SHUF, _SPILL, _RELOAD = 70, 71, 80, 81
+_RFL, _SHUF, _BALLOT, _SPILL, _RELOAD = 70, 71, 72, 80, 81
 _FADD, _FSUB, _FMUL, _FFMA, _FMIN, _FMAX = range(90, 96)
 _FEQ, _FNE, _FLT, _FLE, _FGT, _FGE, _CVTIF, _CVTFI, _WFMIN, _WFMAX = range(96, 106)
 _CVTID, _CVTFD, _CVTDF, _CVTDI = range(106, 110)
@@ -174,7 +176,8 @@ _LITERALS = {
     "TRIP": _TRIP, "DEOPT": _DEOPT, "BARRIER": _BARRIER,
     "SET_INACTIVE": _SETI, "WWM_SUM": _WSUM, "WWM_MIN": _WMIN, "WWM_MAX": _WMAX,
     "WWM_OR": _WOR, "WWM_AND": _WAND, "WWM_BALLOT": _WBAL, "WWM_SCAN_EXCL": _WSCX,
-    "WWM_SCAN_INCL": _WSCI, "READFIRST": _RFL, "SHUFFLE": _SHUF, "SPILL": _SPILL,
+    "WWM_SCAN_INCL": _WSCI, "READFIRST": _RFL, "SHUFFLE": _SHUF, "BALLOT_FN": _BALLOT,
+    "SPILL": _SPILL,
     "RELOAD": _RELOAD, "FADD": _FADD, "FSUB": _FSUB, "FMUL": _FMUL, "FFMA": _FFMA,
     "FMIN": _FMIN, "FMAX": _FMAX, "FCMP_EQ": _FEQ, "FCMP_NE": _FNE, "FCMP_LT": _FLT,
     "FCMP_LE": _FLE, "FCMP_GT": _FGT, "FCMP_GE": _FGE, "CVT_IF": _CVTIF, "CVT_FI": _CVTFI,
@@ -209,7 +212,7 @@ _FORMS = {
     Op.WWM_SUM: "vv--b", Op.WWM_MIN: "vv--b",
     Op.WWM_MAX: "vv--b", Op.WWM_OR: "vv---", Op.WWM_AND: "vv---", Op.WWM_BALLOT: "vv---",
     Op.WWM_SCAN_EXCL: "vv--b", Op.WWM_SCAN_INCL: "vv--b", Op.READFIRST: "vv---",
-    Op.SHUFFLE: "vvv--", Op.SPILL: "-v--s", Op.RELOAD: "v---s",
+    Op.SHUFFLE: "vvv--", Op.BALLOT_FN: "vv---", Op.SPILL: "-v--s", Op.RELOAD: "v---s",
     Op.FADD: "vvv--", Op.FSUB: "vvv--", Op.FMUL: "vvv--", Op.FFMA: "vvvv-", Op.FMIN: "vvv--",
     Op.FMAX: "vvv--", Op.FCMP_EQ: "vvv--", Op.FCMP_NE: "vvv--", Op.FCMP_LT: "vvv--",
     Op.FCMP_LE: "vvv--", Op.FCMP_GT: "vvv--", Op.FCMP_GE: "vvv--", Op.CVT_IF: "vv--b",
@@ -237,7 +240,7 @@ _FLAG_OPS = {
               Op.FCMP_EQ, Op.FCMP_NE, Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE,
               Op.CVT_IF, Op.CVT_ID, Op.CVT_FD, Op.CVT_DF, Op.POPCOUNT, Op.CLZ, Op.CTZ,
               Op.BIT_REVERSE, Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN, Op.MAX,
-              Op.ABS, Op.SELECT),
+              Op.ABS, Op.SELECT, Op.BALLOT_FN),
     _WRAPS: (Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.WRAP, Op.POPCOUNT,
              Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI,
              Op.ABS),
@@ -860,6 +863,31 @@ def _issue(launch, memory, results, state, nxt, ntrace, total_steps, resident,
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _ballot_fn(fn, b, l, W, quirks):  # type: ignore[no-untyped-def]
+    """Ballot function `fn` (isa.BALLOT_FN's imm: bit_count, inclusive and exclusive
+    count, find_lsb, find_msb, inverse) of the wave's W bits of b, for lane l; a find of
+    no bit is -1."""
+    m = b
+    if W < 64:
+        m &= (np.int64(1) << W) - 1
+    if fn == 1 or fn == 2:  # the lanes up to l (inclusive) or below it
+        top = l + 1 if fn == 1 else l
+        if top < 64:
+            m &= (np.int64(1) << top) - 1
+    if fn <= 2:
+        return _popc(m)
+    if fn == 5:
+        return (m >> l) & 1
+    if (quirks & FLAG_MSB_LOW_HALF) != 0 and W == 64 and fn == 4:
+        m &= np.int64(0xFFFFFFFF)  # the mutant: the low half's alone
+    if m == 0:
+        return np.int64(-1)
+    if fn == 3:
+        return _ctz(m)
+    return 63 - _clz(m)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _elementwise(op, V, S, G, rd, ra, rb, c, vo, so, imm, ex, W, base, wave, gw, k,
                  params, local_bases, quirks):  # type: ignore[no-untyped-def]
     """The element-wise ops (_MASKED) numbered below the f32 ones, every lane of V[rd] (the
@@ -972,6 +1000,9 @@ def _elementwise(op, V, S, G, rd, ra, rb, c, vo, so, imm, ex, W, base, wave, gw,
             V[rd, l] = x
     elif op == _SELECT:
         _select(V, rd, ra, rb, vo + c, W)
+    elif op == _BALLOT:
+        for l in range(W):
+            V[rd, l] = _ballot_fn(imm, V[ra, l], l, W, quirks)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")

@@ -65,7 +65,7 @@ NOT_STARTED, PAUSED = -1, -2
  K_M_ANDN, K_LOAD, K_JMP, K_TRIP, K_LEN, K_UNARY, K_LANEID, K_GID, K_STORE, K_DIVREM,
  K_HALT, K_WAVE_OP, K_M_AND, K_WAVEID, K_KILL, K_PARAM, K_JZ_MASK, K_ALLOC, K_FAIL,
  K_LOCALID, K_GROUPID, K_GROUPSIZE, K_BARRIER, K_FMA, K_CVT, K_CANNOT, K_OUTSIDE, K_SELECT,
- K_CHECK_INDEX, K_FMA64, K_CVT64) = range(40)
+ K_CHECK_INDEX, K_FMA64, K_CVT64, K_BALLOT) = range(41)
 
 _UNS = 256  # isa.UNSIGNED (literal: numba's cache keys on this file)
 _U64 = 64 + _UNS
@@ -210,6 +210,29 @@ def _fma(x, y, z):  # type: ignore[no-untyped-def]
             if box.view(np.int64)[0] & 1 == 0:
                 s = np.nextafter(s, np.inf if err > 0.0 else -np.inf)
     return np.float32(s)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _ballot_fn(fn, b, lane, W):  # type: ignore[no-untyped-def]
+    """isa.BALLOT_FN: function `fn` (bit count, inclusive and exclusive count, find_lsb,
+    find_msb, inverse) of the wave's W bits of b for `lane`, in plain loops (machine.py
+    computes it another way); a find of no bit is -1."""
+    m = b
+    if W < 64:
+        m &= (np.int64(1) << W) - 1
+    if fn == 5:
+        return (m >> lane) & 1
+    top = 64 if fn == 0 else lane + 1 if fn == 1 else lane if fn == 2 else 64
+    count = np.int64(0)
+    first = np.int64(-1)
+    last = np.int64(-1)
+    for i in range(top):
+        if (m >> i) & 1:
+            count += 1
+            if first < 0:
+                first = i
+            last = i
+    return count if fn <= 2 else first if fn == 3 else last
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -715,6 +738,11 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
                 if (write >> lane) & 1:
                     regs[lane, d] = _bits(_fma(_f(regs[lane, a]), _f(regs[lane, b]),
                                                _f(regs[lane, c])))
+        elif kind == K_BALLOT:  # lane-local, relative to the lane; of the wave's W bits
+            W = regs.shape[0]
+            for lane in range(lo, hi):
+                if (write >> lane) & 1:
+                    regs[lane, d] = _ballot_fn(imm, regs[lane, a], lane, W)
         elif kind == K_FMA64:
             c = code[pc - 1, C_C]
             for lane in range(lo, hi):

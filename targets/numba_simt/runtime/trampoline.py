@@ -291,7 +291,7 @@ _KINDS = {
     Op.WAVEID: K_WAVEID, Op.KILL: K_KILL, Op.PARAM: K_PARAM, Op.JZ_MASK: K_JZ_MASK,
     Op.ALLOC: K_ALLOC, Op.FAIL: K_FAIL, Op.LOCALID: K_LOCALID, Op.GROUPID: K_GROUPID,
     Op.GROUPSIZE: K_GROUPSIZE, Op.BARRIER: K_BARRIER, Op.FFMA: K_FMA, Op.CVT_FI: K_CVT,
-    Op.CVT_DI: host_loop.K_CVT64,
+    Op.CVT_DI: host_loop.K_CVT64, Op.BALLOT_FN: host_loop.K_BALLOT,
     Op.SELECT: K_SELECT, Op.CHECK_INDEX: K_CHECK_INDEX,
     **{op: K_BINARY for op in (Op.ADD, Op.SUB, Op.MUL, Op.AND, Op.OR, Op.XOR, Op.SHL,
                                Op.SHR, Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE,
@@ -317,7 +317,7 @@ _ROLES = {K_BINARY: "vvv", K_MOVI: "v", K_SETEXEC: "-m", K_M_OR: "mmm", K_GETEXE
           K_DIVREM: "vvv", K_M_AND: "mmm", K_WAVEID: "v", K_PARAM: "v", K_JZ_MASK: "-m",
           K_ALLOC: "vv", K_FAIL: "-v", K_WAVE_OP: "vvv", K_LOCALID: "v", K_GROUPID: "v",
           K_GROUPSIZE: "v", K_FMA: "vvvv", K_CVT: "vv", K_SELECT: "vvvv",
-          host_loop.K_FMA64: "vvvv", host_loop.K_CVT64: "vv",
+          host_loop.K_FMA64: "vvvv", host_loop.K_CVT64: "vv", host_loop.K_BALLOT: "vv",
           K_CHECK_INDEX: "-v"}  # the others name no register
 # the op column: what an arithmetic or wave instruction computes
 _OPS = {Op.ADD: host_loop.A_ADD, Op.SUB: host_loop.A_SUB, Op.MUL: host_loop.A_MUL,
