@@ -314,9 +314,9 @@ _ALL = (
            "a private array kept once per wave: a store writes the first active lane's "
            "value at its index into every lane's copy"),
     # --- the subgroup vocabulary (docs/origins.md)
-    Mutant("ballot-exclusive-includes-lane", "subgroupBallotExclusiveBitCount", "lower",
+    Mutant("ballot-exclusive-includes-lane", "Nabla#46", "lower",
            "ballot_exclusive_bit_count counts the lane's own bit too (the inclusive count)"),
-    Mutant("ballot-find-msb-low-half", "uvec4 ballots read as one 32-bit word", "machine",
+    Mutant("ballot-find-msb-low-half", "quadrants#676", "machine",
            "ballot_find_msb of a 64-lane ballot looks at its low 32 bits only"),
     # --- f64 (docs/origins.md, "64-bit floats")
     Mutant("f64-rounded-through-f32", "brian2genn#18", "machine",
