@@ -649,7 +649,7 @@ class _Gen:
         if want is not I32 and want is not I64:  # another integer type: exactly it
             x = self.t_expr(fn, want, sub)
             if op == "shuffle":
-                return f"shuffle({x}, {self.pick(('lane() ^ 1', '0', 'lane() + 1'))})", want
+                return self.shuffled(fn, x, sub), want
             return f"{'wave_sum' if op == 'ballot' else op}({x})", want
         if op == "ballot":
             c = self.cond(fn, sub)
@@ -674,11 +674,24 @@ class _Gen:
             if wide:
                 x, tx = f"({x}{wide})", I64
         if op == "shuffle":
+            return self.shuffled(fn, x, sub), tx
+        return f"{op}({x})", tx
+
+    def shuffled(self, fn: _Fn, x: str, sub: int) -> str:
+        """`x` moved between lanes: `shuffle` from a lane, or a shuffle relative to the
+        lane (`shuffle_xor`, `shuffle_up`, `shuffle_down`) by a constant (past the wave
+        too), by the lane, or by any expression."""
+        k = self.pick(("shuffle", "shuffle", "shuffle_xor", "shuffle_up", "shuffle_down"))
+        if k == "shuffle":
             src = self.pick(("lane() ^ 1", "0", "lane() + 1", "expr", "lane() - 1"))
             if src == "expr":
                 src, _ = self.int_expr(fn, I32, sub)
-            return f"shuffle({x}, {src})", tx
-        return f"{op}({x})", tx
+            return f"shuffle({x}, {src})"
+        amount = self.pick(("1", "2", "lane()", "expr", "3", "-1" if k != "shuffle_xor"
+                            else "7", "63"))
+        if amount == "expr":
+            amount, _ = self.int_expr(fn, I32, sub)
+        return f"{k}({x}, {amount})"
 
     # --------------------------------------------------- other integer types (ints)
 
@@ -791,8 +804,7 @@ class _Gen:
             return f"{k}({self.t_expr(fn, ty, sub)}, {self.rotation(fn, sub)})"
         x = self.t_expr(fn, ty, sub)
         if k == "shuffle":
-            src = self.pick(("lane() ^ 1", "0", "lane() + 1", "lane() - 1"))
-            return f"shuffle({x}, {src})"
+            return self.shuffled(fn, x, 0)
         return f"{k}({x})"
 
     # ------------------------------------------------------------------ f32
@@ -871,8 +883,7 @@ class _Gen:
             return f"({self.f32_expr(fn, sub)} if {c} else {self.f32_expr(fn, sub)})"
         x = self.f32_expr(fn, sub)
         if k == "shuffle":
-            src = self.pick(("lane() ^ 1", "0", "lane() + 1", "lane() - 1"))
-            return f"shuffle({x}, {src})"
+            return self.shuffled(fn, x, 0)
         return f"{k}({x})"
 
     def f32_special(self, fn: _Fn) -> str:

@@ -50,7 +50,7 @@ DIVERGENCE = ("break", "continue", "return")
 #: conditions, which count too)
 KERNEL_PAIRS: tuple[str, ...] = (
     tuple(f"live:{w}" for w in LIVE)
-    + tuple(f"wave@{d}:{op}" for d in DIVERGENCE for op in n.WAVE_OPS))
+    + tuple(f"wave@{d}:{op}" for d in DIVERGENCE for op in n.PAIRED_WAVE_OPS))
 ALL_PAIRS = KERNEL_PAIRS + HOST_PAIRS
 
 
@@ -320,5 +320,5 @@ def _record(node: Any, ctx: frozenset[str], found: set[str]) -> None:
     if not ctx:
         return
     for x in walk(node):
-        if isinstance(x, n.WaveOp):
+        if isinstance(x, n.WaveOp) and x.op in n.PAIRED_WAVE_OPS:
             found.update(f"wave@{d}:{x.op}" for d in ctx)

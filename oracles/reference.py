@@ -1113,6 +1113,12 @@ class _Run:
             return active, waves.each(x[waves.first])
         if op == "shuffle":
             return active, self._shuffle(active, waves, x, args[1], e.ty)
+        if op in n.RELATIVE_SHUFFLES:  # a shuffle from lane ^ m, lane - d, lane + d
+            lane, amount = waves.lane.astype(np.int64), args[1].astype(np.int64)
+            with np.errstate(over="ignore"):  # wraps past int64: far outside the wave
+                src = lane ^ amount if op == "shuffle_xor" else \
+                    lane - amount if op == "shuffle_up" else lane + amount
+            return active, self._shuffle(active, waves, x, src, e.ty)
         if e.ty is F32 or e.ty is F64:
             assert op in ("wave_min", "wave_max"), f"{op} takes no float"
             return active, _f32_reduce(waves, x, smaller=op == "wave_min")

@@ -314,6 +314,10 @@ _ALL = (
            "a private array kept once per wave: a store writes the first active lane's "
            "value at its index into every lane's copy"),
     # --- the subgroup vocabulary (docs/origins.md)
+    Mutant("shuffle-relative-keeps-own", "CUDA __shfl_down_sync", "machine",
+           "shuffle_xor/up/down whose source lane is outside the wave give the lane its "
+           "own value instead of 0 (CUDA's own rule for its shuffles, carried into a "
+           "language that defines 0)"),
     Mutant("ballot-exclusive-includes-lane", "Nabla#46", "lower",
            "ballot_exclusive_bit_count counts the lane's own bit too (the inclusive count)"),
     Mutant("ballot-find-msb-low-half", "quadrants#676", "machine",
@@ -344,7 +348,8 @@ MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
                                  "f32-denormals-flushed": 256, "f32-min-propagates-nan": 512,
                                  "f32-to-int-saturates": 1024, "clz-ctz-zero": 2048,
                                  "popcount-low-word": 4096, "f64-rounded-through-f32": 8192,
-                                 "ballot-find-msb-low-half": 16384}
+                                 "ballot-find-msb-low-half": 16384,
+                                 "shuffle-relative-keeps-own": 32768}
 
 _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
 _RUNTIME = ("runtime", "trampoline", "pool")

@@ -395,10 +395,12 @@ class CudaC(OpenCLC):
             return fe.temp(BOOL, f"(__{op[5:]}_sync({a}, {x}) != 0)")
         if op == "readfirstlane":
             return fe.temp(ty, self.shfl(a, x, first, ty))
-        if op == "shuffle":
+        if op == "shuffle" or op in n.RELATIVE_SHUFFLES:
             src = args[1]
             st = e.args[1].ty
             assert st is not None
+            if op in n.RELATIVE_SHUFFLES:  # its source lane; read with __shfl_sync
+                src, st = fe.relative_source(op, args[1], st), I64
             ok = fe.temp(BOOL, f"({src} >= {self.lit(0, st)} && {src} < "
                                f"{self.lit(fe.tr.wave, st)} && "
                                f"((({a}) >> (int)({src})) & 1u) != 0u)")

@@ -85,7 +85,7 @@ _INFINITIES = {F32: 0x7F800000, F64: 0x7FF0000000000000}
 #: the value operations of a wave whose 8- or 16-bit operand a dialect without such
 #: subgroup operations widens (by its signedness) and truncates back: the same result
 _VALUE_WAVE_OPS = frozenset({"wave_sum", "prefix_sum", "inclusive_sum", "wave_min",
-                             "wave_max", "readfirstlane", "shuffle"})
+                             "wave_max", "readfirstlane", "shuffle", *n.RELATIVE_SHUFFLES})
 HEADER = 2  # i64 words before the first row of the status buffer
 
 
@@ -1192,7 +1192,7 @@ class FunctionEmitter:
         word = _WORD[fl]
         bits = self.temp(word, d.f2bits(args[0], fl))
         as_int = n.replace(e, args=(n.replace(e.args[0], ty=word),) + e.args[1:], ty=word)
-        if e.op in ("readfirstlane", "shuffle"):
+        if e.op in ("readfirstlane", "shuffle") + n.RELATIVE_SHUFFLES:
             moved = d.wave_op(self, as_int, [bits] + args[1:])
             return self.temp(fl, d.bits2f(moved, fl))
         zero, magnitude = d.lit(0, word), d.lit(_MAGNITUDES[fl], word)
@@ -1243,6 +1243,16 @@ class FunctionEmitter:
                 and not self.d.narrow_subgroups:
             return self._narrow_wave_op(e, args, ty)
         return self.d.wave_op(self, e, args)
+
+    def relative_source(self, op: str, amount: str, at: Type) -> str:
+        """The source lane of a relative shuffle (`lane ^ mask`, `lane - delta`, `lane +
+        delta`) as an i64, computed in u64 so that no amount overflows: outside the wave,
+        whatever it is, for an amount past it."""
+        d = self.d
+        lane = d.to_u(self.widen(f"{self.c}lane", I32, I64), I64)
+        amount = d.to_u(self.widen(amount, at, I64), I64)  # i64(amount): u64's bits
+        spelled = {"shuffle_xor": "^", "shuffle_up": "-", "shuffle_down": "+"}[op]
+        return self.temp(I64, d.from_u(f"({lane} {spelled} {amount})", I64))
 
     def _narrow_wave_op(self, e: n.WaveOp, args: list[str], ty: Type) -> str:
         """An 8- or 16-bit operand through a 32-bit wave operation: extended by its

@@ -34,7 +34,7 @@ from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect
 
 EXTENSIONS = ("GL_KHR_shader_subgroup_basic", "GL_KHR_shader_subgroup_vote",
               "GL_KHR_shader_subgroup_arithmetic", "GL_KHR_shader_subgroup_ballot",
-              "GL_KHR_shader_subgroup_shuffle",
+              "GL_KHR_shader_subgroup_shuffle", "GL_KHR_shader_subgroup_shuffle_relative",
               "GL_EXT_shader_explicit_arithmetic_types_int64",
               "GL_EXT_shader_subgroup_extended_types_int64", "GL_EXT_shader_atomic_int64")
 #: what a program of 8- or 16-bit integers asks for besides (arithmetic, storage, and
@@ -95,6 +95,7 @@ class GLSL(ShaderDialect):
     #: 8- and 16-bit integers are native (SPIR-V's Int8 and Int16: arithmetic wraps at
     #: the width), their subgroup operations too
     narrow_subgroups = True
+    native_relative_shuffles = True
 
     def ty(self, t: Type) -> str:
         return self.TYPES[t]

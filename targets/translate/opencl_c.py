@@ -202,8 +202,12 @@ class OpenCLC(Dialect):
             if "readfirstlane-lane0" in m:
                 return fe.temp(ty, f"sub_group_non_uniform_broadcast({x}, 0u)")
             return fe.temp(ty, f"sub_group_broadcast_first({x})")
-        assert op == "shuffle", op
+        assert op == "shuffle" or op in n.RELATIVE_SHUFFLES, op
         src = args[1]
+        if op in n.RELATIVE_SHUFFLES:  # its source lane, from the lane and the amount
+            at = e.args[1].ty
+            assert at is not None
+            src = fe.relative_source(op, args[1], at)
         w = fe.tr.wave
         act = fe.fresh("b")
         fe.line(f"uint4 {act} = sub_group_ballot(1);")
@@ -214,7 +218,11 @@ class OpenCLC(Dialect):
         else:
             ok = fe.temp(BOOL, f"({in_range} && sub_group_ballot_bit_extract({act}, "
                                f"(uint){idx}) != 0)")
-        got = fe.temp(ty, f"sub_group_shuffle({x}, (uint)({ok} ? {idx} : C->lane))")
+        if op in n.RELATIVE_SHUFFLES:  # the extensions' own, by 0 where there is no
+            # lane to read (cl_khr_subgroup_shuffle, cl_khr_subgroup_shuffle_relative)
+            got = fe.temp(ty, f"sub_group_{op}({x}, (uint)({ok} ? {args[1]} : 0))")
+        else:
+            got = fe.temp(ty, f"sub_group_shuffle({x}, (uint)({ok} ? {idx} : C->lane))")
         return fe.temp(ty, f"({ok} ? {got} : {self.zero(ty)})")
 
     # -------------------------------------------------------------------- program

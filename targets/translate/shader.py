@@ -60,6 +60,10 @@ def dispatch_shape(wave: int, n_items: int, mutants: frozenset[str], group: int 
 class ShaderDialect(Dialect):
     """The parts of WGSL and GLSL translation that differ only in spelling."""
 
+    #: shuffle_xor/up/down as the language's own shuffles (GLSL's take any amount; WGSL's
+    #: want it uniform, so WGSL reads the computed source lane with subgroupShuffle)
+    native_relative_shuffles = False
+
     def __init__(self) -> None:
         self.accessors: set[tuple[str, Type]] = set()  # (load|store|add, storage) needed
 
@@ -280,10 +284,12 @@ class ShaderDialect(Dialect):
                 return fe.temp(ty, self.gather(f"subgroupBroadcast({{}}, {self.lit_u32(0)})",
                                                x, ty))
             return fe.temp(ty, self.gather("subgroupBroadcastFirst({})", x, ty))
-        assert op == "shuffle", op
+        assert op == "shuffle" or op in n.RELATIVE_SHUFFLES, op
         src = args[1]
         st = e.args[1].ty
         assert st is not None
+        if op in n.RELATIVE_SHUFFLES:  # its source lane, from the lane and the amount
+            src, st = fe.relative_source(op, args[1], st), I64
         act = fe.fresh("b")
         fe.line(self.let_ballot(act, self.lit(True, BOOL)))
         in_range = fe.temp(BOOL, f"({src} >= {self.lit(0, st)} && {src} < "
@@ -295,6 +301,15 @@ class ShaderDialect(Dialect):
             ok = in_range
         else:
             ok = fe.temp(BOOL, f"({in_range} && {self.ballot_bit(act, idx)})")
+        if op in n.RELATIVE_SHUFFLES and self.native_relative_shuffles:
+            # the language's own (subgroupShuffleXor, Up, Down), by 0 where the source
+            # is no lane to read: the lane's own, always there
+            amount = self.convert(args[1], "u32")
+            fn = {"shuffle_xor": "Xor", "shuffle_up": "Up", "shuffle_down": "Down"}[op]
+            got = fe.temp(ty, self.gather(f"subgroupShuffle{fn}({{}}, "
+                                          f"{self.select(ok, amount, self.lit_u32(0))})",
+                                          x, ty))
+            return fe.temp(ty, self.select(ok, got, self.zero(ty)))
         got = fe.temp(ty, self.gather(f"subgroupShuffle({{}}, "
                                       f"{self.select(ok, idx, lane_u)})", x, ty))
         return fe.temp(ty, self.select(ok, got, self.zero(ty)))

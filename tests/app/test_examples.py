@@ -25,7 +25,7 @@ from ..conftest import EXAMPLES, example_json
 
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt",
          "workgroup_reduce", "float_rounding", "integer_types", "bit_ops", "private_arrays",
-         "double_precision", "ballot_arithmetic"]
+         "double_precision", "ballot_arithmetic", "relative_shuffles"]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -193,6 +193,19 @@ def test_ballot_arithmetic(target: str) -> None:
                                      + [0, -1, 1, 0, -1, -1, 5, 0]
                                      + [7, -1, 2, 7, -1, -1, 6, 0]
                                      + [1, 0, 1, 1, 0, 0, 1, 0])
+
+
+@pytest.mark.parametrize("target", ["reference", "numba-simt"])
+def test_relative_shuffles(target: str) -> None:
+    from difftest.campaign.registry import load_target
+
+    obj = example_json("relative_shuffles")
+    out = (ReferenceTarget() if target == "reference" else load_target(target)).run(
+        case_from_json(obj)).to_json()
+    assert out["buffers"]["out"] == ([11, 1, 31, 21, 51, 41, 71, 61]  # the header's
+                                     + [0, 0, 1, 11, 21, 31, 41, 51]
+                                     + [31, 41, 51, 61, 71, 0, 0, 0]
+                                     + [21, 0, 1, 0, 61, 0, 41, 0])
 
 
 def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:

@@ -833,14 +833,15 @@ class _FunctionChecker:
         elif e.op in ("wave_any", "wave_all", "ballot"):
             args = (self.bool_expr(e.args[0], d, f"argument of {e.op}()"),)
             ty = I64 if e.op == "ballot" else BOOL
-        elif e.op in ("readfirstlane", "shuffle"):
+        elif e.op in ("readfirstlane", "shuffle") + n.RELATIVE_SHUFFLES:
             first = self.expr(e.args[0], d)
             assert first.ty is not None
             if not (first.ty.is_number or first.ty is BOOL):
                 raise self.error(f"{e.op}() cannot move a {first.ty}", e.line)
-            args = (first,) + tuple(
-                self.int_expr(a, d, "source lane of shuffle()") for a in e.args[1:]
-            )
+            what = {"shuffle": "source lane of shuffle()",
+                    "shuffle_xor": "lane mask of shuffle_xor()"}.get(
+                e.op, f"delta of {e.op}()")
+            args = (first,) + tuple(self.int_expr(a, d, what) for a in e.args[1:])
             ty = first.ty
         else:
             first = self.expr(e.args[0], d)

@@ -45,10 +45,19 @@ WAVE_OPS = {
     "prefix_sum": 1,
     "inclusive_sum": 1,
     "elect": 0,
+    "shuffle_xor": 2,
+    "shuffle_up": 2,
+    "shuffle_down": 2,
 }
+#: the shuffles relative to the lane: the source is lane ^ mask, lane - delta, lane + delta
+#: (docs/semantics.md: then as `shuffle` from that lane)
+RELATIVE_SHUFFLES = ("shuffle_xor", "shuffle_up", "shuffle_down")
+#: the wave operations whose pairs (`wave@KIND:OP`) a campaign counts: the first eleven
+#: (the relative shuffles are shuffles, whose pairs stand for them)
+PAIRED_WAVE_OPS = tuple(op for op in WAVE_OPS if op not in RELATIVE_SHUFFLES)
 #: the wave operations a float may go through: their results are exact in any lane order
 #: (a float sum is not: its rounding depends on the order)
-FLOAT_WAVE_OPS = ("readfirstlane", "shuffle", "wave_min", "wave_max")
+FLOAT_WAVE_OPS = ("readfirstlane", "shuffle", "wave_min", "wave_max") + RELATIVE_SHUFFLES
 #: functions of numbers: name -> number of arguments. `fma` takes floats of one type,
 #: `min`, `max` and `abs` floats or integers (docs/semantics.md, "32-bit floats"), the
 #: bit operations integers ("Bit operations")

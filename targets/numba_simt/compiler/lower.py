@@ -940,6 +940,13 @@ class _Lowerer:
         if e.op == "readfirstlane":
             self.emit(Op.READFIRST, d=out, a=x)
             return out
+        relative = e.op in n.RELATIVE_SHUFFLES
+        if relative:  # the source lane: lane ^ mask, lane - delta, lane + delta (64-bit)
+            lane, src = self.vreg(I64), self.vreg(I64)
+            self.emit(Op.LANEID, d=lane)
+            self.emit({"shuffle_xor": Op.XOR, "shuffle_up": Op.SUB,
+                       "shuffle_down": Op.ADD}[e.op], d=src, a=lane, b=args[1], imm=64)
+            args = [x, src]
         xty = e.args[0].ty
         assert xty is not None
         bits = kind(xty) if xty.is_int else 64  # the kind the reduction wraps to
@@ -954,9 +961,10 @@ class _Lowerer:
             identity = 1
         staged = self.vreg(xty)
         self.emit(Op.SET_INACTIVE, d=staged, a=x, imm=identity, wm=1)
-        if e.op == "shuffle":
+        if e.op == "shuffle" or relative:
             src = x if self.mutants.on("shuffle-reads-inactive") else staged
-            self.emit(Op.SHUFFLE, d=out, a=src, b=args[1])
+            # imm 1: a relative shuffle (the machine's shuffle-relative-keeps-own mutant)
+            self.emit(Op.SHUFFLE, d=out, a=src, b=args[1], imm=int(relative))
             return out
         if self.tree and e.op in _TREE:
             if e.op == "ballot":  # each lane's bit in place, then OR them together

@@ -124,6 +124,8 @@ FLAG_CVT_SATURATE = 1024   # f32-to-int-saturates: CVT_FI clamps (NaN to 0) inst
 #                            faulting
 FLAG_CLZ_ZERO = 2048       # clz-ctz-zero: CLZ and CTZ of 0 give the width minus one
 FLAG_POPC_LOW = 4096       # popcount-low-word: POPCOUNT of 64 bits counts the low 32
+FLAG_SHUFFLE_OWN = 32768   # shuffle-relative-keeps-own: a relative shuffle whose source is
+#                            outside the wave gives the lane its own value, not 0
 FLAG_MSB_LOW_HALF = 16384  # ballot-find-msb-low-half: ballot_find_msb of a 64-lane ballot
 #                            looks at its low 32 bits only
 FLAG_F64_NARROW = 8192     # f64-rounded-through-f32: f64 + - * fma round their result to
@@ -978,11 +980,14 @@ def _elementwise(op, V, S, G, rd, ra, rb, c, vo, so, imm, ex, W, base, wave, gw,
             for l in range(W):
                 V[rd, l] = x
     elif op == _SHUF:
+        # imm 1: a relative shuffle; the shuffle-relative-keeps-own mutant gives a lane
+        # whose source is outside the wave its own value (as CUDA's __shfl_down_sync)
+        own = imm == 1 and (quirks & FLAG_SHUFFLE_OWN) != 0
         for l in range(W):  # gather every source first: d may be a or b
             src = V[rb, l]
             ok = (src >= 0) & (src < W)
             x = V[ra, src if ok else 0]
-            G[l] = x if ok else np.int64(0)
+            G[l] = x if ok else (V[ra, l] if own else np.int64(0))
         for l in range(W):
             V[rd, l] = G[l]
     # the workgroup ids last: the common operations come first in the chain
