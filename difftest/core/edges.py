@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .ir.types import U64, Type, int_range, storage
+from .ir.types import INTS, U64, Type, int_range, storage
 
 Array = npt.NDArray[Any]
 
@@ -73,6 +73,10 @@ def _limits(ty: Type) -> tuple[int, int]:
     return storage(lo, ty), storage(hi, ty)
 
 
+#: each integer type's MIN and MAX in storage form
+_LIMITS = {t: _limits(t) for t in INTS}
+
+
 def _top_bit(v: Array, ty: Type) -> bool:
     """An unsigned value with its top bit set (a u64's storage is then negative)."""
     if ty is U64:
@@ -94,34 +98,55 @@ class Edges:
             self.seen.add(pair)
 
     # ------------------------------------------------------------------ integers
+    # (each test only while its pair is unseen: the oracle calls these for every
+    # operation it evaluates, and a seen pair cannot be seen again)
+    def _limit_hits(self, ty: Type, arrays: tuple[Array, ...]) -> tuple[bool, bool]:
+        """Whether some value is the type's MIN, and some its MAX (storage forms). As
+        plain lists: the arrays are a wave's or a launch's lanes, where one numpy call
+        costs more than the test."""
+        lo, hi = _LIMITS[ty]
+        values = set(arrays[0].tolist())
+        for v in arrays[1:]:
+            values.update(v.tolist())
+        return lo in values, hi in values
+
     def note_int_binary(self, op: str, a: Array, b: Array, ty: Type) -> None:
         if not len(a):
             return
-        lo, hi = _limits(ty)
+        seen = self.seen
         if op in ("+", "-", "*"):
-            self._add("arith:min", bool(((a == lo) | (b == lo)).any()))
-            self._add("arith:max", bool(((a == hi) | (b == hi)).any()))
+            if "arith:min" not in seen or "arith:max" not in seen:
+                at_lo, at_hi = self._limit_hits(ty, (a, b))
+                self._add("arith:min", at_lo)
+                self._add("arith:max", at_hi)
         elif op in ("//", "%"):
-            self._add("div:zero", bool((b == 0).any()))
-            if ty.signed:
+            if "div:zero" not in seen:
+                self._add("div:zero", bool((b == 0).any()))
+            if ty.signed and ("div:minus_one" not in seen
+                              or "div:min_by_minus_one" not in seen):
                 m1 = b == -1
-                self._add("div:minus_one", bool(m1.any()))
-                self._add("div:min_by_minus_one", bool((m1 & (a == lo)).any()))
+                if m1.any():
+                    seen.add("div:minus_one")
+                    self._add("div:min_by_minus_one", bool((m1 & (a == _LIMITS[ty][0])).any()))
         elif op in ("<<", ">>"):
-            self._add("shift:zero", bool((b == 0).any()))
-            self._add("shift:masked", bool(((b >= ty.bits) | (b < 0)).any()))
+            if "shift:zero" not in seen:
+                self._add("shift:zero", bool((b == 0).any()))
+            if "shift:masked" not in seen:
+                self._add("shift:masked", bool(((b >= ty.bits) | (b < 0)).any()))
             if op == ">>":
                 if ty.signed:
-                    self._add("shift:negative", bool((a < 0).any()))
-                else:
+                    if "shift:negative" not in seen:
+                        self._add("shift:negative", bool((a < 0).any()))
+                elif "shift:top_bit_unsigned" not in seen:
                     self._add("shift:top_bit_unsigned", _top_bit(a, ty))
 
     def note_int_compare(self, a: Array, b: Array, ty: Type) -> None:
         if not len(a):
             return
-        lo, hi = _limits(ty)
-        self._add("compare:limit", bool(((a == lo) | (a == hi) | (b == lo) | (b == hi)).any()))
-        if not ty.signed:
+        if "compare:limit" not in self.seen:
+            at_lo, at_hi = self._limit_hits(ty, (a, b))
+            self._add("compare:limit", at_lo or at_hi)
+        if not ty.signed and "compare:top_bit_unsigned" not in self.seen:
             self._add("compare:top_bit_unsigned", _top_bit(a, ty) or _top_bit(b, ty))
 
     def note_int_convert(self, v: Array, source: Type, to: Type) -> None:
@@ -141,7 +166,7 @@ class Edges:
     def note_int_function(self, args: list[Array], ty: Type) -> None:
         if not args or not len(args[0]):
             return
-        lo, hi = _limits(ty)
+        lo, hi = _LIMITS[ty]
         x = args[0]
         self._add("int_fn:zero", bool((x == 0).any()))
         self._add("int_fn:min", ty.signed and bool((x == lo).any()))
