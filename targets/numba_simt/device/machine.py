@@ -86,7 +86,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from ..fma64 import fma64
+from .fma64 import fma64
 from ..isa import ALIVE, EXEC, UNSIGNED, WIDTH, Op
 
 # Error codes returned by run_launch.

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..fma64 import fma64
+from ..device.fma64 import fma64
 
 # a code row: kind, every, d, a, b, c, imm, ip, op (an A_ or V_ code), width, and the
 # opcode (isa.Op)
