@@ -657,8 +657,11 @@ class _Gen:
             if k != "plain":  # a ballot function (n.BALLOT_FUNCTIONS): of a ballot, or
                 # of any i64 (bits past the wave's lanes: masked off)
                 f = self.pick(n.BALLOT_FUNCTIONS)
-                arg = f"ballot({c})" if k == "function" else \
-                    self.int_expr(fn, I64, sub, "dyn")[0]
+                arg = f"ballot({c})"
+                if k == "of_value":  # bits in both words: lanes 32-63 of a 64-lane wave
+                    arg, _ = self.int_expr(fn, I64, sub, "dyn")
+                    arg = self.pick((arg, f"(i64({arg}) << 33)", f"(ballot({c}) | {arg})",
+                                     "-1"))
                 got = f"i32({f}({arg}))" if f == "inverse_ballot" else f"{f}({arg})"
                 return (got, I32) if want is I32 else (f"i64({got})", I64)
             if want is I64:
