@@ -974,8 +974,10 @@ class FunctionEmitter:
     def e_MathOp(self, e: n.MathOp) -> str:
         d = self.d
         args = [self.expr(a) for a in e.args]
-        if e.op in n.BALLOT_FUNCTIONS:
-            return self._ballot_function(e.op, args[0])
+        if e.op in n.BALLOT_FUNCTIONS:  # its argument an i64 (or a narrower signed int)
+            at = e.args[0].ty
+            assert at is not None
+            return self._ballot_function(e.op, self.widen(args[0], at, I64))
         if e.ty is not None and e.ty.is_int:
             return self._int_function(e, args, e.ty)
         fl = e.ty

@@ -124,3 +124,31 @@ def test_a_device_without_extended_subgroup_types_declines_narrow_wave_ops(
         and "shaderSubgroupExtendedTypes" in why
     monkeypatch.setitem(device.props, "ints", {**ints, "subgroup_extended": True})
     assert t.unsupported(case) is None
+
+
+BALLOT_OF_I32 = """# difftest: launch n=8 wave=8
+# difftest: arg out = i32[0] * 16
+def kernel(out: Buffer[i32]):
+    g = gid()
+    out[g] = ballot_find_msb(g) + ballot_bit_count(g - 1) * 10
+    out[g + 8] = ballot_inclusive_bit_count(g * 3) + i32(inverse_ballot(g - 9)) * 100
+"""
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_a_ballot_function_of_a_narrower_value_widens_it_first(name: str,
+                                                                tmp_path: Path) -> None:
+    """A ballot function's argument may be any signed integer (an i32 widens to i64,
+    sign-extended, as everywhere): each translation converts it before its bits are
+    read (the WGSL one once bit-cast an i32 as if it were 64 bits wide). The values differ
+    per lane: Intel's compiler aborts on a count of a uniform one (docs/findings.md,
+    intel-ballot-bit-count-crash)."""
+    t = target(name)
+    path = tmp_path / "k.py"
+    path.write_text(BALLOT_OF_I32)
+    case = load_case(path)
+    if t.unsupported(case) is not None:
+        assert "wave operations" in t.unsupported(case), t.unsupported(case)
+        return
+    verdict = check_case(case, t, {}, {}).verdict
+    assert verdict.agree and not verdict.unchecked, str(verdict)
