@@ -375,6 +375,9 @@ class _Activation:
     env: dict[str, Array] = field(default_factory=dict)
     returned: list[tuple[Lanes, Array | None]] = field(default_factory=list)
     loops: list[_Loop] = field(default_factory=list)
+    #: per private array, the lanes that already hold an instance of it here (a
+    #: declaration that runs again -- in a loop -- zeroes that one: no new memory)
+    privates: dict[str, Array] = field(default_factory=dict)
 
     def get(self, name: str, lanes: Lanes) -> Array:
         return self.env[name][lanes]
@@ -844,9 +847,21 @@ class _Run:
         return lanes
 
     def s_PrivateArray(self, act: _Activation, s: n.PrivateArray, lanes: Lanes) -> Lanes:
-        """Each time the declaration runs: a fresh array of zeros per lane."""
-        act.set(s.name, lanes,
-                self.mem.allocate(lanes, np.full(len(lanes), s.length, np.int64), s.element))
+        """Each time the declaration runs: an array of zeros per lane -- a fresh one the
+        first time in this activation, the lane's own zeroed again after (the same
+        values: no other reference to it can be left)."""
+        held = act.privates.get(s.name)
+        if held is None:
+            held = act.privates[s.name] = np.zeros(self.n_items, dtype=bool)
+        again = lanes[held[lanes]]
+        for ref in (act.get(s.name, again).tolist() if len(again) else ()):
+            start = int(self.mem.offsets[ref])
+            self.mem.flat[start:start + int(self.mem.sizes[ref])] = 0
+        fresh = lanes[~held[lanes]]
+        if len(fresh):
+            act.set(s.name, fresh, self.mem.allocate(
+                fresh, np.full(len(fresh), s.length, np.int64), s.element))
+            held[fresh] = True
         return lanes
 
     def s_Barrier(self, act: _Activation, s: n.Barrier, lanes: Lanes) -> Lanes:

@@ -159,3 +159,32 @@ def test_private_array_mistakes_are_named(body: str, message: str) -> None:
            "def h(c: Buffer[i32]):\n    c[0] = 1\n")
     with pytest.raises(KernelError, match=message):
         parse(src)
+
+
+def test_a_declaration_in_a_loop_reuses_the_lanes_own_array(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """Each trip's declaration gives zeros again (the sum below restarts every trip),
+    from the one array each lane already has: memory does not grow with the trips (it
+    did: a 200-trip loop of 256 lanes made 51,200 arrays, each copying all before it)."""
+    import oracles.reference as reference
+
+    path = tmp_path / "k.py"
+    path.write_text("# difftest: launch n=256 wave=64\n"
+                    "# difftest: arg out = i64[0] * 256\n"
+                    "def kernel(out: Buffer[i64]):\n"
+                    "    for k in range(0, 200):\n"
+                    "        a: Array[i64, 8]\n"
+                    "        a[k % 8] = a[k % 8] + k + 1\n"
+                    "        out[gid()] = out[gid()] + a[k % 8]\n")
+    allocated: list[int] = []
+    real = reference._Memory.allocate
+
+    def counting(self, gids, sizes, element=reference.I32):  # type: ignore[no-untyped-def]
+        allocated.append(len(gids))
+        return real(self, gids, sizes, element)
+
+    monkeypatch.setattr(reference._Memory, "allocate", counting)
+    run = run_full(load_case(path))
+    assert sum(allocated) == 256  # one array per lane, not one per lane and trip
+    assert [int(v) for v in run.final["out"]] == [200 * 201 // 2] * 256
