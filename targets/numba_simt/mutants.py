@@ -320,8 +320,9 @@ _ALL = (
            "language that defines 0)"),
     Mutant("ballot-exclusive-includes-lane", "Nabla#46", "lower",
            "ballot_exclusive_bit_count counts the lane's own bit too (the inclusive count)"),
-    Mutant("ballot-find-msb-low-half", "quadrants#676", "machine",
-           "ballot_find_msb of a 64-lane ballot looks at its low 32 bits only"),
+    Mutant("ballot-functions-low-word", "quadrants#676", "machine",
+           "the ballot functions (counts, finds, inverse_ballot) of a 64-lane ballot read "
+           "its low 32 bits only: ballot_find_msb and the counts miss lanes 32-63"),
     # --- f64 (docs/origins.md, "64-bit floats")
     Mutant("f64-rounded-through-f32", "brian2genn#18", "machine",
            "f64 + - * and fma round their result to f32 on the way (a lowering that keeps "
@@ -348,7 +349,7 @@ MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
                                  "f32-denormals-flushed": 256, "f32-min-propagates-nan": 512,
                                  "f32-to-int-saturates": 1024, "clz-ctz-zero": 2048,
                                  "popcount-low-word": 4096, "f64-rounded-through-f32": 8192,
-                                 "ballot-find-msb-low-half": 16384,
+                                 "ballot-functions-low-word": 16384,
                                  "shuffle-relative-keeps-own": 32768}
 
 _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")

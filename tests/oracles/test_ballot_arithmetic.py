@@ -66,5 +66,5 @@ def test_the_msb_mutant_reads_the_low_word_alone(tmp_path: Path) -> None:
     path = tmp_path / "k.py"
     path.write_text(KERNEL)
     verdict = check_case(load_case(path), load_target("numba-simt"), {},
-                         {"mutants": ["ballot-find-msb-low-half"]}).verdict
+                         {"mutants": ["ballot-functions-low-word"]}).verdict
     assert not verdict.agree and "out[" in str(verdict)

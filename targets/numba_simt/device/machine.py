@@ -126,8 +126,8 @@ FLAG_CLZ_ZERO = 2048       # clz-ctz-zero: CLZ and CTZ of 0 give the width minus
 FLAG_POPC_LOW = 4096       # popcount-low-word: POPCOUNT of 64 bits counts the low 32
 FLAG_SHUFFLE_OWN = 32768   # shuffle-relative-keeps-own: a relative shuffle whose source is
 #                            outside the wave gives the lane its own value, not 0
-FLAG_MSB_LOW_HALF = 16384  # ballot-find-msb-low-half: ballot_find_msb of a 64-lane ballot
-#                            looks at its low 32 bits only
+FLAG_BALLOT_LOW_WORD = 16384  # ballot-functions-low-word: the ballot functions of a
+#                               64-lane ballot read its low 32 bits only
 FLAG_F64_NARROW = 8192     # f64-rounded-through-f32: f64 + - * fma round their result to
 #                            f32 first (a lowering that keeps doubles in float registers)
 
@@ -872,6 +872,8 @@ def _ballot_fn(fn, b, l, W, quirks):  # type: ignore[no-untyped-def]
     m = b
     if W < 64:
         m &= (np.int64(1) << W) - 1
+    elif (quirks & FLAG_BALLOT_LOW_WORD) != 0:
+        m &= np.int64(0xFFFFFFFF)  # the mutant: a 64-lane ballot's low word alone
     if fn == 1 or fn == 2:  # the lanes up to l (inclusive) or below it
         top = l + 1 if fn == 1 else l
         if top < 64:
@@ -880,8 +882,6 @@ def _ballot_fn(fn, b, l, W, quirks):  # type: ignore[no-untyped-def]
         return _popc(m)
     if fn == 5:
         return (m >> l) & 1
-    if (quirks & FLAG_MSB_LOW_HALF) != 0 and W == 64 and fn == 4:
-        m &= np.int64(0xFFFFFFFF)  # the mutant: the low half's alone
     if m == 0:
         return np.int64(-1)
     if fn == 3:
