@@ -45,7 +45,7 @@ from __future__ import annotations
 from typing import Any
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import F32, I8, I16, I32, I64, U8, U16, U32, U64
+from difftest.core.ir.types import F32, F64, I8, I16, I32, I64, U8, U16, U32, U64
 from difftest.core.ir.walk import children, walk
 
 STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "While", "Break", "Continue",
@@ -111,7 +111,7 @@ class _Walk:
             ty = node.ty
             if ty is I64:
                 found.add("i64")
-            elif ty is F32:
+            elif ty is F32 or ty is F64:  # the float constructs count either width
                 found.add("f32")
             elif ty in _EXTRA_NAMES:
                 found.add(_EXTRA_NAMES[ty])
@@ -119,7 +119,7 @@ class _Walk:
             found.add(name)
         if cls is n.WaveOp:
             found.add(f"wave:{node.op}")
-            if node.ty is F32:
+            if node.ty is F32 or node.ty is F64:
                 found.add("f32_wave")
             elif node.args and node.args[0].ty in _EXTRA_NAMES:
                 found.add("wave_int")
@@ -142,11 +142,11 @@ class _Walk:
             elif node.op == ">>" and node.ty is not None and node.ty.is_int \
                     and not node.ty.signed:
                 found.add("unsigned_shift")
-            elif node.ty is F32 and node.op in ("+", "-") and any(
+            elif (node.ty is F32 or node.ty is F64) and node.op in ("+", "-") and any(
                     isinstance(x, n.Binary) and x.op == "*" for x in (node.left, node.right)):
                 found.add("f32_mul_add")
         elif cls is n.Compare:
-            if node.left.ty is F32:
+            if node.left.ty is F32 or node.left.ty is F64:
                 found.add("f32_compare")
             elif node.left.ty is not None and node.left.ty.is_int \
                     and not node.left.ty.signed:
@@ -154,7 +154,7 @@ class _Walk:
         elif cls is n.Cast:
             if node.to is I32 and node.operand.ty is I64:
                 found.add("narrow")
-            if node.operand.ty is F32 and node.to is not F32:
+            if node.operand.ty is not None and node.operand.ty.is_float and node.to.is_int:
                 found.add("f32_to_int")
             have = node.operand.ty
             if have is not None and have.is_int and node.to.is_int and have is not node.to \
@@ -254,7 +254,7 @@ def _shapes(stmts: tuple[n.Stmt, ...], loops: int, depth: int, looping: set[str]
             if _assigned(s.body) & _read(stmts[i + 1:]):
                 found.add("loop_exit_value")
             before = {x.target for x in walk(stmts[:i]) if isinstance(x, n.Assign)
-                      and x.value.ty is F32}
+                      and x.value.ty is not None and x.value.ty.is_float}
             if before & _assigned(s.body):
                 found.add("f32_loop_carried")
             _shapes(s.body, loops + 1, depth + 1, looping, found)

@@ -39,8 +39,8 @@ from difftest.core.ir.types import BOOL, BUF_I32, BUF_I64, I32, I64, Type, int_r
 I32_CONSTS = (0, 1, -1, 7, -5, 100, 2**31 - 1, -(2**31))
 I64_CONSTS = (2**31, -(2**31) - 1, 1 << 40, 2**63 - 1, -(2**63))
 INT_WAVE_OPS = ("wave_sum", "wave_min", "wave_max", "readfirstlane", "prefix_sum",
-                "inclusive_sum", "shuffle")
-BOOL_WAVE_OPS = ("wave_any", "wave_all", "readfirstlane", "shuffle")
+                "inclusive_sum", "shuffle") + n.RELATIVE_SHUFFLES
+BOOL_WAVE_OPS = ("wave_any", "wave_all", "readfirstlane", "shuffle") + n.RELATIVE_SHUFFLES
 SCALARS = (I32, I64, BOOL)
 KERNEL_PARAMS = (n.Param("a", BUF_I32), n.Param("c", BUF_I32), n.Param("b", BUF_I64),
                  n.Param("m", I32), n.Param("q", I64), n.Param("f", BOOL))
@@ -137,7 +137,7 @@ class _Function:
             if op in ("wave_any", "wave_all"):
                 ty = BOOL
             args: tuple[n.Expr, ...] = (arg,)
-            if op == "shuffle":
+            if op == "shuffle" or op in n.RELATIVE_SHUFFLES:
                 args += (self.expr(I64, env, sub)[0],)
             return n.WaveOp(op, args), ty
         if k == "ballot":

@@ -87,7 +87,9 @@ def _patterns(program: n.Program) -> set[str]:
 
 
 def test_a_sample_covers_every_pattern() -> None:
-    sample = draw(workgroup_kernels(), 300, 20261125)
+    # three seeds' samples: one seed's 300 kernels moves a 5% pattern's share by several
+    # points (the draws before it change whenever the generators gain a choice)
+    sample = [k for seed in (20261125, 1, 2) for k in draw(workgroup_kernels(), 300, seed)]
     counts = Counter(p for k in sample for p in _patterns(k.program))
     wanted = ("barrier", "barrier in a loop", "barrier in a branch", "workgroup atomic",
               "wave op into workgroup memory", "workgroup return", "fail", "i64 array")
