@@ -92,7 +92,7 @@ F64_EDGES = (0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, 5e-324, -5e-324, 2.2250738585
              3.4028234663852886e38, 3.4028235677973366e38, 16777217.0, 1e-40, 1e-320)
 
 
-def _f32_bits(values: Any, wide: bool = False) -> np.ndarray:
+def _float_bits(values: Any, wide: bool = False) -> np.ndarray:
     """Float values as a buffer holds them (their bits; every NaN the one quiet NaN):
     f32s, or f64s where `wide`."""
     if wide:
@@ -100,28 +100,28 @@ def _f32_bits(values: Any, wide: bool = False) -> np.ndarray:
     return np.array([f32.to_bits(f32.rounded(float(v))) for v in values], dtype=np.int32)
 
 
-def _f32_input(draw: st.DrawFn, pick: Any, length: int, style: str, wide: bool = False
+def _float_input(draw: st.DrawFn, pick: Any, length: int, style: str, wide: bool = False
                ) -> np.ndarray:
     edges = F64_EDGES if wide else F32_EDGES
     if style == "zeros" or length == 0:
         return np.zeros(length, dtype=np.int64 if wide else np.int32)
     if style == "iota":
-        return _f32_bits(range(length), wide)
+        return _float_bits(range(length), wide)
     rng = np.random.default_rng(draw(_SEED))
     if style == "small":  # quarters: exact, with ties to round
-        data = _f32_bits(rng.integers(-16, 33, length) / 4, wide)
+        data = _float_bits(rng.integers(-16, 33, length) / 4, wide)
     elif style == "edges":  # mostly small, one in four an edge value
-        data = _f32_bits(rng.integers(-16, 33, length) / 4, wide)
+        data = _float_bits(rng.integers(-16, 33, length) / 4, wide)
         mask = rng.random(length) < 0.25
-        data[mask] = _f32_bits(rng.choice(np.array(edges), int(mask.sum())), wide)
+        data[mask] = _float_bits(rng.choice(np.array(edges), int(mask.sum())), wide)
     elif wide:  # any bits: every exponent, NaNs made the one NaN
-        data = _f32_bits(rng.integers(-(2**63), 2**63 - 1, length, dtype=np.int64,
+        data = _float_bits(rng.integers(-(2**63), 2**63 - 1, length, dtype=np.int64,
                                       endpoint=True).view(np.float64), wide)
     else:
-        data = _f32_bits(rng.integers(-(2**31), 2**31, length).astype(np.int32)
+        data = _float_bits(rng.integers(-(2**31), 2**31, length).astype(np.int32)
                          .view(np.float32))
     for _ in range(pick((0, 1, 2))):
-        data[draw(integers(0, length - 1))] = _f32_bits([pick(edges)], wide)[0]
+        data[draw(integers(0, length - 1))] = _float_bits([pick(edges)], wide)[0]
     return data
 
 
@@ -167,7 +167,7 @@ def _input(draw: st.DrawFn, pick: Any, b: BufferSpec, n: int, may_fault: bool
     length = pick(lengths)
     style = pick(STYLES)
     if b.dtype in ("f32", "f64"):
-        return _f32_input(draw, pick, length, style, wide=b.dtype == "f64")
+        return _float_input(draw, pick, length, style, wide=b.dtype == "f64")
     dtype = _NP[b.dtype]
     lo, hi = _LIMITS[b.dtype]
     small = (-4, 9) if lo < 0 else (0, 13)  # an unsigned type has no negatives
@@ -210,14 +210,14 @@ def _output(draw: st.DrawFn, pick: Any, b: BufferSpec, n: int, may_fault: bool
         rng = np.random.default_rng(draw(_SEED))
         data = rng.integers(-100, 101, length)
         if b.dtype in ("f32", "f64"):
-            return _f32_bits(data / 8, wide=b.dtype == "f64")
+            return _float_bits(data / 8, wide=b.dtype == "f64")
         if b.dtype not in ("i32", "i64"):  # into the type's range, as storage forms
             lo, hi = _LIMITS[b.dtype]
             return _stored([lo + (int(v) - lo) % (hi - lo + 1) for v in data], b.dtype)
         return data.astype(dtype)
     value = {"zeros": 0, "minus_one": -1, "seven": 7}[fill]
     if b.dtype in ("f32", "f64"):
-        return _f32_bits([float(value)] * length, wide=b.dtype == "f64")
+        return _float_bits([float(value)] * length, wide=b.dtype == "f64")
     if value < 0 and not DTYPES[b.dtype].signed:  # all ones, in an unsigned type
         return np.full(length, storage(_LIMITS[b.dtype][1], DTYPES[b.dtype]), dtype=dtype)
     return np.full(length, value, dtype=dtype)

@@ -109,7 +109,7 @@ _F32_SMALLEST_NORMAL = np.float32(2.0 ** -126)
 _UNWRAPPED = (I32, I64, F32, F64)
 
 
-def _f32_bits(v: Array) -> Array:
+def _float_bits(v: Array) -> Array:
     """Values as memory holds them: their bits as int64, every NaN the one quiet NaN
     (of f32s or of f64s, by the array's type)."""
     if v.dtype == np.float64:
@@ -118,13 +118,13 @@ def _f32_bits(v: Array) -> Array:
     return np.where(np.isnan(v), f32.NAN_BITS, bits)
 
 
-def _f32_values(bits: Array, ty: Type = F32) -> Array:
+def _float_values(bits: Array, ty: Type = F32) -> Array:
     if ty is F64:
         return bits.astype(np.int64).view(np.float64)
     return bits.astype(np.int32).view(np.float32)
 
 
-def _f32_from_int(v: Array, ty: Type, to: Type = F32) -> Array:
+def _float_from_int(v: Array, ty: Type, to: Type = F32) -> Array:
     """`f32(i)` / `f64(i)` of storage-form values of integer type `ty`: the value rounded
     to nearest even, once (binary64 holds |i| < 2^53 exactly; the rest exactly by
     f32.from_int / f64.from_int)."""
@@ -135,7 +135,7 @@ def _f32_from_int(v: Array, ty: Type, to: Type = F32) -> Array:
     return out
 
 
-def _f32_pick(a: Array, b: Array, smaller: bool) -> Array:
+def _float_pick(a: Array, b: Array, smaller: bool) -> Array:
     """`min` / `max`: a NaN loses to a number; -0.0 is below +0.0."""
     with np.errstate(invalid="ignore"):
         better = (a < b) if smaller else (a > b)
@@ -144,7 +144,7 @@ def _f32_pick(a: Array, b: Array, smaller: bool) -> Array:
     return np.where(np.isnan(a), b, np.where(take_a, a, b)).astype(a.dtype)
 
 
-def _f32_reduce(waves: _Waves, x: Array, smaller: bool) -> Array:
+def _float_reduce(waves: _Waves, x: Array, smaller: bool) -> Array:
     """`wave_min` / `wave_max` of f32: NaNs left out unless all are; of equal zeros,
     -0.0 is the smaller."""
     r = waves.reduce(np.fmin if smaller else np.fmax, x)
@@ -754,7 +754,7 @@ class _Run:
         ok = self.in_bounds(act, done, refs, index, s.line)
         values = values[ok]
         self.mem.store(done[ok], refs[ok], index[ok],
-                       _f32_bits(values) if values.dtype.kind == "f" else values)
+                       _float_bits(values) if values.dtype.kind == "f" else values)
         return done[ok]
 
     def s_AtomicAdd(self, act: _Activation, s: n.AtomicAdd, lanes: Lanes) -> Lanes:
@@ -994,7 +994,7 @@ class _Run:
         refs = act.get(e.buffer, done)
         ok = self.in_bounds(act, done, refs, index, e.line)
         loaded = self.mem.load(done[ok], refs[ok], index[ok])
-        return done[ok], _f32_values(loaded, e.ty) if e.ty is F32 or e.ty is F64 \
+        return done[ok], _float_values(loaded, e.ty) if e.ty is F32 or e.ty is F64 \
             else loaded
 
     def e_Len(self, act: _Activation, e: n.Len, lanes: Lanes) -> Vals:
@@ -1018,7 +1018,7 @@ class _Run:
                     return done, v.astype(_dtype(e.ty))
             if source is not None and source.is_int:
                 self.edges.note_int_to_f32(v, source, wide=e.ty is F64)
-            return done, _f32_from_int(v.astype(np.int64), source if source is not None
+            return done, _float_from_int(v.astype(np.int64), source if source is not None
                                        and source.is_int else I32, e.ty)
         ty = _int_type(e.ty)
         if v.dtype.kind == "f":  # truncation; NaN and what the type cannot hold fault
@@ -1053,7 +1053,7 @@ class _Run:
             out = [fmt(ty).fma(float(a), float(b), float(c)) for a, b, c in zip(*args)]
             return done, np.array(out, dtype=_dtype(ty))
         self.edges.note_f32_minmax(args[0], args[1])
-        return done, _f32_pick(args[0], args[1], smaller=e.op == "min")
+        return done, _float_pick(args[0], args[1], smaller=e.op == "min")
 
     def _ballot_function(self, op: str, ballot: Array, lane: Array) -> Array:
         """The ballot functions (docs/semantics.md, "Ballot arithmetic"): of the wave's W
@@ -1136,7 +1136,7 @@ class _Run:
             return active, self._shuffle(active, waves, x, src, e.ty)
         if e.ty is F32 or e.ty is F64:
             assert op in ("wave_min", "wave_max"), f"{op} takes no float"
-            return active, _f32_reduce(waves, x, smaller=op == "wave_min")
+            return active, _float_reduce(waves, x, smaller=op == "wave_min")
         ty = _int_type(e.ty)
         if op == "wave_sum":
             return active, _wrap(waves.reduce(np.add, x), ty)

@@ -56,7 +56,7 @@ Arg = np.ndarray | int | bool | float
 _SPECIAL = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 
 
-def f32_json(x: float, ty: Type = F32) -> float | str:
+def float_json(x: float, ty: Type = F32) -> float | str:
     """A float as a case file writes it: its shortest decimal, or "nan", "inf", "-inf"."""
     if x != x:
         return "nan"
@@ -156,14 +156,14 @@ class Case:
                 element = types[name].element
                 if element.is_float:
                     args[name] = {"dtype": element.value,
-                                  "data": [f32_json(fmt(element).from_bits(int(x)), element)
+                                  "data": [float_json(fmt(element).from_bits(int(x)), element)
                                            for x in v]}
                     continue
                 element = types[name].element
                 args[name] = {"dtype": element.value,
                               "data": [value_of(int(x), element) for x in v]}
             elif isinstance(v, float):
-                args[name] = f32_json(v, types[name])
+                args[name] = float_json(v, types[name])
             elif isinstance(v, int) and not isinstance(v, bool):
                 args[name] = value_of(v, types[name])
             else:

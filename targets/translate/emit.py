@@ -799,7 +799,7 @@ class FunctionEmitter:
         assert e.ty is not None
         if isinstance(e.value, float):
             if "float-constants" in self.tr.avoid:
-                return self._opaque_f32(self.d.flit(e.value, e.ty), e.ty)
+                return self._opaque_float(self.d.flit(e.value, e.ty), e.ty)
             return self.d.flit(e.value, e.ty)
         return self.d.lit(e.value, e.ty)
 
@@ -946,7 +946,7 @@ class FunctionEmitter:
                 got = self.temp(e.to, d.select(operand, d.flit(1.0, e.to), d.flit(0.0, e.to)))
             else:
                 got = self.temp(e.to, d.i2f(operand, have, e.to))  # type: ignore[arg-type]
-            return self._opaque_f32(got, e.to) if "float-constants" in self.tr.avoid else got
+            return self._opaque_float(got, e.to) if "float-constants" in self.tr.avoid else got
         if have is not None and have.is_float:  # truncation where the type holds the
             # value; else a fault
             self.open(f"if (!({self._in_range(operand, e.to, have)})) {{")
@@ -1168,7 +1168,7 @@ class FunctionEmitter:
         fix_b = self.temp(U64, d.select(f"({b} < {d.lit(0, I64)})", ua, zero))
         return self.temp(I64, self.widen(f"({high} - {fix_a} - {fix_b})", U64, I64))
 
-    def _opaque_f32(self, x: str, fl: Type = F32) -> str:
+    def _opaque_float(self, x: str, fl: Type = F32) -> str:
         """`x` through its bits plus a zero read at run time: the same float, which no
         compiler can take for a constant (AVOIDABLE "float-constants": with every
         literal and conversion so, no float of the kernel is one)."""
@@ -1185,7 +1185,7 @@ class FunctionEmitter:
         return (f"(({bits} & {d.lit(_MAGNITUDES[fl], word)}) > "
                 f"{d.lit(_INFINITIES[fl], word)})")
 
-    def _f32_wave_op(self, e: n.WaveOp, args: list[str], fl: Type = F32) -> str:
+    def _float_wave_op(self, e: n.WaveOp, args: list[str], fl: Type = F32) -> str:
         """A float through a wave operation, on its bits: moved as an integer of its
         width, or reduced as such a key that orders like the floats (sign-magnitude made
         two's complement: negative values' low bits flipped), a NaN's key past every
@@ -1240,7 +1240,7 @@ class FunctionEmitter:
         args = [self.expr(a) for a in e.args]  # a lane faulting here returns: not active
         ty = e.args[0].ty if e.args else None
         if ty is not None and ty.is_float:
-            return self._f32_wave_op(e, args, ty)
+            return self._float_wave_op(e, args, ty)
         if ty is not None and ty.is_int and ty.bits < 32 and e.op in _VALUE_WAVE_OPS \
                 and not self.d.narrow_subgroups:
             return self._narrow_wave_op(e, args, ty)
