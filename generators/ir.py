@@ -39,8 +39,10 @@ from difftest.core.ir.types import BOOL, BUF_I32, BUF_I64, I32, I64, Type, int_r
 I32_CONSTS = (0, 1, -1, 7, -5, 100, 2**31 - 1, -(2**31))
 I64_CONSTS = (2**31, -(2**31) - 1, 1 << 40, 2**63 - 1, -(2**63))
 INT_WAVE_OPS = ("wave_sum", "wave_min", "wave_max", "readfirstlane", "prefix_sum",
-                "inclusive_sum", "shuffle") + n.RELATIVE_SHUFFLES
-BOOL_WAVE_OPS = ("wave_any", "wave_all", "readfirstlane", "shuffle") + n.RELATIVE_SHUFFLES
+                "inclusive_sum", "shuffle") + n.RELATIVE_SHUFFLES + n.BITWISE_REDUCTIONS \
+    + n.QUAD_OPS
+BOOL_WAVE_OPS = ("wave_any", "wave_all", "readfirstlane", "shuffle", "wave_all_equal") \
+    + n.RELATIVE_SHUFFLES + n.QUAD_OPS
 SCALARS = (I32, I64, BOOL)
 KERNEL_PARAMS = (n.Param("a", BUF_I32), n.Param("c", BUF_I32), n.Param("b", BUF_I64),
                  n.Param("m", I32), n.Param("q", I64), n.Param("f", BOOL))
@@ -133,12 +135,18 @@ class _Function:
             if op == "elect":
                 return n.WaveOp("elect", ()), BOOL
             arg_ty = BOOL if op in ("wave_any", "wave_all") else want
+            if op == "wave_all_equal":
+                arg_ty = self.pick((BOOL, I32, I64))
             arg, ty = self.expr(arg_ty, env, sub)
-            if op in ("wave_any", "wave_all"):
+            if op in ("wave_any", "wave_all", "wave_all_equal"):
                 ty = BOOL
             args: tuple[n.Expr, ...] = (arg,)
             if op == "shuffle" or op in n.RELATIVE_SHUFFLES:
                 args += (self.expr(I64, env, sub)[0],)
+            elif op == "quad_broadcast":
+                args += (n.Const(self.pick((0, 1, 2, 3))),)
+            elif op in n.CLUSTERED_OPS and self.pick((False, True)):
+                args += (n.Const(self.pick((1, 2, 4, 8, 16, 32, 64))),)
             return n.WaveOp(op, args), ty
         if k == "ballot":
             return n.WaveOp("ballot", (self.expr(BOOL, env, sub)[0],)), I64

@@ -650,7 +650,12 @@ class _Gen:
             x = self.t_expr(fn, want, sub)
             if op == "shuffle":
                 return self.shuffled(fn, x, sub), want
-            return f"{'wave_sum' if op == 'ballot' else op}({x})", want
+            return self.reduced(op if op != "ballot" else "wave_sum", x), want
+        if op == "readfirstlane" and self.pick((False, False, False, True)):
+            # whether a value is the same in every active lane (of an integer or a bool)
+            arg = self.cond(fn, sub) if self.pick((False, True)) else \
+                self.int_expr(fn, want, sub, "dyn")[0]
+            return f"{want}(wave_all_equal({arg}))", want
         if op == "ballot":
             c = self.cond(fn, sub)
             k = self.pick(("plain", "plain", "function", "function", "of_value"))
@@ -678,13 +683,30 @@ class _Gen:
                 x, tx = f"({x}{wide})", I64
         if op == "shuffle":
             return self.shuffled(fn, x, sub), tx
-        return f"{op}({x})", tx
+        return self.reduced(op, x), tx
+
+    def reduced(self, op: str, x: str) -> str:
+        """`op` of `x`; a sum, minimum or maximum is sometimes a bitwise reduction
+        instead, and either sometimes over clusters of C lanes (C a power of two up to
+        64: past the wave too, which is the whole wave)."""
+        if op not in ("wave_sum", "wave_min", "wave_max"):
+            return f"{op}({x})"
+        if self.pick((False, False, True)):
+            op = self.pick(n.BITWISE_REDUCTIONS)
+        if self.pick((False, True)):
+            return f"{op}({x}, cluster={self.pick((1, 2, 4, 4, 8, 16, 64))})"
+        return f"{op}({x})"
 
     def shuffled(self, fn: _Fn, x: str, sub: int) -> str:
-        """`x` moved between lanes: `shuffle` from a lane, or a shuffle relative to the
-        lane (`shuffle_xor`, `shuffle_up`, `shuffle_down`) by a constant (past the wave
-        too), by the lane, or by any expression."""
-        k = self.pick(("shuffle", "shuffle", "shuffle_xor", "shuffle_up", "shuffle_down"))
+        """`x` moved between lanes: `shuffle` from a lane, a shuffle relative to the lane
+        (`shuffle_xor`, `shuffle_up`, `shuffle_down`) by a constant (past the wave too),
+        by the lane, or by any expression, or a quad operation."""
+        k = self.pick(("shuffle", "shuffle", "shuffle_xor", "shuffle_up", "shuffle_down",
+                       "quad"))
+        if k == "quad":
+            q = self.pick(n.QUAD_OPS)
+            return f"quad_broadcast({x}, {self.num(0, 3)})" if q == "quad_broadcast" \
+                else f"{q}({x})"
         if k == "shuffle":
             src = self.pick(("lane() ^ 1", "0", "lane() + 1", "expr", "lane() - 1"))
             if src == "expr":

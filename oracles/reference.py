@@ -1117,6 +1117,17 @@ class _Run:
         if op == "elect":
             return active, np.arange(len(active)) == waves.each(waves.first)
         x = args[0]
+        if len(args) == 2 and op in n.CLUSTERED_OPS:  # the lanes of each cluster of C
+            cluster = int(args[1][0]) if len(args[1]) else 1
+            padded = -(-self.wave // cluster) * cluster  # a wave's clusters, whole
+            waves = _Waves(active // self.wave * padded + active % self.wave, cluster)
+        if op in n.QUAD_OPS:  # a shuffle from the quad's lane i, or the lane across
+            lane = waves.lane.astype(np.int64)
+            src = (lane & ~3) | args[1].astype(np.int64) if op == "quad_broadcast" \
+                else lane ^ n.QUAD_SWAPS[op]
+            return active, self._shuffle(active, waves, x, src, e.ty)
+        if op == "wave_all_equal":  # every active lane's value the lowest one's
+            return active, waves.reduce(np.logical_and, x == waves.each(x[waves.first]))
         if op == "wave_any":
             return active, waves.reduce(np.logical_or, x)
         if op == "wave_all":
@@ -1140,6 +1151,10 @@ class _Run:
         ty = _int_type(e.ty)
         if op == "wave_sum":
             return active, _wrap(waves.reduce(np.add, x), ty)
+        if op in n.BITWISE_REDUCTIONS:
+            fold = {"wave_and": np.bitwise_and, "wave_or": np.bitwise_or,
+                    "wave_xor": np.bitwise_xor}[op]
+            return active, waves.reduce(fold, x)
         if op in ("wave_min", "wave_max"):
             pick = np.minimum if op == "wave_min" else np.maximum
             if ty is U64:  # the unsigned order of the bits

@@ -155,17 +155,24 @@ class TranslatedTarget(Target):
         does the work), "wall" on a GPU (the process only waits for it)."""
         return "cpu"
 
+    def features(self, options: dict[str, Any]) -> frozenset[str]:
+        """The optional device features the translation may use (translate's
+        `features`): none by default."""
+        return frozenset()
+
     def translation(self, case: Case, options: dict[str, Any]) -> Translation:
         mutants = frozenset(options.get("mutants", ()))
         subgroup = self.subgroup(case, options)
         avoid = self.avoided(options)
-        key = (case.kernel, case.entry, case.wave, mutants, subgroup, avoid, case.group_size)
+        features = self.features(options)
+        key = (case.kernel, case.entry, case.wave, mutants, subgroup, avoid, case.group_size,
+               features)
         hit = self._translations.get(key)
         if hit is not None:
             self._translations.move_to_end(key)
             return hit
         tr = translate(case.program, case.entry, self.language, case.wave, mutants, subgroup,
-                       avoid, case.group_size)
+                       avoid, case.group_size, features)
         self._translations[key] = tr
         if len(self._translations) > CACHE_SIZE:
             self._translations.popitem(last=False)

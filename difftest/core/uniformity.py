@@ -24,8 +24,9 @@ scar), or in a helper called from a scarred place.
 Whether some lanes may go one way while others go another is a divergence analysis of the
 usual kind (a value is uniform when every lane evaluating it together gets the same: a
 constant, a scalar parameter, `wave()`, `len()` of a uniform buffer, a load at a uniform
-index, the results of `wave_sum/min/max/any/all`, `ballot`, `readfirstlane`, a `shuffle`
-from a uniform lane, a variable every assignment of which gives a uniform value in
+index, the results of `wave_sum/min/max/and/or/xor/any/all` over the whole wave (not a
+cluster of it), `wave_all_equal`, `ballot`, `readfirstlane`, a `shuffle` from a uniform
+lane, a variable every assignment of which gives a uniform value in
 uniform control flow). It is conservative: a position it calls divergent may be reached
 by all lanes at run time. `divergent` lists the wave operations at such positions (the
 generators replace them, since most runs would leave them undefined) and
@@ -43,7 +44,7 @@ from difftest.core.ir.walk import reachable, walk
 
 #: wave operations whose result is the same in every lane that evaluates them together
 _UNIFORM_RESULTS = ("wave_sum", "wave_min", "wave_max", "wave_any", "wave_all", "ballot",
-                    "readfirstlane")
+                    "readfirstlane", "wave_and", "wave_or", "wave_xor", "wave_all_equal")
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ class _Analysis:
             return e.which in ("wave", "group_id", "group_size")
         if isinstance(e, n.WaveOp):
             if e.op in _UNIFORM_RESULTS:
-                return True
+                return not (e.op in n.CLUSTERED_OPS and len(e.args) == 2)  # a cluster's
             return e.op == "shuffle" and self.uniform(e.args[1])
         if isinstance(e, n.Load):
             return e.buffer not in self.div_vars[self.fn.name] and self.uniform(e.index)

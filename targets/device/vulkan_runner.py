@@ -505,6 +505,8 @@ def properties(phys: object, index: int) -> dict:
             "vendor_id": f"0x{props.vendorID:04x}", "api_version": _version(props.apiVersion),
             "driver": _text(drv.driverName), "driver_info": _text(drv.driverInfo),
             "subgroup_size": int(sub.subgroupSize),
+            # VkSubgroupFeatureFlags: which subgroup operations (clustered 0x40, quad 0x80)
+            "subgroup_operations": int(sub.supportedOperations),
             "min_subgroup_size": int(size.minSubgroupSize),
             "max_subgroup_size": int(size.maxSubgroupSize),
             "size_control": control and size.minSubgroupSize < size.maxSubgroupSize,

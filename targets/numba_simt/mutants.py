@@ -323,6 +323,21 @@ _ALL = (
     Mutant("ballot-functions-low-word", "quadrants#676", "machine",
            "the ballot functions (counts, finds, inverse_ballot) of a 64-lane ballot read "
            "its low 32 bits only: ballot_find_msb and the counts miss lanes 32-63"),
+    Mutant("cluster-whole-wave", "issue #54", "lower",
+           "a clustered reduction reduces the whole wave: the cluster size is dropped on "
+           "the way to the shuffle-xor butterfly"),
+    Mutant("cluster-step-past", "issue #54", "lower",
+           "a clustered reduction's butterfly takes one shuffle-xor step too many, of the "
+           "cluster's own size: each cluster is combined with its neighbour"),
+    Mutant("wave-and-identity-zero", "issue #54", "lower",
+           "wave_and's inactive lanes are given 0, the identity of `or` and of a sum, not "
+           "all ones: a wave_and with an inactive lane in its cluster is 0"),
+    Mutant("quad-lanes-across-quads", "issue #54", "lower",
+           "quad_broadcast(x, i) reads lane i of the wave, not lane i of the lane's quad "
+           "(a quad's lanes numbered across quads)"),
+    Mutant("all-equal-lane0", "issue #54", "lower",
+           "wave_all_equal compares each lane's value with lane 0's, not the lowest active "
+           "lane's (readfirstlane taken for a read of lane 0)"),
     # --- f64 (docs/origins.md, "64-bit floats")
     Mutant("f64-rounded-through-f32", "brian2genn#18", "machine",
            "f64 + - * and fma round their result to f32 on the way (a lowering that keeps "

@@ -24,14 +24,15 @@ def subgroup_size(wave: int) -> int:
 
 def translate(program: n.Program, entry: str, language: str, wave: int,
               mutants: frozenset[str] = frozenset(), subgroup: int = 0,
-              avoid: frozenset[str] = frozenset(), group: int = 0) -> Translation:
+              avoid: frozenset[str] = frozenset(), group: int = 0,
+              features: frozenset[str] = frozenset()) -> Translation:
     """`program` (checked) as source text of `language`: "opencl" (no subgroups),
     "opencl-subgroups", "wgsl", "glsl" or "cuda" (a warp of 32), for launches in waves
     of `wave` on subgroups of `subgroup` lanes (0: `subgroup_size(wave)`, what a device
     that sizes its subgroups to the request gives), spelling around the known target bugs
-    `avoid` names (emit.AVOIDABLE), in workgroups of `group` items (0: one wave).
-    Raises Unsupported for what the language cannot
-    express."""
+    `avoid` names (emit.AVOIDABLE), in workgroups of `group` items (0: one wave), with
+    the optional device `features` the language may use ("clustered": GLSL's clustered
+    subgroup operations). Raises Unsupported for what the language cannot express."""
     dialect: Dialect
     if language == "opencl":
         dialect, s = OpenCLC(subgroups=False), 0
@@ -40,7 +41,7 @@ def translate(program: n.Program, entry: str, language: str, wave: int,
     elif language == "wgsl":
         dialect, s = WGSL(), subgroup_size(wave)
     elif language == "glsl":
-        dialect, s = GLSL(mutants), subgroup_size(wave)
+        dialect, s = GLSL(mutants, features), subgroup_size(wave)
     elif language == "cuda":
         dialect, s = CudaC(), 32
     else:

@@ -395,9 +395,15 @@ class CudaC(OpenCLC):
             return fe.temp(BOOL, f"(__{op[5:]}_sync({a}, {x}) != 0)")
         if op == "readfirstlane":
             return fe.temp(ty, self.shfl(a, x, first, ty))
-        if op == "shuffle" or op in n.RELATIVE_SHUFFLES:
-            src = args[1]
-            st = e.args[1].ty
+        if op == "wave_all_equal":  # every lane's value the first one's
+            same = fe.temp(BOOL, f"({x} == {self.shfl(a, x, first, e.args[0].ty or BOOL)})")
+            return fe.temp(BOOL, f"(__all_sync({a}, {same}) != 0)")
+        if n.clustered(e):
+            cluster = n.cluster_of(e)
+            return self.by_shuffles(fe, op, a, x, ty, cluster if cluster < fe.tr.wave else 0)
+        if op == "shuffle" or op in n.RELATIVE_SHUFFLES or op in n.QUAD_OPS:
+            src = fe.quad_source(op, e) if op in n.QUAD_OPS else args[1]
+            st = I32 if op in n.QUAD_OPS else e.args[1].ty
             assert st is not None
             if op in n.RELATIVE_SHUFFLES:  # its source lane; read with __shfl_sync
                 src, st = fe.relative_source(op, args[1], st), I64
@@ -424,14 +430,16 @@ class CudaC(OpenCLC):
             return f"(__shfl_sync({mask}, (int)({x}), {src}) != 0)"
         return f"__shfl_sync({mask}, {x}, {src})"
 
-    def by_shuffles(self, fe: CudaEmitter, op: str, a: str, x: str, ty: Type) -> str:
-        """A reduction or scan over the lanes of `a`, each lane's value fetched by
-        `__shfl_sync` (every lane of `a` runs every fetch; a fetch from a lane not in `a`
-        is undefined and left out)."""
+    def by_shuffles(self, fe: CudaEmitter, op: str, a: str, x: str, ty: Type,
+                    cluster: int = 0) -> str:
+        """A reduction or scan over the lanes of `a` (of the lane's cluster of `cluster`
+        lanes, where given), each lane's value fetched by `__shfl_sync` (every lane of
+        `a` runs every fetch; a fetch from a lane not in `a` is undefined and left
+        out)."""
         acc = fe.fresh("r")
         j = fe.fresh("j")
         u = self.uty(ty)
-        if op in ("wave_sum", "prefix_sum", "inclusive_sum"):
+        if op in ("wave_sum", "prefix_sum", "inclusive_sum", "wave_xor"):
             fe.line(f"{u} {acc} = 0;")
         else:
             fe.line(f"{self.ty(ty)} {acc} = {x};")
@@ -439,7 +447,13 @@ class CudaC(OpenCLC):
         v = fe.fresh("v")
         fe.line(f"{self.ty(ty)} {v} = __shfl_sync({a}, {x}, {j});")
         inside = f"((({a}) >> {j}) & 1u) != 0u"
-        if op == "wave_sum":
+        if cluster:  # a lane of the same cluster
+            inside += f" && ({j} & {-cluster}) == (C->lane & {-cluster})"
+        if op in ("wave_and", "wave_or", "wave_xor"):
+            spelled = {"wave_and": "&", "wave_or": "|", "wave_xor": "^"}[op]
+            cast = u if op == "wave_xor" else self.ty(ty)
+            fe.line(f"if ({inside}) {{ {acc} = {acc} {spelled} ({cast}){v}; }}")
+        elif op == "wave_sum":
             fe.line(f"if ({inside}) {{ {acc} = {acc} + ({u}){v}; }}")
         elif op == "prefix_sum":
             fe.line(f"if ({inside} && {j} < C->lane) {{ {acc} = {acc} + ({u}){v}; }}")
@@ -451,7 +465,7 @@ class CudaC(OpenCLC):
             assert op == "wave_max", op
             fe.line(f"if ({inside} && {v} > {acc}) {{ {acc} = {v}; }}")
         fe.close()
-        if op in ("wave_sum", "prefix_sum", "inclusive_sum"):
+        if op in ("wave_sum", "prefix_sum", "inclusive_sum", "wave_xor"):
             return fe.temp(ty, self.from_u(acc, ty))
         return acc
 

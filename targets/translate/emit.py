@@ -85,7 +85,8 @@ _INFINITIES = {F32: 0x7F800000, F64: 0x7FF0000000000000}
 #: the value operations of a wave whose 8- or 16-bit operand a dialect without such
 #: subgroup operations widens (by its signedness) and truncates back: the same result
 _VALUE_WAVE_OPS = frozenset({"wave_sum", "prefix_sum", "inclusive_sum", "wave_min",
-                             "wave_max", "readfirstlane", "shuffle", *n.RELATIVE_SHUFFLES})
+                             "wave_max", "readfirstlane", "shuffle", *n.RELATIVE_SHUFFLES,
+                             *n.BITWISE_REDUCTIONS, *n.QUAD_OPS})
 HEADER = 2  # i64 words before the first row of the status buffer
 
 
@@ -1194,7 +1195,7 @@ class FunctionEmitter:
         word = _WORD[fl]
         bits = self.temp(word, d.f2bits(args[0], fl))
         as_int = n.replace(e, args=(n.replace(e.args[0], ty=word),) + e.args[1:], ty=word)
-        if e.op in ("readfirstlane", "shuffle") + n.RELATIVE_SHUFFLES:
+        if e.op in ("readfirstlane", "shuffle") + n.RELATIVE_SHUFFLES + n.QUAD_OPS:
             moved = d.wave_op(self, as_int, [bits] + args[1:])
             return self.temp(fl, d.bits2f(moved, fl))
         zero, magnitude = d.lit(0, word), d.lit(_MAGNITUDES[fl], word)
@@ -1241,9 +1242,14 @@ class FunctionEmitter:
         ty = e.args[0].ty if e.args else None
         if ty is not None and ty.is_float:
             return self._float_wave_op(e, args, ty)
-        if ty is not None and ty.is_int and ty.bits < 32 and e.op in _VALUE_WAVE_OPS \
-                and not self.d.narrow_subgroups:
-            return self._narrow_wave_op(e, args, ty)
+        if ty is not None and ty.is_int and ty.bits < 32 and not self.d.narrow_subgroups:
+            if e.op in _VALUE_WAVE_OPS:
+                return self._narrow_wave_op(e, args, ty)
+            if e.op == "wave_all_equal":  # the same values, widened
+                wide = I32 if ty.signed else U32
+                x = self.temp(wide, self.widen(args[0], ty, wide))
+                return self.d.wave_op(self, n.replace(e, args=(n.replace(e.args[0], ty=wide),)),
+                                      [x])
         return self.d.wave_op(self, e, args)
 
     def relative_source(self, op: str, amount: str, at: Type) -> str:
@@ -1255,6 +1261,15 @@ class FunctionEmitter:
         amount = d.to_u(self.widen(amount, at, I64), I64)  # i64(amount): u64's bits
         spelled = {"shuffle_xor": "^", "shuffle_up": "-", "shuffle_down": "+"}[op]
         return self.temp(I64, d.from_u(f"({lane} {spelled} {amount})", I64))
+
+    def quad_source(self, op: str, e: n.WaveOp) -> str:
+        """The source lane of a quad operation as an i32: the quad's lane i (`(lane &
+        ~3) | i`) or the lane across (`lane ^ 1`, `^ 2`, `^ 3`)."""
+        d, lane = self.d, f"{self.c}lane"
+        if op == "quad_broadcast":
+            i = n.quad_lane(e)
+            return self.temp(I32, f"(({lane} & {d.lit(-4, I32)}) | {d.lit(i, I32)})")
+        return self.temp(I32, f"({lane} ^ {d.lit(n.QUAD_SWAPS[op], I32)})")
 
     def _narrow_wave_op(self, e: n.WaveOp, args: list[str], ty: Type) -> str:
         """An 8- or 16-bit operand through a 32-bit wave operation: extended by its

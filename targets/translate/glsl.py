@@ -35,6 +35,7 @@ from .shader import FIRST_BUFFER, PARAMS, STATUS, ShaderDialect
 EXTENSIONS = ("GL_KHR_shader_subgroup_basic", "GL_KHR_shader_subgroup_vote",
               "GL_KHR_shader_subgroup_arithmetic", "GL_KHR_shader_subgroup_ballot",
               "GL_KHR_shader_subgroup_shuffle", "GL_KHR_shader_subgroup_shuffle_relative",
+              "GL_KHR_shader_subgroup_quad", "GL_KHR_shader_subgroup_clustered",
               "GL_EXT_shader_explicit_arithmetic_types_int64",
               "GL_EXT_shader_subgroup_extended_types_int64", "GL_EXT_shader_atomic_int64")
 #: what a program of 8- or 16-bit integers asks for besides (arithmetic, storage, and
@@ -96,13 +97,18 @@ class GLSL(ShaderDialect):
     #: the width), their subgroup operations too
     narrow_subgroups = True
     native_relative_shuffles = True
+    native_quads = True
 
     def ty(self, t: Type) -> str:
         return self.TYPES[t]
 
-    def __init__(self, mutants: frozenset[str] = frozenset()) -> None:
+    def __init__(self, mutants: frozenset[str] = frozenset(),
+                 features: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.mutants = mutants
+        # the device's clustered subgroup operations (VK_SUBGROUP_FEATURE_CLUSTERED_BIT;
+        # Mesa 22's lavapipe has none): without them, composed of shuffles
+        self.native_clustered = "clustered" in features
         self.helpers: set[str] = set()  # functions the program needs (fma_rn)
 
     def let(self, name: str, t: Type, value: str) -> str:
@@ -305,6 +311,16 @@ class GLSL(ShaderDialect):
     # ------------------------------------------------------------------- subgroups
     def elect(self) -> str:
         return "subgroupElect()"
+
+    def quad_call(self, op: str, e: n.WaveOp) -> str:
+        if op == "quad_broadcast":
+            return f"subgroupQuadBroadcast({{}}, {self.lit_u32(n.quad_lane(e))})"
+        return {"quad_swap_horizontal": "subgroupQuadSwapHorizontal({})",
+                "quad_swap_vertical": "subgroupQuadSwapVertical({})",
+                "quad_swap_diagonal": "subgroupQuadSwapDiagonal({})"}[op]
+
+    def all_equal(self, fe: FunctionEmitter, x: str, t: Type | None) -> str:
+        return f"subgroupAllEqual({x})"
 
     def let_ballot(self, name: str, predicate: str) -> str:
         return f"uvec4 {name} = subgroupBallot({predicate});"

@@ -183,6 +183,19 @@ class OpenCLC(Dialect):
                 return fe.temp(BOOL, "(C->lane == 0)")
             return fe.temp(BOOL, "(sub_group_elect() != 0)")
         x = args[0]
+        if n.clustered(e):
+            # cl_khr_subgroup_non_uniform_arithmetic's and cl_khr_subgroup_clustered_reduce's
+            w = fe.tr.wave
+            cluster = min(n.cluster_of(e), w)
+            what = {"wave_sum": "add", "wave_min": "min", "wave_max": "max",
+                    "wave_and": "and", "wave_or": "or", "wave_xor": "xor"}[op]
+            operand = f"(({self.uty(ty)}){x})" if op == "wave_sum" else x
+            call = (f"sub_group_non_uniform_reduce_{what}({operand})" if cluster >= w else
+                    f"sub_group_clustered_reduce_{what}({operand}, {cluster}u)")
+            return fe.temp(ty, f"(({self.ty(ty)}){call})")
+        if op == "wave_all_equal":  # cl_khr_subgroup_non_uniform_vote's
+            operand = f"((int){x})" if e.args[0].ty is BOOL else x
+            return fe.temp(BOOL, f"(sub_group_non_uniform_all_equal({operand}) != 0)")
         if op in ("wave_sum", "prefix_sum", "inclusive_sum"):
             fn = {"wave_sum": "reduce_add", "prefix_sum": "scan_exclusive_add",
                   "inclusive_sum": "scan_inclusive_add"}[op]
@@ -202,8 +215,8 @@ class OpenCLC(Dialect):
             if "readfirstlane-lane0" in m:
                 return fe.temp(ty, f"sub_group_non_uniform_broadcast({x}, 0u)")
             return fe.temp(ty, f"sub_group_broadcast_first({x})")
-        assert op == "shuffle" or op in n.RELATIVE_SHUFFLES, op
-        src = args[1]
+        assert op == "shuffle" or op in n.RELATIVE_SHUFFLES or op in n.QUAD_OPS, op
+        src = fe.quad_source(op, e) if op in n.QUAD_OPS else args[1]
         if op in n.RELATIVE_SHUFFLES:  # its source lane, from the lane and the amount
             at = e.args[1].ty
             assert at is not None

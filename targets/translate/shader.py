@@ -16,7 +16,7 @@ one subgroup of S lanes (W < S: a partial subgroup) -- checked at run time.
 from __future__ import annotations
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, F32, F64, I32, I64, Type
+from difftest.core.ir.types import BOOL, F32, F64, I32, I64, Type, int_range
 
 from .emit import HEADER, Dialect, FunctionEmitter, Translator, entry_checks
 
@@ -259,6 +259,10 @@ class ShaderDialect(Dialect):
                 return fe.temp(BOOL, f"({c}lane == {self.lit(0, I32)})")
             return fe.temp(BOOL, self.elect())
         x = args[0]
+        if n.clustered(e):
+            return self.reduction(fe, e, x, ty)
+        if op == "wave_all_equal":
+            return fe.temp(BOOL, self.all_equal(fe, x, e.args[0].ty))
         if op in ("wave_sum", "prefix_sum", "inclusive_sum"):
             fn = {"wave_sum": "subgroupAdd", "prefix_sum": "subgroupExclusiveAdd",
                   "inclusive_sum": "subgroupInclusiveAdd"}[op]
@@ -284,9 +288,9 @@ class ShaderDialect(Dialect):
                 return fe.temp(ty, self.gather(f"subgroupBroadcast({{}}, {self.lit_u32(0)})",
                                                x, ty))
             return fe.temp(ty, self.gather("subgroupBroadcastFirst({})", x, ty))
-        assert op == "shuffle" or op in n.RELATIVE_SHUFFLES, op
-        src = args[1]
-        st = e.args[1].ty
+        assert op == "shuffle" or op in n.RELATIVE_SHUFFLES or op in n.QUAD_OPS, op
+        src = fe.quad_source(op, e) if op in n.QUAD_OPS else args[1]
+        st = I32 if op in n.QUAD_OPS else e.args[1].ty
         assert st is not None
         if op in n.RELATIVE_SHUFFLES:  # its source lane, from the lane and the amount
             src, st = fe.relative_source(op, args[1], st), I64
@@ -310,9 +314,78 @@ class ShaderDialect(Dialect):
                                           f"{self.select(ok, amount, self.lit_u32(0))})",
                                           x, ty))
             return fe.temp(ty, self.select(ok, got, self.zero(ty)))
+        if op in n.QUAD_OPS and self.native_quads:  # the language's own; a source not
+            # active gives an undefined value, replaced by 0
+            got = fe.temp(ty, self.gather(self.quad_call(op, e), x, ty))
+            return fe.temp(ty, self.select(ok, got, self.zero(ty)))
         got = fe.temp(ty, self.gather(f"subgroupShuffle({{}}, "
                                       f"{self.select(ok, idx, lane_u)})", x, ty))
         return fe.temp(ty, self.select(ok, got, self.zero(ty)))
+
+    #: the quad operations as the language's own (subgroupQuadBroadcast, ...), else as a
+    #: shuffle from the computed lane
+    native_quads = False
+
+    def quad_call(self, op: str, e: n.WaveOp) -> str:
+        """The language's quad operation `op` of `{}`."""
+        raise NotImplementedError
+
+    #: the clustered reductions as the language's own (subgroupClusteredAdd, ...) for a
+    #: cluster smaller than the wave, else composed of shuffles
+    native_clustered = False
+
+    def reduction(self, fe: FunctionEmitter, e: n.WaveOp, x: str, ty: Type) -> str:
+        """A bitwise or clustered reduction: over the whole wave (a cluster of W lanes or
+        more is the wave) by the language's subgroupAnd, ..., subgroupAdd; over clusters
+        by its clustered ones where it has them, else by shuffles."""
+        w = fe.tr.wave
+        cluster = min(n.cluster_of(e), w)
+        name = {"wave_sum": "Add", "wave_min": "Min", "wave_max": "Max", "wave_and": "And",
+                "wave_or": "Or", "wave_xor": "Xor"}[e.op]
+        if cluster >= w:
+            if e.op == "wave_sum":
+                return fe.temp(ty, self.from_u(f"subgroupAdd({self.to_u(x, ty)})", ty))
+            return fe.temp(ty, f"subgroup{name}({x})")
+        if self.native_clustered:
+            size = self.lit_u32(cluster)
+            if e.op == "wave_sum":
+                return fe.temp(ty, self.from_u(
+                    f"subgroupClusteredAdd({self.to_u(x, ty)}, {size})", ty))
+            return fe.temp(ty, f"subgroupClustered{name}({x}, {size})")
+        return self.clustered_by_shuffles(fe, e.op, x, ty, cluster)
+
+    def clustered_by_shuffles(self, fe: FunctionEmitter, op: str, x: str, ty: Type,
+                              cluster: int) -> str:
+        """A reduction over the lane's cluster of `cluster` lanes: each lane of it read
+        by subgroupShuffle (every active lane runs every read, the same count), kept
+        where that lane is active."""
+        c = self.ctx
+        act = fe.fresh("b")
+        fe.line(self.let_ballot(act, self.lit(True, BOOL)))
+        base = fe.temp(I32, f"({c}lane & {self.lit(-cluster, I32)})")
+        lo, hi = int_range(ty)
+        start = {"wave_min": hi, "wave_max": lo, "wave_and": -1}.get(op, 0)
+        acc = fe.mutable(ty, self.lit(start, ty))
+        j = fe.fresh("j")
+        fe.open(self.for_head(j, self.lit(0, I32), self.lit(cluster, I32), I32))
+        src = fe.fresh()
+        fe.line(self.let_u32(src, self.convert(f"({base} + {j})", "u32")))
+        got = fe.temp(ty, self.gather(f"subgroupShuffle({{}}, {src})", x, ty))
+        inside = self.ballot_bit(act, src)
+        combined = {"wave_sum": self.from_u(f"({self.to_u(acc, ty)} + {self.to_u(got, ty)})",
+                                            ty),
+                    "wave_min": self.select(f"({got} < {acc})", got, acc),
+                    "wave_max": self.select(f"({got} > {acc})", got, acc),
+                    "wave_and": f"({acc} & {got})", "wave_or": f"({acc} | {got})",
+                    "wave_xor": f"({acc} ^ {got})"}[op]
+        fe.line(f"{acc} = {self.select(inside, combined, acc)};")
+        fe.close()
+        return fe.temp(ty, acc)
+
+    def all_equal(self, fe: FunctionEmitter, x: str, t: Type | None) -> str:
+        """wave_all_equal: whether every active lane's `x` is the lowest one's."""
+        first = fe.temp(t or BOOL, self.gather("subgroupBroadcastFirst({})", x, t or BOOL))
+        return f"subgroupAll({x} == {first})"
 
     def elect(self) -> str:
         raise NotImplementedError

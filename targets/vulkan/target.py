@@ -188,6 +188,11 @@ class _Device:
                    "be asked to round to nearest even)")
         return None, fma, not f.get("denorm_preserve32")
 
+    def clustered(self) -> bool:
+        """Whether the device has the clustered subgroup operations
+        (VK_SUBGROUP_FEATURE_CLUSTERED_BIT)."""
+        return bool(self.props.get("subgroup_operations", 0) & 0x40)
+
     def subgroup_extended(self) -> bool:
         """Whether the device's subgroup operations take 8- and 16-bit integers
         (shaderSubgroupExtendedTypes)."""
@@ -535,6 +540,9 @@ class GlslTarget(_Vulkan):
                 text = subprocess.run([dis, f.name], capture_output=True, text=True).stdout
         return {"optimizer_input.spvasm": text,
                 "optimizer_flags.txt": " ".join(["--target-env=vulkan1.3", *on]) + "\n"}
+
+    def features(self, options: dict[str, Any]) -> frozenset[str]:
+        return frozenset({"clustered"}) if self._device(options).clustered() else frozenset()
 
     def compiler(self, options: dict[str, Any]) -> str:
         on = _optimizer_flags(options)

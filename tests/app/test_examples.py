@@ -25,7 +25,8 @@ from ..conftest import EXAMPLES, example_json
 
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt",
          "workgroup_reduce", "float_rounding", "integer_types", "bit_ops", "private_arrays",
-         "double_precision", "ballot_arithmetic", "relative_shuffles"]
+         "double_precision", "ballot_arithmetic", "relative_shuffles",
+         "clustered_reductions", "quad_operations", "all_equal"]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -206,6 +207,50 @@ def test_relative_shuffles(target: str) -> None:
                                      + [0, 0, 1, 11, 21, 31, 41, 51]
                                      + [31, 41, 51, 61, 71, 0, 0, 0]
                                      + [21, 0, 1, 0, 61, 0, 41, 0])
+
+
+@pytest.mark.parametrize("target", ["reference", "numba-simt"])
+def test_clustered_reductions(target: str) -> None:
+    from difftest.campaign.registry import load_target
+
+    obj = example_json("clustered_reductions")
+    out = (ReferenceTarget() if target == "reference" else load_target(target)).run(
+        case_from_json(obj)).to_json()
+    assert out["buffers"]["out"] == ([10] * 4 + [26] * 4  # the header's values
+                                     + [2, 2, 4, 4, 6, 6, 8, 8]
+                                     + [48] * 8
+                                     + [8] * 8
+                                     + [0, 2, 2, 0, 5, 5, 0, 5]
+                                     + [36] * 8
+                                     + [0, 48, 48, 0, 48, 48, 0, 48])
+
+
+@pytest.mark.parametrize("target", ["reference", "numba-simt"])
+def test_quad_operations(target: str) -> None:
+    from difftest.campaign.registry import load_target
+
+    obj = example_json("quad_operations")
+    out = (ReferenceTarget() if target == "reference" else load_target(target)).run(
+        case_from_json(obj)).to_json()
+    assert out["buffers"]["out"] == ([21] * 4 + [61] * 4  # the header's values
+                                     + [11, 1, 31, 21, 51, 41, 71, 61]
+                                     + [21, 31, 1, 11, 61, 71, 41, 51]
+                                     + [31, 21, 11, 1, 71, 61, 51, 41]
+                                     + [0, 0, 0, 0, 61, 0, 61, 61]
+                                     + [31, 0, 0, 1, 71, 0, 0, 41])
+
+
+@pytest.mark.parametrize("target", ["reference", "numba-simt"])
+def test_all_equal(target: str) -> None:
+    from difftest.campaign.registry import load_target
+
+    obj = example_json("all_equal")
+    out = (ReferenceTarget() if target == "reference" else load_target(target)).run(
+        case_from_json(obj)).to_json()
+    assert out["buffers"]["out"] == ([1] * 8 + [0] * 8  # the header's values
+                                     + [1, 1, 0, 0, 1, 1, 0, 0]
+                                     + [1] * 8
+                                     + [0, 0, 1, 1, 0, 0, 1, 1])
 
 
 def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:

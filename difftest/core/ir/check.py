@@ -820,14 +820,55 @@ class _FunctionChecker:
             raise self.error(f"'{e.func}' returns no value", e.line)
         return n.replace(e, args=tuple(args), ty=callee.returns)
 
+    def _constant(self, e: n.Expr, allowed: range, what: str, line: int) -> int:
+        """The value of an integer literal in `allowed` (a cluster size, a quad lane: the
+        languages want a constant there)."""
+        if not (isinstance(e, n.Const) and type(e.value) is int
+                and e.ty in (None, I32) and e.value in allowed):
+            raise self.error(f"{what} must be an integer literal {allowed.start} to "
+                             f"{allowed.stop - 1}", line)
+        return e.value
+
     def e_WaveOp(self, e: n.WaveOp, d: frozenset[str]) -> n.Expr:
         arity = n.WAVE_OPS.get(e.op)
         if arity is None:
             raise self.error(f"unknown wave operation '{e.op}'", e.line)
-        if len(e.args) != arity:
+        clustered = e.op in n.CLUSTERED_OPS and len(e.args) == arity + 1
+        if len(e.args) != arity and not clustered:
             raise self.error(f"{e.op}() takes {arity} argument(s), got {len(e.args)}", e.line)
+        if clustered:  # `cluster=C`, its second argument
+            cluster = self._constant(e.args[1], range(1, 65), f"cluster of {e.op}()", e.line)
+            if cluster & (cluster - 1):
+                raise self.error(f"cluster of {e.op}() must be a power of two (1 to 64), "
+                                 f"got {cluster}", e.line)
+            inner = self.e_WaveOp(n.replace(e, args=e.args[:1]), d)
+            assert isinstance(inner, n.WaveOp)
+            if inner.ty is None or not inner.ty.is_int:
+                raise self.error(f"{e.op}() over clusters takes an integer, got {inner.ty}",
+                                 e.line)
+            return n.replace(inner, args=inner.args + (n.Const(cluster, line=e.line, ty=I32),))
         args: tuple[n.Expr, ...]
         ty: Type | None
+        if e.op in n.BITWISE_REDUCTIONS or e.op == "wave_all_equal":
+            first = self.expr(e.args[0], d)
+            allowed = first.ty is not None and (
+                first.ty.is_int or first.ty is BOOL and e.op == "wave_all_equal")
+            if not allowed:
+                raise self.error(f"argument of {e.op}() must be an integer"
+                                 f"{' or a bool' if e.op == 'wave_all_equal' else ''}, got "
+                                 f"{first.ty}", e.line)
+            return n.replace(e, args=(first,), ty=BOOL if e.op == "wave_all_equal" else first.ty)
+        if e.op in n.QUAD_OPS:
+            first = self.expr(e.args[0], d)
+            assert first.ty is not None
+            if not (first.ty.is_number or first.ty is BOOL):
+                raise self.error(f"{e.op}() cannot move a {first.ty}", e.line)
+            args = (first,)
+            if e.op == "quad_broadcast":
+                i = self._constant(e.args[1], range(4), "quad lane of quad_broadcast()",
+                                   e.line)
+                args += (n.Const(i, line=e.line, ty=I32),)
+            return n.replace(e, args=args, ty=first.ty)
         if e.op == "elect":
             args, ty = (), BOOL
         elif e.op in ("wave_any", "wave_all", "ballot"):

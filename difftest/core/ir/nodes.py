@@ -48,16 +48,39 @@ WAVE_OPS = {
     "shuffle_xor": 2,
     "shuffle_up": 2,
     "shuffle_down": 2,
+    "wave_and": 1,
+    "wave_or": 1,
+    "wave_xor": 1,
+    "wave_all_equal": 1,
+    "quad_broadcast": 2,
+    "quad_swap_horizontal": 1,
+    "quad_swap_vertical": 1,
+    "quad_swap_diagonal": 1,
 }
 #: the shuffles relative to the lane: the source is lane ^ mask, lane - delta, lane + delta
 #: (docs/semantics.md: then as `shuffle` from that lane)
 RELATIVE_SHUFFLES = ("shuffle_xor", "shuffle_up", "shuffle_down")
+#: the bitwise reductions of a wave's integers (docs/semantics.md, "Bitwise and clustered
+#: reductions")
+BITWISE_REDUCTIONS = ("wave_and", "wave_or", "wave_xor")
+#: the reductions that take `cluster=C` (written as a second argument, an i32 constant:
+#: a power of two 1..64): each cluster of C consecutive lanes reduced on its own
+CLUSTERED_OPS = ("wave_sum", "wave_min", "wave_max") + BITWISE_REDUCTIONS
+#: the quad operations: a shuffle within the lane's quad (lanes 4q..4q+3) from the quad's
+#: lane i (`quad_broadcast(x, i)`, i an i32 constant 0..3) or from the lane across
+QUAD_OPS = ("quad_broadcast", "quad_swap_horizontal", "quad_swap_vertical",
+            "quad_swap_diagonal")
+#: a quad swap's source: the lane ^ this
+QUAD_SWAPS = {"quad_swap_horizontal": 1, "quad_swap_vertical": 2, "quad_swap_diagonal": 3}
 #: the wave operations whose pairs (`wave@KIND:OP`) a campaign counts: the first eleven
-#: (the relative shuffles are shuffles, whose pairs stand for them)
-PAIRED_WAVE_OPS = tuple(op for op in WAVE_OPS if op not in RELATIVE_SHUFFLES)
+#: (the relative shuffles are shuffles, whose pairs stand for them; the later vocabulary
+#: is counted by its own coverage, not by pairs)
+PAIRED_WAVE_OPS = ("wave_sum", "wave_min", "wave_max", "wave_any", "wave_all", "ballot",
+                   "readfirstlane", "shuffle", "prefix_sum", "inclusive_sum", "elect")
 #: the wave operations a float may go through: their results are exact in any lane order
 #: (a float sum is not: its rounding depends on the order)
-FLOAT_WAVE_OPS = ("readfirstlane", "shuffle", "wave_min", "wave_max") + RELATIVE_SHUFFLES
+FLOAT_WAVE_OPS = ("readfirstlane", "shuffle", "wave_min", "wave_max") + RELATIVE_SHUFFLES \
+    + QUAD_OPS
 #: functions of numbers: name -> number of arguments. `fma` takes floats of one type,
 #: `min`, `max` and `abs` floats or integers (docs/semantics.md, "32-bit floats"), the
 #: bit operations integers ("Bit operations")
@@ -248,6 +271,27 @@ Expr = (Const | Name | WorkId | Unary | Binary | Compare | Logic | Select | Load
         | Cast | MathOp | Call | WaveOp)
 EXPR_NODES = (Const, Name, WorkId, Unary, Binary, Compare, Logic, Select, Load, Len, Alloc, Cast,
               MathOp, Call, WaveOp)
+
+def clustered(e: WaveOp) -> bool:
+    """Whether `e` is a reduction over clusters or a bitwise one (both reduce each
+    cluster of C lanes: the bitwise ones without `cluster=` the whole wave)."""
+    return e.op in BITWISE_REDUCTIONS or e.op in CLUSTERED_OPS and len(e.args) == 2
+
+
+def cluster_of(e: WaveOp) -> int:
+    """A reduction's cluster size: its `cluster=`, else 64 (the whole wave)."""
+    return _literal(e.args[1]) if e.op in CLUSTERED_OPS and len(e.args) == 2 else 64
+
+
+def quad_lane(e: WaveOp) -> int:
+    """quad_broadcast's lane of the quad (0..3)."""
+    return _literal(e.args[1])
+
+
+def _literal(c: Expr) -> int:
+    assert isinstance(c, Const) and type(c.value) is int, c  # the checker's rule
+    return c.value
+
 
 # ----------------------------------------------------------------- statements
 

@@ -392,8 +392,10 @@ def _call(e: ast.Call) -> n.Expr:
     if not isinstance(e.func, ast.Name):
         raise KernelError(f"cannot call '{ast.unparse(e.func)}'", line)
     name = e.func.id
-    if e.keywords:
-        raise KernelError(f"keyword arguments are not supported in '{name}()'", line)
+    if e.keywords and not (name in n.CLUSTERED_OPS and len(e.keywords) == 1
+                           and e.keywords[0].arg == "cluster"):
+        raise KernelError(f"keyword arguments are not supported in '{name}()'"
+                          + (" but cluster=" if name in n.CLUSTERED_OPS else ""), line)
     if any(isinstance(a, ast.Starred) for a in e.args):
         raise KernelError(f"starred arguments are not supported in '{name}()'", line)
     nargs = len(e.args)
@@ -422,7 +424,10 @@ def _call(e: ast.Call) -> n.Expr:
         return n.MathOp(name, tuple(_expr(a) for a in e.args), line=line)
     if name in n.WAVE_OPS:
         arity(n.WAVE_OPS[name])
-        return n.WaveOp(name, tuple(_expr(a) for a in e.args), line=line)
+        args = tuple(_expr(a) for a in e.args)
+        if e.keywords:  # `cluster=C`: the IR's second argument, a constant (the checker's)
+            args += (_expr(e.keywords[0].value),)
+        return n.WaveOp(name, args, line=line)
     if name in _STATEMENT_CALLS:
         raise KernelError(f"{name}() is a statement and has no value", line)
     if name == "range":

@@ -167,4 +167,6 @@ def _expr(e: n.Expr) -> str:
     if isinstance(e, n.MathOp):
         return f"{e.op}({', '.join(_expr(a) for a in e.args)})"
     assert isinstance(e, n.WaveOp), f"unknown expression node {type(e).__name__}"
+    if e.op in n.CLUSTERED_OPS and len(e.args) == 2:
+        return f"{e.op}({_expr(e.args[0])}, cluster={_expr(e.args[1])})"
     return f"{e.op}({', '.join(_expr(a) for a in e.args)})"

@@ -29,8 +29,10 @@ FORMAT = "difftest-ir"
 #: version 2 added workgroups (LocalArray, Barrier, and the work ids local_id, group_id,
 #: group_size); version 3 the integer types beyond i32 and i64, the integer functions and
 #: private arrays (PrivateArray); version 4 f64 (an f64 literal is a Cast to f64 of a float
-#: Const); an older document is a newer one without them
-FORMAT_VERSION = 4
+#: Const); version 5 the bitwise, clustered (a reduction's cluster is its second argument,
+#: a Const) and quad wave operations and wave_all_equal; an older document is a newer one
+#: without them
+FORMAT_VERSION = 5
 
 
 def to_json(program: n.Program) -> dict[str, Any]:

@@ -940,6 +940,26 @@ class _Lowerer:
         if e.op == "readfirstlane":
             self.emit(Op.READFIRST, d=out, a=x)
             return out
+        if n.clustered(e):
+            self._butterfly(e.op, x, e.args[0].ty, n.cluster_of(e), out)
+            return out
+        if e.op == "wave_all_equal":
+            return self._all_equal(x, out)
+        if e.op in n.QUAD_OPS:  # a shuffle from lane (lane & ~3) | i, or lane ^ k
+            lane, src = self.vreg(I64), self.vreg(I64)
+            self.emit(Op.LANEID, d=lane)
+            if e.op == "quad_broadcast":
+                i = n.quad_lane(e)
+                if self.mutants.on("quad-lanes-across-quads"):
+                    self.emit(Op.MOVI, d=src, imm=i)  # the mutant: lane i of the wave
+                else:
+                    base = self.vreg(I64)
+                    self.emit(Op.AND, d=base, a=lane, b=self.constant(~3, I64), imm=64)
+                    self.emit(Op.OR, d=src, a=base, b=self.constant(i, I64), imm=64)
+            else:
+                self.emit(Op.XOR, d=src, a=lane, b=self.constant(n.QUAD_SWAPS[e.op], I64),
+                          imm=64)
+            args = [x, src]
         relative = e.op in n.RELATIVE_SHUFFLES
         if relative:  # the source lane: lane ^ mask, lane - delta, lane + delta (64-bit)
             lane, src = self.vreg(I64), self.vreg(I64)
@@ -961,7 +981,7 @@ class _Lowerer:
             identity = 1
         staged = self.vreg(xty)
         self.emit(Op.SET_INACTIVE, d=staged, a=x, imm=identity, wm=1)
-        if e.op == "shuffle" or relative:
+        if e.op == "shuffle" or relative or e.op in n.QUAD_OPS:
             src = x if self.mutants.on("shuffle-reads-inactive") else staged
             # imm 1: a relative shuffle (the machine's shuffle-relative-keeps-own mutant)
             self.emit(Op.SHUFFLE, d=out, a=src, b=args[1], imm=int(relative))
@@ -991,6 +1011,60 @@ class _Lowerer:
               "wave_any": Op.WWM_OR, "wave_all": Op.WWM_AND, "ballot": Op.WWM_BALLOT,
               "prefix_sum": Op.WWM_SCAN_EXCL, "inclusive_sum": Op.WWM_SCAN_INCL}[e.op]
         self.emit(op, d=whole, a=staged, imm=bits, wm=1)
+        self.emit(Op.MOV, d=out, a=whole)
+        return out
+
+    def _butterfly(self, op: str, x: int, xty: Type | None, cluster: int, out: int) -> None:
+        """A reduction over each cluster of `cluster` lanes (64: the whole wave) as GPUs
+        build the clustered and bitwise ones: shuffle-xor steps of distance 1, 2, ...
+        below the cluster in whole-wave mode, on values recoded so that 0 -- what a lane
+        past the wave or inactive reads -- is the identity (min, max and `and` by
+        flipping bits into u64's order or into `or`), and decoded into the active lanes."""
+        assert xty is not None and xty.is_int
+        signed = xty.signed
+        flip = {"wave_and": -1, "wave_min": ~_MIN64 if signed else -1,
+                "wave_max": _MIN64 if signed else 0}.get(op, 0)
+        combine = {"wave_sum": Op.ADD, "wave_or": Op.OR, "wave_xor": Op.XOR,
+                   "wave_and": Op.OR}.get(op, Op.MAX)
+        imm = kind(xty) if op == "wave_sum" else 64 + UNSIGNED if combine is Op.MAX else 64
+        coded = x
+        if flip:
+            coded = self.vreg(I64)
+            self.emit(Op.XOR, d=coded, a=x, b=self.constant(flip, I64), imm=64)
+        staged = self.vreg(I64)
+        identity = -1 if op == "wave_and" and self.mutants.on("wave-and-identity-zero") else 0
+        self.emit(Op.SET_INACTIVE, d=staged, a=coded, imm=identity, wm=1)
+        if self.mutants.on("cluster-whole-wave"):
+            cluster = 64  # the mutant: the cluster size ignored
+        steps = [k for k in (1, 2, 4, 8, 16, 32) if k < cluster]
+        if self.mutants.on("cluster-step-past") and cluster < 64:
+            steps.append(cluster)  # the mutant: one shuffle-xor past the cluster
+        lane = self.vreg(I64)
+        self.emit(Op.LANEID, d=lane, wm=1)
+        acc = staged
+        for k in steps:
+            dist, idx, got, nxt = (self.vreg(I64) for _ in range(4))
+            self.emit(Op.MOVI, d=dist, imm=k, wm=1)
+            self.emit(Op.XOR, d=idx, a=lane, b=dist, imm=64, wm=1)
+            self.emit(Op.SHUFFLE, d=got, a=acc, b=idx, wm=1)
+            self.emit(combine, d=nxt, a=acc, b=got, imm=imm, wm=1)
+            acc = nxt
+        if flip:
+            self.emit(Op.XOR, d=out, a=acc, b=self.constant(flip, I64), imm=64)
+        else:
+            self.emit(Op.MOV, d=out, a=acc)
+
+    def _all_equal(self, x: int, out: int) -> int:
+        """wave_all_equal: whether every active lane's value is the lowest one's (its
+        comparison set to true in the inactive lanes, then all of them)."""
+        first, same, staged, whole = (self.vreg(BOOL) for _ in range(4))
+        if self.mutants.on("all-equal-lane0"):  # the mutant: lane 0's value, active or not
+            self.emit(Op.SHUFFLE, d=first, a=x, b=self.constant(0, I64))
+        else:
+            self.emit(Op.READFIRST, d=first, a=x)
+        self.emit(Op.CMP_EQ, d=same, a=x, b=first, imm=64)
+        self.emit(Op.SET_INACTIVE, d=staged, a=same, imm=1, wm=1)
+        self.emit(Op.WWM_AND, d=whole, a=staged, wm=1)
         self.emit(Op.MOV, d=out, a=whole)
         return out
 
