@@ -21,6 +21,12 @@ campaign that keeps going skips a failing case without reducing it when it fails
 known finding's class and contains every operation of that finding's shape (`explains`):
 the known reduced case is then the smaller witness of the same thing.
 
+SPIRV-Tools' optimizer runs the passes of a recipe (`spirv_opt`, `spirv_recipe`): a
+finding's passes are those its compiler's name lists, and a case whose passes hold them
+is under the same setting (a random recipe is longer than the one a reduction leaves).
+Where the optimizer itself failed (its error names spirv-opt), its release is the
+compiler: the driver never ran.
+
 docs/semantics.md ("Findings") states these rules for users.
 """
 
@@ -37,6 +43,38 @@ from difftest.core.outcome import TargetError
 _NUMBER = re.compile(r"-?\b\d+\b")
 _PATH = re.compile(r"(/[\w.\-]+)+")
 _VERSION = re.compile(r"\d[\w.~+\-]*")
+
+
+#: SPIRV-Tools' optimizer in a compiler's name or an error ("spirv-opt v2025.5 --a --b",
+#: "spirv-opt --a --b crashed"): its release, then its flags (the passes it ran)
+_OPTIMIZER = re.compile(r"(spirv-opt(?: v[\w.]+)?)((?: -{1,2}[A-Za-z][\w\-=.]*)+)")
+#: the options that choose the optimizer's passes: a finding's passes are read from its
+#: compiler instead (`passes`), so that a recipe holding them is the same setting
+_OPTIMIZER_OPTIONS = ("spirv_opt", "spirv_recipe")
+
+
+def passes(compiler: str) -> frozenset[str]:
+    """The optimizer flags a compiler's name lists (none without the optimizer)."""
+    m = _OPTIMIZER.search(compiler)
+    return frozenset(m.group(2).split()) if m else frozenset()
+
+
+def _passless(text: str) -> str:
+    """A compiler's name or an error with the optimizer's flags left out: a finding met
+    under a longer random recipe than the one its reduction left is the same finding
+    (`passes` compares the flags by containment)."""
+    return _OPTIMIZER.sub(r"\1 <passes>", text)
+
+
+def _pipeline(compiler: str, failure: str) -> str:
+    """What a failure is the fault of, as a compiler's name: where the optimizer itself
+    failed (its error names it), its release alone -- the driver never ran, so a crash
+    of spirv-opt met on Mesa 25 is the one recorded on Mesa 22 -- else the whole
+    pipeline, the optimizer's flags left out."""
+    m = _OPTIMIZER.search(compiler)
+    if m and "spirv-opt" in failure:
+        return m.group(1)
+    return _passless(compiler)
 
 
 def unversioned(compiler: str) -> str:
@@ -102,14 +140,16 @@ def setting(options: dict[str, Any]) -> str:
     "" for the defaults."""
     keep = {k: v for k, v in options.items()
             if k not in ("mutants", "step_budget", "work_budget", "timeout", "device", "icd",
-                         "avoid")}
+                         "avoid", *_OPTIMIZER_OPTIONS)}
     return ",".join(f"{k}={keep[k]}" for k in sorted(keep))
 
 
 def within(setting_text: str, options_text: str) -> bool:
     """Whether every option of one `setting` is in another, with the same value."""
-    def pairs(text: str) -> set[str]:
-        return {p for p in text.split(",") if p}
+    def pairs(text: str) -> set[str]:  # (a finding recorded with the optimizer's options
+        # in its setting: its compiler names the passes)
+        return {p for p in text.split(",")
+                if p and p.split("=")[0] not in _OPTIMIZER_OPTIONS}
 
     return pairs(setting_text) <= pairs(options_text)
 
@@ -140,7 +180,8 @@ class Signature:
         """Whether a failure of `target` running `compiler` is one this finding's
         target could show: the same compiler where both name one, else the same target."""
         if self.compiler and compiler:
-            return self.compiler == compiler
+            return _pipeline(self.compiler, self.failure) == \
+                _pipeline(compiler, self.failure) and passes(self.compiler) <= passes(compiler)
         return self.target == target
 
     def on_any_version(self, target: str, compiler: str) -> bool:
@@ -159,13 +200,14 @@ class Signature:
         module docstring): the case holds every operation of the finding's shape and
         every option of its setting (an unreduced case runs under more options than
         the reduction left the finding)."""
-        return (self.on(target, compiler) and failure == self.failure
+        return (self.on(target, compiler) and _passless(failure) == _passless(self.failure)
                 and within(self.setting, options) and self.shape <= case_shape)
 
     def same_bug(self, other: Signature) -> bool:
         """Two reduced findings of one target (or compiler), setting and class whose
         shapes nest: the larger one's extra operations are what its reduction could not
         take out."""
-        return (other.on(self.target, self.compiler) and self.failure == other.failure
-                and self.setting == other.setting
+        return ((other.on(self.target, self.compiler) or self.on(other.target, other.compiler))
+                and _passless(self.failure) == _passless(other.failure)
+                and within(self.setting, other.setting) and within(other.setting, self.setting)
                 and (self.shape <= other.shape or other.shape <= self.shape))
