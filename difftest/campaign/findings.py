@@ -83,8 +83,12 @@ def explain(known: list[KnownFinding], target: str, case: Case, verdict: Any,
     case_shape = shape(case.program, case.entry, case.n, case.wave)
     where = setting(case.options if options is None else options)
     for f in known:
+        without = f.signature.without_passes(target, failure, compiler)
         if f.avoid and rerun is not None:
             if f.signature.on_any_version(target, compiler) and rerun({"avoid": f.avoid}):
+                return f
+        elif without is not None and rerun is not None:
+            if rerun(without):  # an optimizer's failure, gone without the finding's passes
                 return f
         elif f.signature.explains(target, failure, case_shape, where, compiler):
             return f

@@ -296,13 +296,21 @@ class _Known:
         for fingerprint in cases:
             self.cases[fingerprint] = key
 
-    def by_cause(self, signature: Any, target: str, compiler: str,
+    def by_cause(self, signature: Any, target: str, compiler: str, failure: str,
                  rerun: Callable[[dict[str, Any]], bool]) -> bool:
         """Whether a failure of `target` (running `compiler`) is the finding `signature`
-        by its cause: the finding names a variant, and the case agrees under it."""
+        by its cause: the finding names a variant, and the case agrees under it; or the
+        finding is an optimizer's failure, and the case agrees with its passes taken out
+        of the recipe."""
         avoid = self.avoids.get(signature, "")
-        return bool(avoid) and signature.on_any_version(target, compiler) \
-            and rerun({"avoid": avoid})
+        if avoid:
+            return signature.on_any_version(target, compiler) and rerun({"avoid": avoid})
+        extra = signature.without_passes(target, failure, compiler)
+        return extra is not None and rerun(extra)
+
+    def caused(self, signature: Any) -> bool:
+        """Whether `by_cause` can tell the finding `signature` (else its shape does)."""
+        return bool(self.avoids.get(signature)) or "spirv-opt" in signature.failure
 
     @staticmethod
     def key(signature: Any) -> str:
@@ -672,8 +680,8 @@ class _Worker:
             where = setting(options)
             rerun = rerun_with(case, self.target, options, full, oracle_error)
             for sig in known:
-                if self.known.by_cause(sig, self.config.target, compiler, rerun) \
-                        if self.known.avoids.get(sig) \
+                if self.known.by_cause(sig, self.config.target, compiler, failure, rerun) \
+                        if self.known.caused(sig) \
                         else sig.explains(self.config.target, failure, case_shape, where,
                                           compiler):
                     found = _Known.key(sig)
@@ -842,7 +850,8 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
         rerun = rerun_with(reduced, target, reduced.options, full, error)
         for old in known.refresh():
             if old.same_bug(signature) or known.by_cause(old, config.target,
-                                                         signature.compiler, rerun):
+                                                         signature.compiler,
+                                                         signature.failure, rerun):
                 known.add_cases(_Known.key(old), fingerprints)
                 return None, {}, old
     path, saved, entry = _keep(reduced, verdict, rule, config, signature)

@@ -59,6 +59,12 @@ def passes(compiler: str) -> frozenset[str]:
     return frozenset(m.group(2).split()) if m else frozenset()
 
 
+def _flags(compiler: str) -> list[str]:
+    """The optimizer flags a compiler's name lists, in order."""
+    m = _OPTIMIZER.search(compiler)
+    return m.group(2).split() if m else []
+
+
 def _passless(text: str) -> str:
     """A compiler's name or an error with the optimizer's flags left out: a finding met
     under a longer random recipe than the one its reduction left is the same finding
@@ -94,7 +100,7 @@ def failure_class(rule: str | None, error: TargetError | str | None) -> str:
     first = error.message.split(";")[0].strip()
     if kind == "timeout":
         first = ""
-    first = _PATH.sub("<path>", first)
+    first = _passless(_PATH.sub("<path>", first))  # (the passes: the compiler's name)
     first = _NUMBER.sub("#", first)
     return f"R0 error: {kind}: {first[:120]}".rstrip(": ")
 
@@ -202,6 +208,25 @@ class Signature:
         the reduction left the finding)."""
         return (self.on(target, compiler) and _passless(failure) == _passless(self.failure)
                 and within(self.setting, options) and self.shape <= case_shape)
+
+    def without_passes(self, target: str, failure: str, compiler: str
+                       ) -> dict[str, str] | None:
+        """The options that run a failing case's recipe without this finding's passes,
+        where this finding is a failure of the optimizer itself (its error names
+        spirv-opt) that the case's could be: its class, its passes among the case's, the
+        same target or compiler family. A case that then agrees failed by those passes:
+        this finding, by its cause, whatever else the kernel holds (None: no such test)."""
+        mine, flags = passes(self.compiler), _flags(compiler)
+        if "spirv-opt" not in self.failure or not mine or not mine <= set(flags) \
+                or _passless(failure) != _passless(self.failure):
+            return None
+        if self.compiler and compiler and unversioned(_pipeline(self.compiler, self.failure)) \
+                != unversioned(_pipeline(compiler, self.failure)):
+            return None
+        rest = [f for f in flags if f not in mine]
+        if any(not f.startswith("--") for f in rest):
+            return None  # a level (-O): no recipe to take the passes out of
+        return {"spirv_opt": ",".join(f[2:] for f in rest) or "off"}
 
     def same_bug(self, other: Signature) -> bool:
         """Two reduced findings of one target (or compiler), setting and class whose

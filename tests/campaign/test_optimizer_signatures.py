@@ -57,3 +57,21 @@ def test_a_drivers_finding_stays_the_drivers() -> None:
                           "--if-conversion --merge-blocks")
     assert not found.explains("lavapipe-glsl", "R3 memory", frozenset({"Store"}), "",
                               f"{MESA25} --merge-blocks")
+
+
+def test_the_reducer_cuts_a_recipe_to_single_passes_first() -> None:
+    """Reduction tries each pass alone, then the recipe less one pass (before it drops
+    the option): the fewest passes that still show a finding say whose it is."""
+    import dataclasses
+
+    from difftest.campaign.reduce.launch import simplify_schedule_and_options
+    from difftest.core.kernelfile import load_case
+
+    case = load_case(Path(__file__).resolve().parents[1] / "data"
+                     / "optimizer_crash_random_recipe.case.json")
+    case = dataclasses.replace(case, schedule={}, options={
+        "spirv_opt": "random", "spirv_recipe": "merge-blocks,loop-peeling,code-sink"})
+    recipes = [c.options.get("spirv_recipe") for c in simplify_schedule_and_options(case)]
+    assert recipes[:6] == ["merge-blocks", "loop-peeling", "code-sink",
+                           "loop-peeling,code-sink", "merge-blocks,code-sink",
+                           "merge-blocks,loop-peeling"]

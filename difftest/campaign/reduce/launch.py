@@ -88,6 +88,7 @@ _KEPT_OPTIONS = ("mutants", "avoid", "icd", "device")
 
 
 def simplify_schedule_and_options(case: Case) -> Iterator[Case]:
+    yield from _fewer_passes(case)
     if case.schedule:
         yield dataclasses.replace(case, schedule={})
         for key in sorted(case.schedule):
@@ -97,6 +98,20 @@ def simplify_schedule_and_options(case: Case) -> Iterator[Case]:
         if key not in _KEPT_OPTIONS:
             yield dataclasses.replace(
                 case, options={k: v for k, v in case.options.items() if k != key})
+
+
+def _fewer_passes(case: Case) -> Iterator[Case]:
+    """The optimizer's recipe (`spirv_recipe`, or a recipe as `spirv_opt`) cut down: each
+    pass alone first (most optimizer bugs need one), then the recipe less one pass --
+    the fewest passes that still show a finding say whose it is."""
+    for key in ("spirv_recipe", "spirv_opt"):
+        text = case.options.get(key)
+        if not isinstance(text, str) or "," not in text:
+            continue
+        steps = [p for p in text.split(",") if p]
+        for cut in [[p] for p in steps] + [steps[:i] + steps[i + 1:]
+                                           for i in range(len(steps))]:
+            yield dataclasses.replace(case, options={**case.options, key: ",".join(cut)})
 
 
 def simplify_host(case: Case) -> Iterator[Case]:
