@@ -58,7 +58,7 @@ EXTRA = ("rmw", "atomic", "helper", "div", "else", "nested_loop", "wave_op_diver
          "narrow", "declared", "lane_bound", "loop_exit_value", "return_in_loop",
          "deep_nesting", "loop_call_loop", "f32", "f32_mul_add", "f32_to_int",
          "f32_compare", "f32_wave", "f32_loop_carried", "private_diverged",
-         "private_dynamic")
+         "private_dynamic", "match")
 #: the integer types besides i32 and i64, each a construct `int:<type>`
 EXTRA_INTS = (I8, U8, I16, U16, U32, U64)
 INT_CONSTRUCTS = tuple(f"int:{t}" for t in EXTRA_INTS) + (
@@ -190,6 +190,8 @@ class _Walk:
             self.node(node.cond, ctx)
             if node.orelse:
                 found.add("else")
+            if n.switch_cases(node) is not None:
+                found.add("match")
             inner = (loops, 1, after, short)
             return self.block(node.then, inner) | self.block(node.orelse, inner)
         elif cls is n.For or cls is n.While:

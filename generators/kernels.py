@@ -1022,7 +1022,7 @@ class _Gen:
         if fn.accs:
             m += ["atomic", "atomic"]
         if "branch" in on and fn.nest < fn.max_nest:
-            m += ["if", "if", "ifelse", "ifelse"]
+            m += ["if", "if", "ifelse", "ifelse", "match"]
         if fn.loops < fn.max_loops and fn.nest < fn.max_nest:
             if "loop" in on:
                 m += ["for"] * (7 if fn.loops else 5)
@@ -1258,6 +1258,29 @@ class _Gen:
         lines = [f"{pad}if {c}:"] + self.block(fn, pad + "    ", 1, 3)
         if k == "ifelse":
             lines += [f"{pad}else:"] + self.block(fn, pad + "    ", 1, 3)
+        fn.nest -= 1
+        return lines
+
+    def _s_match(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        """A `match` of a fresh variable holding a small value (per lane, per wave, or
+        of anything), 2-4 cases of one or two values each, a default sometimes: the
+        lanes split over several arms at once, as a switch splits them."""
+        var = self.new_var(fn, I32)
+        subject = self.pick((f"{fn.gid} % 4", "lane() % 3", "wave() % 2", "lane() // 2",
+                             "expr"))
+        if subject == "expr":
+            subject = f"({self.int_expr(fn, I32, 1)[0]}) % 4"
+        lines = [f"{pad}{var} = {subject}", f"{pad}match {var}:"]
+        values = [v for v in (0, 1, 2, 3, -1, 5) if self.pick((True, True, False))]
+        values = values or [0]
+        fn.nest += 1
+        while values:
+            take = values[:self.pick((1, 1, 2))]
+            values = values[len(take):]
+            lines += [f"{pad}    case {' | '.join(map(str, take))}:"] + self.block(
+                fn, pad + "        ", 1, 3)
+        if self.pick((False, True)):
+            lines += [f"{pad}    case _:"] + self.block(fn, pad + "        ", 1, 2)
         fn.nest -= 1
         return lines
 
@@ -1601,6 +1624,7 @@ _STATEMENTS: dict[str, Callable[[_Gen, _Fn, str, str], list[str]]] = {
     "atomic": _Gen._s_atomic,
     "if": _Gen._s_if,
     "ifelse": _Gen._s_if,
+    "match": _Gen._s_match,
     "while": _Gen._s_while,
     "for": _Gen._s_for,
     "break": _Gen._s_exit,

@@ -338,6 +338,9 @@ _ALL = (
     Mutant("all-equal-lane0", "issue #54", "lower",
            "wave_all_equal compares each lane's value with lane 0's, not the lowest active "
            "lane's (readfirstlane taken for a read of lane 0)"),
+    Mutant("switch-falls-through", "issue #54", "lower",
+           "a `match` lowered as a switch whose cases lack their `break`: a case's lanes "
+           "run the next case's arm too (C's fall-through)"),
     # --- f64 (docs/origins.md, "64-bit floats")
     Mutant("f64-rounded-through-f32", "brian2genn#18", "machine",
            "f64 + - * and fma round their result to f32 on the way (a lowering that keeps "

@@ -382,6 +382,22 @@ class Dialect:
         buffers)."""
         raise NotImplementedError
 
+    # ------------------------------------------------------------------- switches
+    #: whether a `continue` inside a switch continues the loop around it (C, GLSL)
+    switch_continues = True
+
+    def switch_head(self, selector: str) -> str:
+        return f"switch ({selector}) {{"
+
+    def case_head(self, labels: list[str]) -> str:
+        """The head of a switch's arm for these case labels (none: the default)."""
+        if not labels:
+            return "default: {"
+        return " ".join(f"case {label}:" for label in labels) + " {"
+
+    def case_close(self) -> str:
+        return "} break;"
+
     def run_open(self) -> str:
         """The head of a block that a `break` leaves (sync mode's runs)."""
         return "do {"
@@ -681,7 +697,53 @@ class FunctionEmitter:
         self.line(self.d.barrier())
 
     def s_If(self, s: n.If) -> None:
+        cases = n.switch_cases(s)
+        if cases is not None and self.switchable(s, cases[1]):
+            self.switch(s, cases[1])
+            return
         self.arms(self.expr(s.cond), s)
+
+    def switchable(self, s: n.If, arms: list[tuple[tuple[int, ...], tuple[n.Stmt, ...]]]
+                   ) -> bool:
+        """Whether a `match` chain is written as the language's `switch`: its variable
+        of 32 bits or fewer (GLSL and WGSL switch on 32-bit integers only), no `break`
+        of the loop around it in a case (it would leave the switch; nor `continue` in
+        WGSL), and no barrier synchronisation, whose runs leave blocks by `break`; else
+        as the `if` chain it means."""
+        cond = s.cond.left if isinstance(s.cond, n.Logic) else s.cond
+        while isinstance(cond, n.Logic):
+            cond = cond.left
+        assert isinstance(cond, n.Compare)
+        ty = cond.left.ty
+        if ty is None or not ty.is_int or ty.bits > 32 or self.tr.synchronising:
+            return False
+        jumps = (n.Break,) if self.d.switch_continues else (n.Break, n.Continue)
+        return not any(_jumps_out(body, jumps) for _, body in arms)
+
+    def switch(self, s: n.If, arms: list[tuple[tuple[int, ...], tuple[n.Stmt, ...]]]
+               ) -> None:
+        """A `match` chain as the language's `switch` on its variable (as an i32: a u32's
+        values by their bits), one arm per case, a default arm always (WGSL wants one)."""
+        cond = s.cond
+        while isinstance(cond, n.Logic):
+            cond = cond.left
+        assert isinstance(cond, n.Compare) and isinstance(cond.left, n.Name)
+        ty = cond.left.ty
+        assert ty is not None
+        d = self.d
+        selector = self.widen(self.expr(cond.left), ty, I32) if ty is not U32 else \
+            d.int_cast(self.expr(cond.left), U32, I32)
+        self.open(d.switch_head(selector))
+        if not any(not values for values, _ in arms):
+            arms = arms + [((), ())]
+        for k, (values, body) in enumerate(arms):
+            labels = [d.lit((v + 2**31) % 2**32 - 2**31, I32) for v in values]
+            self.open(d.case_head(labels))
+            self.block(body)
+            self.indent -= 1
+            falls = "switch-falls-through" in self.mutants and k < len(arms) - 1
+            self.line("}" if falls else d.case_close())  # (the mutant: no `break`)
+        self.close()
 
     def arms(self, cond: str, s: n.If, tail: str | None = None) -> None:
         """An `if` statement's arms, on the condition `cond` (an expression); `tail`, a
@@ -1280,6 +1342,17 @@ class FunctionEmitter:
         as_wide = n.replace(e, args=(n.replace(e.args[0], ty=wide),) + e.args[1:], ty=wide)
         got = self.temp(wide, self.d.wave_op(self, as_wide, [x] + args[1:]))
         return self.temp(ty, self.widen(got, wide, ty))
+
+
+def _jumps_out(body: tuple[n.Stmt, ...], kinds: tuple[type, ...]) -> bool:
+    """Whether `body` holds a statement of `kinds` (break, continue) of a loop around it
+    (not one inside a loop of its own)."""
+    for s in body:
+        if isinstance(s, kinds):
+            return True
+        if isinstance(s, n.If) and (_jumps_out(s.then, kinds) or _jumps_out(s.orelse, kinds)):
+            return True
+    return False
 
 
 #: the unsigned and the signed type of each width

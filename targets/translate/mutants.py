@@ -23,6 +23,10 @@ MUTANTS: dict[str, tuple[str, str]] = {
         "loop-invariant code motion hoists a wave operation (with its block's code before "
         "it) out of its loop into the preheader: it runs once, with the lanes that "
         "entered the loop"),
+    "switch-falls-through": (
+        "issue #54 (C's fall-through: a case arm written without its `break`)",
+        "a `match` written as a switch whose arms do not end in `break`: the lanes of a "
+        "case run the next case's arm too"),
     "bound-per-trip": (
         "the opencl translation's own history",
         "a `for` loop's stop bound is read again at every trip instead of once at entry "

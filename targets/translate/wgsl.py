@@ -51,6 +51,16 @@ class WGSL(ShaderDialect):
     name = "wgsl"
     ctx = "C."
     atomics_typed = True
+    switch_continues = False  # (naga's rule for a `continue` inside a switch: not relied on)
+
+    def switch_head(self, selector: str) -> str:
+        return f"switch {selector} {{"
+
+    def case_head(self, labels: list[str]) -> str:
+        return f"case {', '.join(labels)}: {{" if labels else "default: {"
+
+    def case_close(self) -> str:
+        return "}"
     has_workgroups = True
 
     # ------------------------------------------------------------------ workgroups

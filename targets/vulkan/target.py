@@ -466,7 +466,8 @@ class GlslTarget(_Vulkan):
     kernel_file = "kernel.comp"
     offered_mutants: tuple[str, ...] = ("subgroup-size-assumed-32", "minmax-unsigned",
                                         "workgroup-memory-unzeroed", "ghost-returns",
-                                        "float-bits-converted", *SPIRV_MUTANTS)
+                                        "float-bits-converted", "switch-falls-through",
+                                        *SPIRV_MUTANTS)
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[vulkan]' and apt-get install glslang-tools",
@@ -599,7 +600,7 @@ class LavapipeGlslTarget(_Lavapipe, GlslTarget):
                    "maximal reconvergence by lavapipe's design")
     offered_mutants = ("readfirstlane-lane0", "subgroup-size-unrequested", "past-n-active",
                        "workgroup-memory-unzeroed", "ghost-returns", "float-bits-converted",
-                       *SPIRV_MUTANTS)
+                       "switch-falls-through", *SPIRV_MUTANTS)
 
 
 class LavapipeWgslTarget(_Lavapipe, WgslTarget):

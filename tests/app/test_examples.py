@@ -26,7 +26,7 @@ from ..conftest import EXAMPLES, example_json
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt",
          "workgroup_reduce", "float_rounding", "integer_types", "bit_ops", "private_arrays",
          "double_precision", "ballot_arithmetic", "relative_shuffles",
-         "clustered_reductions", "quad_operations", "all_equal"]
+         "clustered_reductions", "quad_operations", "all_equal", "switch_cases"]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -251,6 +251,27 @@ def test_all_equal(target: str) -> None:
                                      + [1, 1, 0, 0, 1, 1, 0, 0]
                                      + [1] * 8
                                      + [0, 0, 1, 1, 0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("target", ["reference", "numba-simt"])
+def test_switch_cases(target: str) -> None:
+    from difftest.campaign.registry import load_target
+
+    obj = example_json("switch_cases")
+    out = (ReferenceTarget() if target == "reference" else load_target(target)).run(
+        case_from_json(obj)).to_json()
+    assert out["buffers"]["out"] == ([2, 40, 40, 2, 2, 40, 40, 2]  # the header's values
+                                     + [0, 16, 16, 0, 0, 16, 16, 0]
+                                     + [0, 6, 6, 6, 0, 6, 6, 6])
+
+
+def test_numba_simts_switch_mutant_is_caught_by_the_example() -> None:
+    from difftest.campaign.registry import load_target
+    from difftest.campaign.runner import check_case
+
+    verdict = check_case(load_case(EXAMPLES / "switch_cases.py"), load_target("numba-simt"),
+                         {}, {"mutants": ["switch-falls-through"]}).verdict
+    assert not verdict.agree and "out[0] holds 20" in str(verdict), str(verdict)
 
 
 def test_cli_run_json_prints_the_header_outcome(examples_dir: Path) -> None:

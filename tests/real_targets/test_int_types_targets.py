@@ -79,7 +79,8 @@ def test_private_arrays_run_as_the_semantics_says(name: str, tmp_path: Path) -> 
 
 @pytest.mark.parametrize("example", ["integer_types", "bit_ops", "private_arrays",
                                      "ballot_arithmetic", "relative_shuffles",
-                                     "clustered_reductions", "quad_operations", "all_equal"])
+                                     "clustered_reductions", "quad_operations", "all_equal",
+                                     "switch_cases"])
 @pytest.mark.parametrize("name", ("numba-simt", "reference") + TARGETS)
 def test_the_integer_examples_agree_on_every_target_that_runs_them(example: str,
                                                                     name: str) -> None:

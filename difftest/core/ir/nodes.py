@@ -328,10 +328,16 @@ class AtomicAdd:
 
 @dataclass(frozen=True)
 class If:
+    """`if`/`elif`/`else`; also a `match` statement's chain of cases (`switch`: the parser
+    writes `match x: case 1 | 2: A case _: B` as `if x == 1 or x == 2: A else: B`, and
+    the printer and the translations read it back as one where it still has that form:
+    `switch_cases`)."""
+
     cond: Expr
     then: tuple[Stmt, ...]
     orelse: tuple[Stmt, ...] = ()
     line: int = _line()
+    switch: bool = field(default=False, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -421,6 +427,48 @@ Stmt = (Assign | Store | AtomicAdd | If | For | While | Break | Continue | Retur
         | CallStmt | LocalArray | PrivateArray | Barrier)
 STMT_NODES = (Assign, Store, AtomicAdd, If, For, While, Break, Continue, Return, Fail, CallStmt,
               LocalArray, PrivateArray, Barrier)
+
+def switch_cases(s: If) -> tuple[str, list[tuple[tuple[int, ...], tuple[Stmt, ...]]]] | None:
+    """A `match` chain as (its variable, [(values, body), ...]; a default's values ()),
+    or None where `s` is no longer one (a reduction changed a condition, values repeat):
+    then it is the plain `if` chain it always meant."""
+    if not s.switch:
+        return None
+    var: str | None = None
+    cases: list[tuple[tuple[int, ...], tuple[Stmt, ...]]] = []
+    seen: set[int] = set()
+    cur: If | None = s
+    while cur is not None:
+        values = _case_values(cur.cond)
+        if values is None or var is not None and values[0] != var:
+            return None
+        var = values[0]
+        if seen & set(values[1]) or len(set(values[1])) != len(values[1]):
+            return None
+        seen |= set(values[1])
+        cases.append((values[1], cur.then))
+        rest = cur.orelse
+        cur = None
+        if len(rest) == 1 and isinstance(rest[0], If) and rest[0].switch:
+            cur = rest[0]
+        elif rest:
+            cases.append(((), rest))
+    assert var is not None
+    return var, cases
+
+
+def _case_values(cond: Expr) -> tuple[str, tuple[int, ...]] | None:
+    """`x == 1 or x == 2` as ("x", (1, 2))."""
+    if isinstance(cond, Logic) and cond.op == "or":
+        left, right = _case_values(cond.left), _case_values(cond.right)
+        if left is None or right is None or left[0] != right[0]:
+            return None
+        return left[0], left[1] + right[1]
+    if isinstance(cond, Compare) and cond.op == "==" and isinstance(cond.left, Name) \
+            and isinstance(cond.right, Const) and type(cond.right.value) is int:
+        return cond.left.id, (cond.right.value,)
+    return None
+
 
 # -------------------------------------------------------------------- program
 

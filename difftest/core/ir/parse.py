@@ -83,7 +83,7 @@ def _describe(node: ast.AST) -> str:
         "While": "while", "Import": "import", "ImportFrom": "import", "With": "with",
         "Try": "try", "ClassDef": "class", "Global": "global", "Nonlocal": "nonlocal",
         "Delete": "del", "Raise": "raise", "Assert": "assert", "Lambda": "lambda",
-        "AsyncFunctionDef": "async def", "Match": "match",
+        "AsyncFunctionDef": "async def",
         "FunctionDef": "def (a function inside a function)",
         "AugAssign": "augmented assignment", "AnnAssign": "annotated assignment",
         "AsyncFor": "async for", "AsyncWith": "async with", "TryStar": "try",
@@ -150,6 +150,60 @@ def _block(stmts: list[ast.stmt]) -> tuple[n.Stmt, ...]:
     return tuple(out)
 
 
+def _match(s: ast.Match) -> n.If:
+    """`match x:` of a variable, its cases integer literals (`case 1 | 2:`) or the
+    wildcard last (`case _:`), as the chain of `if x == ...` it means (nodes.If's
+    `switch`): lanes take the first case their value matches, none where no case does."""
+    line = s.lineno
+    if not isinstance(s.subject, ast.Name):
+        raise KernelError("match takes a variable (assign the value to one first: `v = "
+                          "...` then `match v:`)", line)
+    var = s.subject.id
+    chain: tuple[n.Stmt, ...] = ()
+    for k, case in reversed(list(enumerate(s.cases))):
+        at = case.pattern.lineno
+        if case.guard is not None:
+            raise KernelError("a case with `if` (a guard) is not supported", at)
+        values = _case_pattern(case.pattern, at)
+        body = _block(case.body)
+        if not values:
+            if k != len(s.cases) - 1:
+                raise KernelError("`case _:` must be the last case", at)
+            chain = body
+            continue
+        cond: n.Expr = n.Compare("==", n.Name(var, line=at), n.Const(values[0], line=at),
+                                 line=at)
+        for v in values[1:]:
+            cond = n.Logic("or", cond, n.Compare("==", n.Name(var, line=at),
+                                                 n.Const(v, line=at), line=at), line=at)
+        chain = (n.If(cond, body, chain, line=line if k == 0 else at, switch=True),)
+    if not chain or not isinstance(chain[0], n.If):
+        raise KernelError("a match needs a case with values (`case 0:`)", line)
+    return chain[0]
+
+
+def _case_pattern(p: ast.pattern, line: int) -> tuple[int, ...]:
+    """A case's values: integer literals joined by `|`; () for the wildcard `_`."""
+    if isinstance(p, ast.MatchAs) and p.pattern is None and p.name is None:
+        return ()
+    if isinstance(p, ast.MatchOr):
+        out: tuple[int, ...] = ()
+        for q in p.patterns:
+            got = _case_pattern(q, line)
+            if not got:
+                raise KernelError("`_` cannot be one alternative of a case", line)
+            out += got
+        return out
+    if isinstance(p, ast.MatchValue):
+        v = p.value
+        negative = isinstance(v, ast.UnaryOp) and isinstance(v.op, ast.USub)
+        lit = v.operand if negative else v  # type: ignore[attr-defined]
+        if isinstance(lit, ast.Constant) and type(lit.value) is int:
+            return (-lit.value if negative else lit.value,)
+    raise KernelError("a case matches integer literals (`case 0:`, `case 1 | 2:`) or `_`",
+                      line)
+
+
 def _stmt(s: ast.stmt) -> list[n.Stmt]:
     line = s.lineno
     if isinstance(s, ast.Pass):
@@ -181,6 +235,8 @@ def _stmt(s: ast.stmt) -> list[n.Stmt]:
         return [n.Assign(target, value, None, line=line)]
     if isinstance(s, ast.If):
         return [n.If(_expr(s.test), _block(s.body), _block(s.orelse), line=line)]
+    if isinstance(s, ast.Match):
+        return [_match(s)]
     if isinstance(s, ast.For):
         return [_for(s)]
     if isinstance(s, ast.While):

@@ -50,6 +50,14 @@ def _block(stmts: tuple[n.Stmt, ...], depth: int) -> str:
 
 def _stmt(s: n.Stmt, depth: int) -> str:
     pad = _INDENT * depth
+    cases = n.switch_cases(s) if isinstance(s, n.If) else None
+    if cases is not None:
+        var, arms = cases
+        out = f"{pad}match {var}:\n"
+        for values, body in arms:
+            spelled = " | ".join(str(v) for v in values) if values else "_"
+            out += f"{pad}    case {spelled}:\n" + _block(body, depth + 2)
+        return out
     if isinstance(s, n.If):
         out = f"{pad}if {_expr(s.cond)}:\n" + _block(s.then, depth + 1)
         orelse = s.orelse

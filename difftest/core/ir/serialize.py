@@ -31,7 +31,7 @@ FORMAT = "difftest-ir"
 #: private arrays (PrivateArray); version 4 f64 (an f64 literal is a Cast to f64 of a float
 #: Const); version 5 the bitwise, clustered (a reduction's cluster is its second argument,
 #: a Const) and quad wave operations and wave_all_equal; an older document is a newer one
-#: without them
+#: without them (an If's `switch`, a `match` statement's chain, is written only when true)
 FORMAT_VERSION = 5
 
 
@@ -52,9 +52,13 @@ def _to_json(node: Any) -> Any:
         return {"kind": "Cast", "to": "f64",
                 "operand": {"kind": "Const", "value": node.value, "line": node.line},
                 "line": node.line}
-    out: dict[str, Any] = {"kind": type(node).__name__}
-    for name in _SHAPES[type(node).__name__]:
-        out[name] = _to_json(getattr(node, name))
+    kind = type(node).__name__
+    out: dict[str, Any] = {"kind": kind}
+    for name in _SHAPES[kind]:
+        value = getattr(node, name)
+        if _OPTIONAL.get(kind, {}).get(name, object()) == value:
+            continue  # a default an older reader knows without it
+        out[name] = _to_json(value)
     out["line"] = node.line  # type: ignore[union-attr]
     return out
 
@@ -112,7 +116,8 @@ def _node(obj: Any, path: str, allowed: frozenset[str]) -> Any:
     if kind not in allowed:
         raise KernelError(f"a {kind} node is not allowed here", where=path)
     shape = _SHAPES[kind]
-    missing = [f for f in (*shape, "line") if f not in obj]
+    optional = _OPTIONAL.get(kind, {})
+    missing = [f for f in (*shape, "line") if f not in obj and f not in optional]
     if missing:
         raise KernelError(f"{kind} is missing field {missing[0]!r}", where=path)
     extra = sorted(set(obj) - {"kind", "line", *shape}, key=str)
@@ -122,7 +127,8 @@ def _node(obj: Any, path: str, allowed: frozenset[str]) -> Any:
     if type(line) is not int or line < 0:
         raise KernelError(f"line must be a non-negative integer, got {line!r}",
                           where=f"{path}.line")
-    fields = {name: read(obj[name], f"{path}.{name}") for name, read in shape.items()}
+    fields = {name: read(obj[name], f"{path}.{name}") for name, read in shape.items()
+              if name in obj}
     return _CLASSES[kind](**fields, line=line)
 
 
@@ -176,6 +182,12 @@ def _value(v: Any, path: str) -> int | bool | float:
     return v
 
 
+def _flag(v: Any, path: str) -> bool:
+    if type(v) is not bool:
+        raise KernelError(f"expected true or false, got {v!r}", where=path)
+    return v
+
+
 def _length(v: Any, path: str) -> int:
     if type(v) is not int or not 1 <= v <= n.LOCAL_MAX:
         raise KernelError(f"a workgroup array's length is an integer in 1..{n.LOCAL_MAX}, "
@@ -208,7 +220,7 @@ _SHAPES: dict[str, dict[str, _Reader]] = {
     "Assign": {"target": _ident, "value": _expr, "declared": _optional(_type)},
     "Store": {"buffer": _ident, "index": _expr, "value": _expr},
     "AtomicAdd": {"buffer": _ident, "index": _expr, "value": _expr},
-    "If": {"cond": _expr, "then": _stmts, "orelse": _stmts},
+    "If": {"cond": _expr, "then": _stmts, "orelse": _stmts, "switch": _flag},
     "For": {"var": _ident, "start": _expr, "stop": _expr, "body": _stmts},
     "While": {"body": _stmts},
     "Break": {},
@@ -223,6 +235,8 @@ _SHAPES: dict[str, dict[str, _Reader]] = {
     "Function": {"name": _ident, "params": _list(_nodes(frozenset({"Param"}))),
                  "returns": _optional(_type), "body": _stmts},
 }
+#: fields a document may leave out, with their values then (written only when not these)
+_OPTIONAL: dict[str, dict[str, Any]] = {"If": {"switch": False}}
 _CLASSES: dict[str, type] = {c.__name__: c for c in (*n.EXPR_NODES, *n.STMT_NODES,
                                                       n.Param, n.Function)}
 assert set(_SHAPES) == set(_CLASSES), "every node class needs a JSON shape"

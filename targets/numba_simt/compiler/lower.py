@@ -397,6 +397,11 @@ class _Lowerer:
                 self.region(first, past, exit_label, f"{what}: an arm that breaks", "exit_arm")
 
     def s_If(self, s: n.If) -> None:
+        if s.switch and self.mutants.on("switch-falls-through") and n.switch_cases(s):
+            # the mutant: a case's lanes run the next case's arm too (no `break`)
+            nxt = s.orelse[0].then if len(s.orelse) == 1 and isinstance(s.orelse[0], n.If) \
+                and s.orelse[0].switch else s.orelse
+            s = n.replace(s, then=s.then + nxt)
         cond = self.expr(s.cond)
         start, end = self.label("cold_start"), self.label("cold_end")
 
