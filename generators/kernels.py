@@ -702,9 +702,9 @@ class _Gen:
         (`shuffle_xor`, `shuffle_up`, `shuffle_down`) by a constant (past the wave too),
         by the lane, or by any expression, or a quad operation."""
         k = self.pick(("shuffle", "shuffle", "shuffle_xor", "shuffle_up", "shuffle_down",
-                       "quad"))
-        if k == "quad":
-            q = self.pick(n.QUAD_OPS)
+                       "quad", "quad"))
+        if k == "quad":  # a broadcast from the quad's lane half the time
+            q = self.pick(("quad_broadcast",) * 3 + n.QUAD_OPS[1:])
             return f"quad_broadcast({x}, {self.num(0, 3)})" if q == "quad_broadcast" \
                 else f"{q}({x})"
         if k == "shuffle":
