@@ -317,7 +317,7 @@ class _Gen:
         if "branch" in on:
             m += ["select", "select", "boolcast"]
         if "wave" in on:
-            m += list(_INT_WAVE) * (3 if fn.nest else 2) + ["wave_any", "wave_all"]
+            m += list(_INT_WAVE) * (3 if fn.nest else 2) + ["wave_any", "wave_all", "quad"]
         if "div" in on or "fault_div" in on:
             m += ["//", "%"]
         if fn.fins:
@@ -409,6 +409,11 @@ class _Gen:
             return self.wave(fn, k, want, sub)
         if k in ("wave_any", "wave_all"):
             return f"i32({k}({self.cond(fn, sub)}))", I32
+        if k == "quad":  # a value from the lane's quad (lanes 4q..4q+3)
+            x, tx = self.int_expr(fn, want, sub, "dyn")
+            q = self.pick(("quad_broadcast",) * 3 + n.QUAD_OPS[1:])
+            return (f"quad_broadcast({x}, {self.num(0, 3)})" if q == "quad_broadcast"
+                    else f"{q}({x})"), tx
         if k in ("//", "%"):
             if self.pick((False, False, False, True)):  # MIN // -1 wraps; MIN % -1 is 0
                 low = "-2147483648" if want is I32 else "-9223372036854775808"
@@ -955,7 +960,8 @@ class _Gen:
             if "h0" in fn.calls:
                 m += ["and_call"] * 3
         if "wave" in self.on:
-            m += ["wave_any", "wave_all"] * 3 + ["rfl"] * 2 + ["elect"] * 2
+            m += ["wave_any", "wave_all"] * 3 + ["rfl"] * 2 + ["elect"] * 2 \
+                + ["all_equal"] * 2
         if fn.fins:
             m += ["fcmp"] * 3
         if self.extra:
@@ -991,6 +997,10 @@ class _Gen:
             return self.pick(bools) if bools else "True"
         if k == "rfl":
             return f"readfirstlane({self.cond(fn, sub)})"
+        if k == "all_equal":  # whether a value is one value across the active lanes
+            arg = self.int_expr(fn, I32, sub, "dyn")[0] if self.pick((True, True, False)) \
+                else self.cond(fn, sub)
+            return f"wave_all_equal({arg})"
         if k == "elect":
             return "elect()"
         if k == "and_call":
