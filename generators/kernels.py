@@ -1275,11 +1275,11 @@ class _Gen:
         """A `match` of a fresh variable holding a small value (per lane, per wave, or
         of anything), 2-4 cases of one or two values each, a default sometimes: the
         lanes split over several arms at once, as a switch splits them."""
-        var = self.new_var(fn, I32)
         subject = self.pick((f"{fn.gid} % 4", "lane() % 3", "wave() % 2", "lane() // 2",
                              "expr"))
         if subject == "expr":
             subject = f"({self.int_expr(fn, I32, 1)[0]}) % 4"
+        var = self.new_var(fn, I32)  # (after its value: which must not read it)
         lines = [f"{pad}{var} = {subject}", f"{pad}match {var}:"]
         values = [v for v in (0, 1, 2, 3, -1, 5) if self.pick((True, True, False))]
         values = values or [0]
