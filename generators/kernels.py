@@ -317,7 +317,8 @@ class _Gen:
         if "branch" in on:
             m += ["select", "select", "boolcast"]
         if "wave" in on:
-            m += list(_INT_WAVE) * (3 if fn.nest else 2) + ["wave_any", "wave_all", "quad"]
+            m += list(_INT_WAVE) * (3 if fn.nest else 2) + ["wave_any", "wave_all"] \
+                + ["quad"] * 3
         if "div" in on or "fault_div" in on:
             m += ["//", "%"]
         if fn.fins:
@@ -411,7 +412,7 @@ class _Gen:
             return f"i32({k}({self.cond(fn, sub)}))", I32
         if k == "quad":  # a value from the lane's quad (lanes 4q..4q+3)
             x, tx = self.int_expr(fn, want, sub, "dyn")
-            q = self.pick(("quad_broadcast",) * 3 + n.QUAD_OPS[1:])
+            q = self.pick(n.QUAD_OPS)
             return (f"quad_broadcast({x}, {self.num(0, 3)})" if q == "quad_broadcast"
                     else f"{q}({x})"), tx
         if k in ("//", "%"):
@@ -709,7 +710,7 @@ class _Gen:
         k = self.pick(("shuffle", "shuffle", "shuffle_xor", "shuffle_up", "shuffle_down",
                        "quad", "quad"))
         if k == "quad":  # a broadcast from the quad's lane half the time
-            q = self.pick(("quad_broadcast",) * 3 + n.QUAD_OPS[1:])
+            q = self.pick(n.QUAD_OPS)
             return f"quad_broadcast({x}, {self.num(0, 3)})" if q == "quad_broadcast" \
                 else f"{q}({x})"
         if k == "shuffle":
