@@ -51,7 +51,8 @@ def undefined_in_run(target: Any, full: OracleRun | None) -> str | None:
     half of what it cannot promise (the static half is its `unsupported(case)`) --
     under the `uniform` reconvergence model a wave operation some wave ran with part of
     its lanes; on a target that may flush subnormals (`flushes_subnormals`), a
-    subnormal f32 or f64 anywhere in the run."""
+    subnormal f32 or f64 anywhere in the run; on one that ends long loops
+    (`loop_limit`), a workitem running more loop trips than it lets run."""
     from difftest.core.fullrun import FullRun
     from difftest.core.reconvergence import UNIFORM
 
@@ -63,6 +64,12 @@ def undefined_in_run(target: Any, full: OracleRun | None) -> str | None:
     if getattr(target, "flushes_subnormals", False) and full.subnormal is not None:
         return (f"{full.subnormal}, which its device may flush to zero (it cannot be asked "
                 "to preserve subnormals)")
+    limit = getattr(target, "loop_limit", None)
+    if limit is not None and full.trips and max(full.trips) > limit:
+        g = max(range(len(full.trips)), key=full.trips.__getitem__)
+        return (f"workitem {g} runs {full.trips[g]} loop trips, past the {limit} its device "
+                "runs for sure (Mesa's gallivm ends a shader's loops after 65,535 "
+                "iterations in all)")
     return None
 
 
@@ -72,7 +79,8 @@ def _undefined_at_run_time(target: Any, case: Case) -> bool:
     from difftest.core.ir.walk import f32_use, f64_use
     from difftest.core.reconvergence import UNIFORM
 
-    return target.reconvergence == UNIFORM or (
+    return target.reconvergence == UNIFORM or getattr(target, "loop_limit", None) \
+        is not None or (
         getattr(target, "flushes_subnormals", False)
         and (f32_use(case.program, case.entry) is not None
              or f64_use(case.program, case.entry) is not None))

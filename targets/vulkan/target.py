@@ -319,6 +319,17 @@ class _Vulkan(TranslatedTarget):
             | ({"f64"} if doubles else set())
 
     @property
+    def loop_limit(self) -> int | None:
+        """The loop trips a workitem may run here and be checked (None: any): on Mesa's
+        gallivm drivers (llvmpipe, lavapipe), a shader's loops are ended after 65,535
+        iterations in all (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS, a deliberate limiter),
+        so a run with a workitem past a quarter of that (the translation's own loops,
+        zeroing arrays, count too) is not checked (runner.undefined_in_run)."""
+        props = self._device().props
+        gallivm = "llvmpipe" in f"{props.get('driver', '')} {props.get('name', '')}"
+        return 65535 // 4 if gallivm else None
+
+    @property
     def flushes_subnormals(self) -> bool:
         """Whether the device may flush subnormal f32s (a run with one is undefined here:
         difftest.campaign.runner.undefined_in_run)."""
