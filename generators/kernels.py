@@ -708,7 +708,7 @@ class _Gen:
         (`shuffle_xor`, `shuffle_up`, `shuffle_down`) by a constant (past the wave too),
         by the lane, or by any expression, or a quad operation."""
         k = self.pick(("shuffle", "shuffle", "shuffle_xor", "shuffle_up", "shuffle_down",
-                       "quad", "quad"))
+                       "quad"))
         if k == "quad":  # a broadcast from the quad's lane half the time
             q = self.pick(n.QUAD_OPS)
             return f"quad_broadcast({x}, {self.num(0, 3)})" if q == "quad_broadcast" \

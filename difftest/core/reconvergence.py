@@ -172,7 +172,7 @@ def describe(op: n.WaveOp) -> str:
 def _replacement(op: n.WaveOp) -> n.Expr:
     """A wave-free expression of the same type: the operand itself (a lane's own value
     is what a one-lane wave would give)."""
-    if op.op == "elect":
+    if op.op in ("elect", "wave_all_equal"):  # (one lane: it is elected, it agrees)
         return n.Const(True, line=op.line, ty=BOOL)
     x = op.args[0]
     if op.op == "ballot":

@@ -42,6 +42,9 @@ from typing import Any
 from difftest.core.ir import nodes as n
 from difftest.core.ir.walk import reachable, walk
 
+#: the ballot functions relative to the lane: lanes differ however uniform the ballot
+_LANE_RELATIVE = ("ballot_inclusive_bit_count", "ballot_exclusive_bit_count",
+                  "inverse_ballot")
 #: wave operations whose result is the same in every lane that evaluates them together
 _UNIFORM_RESULTS = ("wave_sum", "wave_min", "wave_max", "wave_any", "wave_all", "ballot",
                     "readfirstlane", "wave_and", "wave_or", "wave_xor", "wave_all_equal")
@@ -128,6 +131,8 @@ class _Analysis:
         if isinstance(e, n.Call):
             return e.func not in self.value_div and all(self.uniform(x) for x in e.args)
         if isinstance(e, n.Alloc):
+            return False
+        if isinstance(e, n.MathOp) and e.op in _LANE_RELATIVE:
             return False
         parts = [getattr(e, k) for k in ("operand", "left", "right", "cond", "then", "orelse")
                  if hasattr(e, k)]

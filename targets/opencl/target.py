@@ -103,7 +103,7 @@ class PoclTarget(_OpenCL):
     platform = "Portable Computing Language"
     # workgroups: PoCL miscompiles many of the translation's kernels with barriers, a
     # known bug (docs/findings.md, pocl-guards-lost-after-conditional-barrier)
-    offered_mutants = ("bound-per-trip", "call-no-check", "switch-falls-through")
+    offered_mutants = ("bound-per-trip", "call-no-check")
     avoidable = ("barrier-branch-tail",)
     option_names = ("opt", "avoid", *LIMITS)
     option_help = {**_OpenCL.option_help,
@@ -185,7 +185,7 @@ class IntelTarget(_OpenCL):
     reconvergence = LOOP_EXITS_UNDEFINED
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",
                        "call-no-check", "workgroup-memory-unzeroed", "ghost-returns",
-                       "switch-falls-through", *C_INTEGER_MUTANTS)
+                       *C_INTEGER_MUTANTS)
     option_names = ("opt", "cpu_arch", "vectorizer", *LIMITS)
     option_help = {**_OpenCL.option_help,
                    "cpu_arch": "the instruction set the runtime compiles for "

@@ -477,8 +477,7 @@ class GlslTarget(_Vulkan):
     kernel_file = "kernel.comp"
     offered_mutants: tuple[str, ...] = ("subgroup-size-assumed-32", "minmax-unsigned",
                                         "workgroup-memory-unzeroed", "ghost-returns",
-                                        "float-bits-converted", "switch-falls-through",
-                                        *SPIRV_MUTANTS)
+                                        "float-bits-converted", *SPIRV_MUTANTS)
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[vulkan]' and apt-get install glslang-tools",
