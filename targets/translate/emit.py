@@ -710,11 +710,7 @@ class FunctionEmitter:
         of the loop around it in a case (it would leave the switch; nor `continue` in
         WGSL), and no barrier synchronisation, whose runs leave blocks by `break`; else
         as the `if` chain it means."""
-        cond = s.cond.left if isinstance(s.cond, n.Logic) else s.cond
-        while isinstance(cond, n.Logic):
-            cond = cond.left
-        assert isinstance(cond, n.Compare)
-        ty = cond.left.ty
+        ty = _case_variable(s).ty
         if ty is None or not ty.is_int or ty.bits > 32 or self.tr.synchronising:
             return False
         jumps = (n.Break,) if self.d.switch_continues else (n.Break, n.Continue)
@@ -724,15 +720,12 @@ class FunctionEmitter:
                ) -> None:
         """A `match` chain as the language's `switch` on its variable (as an i32: a u32's
         values by their bits), one arm per case, a default arm always (WGSL wants one)."""
-        cond = s.cond
-        while isinstance(cond, n.Logic):
-            cond = cond.left
-        assert isinstance(cond, n.Compare) and isinstance(cond.left, n.Name)
-        ty = cond.left.ty
+        var = _case_variable(s)
+        ty = var.ty
         assert ty is not None
         d = self.d
-        selector = self.widen(self.expr(cond.left), ty, I32) if ty is not U32 else \
-            d.int_cast(self.expr(cond.left), U32, I32)
+        selector = self.widen(self.expr(var), ty, I32) if ty is not U32 else \
+            d.int_cast(self.expr(var), U32, I32)
         self.open(d.switch_head(selector))
         if not any(not values for values, _ in arms):
             arms = arms + [((), ())]
@@ -1342,6 +1335,15 @@ class FunctionEmitter:
         as_wide = n.replace(e, args=(n.replace(e.args[0], ty=wide),) + e.args[1:], ty=wide)
         got = self.temp(wide, self.d.wave_op(self, as_wide, [x] + args[1:]))
         return self.temp(ty, self.widen(got, wide, ty))
+
+
+def _case_variable(s: n.If) -> n.Name:
+    """The variable a `match` chain's first case compares (its typed read)."""
+    cond = s.cond
+    while isinstance(cond, n.Logic):
+        cond = cond.left
+    assert isinstance(cond, n.Compare) and isinstance(cond.left, n.Name)
+    return cond.left
 
 
 def _jumps_out(body: tuple[n.Stmt, ...], kinds: tuple[type, ...]) -> bool:
