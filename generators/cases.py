@@ -41,7 +41,7 @@ def cases_for(kernel: GeneratedKernel, max_n: int = 3000) -> st.SearchStrategy[C
 #: feature; a target without one gets kernels and cases without it
 NEEDS = {"wave": "wave_ops", "alloc": "alloc", "host": "host_programs",
          "workgroups": "workgroups", "f32": "f32", "f64": "f64", "bits": "bit_ops",
-         "arrays": "private_arrays"}
+         "arrays": "private_arrays", "returning": "returning_atomics"}
 
 
 def leave_out(capabilities: frozenset[str] | None) -> frozenset[str]:
@@ -72,7 +72,8 @@ def _cases_for(draw: st.DrawFn, kernel: GeneratedKernel,
             group = wave  # waves of this size run one to a group on the target
         case.group = group if group != wave else None  # one wave: the launch's default
     case.schedule = schedule_by_number(case, draw(schedule_numbers()))
-    if draw(_HOST_PROGRAM[not kernel.faults]) == 0 and host and "f32" not in kernel.features:
+    if draw(_HOST_PROGRAM[not kernel.faults]) == 0 and host and "f32" not in kernel.features \
+            and "returning" not in kernel.features:  # (one launch's atomics are ordered)
         # (host programs move integer buffers: an f32 kernel's cases have none)
         case.host = draw(host_programs(case))
     return case

@@ -146,6 +146,8 @@ def _arguments(draw: st.DrawFn, kernel: GeneratedKernel, n: int) -> dict[str, An
             args[b.name] = _input(draw, pick, b, n, bool(faults & {"fault_oob", "fault_div"}))
         elif b.role == "out":
             args[b.name] = _output(draw, pick, b, n, "fault_oob" in faults)
+        elif b.role == "list":  # slots handed out by a counter: some runs fill it
+            args[b.name] = np.full(pick((16, n, 4, 64)), pick((0, -1)), dtype=_NP[b.dtype])
         else:
             length = pick((1, 2, 4, 8, 3))
             fill = pick(("zeros", "small"))
@@ -153,7 +155,8 @@ def _arguments(draw: st.DrawFn, kernel: GeneratedKernel, n: int) -> dict[str, An
                 args[b.name] = np.zeros(length, dtype=_NP[b.dtype])
             else:
                 rng = np.random.default_rng(draw(_SEED))
-                args[b.name] = rng.integers(-5, 6, length).astype(_NP[b.dtype])
+                low = 0 if b.dtype.startswith("u") else -5  # an unsigned one: no negatives
+                args[b.name] = rng.integers(low, 6, length).astype(_NP[b.dtype])
     for s in kernel.scalars:
         args[s.name] = _scalar(pick, s, n)
     return args

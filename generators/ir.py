@@ -222,6 +222,8 @@ class _Function:
             kinds.append("reassign")
         if self.buffers(env):
             kinds += ["store", "atomic", "bufvar"]
+        if self.buffers(env, lambda t: t.element.is_int):
+            kinds.append("ratomic")
         if self.callable(env):
             kinds.append("call")
         if depth > 0:
@@ -260,6 +262,16 @@ class _Function:
             index = self.expr(I64, env, self.depth())[0]
             value = self.expr(env[buf].element, env, self.depth())[0]
             return (n.Store if k == "store" else n.AtomicAdd)(buf, index, value)
+        if k == "ratomic":  # an atomic that returns: its old value a new variable
+            buf = self.pick(self.buffers(env, lambda t: t.element.is_int))
+            op = self.pick(n.ATOMIC_OPS)
+            ty = env[buf].element
+            args = [self.expr(I64, env, self.depth())[0]] + [
+                self.expr(ty, env, self.depth())[0]
+                for _ in range(2 if op == "compare_exchange" else 1)]
+            name = self.fresh("o")
+            env[name] = ty
+            return n.Assign(name, n.AtomicOp(op, buf, tuple(args)))
         if k == "fail":
             return n.Fail(self.expr(I64, env, self.depth())[0])
         if k == "return":

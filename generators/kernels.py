@@ -91,7 +91,12 @@ from .pairs import kernel_pairs
 
 #: Swarm features: each kernel enables each with probability 1/2.
 FEATURES = ("branch", "loop", "wave", "memory", "atomic", "helper", "return", "logic",
-            "div", "i64", "while", "f32", "dead", "ints", "bits", "arrays")
+            "div", "i64", "while", "f32", "dead", "ints", "bits", "arrays", "returning")
+#: feature "returning": atomics that return (docs/semantics.md, "Atomics that return") on
+#: the "acc" buffers, their old values used like any value (under divergence, in loops
+#: with breaks); a counter `ctr` bumped by the active lanes with each returned value the
+#: index of a slot of `lst` that lane alone writes (the atomic optimizer's case: a
+#: uniform or a divergent increment); and an unsigned `uacc` for unsigned min and max
 #: feature "arrays": private arrays (`a: Array[T, N]`) of the integer types in use,
 #: declared anywhere (again in loops: zero each trip), written and read with run-time
 #: indices, under divergence
@@ -167,11 +172,12 @@ class BufferSpec:
     """One buffer parameter of a generated kernel.
 
     `role` says how the kernel touches it (and so what inputs may hold): "in" is only
-    loaded, "out" only at private slots `gid * slots + c`, "acc" only by atomics."""
+    loaded, "out" only at private slots `gid * slots + c`, "acc" only by atomics, "list"
+    at the slots the counter `ctr`'s atomics return (one workitem each)."""
 
     name: str
     dtype: str  # "i32" | "i64"
-    role: str   # "in" | "out" | "acc"
+    role: str   # "in" | "out" | "acc" | "list" (written at slots a counter hands out)
     slots: int = 0  # K, for "out" buffers
 
 
@@ -1032,6 +1038,8 @@ class _Gen:
             m += ["store", "rmw", "rmw"]
         if fn.accs:
             m += ["atomic", "atomic"]
+        if "returning" in on and (fn.accs or fn.is_kernel):
+            m += ["ratomic"] * 3
         if "branch" in on and fn.nest < fn.max_nest:
             m += ["if", "if", "ifelse", "ifelse", "match"]
         if fn.loops < fn.max_loops and fn.nest < fn.max_nest:
@@ -1263,6 +1271,44 @@ class _Gen:
         value, _ = self.int_expr(fn, ty, 1)
         return [f"{pad}atomic_add({buf}, {idx}, {value})"]
 
+    def _s_ratomic(self, fn: _Fn, pad: str, k: str) -> list[str]:
+        """An atomic that returns: on an "acc" buffer, any operation, its old value a new
+        variable; the counter's add, its old value the slot of `lst` the lane writes;
+        an unsigned one on `uacc`, its old value converted back."""
+        shapes = (["op", "op"] if fn.accs else []) + (
+            ["counter", "counter", "unsigned"] if fn.is_kernel else [])
+        shape = self.pick(tuple(shapes))
+        if shape == "counter":
+            # one lane's slot per returned value: every add to the counter is >= 1
+            step = self.pick(("1", "1", "dyn"))
+            if step == "dyn":
+                step = f"(({self.int_expr(fn, I32, 1)[0]}) & 3) + 1"
+            value = self.int_expr(fn, I32, 1)[0]
+            v = self.new_var(fn, I32)
+            return [f"{pad}{v} = atomic_add(ctr, 0, {step})",
+                    f"{pad}if {v} >= 0 and {v} < len(lst):",
+                    f"{pad}    lst[{v}] = {value}"]
+        op = self.pick(_RETURNING_OPS)
+        if shape == "unsigned":
+            buf, ty = "uacc", U32
+            op = self.pick(("min", "max", "min", "max") + _RETURNING_OPS)
+        else:
+            buf, ty = self.pick(fn.accs)
+        idx = self.index(fn, buf, 1)
+        args: list[str] = []
+        for _ in range(2 if op == "compare_exchange" else 1):
+            if op == "compare_exchange" and not args and self.pick((True, False)):
+                args.append(self.pick(("0", "1")))  # what a location often holds
+                continue
+            e = self.int_expr(fn, I32 if shape == "unsigned" else ty, 1)[0]
+            args.append(f"u32({e})" if shape == "unsigned" else e)
+        call = f"atomic_{op}({buf}, {idx}, {', '.join(args)})"
+        if shape == "unsigned":
+            u = self.name("ru")
+            v = self.new_var(fn, I32)
+            return [f"{pad}{u} = {call}", f"{pad}{v} = i32({u})"]
+        return [f"{pad}{self.new_var(fn, ty)} = {call}"]
+
     def _s_if(self, fn: _Fn, pad: str, k: str) -> list[str]:
         c = self.cond(fn, 2)
         fn.nest += 1
@@ -1488,8 +1534,11 @@ class _Gen:
         bufs.append(BufferSpec("out", str(out_ty), "out", self.K))
         if wide:
             bufs.append(BufferSpec("out2", "i64" if out_ty is I32 else "i32", "out", self.K))
-        if "atomic" in on:
+        if "atomic" in on or "returning" in on:
             bufs.append(BufferSpec("acc", str(acc_ty), "acc"))
+        if "returning" in on:
+            bufs += [BufferSpec("ctr", "i32", "acc"), BufferSpec("lst", "i32", "list"),
+                     BufferSpec("uacc", "u32", "acc")]
         if "f32" in on:
             bufs += [BufferSpec("fin", str(self.fl), "in"),
                      BufferSpec("fout", str(self.fl), "out", self.K)]
@@ -1509,7 +1558,8 @@ class _Gen:
         ints = [b for b in bufs if b.dtype not in ("f32", "f64")]
         ins = [(b.name, _ty[b.dtype]) for b in ints if b.role == "in"]
         outs = [(b.name, _ty[b.dtype]) for b in ints if b.role == "out"]
-        accs = [(b.name, _ty[b.dtype]) for b in ints if b.role == "acc"]
+        accs = [(b.name, _ty[b.dtype]) for b in ints if b.role == "acc"
+                and b.name == "acc"]
         self.hv_out = out_ty
         self.hv_acc = accs[0] if accs else None
         calls = ("h0", "hv") if "helper" in on else ()
@@ -1526,7 +1576,8 @@ class _Gen:
                  fins=("fin",) if "f32" in on else (), fouts=("fout",) if "f32" in on else ())
         # Each enabled feature's main statement appears at least once (the last ones
         # drawn when not drawn before), so a feature switched on is a feature used.
-        anchors = {"memory": "alias", "atomic": "atomic", "loop": "for", "branch": "ifelse",
+        anchors = {"memory": "alias", "atomic": "atomic", "returning": "ratomic",
+                   "loop": "for", "branch": "ifelse",
                    "helper": "call_void", "return": "return", "while": "while",
                    "alloc": "alloc"}
         if "wave" in on:
@@ -1622,6 +1673,10 @@ class _Gen:
         return "\n".join([head] + [line for line in body if line != "    pass"])
 
 
+#: the atomics that return, add weighted (the optimised one), compare_exchange twice
+_RETURNING_OPS = ("add", "add", "add", "min", "max", "and", "or", "xor", "exchange",
+                  "compare_exchange", "compare_exchange")
+
 #: a statement kind -> the _Gen method that writes it
 _STATEMENTS: dict[str, Callable[[_Gen, _Fn, str, str], list[str]]] = {
     "assign": _Gen._s_assign,
@@ -1633,6 +1688,7 @@ _STATEMENTS: dict[str, Callable[[_Gen, _Fn, str, str], list[str]]] = {
     "store": _Gen._s_store,
     "rmw": _Gen._s_store,
     "atomic": _Gen._s_atomic,
+    "ratomic": _Gen._s_ratomic,
     "if": _Gen._s_if,
     "ifelse": _Gen._s_if,
     "match": _Gen._s_match,
@@ -1849,7 +1905,8 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int,
     features = frozenset(on)
     gen = _Gen(draw, features, max_statements, ints)
     out_ty = gen.pick((I32, I64))
-    acc_ty = gen.pick((I64, I32)) if "atomic" in features else I64
+    acc_ty = gen.pick((I64, I32)) if "atomic" in features or "returning" in features \
+        else I64
     source, bufs, scalars = gen.kernel(out_ty, acc_ty)
     program, found, trips = _checked(source)
     if reconvergence == UNIFORM and "wave" in features \

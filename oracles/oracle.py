@@ -22,8 +22,10 @@ class ReferenceOracle:
 
     name = "reference"
 
-    def run_full(self, case: Case, options: dict[str, Any] | None = None) -> FullRun:
-        return run_full(case, options)
+    def run_full(self, case: Case, options: dict[str, Any] | None = None,
+                 returned: list[list[int]] | None = None, races: bool = True,
+                 skipped: frozenset[int] = frozenset()) -> FullRun:
+        return run_full(case, options, returned, races, skipped)
 
     def run_host(self, case: Case, options: dict[str, Any] | None = None) -> HostRun:
         return run_host(case, options)
@@ -37,7 +39,7 @@ class ReferenceTarget(Target):
     description = "the reference oracle run as a target: every workitem, in wave order"
     capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "workgroups",
                               "f32", "f64", "bit_ops",
-                              "private_arrays"})
+                              "private_arrays", "returning_atomics"})
     int_types = frozenset(INTS)
     option_names: tuple[str, ...] = ()  # only the common ones (difftest.core.options)
     mutant_names: tuple[str, ...] = ()

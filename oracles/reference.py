@@ -67,10 +67,10 @@ import numpy.typing as npt
 from difftest.core.case import Case
 from difftest.core.errors import OracleError
 from difftest.core.edges import Edges
-from difftest.core.fullrun import FullRun, WriteLog
+from difftest.core.fullrun import FRESH, RETURNED, FullRun, WriteLog
 from difftest.core.options import describe_budget, trip_budget
 from difftest.core.ir import nodes as n
-from difftest.core.ir.walk import has_barriers
+from difftest.core.ir.walk import has_barriers, has_ordered_atomics
 from difftest.core import f32, f64
 from difftest.core.floats import fmt
 from difftest.core.ir.types import (BOOL, F32, F64, I32, I64, U64, Type, int_range, storage,
@@ -297,6 +297,20 @@ def _int_pick(a: Array, b: Array, ty: Type, smaller: bool) -> Array:
     return pick(a, b)
 
 
+def _atomic_result(op: str, old: Array, v: Array, compare: Array | None, ty: Type) -> Array:
+    """What an ordered atomic leaves in a location that held `old`."""
+    if op == "add":
+        return _wrap(old + v, ty)
+    if op in ("min", "max"):
+        return _int_pick(old, v, ty, smaller=op == "min")
+    if op in ("and", "or", "xor"):
+        return _wrap({"and": old & v, "or": old | v, "xor": old ^ v}[op], ty)
+    if op == "exchange":
+        return v
+    assert op == "compare_exchange" and compare is not None, op
+    return np.where(old == compare, v, old)
+
+
 _ARITH: dict[str, Callable[[Array, Array, Type], Array]] = {
     "+": lambda a, b, ty: _wrap(a + b, ty),
     "-": lambda a, b, ty: _wrap(a - b, ty),
@@ -449,8 +463,8 @@ class _Memory:
     between the same two barriers (docs/semantics.md, "Workgroups")."""
 
     def __init__(self, buffers: dict[str, np.ndarray], n_items: int, exact_races: bool,
-                 group: int, synchronises: bool, elements: dict[str, Type] | None = None
-                 ) -> None:
+                 group: int, synchronises: bool, elements: dict[str, Type] | None = None,
+                 ordered: bool = False) -> None:
         self.names = list(buffers)
         self.shared = len(self.names)  # the case's buffers: logged and race-checked
         self.checked = self.shared  # and up to here, workgroup arrays: race-checked
@@ -467,6 +481,9 @@ class _Memory:
         self.narrow = any(t not in _UNWRAPPED for t in self.elements)
         self.flat = np.concatenate([v.astype(np.int64) for v in arrays] + [np.zeros(0, np.int64)])
         self.writes = WriteLog(n_items, self.names[:self.shared], epochs=synchronises)
+        # a kernel whose atomics are ordered logs workgroup arrays too (per group's
+        # instance, `name@group`): the checker orders their atomics as well
+        self.ordered = ordered
         self.exact_races = exact_races
         self.group = group
         self.synchronises = synchronises
@@ -503,6 +520,9 @@ class _Memory:
             self.flat = np.concatenate([self.flat, np.zeros(int(sizes.sum()), np.int64)])
         self.checked = len(self.names)
         self.touches = _Touches(len(self.flat))
+        if self.ordered:
+            self.writes.names = self.names[:self.shared] + [
+                f"{a.name}@{g}" for a in arrays for g in range(groups)]
         return refs
 
     def allocate(self, gids: Lanes, sizes: Array, element: Type = I32) -> Array:
@@ -623,12 +643,16 @@ class _Memory:
         return within.racy()
 
     def _log(self, gids: Lanes, refs: Array, index: Array, values: Array,
-             atomic: bool) -> None:
-        keep = refs < self.shared  # workgroup arrays and alloc()'s buffers: not logged
+             atomic: bool, old: Array | None = None, order: Array | None = None) -> None:
+        # workgroup arrays (but in a kernel whose atomics are ordered) and alloc()'s
+        # buffers: not logged
+        keep = refs < (self.checked if self.ordered else self.shared)
         if keep.any():
             lanes = gids[keep]
             epochs = self.epochs[lanes // self.group] if self.synchronises else None
-            self.writes.add(lanes, refs[keep], index[keep], values[keep], atomic, epochs)
+            self.writes.add(lanes, refs[keep], index[keep], values[keep], atomic, epochs,
+                            None if old is None else old[keep],
+                            None if order is None else order[keep])
 
     def load(self, gids: Lanes, refs: Array, index: Array) -> Array:
         return self.flat[self._access(LOAD, gids, refs, index)]
@@ -645,6 +669,33 @@ class _Memory:
         self.flat[where] = self._wrap_to(refs, self.flat[where])
         self._log(gids, refs, index, self._wrap_to(refs, values), atomic=True)
 
+    def atomic_op(self, op: str, gids: Lanes, refs: Array, index: Array, values: Array,
+                  compare: Array | None, returned: Callable[[int], int | None]
+                  ) -> Array:
+        """An ordered atomic (docs/semantics.md, "Atomics that return") of each lane in
+        turn (lanes ascending); returns the old values. `returned(gid)` is the target's
+        reported old value for the workitem's next atomic, or None: then the value the
+        location holds here. Memory follows the oracle's own order (so that values not
+        reported are some order's); the log holds each atomic's edge: the old value it
+        returned and what it leaves given that value, which the checker orders."""
+        where = self._access(ATOMIC, gids, refs, index)
+        olds = np.zeros(len(gids), dtype=np.int64)
+        news = np.zeros(len(gids), dtype=np.int64)
+        order = np.zeros(len(gids), dtype=np.int8)
+        for k, (g, r, at) in enumerate(zip(gids.tolist(), refs.tolist(), where.tolist())):
+            ty = self.elements[r]
+            cur = np.array([self.flat[at]], dtype=np.int64)
+            v = values[k:k + 1]
+            c = None if compare is None else compare[k:k + 1]
+            self.flat[at] = _atomic_result(op, cur, v, c, ty)[0]
+            told = returned(g)
+            old = cur if told is None else _wrap(np.array([told % (1 << 64)], dtype=np.uint64)
+                                                 .view(np.int64), ty)
+            olds[k], order[k] = old[0], FRESH if told is None else RETURNED
+            news[k] = _atomic_result(op, old, v, c, ty)[0]
+        self._log(gids, refs, index, news, True, olds, order)
+        return olds
+
     def final(self) -> dict[str, np.ndarray]:
         return {name: self.flat[off:off + size].astype(dtype)
                 for name, off, size, dtype in zip(self.names[:self.shared],
@@ -656,8 +707,14 @@ class _Run:
     """Executes groups of workitems (the whole launch, or one wave) in lockstep."""
 
     def __init__(self, prog: n.Program, mem: _Memory, n_items: int, wave: int,
-                 budget: int, group: int, workgroup_arrays: dict[str, Array]) -> None:
+                 budget: int, group: int, workgroup_arrays: dict[str, Array],
+                 returned: list[list[int]] | None = None) -> None:
         self.prog = prog
+        # ordered atomics: the target's returned values to replay, how many of each
+        # workitem's the run used, and the values the run's atomics returned
+        self.reported = returned
+        self.used = [0] * n_items
+        self.returned: list[list[int]] = [[] for _ in range(n_items)] if mem.ordered else []
         self.mem = mem
         self.n_items = n_items
         self.wave = wave
@@ -758,6 +815,9 @@ class _Run:
         return done[ok]
 
     def s_AtomicAdd(self, act: _Activation, s: n.AtomicAdd, lanes: Lanes) -> Lanes:
+        if self.mem.ordered:  # an add among ordered atomics is one of them
+            return self.e_AtomicOp(act, n.AtomicOp("add", s.buffer, (s.index, s.value),
+                                                   line=s.line, ty=I64), lanes)[0]
         # Arguments left to right (buffer, index, value), then the bounds check.
         got, index = self.evaluate(act, s.index, lanes)
         done, values = self.evaluate(act, s.value, got)
@@ -997,6 +1057,33 @@ class _Run:
         return done[ok], _float_values(loaded, e.ty) if e.ty is F32 or e.ty is F64 \
             else loaded
 
+    def e_AtomicOp(self, act: _Activation, e: n.AtomicOp, lanes: Lanes) -> Vals:
+        # Arguments left to right (buffer, index, compare, value), then the bounds check.
+        done = lanes
+        args: list[Array] = []
+        for a in e.args:
+            got, v = self.evaluate(act, a, done)
+            args = [_at(done, x, got) for x in args] + [v]
+            done = got
+        refs = act.get(e.buffer, done)
+        ok = self.in_bounds(act, done, refs, args[0], e.line)
+        args = [x[ok] for x in args]
+        lanes = done[ok]
+        olds = self.mem.atomic_op(e.op, lanes, refs[ok], args[0], args[-1],
+                                  args[1] if len(args) == 3 else None, self._reported)
+        for g, old in zip(lanes.tolist(), olds.tolist()):
+            self.returned[g].append(old)
+        return lanes, olds
+
+    def _reported(self, g: int) -> int | None:
+        """The target's returned value for workitem g's next atomic (None: none left),
+        and g's returned values so far (FullRun.returned)."""
+        k = self.used[g]
+        self.used[g] = k + 1
+        rep = self.reported
+        told = rep[g][k] if rep is not None and g < len(rep) and k < len(rep[g]) else None
+        return told
+
     def e_Len(self, act: _Activation, e: n.Len, lanes: Lanes) -> Vals:
         return lanes, self.mem.sizes[act.get(e.buffer, lanes)]
 
@@ -1192,54 +1279,78 @@ class _Run:
 # ------------------------------------------------------------------- entry
 
 
-_SYNCHRONISES: dict[tuple[int, str], tuple[n.Program, bool]] = {}
+_SYNCHRONISES: dict[tuple[int, str], tuple[n.Program, tuple[bool, bool]]] = {}
 
 
-def _synchronises(program: n.Program, entry: str) -> bool:
-    """`has_barriers`, once per program (kept while cached, so its id is its own): a host
-    program launches its kernel again and again, and that walk over every reachable
-    function cost as much as a small launch."""
+def _synchronises(program: n.Program, entry: str) -> tuple[bool, bool]:
+    """`has_barriers` and `has_ordered_atomics`, once per program (kept while cached, so
+    its id is its own): a host program launches its kernel again and again, and that
+    walk over every reachable function cost as much as a small launch."""
     key = (id(program), entry)
     hit = _SYNCHRONISES.get(key)
     if hit is None or hit[0] is not program:
         if len(_SYNCHRONISES) >= 64:
             _SYNCHRONISES.clear()
-        hit = _SYNCHRONISES[key] = (program, has_barriers(program, entry))
+        hit = _SYNCHRONISES[key] = (program, (has_barriers(program, entry),
+                                              has_ordered_atomics(program, entry)))
     return hit[1]
 
 
-def _launch(case: Case, options: dict[str, Any], exact_races: bool) -> FullRun:
+def _launch(case: Case, options: dict[str, Any], exact_races: bool,
+            returned: list[list[int]] | None = None, races: bool = True,
+            skipped: frozenset[int] = frozenset()) -> FullRun:
     """One full run: every wave in one lockstep pass, or (`exact_races`) group after group
     (each group's waves in lockstep) with the race rule applied access by access."""
     budget = trip_budget(options, case.n)
     fn = case.function
     initial = case.buffers()
     group = case.group_size
-    synchronises = _synchronises(case.program, case.entry)
+    synchronises, ordered = _synchronises(case.program, case.entry)
     mem = _Memory(initial, case.n, exact_races, group, synchronises,
-                  {p.name: p.ty.element for p in fn.params if p.ty.is_buffer})
+                  {p.name: p.ty.element for p in fn.params if p.ty.is_buffer}, ordered)
     arrays = [s for s in fn.body if isinstance(s, n.LocalArray)]
     refs = mem.add_workgroup_arrays(arrays, -(-case.n // group))
-    run = _Run(case.program, mem, case.n, case.wave, budget, group, refs)
+    run = _Run(case.program, mem, case.n, case.wave, budget, group, refs, returned)
     gids = np.arange(case.n, dtype=np.int64)
-    groups = [gids[w:w + group] for w in range(0, case.n, group)] if exact_races \
-        else [gids]
+    if skipped:
+        unit = group if synchronises else case.wave  # whole units only (module docstring)
+        whole = [u for u in range(0, case.n, unit)
+                 if all(g in skipped for g in range(u, min(u + unit, case.n)))]
+        drop = np.zeros(case.n, dtype=bool)
+        for u in whole:
+            drop[u:u + unit] = True
+        gids = gids[~drop]
+    groups = [gids[(gids >= w) & (gids < w + group)] for w in range(0, case.n, group)] \
+        if exact_races else [gids]
     for lanes in groups:
+        if not len(lanes):
+            continue
         args: list[Array] = []
         for p in fn.params:
             value = mem.names.index(p.name) if p.ty.is_buffer else case.args[p.name]
             args.append(np.full(len(lanes), value, dtype=_dtype(p.ty)))
         run.call(fn, lanes, args, ())
-    if not exact_races and mem.racy():
-        return _launch(case, options, exact_races=True)  # raises OracleError naming the race
+    if races and not exact_races and mem.racy():  # raises OracleError naming the race
+        return _launch(case, options, exact_races=True, returned=returned, skipped=skipped)
+    unused = [] if returned is None else [
+        g for g, r in enumerate(returned[:case.n]) if len(r) > run.used[g]]
     return FullRun(case.n, case.wave, run.fates, mem.writes, initial, mem.final(),
                    sorted(run.exhausted), describe_budget(options, case.n),
                    run.steps.tolist(), run.partial_wave_op, case.group or 0, synchronises,
-                   run.subnormal, run.edges.names())
+                   run.subnormal, run.edges.names(), ordered, run.returned, unused)
 
 
-def run_full(case: Case, options: dict[str, Any] | None = None) -> FullRun:
+def run_full(case: Case, options: dict[str, Any] | None = None,
+             returned: list[list[int]] | None = None, races: bool = True,
+             skipped: frozenset[int] = frozenset()) -> FullRun:
     """Run every workitem of the case once, under the budgets of `options` (default: the
-    case's); raises OracleError for a race."""
+    case's); raises OracleError for a race. In a kernel whose atomics are ordered,
+    `returned` (a target's outcome's) replays the old values the target's atomics
+    returned (docs/semantics.md, "Atomics that return"); `races=False` leaves the race
+    rule unchecked (a replay whose values may be wrong); the waves (in a kernel that
+    synchronises, the workgroups) all of whose workitems are in `skipped` (the target
+    never ran them) are not run at all, so that no value the target did not report
+    enters the replay's memory."""
     options = case.options if options is None else options
-    return _launch(case, options, exact_races=False)
+    return _launch(case, options, exact_races=False, returned=returned, races=races,
+                   skipped=skipped)

@@ -29,7 +29,9 @@ ORACLES = "difftest.oracles"
 class Oracle(Protocol):
     name: str
 
-    def run_full(self, case: Case, options: dict[str, Any] | None = None) -> FullRun: ...
+    def run_full(self, case: Case, options: dict[str, Any] | None = None,
+                 returned: list[list[int]] | None = None, races: bool = True,
+                 skipped: frozenset[int] = frozenset()) -> FullRun: ...
 
     def run_host(self, case: Case, options: dict[str, Any] | None = None) -> HostRun: ...
 

@@ -26,7 +26,8 @@ class CheckResult:
     schedule: dict[str, Any]
 
 
-def oracle_run(case: Case, options: dict[str, Any] | None = None
+def oracle_run(case: Case, options: dict[str, Any] | None = None,
+               returned: list[list[int]] | None = None, skipped: frozenset[int] = frozenset()
                ) -> tuple[OracleRun | None, TargetError | None]:
     """The oracle's full run under the budgets of `options` (default: the case's), or
     (None, error) for a racy kernel (whose verdict the checker still gives: a target must
@@ -39,11 +40,42 @@ def oracle_run(case: Case, options: dict[str, Any] | None = None
     try:
         if case.host is not None:
             return load_oracle().run_host(case, opts), None
+        if returned is not None:
+            return load_oracle().run_full(case, opts, returned, skipped=skipped), None
         return load_oracle().run_full(case, opts), None
     except OracleError as e:
         if e.kind not in OUTSIDE_SEMANTICS:
             raise
         return None, TargetError(e.kind, e.message)
+
+
+def replayed(case: Case, full: OracleRun | None, oracle_error: TargetError | None,
+             outcome: Outcome, options: dict[str, Any] | None = None
+             ) -> tuple[OracleRun | None, TargetError | None]:
+    """The oracle run to check `outcome` against: in a kernel whose atomics are ordered,
+    the run replaying the values the target's atomics returned (docs/semantics.md,
+    "Atomics that return"); otherwise the one given."""
+    from difftest.core.fullrun import FullRun
+
+    from difftest.campaign.registry import load_oracle
+    from difftest.core.errors import OracleError
+
+    if not (isinstance(full, FullRun) and full.ordered and outcome.error is None
+            and outcome.returned is not None):
+        return full, oracle_error
+    from difftest.core.outcome import NEVER_RAN
+
+    skipped = frozenset(g for g, s in enumerate(outcome.status) if s == NEVER_RAN)
+    again, error = oracle_run(case, options, outcome.returned, skipped)
+    if error is None or error.kind != "race":
+        return again, error
+    try:  # the values may be wrong: the checker orders them first (R4)
+        unraced = load_oracle().run_full(case, {**case.options, **(options or {})},
+                                         outcome.returned, races=False, skipped=skipped)
+    except OracleError:
+        return again, error
+    unraced.replay_error = f"{error.kind}: {error.message}"
+    return unraced, None
 
 
 def undefined_in_run(target: Any, full: OracleRun | None) -> str | None:
@@ -130,6 +162,7 @@ def check_case(case: Case, target: Any, schedule: dict[str, Any] | None = None,
         full, oracle_error = oracle_run(case, options)
     schedule = dict(case.schedule if schedule is None else schedule)
     outcome = run_target(target, case, schedule, options)
+    full, oracle_error = replayed(case, full, oracle_error, outcome, options)
     verdict = check_outcome(
         case, full, outcome, policy=policy,
         wave_granularity=target.never_ran_granularity == "wave",

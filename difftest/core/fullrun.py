@@ -18,14 +18,23 @@ from difftest.core.outcome import (COMPLETED, FAULTED, ExceptionReport, Fault, O
                                    TargetError)
 
 
+#: an entry's `order`: a store or a contribution to a sum (0); an atomic of a kernel
+#: whose atomics are ordered (docs/semantics.md, "Atomics that return"), with the old
+#: value the target reported (RETURNED) or none reported (FRESH: the oracle's own)
+UNORDERED, RETURNED, FRESH = 0, 1, 2
+
+
 class Write(NamedTuple):
     """One entry of a workitem's write log: a plain store or an atomic contribution (a
-    named tuple: the oracle makes one per lane per store)."""
+    named tuple: the oracle makes one per lane per store). An ordered atomic's `value`
+    is what it leaves in the location given `old`, the value it returned."""
 
     buffer: str
     index: int  # type: ignore[assignment]  # shadows tuple.index, which no one calls
     value: int
     atomic: bool = False
+    old: int = 0
+    order: int = UNORDERED
 
 
 class WriteLog(Sequence[list[Write]]):
@@ -48,36 +57,43 @@ class WriteLog(Sequence[list[Write]]):
         self._lists: list[list[Write]] | None = None
 
     def add(self, gids: np.ndarray, buffers: np.ndarray, index: np.ndarray,
-            values: np.ndarray, atomic: bool, epochs: np.ndarray | None = None) -> None:
+            values: np.ndarray, atomic: bool, epochs: np.ndarray | None = None,
+            old: np.ndarray | None = None, order: np.ndarray | None = None) -> None:
         """One access's entries (arrays over its lanes; not changed afterwards), with each
-        lane's epoch in a kernel that synchronises."""
+        lane's epoch in a kernel that synchronises, and an ordered atomic's old values and
+        orders (`Write`)."""
         assert (epochs is not None) == self.epochs, "epochs go with a synchronising kernel"
-        chunk = (gids, buffers, index, values, np.full(len(gids), atomic, dtype=bool))
-        self._chunks.append(chunk if epochs is None else chunk + (epochs,))
+        k = len(gids)
+        chunk = (gids, buffers, index, values, np.full(k, atomic, dtype=bool),
+                 np.zeros(k, dtype=np.int64) if old is None else old,
+                 np.zeros(k, dtype=np.int8) if order is None else order,
+                 np.zeros(k, dtype=np.int64) if epochs is None else epochs)
+        self._chunks.append(chunk)
         self._columns = self._lists = None
 
     def columns(self) -> tuple[np.ndarray, ...]:
-        """(gid, buffer number, index, value, atomic) of every entry: epoch by epoch (in
-        a kernel that synchronises), workitems ascending, each one's entries in program
-        order."""
+        """(gid, buffer number, index, value, atomic, old, order, epoch) of every entry:
+        epoch by epoch (in a kernel that synchronises), workitems ascending, each one's
+        entries in program order."""
         if self._columns is None:
             if not self._chunks:
                 empty = np.zeros(0, dtype=np.int64)
-                return empty, empty, empty, empty, np.zeros(0, dtype=bool)
+                return (empty, empty, empty, empty, np.zeros(0, dtype=bool), empty,
+                        np.zeros(0, dtype=np.int8), empty)
             cols = [np.concatenate(c) for c in zip(*self._chunks)]
             if self.epochs:
-                order = np.lexsort((cols[0], cols[5]))  # stable: program order kept
+                order = np.lexsort((cols[0], cols[7]))  # stable: program order kept
             else:
                 order = np.argsort(cols[0], kind="stable")
-            self._columns = tuple(c[order] for c in cols[:5])
+            self._columns = tuple(c[order] for c in cols)
         return self._columns
 
     def _made(self) -> list[list[Write]]:
         if self._lists is None:
             lists: list[list[Write]] = [[] for _ in range(self.n)]
             names = self.names
-            for g, b, i, v, a in zip(*(c.tolist() for c in self.columns())):
-                lists[g].append(Write(names[b], i, v, a))
+            for g, b, i, v, a, old, o, _ in zip(*(c.tolist() for c in self.columns())):
+                lists[g].append(Write(names[b], i, v, a, old, o))
             self._lists = lists
         return self._lists
 
@@ -123,6 +139,16 @@ class FullRun:
     subnormal: str | None = None
     # the (operation, edge value) pairs the run's operations met (difftest.core.edges)
     edges: frozenset[str] = frozenset()
+    # a kernel whose atomics are ordered (docs/semantics.md, "Atomics that return"): each
+    # workitem's returned values, in program order (the target's, where the run replayed
+    # them; else the oracle's own), and the workitems whose reported values the run did
+    # not all use (it ran fewer atomics than the target said)
+    ordered: bool = False
+    returned: list[list[int]] = field(default_factory=list)
+    unused_returns: list[int] = field(default_factory=list)
+    # the race or barrier error a replay of the target's values met (the replay then ran
+    # without the race rule): the kernel's fault only if those values form an order
+    replay_error: str | None = None
     # what a checker derives from this run, kept with it: one oracle run is checked
     # against several schedules
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -148,7 +174,8 @@ class FullRun:
             exc = ExceptionReport(g, faults[g])
         status = [COMPLETED if f is None else FAULTED for f in self.fates]
         bufs = {k: v.copy() for k, v in self.final.items()}
-        return Outcome(bufs, exc, status, faults)
+        return Outcome(bufs, exc, status, faults,
+                       returned=[list(r) for r in self.returned] if self.ordered else None)
 
     def budget_error(self) -> TargetError:
         return out_of_budget(self.exhausted[0], self.budget_text)

@@ -95,6 +95,9 @@ class Outcome:
     # a host program's own results: {"observations": [[step, [values]], ...],
     # "error": [step, kind] | None}; status, exception and faults are then its last launch's
     host: dict[str, Any] | None = None
+    # a kernel whose atomics are ordered (docs/semantics.md, "Atomics that return"): per
+    # workitem, the old values its atomics returned, in program order
+    returned: list[list[int]] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.error, str):  # a target that reports the written form
@@ -112,6 +115,8 @@ class Outcome:
             out["error"] = str(self.error)
         if self.host is not None:
             out["host"] = self.host
+        if self.returned is not None:
+            out["returned"] = [[int(x) for x in r] for r in self.returned]
         if self.diagnostics:
             out["diagnostics"] = self.diagnostics
         return out
@@ -163,9 +168,17 @@ class Outcome:
         if error is not None and not isinstance(error, str):
             raise CaseError(f"{where}.error: expected a string")
         diagnostics = obj.get("diagnostics") or {}
+        returned = obj.get("returned")
+        if returned is not None and not (
+                isinstance(returned, list) and all(
+                    isinstance(r, list) and all(isinstance(x, int) and not isinstance(x, bool)
+                                                and -2**63 <= x < 2**64 for x in r)
+                    for r in returned)):
+            raise CaseError(f"{where}.returned: expected a list (one per workitem) of lists "
+                            "of integers")
         return Outcome(buffers, exc, status, faults,
                        None if error is None else TargetError.parse(error), diagnostics,
-                       _host(obj.get("host"), f"{where}.host"))
+                       _host(obj.get("host"), f"{where}.host"), returned)
 
 
 def host_result(observations: list[tuple[int, list[int]]],

@@ -11,7 +11,9 @@ The parts, and what the fuzz loop, the checker and the CLI do with them:
   workgroup size, workgroup arrays, barriers and the group work ids), `f32` (32-bit
   floats, docs/semantics.md), `f64` (64-bit floats), `bit_ops` (the integer functions:
   popcount, clz, ctz, bit_reverse, the rotations, mul_hi, integer min, max and abs),
-  `private_arrays` (`a: Array[T, N]`, an array private to the workitem), `faults`,
+  `private_arrays` (`a: Array[T, N]`, an array private to the workitem),
+  `returning_atomics` (atomics that return, docs/semantics.md: it reports the values
+  they returned, targets/returned_log.py), `faults`,
   `mutants`: the generators leave out what a target does not declare;
 - `wave_sizes`: the wave sizes W it can run (a real target: its subgroup sizes);
 - `reconvergence`: the model its wave operations are checked against
@@ -184,6 +186,8 @@ def declared_unsupported(target: Target, case: Case) -> str | None:
                 return f"alloc() (line {node.line})"
             if isinstance(node, n.PrivateArray) and "private_arrays" not in caps:
                 return f"private arrays ({node.name} at line {node.line})"
+            if isinstance(node, n.AtomicOp) and "returning_atomics" not in caps:
+                return f"atomics that return (atomic_{node.op}() at line {node.line})"
     undefined = undefined_wave_ops(case.program, case.entry, target.reconvergence)
     if undefined:
         return (f"{describe(undefined[0])} {WHY_UNDEFINED[target.reconvergence]}, where its "

@@ -109,6 +109,9 @@ class _Expect:
     plain: dict[str, np.ndarray]
     atomic: dict[tuple[str, int], int] = field(default_factory=dict)
     atomic_locations: set[tuple[str, int]] = field(default_factory=set)
+    # ordered atomics (docs/semantics.md, "Atomics that return"): the first location whose
+    # returned values form no order, as (message, workitems, undecided)
+    disorder: tuple[str, list[int], bool] | None = None
 
 
 def _wrap(v: int, dtype: np.dtype) -> int:
@@ -136,7 +139,9 @@ def _replayed_memory(full: FullRun, ran: list[bool]) -> _Expect:
     exact)."""
     plain = {k: v.astype(np.int64) for k, v in full.initial.items()}
     exp = _Expect(plain)
-    gids, buffers, index, values, atomic = (c.tolist() for c in full.writes.columns())
+    if full.ordered:
+        return _ordered_memory(full, ran, exp)
+    gids, buffers, index, values, atomic = (c.tolist() for c in full.writes.columns()[:5])
     names = full.writes.names
     stored = {(b, i) for b, i, a in zip(buffers, index, atomic) if not a}
     atomic_only = {(b, i) for b, i, a in zip(buffers, index, atomic) if a} - stored
@@ -154,6 +159,63 @@ def _replayed_memory(full: FullRun, ran: list[bool]) -> _Expect:
         else:
             plain[names[b]][i] = v
     exp.atomic = {(names[b], i): v for (b, i), v in sums.items()}
+    return exp
+
+
+def _ordered_memory(full: FullRun, ran: list[bool], exp: _Expect) -> _Expect:
+    """`_replayed_memory` in a kernel whose atomics are ordered: each location's entries
+    replayed epoch by epoch; where several workitems' atomics meet (between the same two
+    barriers, or anywhere in a location no one plainly stores) they are put in an order
+    their returned values allow (`find_order`), which gives the value they leave."""
+    from difftest.core.atomic_order import Edge, find_order
+    from difftest.core.fullrun import FRESH
+
+    cols = [c.tolist() for c in full.writes.columns()]
+    names = full.writes.names
+    group = full.group_size
+    entries: dict[tuple[int, int], list[tuple[int, int, int, bool, int, int]]] = {}
+    stored: set[tuple[int, int]] = set()
+    for g, b, i, v, a, old, order, epoch in zip(*cols):
+        if not ran[g]:
+            continue
+        if order == FRESH and exp.disorder is None:
+            exp.disorder = (f"workitem {g} ran an atomic on {names[b]}[{i}] but reported "
+                            "no value it returned", [g], False)
+        if not a:
+            stored.add((b, i))
+        entries.setdefault((b, i), []).append((g, epoch, v, a, old, order))
+    for (b, i), todo in entries.items():
+        name = names[b]
+        cur = int(full.initial[name][i]) if name in full.initial else 0
+        # segments: the whole location where no one stores it, else each epoch
+        segments: list[list[tuple[int, int, int, bool, int, int]]] = []
+        for e in todo:
+            if segments and ((b, i) not in stored or segments[-1][0][1] == e[1]):
+                segments[-1].append(e)
+            else:
+                segments.append([e])
+        for seg in segments:
+            if len({e[0] for e in seg}) == 1:  # one workitem: its program order
+                for g, _, v, a, old, _ in seg:
+                    if a and old != cur and exp.disorder is None:
+                        exp.disorder = (f"workitem {g}'s atomic on {name}[{i}] returned "
+                                        f"{old} but the location held {cur}", [g], False)
+                    cur = v
+                continue
+            found = find_order(cur, [Edge(g, g // group, epoch, old, v)
+                                     for g, epoch, v, _, old, _ in seg])
+            if found.end is None:
+                if exp.disorder is None:
+                    exp.disorder = (f"{name}[{i}]: {found.why}",
+                                    sorted({e[0] for e in seg})[:8], found.undecided)
+                break
+            cur = found.end
+        if name in exp.plain:
+            if (b, i) in stored:
+                exp.plain[name][i] = cur
+            else:
+                exp.atomic[(name, i)] = cur
+                exp.atomic_locations.add((name, i))
     return exp
 
 
@@ -180,7 +242,10 @@ def check_outcome(case: Case, full: OracleRun | None, outcome: Outcome, policy: 
     if len(outcome.status) != case.n:
         return _fail("R2 fates", f"status has {len(outcome.status)} entries for {case.n} "
                      "workitems", expected=case.n, actual=len(outcome.status))
-    rules: list[Callable[[], Verdict | None]] = [
+    rules: list[Callable[[], Verdict | None]] = []
+    if run.ordered:  # the rules below replay the order the returned values give
+        rules.append(lambda: _r4_order(run, outcome))
+    rules += [
         lambda: _r1_exception(case, run, outcome, policy),
         lambda: _r2_fates(case, run, outcome),
         lambda: _r3_memory(run, outcome, floats),
@@ -372,12 +437,58 @@ def _r3_memory(full: FullRun, outcome: Outcome, floats: frozenset[str] = frozens
 
 
 def _r4_atomics(full: FullRun, outcome: Outcome) -> Verdict | None:
-    """R4: each atomic location holds its initial value plus the ran workitems' adds."""
+    """R4: each atomic location holds its initial value plus the ran workitems' adds; in a
+    kernel whose atomics are ordered, the values they returned form an order, and the
+    location holds the value it ends at."""
     exp = _expected_memory(full, [s != NEVER_RAN for s in outcome.status])
     for (buf, index), want_v in sorted(exp.atomic.items()):
         got_v = int(outcome.buffers[buf][index])
+        if got_v != want_v and full.ordered:
+            return _fail("R4 atomics", f"{buf}[{index}] holds {got_v}, but its atomics, in "
+                         "the order the values they returned give, leave "
+                         f"{want_v}", sorted({g for g, _ in _writers(full, buf, index, True)
+                                              if outcome.status[g] != NEVER_RAN})[:8],
+                         want_v, got_v)
         if got_v != want_v:
             return _atomic_mismatch(full, outcome.status, buf, index, want_v, got_v)
+    return None
+
+
+def _r4_order(full: FullRun, outcome: Outcome) -> Verdict | None:
+    """R4's first half for ordered atomics, checked first (R1-R3 replay the order it
+    finds): each ran workitem reported exactly the values its atomics returned, and they
+    form an order at every location; then a race the replay met is the kernel's."""
+    failed = _r4_returned(full, outcome)
+    if failed is None and full.replay_error is not None:
+        return _fail("R0 error", f"oracle error: {full.replay_error} (in the order the "
+                     "target's atomics took, which their returned values show is one)")
+    return failed
+
+
+def _r4_returned(full: FullRun, outcome: Outcome) -> Verdict | None:
+    reported = outcome.returned
+    if reported is None:
+        return _fail("R4 atomics", "the kernel's atomics return values, but the target "
+                     "reported none")
+    if len(reported) != full.n:
+        return _fail("R4 atomics", f"returned values for {len(reported)} workitems, not "
+                     f"{full.n}", expected=full.n, actual=len(reported))
+    for g in full.unused_returns:
+        if outcome.status[g] != NEVER_RAN:
+            return _fail("R4 atomics", f"workitem {g} reported {len(reported[g])} returned "
+                         f"values but ran {len(full.returned[g])} atomics", [g],
+                         len(full.returned[g]), len(reported[g]))
+    for g, r in enumerate(reported):
+        if r and outcome.status[g] == NEVER_RAN:
+            return _fail("R4 atomics", f"workitem {g} is never-ran but reported values its "
+                         "atomics returned", [g], [], r[:8])
+    exp = _expected_memory(full, [s != NEVER_RAN for s in outcome.status])
+    if exp.disorder is not None:
+        message, who, undecided = exp.disorder
+        if undecided:
+            return Verdict(True, UNCHECKED, f"the checker could not order the atomics: "
+                           f"{message}")
+        return _fail("R4 atomics", message, who)
     return None
 
 

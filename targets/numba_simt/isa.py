@@ -108,6 +108,10 @@ class Op(enum.IntEnum):
     LOCALBASE = 36   # V[d] = a reference to workgroup array imm of the wave's workgroup
     # --- private arrays, kept in registers: one vector register per element
     SELECT = 37      # V[d] = V[b] if V[a] != 0 else V[c]  (an indexed read or write)
+    ATOMIC = 39      # an atomic that returns (imm: nodes.ATOMIC_OPS' index) on mem[V[a]][V[b]]
+                     # with V[c], the EXEC lanes in lane order: V[d] = the old value
+                     # (compare_exchange compares with V[d] as it was); faults (out of
+                     # bounds) at ip
     CHECK_INDEX = 38  # every EXEC lane whose V[a] is outside 0..imm-1 faults (out of
                       # bounds) at ip
     # --- masks
@@ -199,7 +203,7 @@ KINDED = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.SHL, Op.SHR, Op.C
 INT_FUNCTIONS_A = frozenset({Op.POPCOUNT, Op.CLZ, Op.CTZ, Op.BIT_REVERSE, Op.ABS})
 INT_FUNCTIONS_AB = frozenset({Op.ROTATE_LEFT, Op.ROTATE_RIGHT, Op.MUL_HI, Op.MIN, Op.MAX})
 #: opcodes that may fault, and so carry an infopoint
-FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.FAIL,
+FAULTING = frozenset({Op.DIV, Op.REM, Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.ATOMIC, Op.FAIL,
                       Op.CVT_FI, Op.CVT_DI, Op.CHECK_INDEX})
 #: opcodes with an infopoint: where a lane can leave the machine for the host
 INFOPOINTS = FAULTING | {Op.DEOPT, Op.ALLOC}
@@ -221,7 +225,8 @@ WRITES_VREG = frozenset(
      Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL, Op.READFIRST, Op.SHUFFLE, Op.RELOAD,
      Op.FADD, Op.FSUB, Op.FMUL, Op.FFMA, Op.FMIN, Op.FMAX, Op.FCMP_EQ, Op.FCMP_NE,
      Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE, Op.CVT_IF, Op.CVT_FI, Op.WWM_FMIN,
-     Op.WWM_FMAX, Op.CVT_ID, Op.CVT_FD, Op.CVT_DF, Op.CVT_DI, Op.SELECT, Op.BALLOT_FN}
+     Op.WWM_FMAX, Op.CVT_ID, Op.CVT_FD, Op.CVT_DF, Op.CVT_DI, Op.SELECT, Op.BALLOT_FN,
+     Op.ATOMIC}
     | INT_FUNCTIONS_A | INT_FUNCTIONS_AB
 )
 #: the uniform values lowering may write to all lanes (`uniform_writes=all_lanes`)

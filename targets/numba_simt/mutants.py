@@ -341,6 +341,13 @@ _ALL = (
     Mutant("switch-falls-through", "issue #54", "lower",
            "a `match` lowered as a switch whose cases lack their `break`: a case's lanes "
            "run the next case's arm too (C's fall-through)"),
+    Mutant("atomic-optimizer-counts-wave", "issue #54", "machine",
+           "an add of one value by every active lane to one location, combined into one "
+           "update, adds the value times the wave's lanes, not the active ones (LLVM "
+           "AMDGPU's atomic optimizer counting the exec mask wrongly)"),
+    Mutant("atomic-optimizer-first-old", "issue #54", "machine",
+           "a combined add gives every lane the old value the first lane got, without its "
+           "prefix sum of the lanes below it"),
     # --- f64 (docs/origins.md, "64-bit floats")
     Mutant("f64-rounded-through-f32", "brian2genn#18", "machine",
            "f64 + - * and fma round their result to f32 on the way (a lowering that keeps "
@@ -368,7 +375,9 @@ MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
                                  "f32-to-int-saturates": 1024, "clz-ctz-zero": 2048,
                                  "popcount-low-word": 4096, "f64-rounded-through-f32": 8192,
                                  "ballot-functions-low-word": 16384,
-                                 "shuffle-relative-keeps-own": 32768}
+                                 "shuffle-relative-keeps-own": 32768,
+                                 "atomic-optimizer-counts-wave": 65536,
+                                 "atomic-optimizer-first-old": 131072}
 
 _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
 _RUNTIME = ("runtime", "trampoline", "pool")

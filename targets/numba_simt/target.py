@@ -163,7 +163,7 @@ class NumbaSimtTarget(Target):
                    "deopt metadata, numba-compiled machine")
     capabilities = frozenset({"wave_ops", "faults", "host_programs", "alloc", "mutants",
                               "workgroups", "f32", "f64", "bit_ops",
-                              "private_arrays"})
+                              "private_arrays", "returning_atomics"})
     int_types = frozenset(INTS)
     option_names = ("registers", "uniform_writes", "alloc_order", "alloc_seed", "speculate",
                     "reduce")
@@ -271,6 +271,12 @@ class NumbaSimtTarget(Target):
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:
+        from targets.returned_log import run_logged
+
+        return run_logged(case, lambda c: self._run(c, schedule, options))
+
+    def _run(self, case: Case, schedule: dict[str, Any] | None = None,
+             options: dict[str, Any] | None = None) -> Outcome:
         schedule = schedule or {}
         options = options or {}
         check_schedule(schedule)

@@ -43,7 +43,7 @@ def test_f64_prints_parses_and_round_trips_through_json() -> None:
     program = parse(SOURCE)
     assert to_source(program) == SOURCE
     doc = json.loads(json.dumps(to_json(program)))
-    assert doc["version"] == 5
+    assert doc["version"] == 6
     assert to_source(from_json(doc)) == SOURCE
     spelled = json.dumps(doc)  # an f64 literal is a Cast to f64 of a float Const
     assert '"kind": "Cast", "to": "f64", "operand": {"kind": "Const", "value": 0.1' in spelled

@@ -103,7 +103,7 @@ def test_an_exception_ends_the_program_and_its_launch_is_checked() -> None:
           suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_generated_host_programs_agree_on_numba_simt(data: st.DataObject) -> None:
-    kernel = data.draw(kernels())
+    kernel = data.draw(kernels(without=frozenset({"returning"})))  # (one launch's only)
     case = data.draw(cases_for(kernel, max_n=64))
     case.host = data.draw(host_programs(case))
     res = check_case(case, NumbaSimtTarget())

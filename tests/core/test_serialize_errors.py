@@ -47,7 +47,7 @@ SUM = (*ASSIGN, "value")
 
 
 def test_good_json_reads_back() -> None:
-    assert GOOD["format"] == "difftest-ir" and GOOD["version"] == FORMAT_VERSION == 5
+    assert GOOD["format"] == "difftest-ir" and GOOD["version"] == FORMAT_VERSION == 6
     assert from_json(copy.deepcopy(GOOD)) == parse(SOURCE)
 
 
@@ -65,12 +65,12 @@ def test_an_older_document_still_reads(version: int) -> None:
     ((), [], "ir: expected a JSON object, got a list"),
     (("format",), "difftest-case", "format: expected 'difftest-ir', got 'difftest-case'"),
     (("format",), DELETE, "format: expected 'difftest-ir', got None"),
-    (("version",), 6, "version: unsupported version 6 (this reader knows versions 1 to 5)"),
-    (("version",), 0, "version: unsupported version 0 (this reader knows versions 1 to 5)"),
+    (("version",), 7, "version: unsupported version 7 (this reader knows versions 1 to 6)"),
+    (("version",), 0, "version: unsupported version 0 (this reader knows versions 1 to 6)"),
     (("version",), True,
-     "version: unsupported version True (this reader knows versions 1 to 5)"),
+     "version: unsupported version True (this reader knows versions 1 to 6)"),
     (("version",), "1",
-     "version: unsupported version '1' (this reader knows versions 1 to 5)"),
+     "version: unsupported version '1' (this reader knows versions 1 to 6)"),
     (("extra",), 1, "ir: unknown field 'extra'"),
     (("functions",), [], "functions: expected a non-empty list of functions"),
     (("functions",), {}, "functions: expected a non-empty list of functions"),

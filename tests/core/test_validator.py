@@ -392,10 +392,31 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
         def gid() -> i32:  # <-
             return 0
         """, "'gid' is a builtin and cannot be redefined"),
-    ("atomic_add_as_expression", """
+    ("atomic_add_inside_an_expression", """
         def k(out: Buffer[i32]):
-            x = atomic_add(out, 0, 1)  # <-
-        """, "atomic_add() is a statement and has no value"),
+            x = 1 + atomic_add(out, 0, 1)  # <-
+        """, "atomic_add() is only an assignment's whole value"),
+    ("atomic_max_as_statement", """
+        def k(out: Buffer[i32]):
+            atomic_max(out, 0, 1)  # <-
+        """, "atomic_max() gives the location's old value: write `old = atomic_max(...)`"),
+    ("atomic_result_of_another_type", """
+        def k(out: Buffer[i32]):
+            x: i64 = atomic_or(out, 0, 1)  # <-
+        """, "atomic_or() gives a i32 (the element of 'out'), but 'x' is i64"),
+    ("atomic_on_floats", """
+        def k(out: Buffer[f32]):
+            x = atomic_exchange(out, 0, 1.0)  # <-
+        """, "atomics that return take integer buffers"),
+    ("atomic_on_a_private_array", """
+        def k(out: Buffer[i32]):
+            a: Array[i32, 4]
+            x = atomic_min(a, 0, 1)  # <-
+        """, "a private array: no other workitem sees it"),
+    ("compare_exchange_arity", """
+        def k(out: Buffer[i32]):
+            x = atomic_compare_exchange(out, 0, 1)  # <-
+        """, "atomic_compare_exchange() takes 4 arguments, got 3"),
     ("expression_statement", """
         def k(out: Buffer[i32]):
             gid() + 1  # <-

@@ -40,7 +40,7 @@ def test_a_tiled_kernel_parses_prints_and_round_trips() -> None:
     assert to_source(parse(to_source(p))) == to_source(p)
     back = from_json(json.loads(json.dumps(to_json(p))))
     assert back == p
-    assert to_json(p)["version"] == FORMAT_VERSION == 5
+    assert to_json(p)["version"] == FORMAT_VERSION == 6
 
 
 def test_the_group_work_ids_are_i32() -> None:

@@ -67,8 +67,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         from difftest.core.jsonio import read_json
 
         outcome = Outcome.from_json(read_json(args.outcome), str(args.outcome))
+        from difftest.campaign.runner import replayed
+
         full, _ = _oracle(case, args.case, case.options)
-        verdict = check_outcome(case, full, outcome, policy=policy)
+        full, error = replayed(case, full, None, outcome, case.options)
+        verdict = check_outcome(case, full, outcome, policy=policy, oracle_error=error)
         print(f"{args.outcome}: {verdict}")
         return EXIT_OK if verdict.agree else EXIT_FAIL
     run = _target_and_options(args.target, case, args.case, args.opt)

@@ -46,6 +46,7 @@ from .walk import CHILD_FIELDS, NODE_CLASSES
 
 RESERVED = frozenset(
     {"len", "alloc", "bool", "fail", "atomic_add", "range", "barrier",
+     *(f"atomic_{op}" for op in n.ATOMIC_OPS),
      "Buffer", "Local", "True", "False", "None"}
     | set(DTYPES) | set(n.WORK_IDS) | set(n.WAVE_OPS) | set(n.MATH_OPS)
 )
@@ -359,7 +360,8 @@ class _FunctionChecker:
             raise self.error(f"cannot assign to '{name}': {self._taken(name)}", s.line)
         if name in self.loop_vars:
             raise self.error(f"cannot assign to loop variable '{name}' inside its loop", s.line)
-        value = self.expr(s.value, d)
+        value = self._atomic(s.value, d) if isinstance(s.value, n.AtomicOp) else \
+            self.expr(s.value, d)
         assert value.ty is not None
         declared = s.declared
         known = self.vars.get(name)
@@ -374,6 +376,9 @@ class _FunctionChecker:
             known = declared
         if known is None:
             known = value.ty
+        if isinstance(value, n.AtomicOp) and known != value.ty:
+            raise self.error(f"atomic_{value.op}() gives a {value.ty} (the element of "
+                             f"'{value.buffer}'), but '{name}' is {known}", s.line)
         value = adapted(value, known)
         assert value.ty is not None
         if not assignable(value.ty, known):
@@ -730,6 +735,32 @@ class _FunctionChecker:
         buf = self._buffer(e.buffer, d, e.line)
         index = self.int_expr(e.index, d, "buffer index")
         return n.replace(e, index=index, ty=buf.element)
+
+    def _atomic(self, e: n.AtomicOp, d: frozenset[str]) -> n.Expr:
+        """An atomic that returns, as an assignment's value (docs/semantics.md, "Atomics
+        that return"): the arguments typed like a store's, the result the element."""
+        what = f"atomic_{e.op}()"
+        buf = self._buffer(e.buffer, d, e.line)
+        if buf.is_private:
+            raise self.error(f"{what} on '{e.buffer}', a private array: no other workitem "
+                             "sees it", e.line)
+        if not buf.element.is_int:
+            raise self.error(f"{what} on '{e.buffer}' ({buf}): atomics that return take "
+                             "integer buffers", e.line)
+        args = [self.int_expr(e.args[0], d, f"{what} index")]
+        for a in e.args[1:]:
+            v = adapted(self.expr(a, d), buf.element)
+            assert v.ty is not None
+            if not assignable(v.ty, buf.element):
+                raise self.error(f"{what} of a {v.ty} value on '{e.buffer}' ({buf})"
+                                 + self._fits_hint(v, buf.element)
+                                 + _narrowing_hint(v.ty, buf.element), e.line)
+            args.append(v)
+        return n.replace(e, args=tuple(args), ty=buf.element)
+
+    def e_AtomicOp(self, e: n.AtomicOp, d: frozenset[str]) -> n.Expr:
+        raise self.error(f"atomic_{e.op}() is only an assignment's whole value: write "
+                         f"`old = atomic_{e.op}(...)` and use `old`", e.line)
 
     def e_Len(self, e: n.Len, d: frozenset[str]) -> n.Expr:
         self._buffer(e.buffer, d, e.line)

@@ -204,6 +204,33 @@ class Load:
 
 
 @dataclass(frozen=True)
+class AtomicOp:
+    """`atomic_<op>(buffer, index, value)` or `atomic_compare_exchange(buffer, index,
+    compare, value)`: updates the location and gives its old value. Only an assignment's
+    whole value (`old = atomic_max(buf, i, v)`), so that one statement does one atomic and
+    every language evaluates it in the same place (docs/semantics.md, "Atomics that
+    return")."""
+
+    op: str
+    buffer: str
+    args: tuple[Expr, ...]  # (index, value) or, for compare_exchange, (index, compare, value)
+    line: int = _line()
+    ty: Type | None = _ty()
+
+
+#: the atomics that return, by their name's suffix (`atomic_min`): min and max compare
+#: by the element type's signedness
+ATOMIC_OPS = ("add", "min", "max", "and", "or", "xor", "exchange", "compare_exchange")
+
+
+def atomic_parts(e: AtomicOp) -> tuple[Expr, Expr | None, Expr]:
+    """(index, compare or None, value)."""
+    if e.op == "compare_exchange":
+        return e.args[0], e.args[1], e.args[2]
+    return e.args[0], None, e.args[1]
+
+
+@dataclass(frozen=True)
 class Len:
     buffer: str
     line: int = _line()
@@ -268,9 +295,9 @@ class WaveOp:
 
 
 Expr = (Const | Name | WorkId | Unary | Binary | Compare | Logic | Select | Load | Len | Alloc
-        | Cast | MathOp | Call | WaveOp)
+        | Cast | MathOp | Call | WaveOp | AtomicOp)
 EXPR_NODES = (Const, Name, WorkId, Unary, Binary, Compare, Logic, Select, Load, Len, Alloc, Cast,
-              MathOp, Call, WaveOp)
+              MathOp, Call, WaveOp, AtomicOp)
 
 def clustered(e: WaveOp) -> bool:
     """Whether `e` is a reduction over clusters or a bitwise one (both reduce each

@@ -311,6 +311,9 @@ def _call_stmt(e: ast.expr, line: int) -> n.Stmt:
             raise KernelError("atomic_add() takes three arguments (buffer, index, value)", line)
         buf = _buffer_name(e.args[0], line)
         return n.AtomicAdd(buf, _expr(e.args[1]), _expr(e.args[2]), line=line)
+    if name.startswith("atomic_") and name[len("atomic_"):] in n.ATOMIC_OPS:
+        raise KernelError(f"{name}() gives the location's old value: write "
+                          f"`old = {name}(...)`", line)
     call = _expr(e)
     if not isinstance(call, n.Call):
         raise KernelError(f"the result of '{ast.unparse(e)}' is unused", line)
@@ -484,6 +487,11 @@ def _call(e: ast.Call) -> n.Expr:
         if e.keywords:  # `cluster=C`: the IR's second argument, a constant (the checker's)
             args += (_expr(e.keywords[0].value),)
         return n.WaveOp(name, args, line=line)
+    if name.startswith("atomic_") and name[len("atomic_"):] in n.ATOMIC_OPS:
+        op = name[len("atomic_"):]
+        arity(4 if op == "compare_exchange" else 3)
+        buf = _buffer_name(e.args[0], line)
+        return n.AtomicOp(op, buf, tuple(_expr(a) for a in e.args[1:]), line=line)
     if name in _STATEMENT_CALLS:
         raise KernelError(f"{name}() is a statement and has no value", line)
     if name == "range":

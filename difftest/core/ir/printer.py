@@ -174,6 +174,8 @@ def _expr(e: n.Expr) -> str:
         return f"{e.func}({', '.join(_expr(a) for a in e.args)})"
     if isinstance(e, n.MathOp):
         return f"{e.op}({', '.join(_expr(a) for a in e.args)})"
+    if isinstance(e, n.AtomicOp):
+        return f"atomic_{e.op}({', '.join([e.buffer] + [_expr(a) for a in e.args])})"
     assert isinstance(e, n.WaveOp), f"unknown expression node {type(e).__name__}"
     if e.op in n.CLUSTERED_OPS and len(e.args) == 2:
         return f"{e.op}({_expr(e.args[0])}, cluster={_expr(e.args[1])})"

@@ -30,9 +30,10 @@ FORMAT = "difftest-ir"
 #: group_size); version 3 the integer types beyond i32 and i64, the integer functions and
 #: private arrays (PrivateArray); version 4 f64 (an f64 literal is a Cast to f64 of a float
 #: Const); version 5 the bitwise, clustered (a reduction's cluster is its second argument,
-#: a Const) and quad wave operations and wave_all_equal; an older document is a newer one
-#: without them (an If's `switch`, a `match` statement's chain, is written only when true)
-FORMAT_VERSION = 5
+#: a Const) and quad wave operations and wave_all_equal; version 6 the atomics that return
+#: (AtomicOp); an older document is a newer one without them (an If's `switch`, a `match`
+#: statement's chain, is written only when true)
+FORMAT_VERSION = 6
 
 
 def to_json(program: n.Program) -> dict[str, Any]:
@@ -217,6 +218,7 @@ _SHAPES: dict[str, dict[str, _Reader]] = {
     "MathOp": {"op": _one_of(n.MATH_OPS), "args": _list(_expr)},
     "Call": {"func": _ident, "args": _list(_expr)},
     "WaveOp": {"op": _one_of(n.WAVE_OPS), "args": _list(_expr)},
+    "AtomicOp": {"op": _one_of(n.ATOMIC_OPS), "buffer": _ident, "args": _list(_expr)},
     "Assign": {"target": _ident, "value": _expr, "declared": _optional(_type)},
     "Store": {"buffer": _ident, "index": _expr, "value": _expr},
     "AtomicAdd": {"buffer": _ident, "index": _expr, "value": _expr},

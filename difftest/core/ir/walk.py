@@ -230,3 +230,11 @@ def has_barriers(program: n.Program, entry: str) -> bool:
     """Whether a launch of `entry` can meet a barrier: its workgroups synchronise."""
     return any(isinstance(node, n.Barrier)
                for fn in reachable(program, entry) for node in walk(fn.body))
+
+
+def has_ordered_atomics(program: n.Program, entry: str) -> bool:
+    """Whether a launch of `entry` can meet an atomic that returns: then its atomics are
+    ordered, and a target reports the values they returned (docs/semantics.md, "Atomics
+    that return")."""
+    return any(isinstance(node, n.AtomicOp)
+               for fn in reachable(program, entry) for node in walk(fn.body))

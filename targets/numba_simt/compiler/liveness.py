@@ -42,7 +42,7 @@ _USES_AB = {Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.AND, Op.OR, Op.XOR, Op.SH
             Op.CMP_EQ, Op.CMP_NE, Op.CMP_LT, Op.CMP_LE, Op.CMP_GT, Op.CMP_GE, Op.LOAD,
             Op.SHUFFLE, Op.FADD, Op.FSUB, Op.FMUL, Op.FMIN, Op.FMAX, Op.FCMP_EQ, Op.FCMP_NE,
             Op.FCMP_LT, Op.FCMP_LE, Op.FCMP_GT, Op.FCMP_GE, *INT_FUNCTIONS_AB}
-_USES_ABC = {Op.STORE, Op.ATOMIC_ADD, Op.FFMA, Op.SELECT}
+_USES_ABC = {Op.STORE, Op.ATOMIC_ADD, Op.ATOMIC, Op.FFMA, Op.SELECT}
 #: ops that read other lanes of a source while writing the destination
 CROSS_LANE = frozenset({Op.SHUFFLE, Op.WWM_SUM, Op.WWM_MIN, Op.WWM_MAX, Op.WWM_OR,
                         Op.WWM_AND, Op.WWM_BALLOT, Op.WWM_SCAN_EXCL, Op.WWM_SCAN_INCL,

@@ -335,7 +335,8 @@ class _Lowerer:
         last = self.code[-1] if self.code else None
         if (isinstance(last, Instr) and last.op in WRITES_VREG and last.d == v
                 and v not in self.names and last.wm == 0 and last.op not in ALWAYS_ALL_LANES
-                and last.op not in (Op.READFIRST, Op.SHUFFLE)):
+                and last.op not in (Op.READFIRST, Op.SHUFFLE) and not last.keeps):
+            # (not where it reads its destination too: compare_exchange's compare)
             # The value's own (masked) instruction writes the variable: no copy. Never for
             # an all-lane write: that would clobber the variable in inactive lanes.
             last.d = target
@@ -780,6 +781,23 @@ class _Lowerer:
         assert e.ty is not None
         v = self.vreg(e.ty)
         ins = self.emit(Op.LOAD, d=v, a=self.frames[-1].vars[e.buffer], b=idx)
+        self.infopoint(ins, FAULT_OOB, e.line)
+        return v
+
+    def e_AtomicOp(self, e: n.AtomicOp) -> int:
+        """An atomic that returns: ATOMIC writes the old value into its EXEC lanes;
+        compare_exchange's compare goes in first (the instruction reads it there)."""
+        index, compare, value = n.atomic_parts(e)
+        idx = self.expr(index)
+        cmp = None if compare is None else self.expr(compare)
+        val = self.expr(value)
+        assert e.ty is not None
+        v = self.vreg(e.ty)
+        if cmp is not None:
+            self.emit(Op.MOV, d=v, a=cmp)
+        ins = self.emit(Op.ATOMIC, d=v, a=self.frames[-1].vars[e.buffer], b=idx, c=val,
+                        imm=n.ATOMIC_OPS.index(e.op))
+        ins.keeps = cmp is not None
         self.infopoint(ins, FAULT_OOB, e.line)
         return v
 

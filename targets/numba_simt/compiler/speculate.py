@@ -51,7 +51,7 @@ def wave_reachable(lowered: Lowered) -> tuple[list[bool], dict[Label, int]]:
     return _reachable(f), f.label_at
 
 
-_ACCESSES = frozenset({Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.LEN})
+_ACCESSES = frozenset({Op.LOAD, Op.STORE, Op.ATOMIC_ADD, Op.ATOMIC, Op.LEN})
 
 
 def _reachable(f: Flow) -> list[bool]:

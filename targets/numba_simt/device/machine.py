@@ -130,6 +130,10 @@ FLAG_BALLOT_LOW_WORD = 16384  # ballot-functions-low-word: the ballot functions 
 #                               64-lane ballot read its low 32 bits only
 FLAG_F64_NARROW = 8192     # f64-rounded-through-f32: f64 + - * fma round their result to
 #                            f32 first (a lowering that keeps doubles in float registers)
+FLAG_ATOMIC_WAVE_COUNT = 65536  # atomic-optimizer-counts-wave: the combined add of a
+#                                 uniform value counts the wave's lanes, not the active ones
+FLAG_ATOMIC_FIRST_OLD = 131072  # atomic-optimizer-first-old: every lane of a combined add
+#                                 gets the old value the first lane got
 
 # Deopt reasons (frame word 1) and the frame layout (a row of the save area).
 REASON_OOB, REASON_DIV0, REASON_FAIL, REASON_SPECULATION, REASON_FORCED = 1, 2, 3, 4, 5
@@ -150,7 +154,7 @@ _EQ, _NE, _LT, _LE, _GT, _GE = 11, 12, 13, 14, 15, 16
 _NEG, _NOT, _LNOT, _WRAP, _MOV, _MOVI, _PARAM, _LANEID, _GID, _WAVEID = range(17, 27)
 _LOCALID, _GROUPID, _GROUPSIZE = 27, 28, 29
 _LOAD, _STORE, _ATOMIC, _LEN, _FAIL, _ALLOC, _LOCALBASE = 30, 31, 32, 33, 34, 35, 36
-_SELECT, _CHECK = 37, 38
+_SELECT, _CHECK, _RMW = 37, 38, 39
 _MGET, _MSET, _MCOND, _MANDN, _MOR, _MAND, _MCLR, _KILL = range(40, 48)
 _JMP, _JZE, _JZM, _HALT, _TRIP, _DEOPT, _BARRIER = 50, 51, 52, 53, 54, 55, 56
 _SETI, _WSUM, _WMIN, _WMAX, _WOR, _WAND, _WBAL, _WSCX, _WSCI = range(60, 69)
@@ -171,7 +175,7 @@ _LITERALS = {
     "GID": _GID, "WAVEID": _WAVEID, "LOCALID": _LOCALID, "GROUPID": _GROUPID,
     "GROUPSIZE": _GROUPSIZE, "LOAD": _LOAD, "STORE": _STORE, "ATOMIC_ADD": _ATOMIC,
     "LEN": _LEN, "FAIL": _FAIL, "ALLOC": _ALLOC, "LOCALBASE": _LOCALBASE,
-    "SELECT": _SELECT, "CHECK_INDEX": _CHECK,
+    "SELECT": _SELECT, "CHECK_INDEX": _CHECK, "ATOMIC": _RMW,
     "M_GETEXEC": _MGET, "M_SETEXEC": _MSET,
     "M_FROMCOND": _MCOND, "M_ANDN": _MANDN, "M_OR": _MOR, "M_AND": _MAND, "M_CLEAR": _MCLR,
     "KILL": _KILL, "JMP": _JMP, "JZ_EXEC": _JZE, "JZ_MASK": _JZM, "HALT": _HALT,
@@ -206,6 +210,7 @@ _FORMS = {
     Op.LOCALID: "v----", Op.GROUPID: "v----", Op.GROUPSIZE: "v----", Op.LOCALBASE: "v---l",
     Op.LOAD: "vvv--", Op.STORE: "-vvv-", Op.ATOMIC_ADD: "-vvv-", Op.LEN: "vv---",
     Op.FAIL: "-v---", Op.ALLOC: "vv---", Op.SELECT: "vvvv-", Op.CHECK_INDEX: "-v---",
+    Op.ATOMIC: "vvvv-",
     Op.M_GETEXEC: "w----", Op.M_SETEXEC: "-m---", Op.M_FROMCOND: "wv---",
     Op.M_ANDN: "wmm--", Op.M_OR: "wmm--", Op.M_AND: "wmm--", Op.M_CLEAR: "w----",
     Op.KILL: "-----", Op.JMP: "----j", Op.JZ_EXEC: "----j", Op.JZ_MASK: "-m--j",
@@ -1206,6 +1211,85 @@ def _store(op, ex, full, V, ra, rb, rc, W, mem, buftab):  # type: ignore[no-unty
     return f, OK
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _atomic(ex, full, V, rd, ra, rb, rc, imm, W, mem, buftab, flags):  # type: ignore[no-untyped-def]
+    """ATOMIC: the EXEC lanes' atomics in lane order, each lane's old value into V[rd]
+    (compare_exchange compares with V[rd] as it was). Returns (the lanes out of bounds,
+    which deopt; OK or ERR_BUFFER).
+
+    Adds of every active lane to one location are combined, as an atomic optimizer does
+    (LLVM AMDGPU's): one update of the location by the lanes' total, each lane's old
+    value the location's plus the exclusive prefix sum of the values below it (a uniform
+    value: the value times the number of active lanes, and times the active lanes below
+    it) -- the same values lane order gives."""
+    nbufs = buftab.shape[0]
+    f = np.int64(0)
+    if imm == 0 and ex != 0:
+        l0 = _ctz(ex)
+        ref = V[ra, l0]
+        idx = V[rb, l0]
+        v0 = V[rc, l0]
+        same = True
+        uniform = True
+        for l in range(W):
+            if (ex >> l) & 1:
+                same = same and V[ra, l] == ref and V[rb, l] == idx
+                uniform = uniform and V[rc, l] == v0
+        row = _row(buftab, nbufs, ref)
+        if same and row >= 0 and idx >= 0 and idx < buftab[row, 1]:
+            at = buftab[row, 0] + idx
+            bsh = 64 - (buftab[row, 2] & 255)
+            uns = buftab[row, 2] & _UNS
+            base = mem[at]
+            if uniform:
+                lanes = _popc(full if flags & FLAG_ATOMIC_WAVE_COUNT else ex)
+                mem[at] = _wk(base + v0 * lanes, bsh, uns)
+            below = np.int64(0)
+            for l in range(W):
+                if (ex >> l) & 1:
+                    first = flags & FLAG_ATOMIC_FIRST_OLD
+                    V[rd, l] = base if first else _wk(base + below, bsh, uns)
+                    below += V[rc, l]
+            if not uniform:
+                mem[at] = _wk(base + below, bsh, uns)
+            return f, OK
+    for l in range(W):
+        if (ex >> l) & 1 == 0:
+            continue
+        row = _row(buftab, nbufs, V[ra, l])
+        if row < 0:
+            return f, ERR_BUFFER
+        idx = V[rb, l]
+        if idx < 0 or idx >= buftab[row, 1]:
+            f |= np.int64(1) << l
+            continue
+        at = buftab[row, 0] + idx
+        kind = buftab[row, 2]
+        old = mem[at]
+        v = V[rc, l]
+        if imm == 0:
+            x = old + v
+        elif imm == 1 or imm == 2:
+            if kind == 64 + _UNS:
+                less = np.uint64(v) < np.uint64(old)
+            else:
+                less = v < old
+            x = (v if less else old) if imm == 1 else (old if less or v == old else v)
+        elif imm == 3:
+            x = old & v
+        elif imm == 4:
+            x = old | v
+        elif imm == 5:
+            x = old ^ v
+        elif imm == 6:
+            x = v
+        else:
+            x = v if old == V[rd, l] else old
+        mem[at] = _wk(x, 64 - (kind & 255), kind & _UNS)
+        V[rd, l] = old
+    return f, OK
+
+
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _load(op, mode, ex, full, V, rd, ra, rb, W, mem, buftab):  # type: ignore[no-untyped-def]
     """LOAD and LEN into V[rd], lane by lane over the write set; only EXEC lanes fault (see
@@ -1763,6 +1847,12 @@ def _run_waves(program, launch, memory, results, state):  # type: ignore[no-unty
                     pc = imm
             elif op == _STORE or op == _ATOMIC:
                 fd, err = _store(op, ex, full, V, ra, rb, vo + c, W, mem, buftab)
+                why = REASON_OOB
+                if err != OK:
+                    return err
+            elif op == _RMW:
+                fd, err = _atomic(ex, full, V, rd, ra, rb, vo + c, imm, W, mem, buftab,
+                                  mutant_flags)
                 why = REASON_OOB
                 if err != OK:
                     return err

@@ -65,7 +65,7 @@ NOT_STARTED, PAUSED = -1, -2
  K_M_ANDN, K_LOAD, K_JMP, K_TRIP, K_LEN, K_UNARY, K_LANEID, K_GID, K_STORE, K_DIVREM,
  K_HALT, K_WAVE_OP, K_M_AND, K_WAVEID, K_KILL, K_PARAM, K_JZ_MASK, K_ALLOC, K_FAIL,
  K_LOCALID, K_GROUPID, K_GROUPSIZE, K_BARRIER, K_FMA, K_CVT, K_CANNOT, K_OUTSIDE, K_SELECT,
- K_CHECK_INDEX, K_FMA64, K_CVT64, K_BALLOT) = range(41)
+ K_CHECK_INDEX, K_FMA64, K_CVT64, K_BALLOT, K_RMW) = range(42)
 
 _UNS = 256  # isa.UNSIGNED (literal: numba's cache keys on this file)
 _U64 = 64 + _UNS
@@ -606,6 +606,55 @@ def _store(op, regs, masks, state, faults, mem, bufs, a, b, c, pc, ex, lo, hi, e
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _rmw(op, regs, masks, state, faults, mem, bufs, d, a, b, c, pc, ex, lo, hi, exec_,
+         alive):  # type: ignore[no-untyped-def]
+    """ATOMIC (isa.Op.ATOMIC; `op` nodes.ATOMIC_OPS' index), lane by lane: the old
+    value into d, the location wrapped to the buffer's bits."""
+    for lane in range(lo, hi):
+        if (ex >> lane) & 1:
+            ref = regs[lane, a]
+            r = _find(bufs, ref)
+            if r < 0:
+                state[S_ARG] = ref
+                return ERR_REF
+            i = regs[lane, b]
+            if not 0 <= i < bufs[r, 1]:
+                _fault(faults, state, masks, lane, pc, 0, exec_, alive)
+                continue
+            at = bufs[r, 0] + i
+            if at >= mem.shape[0]:
+                return ERR_MEMORY
+            k = bufs[r, 2]
+            old = mem[at]
+            mem[at] = _wrap(_rmw_value(op, old, regs[lane, c], regs[lane, d], k), k)
+            regs[lane, d] = old
+    return _RUNNING
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _rmw_value(op, old, v, compare, k):  # type: ignore[no-untyped-def]
+    """What an atomic leaves, before wrapping: add, min, max, and, or, xor, exchange,
+    compare_exchange (min and max of a u64 unsigned)."""
+    if op == 0:
+        return old + v
+    if op == 1 or op == 2:
+        if k == _U64:
+            less = np.uint64(v) < np.uint64(old)
+        else:
+            less = v < old
+        return (v if less else old) if op == 1 else (old if less or v == old else v)
+    if op == 3:
+        return old & v
+    if op == 4:
+        return old | v
+    if op == 5:
+        return old ^ v
+    if op == 6:
+        return v
+    return v if old == compare else old
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def _alloc(regs, masks, state, faults, a, pc, ex, lo, hi, alloc_max, exec_,
            alive):  # type: ignore[no-untyped-def]
     """ALLOC, one lane at a time in lane order (Python allocates): AT_ALLOC for the next
@@ -723,6 +772,9 @@ def run(code, regs, masks, trips, state, faults, mem, bufs, params, budget, step
         elif kind == K_STORE:
             status = _store(code[pc - 1, C_OP], regs, masks, state, faults, mem, bufs, a, b,
                             code[pc - 1, C_C], pc, ex, lo, hi, exec_, alive)
+        elif kind == K_RMW:
+            status = _rmw(imm, regs, masks, state, faults, mem, bufs, d, a, b,
+                          code[pc - 1, C_C], pc, ex, lo, hi, exec_, alive)
         elif kind == K_DIVREM:
             op = code[pc - 1, C_OP]
             w = code[pc - 1, C_WIDTH]

@@ -63,7 +63,8 @@ class HostBudget(Exception):
 
 
 _KIND = {Op.DIV: "division_by_zero", Op.REM: "division_by_zero", Op.LOAD: "out_of_bounds",
-         Op.STORE: "out_of_bounds", Op.ATOMIC_ADD: "out_of_bounds", Op.FAIL: "fail",
+         Op.STORE: "out_of_bounds", Op.ATOMIC_ADD: "out_of_bounds", Op.ATOMIC: "out_of_bounds",
+         Op.FAIL: "fail",
          Op.ALLOC: "out_of_bounds", Op.CVT_FI: "invalid_conversion",
          Op.CVT_DI: "invalid_conversion",
          Op.CHECK_INDEX: "out_of_bounds"}
@@ -287,6 +288,7 @@ _KINDS = {
     Op.JZ_EXEC: K_JZ_EXEC, Op.MOV: K_MOV, Op.M_CLEAR: K_CLEAR, Op.M_FROMCOND: K_FROMCOND,
     Op.M_ANDN: K_M_ANDN, Op.LOAD: K_LOAD, Op.JMP: K_JMP, Op.TRIP: K_TRIP, Op.LEN: K_LEN,
     Op.LANEID: K_LANEID, Op.GID: K_GID, Op.STORE: K_STORE, Op.ATOMIC_ADD: K_STORE,
+    Op.ATOMIC: host_loop.K_RMW,
     Op.DIV: K_DIVREM, Op.REM: K_DIVREM, Op.HALT: K_HALT, Op.M_AND: K_M_AND,
     Op.WAVEID: K_WAVEID, Op.KILL: K_KILL, Op.PARAM: K_PARAM, Op.JZ_MASK: K_JZ_MASK,
     Op.ALLOC: K_ALLOC, Op.FAIL: K_FAIL, Op.LOCALID: K_LOCALID, Op.GROUPID: K_GROUPID,
@@ -318,7 +320,7 @@ _ROLES = {K_BINARY: "vvv", K_MOVI: "v", K_SETEXEC: "-m", K_M_OR: "mmm", K_GETEXE
           K_ALLOC: "vv", K_FAIL: "-v", K_WAVE_OP: "vvv", K_LOCALID: "v", K_GROUPID: "v",
           K_GROUPSIZE: "v", K_FMA: "vvvv", K_CVT: "vv", K_SELECT: "vvvv",
           host_loop.K_FMA64: "vvvv", host_loop.K_CVT64: "vv", host_loop.K_BALLOT: "vv",
-          K_CHECK_INDEX: "-v"}  # the others name no register
+          K_CHECK_INDEX: "-v", host_loop.K_RMW: "vvvv"}  # the others name no register
 # the op column: what an arithmetic or wave instruction computes
 _OPS = {Op.ADD: host_loop.A_ADD, Op.SUB: host_loop.A_SUB, Op.MUL: host_loop.A_MUL,
         Op.AND: host_loop.A_AND, Op.OR: host_loop.A_OR, Op.XOR: host_loop.A_XOR,
