@@ -33,7 +33,9 @@ of kernels, asserted by `tests/generators/test_generators.py` over a fixed-seed 
   if-expression; `private_dynamic`: a private array indexed with a value that is not a
   constant (what a compiler keeping the array in registers turns into selects);
 - `int_fn:<name>`: each integer function (popcount, clz, ctz, bit_reverse, the
-  rotations, mul_hi, min, max, abs of integers).
+  rotations, mul_hi, min, max, abs of integers);
+- `atomic:<op>`: each atomic that returns; `atomic_diverged`: one under an if, a loop or
+  an if-expression (where an atomic optimizer must count only the active lanes).
 
 `constructs()` also reports `wave_diverged:<op>` (each wave operation in a diverged
 place), for the statistics only: they are not in `ALL_CONSTRUCTS` (each is about 4-9% of
@@ -51,14 +53,14 @@ from difftest.core.ir.walk import children, walk
 STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "While", "Break", "Continue",
               "Return", "Fail", "CallStmt", "PrivateArray")
 EXPR_KINDS = ("Const", "Name", "WorkId", "Unary", "Binary", "Compare", "Logic", "Select",
-              "Load", "Len", "Alloc", "Cast", "MathOp", "Call", "WaveOp")
+              "Load", "Len", "Alloc", "Cast", "MathOp", "Call", "WaveOp", "AtomicOp")
 FAULT_KINDS = ("out_of_bounds", "division_by_zero", "fail", "invalid_conversion")
 EXTRA = ("rmw", "atomic", "helper", "div", "else", "nested_loop", "wave_op_diverged",
          "wave_after_return", "call_short_circuit", "nested_call", "buffer_local", "i64",
          "narrow", "declared", "lane_bound", "loop_exit_value", "return_in_loop",
          "deep_nesting", "loop_call_loop", "f32", "f32_mul_add", "f32_to_int",
          "f32_compare", "f32_wave", "f32_loop_carried", "private_diverged",
-         "private_dynamic", "match")
+         "private_dynamic", "match", "atomic_diverged")
 #: the integer types besides i32 and i64, each a construct `int:<type>`
 EXTRA_INTS = (I8, U8, I16, U16, U32, U64)
 INT_CONSTRUCTS = tuple(f"int:{t}" for t in EXTRA_INTS) + (
@@ -74,6 +76,7 @@ ALL_CONSTRUCTS: tuple[str, ...] = (
     + EXTRA
     + INT_CONSTRUCTS
     + tuple(f"int_fn:{f}" for f in INT_FUNCTIONS)
+    + tuple(f"atomic:{op}" for op in n.ATOMIC_OPS)
 )
 
 # Child fields of each node class, in source order (strings, types and lines skipped).
@@ -168,6 +171,10 @@ class _Walk:
                 found.add(f"int_fn:{node.op}")
         elif cls is n.AtomicAdd:
             found.add("atomic")
+        elif cls is n.AtomicOp:
+            found.add(f"atomic:{node.op}")
+            if diverged:  # an atomic that returns, under divergence: the optimizer's case
+                found.add("atomic_diverged")
         elif cls is n.PrivateArray:
             self.arrays.add(node.name)
         elif cls is n.Store:

@@ -1039,7 +1039,7 @@ class _Gen:
         if fn.accs:
             m += ["atomic", "atomic"]
         if "returning" in on and (fn.accs or fn.is_kernel):
-            m += ["ratomic"] * 3
+            m += ["ratomic"] * 6
         if "branch" in on and fn.nest < fn.max_nest:
             m += ["if", "if", "ifelse", "ifelse", "match"]
         if fn.loops < fn.max_loops and fn.nest < fn.max_nest:
@@ -1275,8 +1275,8 @@ class _Gen:
         """An atomic that returns: on an "acc" buffer, any operation, its old value a new
         variable; the counter's add, its old value the slot of `lst` the lane writes;
         an unsigned one on `uacc`, its old value converted back."""
-        shapes = (["op", "op"] if fn.accs else []) + (
-            ["counter", "counter", "unsigned"] if fn.is_kernel else [])
+        shapes = (["op", "op", "op"] if fn.accs else []) + (
+            ["counter", "unsigned"] if fn.is_kernel else [])
         shape = self.pick(tuple(shapes))
         if shape == "counter":
             # one lane's slot per returned value: every add to the counter is >= 1
@@ -1288,10 +1288,10 @@ class _Gen:
             return [f"{pad}{v} = atomic_add(ctr, 0, {step})",
                     f"{pad}if {v} >= 0 and {v} < len(lst):",
                     f"{pad}    lst[{v}] = {value}"]
-        op = self.pick(_RETURNING_OPS)
+        op = self.pick(self.pick(_RETURNING_OPS))
         if shape == "unsigned":
             buf, ty = "uacc", U32
-            op = self.pick(("min", "max", "min", "max") + _RETURNING_OPS)
+            op = self.pick(("min", "max", op))
         else:
             buf, ty = self.pick(fn.accs)
         idx = self.index(fn, buf, 1)
@@ -1587,6 +1587,8 @@ class _Gen:
             required += ("call_assign",)
         if "fault_fail" in on:
             required += ("fail",)
+        if "returning" in on:  # two at least: one order of two kinds of atomic
+            required += ("ratomic",)
         if "f32" in on:
             required += ("fassign", "fstore")
             if "fault_convert" in on:
@@ -1673,9 +1675,10 @@ class _Gen:
         return "\n".join([head] + [line for line in body if line != "    pass"])
 
 
-#: the atomics that return, add weighted (the optimised one), compare_exchange twice
-_RETURNING_OPS = ("add", "add", "add", "min", "max", "and", "or", "xor", "exchange",
-                  "compare_exchange", "compare_exchange")
+#: the atomics that return by family, drawn family first (each family as likely; add,
+#: the one optimisers rewrite, a family of its own)
+_RETURNING_OPS = (("add",), ("min", "max"), ("and", "or", "xor"),
+                  ("exchange", "compare_exchange"))
 
 #: a statement kind -> the _Gen method that writes it
 _STATEMENTS: dict[str, Callable[[_Gen, _Fn, str, str], list[str]]] = {

@@ -287,6 +287,12 @@ class TranslatedTarget(Target):
 
     def run(self, case: Case, schedule: dict[str, Any] | None = None,
             options: dict[str, Any] | None = None) -> Outcome:
+        from targets.returned_log import run_logged
+
+        return run_logged(case, lambda c: self._run(c, schedule, options))
+
+    def _run(self, case: Case, schedule: dict[str, Any] | None = None,
+             options: dict[str, Any] | None = None) -> Outcome:
         options = options or {}
         why = self.unsupported(case)
         if why is not None:

@@ -52,7 +52,7 @@ class _Cuda(TranslatedTarget):
     int_types = frozenset(INTS)
     language = "cuda"
     capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32", "f64",
-                              "bit_ops", "private_arrays"})
+                              "bit_ops", "private_arrays", "returning_atomics"})
     wave_sizes = (1, 2, 4, 8, 16, 32)
     reconvergence = MAXIMAL
     one_wave_per_kernel = True  # the translation names W (its full warp mask, ranges)

@@ -400,3 +400,34 @@ inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v)
   *p = old + v;
   return old;
 }
+// The rest of the atomics the CUDA translation calls, for the types the guide gives
+// each (read-modify-writes: nothing switches threads inside one).
+inline int atomicAdd(int* p, int v) {
+  return (int)atomicAdd((unsigned*)p, (unsigned)v);
+}
+#define WARPSIM_ATOMIC(NAME, T, EXPR)   \
+  inline T NAME(T* p, T v) {            \
+    T old = *p;                         \
+    *p = (EXPR);                        \
+    return old;                         \
+  }
+#define WARPSIM_ATOMICS(T)                                          \
+  WARPSIM_ATOMIC(atomicMin, T, v < old ? v : old)                   \
+  WARPSIM_ATOMIC(atomicMax, T, v > old ? v : old)                   \
+  WARPSIM_ATOMIC(atomicExch, T, v)                                  \
+  inline T atomicCAS(T* p, T compare, T v) {                        \
+    T old = *p;                                                     \
+    *p = old == compare ? v : old;                                  \
+    return old;                                                     \
+  }
+WARPSIM_ATOMICS(int)
+WARPSIM_ATOMICS(unsigned)
+WARPSIM_ATOMICS(long long)
+WARPSIM_ATOMICS(unsigned long long)
+#define WARPSIM_BITWISE(T)                        \
+  WARPSIM_ATOMIC(atomicAnd, T, old & v)           \
+  WARPSIM_ATOMIC(atomicOr, T, old | v)            \
+  WARPSIM_ATOMIC(atomicXor, T, old ^ v)
+WARPSIM_BITWISE(int)
+WARPSIM_BITWISE(unsigned)
+WARPSIM_BITWISE(unsigned long long)

@@ -341,6 +341,10 @@ _ALL = (
     Mutant("switch-falls-through", "issue #54", "lower",
            "a `match` lowered as a switch whose cases lack their `break`: a case's lanes "
            "run the next case's arm too (C's fall-through)"),
+    Mutant("switch-reconverges-early", "issue #54", "lower",
+           "a `match` rejoins the lanes it started with right after it: lanes that "
+           "returned from their helper, broke out of or continued the loop inside a case "
+           "run on (SPV_KHR_maximal_reconvergence: they rejoin where they went)"),
     Mutant("atomic-optimizer-counts-wave", "issue #54", "machine",
            "an add of one value by every active lane to one location, combined into one "
            "update, adds the value times the wave's lanes, not the active ones (LLVM "

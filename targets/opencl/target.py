@@ -111,7 +111,7 @@ class PoclTarget(_OpenCL):
                             "ones: barrier-branch-tail "
                             "(pocl-guards-lost-after-conditional-barrier), or all"}
     capabilities = frozenset({"faults", "mutants", "workgroups", "f32", "f64", "bit_ops",
-                              "private_arrays"})
+                              "private_arrays", "returning_atomics"})
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[opencl]'",
@@ -181,7 +181,7 @@ class IntelTarget(_OpenCL):
     language = "opencl-subgroups"
     platform = "Intel(R) OpenCL"
     capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "f32", "f64",
-                              "bit_ops", "private_arrays"})
+                              "bit_ops", "private_arrays", "returning_atomics"})
     reconvergence = LOOP_EXITS_UNDEFINED
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",
                        "call-no-check", "workgroup-memory-unzeroed", "ghost-returns",

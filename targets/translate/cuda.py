@@ -354,6 +354,28 @@ class CudaC(OpenCLC):
         u = self.uty(elem)
         fe.line(f"atomicAdd(({u}*)({ref} + {index}), ({u})({value}));")
 
+    def atomic(self, fe: FunctionEmitter, op: str, var: str, ref: str, index: str,
+               value: str, compare: str | None, elem: Type) -> str:
+        """The CUDA C++ guide's atomic functions, by the types it gives each: a 64-bit
+        signed add, bitwise op, exchange or compare-and-swap on the bits as unsigned long
+        long (two's complement: the same bits), min and max on long long."""
+        if elem.bits == 32:
+            t = "int" if elem.signed else "unsigned"
+        else:
+            t = "long long" if elem.signed and op in ("min", "max") else "unsigned long long"
+        name = {"add": "atomicAdd", "min": "atomicMin", "max": "atomicMax",
+                "and": "atomicAnd", "or": "atomicOr", "xor": "atomicXor",
+                "exchange": "atomicExch", "compare_exchange": "atomicCAS"}[op]
+        args = [f"({t}*)({ref} + {index})"]
+        if compare is not None:
+            args.append(f"({t})({compare})")
+        args.append(f"({t})({value})")
+        return f"(({self.ty(elem)}){name}({', '.join(args)}))"
+
+    def local_atomic(self, fe: FunctionEmitter, op: str, ref: str, index: str, value: str,
+                     compare: str | None, elem: Type) -> str:
+        return self.atomic(fe, op, "", ref, index, value, compare, elem)
+
     # -------------------------------------------------------------- workgroups
     def barrier(self) -> str:
         """`__syncthreads()`: the block's barrier, and its writes (shared and global)

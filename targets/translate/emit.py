@@ -188,7 +188,7 @@ def atomic_buffers(program: n.Program, entry: str,
     out: set[int] = set()
     for f in reachable(program, entry):
         for node in walk(f.body):
-            if isinstance(node, n.AtomicAdd):
+            if isinstance(node, (n.AtomicAdd, n.AtomicOp)):
                 out |= flow.get((f.name, node.buffer), frozenset())
     return frozenset(out)
 
@@ -369,6 +369,17 @@ class Dialect:
                    elem: Type) -> None:
         raise NotImplementedError
 
+    def atomic(self, fe: FunctionEmitter, op: str, var: str, ref: str, index: str,
+               value: str, compare: str | None, elem: Type) -> str:
+        """An atomic that returns (docs/semantics.md, "Atomics that return") on a buffer:
+        an expression of its old value (lines it needs first go to `fe`)."""
+        raise Unsupported(f"atomics that return: {self.name} here has none")
+
+    def local_atomic(self, fe: FunctionEmitter, op: str, ref: str, index: str, value: str,
+                     compare: str | None, elem: Type) -> str:
+        """`atomic` on a workgroup array."""
+        raise Unsupported(f"atomics that return: {self.name} here has none")
+
     # ------------------------------------------------------------------- subgroups
     def wave_op(self, fe: FunctionEmitter, e: n.WaveOp, args: list[str]) -> str:
         raise Unsupported(f"wave operations: {self.name} here has no subgroups "
@@ -502,7 +513,7 @@ class Translator:
         self.local_arrays = tuple(s for s in self.kernel.body if isinstance(s, n.LocalArray))
         self.synchronising = any(isinstance(x, n.Barrier) for x in walk(self.kernel.body))
         self.atomic_locals = frozenset(x.buffer for x in walk(self.kernel.body)
-                                       if isinstance(x, n.AtomicAdd)
+                                       if isinstance(x, (n.AtomicAdd, n.AtomicOp))
                                        and x.buffer in {a.name for a in self.local_arrays})
         self.workgroups = bool(self.group != wave or self.local_arrays or self.synchronising
                                or any(isinstance(x, n.WorkId) and x.which in n.GROUP_IDS
@@ -681,6 +692,29 @@ class FunctionEmitter:
             self.d.local_atomic_add(self, f"v_{s.buffer}", at, added, elem)
         else:
             self.d.atomic_add(self, s.buffer, f"v_{s.buffer}", at, added, elem)
+
+    def e_AtomicOp(self, e: n.AtomicOp) -> str:
+        """Arguments left to right (index, compare, value), the bounds, then the atomic;
+        its old value in a temporary."""
+        index_e, compare_e, value_e = n.atomic_parts(e)
+        index = self.expr(index_e)
+        compare = None if compare_e is None else self.expr(compare_e)
+        value = self.expr(value_e)
+        self.bounds(index, index_e.ty, e.buffer, e.line)
+        elem = self.types[e.buffer].element
+        at = self.index(index, index_e.ty)
+        value = self.widen(value, value_e.ty, elem)
+        if compare is not None and compare_e is not None:
+            compare = self.widen(compare, compare_e.ty, elem)
+        if elem.bits < 32:  # OpenCL C, CUDA, GLSL and WGSL have no 8- or 16-bit atomics
+            raise Unsupported(f"atomic_{e.op}() on {elem} elements: the language has no "
+                              "8- or 16-bit atomics")
+        if self.types[e.buffer].is_local:
+            old = self.d.local_atomic(self, e.op, f"v_{e.buffer}", at, value, compare, elem)
+        else:
+            old = self.d.atomic(self, e.op, e.buffer, f"v_{e.buffer}", at, value, compare,
+                                elem)
+        return self.temp(elem, old)
 
     def s_LocalArray(self, s: n.LocalArray) -> None:
         pass  # declared by the entry point (workgroup memory), zeroed there

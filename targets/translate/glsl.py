@@ -279,6 +279,15 @@ class GLSL(ShaderDialect):
     def atomic_add_stmt(self, k: int, index: str, value: str) -> str:
         return f"atomicAdd(mem{k}.d[{index}], {value});"
 
+    def atomic_rmw(self, fe: FunctionEmitter, op: str, location: str, value: str,
+                   compare: str | None, elem: Type) -> str:
+        """GL_KHR_vulkan_glsl's atomic functions (64 bits: GL_EXT_shader_atomic_int64);
+        min and max by the element type's signedness."""
+        if op == "compare_exchange":
+            return f"atomicCompSwap({location}, {compare}, {value})"
+        name = {"exchange": "Exchange"}.get(op, op.capitalize())
+        return f"atomic{name}({location}, {value})"
+
     def switch_function(self, name: str, elem: Type, cases: list[tuple[int, str]],
                         default: str, takes_value: bool) -> str:
         t = self.ty(elem)

@@ -144,6 +144,28 @@ class OpenCLC(Dialect):
         else:
             fe.line(f"atom_add((volatile __global ulong*)({ref} + {index}), (ulong){value});")
 
+    def atomic(self, fe: FunctionEmitter, op: str, var: str, ref: str, index: str,
+               value: str, compare: str | None, elem: Type) -> str:
+        return self._atomic("__global", op, ref, index, value, compare, elem)
+
+    def local_atomic(self, fe: FunctionEmitter, op: str, ref: str, index: str, value: str,
+                     compare: str | None, elem: Type) -> str:
+        return self._atomic("__local", op, ref, index, value, compare, elem)
+
+    def _atomic(self, space: str, op: str, ref: str, index: str, value: str,
+                compare: str | None, elem: Type) -> str:
+        """OpenCL 1.2's atomic_* on 32 bits; on 64, cl_khr_int64_base_atomics' atom_add,
+        atom_xchg, atom_cmpxchg and cl_khr_int64_extended_atomics' atom_min ... atom_xor
+        (min and max by the pointer's signedness)."""
+        t = ("int" if elem.signed else "uint") if elem.bits == 32 else (
+            "long" if elem.signed else "ulong")
+        name = ("atomic_" if elem.bits == 32 else "atom_") + _CL_ATOMICS[op]
+        args = [f"(volatile {space} {t}*)({ref} + {index})"]
+        if compare is not None:
+            args.append(f"({t})({compare})")
+        args.append(f"({t})({value})")
+        return f"(({self.ty(elem)}){name}({', '.join(args)}))"
+
     # ------------------------------------------------------------------ workgroups
     def barrier(self) -> str:
         return "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
@@ -242,6 +264,8 @@ class OpenCLC(Dialect):
     def program(self, tr: Translator, functions: list[str]) -> str:
         prelude = [
             "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable",
+            *(["#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable"]
+              if _wide_ordered_atomics(tr.program, tr.entry) else []),
             *(["#pragma OPENCL EXTENSION cl_khr_fp64 : enable"]
               if uses_f64(tr.program, tr.entry) else []),
             *(["#pragma OPENCL FP_CONTRACT OFF"] if uses_f32(tr.program, tr.entry) else []),
@@ -321,6 +345,20 @@ class OpenCLC(Dialect):
                  "{ r[3 + 2 * i] = C->fns[i]; r[4 + 2 * i] = C->lns[i]; }"]
         return "\n".join(head + [f"__kernel void k_{tr.entry}({', '.join(params)}) {{"]
                          + body + ["}", ""])
+
+
+#: the atomics that return, as OpenCL C spells them after `atomic_` / `atom_`
+_CL_ATOMICS = {"add": "add", "min": "min", "max": "max", "and": "and", "or": "or",
+               "xor": "xor", "exchange": "xchg", "compare_exchange": "cmpxchg"}
+
+
+def _wide_ordered_atomics(program: n.Program, entry: str) -> bool:
+    """Whether an atomic that returns works on 64 bits (cl_khr_int64_extended_atomics
+    has min, max, and, or, xor)."""
+    from difftest.core.ir.walk import reachable, walk
+
+    return any(isinstance(x, n.AtomicOp) and x.ty is not None and x.ty.bits == 64
+               for f in reachable(program, entry) for x in walk(f.body))
 
 
 def _no_narrow_atomics(elem: Type) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, F32, F64, I32, I64, Type, int_range
 
-from .emit import HEADER, Dialect, FunctionEmitter, Translator, entry_checks
+from .emit import HEADER, Dialect, FunctionEmitter, Translator, Unsupported, entry_checks
 
 ROW_GROUPS = 65535  # workgroups per grid row
 #: workgroup size of the `subgroup-size-unrequested` mutant
@@ -130,6 +130,24 @@ class ShaderDialect(Dialect):
             return
         self.accessors.add(("add", stored(elem)))
         fe.line(f"{accessor('aa', elem)}({ref}, {index}, {value});")
+
+    def atomic(self, fe: FunctionEmitter, op: str, var: str, ref: str, index: str,
+               value: str, compare: str | None, elem: Type) -> str:
+        ks = self._targets(fe, var)
+        if len(ks) != 1:
+            raise Unsupported(f"atomic_{op}() through a buffer reference that may name "
+                              f"{len(ks)} buffers (the translation names each buffer)")
+        return self.atomic_rmw(fe, op, self.buffer_ref(ks[0], index, True), value,
+                               compare, elem)
+
+    def local_atomic(self, fe: FunctionEmitter, op: str, ref: str, index: str, value: str,
+                     compare: str | None, elem: Type) -> str:
+        return self.atomic_rmw(fe, op, f"{ref}[{index}]", value, compare, elem)
+
+    def atomic_rmw(self, fe: FunctionEmitter, op: str, location: str, value: str,
+                   compare: str | None, elem: Type) -> str:
+        """The atomic that returns on `location` (a buffer's or an array's element)."""
+        raise NotImplementedError
 
     atomics_typed = False  # WGSL: atomic buffers have atomic element types
 

@@ -239,6 +239,24 @@ class WGSL(ShaderDialect):
     def atomic_add_stmt(self, k: int, index: str, value: str) -> str:
         return f"atomicAdd(&mem{k}[{index}], {value});"
 
+    def atomic_rmw(self, fe: FunctionEmitter, op: str, location: str, value: str,
+                   compare: str | None, elem: Type) -> str:
+        """WGSL's atomic built-ins; compare_exchange from atomicCompareExchangeWeak, which
+        may fail where the value matched: tried again until it exchanged or found another
+        value (the strong one the semantics has)."""
+        if op != "compare_exchange":
+            name = {"exchange": "Exchange"}.get(op, op.capitalize())
+            return f"atomic{name}(&{location}, {value})"
+        old = fe.fresh("o")
+        fe.line(f"var {old}: {self.ty(elem)};")
+        fe.line("loop {")
+        got = fe.fresh("r")
+        fe.line(f"    let {got} = atomicCompareExchangeWeak(&{location}, {compare}, {value});")
+        fe.line(f"    if ({got}.exchanged || {got}.old_value != {compare}) {{ "
+                f"{old} = {got}.old_value; break; }}")
+        fe.line("}")
+        return old
+
     def switch_function(self, name: str, elem: Type, cases: list[tuple[int, str]],
                         default: str, takes_value: bool) -> str:
         t = self.ty(elem)

@@ -239,7 +239,7 @@ class _Device:
 
 class _Vulkan(TranslatedTarget):
     base_capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "bit_ops",
-                                   "private_arrays"})
+                                   "private_arrays", "returning_atomics"})
     option_names: tuple[str, ...] = ("device", "icd", "avoid", *LIMITS)
     avoidable = ("sext-compare", "sext-shift", "srem", "float-constants")
     option_help = {"device": "the Vulkan device: auto (default: the machine's GPU if it "

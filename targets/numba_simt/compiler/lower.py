@@ -403,6 +403,11 @@ class _Lowerer:
             nxt = s.orelse[0].then if len(s.orelse) == 1 and isinstance(s.orelse[0], n.If) \
                 and s.orelse[0].switch else s.orelse
             s = n.replace(s, then=s.then + nxt)
+        early = s.switch and self.mutants.on("switch-reconverges-early") \
+            and n.switch_cases(s) is not None
+        if early:  # the mutant: the lanes the switch started with rejoin after it
+            entry = self.mask()
+            self.emit(Op.M_GETEXEC, d=entry)
         cond = self.expr(s.cond)
         start, end = self.label("cold_start"), self.label("cold_end")
 
@@ -415,6 +420,8 @@ class _Lowerer:
                   bool(s.orelse) and isinstance(s.orelse[-1], n.Break))
         self._two_way(cond, then, lambda: self.block(s.orelse), "if", breaks)
         self.cold_ifs.append(ColdIf(start, end, s.line))
+        if early:
+            self.emit(Op.M_SETEXEC, a=entry)
 
     def s_For(self, s: n.For) -> None:
         start = self.expr(s.start)

@@ -1,0 +1,237 @@
+"""Atomics that return (docs/semantics.md, "Atomics that return"): the order finder, the
+oracle's replay of a target's returned values, the checker's verdicts on outcomes that
+no order explains, and numba-simt's ATOMIC with its optimizer and the log.
+
+Expected values are worked out by hand or by the small sequential model below (plain
+Python ints, written here, not the oracle's), never read back from the code under test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from difftest.campaign.runner import check_case, replayed
+from difftest.core.atomic_order import Edge, find_order
+from difftest.core.case import Case, case_from_json
+from difftest.core.outcome import NEVER_RAN, Outcome
+from difftest.core.verdict import check_outcome
+from oracles.reference import run_full
+
+from ..conftest import example_json
+
+# ------------------------------------------------------------ a sequential model
+
+_OPS = ("add", "min", "max", "and", "or", "xor", "exchange", "compare_exchange")
+
+
+def _apply(op: str, old: int, v: int, compare: int = 0) -> int:
+    """What one atomic on an i32 location leaves (two's complement, 32 bits)."""
+    new = {"add": old + v, "min": min(old, v), "max": max(old, v), "and": old & v,
+           "or": old | v, "xor": old ^ v, "exchange": v,
+           "compare_exchange": v if old == compare else old}[op]
+    new &= 0xFFFFFFFF
+    return new - (1 << 32) if new >> 31 else new
+
+
+_ATOMIC = st.tuples(st.sampled_from(_OPS), st.integers(-3, 3), st.integers(-1, 1))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.lists(_ATOMIC, max_size=4), min_size=1, max_size=6), st.integers(-2, 2),
+       st.data())
+def test_every_interleaving_of_program_orders_is_an_order(
+        programs: list[list[tuple[str, int, int]]], start: int, data: st.DataObject) -> None:
+    # run the workitems' atomics in a random interleaving that keeps each one's order
+    left = [list(p) for p in programs]
+    value, olds = start, [[] for _ in programs]
+    while any(left):
+        g = data.draw(st.sampled_from([k for k, p in enumerate(left) if p]))
+        op, v, c = left[g].pop(0)
+        olds[g].append(value)
+        value = _apply(op, value, v, c)
+    edges = [Edge(g, 0, 0, old, _apply(op, old, v, c))
+             for g, p in enumerate(programs) for (op, v, c), old in zip(p, olds[g])]
+    found = find_order(start, edges)
+    assert found.end == value, found.why
+
+
+def test_no_order_explains_two_workitems_given_one_value() -> None:
+    edges = [Edge(g, 0, 0, 0, 1) for g in range(3)]  # three adds of 1 all saw 0
+    found = find_order(0, edges)
+    assert found.end is None and "3 atomics returned 0 but only 1 could see it" in found.why
+
+
+def test_a_workitems_atomics_keep_its_program_order() -> None:
+    # workitem 0's first add saw 1 and its second saw 0: the values fit one chain
+    # (0 -> 1 -> 2), but only with its atomics swapped
+    swapped = [Edge(0, 0, 0, 1, 2), Edge(0, 0, 0, 0, 1)]
+    assert find_order(0, swapped).end is None
+    assert find_order(0, [Edge(0, 0, 0, 0, 1), Edge(1, 0, 0, 1, 2)]).end == 2
+
+
+def test_a_barrier_orders_its_groups_epochs() -> None:
+    # group 0: workitem 1's add in epoch 1 saw 0, before workitem 0's of epoch 0
+    assert find_order(0, [Edge(0, 0, 0, 1, 2), Edge(1, 0, 1, 0, 1)]).end is None
+    # another group is not ordered by group 0's barrier
+    assert find_order(0, [Edge(0, 0, 0, 1, 2), Edge(1, 1, 1, 0, 1)]).end == 2
+
+
+def test_exchanges_with_repeated_values_are_searched() -> None:
+    # 0 -> 5 (w0), 5 -> 0 (w1), 0 -> 5 (w2), 5 -> 7 (w3): only w0, w1, w2, w3 or w2,
+    # w1, w0, w3 ends at 7 with every edge once
+    edges = [Edge(0, 0, 0, 0, 5), Edge(1, 0, 0, 5, 0), Edge(2, 0, 0, 0, 5),
+             Edge(3, 0, 0, 5, 7)]
+    assert find_order(0, edges).end == 7
+
+
+def test_alike_workitems_are_tried_once() -> None:
+    # 200 workitems each adding 1 three times: one order, found without backtracking
+    edges = [Edge(g, 0, 0, k, k + 1) for g in range(200) for k in range(3)]
+    assert find_order(0, edges, steps=5_000).end is None  # every edge 0->1 has out 200
+    chain = [Edge(g, 0, 0, 3 * g + k, 3 * g + k + 1) for g in range(200) for k in range(3)]
+    assert find_order(0, chain, steps=5_000).end == 600
+
+
+# -------------------------------------------------------------- oracle and checker
+
+def _case(src: str, n: int, wave: int, **args: tuple[str, list[int]]) -> Case:
+    obj: dict[str, Any] = {
+        "kernel": textwrap.dedent(src), "entry": "k", "launch": {"n": n, "wave": wave},
+        "args": {k: {"dtype": d, "data": v} for k, (d, v) in args.items()}}
+    return case_from_json(obj)
+
+
+COUNTER = """
+def k(cnt: Buffer[i32], lst: Buffer[i32]):
+    slot = atomic_add(cnt, 0, 1)
+    lst[slot] = gid()
+"""
+
+
+def _checked(case: Case, outcome: Outcome) -> str:
+    """The verdict as `difftest check --outcome` gives it (the runner's replay)."""
+    full, error = replayed(case, run_full(case), None, outcome)
+    v = check_outcome(case, full, outcome, oracle_error=error)
+    return "agree" if v.agree else f"{v.rule}: {v.message}"
+
+
+def test_the_oracle_replays_any_order_of_the_counter() -> None:
+    case = _case(COUNTER, 4, 2, cnt=("i32", [0]), lst=("i32", [-1] * 4))
+    own = run_full(case)
+    assert own.returned == [[0], [1], [2], [3]]  # its own order: workitems ascending
+    # the target took workitems 2, 0, 3, 1: each stored its gid at the slot it got
+    order = [2, 0, 3, 1]
+    outcome = dataclasses.replace(
+        own.outcome(), buffers={"cnt": np.array([4]), "lst": np.array(order)},
+        returned=[[order.index(g)] for g in range(4)])
+    assert _checked(case, outcome) == "agree"
+
+
+@pytest.mark.parametrize("change, verdict", [
+    (lambda o: o.returned.__setitem__(1, [0]),  # two workitems given slot 0
+     "R4 atomics: cnt[0]: 2 atomics returned 0 but only 1 could see it"),
+    (lambda o: o.buffers.__setitem__("cnt", np.array([5])),  # an update too many
+     "R4 atomics: cnt[0] holds 5, but its atomics"),
+    (lambda o: o.returned[3].append(4),  # a value for an atomic never run
+     "R4 atomics: workitem 3 reported 2 returned values but ran 1 atomics"),
+    (lambda o: o.returned.__setitem__(3, []),  # a value missing
+     "R4 atomics: workitem 3 ran an atomic on cnt[0] but reported no value it returned"),
+])
+def test_values_no_order_explains_fail_r4(change: Any, verdict: str) -> None:
+    case = _case(COUNTER, 4, 2, cnt=("i32", [0]), lst=("i32", [-1] * 4))
+    outcome = run_full(case).outcome()
+    change(outcome)
+    assert _checked(case, outcome).startswith(verdict)
+
+
+def test_no_returned_values_at_all_fail_r4() -> None:
+    case = _case(COUNTER, 2, 2, cnt=("i32", [0]), lst=("i32", [-1] * 2))
+    outcome = dataclasses.replace(run_full(case).outcome(), returned=None)
+    v = check_outcome(case, run_full(case), outcome)
+    assert v.rule == "R4 atomics" and "reported none" in v.message
+
+
+def test_a_never_ran_wave_is_not_replayed() -> None:
+    # the target ran only wave 1 (workitems 2, 3), which took slots 0 and 1; an exception
+    # elsewhere... here none is needed: a never-ran wave needs a reported exception, so
+    # workitem 3 faults on its store past lst's end
+    case = _case(COUNTER, 4, 2, cnt=("i32", [0]), lst=("i32", [-1] * 1))
+    outcome = run_full(case).outcome()
+    outcome.status = [NEVER_RAN, NEVER_RAN, "completed", "faulted"]
+    outcome.returned = [[], [], [0], [1]]
+    outcome.buffers = {"cnt": np.array([2]), "lst": np.array([2])}
+    full = run_full(case, None, outcome.returned,
+                    skipped=frozenset({0, 1}))
+    outcome.faults = {3: full.fates[3]}
+    outcome.exception = dataclasses.replace(outcome.exception, gid=3, fault=full.fates[3])
+    assert check_outcome(case, full, outcome).agree
+
+
+def test_operations_and_signedness() -> None:
+    src = """
+    def k(a: Buffer[i32], u: Buffer[u32], w: Buffer[u64], b: Buffer[u8], out: Buffer[i64]):
+        x = atomic_min(a, 0, -5)
+        y = atomic_min(u, 0, u32(4294967291))
+        z = atomic_max(w, 0, u64(18446744073709551615))
+        c = atomic_add(b, 0, u8(200))
+        e = atomic_compare_exchange(a, 1, 7, 9)
+        f = atomic_xor(a, 2, 6)
+        out[0] = i64(x)
+        out[1] = i64(y)
+        out[2] = i64(c)
+        out[3] = i64(e)
+    """
+    case = _case(src, 1, 1, a=("i32", [3, 7, 5]), u=("u32", [3]), w=("u64", [1]),
+                 b=("u8", [100]), out=("i64", [0] * 4))
+    o = run_full(case).outcome()
+    assert o.buffers["a"].tolist() == [-5, 9, 3]  # min signed; 7 matched; 5 ^ 6
+    assert o.buffers["u"].tolist() == [3]  # unsigned: 3 < 4294967291
+    assert o.buffers["w"].tolist() == [-1]  # u64's max, held as its bits
+    assert o.buffers["b"].tolist() == [44]  # 100 + 200 wraps at 256
+    assert o.buffers["out"].tolist() == [3, 3, 100, 7]  # the old values
+
+
+# -------------------------------------------------------------------------- numba-simt
+
+def test_numba_simt_agrees_on_the_example_in_every_schedule() -> None:
+    from targets.numba_simt.target import NumbaSimtTarget
+    from generators.schedules import schedule_by_number
+
+    case = case_from_json(example_json("returning_atomics"))
+    for k in range(6):
+        res = check_case(case, NumbaSimtTarget(), schedule_by_number(case, k))
+        assert res.verdict.agree, res.verdict
+        assert sorted(res.outcome.buffers["lst"][:8].tolist()) == [1, 2, 4, 5, 7, 8, 10, 11]
+        assert res.outcome.buffers["cnt"][0] == 8
+
+
+@pytest.mark.parametrize("mutant, rule", [("atomic-optimizer-first-old", "R4 atomics"),
+                                          ("atomic-optimizer-counts-wave", "R4 atomics")])
+def test_the_optimizers_mutants_disagree_on_the_example(mutant: str, rule: str) -> None:
+    from targets.numba_simt.target import NumbaSimtTarget
+
+    case = case_from_json(example_json("returning_atomics"))
+    res = check_case(case, NumbaSimtTarget(), {}, {"mutants": [mutant]})
+    assert not res.verdict.agree and res.verdict.rule == rule, res.verdict
+
+
+def test_a_log_that_overflows_is_run_again_with_room() -> None:
+    from targets.numba_simt.target import NumbaSimtTarget
+
+    src = """
+    def k(cnt: Buffer[i32]):
+        for j in range(0, 40):
+            x = atomic_add(cnt, 0, 1)
+    """
+    case = _case(src, 3, 2, cnt=("i32", [0]))
+    res = check_case(case, NumbaSimtTarget(), {})
+    assert res.verdict.agree, res.verdict
+    assert [len(r) for r in res.outcome.returned] == [40, 40, 40]
+    assert res.outcome.buffers["cnt"].tolist() == [120]
