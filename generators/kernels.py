@@ -1330,12 +1330,19 @@ class _Gen:
         lines = [f"{pad}{var} = {subject}", f"{pad}match {var}:"]
         values = [v for v in (0, 1, 2, 3, -1, 5) if self.pick((True, True, False))]
         values = values or [0]
+        # a case some lanes leave (the loop, or their function): they rejoin where they
+        # went, not after the match (SPV_KHR_maximal_reconvergence)
+        exits = (["break"] if fn.loops else []) + (
+            ["continue"] if fn.loops and not fn.no_continue else []) + (
+            ["return"] if "return" in self.on else [])
         fn.nest += 1
         while values:
             take = values[:self.pick((1, 1, 2))]
             values = values[len(take):]
             lines += [f"{pad}    case {' | '.join(map(str, take))}:"] + self.block(
                 fn, pad + "        ", 1, 3)
+            if exits and self.pick((False, True)):
+                lines += self.stmt(fn, pad + "        ", self.pick(tuple(exits)))
         if self.pick((False, True)):
             lines += [f"{pad}    case _:"] + self.block(fn, pad + "        ", 1, 2)
         fn.nest -= 1

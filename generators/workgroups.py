@@ -16,6 +16,9 @@ The patterns (each drawn from what the swarm enables):
   group_size()`, the mirror `group_size() - 1 - l`, slot 0 (a broadcast), or any value
   wrapped in bounds;
 - *histogram*: `atomic_add(hist, (e & 255) % len(hist), v)`;
+- *ticket* (feature "returning"): `t = atomic_<op>(hist, i, v)`, an atomic that returns
+  on the workgroup array (docs/semantics.md, "Atomics that return"): a ticket counter
+  (`atomic_add(hist, 0, 1)`) or any operation, its old value a value like any other;
 - *tree reduction*: halving strides `d`, `if l < d: tile[l] = tile[l] op tile[l + d]`,
   a barrier per step, the result in `tile[0]`;
 - *scan*: Hillis-Steele doubling strides, each step's read and write separated by
@@ -65,7 +68,8 @@ HIST = 16
 #: workgroups of m waves: m drawn from these (m * W capped at TILE)
 GROUP_WAVES = (1, 2, 4, 3)
 #: swarm features of workgroup kernels (each on with probability 1/2)
-FEATURES = ("wave", "i64", "atomic", "loop", "branch", "diverge", "memory", "return")
+FEATURES = ("wave", "i64", "atomic", "loop", "branch", "diverge", "memory", "return",
+            "returning")
 #: kinds of access to a workgroup array within one epoch
 OWN_W, OWN_R, ACROSS, ATOMIC = "own_w", "own_r", "across", "atomic"
 _CONFLICTS = {OWN_W: {ACROSS, ATOMIC}, OWN_R: {ATOMIC}, ACROSS: {OWN_W, ATOMIC},
@@ -197,6 +201,8 @@ class _WGen:
             menu += ["diverge"]
         if "atomic" in on:
             menu += ["histogram", "histogram"]
+        if "returning" in on:
+            menu += ["ticket", "ticket"]
         if "wave" in on:
             menu += ["wave_store", "wave_store"]
         if on & set(FAULT_FEATURES):
@@ -253,6 +259,25 @@ class _WGen:
                 x = self.define(fn, pad, "hist[l % len(hist)]", I32)
                 got.add("hist", ACROSS)
                 self.sink(fn, pad, x)
+            return got
+        if k == "ticket":
+            got = self.need(pad, epoch, "hist", ATOMIC, divergent)
+            if got is None:
+                return epoch
+            self.hist = True
+            op = self.pick(("add", "max", "min", "or", "xor", "and", "exchange",
+                            "compare_exchange"))
+            if op == "add" and self.pick((True, False)):  # a ticket counter
+                call = "atomic_add(hist, 0, 1)"
+            else:
+                index = f"({self.value(fn, I32, 1)} & 255) % len(hist)"
+                args = [self.value(fn, I32, 1)
+                        for _ in range(2 if op == "compare_exchange" else 1)]
+                call = f"atomic_{op}(hist, {index}, {', '.join(args)})"
+            t = self.define(fn, pad, call, I32)
+            got.add("hist", ATOMIC)
+            if self.pick((False, True)):
+                self.sink(fn, pad, t)
             return got
         if k == "fault":
             return self.fault(fn, pad, epoch, divergent, array, ty)
@@ -424,6 +449,8 @@ class _WGen:
         required: tuple[str, ...] = ("store", "read_across")
         if on & set(FAULT_FEATURES):  # an enabled fault kind is a used one
             required += ("fault",)
+        if "returning" in on:
+            required += ("ticket",)
         epoch = self.block(fn, pad, _Epoch(), g.num(2, 7), False, required)
         del epoch
         body = ["    g = gid()", "    l = local_id()"]

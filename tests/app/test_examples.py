@@ -26,7 +26,8 @@ from ..conftest import EXAMPLES, example_json
 NAMES = ["divergent_wave_ops", "loop_exit_liveness", "payload_clobber", "simple_deopt",
          "workgroup_reduce", "float_rounding", "integer_types", "bit_ops", "private_arrays",
          "double_precision", "ballot_arithmetic", "relative_shuffles",
-         "clustered_reductions", "quad_operations", "all_equal", "switch_cases"]
+         "clustered_reductions", "quad_operations", "all_equal", "switch_cases",
+         "returning_atomics"]
 
 
 def line_of(text: str, needle: str) -> int:
@@ -323,3 +324,26 @@ def test_integer_types() -> None:
     assert out["m"] == [50, 4294967224, 4294967223, 4294967096]
     u64 = [6148914691236517205, 3074457345618258602, 2, 0, 1, 1, 0, 0] + [2**64 - 1] * 4
     assert out["q"] == [v - 2**64 if v >= 2**63 else v for v in u64]
+
+
+@pytest.mark.parametrize("target", ["reference", "numba-simt"])
+@pytest.mark.parametrize("schedule", [{}, {"wave_order": "descending"},
+                                      {"deopt_percent": 50, "deopt_seed": 7}])
+def test_returning_atomics(target: str, schedule: dict) -> None:
+    """What holds in every order (the header's facts); the checker accepts the order."""
+    from difftest.campaign.registry import load_target
+    from difftest.campaign.runner import check_case
+
+    case = case_from_json(example_json("returning_atomics"))
+    res = check_case(case, ReferenceTarget() if target == "reference"
+                     else load_target(target), schedule if target != "reference" else {})
+    assert res.verdict.agree, res.verdict
+    b = {k: v.tolist() for k, v in res.outcome.buffers.items()}
+    assert b["cnt"][0] == 8
+    assert sorted(b["lst"][:8]) == [1, 2, 4, 5, 7, 8, 10, 11] and b["lst"][8:] == [-1] * 4
+    assert b["m"] == [11, 0]
+    assert all(sorted(b["out"][k:k + 4]) == [0, 1, 2, 3] for k in (0, 4, 8))
+    seen = b["out"][12:]
+    [winner] = [g for g in range(12) if seen[g] == 0]
+    assert b["cnt"][1] == winner + 100
+    assert all(seen[g] == winner + 100 for g in range(12) if g != winner)

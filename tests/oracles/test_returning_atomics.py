@@ -235,3 +235,19 @@ def test_a_log_that_overflows_is_run_again_with_room() -> None:
     assert res.verdict.agree, res.verdict
     assert [len(r) for r in res.outcome.returned] == [40, 40, 40]
     assert res.outcome.buffers["cnt"].tolist() == [120]
+
+
+def test_a_combined_add_whose_value_and_result_share_a_register() -> None:
+    # under register pressure the allocator gave the add's value `1` and its result one
+    # register; the combined add must read every lane's value before writing any result
+    # (fuzzing found it: both lanes were handed 0)
+    from targets.numba_simt.target import NumbaSimtTarget
+
+    src = """
+    def k(out: Buffer[i32], acc: Buffer[i64]):
+        x3 = atomic_add(acc, 0, 1)
+    """
+    case = _case(src, 2, 2, out=("i32", [0]), acc=("i64", [0]))
+    res = check_case(case, NumbaSimtTarget(), {}, {"registers": 4, "alloc_order": "random"})
+    assert res.verdict.agree, res.verdict
+    assert sorted(r[0] for r in res.outcome.returned) == [0, 1]

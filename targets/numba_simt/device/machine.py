@@ -1247,9 +1247,10 @@ def _atomic(ex, full, V, rd, ra, rb, rc, imm, W, mem, buftab, flags):  # type: i
             below = np.int64(0)
             for l in range(W):
                 if (ex >> l) & 1:
+                    v = V[rc, l]  # (before V[rd]: they may be one register)
                     first = flags & FLAG_ATOMIC_FIRST_OLD
                     V[rd, l] = base if first else _wk(base + below, bsh, uns)
-                    below += V[rc, l]
+                    below += v
             if not uniform:
                 mem[at] = _wk(base + below, bsh, uns)
             return f, OK
