@@ -210,6 +210,7 @@ def _run_html(case: Any) -> str:
     if full is None:
         return f"<p>(the oracle refuses it: {html.escape(str(error))})</p>"
     res = check_case(case, target, case.schedule, options, None, full, None)
+    full = res.full or full  # (the run that replays the target's returned values)
     # a host program's memory is checked per launch and at its end: no table of writers
     rows, total = (memory_differences(full, res.outcome, floats=float_buffers(case))
                    if isinstance(full, FullRun) else ([], 0))

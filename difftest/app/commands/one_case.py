@@ -176,6 +176,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     from difftest.app.report import numbered_source, render_png, status_picture
     from difftest.campaign.runner import check_case
+    from difftest.core.fullrun import FullRun
     from difftest.core.verdict import float_buffers, memory_differences
 
     case = _load(args)
@@ -187,6 +188,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
     full, _ = _oracle(case, args.case, options)
     res = check_case(case, target, _schedule(case, args), options, None, full, None)
+    if isinstance(res.full, FullRun):
+        full = res.full  # (the run that replays the target's returned values)
     print(numbered_source(case.kernel))
     print()
     headline = f"{case.entry}: {case.launch_text} on {run.name}: {res.verdict}"
@@ -294,6 +297,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     if full.exhausted:
         raise DifftestError(f"{args.case}: workitem {full.exhausted[0]} runs out of its "
                             "loop-trip budget: a reproducer needs a case that finishes")
+    if full.ordered:
+        raise DifftestError(f"{args.case}: its atomics return values, so what it must print "
+                            "depends on the order the device takes (docs/semantics.md, "
+                            "\"Atomics that return\"): a reproducer compares with one "
+                            "expected outcome; check it with difftest check")
     files = target.reproducer(case, options, full.outcome())
     if files is None:
         raise DifftestError(f"target {run.name} has no standalone reproducer")
