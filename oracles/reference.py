@@ -485,6 +485,9 @@ class _Memory:
         # instance, `name@group`): the checker orders their atomics as well
         self.ordered = ordered
         self.exact_races = exact_races
+        # a replay's never-ran workitems (in waves that partly ran): the race rule leaves
+        # their accesses out -- they did not happen, and their values are the oracle's own
+        self.unrun = np.zeros(n_items, dtype=bool)
         self.group = group
         self.synchronises = synchronises
         self.epochs = np.zeros(-(-n_items // group), dtype=np.int64)
@@ -599,7 +602,7 @@ class _Memory:
     def _access(self, kind: int, gids: Lanes, refs: Array, index: Array) -> Array:
         """Apply the race rule to in-bounds accesses (lanes ascending, as the semantics
         orders a statement's lanes); returns their locations in `flat`."""
-        checked = refs < self.checked
+        checked = (refs < self.checked) & ~self.unrun[gids]
         if self.exact_races:
             for g, r, i in zip(gids[checked].tolist(), refs[checked].tolist(),
                                index[checked].tolist()):
@@ -1308,6 +1311,8 @@ def _launch(case: Case, options: dict[str, Any], exact_races: bool,
     synchronises, ordered = _synchronises(case.program, case.entry)
     mem = _Memory(initial, case.n, exact_races, group, synchronises,
                   {p.name: p.ty.element for p in fn.params if p.ty.is_buffer}, ordered)
+    if skipped:
+        mem.unrun[list(skipped)] = True
     arrays = [s for s in fn.body if isinstance(s, n.LocalArray)]
     refs = mem.add_workgroup_arrays(arrays, -(-case.n // group))
     run = _Run(case.program, mem, case.n, case.wave, budget, group, refs, returned)
