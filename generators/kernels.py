@@ -1344,7 +1344,11 @@ class _Gen:
             lines += [f"{pad}    case {' | '.join(map(str, take))}:"] + self.block(
                 fn, pad + "        ", 1, 3)
             if exits and self.pick((False, True)):
-                lines += self.stmt(fn, pad + "        ", self.pick(tuple(exits)))
+                # the case's lanes leave: all of them, or those a condition picks
+                exit_lines = self.stmt(fn, pad + "        ", self.pick(tuple(exits)))
+                if self.pick((True, False)) and exit_lines[0].lstrip().startswith("if "):
+                    exit_lines = [line[4:] for line in exit_lines[1:]]
+                lines += exit_lines
         if self.pick((False, True)):
             lines += [f"{pad}    case _:"] + self.block(fn, pad + "        ", 1, 2)
         fn.nest -= 1
