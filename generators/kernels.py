@@ -1043,7 +1043,7 @@ class _Gen:
         if "branch" in on and fn.nest < fn.max_nest:
             m += ["if", "if", "ifelse", "ifelse", "match"]
             if fn.loops or not fn.is_kernel:  # where a case can leave: its loop, a helper
-                m += ["match", "match"]
+                m += ["match"] * 5
         if fn.loops < fn.max_loops and fn.nest < fn.max_nest:
             if "loop" in on:
                 m += ["for"] * (7 if fn.loops else 5)
