@@ -1336,7 +1336,7 @@ class _Gen:
         # went, not after the match (SPV_KHR_maximal_reconvergence)
         exits = (["break"] if fn.loops else []) + (
             ["continue"] if fn.loops and not fn.no_continue else []) + (
-            ["return"] if "return" in self.on else [])
+            ["return"] if "return" in self.on or not fn.is_kernel else [])
         fn.nest += 1
         while values:
             take = values[:self.pick((1, 1, 2))]
