@@ -25,8 +25,9 @@ from difftest.core.ir.types import BUF_I32, I32, I64, Type, buffer_of
 from difftest.core.ir.walk import has_ordered_atomics, reachable, rewrite, walk
 from difftest.core.outcome import Outcome, TargetError
 
-#: the log's first room per workitem, and the most it grows to
-FIRST_SLOTS, MOST_SLOTS = 16, 4096
+#: the log's first room per workitem, and the most it grows to (the room is a scalar
+#: argument of the kernel, so that a run with more is the same build)
+FIRST_SLOTS, MOST_SLOTS = 64, 4096
 #: the most log slots a launch may have in all
 MOST_ENTRIES = 1 << 22
 
@@ -36,6 +37,7 @@ class Names:
     log: str
     count: str
     slot: str
+    room: str  # the scalar parameter holding `slots`
     slots: int
 
 
@@ -83,11 +85,12 @@ def logged(case: Case, slots: int) -> tuple[Case, Names]:
     workitem (module docstring)."""
     prog = case.program
     names = Names(_fresh(prog, "atomics_log"), _fresh(prog, "atomics_count"),
-                  _fresh(prog, "atomics_slot"), slots)
+                  _fresh(prog, "atomics_slot"), _fresh(prog, "atomics_room"), slots)
     log_ty = _log_type(prog, case.entry)
     logging = {fn.name for fn in reachable(prog, case.entry)
                if _calls_atomics(prog, fn)}
-    extra = (n.Param(names.log, buffer_of(log_ty)), n.Param(names.count, BUF_I32))
+    extra = (n.Param(names.log, buffer_of(log_ty)), n.Param(names.count, BUF_I32),
+             n.Param(names.room, I32))
     functions = []
     for fn in prog.functions:
         if fn.name not in logging:
@@ -99,6 +102,7 @@ def logged(case: Case, slots: int) -> tuple[Case, Names]:
     args = dict(case.args)
     args[names.log] = np.zeros(case.n * slots, dtype=np.int64 if log_ty is I64 else np.int32)
     args[names.count] = np.zeros(case.n, dtype=np.int32)
+    args[names.room] = slots
     # (the text too: targets key what they compile by it)
     return dataclasses.replace(case, kernel=to_source(program), program=program,
                                args=args), names
@@ -115,7 +119,8 @@ def _with_calls(body: tuple[n.Stmt, ...], logging: set[str], names: Names
     def fix(node: object) -> object:
         if isinstance(node, n.Call) and node.func in logging:
             return n.replace(node, args=node.args + (n.Name(names.log, line=node.line),
-                                                     n.Name(names.count, line=node.line)))
+                                                     n.Name(names.count, line=node.line),
+                                                     n.Name(names.room, line=node.line)))
         return node
     return rewrite(body, fix)
 
@@ -144,10 +149,10 @@ def _append(var: str, line: int, names: Names, log_ty: Type) -> list[n.Stmt]:
     """k = count[gid()]; count[gid()] = k + 1; log[gid() * K + min(k, K - 1)] = var."""
     gid = n.WorkId("gid", line=line)
     k = n.Name(names.slot, line=line)
-    last = n.Const(names.slots - 1, line=line)
+    room = n.Name(names.room, line=line)
+    last = n.Binary("-", room, n.Const(1, line=line), line=line)
     slot = n.Select(n.Compare("<", k, last, line=line), k, last, line=line)
-    where = n.Binary("+", n.Binary("*", gid, n.Const(names.slots, line=line), line=line),
-                     slot, line=line)
+    where = n.Binary("+", n.Binary("*", gid, room, line=line), slot, line=line)
     return [
         n.Assign(names.slot, n.Load(names.count, gid, line=line), I32, line=line),
         n.Store(names.count, gid, n.Binary("+", k, n.Const(1, line=line), line=line),
@@ -161,6 +166,7 @@ def split(case: Case, outcome: Outcome, names: Names) -> tuple[Outcome, int]:
     """The outcome without the two buffers, its `returned` filled in; and the most
     atomics a workitem reported (more than `names.slots`: the log overflowed)."""
     bufs = dict(outcome.buffers)
+    bufs.pop(names.room, None)
     log = bufs.pop(names.log, None)
     count = bufs.pop(names.count, None)
     if outcome.error is not None or log is None or count is None:

@@ -68,37 +68,49 @@ def _degrees(start: int, edges: list[Edge]) -> str:
 def _search(start: int, edges: list[Edge], steps: int) -> Ordered:
     """Depth-first over the next atomic to take. An available atomic that leaves the
     value as it is is taken at once (moving it earlier in any order keeps it one), and
-    of the workitems whose remaining atomics are alike only one is tried."""
+    of the workitems whose remaining atomics are alike only one is tried. Workitems wait
+    in `heads` under the value their next atomic returned, so a step looks only at those
+    that can go next."""
     mine: dict[int, list[Edge]] = defaultdict(list)
     for e in edges:
         mine[e.gid].append(e)
-    gids = list(mine)
-    # per workitem and position, a key for the rest of its atomics (alike workitems
-    # are interchangeable)
-    rest = {g: [tuple((e.old, e.new, e.group, e.epoch) for e in q[p:])
-                for p in range(len(q) + 1)] for g, q in mine.items()}
+    # per workitem and position, a hash of the rest of its atomics (alike workitems are
+    # interchangeable; a 64-bit hash chained from the end, so linear in the atomics)
+    rest: dict[int, list[int]] = {}
+    for g, q in mine.items():
+        h = [0] * (len(q) + 1)
+        for p in range(len(q) - 1, -1, -1):
+            e = q[p]
+            h[p] = hash((e.old, e.new, e.group, e.epoch, h[p + 1]))
+        rest[g] = h
     left: Counter[tuple[int, int]] = Counter((e.group, e.epoch) for e in edges)
-    pos = dict.fromkeys(gids, 0)
+    pos = dict.fromkeys(mine, 0)
+    heads: dict[int, set[int]] = defaultdict(set)
+    for g, q in mine.items():
+        heads[q[0].old].add(g)
     total = len(edges)
 
-    def ready(g: int) -> Edge | None:
-        q, p = mine[g], pos[g]
-        if p == len(q):
-            return None
-        e = q[p]
-        if any(k < e.epoch and left[(e.group, k)] for k in range(e.epoch)):
-            return None
-        return e
+    def ready(g: int) -> Edge:
+        return mine[g][pos[g]]
+
+    def in_epoch(e: Edge) -> bool:
+        return not any(left[(e.group, k)] for k in range(e.epoch))
 
     def take(g: int) -> None:
         e = mine[g][pos[g]]
+        heads[e.old].discard(g)
         pos[g] += 1
         left[(e.group, e.epoch)] -= 1
+        if pos[g] < len(mine[g]):
+            heads[mine[g][pos[g]].old].add(g)
 
     def untake(g: int) -> None:
+        if pos[g] < len(mine[g]):
+            heads[mine[g][pos[g]].old].discard(g)
         pos[g] -= 1
         e = mine[g][pos[g]]
         left[(e.group, e.epoch)] += 1
+        heads[e.old].add(g)
 
     # a stack of choice points: (value, used so far, candidates, next to try, taken
     # greedily since)
@@ -114,21 +126,21 @@ def _search(start: int, edges: list[Edge], steps: int) -> Ordered:
         progress = True
         while progress:  # atomics that keep the value, at once
             progress = False
-            for g in gids:
+            for g in sorted(heads.get(cur, ())):
                 nxt = ready(g)
-                while nxt is not None and nxt.old == cur and nxt.new == cur:
+                if nxt.new == cur and in_epoch(nxt):
                     take(g)
                     greedy.append(g)
                     used += 1
                     progress = True
-                    nxt = ready(g)
+                    budget -= 1
         if used == total:
             return Ordered(cur)
-        seen: set[tuple[int, tuple[tuple[int, ...], ...]]] = set()
+        seen: set[tuple[int, int]] = set()
         cands = []
-        for g in gids:
+        for g in sorted(heads.get(cur, ())):
             nxt = ready(g)
-            if nxt is not None and nxt.old == cur:
+            if in_epoch(nxt):
                 key = (nxt.new, rest[g][pos[g]])
                 if key not in seen:
                     seen.add(key)
