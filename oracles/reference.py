@@ -297,6 +297,12 @@ def _int_pick(a: Array, b: Array, ty: Type, smaller: bool) -> Array:
     return pick(a, b)
 
 
+#: the atomics whose effect on memory is one whatever their order, as numpy's unbuffered
+#: in-place operations
+_COMMUTING = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+              "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
 def _atomic_result(op: str, old: Array, v: Array, compare: Array | None, ty: Type) -> Array:
     """What an ordered atomic leaves in a location that held `old`."""
     if op == "add":
@@ -682,6 +688,46 @@ class _Memory:
         reported are some order's); the log holds each atomic's edge: the old value it
         returned and what it leaves given that value, which the checker orders."""
         where = self._access(ATOMIC, gids, refs, index)
+        told = [returned(g) for g in gids.tolist()]
+        types = {self.elements[r] for r in set(refs.tolist())}
+        if len(types) == 1 and op in _COMMUTING and None not in told:
+            # every lane replays a reported value, and the memory's own order does not
+            # matter (add, min, max, and, or, xor): all lanes at once
+            (ty,) = types
+            olds = _wrap(np.array([t % (1 << 64) for t in told], dtype=np.uint64)
+                         .view(np.int64), ty)
+            news = _atomic_result(op, olds, values, compare, ty)
+            mem = self.flat.view(np.uint64) if ty is U64 and op in ("min", "max") \
+                else self.flat
+            _COMMUTING[op].at(mem, where, values.view(mem.dtype))
+            self.flat[where] = _wrap(self.flat[where], ty)
+            self._log(gids, refs, index, news, True, olds,
+                      np.full(len(gids), RETURNED, dtype=np.int8))
+            return olds
+        if len(types) == 1 and op in _COMMUTING and all(t is None for t in told):
+            # the oracle's own order, lanes ascending: at each location, each lane's old
+            # value is the fold of the lanes before it (one accumulate per location)
+            (ty,) = types
+            unsigned = ty is U64 and op in ("min", "max")
+            ufunc = _COMMUTING[op]
+            olds = np.zeros(len(gids), dtype=np.int64)
+            order = np.argsort(where, kind="stable")
+            at = where[order]
+            starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]]).tolist() + [len(at)]
+            for lo, hi in zip(starts, starts[1:]):
+                lanes = order[lo:hi]
+                run = np.concatenate([self.flat[at[lo]:at[lo] + 1], values[lanes]])
+                if unsigned:
+                    run = ufunc.accumulate(run.view(np.uint64)).view(np.int64)
+                else:
+                    run = ufunc.accumulate(run)
+                run = _wrap(run, ty)
+                olds[lanes] = run[:-1]
+                self.flat[at[lo]] = run[-1]
+            news = _atomic_result(op, olds, values, compare, ty)
+            self._log(gids, refs, index, news, True, olds,
+                      np.full(len(gids), FRESH, dtype=np.int8))
+            return olds
         olds = np.zeros(len(gids), dtype=np.int64)
         news = np.zeros(len(gids), dtype=np.int64)
         order = np.zeros(len(gids), dtype=np.int8)
@@ -691,10 +737,10 @@ class _Memory:
             v = values[k:k + 1]
             c = None if compare is None else compare[k:k + 1]
             self.flat[at] = _atomic_result(op, cur, v, c, ty)[0]
-            told = returned(g)
-            old = cur if told is None else _wrap(np.array([told % (1 << 64)], dtype=np.uint64)
-                                                 .view(np.int64), ty)
-            olds[k], order[k] = old[0], FRESH if told is None else RETURNED
+            t = told[k]
+            old = cur if t is None else _wrap(np.array([t % (1 << 64)], dtype=np.uint64)
+                                              .view(np.int64), ty)
+            olds[k], order[k] = old[0], FRESH if t is None else RETURNED
             news[k] = _atomic_result(op, old, v, c, ty)[0]
         self._log(gids, refs, index, news, True, olds, order)
         return olds
