@@ -694,7 +694,7 @@ class _Memory:
             # every lane replays a reported value, and the memory's own order does not
             # matter (add, min, max, and, or, xor): all lanes at once
             (ty,) = types
-            olds = _wrap(np.array([t % (1 << 64) for t in told], dtype=np.uint64)
+            olds = _wrap(np.array([(t or 0) % (1 << 64) for t in told], dtype=np.uint64)
                          .view(np.int64), ty)
             news = _atomic_result(op, olds, values, compare, ty)
             mem = self.flat.view(np.uint64) if ty is U64 and op in ("min", "max") \
