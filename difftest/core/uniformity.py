@@ -130,7 +130,7 @@ class _Analysis:
             return e.buffer not in self.div_vars[self.fn.name] and self.uniform(e.index)
         if isinstance(e, n.Call):
             return e.func not in self.value_div and all(self.uniform(x) for x in e.args)
-        if isinstance(e, n.Alloc):
+        if isinstance(e, (n.Alloc, n.AtomicOp)):  # (an atomic's old value is each lane's)
             return False
         if isinstance(e, n.MathOp) and e.op in _LANE_RELATIVE:
             return False

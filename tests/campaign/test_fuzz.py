@@ -231,7 +231,9 @@ def test_a_case_past_the_oracles_work_limit_is_skipped_not_a_failure(
     real = runner.oracle_run
     calls = []
 
-    def heavy(case, options=None):  # type: ignore[no-untyped-def]
+    def heavy(case, options=None, *replay):  # type: ignore[no-untyped-def]
+        if replay:  # (the checker's replay of a target's returned values: as it is)
+            return real(case, options, *replay)
         calls.append(1)
         if len(calls) % 2:
             raise OracleError("work", "the kernel asks the reference for more than 2,000,000 "
