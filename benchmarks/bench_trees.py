@@ -6,7 +6,9 @@ ways:
 
 - each tree on its own generators' samples, drawn with `--seeds` fixed seeds (one seed's
   sample decides a figure by several per cent: which kernels it happens to draw), without
-  the `workgroups` and `f32` capabilities and the newer tree's f32 features not drawn;
+  the `workgroups` capability and without the features `--without` names (default
+  `f32`; `--without f32,returning` leaves out atomics that return too, the same kinds of
+  kernel as a tree from before them);
 - both trees on the same cases (the older tree's samples, saved as case files): the
   compiler, machine, oracle and checker alone, generation left out.
 
@@ -38,12 +40,13 @@ kernels, seeds = int(sys.argv[3]), int(sys.argv[4])
 sys.path[:0] = [tree, os.path.join(tree, "benchmarks")]
 import generators.cases as cases
 import generators.kernels as kernels_module
-# the features a newer generator draws (f32) are not drawn at all: the same kinds of
-# kernel as a tree from before them
-kernels_module.FEATURES = tuple(f for f in kernels_module.FEATURES if f != "f32")
+# the features a newer generator draws (--without: f32 by default) are not drawn at
+# all: the same kinds of kernel as a tree from before them
+without = set(sys.argv[6].split(","))
+kernels_module.FEATURES = tuple(f for f in kernels_module.FEATURES if f not in without)
 kernels_module.FAULT_FEATURES = tuple(f for f in kernels_module.FAULT_FEATURES
-                                      if f != "fault_convert")
-cases.NEEDS = {k: v for k, v in cases.NEEDS.items() if k != "f32"}
+                                      if f != "fault_convert" or "f32" not in without)
+cases.NEEDS = {k: v for k, v in cases.NEEDS.items() if k not in without}
 capabilities = frozenset(v for k, v in cases.NEEDS.items() if k != "workgroups")
 cases.kernel_cases = functools.partial(
     cases.kernel_cases, capabilities=capabilities | {"faults", "mutants", "wave_ops"})
@@ -58,6 +61,15 @@ from targets.numba_simt.target import NumbaSimtTarget
 
 target = NumbaSimtTarget()
 per_case = target.schedules_per_case
+
+
+def _replayed(case, full, error, outcome, options):
+    # the oracle run to judge by: the replay of the target's returned values where the
+    # tree has atomics that return, else the one run
+    from difftest.campaign import runner
+    if hasattr(runner, "replayed"):
+        return runner.replayed(case, full, error, outcome, options)
+    return full, error
 
 
 def check(sample):
@@ -108,13 +120,14 @@ print(json.dumps({"machine_s": machine, "own_per_s": own_cases / own_cpu,
 """
 
 
-def measure(tree: str, kernels: int, seeds: int, shared: str) -> dict[str, float]:
+def measure(tree: str, kernels: int, seeds: int, shared: str, without: str
+            ) -> dict[str, float]:
     """A tree's figures: its own samples in one process (the first tree's run saves them
     to `shared`), then the saved samples in a process of their own."""
     def child(mode: str) -> dict[str, float]:
         # a fixed hash seed: a sample drawn from sets of names is the same sample each run
         out = subprocess.run([sys.executable, "-c", _CHILD, os.path.abspath(tree), mode,
-                              str(kernels), str(seeds), shared],
+                              str(kernels), str(seeds), shared, without],
                              capture_output=True, text=True, check=True,
                              env={**os.environ, "PYTHONHASHSEED": "0"})
         return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
@@ -129,13 +142,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--kernels", type=int, default=200, help="kernels per seed")
     parser.add_argument("--seeds", type=int, default=4)
+    parser.add_argument("--without", default="f32", metavar="FEATURE,...",
+                        help="generator features neither tree draws (default: f32)")
     args = parser.parse_args()
     runs: dict[str, list[dict[str, float]]] = {args.base: [], args.tree: []}
     with tempfile.TemporaryDirectory() as folder:
         shared = os.path.join(folder, "cases.json")
         for _ in range(args.rounds):
             for name in (args.base, args.tree):
-                runs[name].append(measure(name, args.kernels, args.seeds, shared))
+                runs[name].append(measure(name, args.kernels, args.seeds, shared,
+                                          args.without))
     b, t = runs[args.base], runs[args.tree]
 
     def line(what: str, key: str, best: Any, unit: str, scale: float = 1.0) -> None:
@@ -152,16 +168,6 @@ def main() -> None:
          "no workgroups)", "own_per_s", max, "")
     line(f"checked cases per CPU-second, the same {int(t[0]['same_cases'])} checked cases "
          "(the first tree's samples; generation left out)", "same_per_s", max, "")
-
-
-def _replayed(case, full, error, outcome, options):  # type: ignore[no-untyped-def]
-    """The oracle run to judge `outcome` by: replaying a target's returned values where the
-    tree has atomics that return (difftest.campaign.runner.replayed), else `full`."""
-    from difftest.campaign import runner
-
-    if hasattr(runner, "replayed"):
-        return runner.replayed(case, full, error, outcome, options)
-    return full, error
 
 
 if __name__ == "__main__":

@@ -1328,23 +1328,6 @@ class _Run:
 # ------------------------------------------------------------------- entry
 
 
-_SYNCHRONISES: dict[tuple[int, str], tuple[n.Program, tuple[bool, bool]]] = {}
-
-
-def _synchronises(program: n.Program, entry: str) -> tuple[bool, bool]:
-    """`has_barriers` and `has_ordered_atomics`, once per program (kept while cached, so
-    its id is its own): a host program launches its kernel again and again, and that
-    walk over every reachable function cost as much as a small launch."""
-    key = (id(program), entry)
-    hit = _SYNCHRONISES.get(key)
-    if hit is None or hit[0] is not program:
-        if len(_SYNCHRONISES) >= 64:
-            _SYNCHRONISES.clear()
-        hit = _SYNCHRONISES[key] = (program, (has_barriers(program, entry),
-                                              has_ordered_atomics(program, entry)))
-    return hit[1]
-
-
 def _launch(case: Case, options: dict[str, Any], exact_races: bool,
             returned: list[list[int]] | None = None, races: bool = True,
             skipped: frozenset[int] = frozenset()) -> FullRun:
@@ -1354,7 +1337,8 @@ def _launch(case: Case, options: dict[str, Any], exact_races: bool,
     fn = case.function
     initial = case.buffers()
     group = case.group_size
-    synchronises, ordered = _synchronises(case.program, case.entry)
+    synchronises = has_barriers(case.program, case.entry)
+    ordered = has_ordered_atomics(case.program, case.entry)
     mem = _Memory(initial, case.n, exact_races, group, synchronises,
                   {p.name: p.ty.element for p in fn.params if p.ty.is_buffer}, ordered)
     if skipped:

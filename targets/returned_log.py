@@ -45,7 +45,8 @@ def ordered(case: Case) -> bool:
     return has_ordered_atomics(case.program, case.entry)
 
 
-def _fresh(program: n.Program, base: str) -> str:
+def _taken(program: n.Program) -> set[str]:
+    """Every name the program uses (functions, parameters, variables, buffers)."""
     taken = {f.name for f in program.functions}
     for fn in program.functions:
         taken |= {p.name for p in fn.params}
@@ -54,6 +55,10 @@ def _fresh(program: n.Program, base: str) -> str:
                 v = getattr(node, attr, None)
                 if isinstance(v, str):
                     taken.add(v)
+    return taken
+
+
+def _fresh(taken: set[str], base: str) -> str:
     name, k = base, 0
     while name in taken:
         k += 1
@@ -83,12 +88,31 @@ def _log_type(program: n.Program, entry: str) -> Type:
 def logged(case: Case, slots: int) -> tuple[Case, Names]:
     """`case` with its atomics' returned values written to a log of `slots` per
     workitem (module docstring)."""
-    prog = case.program
-    names = Names(_fresh(prog, "atomics_log"), _fresh(prog, "atomics_count"),
-                  _fresh(prog, "atomics_slot"), _fresh(prog, "atomics_room"), slots)
-    log_ty = _log_type(prog, case.entry)
-    logging = {fn.name for fn in reachable(prog, case.entry)
-               if _calls_atomics(prog, fn)}
+    program, text, names, log_ty = _rewritten(case.program, case.entry)
+    args = dict(case.args)
+    args[names.log] = np.zeros(case.n * slots, dtype=np.int64 if log_ty is I64 else np.int32)
+    args[names.count] = np.zeros(case.n, dtype=np.int32)
+    args[names.room] = slots
+    # (the text too: targets key what they compile by it)
+    return dataclasses.replace(case, kernel=text, program=program, args=args), \
+        dataclasses.replace(names, slots=slots)
+
+
+_REWRITTEN: dict[tuple[int, str], tuple[n.Program, tuple[n.Program, str, Names, Type]]] = {}
+
+
+def _rewritten(prog: n.Program, entry: str) -> tuple[n.Program, str, Names, Type]:
+    """The logging program, its text, its names and its log's type: once per program
+    (cached while the program lives; every schedule of a case runs it)."""
+    key = (id(prog), entry)
+    hit = _REWRITTEN.get(key)
+    if hit is not None and hit[0] is prog:
+        return hit[1]
+    taken = _taken(prog)
+    names = Names(_fresh(taken, "atomics_log"), _fresh(taken, "atomics_count"),
+                  _fresh(taken, "atomics_slot"), _fresh(taken, "atomics_room"), 0)
+    log_ty = _log_type(prog, entry)
+    logging = {fn.name for fn in reachable(prog, entry) if _calls_atomics(prog, fn)}
     extra = (n.Param(names.log, buffer_of(log_ty)), n.Param(names.count, BUF_I32),
              n.Param(names.room, I32))
     functions = []
@@ -99,13 +123,10 @@ def logged(case: Case, slots: int) -> tuple[Case, Names]:
         body = _with_calls(_log_block(fn.body, names, log_ty, [0]), logging, names)
         functions.append(n.replace(fn, params=fn.params + extra, body=body))
     program = check(n.replace(prog, functions=tuple(functions)))
-    args = dict(case.args)
-    args[names.log] = np.zeros(case.n * slots, dtype=np.int64 if log_ty is I64 else np.int32)
-    args[names.count] = np.zeros(case.n, dtype=np.int32)
-    args[names.room] = slots
-    # (the text too: targets key what they compile by it)
-    return dataclasses.replace(case, kernel=to_source(program), program=program,
-                               args=args), names
+    if len(_REWRITTEN) >= 64:
+        _REWRITTEN.clear()
+    _REWRITTEN[key] = (prog, (program, to_source(program), names, log_ty))
+    return _REWRITTEN[key][1]
 
 
 def _calls_atomics(prog: n.Program, fn: n.Function) -> bool:

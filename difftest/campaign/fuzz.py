@@ -50,8 +50,9 @@ from difftest.core.outcome import TargetError
 BATCH = 25  # examples per Hypothesis run: bounds the overshoot past --time
 SEEN_AGAIN = "seen-again"  # the corpus subfolder of failing cases known findings explained
 SHRINK_ATTEMPTS = 300  # examples Hypothesis's shrinking may try after the first failure
-_CASES, _EXECS, _KERNELS, _FAILURES, _SKIPPED, _REPEATS, _SLOW, _SLOW_MS = range(8)
-_FIXED = 8  # the construct and pair counters follow
+(_CASES, _EXECS, _KERNELS, _FAILURES, _SKIPPED, _REPEATS, _SLOW, _SLOW_MS,
+ _UNORDERED) = range(9)
+_FIXED = 9  # the construct and pair counters follow
 #: the fuzz loop's collector thresholds (gen 0, 1, 2): see `collect_less`
 GC_THRESHOLDS = (10_000, 50, 100)
 
@@ -149,6 +150,7 @@ class FuzzSummary:
     slow_cpu: float = 0.0  # the CPU seconds those answers took
     #: the user's --reduce-time: what the campaign kept may differ on another machine
     reduce_seconds: float | None = None
+    unordered: int = 0  # cases not checked: their atomics' order was not decided
 
     def rate(self, count: int) -> float:
         return count / self.elapsed if self.elapsed > 0 else 0.0
@@ -608,7 +610,7 @@ class _Worker:
                         float(v) for k, v in slow.items() if k.endswith("_cpu")))
                     break
                 if verdict.unchecked:
-                    counters[_SKIPPED] += 1
+                    counters[_UNORDERED if verdict.unordered else _SKIPPED] += 1
                     break
                 counters[_CASES] += 1
                 if verdict.agree:
@@ -1149,7 +1151,7 @@ class _Campaign:
                            sum(counts.values()),
                            sorted(p for p in self.unreduced.values() if p and Path(p).exists()),
                            seen, totals[_SLOW], totals[_SLOW_MS] / 1000,
-                           self.config.reduce_seconds)
+                           self.config.reduce_seconds, totals[_UNORDERED])
 
     def _keep_repeat(self, case_json: dict[str, Any], name: str) -> str:
         """Keep one failing case a finding explained (under SEEN_AGAIN in the corpus
@@ -1327,6 +1329,10 @@ def format_summary(s: FuzzSummary, target: str) -> str:
     if s.skipped:
         lines.append(f"  skipped    {s.skipped:8d}  cases the target declares it cannot run, "
                      "or the oracle cannot judge (past its work limit)")
+    if s.unordered:
+        lines.append(f"  unordered  {s.unordered:8d}  cases not checked: the checker could not "
+                     "decide in its step budget whether their atomics' returned values form "
+                     "an order")
     if s.slow:
         lines.append(f"  slow       {s.slow:8d}  cases not checked: the target answered only "
                      f"past its limits ({s.slow_cpu:.1f} CPU s in all on its reruns)")

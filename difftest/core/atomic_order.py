@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 #: search steps one location may take before the order is called undecided
 STEPS = 200_000
+_MASK = (1 << 64) - 1
 
 
 @dataclass(frozen=True)
@@ -65,104 +66,261 @@ def _degrees(start: int, edges: list[Edge]) -> str:
     return ""
 
 
+#: the orders an attempt tries a choice's candidates in: a wave's atomic takes its lanes
+#: in order, but which wave went next is anyone's guess, and one order's early mistake
+#: costs it a whole subtree that another's rarely shares
+_ORDERS = ("ascending", "after-last", "descending")
+#: the steps of each order's first attempt, per atomic (one pass takes one step each, and
+#: a few more); each round doubles them
+_FIRST_SLICE = 4
+
+
 def _search(start: int, edges: list[Edge], steps: int) -> Ordered:
+    """Attempts of a depth-first search (`_Search`) in each of `_ORDERS` in turn, from the
+    start forwards and from the end backwards (an order read backwards is an order of
+    the reversed atomics: a mistake one direction finds late the other often meets
+    early), each round's twice as long as the last, each search keeping what it learnt
+    (its dead states), until one finds an order, one exhausts the choices (then there is
+    none), or `steps` are spent."""
+    end = _end(start, edges)
+    last_epoch = max(e.epoch for e in edges)
+    backwards = [Edge(e.gid, e.group, last_epoch - e.epoch, e.new, e.old)
+                 for e in reversed(edges)]  # (each workitem's atomics reversed too)
+    searches = ((_Search(start, edges), None), (_Search(end, backwards), end))
+    spent, size = 0, _FIRST_SLICE * len(edges)
+    while True:
+        for order in _ORDERS:
+            for search, ends_at in searches:
+                budget = min(size, steps - spent)
+                if budget <= 0:
+                    return Ordered(None, f"no order found in {steps:,} steps",
+                                   undecided=True)
+                found, used = search.attempt(order, budget)
+                spent += used
+                if found is not None:
+                    if found.end is None:
+                        return _no_order(start, edges)
+                    return Ordered(ends_at if ends_at is not None else found.end)
+        size *= 2
+
+
+def _end(start: int, edges: list[Edge]) -> int:
+    """Where every trail through all `edges` from `start` ends, by counting (the value
+    entered once more than left; `start` itself where none is): `_degrees` has
+    allowed one."""
+    out, into = Counter(e.old for e in edges), Counter(e.new for e in edges)
+    for v in into:
+        if into[v] - out[v] + (v == start) == 1:
+            return v
+    return start
+
+
+def _no_order(start: int, edges: list[Edge]) -> Ordered:
+    first = edges[0]
+    return Ordered(None, "no order of the atomics gives each the value it returned (from "
+                   f"{start}; workitem {first.gid}'s first returned {first.old})")
+
+
+class _Search:
     """Depth-first over the next atomic to take. An available atomic that leaves the
     value as it is is taken at once (moving it earlier in any order keeps it one), and
     of the workitems whose remaining atomics are alike only one is tried. Workitems wait
     in `heads` under the value their next atomic returned, so a step looks only at those
-    that can go next."""
-    mine: dict[int, list[Edge]] = defaultdict(list)
-    for e in edges:
-        mine[e.gid].append(e)
-    # per workitem and position, a hash of the rest of its atomics (alike workitems are
-    # interchangeable; a 64-bit hash chained from the end, so linear in the atomics)
-    rest: dict[int, list[int]] = {}
-    for g, q in mine.items():
-        h = [0] * (len(q) + 1)
-        for p in range(len(q) - 1, -1, -1):
-            e = q[p]
-            h[p] = hash((e.old, e.new, e.group, e.epoch, h[p + 1]))
-        rest[g] = h
-    left: Counter[tuple[int, int]] = Counter((e.group, e.epoch) for e in edges)
-    pos = dict.fromkeys(mine, 0)
-    heads: dict[int, set[int]] = defaultdict(set)
-    for g, q in mine.items():
-        heads[q[0].old].add(g)
-    total = len(edges)
+    that can go next. A state -- the value, and what is left of each workitem's atomics,
+    alike workitems interchangeable -- from which no order was found is remembered by a
+    hash and not searched again: orders that take independent atomics in another order
+    meet in one state. Once a dead end is met, a real choice first asks whether every
+    atomic left can still be reached at all (`covered`)."""
 
-    def ready(g: int) -> Edge:
-        return mine[g][pos[g]]
+    def __init__(self, start: int, edges: list[Edge]) -> None:
+        self.start, self.edges, self.total = start, edges, len(edges)
+        self.mine: dict[int, list[Edge]] = defaultdict(list)
+        for e in edges:
+            self.mine[e.gid].append(e)
+        # per workitem and position, a hash of the rest of its atomics (alike workitems
+        # are interchangeable; a 64-bit hash chained from the end, linear in the atomics;
+        # a group whose atomics here are all of one epoch waits for nothing, so its
+        # workitems are alike those of other groups)
+        epochs: dict[int, set[int]] = defaultdict(set)
+        for e in edges:
+            epochs[e.group].add(e.epoch)
+        self.rest: dict[int, list[int]] = {}
+        for g, q in self.mine.items():
+            h = [0] * (len(q) + 1)
+            waits = len(epochs[q[0].group]) > 1
+            for p in range(len(q) - 1, -1, -1):
+                e = q[p]
+                h[p] = hash((e.old, e.new, e.group if waits else -1,
+                             e.epoch if waits else -1, h[p + 1]))
+            self.rest[g] = h
+        self.dead: set[tuple[int, int]] = set()
 
-    def in_epoch(e: Edge) -> bool:
-        return not any(left[(e.group, k)] for k in range(e.epoch))
+    def _reset(self) -> None:
+        self.left: Counter[tuple[int, int]] = Counter((e.group, e.epoch) for e in self.edges)
+        self.pos = dict.fromkeys(self.mine, 0)
+        self.heads: dict[int, set[int]] = defaultdict(set)
+        for g, q in self.mine.items():
+            self.heads[q[0].old].add(g)
+        # the multiset of the workitems' remaining atomics, as a sum of their hashes
+        self.state = sum(h[0] for h in self.rest.values()) & _MASK
+        self.last = -1
+        # per value, the atomics left that start there, and those that lead there from
+        # another value: a value nothing leads to again is never visited again
+        self.out_left = Counter(e.old for e in self.edges)
+        self.into_left = Counter(e.new for e in self.edges if e.new != e.old)
 
-    def take(g: int) -> None:
-        e = mine[g][pos[g]]
-        heads[e.old].discard(g)
-        pos[g] += 1
-        left[(e.group, e.epoch)] -= 1
-        if pos[g] < len(mine[g]):
-            heads[mine[g][pos[g]].old].add(g)
+    def in_epoch(self, e: Edge) -> bool:
+        return not any(self.left[(e.group, k)] for k in range(e.epoch))
 
-    def untake(g: int) -> None:
-        if pos[g] < len(mine[g]):
-            heads[mine[g][pos[g]].old].discard(g)
-        pos[g] -= 1
-        e = mine[g][pos[g]]
-        left[(e.group, e.epoch)] += 1
-        heads[e.old].add(g)
+    def take(self, g: int) -> None:
+        pos, q, rest = self.pos[g], self.mine[g], self.rest[g]
+        e = q[pos]
+        self.heads[e.old].discard(g)
+        self.state = (self.state + rest[pos + 1] - rest[pos]) & _MASK
+        self.pos[g] = pos + 1
+        self.left[(e.group, e.epoch)] -= 1
+        self.out_left[e.old] -= 1
+        if e.new != e.old:
+            self.into_left[e.new] -= 1
+        if pos + 1 < len(q):
+            self.heads[q[pos + 1].old].add(g)
+        self.last = g
 
-    # a stack of choice points: (value, used so far, candidates, next to try, taken
-    # greedily since)
-    used = 0
-    cur = start
-    stack: list[tuple[int, int, list[int], int, list[int]]] = []
-    budget = steps
-    while True:
-        budget -= 1
-        if budget < 0:
-            return Ordered(None, f"no order found in {steps:,} steps", undecided=True)
-        greedy: list[int] = []
-        progress = True
-        while progress:  # atomics that keep the value, at once
-            progress = False
-            for g in sorted(heads.get(cur, ())):
-                nxt = ready(g)
-                if nxt.new == cur and in_epoch(nxt):
-                    take(g)
-                    greedy.append(g)
-                    used += 1
-                    progress = True
-                    budget -= 1
-        if used == total:
-            return Ordered(cur)
+    def untake(self, g: int) -> None:
+        pos, q, rest = self.pos[g], self.mine[g], self.rest[g]
+        if pos < len(q):
+            self.heads[q[pos].old].discard(g)
+        e = q[pos - 1]
+        self.state = (self.state + rest[pos - 1] - rest[pos]) & _MASK
+        self.pos[g] = pos - 1
+        self.left[(e.group, e.epoch)] += 1
+        self.out_left[e.old] += 1
+        if e.new != e.old:
+            self.into_left[e.new] += 1
+        self.heads[e.old].add(g)
+
+    def covered(self, cur: int, used: int) -> tuple[bool, int]:
+        """Whether every remaining atomic can be reached from `cur` at all, and the work
+        that took: values once reached counted as reachable for good, a workitem's
+        atomics in its program order and a group's in its epochs' order (a necessary
+        condition: an order that exists reaches each atomic so)."""
+        seen = {cur}
+        at = dict(self.pos)
+        waiting: dict[int, list[int]] = defaultdict(list)
+        blocked: dict[int, list[int]] = defaultdict(list)
+        todo = Counter({k: c for k, c in self.left.items() if c})
+        now = [g for g, p in at.items() if p < len(self.mine[g])]
+        count = 0
+        while now:
+            g = now.pop()
+            q = self.mine[g]
+            while at[g] < len(q):
+                e = q[at[g]]
+                if e.old not in seen:
+                    waiting[e.old].append(g)
+                    break
+                if any(todo[(e.group, k)] for k in range(e.epoch)):
+                    blocked[e.group].append(g)
+                    break
+                at[g] += 1
+                count += 1
+                todo[(e.group, e.epoch)] -= 1
+                if todo[(e.group, e.epoch)] == 0 and blocked[e.group]:
+                    now += blocked.pop(e.group)
+                if e.new not in seen:
+                    seen.add(e.new)
+                    now += waiting.pop(e.new, ())
+        return count == self.total - used, count
+
+    def _candidates(self, cur: int, order: str) -> list[int]:
+        """The workitems that can take the next atomic at `cur`, one of each alike kind,
+        in `order`."""
+        if (cur, self.state) in self.dead:
+            return []
+        heads, last = self.heads.get(cur, ()), self.last
+        ordered = (sorted(heads) if order == "ascending"
+                   else sorted(heads, reverse=True) if order == "descending"
+                   else sorted(heads, key=lambda g: (g <= last, g)))
         seen: set[tuple[int, int]] = set()
         cands = []
-        for g in sorted(heads.get(cur, ())):
-            nxt = ready(g)
-            if in_epoch(nxt):
-                key = (nxt.new, rest[g][pos[g]])
+        for g in ordered:
+            nxt = self.mine[g][self.pos[g]]
+            if self.in_epoch(nxt):
+                key = (nxt.new, self.rest[g][self.pos[g]])
                 if key not in seen:
                     seen.add(key)
                     cands.append(g)
-        stack.append((cur, used, cands, 0, greedy))
-        # take the next candidate of the innermost choice point that has one left
-        while stack:
-            value, was_used, cands, k, greedy = stack[-1]
-            if k > 0:  # undo the candidate tried before
-                untake(cands[k - 1])
-            if k < len(cands):
-                stack[-1] = (value, was_used, cands, k + 1, greedy)
-                g = cands[k]
-                cur = mine[g][pos[g]].new
-                take(g)
-                used = was_used + 1
-                break
-            stack.pop()
-            for g in reversed(greedy):
-                untake(g)
-        else:
-            first = edges[0]
-            return Ordered(None, "no order of the atomics gives each the value it returned "
-                           f"(from {start}; workitem {first.gid}'s first returned "
-                           f"{first.old})")
+        return cands
+
+    def attempt(self, order: str, steps: int) -> tuple[Ordered | None, int]:
+        """One depth-first search from the start: (the result, or None where `steps`
+        ran out first; the steps it took)."""
+        self._reset()
+        used, cur, budget = 0, self.start, steps
+        wait = interval = 1
+        climbing = False
+        # choice points: (value, used so far, candidates, next to try, taken greedily
+        # since, state)
+        stack: list[tuple[int, int, list[int], int, list[int], int]] = []
+        while True:
+            budget -= 1
+            if budget < 0:
+                return None, steps
+            greedy: list[int] = []
+            progress = True
+            while progress:  # atomics that keep the value, at once
+                progress = False
+                for g in sorted(self.heads.get(cur, ())):
+                    nxt = self.mine[g][self.pos[g]]
+                    if nxt.new == cur and self.in_epoch(nxt):
+                        self.take(g)
+                        greedy.append(g)
+                        used += 1
+                        progress = True
+                        budget -= 1
+            if used == self.total:
+                return Ordered(cur), steps - budget
+            cands = self._candidates(cur, order)
+            if len(cands) > 1 and self.dead:
+                # `covered` costs a pass over what is left: asked at the choices after a
+                # dead end, less often (every 2nd, 4th, ...) while it finds nothing
+                wait -= 1
+                if wait <= 0:
+                    reached, work = self.covered(cur, used)
+                    budget -= work // 8
+                    interval = 1 if not reached else 2 * interval
+                    wait = interval
+                    if not reached:
+                        cands = []
+                        climbing = True
+            stack.append((cur, used, cands, 0, greedy, self.state))
+            # take the next candidate of the innermost choice point that has one left
+            while stack:
+                value, was_used, cands, k, greedy, at = stack[-1]
+                if k > 0:  # undo the candidate tried before
+                    self.untake(cands[k - 1])
+                if climbing and k < len(cands):
+                    # below a state that cannot reach every atomic: are the states
+                    # above it so too? Then their other candidates need no trying
+                    reached, work = self.covered(value, was_used)
+                    budget -= work // 8
+                    climbing = not reached
+                    if not reached:
+                        k = len(cands)
+                if k < len(cands):
+                    stack[-1] = (value, was_used, cands, k + 1, greedy, at)
+                    g = cands[k]
+                    cur = self.mine[g][self.pos[g]].new
+                    self.take(g)
+                    used = was_used + 1
+                    if self.into_left[value] == 0 and self.out_left[value]:
+                        # it left `value` for good with atomics still to take there
+                        budget -= 1
+                        continue
+                    break
+                stack.pop()
+                self.dead.add((value, at))
+                for g in reversed(greedy):
+                    self.untake(g)
+            else:
+                return _no_order(self.start, self.edges), steps - budget

@@ -60,6 +60,12 @@ class Verdict:
         return self.rule == UNCHECKED
 
     @property
+    def unordered(self) -> bool:
+        """Not checked because the checker could not decide, in its step budget, whether
+        the values the target's atomics returned form an order."""
+        return self.unchecked and self.message.startswith(_UNORDERED)
+
+    @property
     def slow(self) -> bool:
         """Not checked because the target answered only past its limits."""
         return self.unchecked and isinstance(self.actual, TargetError) \
@@ -76,6 +82,7 @@ class Verdict:
 
 AGREE = Verdict(True)
 UNCHECKED = "unchecked"
+_UNORDERED = "the checker could not order the atomics"
 
 
 def _jsonable(v: Any) -> Any:
@@ -488,8 +495,7 @@ def _r4_returned(full: FullRun, outcome: Outcome) -> Verdict | None:
     if exp.disorder is not None:
         message, who, undecided = exp.disorder
         if undecided:
-            return Verdict(True, UNCHECKED, f"the checker could not order the atomics: "
-                           f"{message}")
+            return Verdict(True, UNCHECKED, f"{_UNORDERED}: {message}")
         return _fail("R4 atomics", message, who)
     return None
 

@@ -262,6 +262,19 @@ def test_the_summary_shows_pair_coverage_apart_and_names_the_pairs_never_reached
     assert data["constructs"] == {"stmt:If": 4} and data["pairs"]["host:free@moved"] == 0
 
 
+def test_the_summary_counts_cases_whose_atomics_were_not_ordered_apart() -> None:
+    from difftest.core.verdict import UNCHECKED, Verdict
+
+    # the checker's own limit is not the target's: said on a line of its own
+    unordered = Verdict(True, UNCHECKED, "the checker could not order the atomics: no "
+                        "order found in 200,000 steps")
+    assert unordered.unordered and not Verdict(True, UNCHECKED, "unsupported").unordered
+    summary = fuzz.FuzzSummary(10.0, 10, 20, 40, [], {}, 2, unordered=3)
+    text = fuzz.format_summary(summary, "t")
+    assert "unordered         3  cases not checked" in text and "skipped" not in text
+    assert fuzz.summary_json(summary, "t")["unordered"] == 3
+
+
 def test_a_cold_machine_cache_is_announced(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 

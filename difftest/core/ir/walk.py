@@ -226,15 +226,31 @@ def int_types_used(program: n.Program, entry: str) -> dict[Any, str]:
     return found
 
 
+_KINDS: dict[tuple[int, str], tuple[n.Program, frozenset[type]]] = {}
+
+
+def kinds_reached(program: n.Program, entry: str) -> frozenset[type]:
+    """The node classes a launch of `entry` can meet. Once per program (cached while the
+    program lives): the oracle, the checker and the targets each ask it of every run."""
+    key = (id(program), entry)
+    hit = _KINDS.get(key)
+    if hit is not None and hit[0] is program:
+        return hit[1]
+    kinds = frozenset(node.__class__ for fn in reachable(program, entry)
+                      for node in walk(fn.body))
+    if len(_KINDS) >= 64:
+        _KINDS.clear()
+    _KINDS[key] = (program, kinds)
+    return kinds
+
+
 def has_barriers(program: n.Program, entry: str) -> bool:
     """Whether a launch of `entry` can meet a barrier: its workgroups synchronise."""
-    return any(isinstance(node, n.Barrier)
-               for fn in reachable(program, entry) for node in walk(fn.body))
+    return n.Barrier in kinds_reached(program, entry)
 
 
 def has_ordered_atomics(program: n.Program, entry: str) -> bool:
     """Whether a launch of `entry` can meet an atomic that returns: then its atomics are
     ordered, and a target reports the values they returned (docs/semantics.md, "Atomics
     that return")."""
-    return any(isinstance(node, n.AtomicOp)
-               for fn in reachable(program, entry) for node in walk(fn.body))
+    return n.AtomicOp in kinds_reached(program, entry)
