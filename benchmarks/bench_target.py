@@ -217,11 +217,15 @@ def compile_fresh(case: Any, options: dict[str, Any], every_case: bool = False) 
     pass over a sample starts empty (`empty_compile_cache`): Hypothesis often draws a
     kernel it drew a few examples before, and a fuzz worker then finds it compiled -- or,
     `every_case`, every case afresh (an AllocationError is the target's outcome, not the
-    bench's)."""
+    bench's). A kernel with atomics that return is compiled as the target runs it, with
+    its log (targets/returned_log.py)."""
+    from targets import returned_log
     from targets.numba_simt import target as numba_simt
 
     if every_case:
         empty_compile_cache()
+    if returned_log.ordered(case):  # what the target runs: the kernel that logs
+        case = returned_log.logged(case, returned_log.FIRST_SLOTS)[0]
     try:
         numba_simt.compile_case(case, options)
     except numba_simt.AllocationError:

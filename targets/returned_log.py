@@ -22,7 +22,8 @@ from difftest.core.case import Case
 from difftest.core.ir import check, to_source
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BUF_I32, I32, I64, Type, buffer_of
-from difftest.core.ir.walk import has_ordered_atomics, reachable, rewrite, walk
+from difftest.core.ir.walk import (has_ordered_atomics, kinds_reached, reachable, rewrite,
+                                   walk)
 from difftest.core.outcome import Outcome, TargetError
 
 #: the log's first room per workitem, and the most it grows to (the room is a scalar
@@ -130,8 +131,8 @@ def _rewritten(prog: n.Program, entry: str) -> tuple[n.Program, str, Names, Type
 
 
 def _calls_atomics(prog: n.Program, fn: n.Function) -> bool:
-    return any(isinstance(x, (n.AtomicOp, n.AtomicAdd)) for f in reachable(prog, fn.name)
-               for x in walk(f.body))
+    kinds = kinds_reached(prog, fn.name)
+    return n.AtomicOp in kinds or n.AtomicAdd in kinds
 
 
 def _with_calls(body: tuple[n.Stmt, ...], logging: set[str], names: Names

@@ -82,15 +82,15 @@ def _search(start: int, edges: list[Edge], steps: int) -> Ordered:
     early), each round's twice as long as the last, each search keeping what it learnt
     (its dead states), until one finds an order, one exhausts the choices (then there is
     none), or `steps` are spent."""
-    end = _end(start, edges)
-    last_epoch = max(e.epoch for e in edges)
-    backwards = [Edge(e.gid, e.group, last_epoch - e.epoch, e.new, e.old)
-                 for e in reversed(edges)]  # (each workitem's atomics reversed too)
-    searches = ((_Search(start, edges), None), (_Search(end, backwards), end))
+    searches: list[tuple[_Search, int | None]] = [(_Search(start, edges), None)]
     spent, size = 0, _FIRST_SLICE * len(edges)
     while True:
         for order in _ORDERS:
-            for search, ends_at in searches:
+            for k in range(2):
+                if k == len(searches):  # backwards, built once forwards has not found it
+                    searches.append((_Search(_end(start, edges), _backwards(edges)),
+                                     _end(start, edges)))
+                search, ends_at = searches[k]
                 budget = min(size, steps - spent)
                 if budget <= 0:
                     return Ordered(None, f"no order found in {steps:,} steps",
@@ -102,6 +102,13 @@ def _search(start: int, edges: list[Edge], steps: int) -> Ordered:
                         return _no_order(start, edges)
                     return Ordered(ends_at if ends_at is not None else found.end)
         size *= 2
+
+
+def _backwards(edges: list[Edge]) -> list[Edge]:
+    """The atomics of an order read backwards: each edge reversed, each workitem's in
+    reverse program order, each group's epochs reversed."""
+    last_epoch = max(e.epoch for e in edges)
+    return [Edge(e.gid, e.group, last_epoch - e.epoch, e.new, e.old) for e in reversed(edges)]
 
 
 def _end(start: int, edges: list[Edge]) -> int:

@@ -7,6 +7,7 @@ the checker names its input's type without importing an oracle. A host program's
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, overload
 
@@ -88,6 +89,14 @@ class WriteLog(Sequence[list[Write]]):
             self._columns = tuple(c[order] for c in cols)
         return self._columns
 
+    def reported(self) -> WriteLog:
+        """The log with every ordered atomic's old value marked as reported (RETURNED):
+        what a replay of exactly the values this run's atomics returned logs."""
+        log = WriteLog(self.n, self.names, self.epochs)
+        log._chunks = [(*c[:6], np.where(c[6] == FRESH, RETURNED, c[6]).astype(np.int8), c[7])
+                       for c in self._chunks]
+        return log
+
     def _made(self) -> list[list[Write]]:
         if self._lists is None:
             lists: list[list[Write]] = [[] for _ in range(self.n)]
@@ -156,6 +165,16 @@ class FullRun:
     @property
     def group_size(self) -> int:
         return self.group or self.wave
+
+    def as_replayed(self) -> FullRun:
+        """This run as the replay of its own returned values would be, every workitem
+        replayed: the same steps, each atomic's old value now a reported one (kept, for
+        the schedules checked against it)."""
+        again = self.derived.get("as_replayed")
+        if again is None:
+            again = self.derived["as_replayed"] = dataclasses.replace(
+                self, writes=self.writes.reported(), derived={})
+        return again  # type: ignore[no-any-return]
 
     @property
     def faulting(self) -> list[int]:

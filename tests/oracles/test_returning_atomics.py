@@ -211,6 +211,20 @@ def test_the_oracle_replays_any_order_of_the_counter() -> None:
     assert _checked(case, outcome) == "agree"
 
 
+def test_values_the_oracle_returned_itself_need_no_replay() -> None:
+    # the same values and every workitem ran: the replay would be the oracle's own run,
+    # its atomics' old values marked reported
+    case = _case(COUNTER, 4, 2, cnt=("i32", [0]), lst=("i32", [-1] * 4))
+    own = run_full(case)
+    assert replayed(case, own, None, own.outcome())[0] is own.as_replayed()
+    replay = run_full(case, None, own.returned)
+    for a, b in zip(replay.writes.columns(), own.as_replayed().writes.columns()):
+        assert a.tolist() == b.tolist()
+    other = dataclasses.replace(own.outcome(), returned=[[1], [0], [2], [3]])
+    again = replayed(case, own, None, other)[0]
+    assert again is not own.as_replayed() and again.returned == [[1], [0], [2], [3]]
+
+
 @pytest.mark.parametrize("change, verdict", [
     (lambda o: o.returned.__setitem__(1, [0]),  # two workitems given slot 0
      "R4 atomics: cnt[0]: 2 atomics returned 0 but only 1 could see it"),
