@@ -136,8 +136,10 @@ class _Search:
     that can go next. A state -- the value, and what is left of each workitem's atomics,
     alike workitems interchangeable -- from which no order was found is remembered by a
     hash and not searched again: orders that take independent atomics in another order
-    meet in one state. Once a dead end is met, a real choice first asks whether every
-    atomic left can still be reached at all (`covered`)."""
+    meet in one state. A candidate that leaves a value for good (no atomic left leads
+    back) with atomics still to take there ends its branch at once. Once a dead end is
+    met, a real choice first asks whether every atomic left can still be reached at all
+    (`covered`), and where that fails, so do the states above it until one passes."""
 
     def __init__(self, start: int, edges: list[Edge]) -> None:
         self.start, self.edges, self.total = start, edges, len(edges)
