@@ -56,7 +56,7 @@ def _device_cpu(target: Any) -> float:
 def checked_per_cpu_second(name: str, kernels: int, seed: int, repeat: int
                            ) -> dict[str, Any]:
     from difftest.campaign.registry import load_target
-    from difftest.campaign.runner import oracle_run, run_target, target_options, \
+    from difftest.campaign.runner import oracle_run, replayed, run_target, target_options, \
         undefined_in_run
     from difftest.core.verdict import check_outcome
     from generators.kernels import _checked
@@ -93,7 +93,7 @@ def checked_per_cpu_second(name: str, kernels: int, seed: int, repeat: int
                 outcome = run_target(target, case, case.schedule, options)
                 u = time.perf_counter()
                 wall["rest"] += u - t
-                replay, why = _replayed(case, full, error, outcome, options)
+                replay, why = replayed(case, full, error, outcome, options)
                 verdict = check_outcome(case, replay, outcome, None,
                                         target.never_ran_granularity == "wave", why)
                 wall["verdict"] += time.perf_counter() - u
@@ -150,16 +150,6 @@ def format_rows(rows: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _replayed(case, full, error, outcome, options):  # type: ignore[no-untyped-def]
-    """The oracle run to judge `outcome` by: replaying a target's returned values where the
-    tree has atomics that return (difftest.campaign.runner.replayed), else `full`."""
-    from difftest.campaign import runner
-
-    if hasattr(runner, "replayed"):
-        return runner.replayed(case, full, error, outcome, options)
-    return full, error
-
-
 if __name__ == "__main__":
     import argparse
 
@@ -176,4 +166,3 @@ if __name__ == "__main__":
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump(result, f, indent=1)
     sys.exit(0)
-

@@ -254,7 +254,6 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
 
     from difftest.campaign.fuzz import FuzzConfig, collect_less
     from difftest.campaign.runner import oracle_run, run_target, target_options
-    from difftest.core.verdict import check_outcome
     from generators.kernels import _checked
     from generators.kernels import kernels as kernel_strategy
     from generators.schedules import schedule_by_number
@@ -304,8 +303,7 @@ def bench_generation(kernels: int, seed: int, repeat: int = 2) -> dict[str, Any]
             for k, sched in enumerate(scheds if timing else scheds[:per_case]):
                 t0 = time.process_time()
                 o = timed("target", run_target, target, case, sched, options)
-                v = timed("verdict", lambda: check_outcome(
-                    case, *_reorder(_replayed(case, f, err, o, options), o, by_wave)))
+                v = timed("verdict", _judged, case, f, err, o, options, by_wave)
                 extra[k] += time.process_time() - t0
                 assert v.agree, str(v)
         return split, extra
@@ -511,20 +509,15 @@ def main_bench(json_path: str | None, quick: bool) -> int:
     return 0
 
 
-def _replayed(case, full, error, outcome, options):  # type: ignore[no-untyped-def]
-    """The oracle run to judge `outcome` by: replaying a target's returned values where the
-    tree has atomics that return (difftest.campaign.runner.replayed), else `full`."""
-    from difftest.campaign import runner
+def _judged(case: Any, full: Any, error: Any, outcome: Any, options: dict[str, Any],
+            by_wave: bool) -> Any:
+    """The verdict on `outcome`, as the fuzz loop gives it: against the replay of the
+    target's returned values where the kernel's atomics are ordered."""
+    from difftest.campaign.runner import replayed
+    from difftest.core.verdict import check_outcome
 
-    if hasattr(runner, "replayed"):
-        return runner.replayed(case, full, error, outcome, options)
-    return full, error
-
-
-def _reorder(pair, outcome, by_wave):  # type: ignore[no-untyped-def]
-    """check_outcome's arguments after `case`, from a (full, error) pair."""
-    full, error = pair
-    return full, outcome, None, by_wave, error
+    replay, why = replayed(case, full, error, outcome, options)
+    return check_outcome(case, replay, outcome, None, by_wave, why)
 
 
 if __name__ == "__main__":
@@ -535,4 +528,3 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     args = parser.parse_args()
     sys.exit(main_bench(args.json, args.quick))
-

@@ -6,8 +6,8 @@ the checker names its input's type without importing an oracle. A host program's
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 import dataclasses
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, overload
 
