@@ -64,6 +64,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from difftest.core.atomic_order import Edge, trail_end
 from difftest.core.case import Case
 from difftest.core.errors import OracleError
 from difftest.core.edges import Edges
@@ -453,6 +454,17 @@ class _Touches:
         return bool((loaded & added & (lo != hi)).any())
 
 
+@dataclass
+class _Trail:
+    """A location's atomics in a replay since the last barrier or store: the value before
+    the first, each one's edge (old value returned, value left), and whether the target
+    reported every old value (else there is no order of them to follow)."""
+
+    start: int
+    edges: list[Edge] = field(default_factory=list)
+    reported: bool = True
+
+
 class _Memory:
     """Buffers and workgroup arrays, plus the race rule and the per-workitem write logs.
 
@@ -497,6 +509,9 @@ class _Memory:
         self.group = group
         self.synchronises = synchronises
         self.epochs = np.zeros(-(-n_items // group), dtype=np.int64)
+        # a replay of a synchronising kernel: per location, the atomics since the last
+        # barrier or store (`_Trail`), whose order's end the next barrier puts there
+        self.trails: dict[int, _Trail] = {}
         self.touches = _Touches(len(self.flat))
         # the accesses of a synchronising kernel: (kind, location, gid, epoch) columns
         self.accesses: list[tuple[int, Array, Lanes, Array]] = []
@@ -670,6 +685,9 @@ class _Memory:
         where = self._access(STORE, gids, refs, index)
         values = self._wrap_to(refs, values)
         self.flat[where] = values
+        if self.trails:
+            for at in where.tolist():
+                self.trails.pop(at, None)
         self._log(gids, refs, index, values, atomic=False)
 
     def atomic_add(self, gids: Lanes, refs: Array, index: Array, values: Array) -> None:
@@ -689,6 +707,9 @@ class _Memory:
         returned and what it leaves given that value, which the checker orders."""
         where = self._access(ATOMIC, gids, refs, index)
         told = [returned(g) for g in gids.tolist()]
+        # a replay that synchronises follows each location's atomics (`_follow`)
+        before = self.flat[where].copy() if self.synchronises and any(
+            t is not None for t in told) else None
         types = {self.elements[r] for r in set(refs.tolist())}
         if len(types) == 1 and op in _COMMUTING and None not in told:
             # every lane replays a reported value, and the memory's own order does not
@@ -701,8 +722,9 @@ class _Memory:
                 else self.flat
             _COMMUTING[op].at(mem, where, values.view(mem.dtype))
             self.flat[where] = _wrap(self.flat[where], ty)
-            self._log(gids, refs, index, news, True, olds,
-                      np.full(len(gids), RETURNED, dtype=np.int8))
+            reported = np.full(len(gids), RETURNED, dtype=np.int8)
+            self._log(gids, refs, index, news, True, olds, reported)
+            self._follow(gids, where, before, olds, news, reported)
             return olds
         if len(types) == 1 and op in _COMMUTING and all(t is None for t in told):
             # the oracle's own order, lanes ascending: at each location, each lane's old
@@ -743,7 +765,40 @@ class _Memory:
             olds[k], order[k] = old[0], FRESH if t is None else RETURNED
             news[k] = _atomic_result(op, old, v, c, ty)[0]
         self._log(gids, refs, index, news, True, olds, order)
+        self._follow(gids, where, before, olds, news, order)
         return olds
+
+    def _follow(self, gids: Lanes, where: Array, before: Array | None, olds: Array,
+                news: Array, order: Array) -> None:
+        """Adds a replay's atomics to their locations' trails. Memory took them in the
+        oracle's order, which for an exchange (or atomics of different kinds) leaves
+        another value than the target's order: where the kernel reads the location after
+        a barrier, that must be the end of the target's (`settle`)."""
+        if before is None:
+            return
+        for k, (g, at) in enumerate(zip(gids.tolist(), where.tolist())):
+            trail = self.trails.get(at)
+            if trail is None:
+                trail = self.trails[at] = _Trail(int(before[k]))
+            trail.edges.append(Edge(g, g // self.group, 0, int(olds[k]), int(news[k])))
+            trail.reported = trail.reported and order[k] == RETURNED
+
+    def settle(self, groups: list[int]) -> None:
+        """At a barrier of `groups`: each location that only their atomics took since
+        the last barrier or store holds the end of the target's order of them (where
+        the returned values allow one; else the checker's R4 fails the case anyway).
+        Locations that several groups' atomics took are left: no barrier orders a read
+        of them."""
+        if not self.trails:
+            return
+        passing = set(groups)
+        for at, trail in list(self.trails.items()):
+            mine = {e.group for e in trail.edges}
+            if len(mine) == 1 and mine <= passing:
+                end = trail_end(trail.start, trail.edges) if trail.reported else None
+                if end is not None:
+                    self.flat[at] = end
+                del self.trails[at]
 
     def final(self) -> dict[str, np.ndarray]:
         return {name: self.flat[off:off + size].astype(dtype)
@@ -994,6 +1049,7 @@ class _Run:
                 raise OracleError(
                     "barrier", f"workitem {a} of workgroup {g} reaches barrier() at line "
                     f"{s.line} but workitem {b} {why}")
+        self.mem.settle(present.tolist())
         self.mem.epochs[present] += 1
         return lanes
 

@@ -49,6 +49,15 @@ def find_order(start: int, edges: list[Edge], steps: int = STEPS) -> Ordered:
     return _search(start, edges, steps)
 
 
+def trail_end(start: int, edges: list[Edge]) -> int | None:
+    """Where every order of `edges` from `start` ends, if counting allows one (None
+    where it does not): the value the location holds once all of them are taken, which
+    no search is needed for."""
+    if not edges:
+        return start
+    return None if _degrees(start, edges) else _end(start, edges)
+
+
 def _degrees(start: int, edges: list[Edge]) -> str:
     """Why no trail from `start` can use every edge once, by counting alone ("" where
     counting allows one)."""

@@ -60,8 +60,12 @@ def mul(a: float, b: float) -> float:
 
 def fma(a: float, b: float, c: float) -> float:
     """`a * b + c` rounded once."""
-    if not all(math.isfinite(v) for v in (a, b, c)):
-        return a * b + c  # IEEE's inf/NaN rules; no finite rounding is involved
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a * b + c  # the product is an infinity or NaN exactly: IEEE's rules
+    if not math.isfinite(c):
+        # the exact product is finite, however far past the largest f64 (where a * b
+        # would round to an infinity, and one of the other sign would make a NaN)
+        return c
     exact = Fraction(a) * Fraction(b) + Fraction(c)
     if exact == 0:  # an exact zero: a * b is exact then, and IEEE's sign rules apply
         return a * b + c

@@ -211,6 +211,30 @@ def test_the_oracle_replays_any_order_of_the_counter() -> None:
     assert _checked(case, outcome) == "agree"
 
 
+EXCHANGED = """
+def k(out: Buffer[i32]):
+    h: Local[i32, 1]
+    old = atomic_exchange(h, 0, gid() + 1)
+    barrier()
+    out[gid()] = h[0] * 10 + old
+"""
+
+
+def test_a_read_after_a_barrier_sees_the_end_of_the_targets_order() -> None:
+    # the target took workitems 2, 0, 3, 1: each exchange returns the gid + 1 of the one
+    # before it (0 for the first) and the last, workitem 1's, leaves 2 -- not the 4 that
+    # the oracle's own order (lanes ascending) leaves -- so every workitem reads 2
+    case = _case(EXCHANGED, 4, 4, out=("i32", [0] * 4))
+    returned = [[3], [4], [0], [1]]
+    outcome = dataclasses.replace(run_full(case).outcome(), returned=returned,
+                                  buffers={"out": np.array([23, 24, 20, 21])})
+    assert _checked(case, outcome) == "agree"
+    # and the oracle's own values are read as its own order leaves them
+    own = run_full(case)
+    assert own.returned == [[0], [1], [2], [3]]
+    assert own.outcome().buffers["out"].tolist() == [40, 41, 42, 43]
+
+
 def test_values_the_oracle_returned_itself_need_no_replay() -> None:
     # the same values and every workitem ran: the replay would be the oracle's own run,
     # its atomics' old values marked reported
