@@ -61,8 +61,21 @@ def flags(setting: object, drawn: object = None) -> list[str]:
             return [LEVELS["O"]]
         if not isinstance(drawn, str):
             raise RecipeError(f"spirv_recipe={drawn!r}: expected passes, comma-separated")
-        return [f"--{p}" for p in recipe(drawn)]
-    return [f"--{p}" for p in recipe(setting)]
+        return _runnable(recipe(drawn))
+    return _runnable(recipe(setting))
+
+
+def _runnable(passes: list[str]) -> list[str]:
+    """The flags of `passes`, each merge-return preceded by dead-branch elimination:
+    merge-return refuses a module with unreachable blocks ("Run dead branch elimination
+    before merge return", as spirv-opt's own -O does), and naga's modules have them; a
+    refusal of a precondition says nothing about the optimizer."""
+    out: list[str] = []
+    for p in passes:
+        if p == "merge-return" and out[-1:] != ["--eliminate-dead-branches"]:
+            out.append("--eliminate-dead-branches")
+        out.append(f"--{p}")
+    return out
 
 
 __all__ = ["LEVELS", "RECIPE_PASSES", "RecipeError", "SETTINGS", "flags", "recipe"]

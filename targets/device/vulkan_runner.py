@@ -269,6 +269,45 @@ def maximally_reconverging(spirv: bytes) -> bytes:
     return _patched(spirv, SPV_MAXIMAL, [], [[MAXIMALLY_RECONVERGES]])
 
 
+#: storage classes whose types are laid out explicitly (Uniform, PushConstant,
+#: StorageBuffer, PhysicalStorageBuffer)
+_EXPLICIT_CLASSES = {2, 9, 12, 5349}
+
+
+def layouts_dropped_where_meaningless(spirv: bytes) -> bytes:
+    """`spirv` without the Offset, ArrayStride and MatrixStride decorations of types that
+    no explicitly laid out storage class uses. naga decorates every struct so, its
+    Private ones too, which SPIRV-Tools' validator refuses since 2025
+    (VUID-StandaloneSpirv-None-10684); outside those storage classes the decorations
+    mean nothing, so dropping them changes no behaviour."""
+    words = list(struct.unpack(f"<{len(spirv) // 4}I", spirv))
+    body = _instructions(words)
+    parts: dict[int, list[int]] = {}  # a composite type -> its member/element types
+    roots = []
+    for x in body:
+        op = x[0] & 0xFFFF
+        if op == 30:  # OpTypeStruct
+            parts[x[1]] = x[2:]
+        elif op in (28, 29):  # OpTypeArray, OpTypeRuntimeArray
+            parts[x[1]] = [x[2]]
+        elif op == 32 and x[2] in _EXPLICIT_CLASSES:  # OpTypePointer
+            roots.append(x[3])
+    laid_out: set[int] = set()
+    while roots:
+        t = roots.pop()
+        if t not in laid_out:
+            laid_out.add(t)
+            roots += parts.get(t, [])
+
+    def meaningless(x: list[int]) -> bool:
+        op = x[0] & 0xFFFF
+        return ((op == 72 and x[3] in (35, 7) and x[1] not in laid_out)  # member Offset
+                or (op == 71 and x[2] in (6, 7) and x[1] in parts
+                    and x[1] not in laid_out))  # ArrayStride, MatrixStride
+    out = words[:5] + [w for x in body if not meaningless(x) for w in x]
+    return struct.pack(f"<{len(out)}I", *out)
+
+
 def _uses_float64(spirv: bytes) -> bool:
     words = list(struct.unpack(f"<{len(spirv) // 4}I", spirv))
     return [17 | 2 << 16, 10] in _instructions(words)  # OpCapability Float64

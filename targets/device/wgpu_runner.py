@@ -63,8 +63,10 @@ class Device:
         self.pipelines: dict[str, tuple] = {}
         self.front_end = 0.0  # seconds naga took over the last new module
 
-    def pipeline(self, source: str, bindings: int) -> tuple:
-        key = hashlib.sha256(source.encode()).hexdigest() + f"/{bindings}"
+    def pipeline(self, source: str, bindings: int, passes: tuple = ()) -> tuple:
+        """The pipeline of `source`; `passes` (the SPIR-V filter's flags and mutants,
+        which the filter layer must have been given) tell its modules apart."""
+        key = hashlib.sha256(source.encode()).hexdigest() + f"/{bindings}/{passes}"
         if key in self.pipelines:
             return self.pipelines[key]
         d = self.device
@@ -82,10 +84,10 @@ class Device:
         self.pipelines[key] = (layout, pipe)
         return self.pipelines[key]
 
-    def run(self, source: str, bindings: list[np.ndarray], groups: tuple[int, int]
-            ) -> list[np.ndarray]:
+    def run(self, source: str, bindings: list[np.ndarray], groups: tuple[int, int],
+            passes: tuple = ()) -> list[np.ndarray]:
         d = self.device
-        layout, pipe = self.pipeline(source, len(bindings))
+        layout, pipe = self.pipeline(source, len(bindings), passes)
         usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
         buffers = []
         for a in bindings:
@@ -131,9 +133,40 @@ def handle(header: dict, arrays: list[np.ndarray], built=lambda *_: None
     if header.get("op") == "describe":
         return {"device": device().name}, []
     device().front_end = 0.0
+    passes = (tuple(header.get("spirv_opt", ())), tuple(header.get("spirv_mutants", ())))
+    layer = _filter() if any(passes) else None
+    dev = device()  # first: wgpu's own modules, made with the device, pass unchanged
     try:
-        device().pipeline(header["source"], len(arrays))
+        if layer is not None:
+            layer.set(*passes)
+        dev.pipeline(header["source"], len(arrays), passes)
     except Exception as e:  # noqa: BLE001 - naga's or wgpu's rejection, reported as such
-        return {"error": "build", "message": str(e)}, []
+        if layer is None or layer.error is None:
+            return {"error": "build", "message": str(e)}, []
+    finally:
+        if layer is not None:
+            layer.set((), ())
+    if layer is not None and layer.error is not None:
+        _lose_device()  # a module the driver never got may have cost wgpu the device
+        return {"error": layer.error[0], "message": layer.error[1]}, []
     built(device().front_end)
-    return {}, run(header["source"], arrays, tuple(header["groups"]))
+    return {}, device().run(header["source"], arrays, tuple(header["groups"]), passes)
+
+
+_FILTER: list = []
+
+
+def _lose_device() -> None:
+    global _DEVICE
+    _DEVICE = None
+
+
+def _filter():
+    """The SPIR-V filter layer's in-process end (spirv_layer.py), where the process was
+    started with the layer: the optimizer between naga and the driver. Imported here
+    only, so that a reproducer's copy of this file needs numpy and wgpu alone."""
+    if not _FILTER:
+        from targets.device.spirv_layer import Filter
+
+        _FILTER.append(Filter())
+    return _FILTER[0]

