@@ -30,9 +30,9 @@ there is checked on a Mesa that promises maximal reconvergence before it is call
 
 Options: `device` (the Vulkan targets), `icd` (the driver's ICD file: another Mesa's
 lavapipe, or any driver's), `timeout` (the run), `build_timeout`,
-`patience`; the GLSL targets also `spirv_opt` and `spirv_recipe`: SPIRV-Tools' optimizer
-between glslang and the driver (difftest/core/spirv_opt.py; WGSL's SPIR-V never leaves
-wgpu).
+`patience`; also `spirv_opt` and `spirv_recipe`: SPIRV-Tools' optimizer between the front
+end and the driver (difftest/core/spirv_opt.py; on the WGSL targets through the filter
+layer of targets/device/spirv_layer.c, since naga's SPIR-V never leaves wgpu).
 """
 
 from __future__ import annotations
