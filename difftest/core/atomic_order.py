@@ -12,6 +12,7 @@ exact, and bounded by counted steps (not time) where it cannot decide.
 
 from __future__ import annotations
 
+import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -143,8 +144,8 @@ class _Search:
     of the workitems whose remaining atomics are alike only one is tried. Workitems wait
     in `heads` under the value their next atomic returned, so a step looks only at those
     that can go next. A state -- the value, and what is left of each workitem's atomics,
-    alike workitems interchangeable -- from which no order was found is remembered by a
-    hash and not searched again: orders that take independent atomics in another order
+    alike workitems interchangeable -- from which no order was found is remembered (as
+    a sum of random 64-bit weights, one per distinct rest) and not searched again: orders that take independent atomics in another order
     meet in one state. A candidate that leaves a value for good (no atomic left leads
     back) with atomics still to take there ends its branch at once. Once a dead end is
     met, a real choice first asks whether every atomic left can still be reached at all
@@ -155,21 +156,33 @@ class _Search:
         self.mine: dict[int, list[Edge]] = defaultdict(list)
         for e in edges:
             self.mine[e.gid].append(e)
-        # per workitem and position, a hash of the rest of its atomics (alike workitems
-        # are interchangeable; a 64-bit hash chained from the end, linear in the atomics;
-        # a group whose atomics here are all of one epoch waits for nothing, so its
-        # workitems are alike those of other groups)
+        # per workitem and position, a 64-bit weight of the rest of its atomics (alike
+        # workitems are interchangeable; a group whose atomics here are all of one epoch
+        # waits for nothing, so its workitems are alike those of other groups)
         epochs: dict[int, set[int]] = defaultdict(set)
         for e in edges:
             epochs[e.group].add(e.epoch)
+        # Each distinct rest gets a number (exact: keyed by its first atomic and the
+        # number of what follows) and a random 64-bit weight, which stands for it in the
+        # sum. Not Python's hash(): it reduces integers modulo 2^61 - 1, so that -4 and
+        # -2^63 (or 0 and 2^63 - 4) hash alike, and states that differ looked the same.
+        numbers: dict[tuple[int, int, int, int, int], int] = {}
+        weights = [0]  # the empty rest's
+        draw = random.Random(len(edges))
         self.rest: dict[int, list[int]] = {}
         for g, q in self.mine.items():
             h = [0] * (len(q) + 1)
             waits = len(epochs[q[0].group]) > 1
+            number = 0
             for p in range(len(q) - 1, -1, -1):
                 e = q[p]
-                h[p] = hash((e.old, e.new, e.group if waits else -1,
-                             e.epoch if waits else -1, h[p + 1]))
+                key = (e.old, e.new, e.group if waits else -1, e.epoch if waits else -1,
+                       number)
+                if key not in numbers:
+                    numbers[key] = len(weights)
+                    weights.append(draw.getrandbits(64))
+                number = numbers[key]
+                h[p] = weights[number]
             self.rest[g] = h
         self.dead: set[tuple[int, int]] = set()
 
@@ -179,7 +192,7 @@ class _Search:
         self.heads: dict[int, set[int]] = defaultdict(set)
         for g, q in self.mine.items():
             self.heads[q[0].old].add(g)
-        # the multiset of the workitems' remaining atomics, as a sum of their hashes
+        # the multiset of the workitems' remaining atomics, as a sum of their weights
         self.state = sum(h[0] for h in self.rest.values()) & _MASK
         self.last = -1
         # per value, the atomics left that start there, and those that lead there from
