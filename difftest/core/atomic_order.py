@@ -145,11 +145,14 @@ class _Search:
     in `heads` under the value their next atomic returned, so a step looks only at those
     that can go next. A state -- the value, and what is left of each workitem's atomics,
     alike workitems interchangeable -- from which no order was found is remembered (as
-    a sum of random 64-bit weights, one per distinct rest) and not searched again: orders that take independent atomics in another order
-    meet in one state. A candidate that leaves a value for good (no atomic left leads
-    back) with atomics still to take there ends its branch at once. Once a dead end is
-    met, a real choice first asks whether every atomic left can still be reached at all
-    (`covered`), and where that fails, so do the states above it until one passes."""
+    a sum of random 64-bit weights, one per distinct rest) and not searched again:
+    orders that take independent atomics in another order meet in one state. A
+    candidate that leaves a value for good (no atomic left leads back) with atomics
+    still to take there ends its branch at once. Where the start cannot reach every
+    atomic there is no order. Once a dead end is met, a real choice first asks whether
+    every atomic left can still be reached at all (`covered`), and where that fails, so
+    do the states above it until one passes; each ask is charged to the steps by the
+    work it took."""
 
     def __init__(self, start: int, edges: list[Edge]) -> None:
         self.start, self.edges, self.total = start, edges, len(edges)
@@ -185,6 +188,7 @@ class _Search:
                 h[p] = weights[number]
             self.rest[g] = h
         self.dead: set[tuple[int, int]] = set()
+        self.reachable: bool | None = None  # `covered` at the start (asked once)
 
     def _reset(self) -> None:
         self.left: Counter[tuple[int, int]] = Counter((e.group, e.epoch) for e in self.edges)
@@ -288,6 +292,11 @@ class _Search:
         ran out first; the steps it took)."""
         self._reset()
         used, cur, budget = 0, self.start, steps
+        if self.reachable is None:  # once: can the start reach every atomic at all?
+            self.reachable, work = self.covered(self.start, 0)
+            budget -= 1 + work // 8
+        if not self.reachable:
+            return _no_order(self.start, self.edges), steps - budget
         wait = interval = 1
         climbing = False
         # choice points: (value, used so far, candidates, next to try, taken greedily
@@ -318,7 +327,7 @@ class _Search:
                 wait -= 1
                 if wait <= 0:
                     reached, work = self.covered(cur, used)
-                    budget -= work // 8
+                    budget -= 1 + work // 8
                     interval = 1 if not reached else 2 * interval
                     wait = interval
                     if not reached:
@@ -334,7 +343,9 @@ class _Search:
                     # below a state that cannot reach every atomic: are the states
                     # above it so too? Then their other candidates need no trying
                     reached, work = self.covered(value, was_used)
-                    budget -= work // 8
+                    budget -= 1 + work // 8
+                    if budget < 0:  # climbing thousands of levels costs as much
+                        return None, steps
                     climbing = not reached
                     if not reached:
                         k = len(cands)

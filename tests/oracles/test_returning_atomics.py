@@ -165,6 +165,47 @@ def test_values_pythons_hash_takes_alike_are_told_apart() -> None:
     assert find_order(start, edges).end == value
 
 
+def _ladder(n: int, exit_to: int | None) -> list[Edge]:
+    """A long way with a real choice at each value (k -> k+1 by a workitem with one
+    atomic or by one with a second, and back k+1 -> k) and a side trip 0 -> 2^20 -> 0
+    (`exit_to` None: a trip from 2^20 that nothing reaches)."""
+    edges, g = [], 0
+    for k in range(n):
+        edges += [Edge(g, 0, 0, k, k + 1), Edge(g + 1, 0, 0, k + 1, k),
+                  Edge(g + 2, 0, 0, k, k + 1), Edge(g + 2, 0, 0, n, n)]
+        g += 3
+    far = 2**20
+    return edges + [Edge(g, 0, 0, far if exit_to is None else exit_to, far + 1),
+                    Edge(g + 1, 0, 0, far + 1, far if exit_to is None else exit_to)]
+
+
+def test_the_search_spends_what_its_steps_allow() -> None:
+    # the side trip must be taken first; a search down the long way learns that only at
+    # its end, and asking at each of the thousand choices above whether every atomic is
+    # still reachable (a pass over all of them) once cost 250 times the steps allowed:
+    # a campaign's case of 29,000 atomics on one location ran for minutes
+    import difftest.core.atomic_order as order
+
+    work = [0]
+    covered = order._Search.covered
+
+    def counted(self: Any, cur: int, used: int) -> tuple[bool, int]:
+        reached, done = covered(self, cur, used)
+        work[0] += done
+        return reached, done
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(order._Search, "covered", counted)
+        found = find_order(0, _ladder(1000, 0), steps=20_000)
+        assert found.undecided and work[0] <= 8 * 20_000 + 4_002
+        work[0] = 0
+        assert find_order(0, _ladder(1000, 0)).end == 1000
+        # atomics the start cannot reach at all: no order, told at once
+        work[0] = 0
+        found = find_order(0, _ladder(3000, None), steps=20_000)
+        assert found.end is None and not found.undecided and work[0] <= 8 * 20_000
+
+
 def _wave_history(seed: int, n: int = 96, wave: int = 8) -> tuple[int, list[Edge], int]:
     """A history as a GPU makes one: waves taking turns at their next atomic
     instruction, each run by the wave's active lanes in lane order, adds, resets and
