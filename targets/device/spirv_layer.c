@@ -22,19 +22,16 @@ typedef int (*difftest_filter)(const uint32_t *code, size_t bytes, const uint32_
                                size_t *out_bytes);
 
 static difftest_filter filter;
-static int modules_seen;
 static PFN_vkGetInstanceProcAddr next_instance_proc;
 static PFN_vkGetDeviceProcAddr next_device_proc;
 static PFN_vkCreateShaderModule next_create_shader_module;
 
 EXPORT void difftest_layer_set_filter(difftest_filter f) { filter = f; }
-EXPORT int difftest_layer_modules_seen(void) { return modules_seen; }
 
 static VkResult VKAPI_CALL create_shader_module(VkDevice device,
                                                 const VkShaderModuleCreateInfo *info,
                                                 const VkAllocationCallbacks *alloc,
                                                 VkShaderModule *module) {
-  modules_seen++;
   if (!filter) return next_create_shader_module(device, info, alloc, module);
   const uint32_t *out = NULL;
   size_t out_bytes = 0;

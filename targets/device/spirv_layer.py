@@ -78,7 +78,7 @@ class Filter:
     """The in-process end: `flags` (spirv-opt's) and `mutants` (mutated passes) for the
     modules created until the next `set`; `error` is why it refused the last module it
     refused (the kind the runner reports: build for a front end's module the validator
-    refuses, optimizer), `seen` how many modules the layer has been given."""
+    refuses, optimizer)."""
 
     def __init__(self) -> None:
         path = os.environ.get(LIBRARY_ENV, "")
@@ -89,14 +89,9 @@ class Filter:
         self.flags: tuple[str, ...] = ()
         self.mutants: tuple[str, ...] = ()
         self.error: tuple[str, str] | None = None  # (the error's kind, its message)
-        self.input: bytes | None = None  # the last module in, as the optimizer got it
         self._out = b""
         self._callback = _FILTER_TYPE(self._filter)  # kept: the layer holds its address
         self.lib.difftest_layer_set_filter(self._callback)
-
-    @property
-    def seen(self) -> int:
-        return int(self.lib.difftest_layer_modules_seen())
 
     def set(self, flags: tuple[str, ...], mutants: tuple[str, ...]) -> None:
         """Armed with passes (until the next `set`), the filter changes the modules made
@@ -118,7 +113,6 @@ class Filter:
             module = layouts_dropped_where_meaningless(module)
             if self.maximal:
                 module = maximally_reconverging(module)
-            self.input = module
             self._out = through_optimizer(module, self.flags, self.mutants)
         except CompileError as e:  # the front end's module, refused before the optimizer
             self.error = ("build", str(e))

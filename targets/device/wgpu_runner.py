@@ -132,10 +132,10 @@ def handle(header: dict, arrays: list[np.ndarray], built=lambda *_: None
     is called once the pipeline is made."""
     if header.get("op") == "describe":
         return {"device": device().name}, []
-    device().front_end = 0.0
+    dev = device()  # first: wgpu's own modules, made with the device, pass unchanged
+    dev.front_end = 0.0
     passes = (tuple(header.get("spirv_opt", ())), tuple(header.get("spirv_mutants", ())))
     layer = _filter() if any(passes) else None
-    dev = device()  # first: wgpu's own modules, made with the device, pass unchanged
     try:
         if layer is not None:
             layer.set(*passes)

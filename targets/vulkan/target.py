@@ -453,7 +453,13 @@ def _optimizer_flags(options: dict[str, Any]) -> list[str]:
     return spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
 
 
-#: the SPIR-V passes with a historical bug a GLSL target offers as mutants
+def _filtered(options: dict[str, Any], mutants: frozenset[str]) -> bool:
+    """Whether a WGSL run's modules go through the filter layer: the optimizer is on or
+    a mutated pass is asked for."""
+    return bool(_optimizer_flags(options)) or bool(mutants & set(SPIRV_MUTANTS))
+
+
+#: the SPIR-V passes with a historical bug a Vulkan target offers as mutants
 SPIRV_MUTANTS = ("if-converts-wave-op", "licm-hoists-wave-op")
 _OPTIMIZER_HELP = {
     "spirv_opt": "SPIRV-Tools' optimizer between glslang and the driver: off (default), "
@@ -602,7 +608,7 @@ class WgslTarget(_Optimizing):
                    ) -> dict[str, str]:
         """Not through the optimizer: the standalone runner (wgpu alone) cannot put it
         between naga and the driver, and a reproducer without it would show nothing."""
-        if _optimizer_flags(options) or set(options.get("mutants", ())) & set(SPIRV_MUTANTS):
+        if _filtered(options, frozenset(options.get("mutants", ()))):
             raise OptionError(f"{self.name}: export through the SPIR-V optimizer is for "
                               "the GLSL targets only (WGSL's module never leaves wgpu); "
                               "export the case with spirv_opt=off, or on lavapipe-glsl")
@@ -615,7 +621,7 @@ class WgslTarget(_Optimizing):
         (targets/device/spirv_layer.c), marked maximally reconverging where the device
         offers it (so that the optimizer must keep every wave operation's lanes)."""
         env = super().process_env(case, mutants, options)
-        if _optimizer_flags(options) or mutants & set(SPIRV_MUTANTS):
+        if _filtered(options, mutants):
             env.update(spirv_layer.environment(
                 bool(self._device(options).props["maximal_reconvergence"])))
         return env
@@ -626,8 +632,8 @@ class _Lavapipe:
 
     pinned_maximal = True
     default_device = "lavapipe"
-    option_names: tuple[str, ...] = ("icd", "avoid", *LIMITS)
-    option_help: dict[str, str] = {**_Vulkan.option_help,
+    option_names: tuple[str, ...] = ("icd", "avoid", *LIMITS, "spirv_opt", "spirv_recipe")
+    option_help: dict[str, str] = {**_Vulkan.option_help, **_OPTIMIZER_HELP,
                    "icd": "the lavapipe ICD file to load (default: the system's, "
                           f"{DRIVER_FILES}); another Mesa's, to see whether a finding "
                           "reproduces there"}
@@ -641,8 +647,6 @@ class _Lavapipe:
 
 
 class LavapipeGlslTarget(_Lavapipe, GlslTarget):
-    option_names = (*_Lavapipe.option_names, "spirv_opt", "spirv_recipe")
-    option_help = {**_Lavapipe.option_help, **_OPTIMIZER_HELP}
     name = "lavapipe-glsl"
     description = ("GLSL through glslangValidator on Mesa's lavapipe, checked against "
                    "maximal reconvergence by lavapipe's design")
@@ -652,8 +656,6 @@ class LavapipeGlslTarget(_Lavapipe, GlslTarget):
 
 
 class LavapipeWgslTarget(_Lavapipe, WgslTarget):
-    option_names = (*_Lavapipe.option_names, "spirv_opt", "spirv_recipe")
-    option_help = {**_Lavapipe.option_help, **_OPTIMIZER_HELP}
     name = "lavapipe-wgsl"
     description = ("WGSL through wgpu/naga on Mesa's lavapipe, checked against maximal "
                    "reconvergence by lavapipe's design")
