@@ -44,9 +44,12 @@ helper call, an atomic, a buffer alias, a `fail`) is placed in the kernel's top-
 block when the draws did not produce it; with `return` on, the valued helper `h0` gets
 an early return, followed by whole-wave code when wave operations are on (seed 003's
 call-return form: the lanes that returned wait with their value while the others run
-all-lane writes). With `dead` on, values die where real code lets them (every exit
-folds every scalar into the checksum, so otherwise none is dead after a loop that still
-needs it): some a loop assigned get new values right after it, a value is read only on
+all-lane writes). Every value shows: each exit folds every scalar into the checksum, and
+a branch or loop body adds the values it assigned to the workitem's first slot before
+they go out of scope (without it, a value computed there and read by nothing after
+showed nowhere, and a compiler's mistake in computing it was never seen). With `dead`
+on, values die where real code lets them (otherwise none is dead after a loop that
+still needs it): some a loop assigned get new values right after it, a value is read only on
 the way to a `break` or `continue`, and a `for` with a `continue` may hold 003's loop
 form by `continue` (a value read each trip, redefined by whole-wave code after the
 continue, dead after the loop: only the continue point keeps it for the lanes that
@@ -549,15 +552,7 @@ class _Gen:
     def checksum(self, fn: _Fn) -> str:
         """Every readable integer and bool local folded into one i32 (CLsmith's hash of
         all variables): a clobbered value anywhere shows in memory."""
-        terms = []
-        for name, ty in fn.vars.items():
-            if ty is I32:
-                terms.append(name)
-            elif ty is I64 or ty is BOOL or ty.is_int:
-                terms.append(f"i32({name})")
-        if not terms:
-            return "0"
-        return " + ".join(t if i == 0 else f"{t} * {2 * i + 1}" for i, t in enumerate(terms))
+        return _fold(fn.vars)
 
     def witness(self, fn: _Fn, pad: str) -> list[str]:
         """The workitem's witness at an exit of the kernel: its checksum added by
@@ -1125,8 +1120,23 @@ class _Gen:
             if kind in need:
                 need.remove(kind)
         if scoped:
+            lines += self.keep_scoped(fn, pad, saved[0])
             fn.restore(saved)
         return lines or [f"{pad}pass"]
+
+    def keep_scoped(self, fn: _Fn, pad: str, before: dict[str, Type]) -> list[str]:
+        """The integer values a scoped block computed, added to the workitem's first
+        slot before they go out of scope. A value computed in a branch or a loop body
+        and read by nothing after it shows nowhere: a compiler that gets it wrong there
+        would not be seen (CLsmith's checksum reads every variable for this reason).
+        Nothing is drawn: the fold is the block's, and the draws of every kernel stay
+        what they were."""
+        names = {v: t for v, t in fn.vars.items() if v not in before and _foldable(t)}
+        if not names or not fn.outs or fn.outs[0][1] not in (I32, I64):
+            return []
+        buf = fn.outs[0][0]
+        slot = fn.gid if self.K == 1 else f"{fn.gid} * {self.K}"
+        return [f"{pad}{buf}[{slot}] = {buf}[{slot}] + {_fold(names)}"]
 
     def new_var(self, fn: _Fn, ty: Type) -> str:
         name = self.name("x")
@@ -1757,6 +1767,19 @@ def _fit(text: str, ty: Type, want: Type) -> str:
 
 def _widest(a: Type, b: Type) -> Type:
     return I64 if I64 in (a, b) else I32
+
+
+def _foldable(ty: Type) -> bool:
+    return ty is BOOL or ty.is_int
+
+
+def _fold(names: dict[str, Type]) -> str:
+    """The integer and bool values of `names` folded into one i32, each scaled apart."""
+    terms = [name if ty is I32 else f"i32({name})" for name, ty in names.items()
+             if _foldable(ty)]
+    if not terms:
+        return "0"
+    return " + ".join(t if i == 0 else f"{t} * {2 * i + 1}" for i, t in enumerate(terms))
 
 
 def _is_literal(text: str) -> bool:

@@ -231,6 +231,10 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
     hu.add_argument("--workers", default="auto", metavar="N|auto",
                     help="worker processes per campaign (default: one per core)")
     hu.add_argument("--seed", type=int, default=0, help="seed of the first trial (default 0)")
+    hu.add_argument("--reduce-time", type=float, default=None, metavar="SECONDS",
+                    help="cap each caught trial's shrinking and reduction at SECONDS of "
+                    "wall clock (default: none): the detection rate and the time to the "
+                    "first failure do not change, the reduced sizes may be larger")
     hu.add_argument("--corpus", default="counterexamples", metavar="DIR",
                     help="where the reduced counterexamples go (default: counterexamples)")
     hu.add_argument("--json", metavar="FILE", help="also write the results as JSON")

@@ -74,9 +74,12 @@ class HuntInterrupted(Exception):
 
 def hunt(target: str, mutants: list[str], docs: dict[str, str], trials: int, seconds: float,
          workers: int, seed: int, corpus: Path, out: TextIO | None = None,
-         stopped: Callable[[], int | None] = lambda: None) -> list[MutantResult]:
+         stopped: Callable[[], int | None] = lambda: None,
+         reduce_seconds: float | None = None) -> list[MutantResult]:
     """`stopped()` is the number of a signal that came between two trials (None while
-    none did): the hunt ends there as if the signal had come during a trial."""
+    none did): the hunt ends there as if the signal had come during a trial.
+    `reduce_seconds` caps each caught trial's shrinking and reduction (fuzz's
+    `--reduce-time`)."""
     out = sys.stderr if out is None else out
     results: list[MutantResult] = []
     for name in mutants:
@@ -87,7 +90,8 @@ def hunt(target: str, mutants: list[str], docs: dict[str, str], trials: int, sec
                 raise HuntInterrupted(results + ([res] if res.trials else []), signum)
             config = FuzzConfig(target=target, seconds=seconds, workers=workers,
                                 seed=seed + 1000 * k, options={"mutants": [name]},
-                                corpus=corpus, stop_on_first=True, command="hunt")
+                                corpus=corpus, stop_on_first=True, command="hunt",
+                                reduce_seconds=reduce_seconds)
             try:
                 summary = fuzz(config, out=cast(TextIO, _Quiet(out)))
             except Interrupted as stop:
@@ -100,6 +104,7 @@ def hunt(target: str, mutants: list[str], docs: dict[str, str], trials: int, sec
             what = (f"caught at {found.first:.1f} s, reduced at {found.shrunk:.1f} s to "
                     f"{found.statements} statements (n = {found.n}"
                     f"{f', {found.host_steps} host steps' if found.host_steps else ''})"
+                    f"{' (cut by --reduce-time)' if found.cut else ''}"
                     if found else "missed")
             if problems:
                 what += "; problems: " + "; ".join(problems)

@@ -43,10 +43,26 @@ def test_a_short_hunt_catches_div_floor_and_keeps_its_reduced_case(
     assert all(r.ok for r in results), [r.describe() for r in results]
 
 
+def test_a_hunts_reduce_time_cuts_the_reduction_not_the_catch(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus, report = tmp_path / "corpus", tmp_path / "hunt.json"
+    code = main(["hunt", "--mutants", "div-floor", "--trials", "1", "--time", "60",
+                 "--workers", "1", "--reduce-time", "0.01", "--corpus", str(corpus),
+                 "--json", str(report)])
+    out = capsys.readouterr()
+    assert code == 0
+    assert "(cut by --reduce-time)" in out.err
+    data = json.loads(report.read_text())
+    assert data["settings"]["reduce_time_s"] == 0.01
+    [row] = data["mutants"]
+    assert row["caught"] == 1 and row["runs"][0]["found"]["cut"] is True
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["hunt", "--mutants", "nope", "--trials", "1"], "unknown mutant 'nope'"),
     (["hunt", "--trials", "0"], "--trials must be at least 1"),
     (["hunt", "--time", "nan"], "--time must be a positive number"),
+    (["hunt", "--reduce-time", "-1"], "--reduce-time must be a positive number"),
 ])
 def test_hunt_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], argv: list[str],
                                     needle: str) -> None:

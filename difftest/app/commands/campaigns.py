@@ -171,6 +171,7 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     if args.trials < 1:
         raise DifftestError(f"--trials must be at least 1, got {args.trials}")
     seconds = _seconds(args.time, "--time") or 60.0
+    reduce_seconds = _seconds(args.reduce_time, "--reduce-time")
     from difftest.campaign.corpus import check_writable
 
     corpus = Path(args.corpus)
@@ -178,12 +179,13 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     _check_json_destination(args.json)
     workers = _workers(args.workers)
     settings = {"target": args.target, "trials": args.trials, "time_s": seconds,
-                "workers": workers, "seed": args.seed}
+                "workers": workers, "seed": args.seed, "reduce_time_s": reduce_seconds}
     try:
         with _signals_stop() as between:  # a campaign sets its own handlers while it runs
             results = hunt(args.target, chosen, seeds, args.trials, seconds, workers,
                            args.seed, corpus, stopped=lambda: int(
-                               signal.Signals[between[0]]) if between else None)
+                               signal.Signals[between[0]]) if between else None,
+                           reduce_seconds=reduce_seconds)
     except HuntInterrupted as stop:
         name = signal.Signals(stop.signum).name
         print(format_table(stop.results, seconds))
