@@ -649,8 +649,12 @@ class _Gen:
     def slot(self, fn: _Fn) -> str:
         """A private slot of the workitem: `gid * K + c`, c < K."""
         c = self.num(0, self.K - 1)
-        base = fn.gid if self.K == 1 else f"{fn.gid} * {self.K}"
+        base = self.first_slot(fn)
         return base if c == 0 else f"{base} + {c}"
+
+    def first_slot(self, fn: _Fn) -> str:
+        """The workitem's first private slot, `gid * K`."""
+        return fn.gid if self.K == 1 else f"{fn.gid} * {self.K}"
 
     def wave(self, fn: _Fn, op: str, want: Type, sub: int) -> tuple[str, Type]:
         if want is not I32 and want is not I64:  # another integer type: exactly it
@@ -1134,8 +1138,7 @@ class _Gen:
         names = {v: t for v, t in fn.vars.items() if v not in before and _foldable(t)}
         if not names or not fn.outs or fn.outs[0][1] not in (I32, I64):
             return []
-        buf = fn.outs[0][0]
-        slot = fn.gid if self.K == 1 else f"{fn.gid} * {self.K}"
+        buf, slot = fn.outs[0][0], self.first_slot(fn)
         return [f"{pad}{buf}[{slot}] = {buf}[{slot}] + {_fold(names)}"]
 
     def new_var(self, fn: _Fn, ty: Type) -> str:
