@@ -29,6 +29,9 @@ _OPS = ("launch", "create", "map", "map_read", "map_write", "unmap", "read", "wr
         "free", "misuse", "hold", "churn", "pair")
 _WEIGHTS = (6, 5, 4, 4, 3, 2, 3, 1, 2, 1, 4, 5, 12)
 _TABLE = tuple(op for op, w in zip(_OPS, _WEIGHTS) for _ in range(w))
+#: the pairs a pair step draws: a state the pool's move makes takes the most steps to
+#: reach (and fails most often on the way), so those pairs are drawn three times as often
+_PAIR_TABLE = tuple(p for p in HOST_PAIRS for _ in range(3 if p.endswith("@moved") else 1))
 
 
 def host_programs(case: Case) -> st.SearchStrategy[list[dict[str, Any]]]:
@@ -118,7 +121,7 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
             # a step drawn given the state of its buffer (generators/pairs.py): some
             # step-by-state pairs are all but never drawn by steps drawn on their own
             fresh += 1
-            kind, state = pick(list(HOST_PAIRS))[len("host:"):].split("@")
+            kind, state = pick(list(_PAIR_TABLE))[len("host:"):].split("@")
             broke, acted = _toward(draw, pick, data, states, fn, params, need, kind, state,
                                    f"b{fresh}", f"m{len(steps)}", steps)
             if broke:
@@ -161,7 +164,7 @@ def _toward(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates, fn: Any
     """Steps that end in the pair `host:OP@STATE`: OP on a buffer in STATE, after the
     steps that bring one into STATE when none is. Whether a step broke a rule, and the
     buffer OP acted on (None: it was not reached)."""
-    for _ in range(3):
+    for round in range(4):  # "moved" from nothing takes three: bound, moved, the step
         ready = [b for b in states.in_state(state)
                  if op not in ("map_read", "map_write", "unmap") or _mapping_of(states, b, op)]
         if ready:
@@ -170,7 +173,9 @@ def _toward(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates, fn: Any
             if step is None:
                 return False, None
             return _take([step], states, fn, steps), buffer
-        prepare = _into(draw, pick, states, params, need, state, op, new, mapping)
+        # each round's buffer its own name: a second `create` of one name breaks a rule
+        fresh = new if round == 0 else f"{new}_{round}"
+        prepare = _into(draw, pick, states, params, need, state, op, fresh, mapping)
         if not prepare or _take(prepare, states, fn, steps):
             return bool(prepare), None
     return False, None

@@ -91,6 +91,9 @@ from difftest.core.uniformity import analyse as uniformity
 
 from .coverage import EXTRA_INTS, constructs
 from .pairs import kernel_pairs
+from .reproducible import pin
+
+pin()  # a seed draws the same kernels whatever else this process imported
 
 #: Swarm features: each kernel enables each with probability 1/2.
 FEATURES = ("branch", "loop", "wave", "memory", "atomic", "helper", "return", "logic",
@@ -319,6 +322,8 @@ class _Gen:
             m += ["narrow"] if want is I32 else ["widen", "narrow"]
         if self.extra:
             m += ["from_t"] * 3
+        if self._unsigned_of(want) is not None:
+            m += ["ushr"]  # a logical shift of the value's bits, as GPU code writes it
         if "memory" in on and fn.ins:
             m += ["load"] * 3
         if fn.outs:
@@ -326,8 +331,9 @@ class _Gen:
         if "branch" in on:
             m += ["select", "select", "boolcast"]
         if "wave" in on:
-            m += list(_INT_WAVE) * (3 if fn.nest else 2) + ["wave_any", "wave_all"] \
-                + ["quad"] * 3
+            # a shuffle twice: it has five forms to spread over (shuffled)
+            m += list(_INT_WAVE + ("shuffle",)) * (3 if fn.nest else 2) \
+                + ["wave_any", "wave_all"] + ["quad"] * 3
         if "div" in on or "fault_div" in on:
             m += ["//", "%"]
         if fn.fins:
@@ -336,6 +342,7 @@ class _Gen:
             m += list(_BITS)
             if self._unsigned_of(want) is not None:
                 m += ["umul_hi"]  # the high half of an unsigned product
+            m += ["count64"] * 2  # a count of 64 bits whose high word is not all zeros
         if arrays:
             m += ["array_load"] * 3
         if "h0" in fn.calls:
@@ -454,6 +461,18 @@ class _Gen:
             a, ta = self.int_expr(fn, want, sub)
             b, tb = self.int_expr(fn, want, sub)
             return f"{k}({a}, {b})", _widest(ta, tb)
+        if k == "count64":  # an i32 widened, its high word flipped or 2^32 taken off
+            a, _ = self.int_expr(fn, I32, sub)
+            high = self.pick((" ^ -4294967296", " - 4294967296"))
+            text = f"{self.pick(('popcount', 'popcount', 'clz', 'ctz'))}(i64({a}){high})"
+            return (text, I64) if want is I64 else (f"i32({text})", I32)
+        if k == "ushr":  # the bits shifted logically: a negative value's top bit comes down
+            u = self._unsigned_of(want)
+            a, _ = self.int_expr(fn, want, sub, "dyn")
+            if self.pick((False, True)):
+                a = f"(~{a})"  # the top bit set where `a` is small and not negative
+            b, _ = self.int_expr(fn, want, sub)
+            return f"{want}({u}({a}) >> {u}({b}))", want
         if k == "umul_hi":  # operands reinterpreted as unsigned: a negative one is large
             u = self._unsigned_of(want)
             a, b = self.int_expr(fn, want, sub)[0], self.int_expr(fn, want, sub)[0]
@@ -538,8 +557,10 @@ class _Gen:
         if "dead" not in self.on or not (dead or self.pick((False, True, True))):
             return []
         assigned = {m.group(1) for m in map(_ASSIGNED.match, loop) if m}
+        # not `s`: a loop's `s = s - 1` is the only assignment a scalar parameter gets (a
+        # new value could be any size, and a later `range(..., s)` would run that long)
         names = [v for v in fn.vars if (v in assigned or v == dead) and v not in keep
-                 and fn.vars[v] in (I32, I64)]
+                 and v != "s" and fn.vars[v] in (I32, I64)]
         lines = []
         for name in names:
             if name == dead or self.pick((False, True)):
@@ -712,8 +733,7 @@ class _Gen:
         """`x` moved between lanes: `shuffle` from a lane, a shuffle relative to the lane
         (`shuffle_xor`, `shuffle_up`, `shuffle_down`) by a constant (past the wave too),
         by the lane, or by any expression, or a quad operation."""
-        k = self.pick(("shuffle", "shuffle", "shuffle_xor", "shuffle_up", "shuffle_down",
-                       "quad"))
+        k = self.pick(("shuffle", "shuffle_xor", "shuffle_up", "shuffle_down", "quad"))
         if k == "quad":  # a broadcast from the quad's lane half the time
             q = self.pick(n.QUAD_OPS)
             return f"quad_broadcast({x}, {self.num(0, 3)})" if q == "quad_broadcast" \
@@ -1066,7 +1086,7 @@ class _Gen:
                 m += ["treassign"] * (3 if fn.loops else 1)
         if fn.fins:
             # a float carried round a loop: reassigned more inside loops
-            m += ["fassign"] * 3 + (["freassign"] * (5 if fn.loops else 1) if fn.floats()
+            m += ["fassign"] * 3 + (["freassign"] * (8 if fn.loops else 1) if fn.floats()
                                     else [])
             if "fault_convert" in on:
                 m += ["plant_convert"] * 3
@@ -1303,7 +1323,7 @@ class _Gen:
             return [f"{pad}{v} = atomic_add(ctr, 0, {step})",
                     f"{pad}if {v} >= 0 and {v} < len(lst):",
                     f"{pad}    lst[{v}] = {value}"]
-        op = self.pick(self.pick(_RETURNING_OPS))
+        op = self.pick(_RETURNING_OPS)
         if shape == "unsigned":
             buf, ty = "uacc", U32
             op = self.pick(("min", "max", op))
@@ -1703,8 +1723,10 @@ class _Gen:
 
 #: the atomics that return by family, drawn family first (each family as likely; add,
 #: the one optimisers rewrite, a family of its own)
-_RETURNING_OPS = (("add",), ("min", "max"), ("and", "or", "xor"),
-                  ("exchange", "compare_exchange"))
+#: an atomic that returns draws its operation from this (repeats are weights): the
+#: compare-exchange, whose outcome depends most on the order, twice
+_RETURNING_OPS = ("add", "min", "max", "and", "or", "xor", "exchange", "compare_exchange",
+                  "compare_exchange")
 
 #: a statement kind -> the _Gen method that writes it
 _STATEMENTS: dict[str, Callable[[_Gen, _Fn, str, str], list[str]]] = {

@@ -122,6 +122,23 @@ def test_kernels_parse_and_stay_below_the_trip_budget(k: Any) -> None:
     assert bound <= min(DEFAULT_STEP_BUDGET, DEFAULT_WORK_BUDGET // k.max_n), k.source
 
 
+def test_the_loop_bound_parameter_only_ever_shrinks() -> None:
+    """`s` bounds loops (inputs keep it in -1..8): its only assignment is a loop body's
+    `s = s - 1`. (A value the feature `dead` gave it after a loop once let a later
+    `range(1, s)` run 32,768 trips, past the oracle's work limit.)"""
+    from difftest.core.ir import walk
+
+    for batch in range(8):
+        for k in draw(kernels(), 100, batch):
+            for fn in k.program.functions:
+                for node in walk.walk(fn.body):
+                    if isinstance(node, n.Assign) and node.target == "s":
+                        v = node.value
+                        assert isinstance(v, n.Binary) and v.op == "-" \
+                            and isinstance(v.left, n.Name) and v.left.id == "s" \
+                            and isinstance(v.right, n.Const) and v.right.value == 1, k.source
+
+
 @settings(max_examples=40, deadline=None, database=None, suppress_health_check=QUIET)
 @given(kernel_cases(per_kernel=2, max_n=300, fault_rate=0.0))
 def test_fault_rate_zero_never_faults(kc: Any) -> None:
