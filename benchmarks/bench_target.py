@@ -174,14 +174,16 @@ def bench_compile_time() -> dict[str, float]:
 
 
 def sample_cases(kernels: int, seed: int, share_options: bool = True,
-                 per_kernel: int | None = None, batch: int | None = -1) -> list[Any]:
+                 per_kernel: int | None = None, batch: int | None = -1,
+                 like: Any = None) -> list[Any]:
     """The cases `kernel_cases()` generates for `kernels` kernels (examples) under a fixed
     seed (`per_kernel`: its argument; None: its default, as the fuzz loop draws), drawn as
     the fuzz loop draws them: Hypothesis runs of `batch` examples (-1: the fuzz loop's
     `BATCH`), each seeded as a worker seeds its batches; `batch=None`: one run of them
     all, seeded `seed` (as before this option), which replays kernels more often
     (Hypothesis mutates earlier examples) and so compiles less per case than the fuzz
-    loop does (a third less on one sample)."""
+    loop does (a third less on one sample). `like`: a target, whose campaigns' cases
+    are drawn instead (its capabilities, wave sizes, integer types, cases per kernel)."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
@@ -190,7 +192,11 @@ def sample_cases(kernels: int, seed: int, share_options: bool = True,
 
     size = BATCH if batch == -1 else kernels if batch is None else batch
     strategy = kernel_cases(CASES_PER_KERNEL if per_kernel is None else per_kernel,
-                            share_options=share_options)
+                            share_options=share_options) if like is None else \
+        kernel_cases(like.cases_per_kernel, capabilities=like.capabilities,
+                     waves=like.wave_sizes, reconvergence=like.reconvergence,
+                     one_wave=like.one_wave_per_kernel,
+                     group_waves=getattr(like, "group_waves", None), int_types=like.int_types)
     cases: list[Any] = []
     for number, start in enumerate(range(0, kernels, size)):
         @settings(max_examples=min(size, kernels - start), database=None, deadline=None,

@@ -447,7 +447,12 @@ class _Gen:
             a = self.pick(_arrays(fn, (I32,) if want is I32 else (I32, I64)))
             return f"{a}[{self.array_index(fn, a, sub)}]", fn.vars[a].element
         if k == "from_t":  # another integer type, converted (extended or truncated)
-            return f"{want}({self.t_expr(fn, self.pick(self.extra), sub)})", want
+            ty = self.pick(self.extra)
+            x = self.t_expr(fn, ty, sub)
+            if ty.bits < 32 and self.pick((False, True)):
+                # a narrow sum widened at once: where C's promotion must be wrapped back
+                x = f"({x} {self.pick(('+', '-'))} {self.t_literal(ty)})"
+            return f"{want}({x})", want
         if k in _BITS_1:
             a, ta = self.int_expr(fn, want, sub)
             if ta is I32 and k in ("popcount", "clz", "ctz") and self.pick((False, True)):
