@@ -187,16 +187,13 @@ def sample_cases(kernels: int, seed: int, share_options: bool = True,
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
-    from difftest.campaign.fuzz import BATCH, batch_seed
+    from difftest.campaign.fuzz import BATCH, batch_seed, kernel_cases_for
     from generators.cases import CASES_PER_KERNEL, kernel_cases
 
     size = BATCH if batch == -1 else kernels if batch is None else batch
     strategy = kernel_cases(CASES_PER_KERNEL if per_kernel is None else per_kernel,
-                            share_options=share_options) if like is None else \
-        kernel_cases(like.cases_per_kernel, capabilities=like.capabilities,
-                     waves=like.wave_sizes, reconvergence=like.reconvergence,
-                     one_wave=like.one_wave_per_kernel,
-                     group_waves=getattr(like, "group_waves", None), int_types=like.int_types)
+                            share_options=share_options) if like is None \
+        else kernel_cases_for(like)
     cases: list[Any] = []
     for number, start in enumerate(range(0, kernels, size)):
         @settings(max_examples=min(size, kernels - start), database=None, deadline=None,

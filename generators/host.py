@@ -164,7 +164,7 @@ def _toward(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates, fn: Any
     """Steps that end in the pair `host:OP@STATE`: OP on a buffer in STATE, after the
     steps that bring one into STATE when none is. Whether a step broke a rule, and the
     buffer OP acted on (None: it was not reached)."""
-    for round in range(4):  # "moved" from nothing takes three: bound, moved, the step
+    for attempt in range(4):  # "moved" from nothing takes three: bound, moved, the step
         ready = [b for b in states.in_state(state)
                  if op not in ("map_read", "map_write", "unmap") or _mapping_of(states, b, op)]
         if ready:
@@ -174,7 +174,7 @@ def _toward(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates, fn: Any
                 return False, None
             return _take([step], states, fn, steps), buffer
         # each round's buffer its own name: a second `create` of one name breaks a rule
-        fresh = new if round == 0 else f"{new}_{round}"
+        fresh = new if attempt == 0 else f"{new}_{attempt}"
         prepare = _into(draw, pick, states, params, need, state, op, fresh, mapping)
         if not prepare or _take(prepare, states, fn, steps):
             return bool(prepare), None

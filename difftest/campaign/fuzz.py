@@ -207,6 +207,18 @@ def _die_with_parent() -> None:
         pass
 
 
+def kernel_cases_for(target: Any) -> Any:
+    """The kernels and cases a campaign on `target` draws: its capabilities, wave sizes,
+    reconvergence, integer types and cases per kernel."""
+    from generators.cases import kernel_cases
+
+    t = target
+    return kernel_cases(t.cases_per_kernel, capabilities=t.capabilities,
+                        waves=t.wave_sizes, reconvergence=t.reconvergence,
+                        one_wave=t.one_wave_per_kernel,
+                        group_waves=getattr(t, "group_waves", None), int_types=t.int_types)
+
+
 def batch_seed(seed: int, worker: int, batch: int) -> int:
     """The Hypothesis seed of a worker's batch: distinct per campaign seed, worker and
     batch, and the same on every run (benchmarks draw their samples by it too)."""
@@ -507,7 +519,6 @@ class _Worker:
         from hypothesis import HealthCheck, Phase, given, seed, settings
         from hypothesis import strategies as st
 
-        from generators.cases import kernel_cases
         from generators.schedules import schedule_numbers
 
         t = self.target
@@ -519,11 +530,7 @@ class _Worker:
                   phases=phases, report_multiple_bugs=False,
                   suppress_health_check=list(HealthCheck))
         @seed(seed_value)
-        @given(kernel_cases(t.cases_per_kernel, capabilities=t.capabilities,
-                            waves=t.wave_sizes, reconvergence=t.reconvergence,
-                            one_wave=t.one_wave_per_kernel,
-                            group_waves=getattr(t, "group_waves", None),
-                            int_types=t.int_types),
+        @given(kernel_cases_for(t),
                st.lists(schedule_numbers(), min_size=self.per_case - 1,
                         max_size=self.per_case - 1))
         def prop(kc: Any, extra_numbers: list[int]) -> None:
