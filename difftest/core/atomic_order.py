@@ -13,12 +13,14 @@ exact, and bounded by counted steps (not time) where it cannot decide.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left, bisect_right, insort
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 #: search steps one location may take before the order is called undecided
 STEPS = 200_000
 _MASK = (1 << 64) - 1
+_NONE_LEFT = 1 << 62  # a group's earliest epoch with atomics left, where none is
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,10 @@ class _Search:
     a sum of random 64-bit weights, one per distinct rest) and not searched again:
     orders that take independent atomics in another order meet in one state. A
     candidate that leaves a value for good (no atomic left leads back) with atomics
-    still to take there ends its branch at once. Where the start cannot reach every
+    still to take there ends its branch at once. Workitems wait in `heads` by kind too
+    (the number of their rest), each kind's in ascending order, so a choice costs one
+    look per kind, not one per workitem: thousands of lanes adding the same value make
+    a handful of kinds. Where the start cannot reach every
     atomic there is no order. Once a dead end is met, a real choice first asks whether
     every atomic left can still be reached at all (`covered`), and where that fails, so
     do the states above it until one passes; each ask is charged to the steps by the
@@ -173,8 +178,10 @@ class _Search:
         weights = [0]  # the empty rest's
         draw = random.Random(len(edges))
         self.rest: dict[int, list[int]] = {}
+        self.kind: dict[int, list[int]] = {}  # per workitem and position, its rest's number
         for g, q in self.mine.items():
             h = [0] * (len(q) + 1)
+            kinds = [0] * len(q)
             waits = len(epochs[q[0].group]) > 1
             number = 0
             for p in range(len(q) - 1, -1, -1):
@@ -185,17 +192,28 @@ class _Search:
                     numbers[key] = len(weights)
                     weights.append(draw.getrandbits(64))
                 number = numbers[key]
-                h[p] = weights[number]
-            self.rest[g] = h
+                h[p], kinds[p] = weights[number], number
+            self.rest[g], self.kind[g] = h, kinds
+        # the value each kind's next atomic leaves (a kind is alike workitems: in a
+        # group that waits, of one group and epoch; else of groups that never wait, so
+        # whether its next atomic may go now is the same for all of them)
+        self.kind_new = [0] * len(weights)
+        for (_, new, _, _, _), number in numbers.items():
+            self.kind_new[number] = new
+        self.epochs = {grp: sorted(ks) for grp, ks in epochs.items()}
         self.dead: set[tuple[int, int]] = set()
         self.reachable: bool | None = None  # `covered` at the start (asked once)
 
     def _reset(self) -> None:
         self.left: Counter[tuple[int, int]] = Counter((e.group, e.epoch) for e in self.edges)
+        # per group, its earliest epoch with atomics left (an atomic may go when its
+        # epoch is no later)
+        self.low = {grp: ks[0] for grp, ks in self.epochs.items()}
         self.pos = dict.fromkeys(self.mine, 0)
-        self.heads: dict[int, set[int]] = defaultdict(set)
-        for g, q in self.mine.items():
-            self.heads[q[0].old].add(g)
+        # per value, the workitems whose next atomic returned it: per kind, ascending
+        self.heads: dict[int, dict[int, list[int]]] = defaultdict(dict)
+        for g in self.mine:
+            self._wait(g, 0)
         # the multiset of the workitems' remaining atomics, as a sum of their weights
         self.state = sum(h[0] for h in self.rest.values()) & _MASK
         self.last = -1
@@ -205,34 +223,50 @@ class _Search:
         self.into_left = Counter(e.new for e in self.edges if e.new != e.old)
 
     def in_epoch(self, e: Edge) -> bool:
-        return not any(self.left[(e.group, k)] for k in range(e.epoch))
+        return e.epoch <= self.low[e.group]
+
+    def _wait(self, g: int, pos: int) -> None:
+        """Workitem `g`, its atomic at `pos` next, into `heads`."""
+        insort(self.heads[self.mine[g][pos].old].setdefault(self.kind[g][pos], []), g)
+
+    def _unwait(self, g: int, pos: int) -> None:
+        kinds, kind = self.heads[self.mine[g][pos].old], self.kind[g][pos]
+        alike = kinds[kind]
+        del alike[bisect_left(alike, g)]
+        if not alike:
+            del kinds[kind]
 
     def take(self, g: int) -> None:
         pos, q, rest = self.pos[g], self.mine[g], self.rest[g]
         e = q[pos]
-        self.heads[e.old].discard(g)
+        self._unwait(g, pos)
         self.state = (self.state + rest[pos + 1] - rest[pos]) & _MASK
         self.pos[g] = pos + 1
-        self.left[(e.group, e.epoch)] -= 1
+        here = (e.group, e.epoch)
+        self.left[here] -= 1
+        if not self.left[here] and e.epoch == self.low[e.group]:
+            later = [k for k in self.epochs[e.group] if self.left[(e.group, k)]]
+            self.low[e.group] = later[0] if later else _NONE_LEFT
         self.out_left[e.old] -= 1
         if e.new != e.old:
             self.into_left[e.new] -= 1
         if pos + 1 < len(q):
-            self.heads[q[pos + 1].old].add(g)
+            self._wait(g, pos + 1)
         self.last = g
 
     def untake(self, g: int) -> None:
         pos, q, rest = self.pos[g], self.mine[g], self.rest[g]
         if pos < len(q):
-            self.heads[q[pos].old].discard(g)
+            self._unwait(g, pos)
         e = q[pos - 1]
         self.state = (self.state + rest[pos - 1] - rest[pos]) & _MASK
         self.pos[g] = pos - 1
         self.left[(e.group, e.epoch)] += 1
+        self.low[e.group] = min(self.low[e.group], e.epoch)
         self.out_left[e.old] += 1
         if e.new != e.old:
             self.into_left[e.new] += 1
-        self.heads[e.old].add(g)
+        self._wait(g, pos - 1)
 
     def covered(self, cur: int, used: int) -> tuple[bool, int]:
         """Whether every remaining atomic can be reached from `cur` at all, and the work
@@ -272,20 +306,21 @@ class _Search:
         in `order`."""
         if (cur, self.state) in self.dead:
             return []
-        heads, last = self.heads.get(cur, ()), self.last
-        ordered = (sorted(heads) if order == "ascending"
-                   else sorted(heads, reverse=True) if order == "descending"
-                   else sorted(heads, key=lambda g: (g <= last, g)))
-        seen: set[tuple[int, int]] = set()
-        cands = []
-        for g in ordered:
-            nxt = self.mine[g][self.pos[g]]
-            if self.in_epoch(nxt):
-                key = (nxt.new, self.rest[g][self.pos[g]])
-                if key not in seen:
-                    seen.add(key)
-                    cands.append(g)
-        return cands
+        last, cands = self.last, []
+        for alike in self.heads.get(cur, {}).values():
+            # the kind's first workitem in `order`
+            if order == "ascending":
+                g = alike[0]
+            elif order == "descending":
+                g = alike[-1]
+            else:
+                k = bisect_right(alike, last)
+                g = alike[k] if k < len(alike) else alike[0]
+            if self.in_epoch(self.mine[g][self.pos[g]]):
+                cands.append(g)
+        if order == "descending":
+            return sorted(cands, reverse=True)
+        return sorted(cands, key=(lambda g: (g <= last, g)) if order == "after-last" else None)
 
     def attempt(self, order: str, steps: int) -> tuple[Ordered | None, int]:
         """One depth-first search from the start: (the result, or None where `steps`
@@ -310,9 +345,11 @@ class _Search:
             progress = True
             while progress:  # atomics that keep the value, at once
                 progress = False
-                for g in sorted(self.heads.get(cur, ())):
+                kinds = self.heads.get(cur, {})
+                for g in sorted(g for kind, alike in kinds.items()
+                                if self.kind_new[kind] == cur for g in alike):
                     nxt = self.mine[g][self.pos[g]]
-                    if nxt.new == cur and self.in_epoch(nxt):
+                    if self.in_epoch(nxt):
                         self.take(g)
                         greedy.append(g)
                         used += 1
