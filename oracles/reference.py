@@ -574,9 +574,10 @@ class _Memory:
         if not self.narrow:
             return np.where(self.is32[refs], _wrap(values, I32), values)
         out = values
-        for ty in {self.elements[r] for r in refs.tolist()}:
+        distinct = set(refs.tolist())  # a few buffers among many lanes
+        for ty in {self.elements[r] for r in distinct}:
             if ty is not I64 and ty is not U64 and ty is not F64:
-                mine = np.array([self.elements[r] is ty for r in refs.tolist()], dtype=bool)
+                mine = np.isin(refs, [r for r in distinct if self.elements[r] is ty])
                 out = np.where(mine, _wrap(values, I32 if ty is F32 else ty), out)
         return out
 
