@@ -56,7 +56,9 @@ def _case(n: int, wave: int) -> Any:
 def _baseline() -> Any:
     from numba import njit
 
-    @njit(cache=True)
+    # not cached: `difftest bench` runs this file as __main__ and bench_trees.py imports
+    # it as bench_target, and numba's cache of one would import the other by name
+    @njit
     def simple_deopt_loop(out: np.ndarray, length: int) -> int:
         n = out.shape[0]
         faults = 0

@@ -31,3 +31,22 @@ def test_the_compile_time_probe_runs_in_a_fresh_process() -> None:
                          cwd=str(_PATH.parents[1]))
     assert out.returncode == 0, out.stderr
     assert float(out.stdout.strip().splitlines()[-1]) > 0
+
+
+def test_the_baseline_runs_under_any_module_name() -> None:
+    """`difftest bench` runs the script as __main__, bench_trees.py imports it as
+    bench_target: a baseline compiled under one name must not be loaded (from numba's
+    cache) under the other, which imports the first by name and fails."""
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    bench_target._baseline()(np.zeros(4, dtype=np.int32), 8)  # under "bench_target"
+    snippet = ("import runpy, numpy as np\n"
+               f"ns = runpy.run_path({str(_PATH)!r}, run_name='__main__x')\n"
+               "print(ns['_baseline']()(np.zeros(4, dtype=np.int32), 8))\n")
+    out = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True,
+                         timeout=300, cwd="/")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "0"
