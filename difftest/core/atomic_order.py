@@ -153,11 +153,10 @@ class _Search:
     still to take there ends its branch at once. Workitems wait in `heads` by kind too
     (the number of their rest), each kind's in ascending order, so a choice costs one
     look per kind, not one per workitem: thousands of lanes adding the same value make
-    a handful of kinds. Where the start cannot reach every
-    atomic there is no order. Once a dead end is met, a real choice first asks whether
-    every atomic left can still be reached at all (`covered`), and where that fails, so
-    do the states above it until one passes; each ask is charged to the steps by the
-    work it took."""
+    a handful of kinds. Where the start cannot reach every atomic there is no order.
+    Once a dead end is met, a real choice first asks whether every atomic left can still
+    be reached at all (`covered`), and where that fails, so do the states above it until
+    one passes; each ask is charged to the steps by the work it took."""
 
     def __init__(self, start: int, edges: list[Edge]) -> None:
         self.start, self.edges, self.total = start, edges, len(edges)
@@ -245,8 +244,8 @@ class _Search:
         here = (e.group, e.epoch)
         self.left[here] -= 1
         if not self.left[here] and e.epoch == self.low[e.group]:
-            later = [k for k in self.epochs[e.group] if self.left[(e.group, k)]]
-            self.low[e.group] = later[0] if later else _NONE_LEFT
+            self.low[e.group] = next((k for k in self.epochs[e.group]
+                                      if self.left[(e.group, k)]), _NONE_LEFT)
         self.out_left[e.old] -= 1
         if e.new != e.old:
             self.into_left[e.new] -= 1
