@@ -154,6 +154,10 @@ _F64_CONSTS = ("0.0", "1.0", "-1.0", "0.5", "2.5", "-0.0", "5e-324", "2.22507385
                "2147483648.0", "-2147483648.5", "9007199254740992.0", "9007199254740993.0",
                "0.1", "1e+300", "-2.5", "3.0", "1.5", "3.4028235677973366e+38",
                "3.4028234663852886e+38", "16777217.0", "1e-40")
+#: doubles whose narrowing to f32 is an edge: below f32's smallest normal (a subnormal
+#: f32, or half the smallest: a tie that rounds to zero), past its largest finite, a tie
+_NARROW_EDGES = ("1e-40", "-1e-40", "1.401298464324817e-45", "7.006492321624085e-46",
+                 "1.1754942106924411e-38", "3.4028235677973366e+38", "16777217.0")
 #: the limits of i32 and i64 as f64 bounds: MIN exactly, the last double below MAX + 1
 _F64_LIMITS = (("2147483648.0", "2147483647.9999998"),
                ("9.223372036854776e+18", "9.223372036854775e+18"))
@@ -897,7 +901,7 @@ class _Gen:
         if k == "load":
             return self.f32_load(fn, 0)
         if k == "from_int":
-            return f"{self.fl}({self.leaf(fn, I64)[0]})"
+            return self.from_int(fn, self.leaf(fn, I64)[0])
         if k in ("0.0", "1.0"):
             return self.flit(k)
         return k
@@ -929,16 +933,16 @@ class _Gen:
                    f"{self.f32_expr(fn, sub)})"
         if k in ("min", "max"):
             if self.pick((False, False, True)):  # NaN against a number, -0.0 against 0.0
-                return f"{k}({self.f32_special(fn)}, {self.f32_special(fn)})"
+                return "{}({}, {})".format(k, *self.special_pair(fn))
             return f"{k}({self.f32_expr(fn, sub)}, {self.f32_expr(fn, sub)})"
         if k == "neg":
             return f"(-{self.f32_expr(fn, sub)})"
         if k == "abs":
             return f"abs({self.f32_expr(fn, sub)})"
         if k == "from_int":
-            return f"{self.fl}({self.int_expr(fn, I64, sub)[0]})"
+            return self.from_int(fn, self.int_expr(fn, I64, sub)[0])
         if k == "narrow":
-            return f"f64(f32({self.f32_expr(fn, sub)}))"
+            return f"f64(f32({self.narrowed(fn, sub)}))"
         if k == "select":
             c = self.cond(fn, sub)
             return f"({self.f32_expr(fn, sub)} if {c} else {self.f32_expr(fn, sub)})"
@@ -947,11 +951,44 @@ class _Gen:
             return self.shuffled(fn, x, 0)
         return f"{k}({x})"
 
-    def f32_special(self, fn: _Fn) -> str:
+    def narrowed(self, fn: _Fn, sub: int) -> str:
+        """The f64 operand of a narrowing to f32: often at f32's edges -- a constant
+        there, or a loaded value scaled into f32's subnormal range -- since an f64
+        drawn as usual lands below f32's smallest normal about once in 500 kernels."""
+        k = self.pick(("expr", "expr", "edge", "scaled"))
+        if k == "edge":
+            return f"f64({self.pick(_NARROW_EDGES)})"
+        if k == "scaled":
+            return f"({self.f32_load(fn, sub)} * f64(1e-40))"
+        return self.f32_expr(fn, sub)
+
+    def from_int(self, fn: _Fn, x: str) -> str:
+        """An i64 converted to the float type; one time in four with the bits just past
+        the float's exact integers set (2^24 + 1, 2^53 + 1), so that the conversion
+        rounds, which an i64 drawn as usual seldom needs."""
+        if self.pick((False, False, False, True)):
+            x = f"({x} | {'9007199254740993' if self.fl is F64 else '16777217'})"
+        return f"{self.fl}({x})"
+
+    def special_pair(self, fn: _Fn) -> tuple[str, str]:
+        """Two operands for a comparison or min/max, each often an edge value; one time
+        in four the two zeros of opposite signs and one in four a NaN against another,
+        which two independent draws seldom are."""
+        k = self.pick(("zeros", "nan", "any", "any"))
+        if k == "any":
+            return self.f32_special(fn), self.f32_special(fn)
+        if k == "zeros":
+            a, b = self.flit("0.0"), self.flit("-0.0")
+        else:
+            a, b = self.f32_special(fn, "nan"), self.f32_special(fn)
+        return (a, b) if self.pick((False, True)) else (b, a)
+
+    def f32_special(self, fn: _Fn, k: str = "") -> str:
         """An f32 operand that is often an edge value: an input element (the inputs carry
         NaN, the infinities, the zeros, subnormals), a signed zero, or an infinity or NaN
-        computed from constants (what constant folding must get right too)."""
-        k = self.pick(("load", "load", "zero", "-zero", "inf", "nan", "leaf"))
+        computed from constants (what constant folding must get right too); `k` "nan":
+        that NaN."""
+        k = k or self.pick(("load", "load", "zero", "-zero", "inf", "nan", "leaf"))
         if k == "load":
             return self.f32_load(fn, 0)
         big, two, zero = self.flit(_FLOAT_MAX[self.fl]), self.flit("2.0"), self.flit("0.0")
@@ -1009,7 +1046,8 @@ class _Gen:
             return f"({a} {k} {b})"
         if k == "fcmp":  # IEEE: false with a NaN, except !=
             if self.pick((False, True)):  # edge against edge: NaN, infinities, two zeros
-                return f"({self.f32_special(fn)} {self.pick(_CMP)} {self.f32_special(fn)})"
+                a, b = self.special_pair(fn)
+                return f"({a} {self.pick(_CMP)} {b})"
             a = self.f32_expr(fn, sub)
             return f"({a} {self.pick(_CMP)} {self.f32_expr(fn, 0)})"
         if k == "tcmp":
