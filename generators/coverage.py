@@ -48,7 +48,7 @@ from typing import Any
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import F32, F64, I8, I16, I32, I64, U8, U16, U32, U64
-from difftest.core.ir.walk import children, walk
+from difftest.core.ir.walk import children, names_read, walk
 
 STMT_KINDS = ("Assign", "Store", "AtomicAdd", "If", "For", "While", "Break", "Continue",
               "Return", "Fail", "CallStmt", "PrivateArray")
@@ -224,8 +224,11 @@ class _Walk:
 def constructs(program: n.Program) -> frozenset[str]:
     """The constructs (names of `ALL_CONSTRUCTS`) that a checked program contains."""
     walk = _Walk(program)
+    called = [_called(f) for f in program.functions]
     for f in program.functions:
-        walk.in_helper = _is_helper_of(program, f)
+        # called by another function: calls inside it nest
+        walk.in_helper = any(f.name in c for g, c in zip(program.functions, called)
+                             if g is not f)
         walk.block(f.body, (0, 0, False, False))
     looping = {f.name for f in program.functions if _has_loop(f.body)}
     for f in program.functions:
@@ -276,8 +279,8 @@ def _assigned(stmts: tuple[n.Stmt, ...]) -> set[str]:
     return {x.target for x in walk(stmts) if isinstance(x, n.Assign)}
 
 
-def _read(stmts: tuple[n.Stmt, ...]) -> set[str]:
-    return {x.id for x in walk(stmts) if isinstance(x, n.Name)}
+def _read(stmts: tuple[n.Stmt, ...]) -> frozenset[str]:
+    return names_read(stmts)
 
 
 def _calls_any(s: n.Stmt, names: set[str]) -> bool:
@@ -289,11 +292,6 @@ def _calls_any(s: n.Stmt, names: set[str]) -> bool:
     else:
         parts = (s,)
     return any(isinstance(x, n.Call) and x.func in names for x in walk(parts))
-
-
-def _is_helper_of(program: n.Program, f: n.Function) -> bool:
-    """Whether `f` is called by another function (so calls inside it nest)."""
-    return any(f.name in _called(g) for g in program.functions if g is not f)
 
 
 def _called(f: n.Function) -> set[str]:

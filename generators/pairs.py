@@ -27,7 +27,7 @@ from typing import Any
 from difftest.core.host import HostError, HostRules, binding
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, F32, I32, I64
-from difftest.core.ir.walk import walk
+from difftest.core.ir.walk import names_read, walk
 
 _PLAIN = ("created", "bound", "moved", "unmapped")
 #: each step and the states of its buffer in which it breaks no rule
@@ -203,7 +203,9 @@ def kernel_pairs(program: n.Program) -> frozenset[str]:
 
 
 def _reads(node: Any, name: str) -> bool:
-    return any(isinstance(x, n.Name) and x.id == name for x in walk(node))
+    if node.__class__ is tuple:
+        return any(_reads(x, name) for x in node)
+    return name in names_read(node)
 
 
 def _kills(s: n.Stmt, name: str) -> bool:

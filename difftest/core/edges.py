@@ -77,11 +77,11 @@ def _limits(ty: Type) -> tuple[int, int]:
 _LIMITS = {t: _limits(t) for t in INTS}
 
 
-def _top_bit(v: Array, ty: Type) -> bool:
+def _top_bit(v: list[int], ty: Type) -> bool:
     """An unsigned value with its top bit set (a u64's storage is then negative)."""
     if ty is U64:
-        return bool((v < 0).any())
-    return bool((v >= (1 << (ty.bits - 1))).any())
+        return min(v) < 0
+    return max(v) >= 1 << (ty.bits - 1)
 
 
 class Edges:
@@ -98,80 +98,79 @@ class Edges:
             self.seen.add(pair)
 
     # ------------------------------------------------------------------ integers
-    # (each test only while its pair is unseen: the oracle calls these for every
-    # operation it evaluates, and a seen pair cannot be seen again)
-    def _limit_hits(self, ty: Type, arrays: tuple[Array, ...]) -> tuple[bool, bool]:
-        """Whether some value is the type's MIN, and some its MAX (storage forms). As
-        plain lists: the arrays are a wave's or a launch's lanes, where one numpy call
-        costs more than the test."""
-        lo, hi = _LIMITS[ty]
-        values = set(arrays[0].tolist())
-        for v in arrays[1:]:
-            values.update(v.tolist())
-        return lo in values, hi in values
-
+    # The oracle calls these for every integer operation it evaluates, on a wave's or a
+    # launch's lanes: the operands are read as lists (one numpy call costs more than a
+    # test on a list of a few dozen), and each test runs only while its pair is unseen.
     def note_int_binary(self, op: str, a: Array, b: Array, ty: Type) -> None:
         if not len(a):
             return
         seen = self.seen
         if op in ("+", "-", "*"):
             if "arith:min" not in seen or "arith:max" not in seen:
-                at_lo, at_hi = self._limit_hits(ty, (a, b))
-                self._add("arith:min", at_lo)
-                self._add("arith:max", at_hi)
+                lo, hi = _LIMITS[ty]
+                al, bl = a.tolist(), b.tolist()
+                self._add("arith:min", lo in al or lo in bl)
+                self._add("arith:max", hi in al or hi in bl)
         elif op in ("//", "%"):
-            if "div:zero" not in seen:
-                self._add("div:zero", bool((b == 0).any()))
-            if ty.signed and ("div:minus_one" not in seen
-                              or "div:min_by_minus_one" not in seen):
-                m1 = b == -1
-                if m1.any():
-                    seen.add("div:minus_one")
-                    self._add("div:min_by_minus_one", bool((m1 & (a == _LIMITS[ty][0])).any()))
+            if "div:zero" in seen and (not ty.signed or "div:min_by_minus_one" in seen):
+                return
+            bl = b.tolist()
+            self._add("div:zero", 0 in bl)
+            if ty.signed and -1 in bl:
+                seen.add("div:minus_one")
+                lo = _LIMITS[ty][0]
+                self._add("div:min_by_minus_one",
+                          any(x == lo and y == -1 for x, y in zip(a.tolist(), bl)))
         elif op in ("<<", ">>"):
-            if "shift:zero" not in seen:
-                self._add("shift:zero", bool((b == 0).any()))
-            if "shift:masked" not in seen:
-                self._add("shift:masked", bool(((b >= ty.bits) | (b < 0)).any()))
-            if op == ">>":
+            right = op == ">>" and ("shift:negative" if ty.signed else
+                                    "shift:top_bit_unsigned") not in seen
+            if not right and "shift:zero" in seen and "shift:masked" in seen:
+                return
+            bl = b.tolist()
+            self._add("shift:zero", 0 in bl)
+            self._add("shift:masked", max(bl) >= ty.bits or min(bl) < 0)
+            if right:
+                al = a.tolist()
                 if ty.signed:
-                    if "shift:negative" not in seen:
-                        self._add("shift:negative", bool((a < 0).any()))
-                elif "shift:top_bit_unsigned" not in seen:
-                    self._add("shift:top_bit_unsigned", _top_bit(a, ty))
+                    self._add("shift:negative", min(al) < 0)
+                else:
+                    self._add("shift:top_bit_unsigned", _top_bit(al, ty))
 
     def note_int_compare(self, a: Array, b: Array, ty: Type) -> None:
-        if not len(a):
+        seen = self.seen
+        if not len(a) or ("compare:limit" in seen and (
+                ty.signed or "compare:top_bit_unsigned" in seen)):
             return
-        if "compare:limit" not in self.seen:
-            at_lo, at_hi = self._limit_hits(ty, (a, b))
-            self._add("compare:limit", at_lo or at_hi)
-        if not ty.signed and "compare:top_bit_unsigned" not in self.seen:
-            self._add("compare:top_bit_unsigned", _top_bit(a, ty) or _top_bit(b, ty))
+        al, bl = a.tolist(), b.tolist()
+        lo, hi = _LIMITS[ty]
+        self._add("compare:limit", lo in al or lo in bl or hi in al or hi in bl)
+        if not ty.signed:
+            self._add("compare:top_bit_unsigned", _top_bit(al, ty) or _top_bit(bl, ty))
 
     def note_int_convert(self, v: Array, source: Type, to: Type) -> None:
         if not len(v) or source is to:
             return
         lo, hi = int_range(to)
+        vl = v.tolist()
+        least, most = min(vl), max(vl)
         if source is U64:  # storage: the values of 2^63 and up are negative
-            self._add("convert:top_bit_unsigned", bool((v < 0).any()))
-            self._add("convert:truncates", bool(((v < 0) | (v > hi)).any()))
+            self._add("convert:top_bit_unsigned", least < 0)
+            self._add("convert:truncates", least < 0 or most > hi)
             return
-        self._add("convert:truncates", bool(((v < lo) | (v > hi)).any()))
+        self._add("convert:truncates", least < lo or most > hi)
         if source.signed:
-            self._add("convert:negative", bool((v < 0).any()) and to.bits >= source.bits)
+            self._add("convert:negative", least < 0 and to.bits >= source.bits)
         else:
-            self._add("convert:top_bit_unsigned", _top_bit(v, source))
+            self._add("convert:top_bit_unsigned", _top_bit(vl, source))
 
     def note_int_function(self, args: list[Array], ty: Type) -> None:
         if not args or not len(args[0]):
             return
         lo, hi = _LIMITS[ty]
-        x = args[0]
-        self._add("int_fn:zero", bool((x == 0).any()))
-        self._add("int_fn:min", ty.signed and bool((x == lo).any()))
-        ones = -1 if ty.signed or ty is U64 else hi
-        self._add("int_fn:all_ones", bool((x == ones).any()))
+        x = args[0].tolist()
+        self._add("int_fn:zero", 0 in x)
+        self._add("int_fn:min", ty.signed and lo in x)
+        self._add("int_fn:all_ones", (-1 if ty.signed or ty is U64 else hi) in x)
 
     # ---------------------------------------------------------------------- f32
     def _specials(self, family: str, values: list[Array]) -> None:

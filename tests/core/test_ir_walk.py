@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse
-from difftest.core.ir.walk import (at, blocks, calls, replace_at, rewrite, sites,
+from difftest.core.ir.walk import (at, blocks, calls, names_read, replace_at, rewrite, sites,
                                    substitute, walk)
 from generators.kernels import kernels
 
@@ -93,3 +93,23 @@ def k(out: Buffer[i32]):
 """)
     assert [c.args[0].__class__.__name__ for c in calls(program.function("k"))] == [
         "Call", "Const", "Const"]
+
+
+@SETTINGS
+@given(kernels())
+def test_names_read_are_the_names_below_each_statement_asked_twice(k: Any) -> None:
+    program = _program(k)
+    for f in program.functions:
+        for _, block in blocks(f.body):
+            for s in block:
+                below = {x.id for x in walk(s) if isinstance(x, n.Name)}
+                assert names_read(s) == below
+                assert names_read(s) == below  # the cached answer
+            assert names_read(block) == {x.id for x in walk(block) if isinstance(x, n.Name)}
+
+
+def test_names_read_of_a_rewritten_statement_are_its_own() -> None:
+    a = parse("def k(x: Buffer[i32]):\n    y = 1\n    x[0] = y\n")
+    s = a.functions[0].body[1]
+    renamed = rewrite(s, lambda x: n.replace(x, id="z") if isinstance(x, n.Name) else x)
+    assert names_read(s) == {"y"} and names_read(renamed) == {"z"}

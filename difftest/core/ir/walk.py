@@ -226,6 +226,25 @@ def int_types_used(program: n.Program, entry: str) -> dict[Any, str]:
     return found
 
 
+_NAMES: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def names_read(node: Any) -> frozenset[str]:
+    """The variables `node` (a node, or a tuple of them) reads: the ids of the `Name`s
+    below it. Cached per node while it lives (the coverage passes ask it of the same
+    statements for every variable and every later loop)."""
+    if node.__class__ is tuple:
+        return frozenset().union(*(names_read(x) for x in node))
+    hit = _NAMES.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    names = frozenset(x.id for x in walk(node) if x.__class__ is n.Name)
+    if len(_NAMES) >= 1 << 16:
+        _NAMES.clear()
+    _NAMES[id(node)] = (node, names)
+    return names
+
+
 _KINDS: dict[tuple[int, str], tuple[n.Program, frozenset[type]]] = {}
 
 

@@ -1,0 +1,118 @@
+"""The integer edge values the oracle notes (difftest/core/edges.py), each pair on
+operands written by hand from its definition in EDGE_PAIRS' comments."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from difftest.core.edges import EDGE_PAIRS, Edges
+from difftest.core.ir.types import I8, I32, I64, U8, U32, U64, Type, storage
+
+
+def _a(*values: int, ty: Type = I32) -> np.ndarray:
+    return np.array([storage(v, ty) for v in values], dtype=np.int64)
+
+
+def _binary(op: str, a: np.ndarray, b: np.ndarray, ty: Type) -> set[str]:
+    e = Edges()
+    e.note_int_binary(op, a, b, ty)
+    return e.seen
+
+
+def test_the_integer_pairs_are_all_declared_and_all_reachable() -> None:
+    e = Edges()
+    e.note_int_binary("+", _a(-2**31), _a(2**31 - 1), I32)
+    e.note_int_binary("//", _a(-2**31, 5), _a(-1, 0), I32)
+    e.note_int_binary(">>", _a(-4, 1), _a(0, 40), I32)
+    e.note_int_compare(_a(2**31, ty=U32), _a(0, ty=U32), U32)
+    e.note_int_binary(">>", _a(2**31, ty=U32), _a(1, ty=U32), U32)
+    e.note_int_convert(_a(-1, 300, ty=I64), I64, I8)
+    e.note_int_convert(_a(-1), I32, I64)
+    e.note_int_convert(_a(2**31, ty=U32), U32, I64)
+    e.note_int_function([_a(0, -1, -128, ty=I8)], I8)
+    assert e.names() <= set(EDGE_PAIRS)
+    assert len(e.names()) == 17
+
+
+def test_arithmetic_meets_min_and_max_in_either_operand() -> None:
+    assert _binary("+", _a(1, 2), _a(3, -2**31), I32) == {"arith:min"}
+    assert _binary("*", _a(2**31 - 1), _a(0), I32) == {"arith:max"}
+    assert _binary("-", _a(-2**31 + 1), _a(2**31 - 2), I32) == set()
+    # a u64's MAX is all ones: its storage is -1
+    assert _binary("+", _a(2**64 - 1, ty=U64), _a(1, ty=U64), U64) == {"arith:max"}
+    assert _binary("&", _a(-2**31), _a(2**31 - 1), I32) == set()
+
+
+def test_division_by_zero_and_minus_one_and_min_by_minus_one_lane_by_lane() -> None:
+    assert _binary("//", _a(5, 6), _a(0, 2), I32) == {"div:zero"}
+    assert _binary("%", _a(5), _a(-1), I32) == {"div:minus_one"}
+    # MIN and -1 in different lanes is not MIN // -1
+    assert _binary("//", _a(-2**31, 3), _a(2, -1), I32) == {"div:minus_one"}
+    assert _binary("//", _a(3, -128, ty=I8), _a(2, -1, ty=I8), I8) == {
+        "div:minus_one", "div:min_by_minus_one"}
+    # unsigned: 255 is u8's all ones, not -1
+    assert _binary("//", _a(255, ty=U8), _a(255, ty=U8), U8) == set()
+
+
+def test_shifts_by_zero_by_the_width_or_below_zero_and_what_is_shifted_right() -> None:
+    assert _binary("<<", _a(1), _a(0), I32) == {"shift:zero"}
+    assert _binary("<<", _a(1), _a(32), I32) == {"shift:masked"}
+    assert _binary("<<", _a(1), _a(31), I32) == set()
+    assert _binary("<<", _a(1, ty=I64), _a(-1, ty=I64), I64) == {"shift:masked"}
+    assert _binary(">>", _a(-8), _a(1), I32) == {"shift:negative"}
+    assert _binary("<<", _a(-8), _a(1), I32) == set()
+    assert _binary(">>", _a(2**31, ty=U32), _a(1, ty=U32), U32) == {"shift:top_bit_unsigned"}
+    assert _binary(">>", _a(2**63, ty=U64), _a(3, ty=U64), U64) == {"shift:top_bit_unsigned"}
+    assert _binary(">>", _a(2**31 - 1, ty=U32), _a(1, ty=U32), U32) == set()
+
+
+def test_a_seen_pair_is_kept_and_the_others_still_noted() -> None:
+    e = Edges()
+    e.note_int_binary("//", _a(1), _a(0), I32)
+    e.note_int_binary("//", _a(-2**31), _a(-1), I32)
+    assert e.seen == {"div:zero", "div:minus_one", "div:min_by_minus_one"}
+    e.note_int_binary(">>", _a(4), _a(0), I32)
+    e.note_int_binary(">>", _a(-4), _a(33), I32)
+    assert {"shift:zero", "shift:masked", "shift:negative"} <= e.seen
+
+
+def test_comparisons_at_a_limit_and_unsigned_with_the_top_bit() -> None:
+    e = Edges()
+    e.note_int_compare(_a(0), _a(1), I32)
+    assert e.seen == set()
+    e.note_int_compare(_a(1, ty=U8), _a(128, ty=U8), U8)  # 0 would be u8's MIN
+    assert e.seen == {"compare:top_bit_unsigned"}
+    e.note_int_compare(_a(1, ty=U8), _a(255, ty=U8), U8)
+    assert e.seen == {"compare:top_bit_unsigned", "compare:limit"}
+
+
+@pytest.mark.parametrize(("values", "source", "to", "pairs"), [
+    ((1, 2), I64, I32, set()),
+    ((2**31,), I64, I32, {"convert:truncates"}),
+    ((-1,), I32, I64, {"convert:negative"}),
+    ((-1,), I32, U8, {"convert:truncates"}),  # narrowing a negative is a truncation
+    ((2**31,), U32, I64, {"convert:top_bit_unsigned"}),
+    ((2**63,), U64, I64, {"convert:top_bit_unsigned", "convert:truncates"}),
+    ((5,), U64, U8, set()),
+])
+def test_conversions(values: tuple[int, ...], source: Type, to: Type, pairs: set[str]
+                     ) -> None:
+    e = Edges()
+    e.note_int_convert(_a(*values, ty=source), source, to)
+    assert e.seen == pairs
+
+
+def test_integer_functions_of_zero_min_and_all_ones() -> None:
+    e = Edges()
+    e.note_int_function([_a(3, 0)], I32)
+    assert e.seen == {"int_fn:zero"}
+    e = Edges()
+    e.note_int_function([_a(-2**31)], I32)
+    assert e.seen == {"int_fn:min"}
+    e = Edges()
+    e.note_int_function([_a(255, ty=U8), _a(0, ty=U8)], U8)  # the first operand only
+    assert e.seen == {"int_fn:all_ones"}
+    e = Edges()
+    e.note_int_function([_a(-1, ty=I8)], I8)
+    assert e.seen == {"int_fn:all_ones"}
