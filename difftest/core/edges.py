@@ -77,11 +77,28 @@ def _limits(ty: Type) -> tuple[int, int]:
 _LIMITS = {t: _limits(t) for t in INTS}
 
 
-def _top_bit(v: list[int], ty: Type) -> bool:
+#: up to this many lanes a test reads the values as a list (one numpy call costs more
+#: than a look at a few dozen ints); a launch's thousands of lanes are tested by numpy
+_SMALL = 64
+
+
+def _has(a: Array, value: int) -> bool:
+    return value in a.tolist() if len(a) <= _SMALL else bool((a == value).any())
+
+
+def _least(a: Array) -> int:
+    return min(a.tolist()) if len(a) <= _SMALL else int(a.min())
+
+
+def _most(a: Array) -> int:
+    return max(a.tolist()) if len(a) <= _SMALL else int(a.max())
+
+
+def _top_bit(v: Array, ty: Type) -> bool:
     """An unsigned value with its top bit set (a u64's storage is then negative)."""
     if ty is U64:
-        return min(v) < 0
-    return max(v) >= 1 << (ty.bits - 1)
+        return _least(v) < 0
+    return _most(v) >= 1 << (ty.bits - 1)
 
 
 class Edges:
@@ -99,8 +116,7 @@ class Edges:
 
     # ------------------------------------------------------------------ integers
     # The oracle calls these for every integer operation it evaluates, on a wave's or a
-    # launch's lanes: the operands are read as lists (one numpy call costs more than a
-    # test on a list of a few dozen), and each test runs only while its pair is unseen.
+    # launch's lanes; each test runs only while its pair is unseen.
     def note_int_binary(self, op: str, a: Array, b: Array, ty: Type) -> None:
         if not len(a):
             return
@@ -108,51 +124,44 @@ class Edges:
         if op in ("+", "-", "*"):
             if "arith:min" not in seen or "arith:max" not in seen:
                 lo, hi = _LIMITS[ty]
-                al, bl = a.tolist(), b.tolist()
-                self._add("arith:min", lo in al or lo in bl)
-                self._add("arith:max", hi in al or hi in bl)
+                self._add("arith:min", _has(a, lo) or _has(b, lo))
+                self._add("arith:max", _has(a, hi) or _has(b, hi))
         elif op in ("//", "%"):
             if "div:zero" in seen and (not ty.signed or "div:min_by_minus_one" in seen):
                 return
-            bl = b.tolist()
-            self._add("div:zero", 0 in bl)
-            if ty.signed and -1 in bl:
+            self._add("div:zero", _has(b, 0))
+            if ty.signed and _has(b, -1):
                 seen.add("div:minus_one")
-                lo = _LIMITS[ty][0]
                 self._add("div:min_by_minus_one",
-                          any(x == lo and y == -1 for x, y in zip(a.tolist(), bl)))
+                          bool(((a == _LIMITS[ty][0]) & (b == -1)).any()))
         elif op in ("<<", ">>"):
             right = op == ">>" and ("shift:negative" if ty.signed else
                                     "shift:top_bit_unsigned") not in seen
             if not right and "shift:zero" in seen and "shift:masked" in seen:
                 return
-            bl = b.tolist()
-            self._add("shift:zero", 0 in bl)
-            self._add("shift:masked", max(bl) >= ty.bits or min(bl) < 0)
+            self._add("shift:zero", _has(b, 0))
+            self._add("shift:masked", _most(b) >= ty.bits or _least(b) < 0)
             if right:
-                al = a.tolist()
                 if ty.signed:
-                    self._add("shift:negative", min(al) < 0)
+                    self._add("shift:negative", _least(a) < 0)
                 else:
-                    self._add("shift:top_bit_unsigned", _top_bit(al, ty))
+                    self._add("shift:top_bit_unsigned", _top_bit(a, ty))
 
     def note_int_compare(self, a: Array, b: Array, ty: Type) -> None:
         seen = self.seen
         if not len(a) or ("compare:limit" in seen and (
                 ty.signed or "compare:top_bit_unsigned" in seen)):
             return
-        al, bl = a.tolist(), b.tolist()
         lo, hi = _LIMITS[ty]
-        self._add("compare:limit", lo in al or lo in bl or hi in al or hi in bl)
+        self._add("compare:limit", _has(a, lo) or _has(b, lo) or _has(a, hi) or _has(b, hi))
         if not ty.signed:
-            self._add("compare:top_bit_unsigned", _top_bit(al, ty) or _top_bit(bl, ty))
+            self._add("compare:top_bit_unsigned", _top_bit(a, ty) or _top_bit(b, ty))
 
     def note_int_convert(self, v: Array, source: Type, to: Type) -> None:
         if not len(v) or source is to:
             return
         lo, hi = int_range(to)
-        vl = v.tolist()
-        least, most = min(vl), max(vl)
+        least, most = _least(v), _most(v)
         if source is U64:  # storage: the values of 2^63 and up are negative
             self._add("convert:top_bit_unsigned", least < 0)
             self._add("convert:truncates", least < 0 or most > hi)
@@ -161,16 +170,16 @@ class Edges:
         if source.signed:
             self._add("convert:negative", least < 0 and to.bits >= source.bits)
         else:
-            self._add("convert:top_bit_unsigned", _top_bit(vl, source))
+            self._add("convert:top_bit_unsigned", _top_bit(v, source))
 
     def note_int_function(self, args: list[Array], ty: Type) -> None:
         if not args or not len(args[0]):
             return
         lo, hi = _LIMITS[ty]
-        x = args[0].tolist()
-        self._add("int_fn:zero", 0 in x)
-        self._add("int_fn:min", ty.signed and lo in x)
-        self._add("int_fn:all_ones", (-1 if ty.signed or ty is U64 else hi) in x)
+        x = args[0]
+        self._add("int_fn:zero", _has(x, 0))
+        self._add("int_fn:min", ty.signed and _has(x, lo))
+        self._add("int_fn:all_ones", _has(x, -1 if ty.signed or ty is U64 else hi))
 
     # ---------------------------------------------------------------------- f32
     def _specials(self, family: str, values: list[Array]) -> None:

@@ -116,3 +116,19 @@ def test_integer_functions_of_zero_min_and_all_ones() -> None:
     e = Edges()
     e.note_int_function([_a(-1, ty=I8)], I8)
     assert e.seen == {"int_fn:all_ones"}
+
+
+def test_a_launch_of_many_lanes_notes_what_a_few_lanes_would() -> None:
+    # past 64 lanes the tests read the values by numpy, below it as lists
+    many = 100
+    e = Edges()
+    e.note_int_binary("+", _a(*[5] * many, -2**31), _a(*[1] * (many + 1)), I32)
+    e.note_int_binary("//", _a(*[3] * many, -2**31), _a(*[2] * many, -1), I32)
+    e.note_int_binary(">>", _a(*[3] * many, ty=U64), _a(*[1] * (many - 1), 64, ty=U64), U64)
+    e.note_int_convert(_a(*[7] * many, -1, ty=I64), I64, I32)
+    e.note_int_function([_a(*[7] * many, -1, ty=I8)], I8)
+    assert e.seen == {"arith:min", "div:minus_one", "div:min_by_minus_one",
+                      "shift:masked", "int_fn:all_ones"}
+    e.note_int_convert(_a(*[7] * many, -1), I32, I64)
+    e.note_int_compare(_a(*[7] * many, 2**64 - 1, ty=U64), _a(*[1] * (many + 1), ty=U64), U64)
+    assert {"convert:negative", "compare:limit", "compare:top_bit_unsigned"} <= e.seen
