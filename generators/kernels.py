@@ -932,7 +932,7 @@ class _Gen:
             return f"fma({self.f32_expr(fn, sub)}, {self.f32_expr(fn, sub)}, " \
                    f"{self.f32_expr(fn, sub)})"
         if k in ("min", "max"):
-            if self.pick((False, False, True)):  # NaN against a number, -0.0 against 0.0
+            if self.pick((False, True)):  # NaN against a number, -0.0 against 0.0
                 return "{}({}, {})".format(k, *self.special_pair(fn))
             return f"{k}({self.f32_expr(fn, sub)}, {self.f32_expr(fn, sub)})"
         if k == "neg":
