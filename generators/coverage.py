@@ -263,7 +263,7 @@ def _shapes(stmts: tuple[n.Stmt, ...], loops: int, depth: int, looping: set[str]
                 isinstance(b, (n.Const, n.Name, n.Len)) for b in (s.start, s.stop)):
             found.add("lane_bound")
         if isinstance(s, (n.For, n.While)):
-            if _assigned(s.body) & _read(stmts[i + 1:]):
+            if _assigned(s.body) & names_read(stmts[i + 1:]):
                 found.add("loop_exit_value")
             before = {x.target for x in walk(stmts[:i]) if isinstance(x, n.Assign)
                       and x.value.ty is not None and x.value.ty.is_float}
@@ -277,10 +277,6 @@ def _shapes(stmts: tuple[n.Stmt, ...], loops: int, depth: int, looping: set[str]
 
 def _assigned(stmts: tuple[n.Stmt, ...]) -> set[str]:
     return {x.target for x in walk(stmts) if isinstance(x, n.Assign)}
-
-
-def _read(stmts: tuple[n.Stmt, ...]) -> frozenset[str]:
-    return names_read(stmts)
 
 
 def _calls_any(s: n.Stmt, names: set[str]) -> bool:

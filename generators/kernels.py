@@ -901,7 +901,7 @@ class _Gen:
         if k == "load":
             return self.f32_load(fn, 0)
         if k == "from_int":
-            return self.from_int(fn, self.leaf(fn, I64)[0])
+            return self.from_int(self.leaf(fn, I64)[0])
         if k in ("0.0", "1.0"):
             return self.flit(k)
         return k
@@ -940,7 +940,7 @@ class _Gen:
         if k == "abs":
             return f"abs({self.f32_expr(fn, sub)})"
         if k == "from_int":
-            return self.from_int(fn, self.int_expr(fn, I64, sub)[0])
+            return self.from_int(self.int_expr(fn, I64, sub)[0])
         if k == "narrow":
             return f"f64(f32({self.narrowed(fn, sub)}))"
         if k == "select":
@@ -962,7 +962,7 @@ class _Gen:
             return f"({self.f32_load(fn, sub)} * f64(1e-40))"
         return self.f32_expr(fn, sub)
 
-    def from_int(self, fn: _Fn, x: str) -> str:
+    def from_int(self, x: str) -> str:
         """An i64 converted to the float type; one time in four with the bits just past
         the float's exact integers set (2^24 + 1, 2^53 + 1), so that the conversion
         rounds, which an i64 drawn as usual seldom needs."""
