@@ -124,8 +124,14 @@ class Edges:
         if op in ("+", "-", "*"):
             if "arith:min" not in seen or "arith:max" not in seen:
                 lo, hi = _LIMITS[ty]
-                self._add("arith:min", _has(a, lo) or _has(b, lo))
-                self._add("arith:max", _has(a, hi) or _has(b, hi))
+                if len(a) <= _SMALL:  # both limits looked for in one list of each
+                    values = set(a.tolist())
+                    values.update(b.tolist())
+                    self._add("arith:min", lo in values)
+                    self._add("arith:max", hi in values)
+                else:
+                    self._add("arith:min", _has(a, lo) or _has(b, lo))
+                    self._add("arith:max", _has(a, hi) or _has(b, hi))
         elif op in ("//", "%"):
             if "div:zero" in seen and (not ty.signed or "div:min_by_minus_one" in seen):
                 return

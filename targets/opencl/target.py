@@ -116,6 +116,9 @@ class PoclTarget(_OpenCL):
     def __init__(self) -> None:
         require("pip install 'difftest-simt[opencl]'",
                 ("pyopencl", "pocl-binary-distribution"))
+        why = pocl_cannot_build()
+        if why is not None:  # the registry leaves the target out, and says why
+            raise ImportError(why)
         super().__init__()
 
     def request(self, tr: Translation, case: Case, options: dict[str, Any],
@@ -126,6 +129,60 @@ class PoclTarget(_OpenCL):
         # before the runner says "built" keeps that in the build's time limit
         header["warm_up"] = 1  # the argument n
         return header, arrays, where
+
+
+_POCL_PROBE = r"""
+import pyopencl as cl
+found = [p for p in cl.get_platforms() if p.name == "Portable Computing Language"]
+try:
+    cl.Program(cl.Context(found[0].get_devices()), "__kernel void k(__global int* o) "
+               "{ o[0] = 1; }").build()
+    print("built")
+except cl.Error as e:
+    print(str(e))
+"""
+
+
+def pocl_cannot_build() -> str | None:
+    """Why pip's PoCL cannot build any kernel on this machine, or None. Its LLVM names a
+    CPU newer than itself `generic`, which its own front end then refuses as a target
+    CPU (pocl/pocl issue 1049): on such a machine (AMD's Zen 5, for PoCL 3.0) every
+    build fails alike, which is the runtime missing here, not a finding. Asked once per
+    PoCL library and CPU, in a process of its own, and remembered in a file; any other
+    outcome of the probe is left for the target's own runs to report."""
+    import subprocess
+    import sys
+
+    try:
+        files = distribution("pocl-binary-distribution").files or []
+        lib = next((f.locate() for f in files if "libpocl" in str(f)), None)
+        with open("/proc/cpuinfo") as f:
+            cpu = "".join(line for line in f.read().split("\n\n")[0].splitlines(True)
+                          if line.split(":")[0].strip() in ("vendor_id", "cpu family",
+                                                             "model", "model name"))
+    except (OSError, PackageNotFoundError):
+        return None
+    stat = os.stat(str(lib)) if lib is not None and os.path.exists(str(lib)) else None
+    key = hashlib.sha256(f"{lib}|{stat and stat.st_size}|{stat and stat.st_mtime_ns}|"
+                         f"{cpu}".encode()).hexdigest()[:16]
+    memo = Path(tempfile.gettempdir()) / f"difftest-pocl-probe-{os.getuid()}-{key}"
+    try:
+        said = memo.read_text()
+    except OSError:
+        try:
+            said = subprocess.run([sys.executable, "-c", _POCL_PROBE], capture_output=True,
+                                  text=True, timeout=120).stdout
+        except (OSError, subprocess.SubprocessError):
+            return None  # not decided: the target's runs say what is wrong
+        tmp = memo.with_name(f"{memo.name}.{os.getpid()}")
+        tmp.write_text(said)
+        os.replace(tmp, memo)
+    if "unknown target CPU" not in said:
+        return None
+    model = next((line.split(":", 1)[1].strip() for line in cpu.splitlines()
+                  if line.startswith("model name")), "this CPU")
+    return (f"PoCL (pocl-binary-distribution) cannot build kernels for this CPU ({model}), "
+            "which its LLVM does not know (it refuses the target CPU 'generic')")
 
 
 def intel_icd_dir() -> str:

@@ -4,12 +4,14 @@ statement once, and identity rewrites share the tree."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse
+from difftest.core.ir import walk as walk_module
 from difftest.core.ir.walk import (at, blocks, calls, names_read, replace_at, rewrite, sites,
                                    substitute, walk)
 from generators.kernels import kernels
@@ -113,3 +115,42 @@ def test_names_read_of_a_rewritten_statement_are_its_own() -> None:
     s = a.functions[0].body[1]
     renamed = rewrite(s, lambda x: n.replace(x, id="z") if isinstance(x, n.Name) else x)
     assert names_read(s) == {"y"} and names_read(renamed) == {"z"}
+
+
+def _preorder(node: Any) -> list[Any]:
+    """The walk's order written out recursively (the reference for the cached walk)."""
+    if isinstance(node, tuple):
+        return [x for item in node for x in _preorder(item)]
+    if not dataclasses.is_dataclass(node):
+        return []
+    out = [node]
+    for f in dataclasses.fields(node):
+        if f.name not in ("line", "ty", "declared", "to", "returns"):
+            out += _preorder(getattr(node, f.name))
+    return out
+
+
+@SETTINGS
+@given(kernels())
+def test_walk_is_preorder_asked_again_and_after_its_memory_empties(k: Any) -> None:
+    program = _program(k)
+    statements = [s for f in program.functions for _, block in blocks(f.body) for s in block]
+    for _ in range(2):  # the second time from what the walk kept
+        for node in [program, *program.functions, *statements]:
+            assert [id(x) for x in walk(node)] == [id(x) for x in _preorder(node)]
+    held = walk_module._FLAT_LIMIT
+    walk_module._FLAT_LIMIT = 0  # every answer empties what it kept before
+    try:
+        for s in statements:
+            assert [id(x) for x in walk(s)] == [id(x) for x in _preorder(s)]
+    finally:
+        walk_module._FLAT_LIMIT = held
+
+
+def test_walk_of_a_rewritten_tree_is_its_own() -> None:
+    a = parse("def k(x: Buffer[i32]):\n    y = 1\n    x[0] = y\n")
+    before = [type(x).__name__ for x in walk(a)]
+    renamed = rewrite(a, lambda x: n.replace(x, value=7) if isinstance(x, n.Const) else x)
+    assert [type(x).__name__ for x in walk(renamed)] == before
+    assert [x.value for x in walk(renamed) if isinstance(x, n.Const)] == [7, 7]
+    assert [x.value for x in walk(a) if isinstance(x, n.Const)] == [1, 0]

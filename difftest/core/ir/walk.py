@@ -46,19 +46,54 @@ def children(node: Any) -> Iterator[Any]:
             yield value
 
 
+def _children(node: Any) -> list[Any]:
+    """`children(node)` as a list (`walk`'s, without a generator per node)."""
+    out = []
+    for name in CHILD_FIELDS.get(node.__class__, ()):
+        value = getattr(node, name)
+        if value.__class__ is tuple:
+            out += [x for x in value if x.__class__ in NODE_CLASSES]
+        elif value.__class__ in NODE_CLASSES:
+            out.append(value)
+    return out
+
+
+#: `walk`'s answers while their nodes live: id -> (the node, its nodes in pre-order);
+#: emptied when it holds more than `_FLAT_LIMIT` nodes in all
+_FLAT: dict[int, tuple[Any, tuple[Any, ...]]] = {}
+_FLAT_LIMIT = 1 << 18
+_flat_held = 0
+
+
 def walk(node: Any) -> Iterator[Any]:
-    """`node` (a node, or a tuple of nodes) and everything below it, pre-order."""
-    if node.__class__ is tuple:
-        for x in node:
-            yield from walk(x)
-        return
-    if node.__class__ not in NODE_CLASSES:
-        return
-    stack = [node]
+    """`node` (a node, or a tuple of nodes) and everything below it, pre-order. The nodes
+    are immutable, so each tree's list is made once and kept while it lives: a generated
+    kernel is walked a dozen times over (which functions a launch reaches, the kinds of
+    node it meets, the coverage and pair passes)."""
+    global _flat_held
+    hit = _FLAT.get(id(node))
+    if hit is not None and hit[0] is node:
+        return iter(hit[1])
+    out: list[Any] = []
+    stack = list(reversed(node)) if node.__class__ is tuple else [node]
     while stack:
         cur = stack.pop()
-        yield cur
-        stack.extend(reversed(list(children(cur))))
+        if cur.__class__ is tuple:
+            stack += reversed(cur)
+            continue
+        if cur.__class__ not in NODE_CLASSES:
+            continue
+        out.append(cur)
+        below = _children(cur)
+        below.reverse()
+        stack += below
+    flat = tuple(out)
+    if _flat_held > _FLAT_LIMIT:
+        _FLAT.clear()
+        _flat_held = 0
+    _FLAT[id(node)] = (node, flat)
+    _flat_held += len(flat) + 1
+    return iter(flat)
 
 
 def rewrite(node: _T, fn: Callable[[Any], Any]) -> _T:
