@@ -154,8 +154,8 @@ def pocl_cannot_build() -> str | None:
     import sys
 
     try:
-        files = distribution("pocl-binary-distribution").files or []
-        lib = next((f.locate() for f in files if "libpocl" in str(f)), None)
+        pocl = distribution("pocl-binary-distribution")
+        lib = next((f.locate() for f in pocl.files or [] if "libpocl" in str(f)), None)
         with open("/proc/cpuinfo") as f:
             cpu = "".join(line for line in f.read().split("\n\n")[0].splitlines(True)
                           if line.split(":")[0].strip() in ("vendor_id", "cpu family",
@@ -163,8 +163,8 @@ def pocl_cannot_build() -> str | None:
     except (OSError, PackageNotFoundError):
         return None
     stat = os.stat(str(lib)) if lib is not None and os.path.exists(str(lib)) else None
-    key = hashlib.sha256(f"{lib}|{stat and stat.st_size}|{stat and stat.st_mtime_ns}|"
-                         f"{cpu}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{pocl.version}|{lib}|{stat and stat.st_size}|"
+                         f"{stat and stat.st_mtime_ns}|{cpu}".encode()).hexdigest()[:16]
     memo = Path(tempfile.gettempdir()) / f"difftest-pocl-probe-{os.getuid()}-{key}"
     try:
         said = memo.read_text()
