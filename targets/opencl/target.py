@@ -143,6 +143,16 @@ except cl.Error as e:
 """
 
 
+#: the probe's limits: CPU seconds of its own, and wall-clock seconds for a hung one
+_PROBE_CPU_S, _PROBE_HANG_S = 60, 900
+
+
+def _probe_cpu_limit() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CPU, (_PROBE_CPU_S, _PROBE_CPU_S))
+
+
 def pocl_cannot_build() -> str | None:
     """Why pip's PoCL cannot build any kernel on this machine, or None. Its LLVM names a
     CPU newer than itself `generic`, which its own front end then refuses as a target
@@ -170,8 +180,12 @@ def pocl_cannot_build() -> str | None:
         said = memo.read_text()
     except OSError:
         try:
+            # limited in the probe's own CPU seconds (a busy machine answers alike); the
+            # wall-clock bound only ends a probe that hangs without working, and then
+            # nothing is decided or kept
             said = subprocess.run([sys.executable, "-c", _POCL_PROBE], capture_output=True,
-                                  text=True, timeout=120).stdout
+                                  text=True, timeout=_PROBE_HANG_S,
+                                  preexec_fn=_probe_cpu_limit).stdout
         except (OSError, subprocess.SubprocessError):
             return None  # not decided: the target's runs say what is wrong
         tmp = memo.with_name(f"{memo.name}.{os.getpid()}")

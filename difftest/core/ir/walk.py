@@ -36,18 +36,11 @@ Path = tuple["int | str", ...]
 
 def children(node: Any) -> Iterator[Any]:
     """The direct child nodes of `node` (tuples flattened), in field order."""
-    for name in CHILD_FIELDS.get(node.__class__, ()):
-        value = getattr(node, name)
-        if value.__class__ is tuple:
-            for x in value:
-                if x.__class__ in NODE_CLASSES:
-                    yield x
-        elif value.__class__ in NODE_CLASSES:
-            yield value
+    return iter(_children(node))
 
 
 def _children(node: Any) -> list[Any]:
-    """`children(node)` as a list (`walk`'s, without a generator per node)."""
+    """`children(node)` as a list (what `walk` extends its stack with)."""
     out = []
     for name in CHILD_FIELDS.get(node.__class__, ()):
         value = getattr(node, name)
