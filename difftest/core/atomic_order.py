@@ -49,7 +49,40 @@ def find_order(start: int, edges: list[Edge], steps: int = STEPS) -> Ordered:
     bad = _degrees(start, edges)
     if bad:
         return Ordered(None, bad)
+    if _unconstrained(edges):
+        return Ordered(_end(start, edges)) if _connected(start, edges) else \
+            _no_order(start, edges)
     return _search(start, edges, steps)
+
+
+def _unconstrained(edges: list[Edge]) -> bool:
+    """Whether no order of `edges` is ruled out by program or barrier order: each
+    workitem has one of them, each group's are of one epoch (most of a campaign's
+    locations: a wave's lanes adding to a counter once)."""
+    epochs: dict[int, int] = {}
+    for e in edges:
+        if epochs.setdefault(e.group, e.epoch) != e.epoch:
+            return False
+    return len({e.gid for e in edges}) == len(edges)
+
+
+def _connected(start: int, edges: list[Edge]) -> bool:
+    """Whether every edge is joined to `start` when directions are forgotten: with
+    `_degrees` satisfied, that is exactly when a trail from `start` takes every edge once
+    (Euler's theorem for directed graphs)."""
+    parent: dict[int, int] = {}
+
+    def root(v: int) -> int:
+        parent.setdefault(v, v)
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for e in edges:
+        parent[root(e.old)] = root(e.new)
+    top = root(start)
+    return all(root(e.old) == top for e in edges)
 
 
 def trail_end(start: int, edges: list[Edge]) -> int | None:

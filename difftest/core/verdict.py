@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -174,58 +174,115 @@ def _ordered_memory(full: FullRun, ran: list[bool], exp: _Expect) -> _Expect:
     """`_replayed_memory` in a kernel whose atomics are ordered: each location's entries
     replayed epoch by epoch; where several workitems' atomics meet (between the same two
     barriers, or anywhere in a location no one plainly stores) they are put in an order
-    their returned values allow (`find_order`), which gives the value they leave."""
-    from difftest.core.atomic_order import Edge, find_order
+    their returned values allow (`find_order`), which gives the value they leave. Most
+    locations are one workitem's alone (its output, its own counter): those are replayed
+    in its program order as arrays, the others one by one (`_met`)."""
     from difftest.core.fullrun import FRESH
 
-    cols = [c.tolist() for c in full.writes.columns()]
     names = full.writes.names
-    group = full.group_size
-    entries: dict[tuple[int, int], list[tuple[int, int, int, bool, int, int]]] = {}
-    stored: set[tuple[int, int]] = set()
-    for g, b, i, v, a, old, order, epoch in zip(*cols):
-        if not ran[g]:
-            continue
-        if order == FRESH and exp.disorder is None:
-            exp.disorder = (f"workitem {g} ran an atomic on {names[b]}[{i}] but reported "
-                            "no value it returned", [g], False)
-        if not a:
-            stored.add((b, i))
-        entries.setdefault((b, i), []).append((g, epoch, v, a, old, order))
-    for (b, i), todo in entries.items():
+    cols = full.writes.columns()
+    keep = np.asarray(ran, dtype=bool)[cols[0]]
+    gid, buf, index, value, atomic, old, order, epoch = (c[keep] for c in cols)
+    fresh = np.flatnonzero(order == FRESH)
+    if fresh.size and exp.disorder is None:
+        k = int(fresh[0])
+        exp.disorder = (f"workitem {gid[k]} ran an atomic on {names[buf[k]]}[{index[k]}] "
+                        "but reported no value it returned", [int(gid[k])], False)
+    if not gid.size:
+        return exp
+    # the locations numbered in the order they first appear; each one's entries together,
+    # in the logs' order (epoch by epoch, a workitem's in its program order)
+    _, first, inverse = np.unique(buf.astype(np.int64) * (int(index.max()) + 1) + index,
+                                  return_index=True, return_inverse=True)
+    number = np.empty_like(first)
+    number[np.argsort(first, kind="stable")] = np.arange(first.size)
+    by = np.argsort(number[inverse.reshape(-1)], kind="stable")
+    gid, buf, index, value, atomic, old, epoch = (c[by] for c in (gid, buf, index, value,
+                                                                   atomic, old, epoch))
+    starts = np.flatnonzero(np.r_[True, (buf[1:] != buf[:-1]) | (index[1:] != index[:-1])])
+    ends = np.r_[starts[1:], gid.size]
+    alone = np.minimum.reduceat(gid, starts) == np.maximum.reduceat(gid, starts)
+    stored = np.logical_or.reduceat(~atomic, starts)
+    at_buf, at_index = buf[starts], index[starts]
+    held = np.zeros(starts.size, dtype=np.int64)  # each location's value before the kernel
+    for b in np.unique(at_buf).tolist():
+        if names[b] in full.initial:
+            mine = at_buf == b
+            held[mine] = full.initial[names[b]][at_index[mine]]
+    # in one workitem's location, each atomic returned what the entry before it left
+    before = np.r_[np.int64(0), value[:-1]]
+    before[starts] = held
+    wrong = atomic & (old != before) & np.repeat(alone, ends - starts)
+    problems: list[tuple[int, tuple[str, list[int], bool]]] = []
+    if wrong.any():
+        k = int(np.flatnonzero(wrong)[0])
+        problems.append((int(np.searchsorted(starts, k, side="right")) - 1,
+                         (f"workitem {gid[k]}'s atomic on {names[buf[k]]}[{index[k]}] "
+                          f"returned {old[k]} but the location held {before[k]}",
+                          [int(gid[k])], False)))
+    ending = value[ends - 1]
+    met_problem = None
+    for loc in np.flatnonzero(~alone).tolist():
+        s, e = int(starts[loc]), int(ends[loc])
+        name, i = names[buf[s]], int(index[s])
+        ending[loc], problem, unordered = _met(name, i, int(held[loc]), bool(stored[loc]),
+                                    full.group_size, zip(gid[s:e].tolist(),
+                                                         epoch[s:e].tolist(),
+                                                         value[s:e].tolist(),
+                                                         atomic[s:e].tolist(),
+                                                         old[s:e].tolist()))
+        if unordered:
+            exp.unordered.add((name, i))
+        if problem is not None and met_problem is None:
+            met_problem = (loc, problem)
+    if met_problem is not None:
+        problems.append(met_problem)
+    if problems and exp.disorder is None:
+        exp.disorder = min(problems)[1]
+    for b in np.unique(at_buf).tolist():
         name = names[b]
-        cur = int(full.initial[name][i]) if name in full.initial else 0
-        # segments: the whole location where no one stores it, else each epoch
-        segments: list[list[tuple[int, int, int, bool, int, int]]] = []
-        for e in todo:
-            if segments and ((b, i) not in stored or segments[-1][0][1] == e[1]):
-                segments[-1].append(e)
-            else:
-                segments.append([e])
-        for seg in segments:
-            if len({e[0] for e in seg}) == 1:  # one workitem: its program order
-                for g, _, v, a, old, _ in seg:
-                    if a and old != cur and exp.disorder is None:
-                        exp.disorder = (f"workitem {g}'s atomic on {name}[{i}] returned "
-                                        f"{old} but the location held {cur}", [g], False)
-                    cur = v
-                continue
-            found = find_order(cur, [Edge(g, g // group, epoch, old, v)
-                                     for g, epoch, v, _, old, _ in seg])
-            if found.end is None:
-                exp.unordered.add((name, i))
-                if exp.disorder is None:
-                    exp.disorder = (f"{name}[{i}]: {found.why}",
-                                    sorted({e[0] for e in seg})[:8], found.undecided)
-                break
-            cur = found.end
-        if name in exp.plain:
-            if (b, i) in stored:
-                exp.plain[name][i] = cur
-            else:
-                exp.atomic[(name, i)] = cur
-                exp.atomic_locations.add((name, i))
+        if name not in exp.plain:
+            continue
+        mine = at_buf == b
+        plain = mine & stored
+        exp.plain[name][at_index[plain]] = ending[plain]
+        for i, v in zip(at_index[mine & ~stored].tolist(), ending[mine & ~stored].tolist()):
+            exp.atomic[(name, i)] = v
+            exp.atomic_locations.add((name, i))
     return exp
+
+
+def _met(name: str, i: int, cur: int, stored: bool, group: int,
+         entries: Iterable[tuple[int, int, int, bool, int]]
+         ) -> tuple[int, tuple[str, list[int], bool] | None, bool]:
+    """A location several workitems touch: the value its (gid, epoch, value, atomic, old)
+    entries leave, segment by segment (the whole location where no one stores it, else
+    each epoch), the first problem met there (None where none), and whether a segment's
+    atomics formed no order (which ends the replay there)."""
+    from difftest.core.atomic_order import Edge, find_order
+
+    segments: list[list[tuple[int, int, int, bool, int]]] = []
+    for e in entries:
+        if segments and (not stored or segments[-1][0][1] == e[1]):
+            segments[-1].append(e)
+        else:
+            segments.append([e])
+    problem = None
+    for seg in segments:
+        if len({e[0] for e in seg}) == 1:  # one workitem: its program order
+            for g, _, v, a, old in seg:
+                if a and old != cur and problem is None:
+                    problem = (f"workitem {g}'s atomic on {name}[{i}] returned {old} but "
+                               f"the location held {cur}", [g], False)
+                cur = v
+            continue
+        found = find_order(cur, [Edge(g, g // group, epoch, old, v)
+                                 for g, epoch, v, _, old in seg])
+        if found.end is None:
+            return cur, problem or (f"{name}[{i}]: {found.why}",
+                                    sorted({e[0] for e in seg})[:8], found.undecided), True
+        cur = found.end
+    return cur, problem, False
 
 
 def check_outcome(case: Case, full: OracleRun | None, outcome: Outcome, policy: str | None = None,

@@ -432,3 +432,25 @@ def test_a_combined_add_whose_value_and_result_share_a_register() -> None:
     res = check_case(case, NumbaSimtTarget(), {}, {"registers": 4, "alloc_order": "random"})
     assert res.verdict.agree, res.verdict
     assert sorted(r[0] for r in res.outcome.returned) == [0, 1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), _VALUE, _VALUE), min_size=1, max_size=7),
+       _VALUE)
+def test_atomics_no_program_or_barrier_order_binds_agree_with_every_interleaving(
+        raw: list[tuple[int, int, int]], start: int) -> None:
+    # one atomic per workitem, each group's of one epoch: decided by counting and
+    # connection alone, which must say what trying every order says
+    edges = [Edge(g, g % 2, epoch if g % 2 else 0, old, new)
+             for g, (epoch, old, new) in enumerate(raw)]
+    edges = [dataclasses.replace(e, epoch=edges[1].epoch) if e.group == 1 else e
+             for e in edges]
+    assert find_order(start, edges).end == _brute_end(start, edges)
+
+
+def test_a_cycle_apart_from_the_start_is_no_order() -> None:
+    # the degrees allow a trail (0 -> 1, and 5 -> 6 -> 5 balanced), but nothing the
+    # start leads to returns 5
+    edges = [Edge(0, 0, 0, 0, 1), Edge(1, 0, 0, 5, 6), Edge(2, 0, 0, 6, 5)]
+    assert find_order(0, edges).end is None
+    assert find_order(0, edges[:1] + [Edge(3, 0, 0, 1, 5)] + edges[1:]).end == 5
