@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from difftest.campaign.runner import check_case, replayed
-from difftest.core.atomic_order import Edge, find_order
+from difftest.core.atomic_order import STEPS, Edge, _degrees, _search, find_order
 from difftest.core.case import Case, case_from_json
 from difftest.core.outcome import NEVER_RAN, Outcome
 from difftest.core.verdict import check_outcome
@@ -139,7 +139,12 @@ def test_the_search_agrees_with_trying_every_interleaving(
              for g, group, epoch, old, new in raw]
     edges = [dataclasses.replace(e, group=min(x.group for x in edges if x.gid == e.gid))
              for e in edges]
-    assert find_order(start, edges).end == _brute_end(start, edges)
+    end = _brute_end(start, edges)
+    assert find_order(start, edges).end == end
+    # the search itself, which the shortcuts before it (counting, connection, one
+    # greedy pass) keep most small cases from
+    if not _degrees(start, edges):
+        assert _search(start, edges, STEPS).end == end
 
 
 def test_values_pythons_hash_takes_alike_are_told_apart() -> None:
@@ -454,3 +459,12 @@ def test_a_cycle_apart_from_the_start_is_no_order() -> None:
     edges = [Edge(0, 0, 0, 0, 1), Edge(1, 0, 0, 5, 6), Edge(2, 0, 0, 6, 5)]
     assert find_order(0, edges).end is None
     assert find_order(0, edges[:1] + [Edge(3, 0, 0, 1, 5)] + edges[1:]).end == 5
+
+
+def test_a_greedy_pass_stuck_leaves_it_to_the_search() -> None:
+    # from 0: workitem 0 (lowest) goes 0 -> 1 first and is stuck there, since nothing
+    # leads back to 0 for workitem 1's 0 -> 2; the only order takes 0 -> 2 -> 0 first
+    edges = [Edge(0, 0, 0, 0, 1), Edge(1, 0, 0, 0, 2), Edge(1, 0, 0, 2, 0)]
+    import difftest.core.atomic_order as order
+    assert order._greedy(0, edges) is None
+    assert find_order(0, edges).end == 1
