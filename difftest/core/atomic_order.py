@@ -84,8 +84,8 @@ def _greedy(start: int, edges: list[Edge]) -> int | None:
     pos = dict.fromkeys(mine, 0)
     for g, q in mine.items():
         (keeps if q[0].old == q[0].new else moves)[q[0].old].append(g)
-    for heap in (*keeps.values(), *moves.values()):
-        heapify(heap)
+    for waiting in (*keeps.values(), *moves.values()):
+        heapify(waiting)
     cur = start
     for _ in range(len(edges)):
         heap = keeps.get(cur) or moves.get(cur)
