@@ -192,8 +192,9 @@ def _ordered_memory(full: FullRun, ran: list[bool], exp: _Expect) -> _Expect:
         return exp
     # the locations numbered in the order they first appear; each one's entries together,
     # in the logs' order (epoch by epoch, a workitem's in its program order)
-    _, first, inverse = np.unique(buf.astype(np.int64) * (int(index.max()) + 1) + index,
-                                  return_index=True, return_inverse=True)
+    low = int(index.min())
+    _, first, inverse = np.unique(buf.astype(np.int64) * (int(index.max()) - low + 1)
+                                  + (index - low), return_index=True, return_inverse=True)
     number = np.empty_like(first)
     number[np.argsort(first, kind="stable")] = np.arange(first.size)
     by = np.argsort(number[inverse.reshape(-1)], kind="stable")
@@ -225,12 +226,9 @@ def _ordered_memory(full: FullRun, ran: list[bool], exp: _Expect) -> _Expect:
     for loc in np.flatnonzero(~alone).tolist():
         s, e = int(starts[loc]), int(ends[loc])
         name, i = names[buf[s]], int(index[s])
+        rows = zip(*(c[s:e].tolist() for c in (gid, epoch, value, atomic, old)))
         ending[loc], problem, unordered = _met(name, i, int(held[loc]), bool(stored[loc]),
-                                    full.group_size, zip(gid[s:e].tolist(),
-                                                         epoch[s:e].tolist(),
-                                                         value[s:e].tolist(),
-                                                         atomic[s:e].tolist(),
-                                                         old[s:e].tolist()))
+                                               full.group_size, rows)
         if unordered:
             exp.unordered.add((name, i))
         if problem is not None and met_problem is None:
