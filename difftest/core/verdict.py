@@ -192,12 +192,12 @@ def _ordered_memory(full: FullRun, ran: list[bool], exp: _Expect) -> _Expect:
         return exp
     # the locations numbered in the order they first appear; each one's entries together,
     # in the logs' order (epoch by epoch, a workitem's in its program order)
-    low = int(index.min())
-    _, first, inverse = np.unique(buf.astype(np.int64) * (int(index.max()) - low + 1)
-                                  + (index - low), return_index=True, return_inverse=True)
+    sort = np.lexsort((index, buf))  # by location, each one's entries in the logs' order
+    new = np.r_[True, (buf[sort][1:] != buf[sort][:-1]) | (index[sort][1:] != index[sort][:-1])]
+    first = sort[new]  # each location's first entry
     number = np.empty_like(first)
     number[np.argsort(first, kind="stable")] = np.arange(first.size)
-    by = np.argsort(number[inverse.reshape(-1)], kind="stable")
+    by = sort[np.argsort(number[np.cumsum(new) - 1], kind="stable")]
     gid, buf, index, value, atomic, old, epoch = (c[by] for c in (gid, buf, index, value,
                                                                    atomic, old, epoch))
     starts = np.flatnonzero(np.r_[True, (buf[1:] != buf[:-1]) | (index[1:] != index[:-1])])
