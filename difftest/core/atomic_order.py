@@ -50,18 +50,14 @@ def find_order(start: int, edges: list[Edge], steps: int = STEPS) -> Ordered:
     bad = _degrees(start, edges)
     if bad:
         return Ordered(None, bad)
-    if _unconstrained(edges):
+    unbarred = _one_epoch_each(edges)
+    if unbarred and len({e.gid for e in edges}) == len(edges):
+        # no order is ruled out by program or barrier order (most of a campaign's
+        # locations: a wave's lanes adding to a counter once)
         return Ordered(_end(start, edges)) if _connected(start, edges) else \
             _no_order(start, edges)
-    end = _greedy(start, edges) if _one_epoch_each(edges) else None
+    end = _greedy(start, edges) if unbarred else None
     return Ordered(end) if end is not None else _search(start, edges, steps)
-
-
-def _unconstrained(edges: list[Edge]) -> bool:
-    """Whether no order of `edges` is ruled out by program or barrier order: each
-    workitem has one of them, each group's are of one epoch (most of a campaign's
-    locations: a wave's lanes adding to a counter once)."""
-    return len({e.gid for e in edges}) == len(edges) and _one_epoch_each(edges)
 
 
 def _one_epoch_each(edges: list[Edge]) -> bool:

@@ -205,8 +205,9 @@ def _ordered_memory(full: FullRun, ran: list[bool], exp: _Expect) -> _Expect:
     alone = np.minimum.reduceat(gid, starts) == np.maximum.reduceat(gid, starts)
     stored = np.logical_or.reduceat(~atomic, starts)
     at_buf, at_index = buf[starts], index[starts]
+    buffers = np.unique(at_buf).tolist()
     held = np.zeros(starts.size, dtype=np.int64)  # each location's value before the kernel
-    for b in np.unique(at_buf).tolist():
+    for b in buffers:
         if names[b] in full.initial:
             mine = at_buf == b
             held[mine] = full.initial[names[b]][at_index[mine]]
@@ -237,7 +238,7 @@ def _ordered_memory(full: FullRun, ran: list[bool], exp: _Expect) -> _Expect:
         problems.append(met_problem)
     if problems and exp.disorder is None:
         exp.disorder = min(problems)[1]
-    for b in np.unique(at_buf).tolist():
+    for b in buffers:
         name = names[b]
         if name not in exp.plain:
             continue
