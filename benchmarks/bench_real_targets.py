@@ -126,19 +126,14 @@ def known_bugs(target: Any, cases: list[Any]) -> dict[str, int]:
     (the first of `target.avoidable` that does; "-": none does). Outside the timing."""
     from collections import Counter
 
-    from difftest.campaign.runner import oracle_run, replayed, run_target, target_options
-    from difftest.core.verdict import check_outcome
+    from difftest.campaign.runner import rerun_with, target_options
 
-    def agrees(case: Any, avoid: str) -> bool:
-        options = {**target_options(target, case.options), "avoid": avoid}
-        full, error = oracle_run(case, options)
-        outcome = run_target(target, case, case.schedule, options)
-        replay, why = replayed(case, full, error, outcome, options)
-        return check_outcome(case, replay, outcome, None,
-                             target.never_ran_granularity == "wave", why).agree
+    def bug(case: Any) -> str:
+        agrees = rerun_with(case, target, target_options(target, case.options), None, None)
+        return next((a for a in getattr(target, "avoidable", ()) if agrees({"avoid": a})),
+                    "-")
 
-    names = tuple(getattr(target, "avoidable", ()))
-    return dict(Counter(next((a for a in names if agrees(case, a)), "-") for case in cases))
+    return dict(Counter(bug(case) for case in cases))
 
 
 def run(kernels: int, seed: int, repeat: int, names: tuple[str, ...]) -> dict[str, Any]:
