@@ -10,6 +10,11 @@ replaced (`tests/models/oracle_legacy.py`), side by side in one process.
 - SimpleDeopt (`benchmarks/bench_target.py`'s case, length = 2n, W = 32) at n = N
   (default 65536): both oracles' CPU time, best of R, and the ratio.
 - `--by-wave`: the generated sample's times split by wave size (where the time goes).
+- `--edges`: instead, what noting edge values costs the reference on the generated
+  sample (`difftest/core/edges.py`): its runs as they are (the operands held, tested
+  once a run), with the operands tested at each operation, and with nothing noted;
+  best of R each, interleaved, and the ratios. The first two are checked to meet the
+  same pairs on every case first.
 """
 
 from __future__ import annotations
@@ -105,6 +110,44 @@ def bench_sample(kernels: int, seed: int, repeat: int, by_wave: bool) -> dict[st
     return {"old_s": old, "new_s": new, "ratio": old / new}
 
 
+def bench_edges(kernels: int, seed: int, repeat: int) -> dict[str, float]:
+    from unittest.mock import patch
+
+    from difftest.core import edges
+
+    cases = sample_cases(kernels, seed)
+
+    def met(case: Any) -> Any:
+        run = _result(reference.run_full, case)
+        return run if isinstance(run, str) else run.edges
+
+    at_once = patch.object(edges, "_HOLD", 0)
+    noted = {k: v for k, v in vars(edges.Edges).items() if k.startswith("note_")}
+    nothing = patch.multiple(edges.Edges, **{k: lambda *_a, **_k: None for k in noted})
+    for i, case in enumerate(cases):
+        with at_once:
+            each = met(case)
+        assert met(case) == each, f"case {i}: held operands meet other pairs"
+
+    def run_all() -> None:
+        for c in cases:
+            _result(reference.run_full, c)
+
+    held = each_op = none = float("inf")
+    for _ in range(repeat):  # interleaved, so machine noise hits all three alike
+        held = min(held, _cpu(run_all))
+        with at_once:
+            each_op = min(each_op, _cpu(run_all))
+        with nothing:
+            none = min(none, _cpu(run_all))
+    print(f"generated sample: {kernels} kernels, seed {seed}, {len(cases)} cases")
+    print(f"  edge values noted as runs do (held) {held:7.3f} s, tested at each operation "
+          f"{each_op:7.3f} s, not noted {none:7.3f} s")
+    print(f"  noting costs the reference {held / none - 1:.1%} held, "
+          f"{each_op / none - 1:.1%} tested at each operation")
+    return {"held_s": held, "each_s": each_op, "none_s": none}
+
+
 def bench_deopt(n: int, repeat: int) -> dict[str, float]:
     from bench_target import _case  # benchmarks/ is this script's own folder
 
@@ -126,7 +169,12 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--deopt-n", type=int, default=65536)
     parser.add_argument("--by-wave", action="store_true")
+    parser.add_argument("--edges", action="store_true",
+                        help="what noting edge values costs the reference, instead")
     args = parser.parse_args()
+    if args.edges:
+        bench_edges(args.kernels, args.seed, args.repeat)
+        return 0
     bench_sample(args.kernels, args.seed, args.repeat, args.by_wave)
     if args.deopt_n:
         bench_deopt(args.deopt_n, args.repeat)

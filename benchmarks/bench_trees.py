@@ -1,7 +1,7 @@
 """Two source trees of difftest side by side on integer kernels without workgroups: the
 machine alone on SimpleDeopt (W = 32, one slot: the per-wave cost), and checked cases per
 CPU-second, as the fuzz loop checks them (generation, one oracle run, the compile, the
-target's schedules of each case and their verdicts, under its collector settings), two
+target's schedules of each case and their verdicts, under its collector settings), three
 ways:
 
 - each tree on its own generators' samples, drawn with `--seeds` fixed seeds (one seed's
@@ -9,6 +9,9 @@ ways:
   the `workgroups` capability and without the features `--without` names (default
   `f32`; `--without f32,returning` leaves out atomics that return too, the same kinds of
   kernel as a tree from before them);
+- the same, weighed by the work each case asks: its kernel's compiled instructions (a
+  tree whose generators draw larger kernels checks fewer of them per second without
+  being slower at any of them);
 - both trees on the same cases (the older tree's samples, saved as case files): the
   compiler, machine, oracle and checker alone, generation left out.
 
@@ -101,8 +104,22 @@ if mode == "same":  # a process of its own: no kernel of the sample met before
     print(json.dumps({"same_per_s": per_case * len(same) / (time.process_time() - t0),
                       "same_cases": per_case * len(same)}))
     sys.exit()
+def instructions(sample):
+    # the work a sample asks of the target: its kernels' compiled instructions, once per
+    # checked case (worked out after the clock stops)
+    from targets.numba_simt import target as numba_simt
+    total = 0
+    for case in sample:
+        options = target_options(target, case.options)
+        try:
+            total += len(numba_simt.compile_case(case, options).rows)
+        except numba_simt.AllocationError:
+            pass
+    return per_case * total
+
+
 machine = bench_target.bench_ratios(1 << 22, [32], 7)[32]["machine_s"]
-own_cases, own_cpu, drawn, steps = 0, 0.0, [], 0
+own_cases, own_cpu, drawn, steps, own_instructions = 0, 0.0, [], 0, 0
 for seed in range(seeds):
     _checked.cache_clear()
     t0 = time.process_time()
@@ -110,13 +127,16 @@ for seed in range(seeds):
     check(sample)
     own_cpu += time.process_time() - t0
     own_cases += per_case * len(sample)
+    own_instructions += instructions(sample)
     steps += sum(len(c.host or ()) for c in sample)
     drawn += [c.to_json() for c in sample]
 if not os.path.exists(shared):  # the older tree, run first, saves its samples
     with open(shared, "w") as f:
         json.dump(drawn, f)
 print(json.dumps({"machine_s": machine, "own_per_s": own_cases / own_cpu,
-                  "own_cases": own_cases, "host_steps": steps}))
+                  "own_cases": own_cases, "host_steps": steps,
+                  "own_instructions": own_instructions,
+                  "own_instructions_per_s": own_instructions / own_cpu}))
 """
 
 
@@ -166,6 +186,12 @@ def main() -> None:
          f"{int(b[0]['own_cases'])} and {int(t[0]['own_cases'])} checked cases with "
          f"{int(b[0]['host_steps'])} and {int(t[0]['host_steps'])} host program steps, "
          "no workgroups)", "own_per_s", max, "")
+    print(f"compiled instructions per checked case, each tree its own samples: "
+          f"{b[0]['own_instructions'] / b[0]['own_cases']:.0f} -> "
+          f"{t[0]['own_instructions'] / t[0]['own_cases']:.0f}")
+    line("thousands of compiled instructions checked per CPU-second, each tree its own "
+         "samples (the same throughput, weighed by the size of each case's kernel)",
+         "own_instructions_per_s", max, "", 1e-3)
     line(f"checked cases per CPU-second, the same {int(t[0]['same_cases'])} checked cases "
          "(the first tree's samples; generation left out)", "same_per_s", max, "")
 

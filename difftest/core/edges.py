@@ -101,27 +101,113 @@ def _top_bit(v: Array, ty: Type) -> bool:
     return _most(v) >= 1 << (ty.bits - 1)
 
 
+#: operands held before a test runs on them all at once (lanes, summed over the calls):
+#: enough that a run's tests run a few times at most, few enough to bound the memory
+_HOLD = 1 << 20
+
+#: the integer operators whose operands have edge values, by the pairs they test
+_INT_OPS = {"+": "arith", "-": "arith", "*": "arith", "//": "div", "%": "div",
+            "<<": "shl", ">>": "shr"}
+
+
 class Edges:
-    """The pairs one run met (`seen`, without the `edge:` prefix until `names`)."""
+    """The pairs one run met (`seen`, without the `edge:` prefix until `names`).
+
+    The oracle notes operands at every operation it evaluates, thousands of times a run,
+    most of them a wave's few dozen lanes: a test run at each costs more than the
+    operation. So `note_*` only holds the operands, by what they are tested for, and
+    the tests run on each kind's operands put together, when `seen` is read (or
+    `_HOLD` lanes wait). Every pair is "some lane holds the edge value" (of one lane's
+    operands, for the pairs of two), so testing the lanes of many calls together finds
+    exactly the pairs testing each call would."""
 
     def __init__(self) -> None:
-        self.seen: set[str] = set()
+        self._seen: set[str] = set()
+        self._held: dict[tuple[Any, ...], list[tuple[Array, ...]]] = {}
+        self._lanes = 0
+
+    @property
+    def seen(self) -> set[str]:
+        self._test()
+        return self._seen
 
     def names(self) -> frozenset[str]:
         return frozenset(f"edge:{p}" for p in self.seen)
 
+    def _hold(self, key: tuple[Any, ...], *operands: Array) -> None:
+        held = self._held.get(key)
+        if held is None:
+            self._held[key] = [operands]
+        else:
+            held.append(operands)
+        self._lanes += len(operands[0])
+        if self._lanes > _HOLD:
+            self._test()
+
+    def _test(self) -> None:
+        """Run the tests on the operands held."""
+        held, self._held, self._lanes = self._held, {}, 0
+        for key, calls in held.items():
+            operands = [np.concatenate(column) if len(column) > 1 else column[0]
+                        for column in zip(*calls)]
+            getattr(self, "_" + key[0])(*operands, *key[1:])
+
     def _add(self, pair: str, hit: bool) -> None:
         if hit:
-            self.seen.add(pair)
+            self._seen.add(pair)
+
+    # The oracle calls these for every operation it evaluates, on a wave's or a launch's
+    # lanes (`ty`, `source`, `to`: integer types).
+    def note_int_binary(self, op: str, a: Array, b: Array, ty: Type) -> None:
+        kind = _INT_OPS.get(op)
+        if kind is not None and len(a):
+            self._hold(("int_binary", kind, ty), a, b)
+
+    def note_int_compare(self, a: Array, b: Array, ty: Type) -> None:
+        if len(a):
+            self._hold(("int_compare", ty), a, b)
+
+    def note_int_convert(self, v: Array, source: Type, to: Type) -> None:
+        if len(v) and source is not to:
+            self._hold(("int_convert", source, to), v)
+
+    def note_int_function(self, args: list[Array], ty: Type) -> None:
+        if args and len(args[0]):
+            self._hold(("int_function", ty), args[0])
+
+    def note_f32_arith(self, values: list[Array]) -> None:
+        """The operands of an f32 or f64 + - * or fma."""
+        v = values[0] if len(values) == 1 else np.concatenate(values)
+        if len(v):
+            self._hold(("specials", "f32_arith", v.dtype), v)
+
+    def note_f32_compare(self, a: Array, b: Array) -> None:
+        if len(a):
+            self._hold(("float_compare", a.dtype), a, b)
+
+    def note_f32_minmax(self, a: Array, b: Array) -> None:
+        if len(a):
+            self._hold(("float_minmax", a.dtype), a, b)
+
+    def note_f32_to_int(self, v: Array, to: Type) -> None:
+        if len(v):
+            self._hold(("float_to_int", v.dtype, to), v)
+
+    def note_int_to_f32(self, v: Array, source: Type, wide: bool = False) -> None:
+        """An integer to f32 (to f64 where `wide`)."""
+        if len(v):
+            self._hold(("int_to_float", source, wide), v)
+
+    def note_f64_to_f32(self, v: Array) -> None:
+        if len(v):
+            self._hold(("f64_to_f32",), v)
 
     # ------------------------------------------------------------------ integers
-    # The oracle calls these for every integer operation it evaluates, on a wave's or a
-    # launch's lanes; each test runs only while its pair is unseen.
-    def note_int_binary(self, op: str, a: Array, b: Array, ty: Type) -> None:
-        if not len(a):
-            return
-        seen = self.seen
-        if op in ("+", "-", "*"):
+    # The tests, each on the operands of many calls; a test of a pair already seen is
+    # skipped.
+    def _int_binary(self, a: Array, b: Array, kind: str, ty: Type) -> None:
+        seen = self._seen
+        if kind == "arith":
             if "arith:min" not in seen or "arith:max" not in seen:
                 lo, hi = _LIMITS[ty]
                 if len(a) <= _SMALL:  # both limits looked for in one list of each
@@ -132,7 +218,7 @@ class Edges:
                 else:
                     self._add("arith:min", _has(a, lo) or _has(b, lo))
                     self._add("arith:max", _has(a, hi) or _has(b, hi))
-        elif op in ("//", "%"):
+        elif kind == "div":
             if "div:zero" in seen and (not ty.signed or "div:min_by_minus_one" in seen):
                 return
             self._add("div:zero", _has(b, 0))
@@ -140,8 +226,8 @@ class Edges:
                 seen.add("div:minus_one")
                 self._add("div:min_by_minus_one",
                           bool(((a == _LIMITS[ty][0]) & (b == -1)).any()))
-        elif op in ("<<", ">>"):
-            right = op == ">>" and ("shift:negative" if ty.signed else
+        else:
+            right = kind == "shr" and ("shift:negative" if ty.signed else
                                     "shift:top_bit_unsigned") not in seen
             if not right and "shift:zero" in seen and "shift:masked" in seen:
                 return
@@ -153,19 +239,16 @@ class Edges:
                 else:
                     self._add("shift:top_bit_unsigned", _top_bit(a, ty))
 
-    def note_int_compare(self, a: Array, b: Array, ty: Type) -> None:
-        seen = self.seen
-        if not len(a) or ("compare:limit" in seen and (
-                ty.signed or "compare:top_bit_unsigned" in seen)):
+    def _int_compare(self, a: Array, b: Array, ty: Type) -> None:
+        seen = self._seen
+        if "compare:limit" in seen and (ty.signed or "compare:top_bit_unsigned" in seen):
             return
         lo, hi = _LIMITS[ty]
         self._add("compare:limit", _has(a, lo) or _has(b, lo) or _has(a, hi) or _has(b, hi))
         if not ty.signed:
             self._add("compare:top_bit_unsigned", _top_bit(a, ty) or _top_bit(b, ty))
 
-    def note_int_convert(self, v: Array, source: Type, to: Type) -> None:
-        if not len(v) or source is to:
-            return
+    def _int_convert(self, v: Array, source: Type, to: Type) -> None:
         lo, hi = int_range(to)
         least, most = _least(v), _most(v)
         if source is U64:  # storage: the values of 2^63 and up are negative
@@ -178,21 +261,17 @@ class Edges:
         else:
             self._add("convert:top_bit_unsigned", _top_bit(v, source))
 
-    def note_int_function(self, args: list[Array], ty: Type) -> None:
-        if not args or not len(args[0]):
-            return
+    def _int_function(self, x: Array, ty: Type) -> None:
+        """The integer functions' first operand."""
         lo, hi = _LIMITS[ty]
-        x = args[0]
         self._add("int_fn:zero", _has(x, 0))
         self._add("int_fn:min", ty.signed and _has(x, lo))
         self._add("int_fn:all_ones", _has(x, -1 if ty.signed or ty is U64 else hi))
 
-    # ---------------------------------------------------------------------- f32
-    def _specials(self, family: str, values: list[Array]) -> None:
+    # ------------------------------------------------------------------ floats
+    # f32's and f64's (`dtype`: the values' own; the pairs' names say f32 or f64 by it)
+    def _specials(self, v: Array, family: str, dtype: np.dtype[Any]) -> None:
         """NaN, an infinity, a subnormal or -0.0 among the operands."""
-        v = np.concatenate(values)
-        if not len(v):
-            return
         family = _family(family, v)
         smallest = _SMALLEST_NORMAL64 if v.dtype == np.float64 else _SMALLEST_NORMAL
         with np.errstate(invalid="ignore"):
@@ -202,29 +281,20 @@ class Edges:
             self._add(f"{family}:subnormal", bool(((mag > 0) & (mag < smallest)).any()))
             self._add(f"{family}:minus_zero", bool(((v == 0) & np.signbit(v)).any()))
 
-    def note_f32_arith(self, values: list[Array]) -> None:
-        self._specials("f32_arith", values)
-
-    def note_f32_compare(self, a: Array, b: Array) -> None:
-        if not len(a):
-            return
+    def _float_compare(self, a: Array, b: Array, dtype: np.dtype[Any]) -> None:
         f = _family("f32_compare", a)
         with np.errstate(invalid="ignore"):
             self._add(f"{f}:nan", bool((np.isnan(a) | np.isnan(b)).any()))
             self._add(f"{f}:inf", bool((np.isinf(a) | np.isinf(b)).any()))
             self._add(f"{f}:signed_zeros", _signed_zeros(a, b))
 
-    def note_f32_minmax(self, a: Array, b: Array) -> None:
-        if not len(a):
-            return
+    def _float_minmax(self, a: Array, b: Array, dtype: np.dtype[Any]) -> None:
         f = _family("f32_minmax", a)
         with np.errstate(invalid="ignore"):
             self._add(f"{f}:nan", bool((np.isnan(a) | np.isnan(b)).any()))
             self._add(f"{f}:signed_zeros", _signed_zeros(a, b))
 
-    def note_f32_to_int(self, v: Array, to: Type) -> None:
-        if not len(v):
-            return
+    def _float_to_int(self, v: Array, dtype: np.dtype[Any], to: Type) -> None:
         lo, hi = int_range(to)
         # the last float at or below hi: hi + 1 is a power of two, a float; the one below
         # it (truncated: for an f64 and i32, 2^31 - 1 itself)
@@ -240,10 +310,7 @@ class Edges:
             self._add(f"{f}:past_limit",
                       bool((finite & ((t > float(hi)) | (t < float(lo)))).any()))
 
-    def note_int_to_f32(self, v: Array, source: Type, wide: bool = False) -> None:
-        """An integer to f32 (to f64 where `wide`)."""
-        if not len(v):
-            return
+    def _int_to_float(self, v: Array, source: Type, wide: bool) -> None:
         bits = 53 if wide else 24
         if source is U64:
             big = (v < 0) | (v > (1 << bits))
@@ -252,9 +319,7 @@ class Edges:
         # past 2^24 (2^53) an integer rounds unless its low bits are zeros: count any
         self._add("int_to_f64:rounds" if wide else "int_to_f32:rounds", bool(big.any()))
 
-    def note_f64_to_f32(self, v: Array) -> None:
-        if not len(v):
-            return
+    def _f64_to_f32(self, v: Array) -> None:
         with np.errstate(over="ignore", invalid="ignore"):
             r = v.astype(np.float32)
             finite = np.isfinite(v)

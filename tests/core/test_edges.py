@@ -3,11 +3,18 @@ operands written by hand from its definition in EDGE_PAIRS' comments."""
 
 from __future__ import annotations
 
+from typing import Any
+from unittest.mock import patch
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from difftest.core import edges
 from difftest.core.edges import EDGE_PAIRS, Edges
-from difftest.core.ir.types import I8, I32, I64, U8, U32, U64, Type, storage
+from difftest.core.errors import OracleError
+from difftest.core.ir.types import I8, I32, I64, U8, U32, U64, Type, int_range, storage
 
 
 def _a(*values: int, ty: Type = I32) -> np.ndarray:
@@ -132,3 +139,121 @@ def test_a_launch_of_many_lanes_notes_what_a_few_lanes_would() -> None:
     e.note_int_convert(_a(*[7] * many, -1), I32, I64)
     e.note_int_compare(_a(*[7] * many, 2**64 - 1, ty=U64), _a(*[1] * (many + 1), ty=U64), U64)
     assert {"convert:negative", "compare:limit", "compare:top_bit_unsigned"} <= e.seen
+
+
+# ------------------------------------------------------------- operands held, tested late
+
+_TYPES = (I8, U8, I32, U32, I64, U64)
+
+
+def _ints(ty: Type, size: int) -> st.SearchStrategy[np.ndarray]:
+    lo, hi = int_range(ty)
+    edge = st.sampled_from([lo, lo + 1, -1 if ty.signed else hi - 1, 0, 1, hi,
+                            ty.bits, ty.bits - 1])
+    value = st.one_of(edge, st.integers(lo, hi)).map(
+        lambda v: storage(min(max(v, lo), hi), ty))
+    return st.lists(value, min_size=size, max_size=size).map(
+        lambda vs: np.array(vs, dtype=np.int64))
+
+
+def _floats(dtype: type, size: int) -> st.SearchStrategy[np.ndarray]:
+    width = 32 if dtype is np.float32 else 64
+    value = st.one_of(st.sampled_from([0.0, -0.0, float("nan"), float("inf"),
+                                       float("-inf"), 2.0 ** -130, 2.0 ** 31, 2.0 ** 53,
+                                       -2.0 ** 31, 2.0 ** 63]),
+                      st.floats(width=width))
+    return st.lists(value, min_size=size, max_size=size).map(
+        lambda vs: np.array(vs, dtype=dtype))
+
+
+@st.composite
+def _note(draw: st.DrawFn) -> tuple[str, tuple[Any, ...]]:
+    """One call of an `Edges.note_*` method, with its arguments."""
+    size = draw(st.sampled_from([0, 1, 3, 70]))  # past 64: the tests' numpy path
+    ty = draw(st.sampled_from(_TYPES))
+    to = draw(st.sampled_from(_TYPES))
+    fl = draw(st.sampled_from([np.float32, np.float64]))
+    which = draw(st.sampled_from(["binary", "compare", "convert", "function", "arith",
+                                  "fcompare", "minmax", "to_int", "to_float", "narrow"]))
+    if which == "binary":
+        op = draw(st.sampled_from(["+", "-", "*", "//", "%", "<<", ">>", "&", "^"]))
+        return "note_int_binary", (op, draw(_ints(ty, size)), draw(_ints(ty, size)), ty)
+    if which == "compare":
+        return "note_int_compare", (draw(_ints(ty, size)), draw(_ints(ty, size)), ty)
+    if which == "convert":
+        return "note_int_convert", (draw(_ints(ty, size)), ty, to)
+    if which == "function":
+        return "note_int_function", ([draw(_ints(ty, size)), draw(_ints(ty, size))], ty)
+    if which == "arith":
+        return "note_f32_arith", ([draw(_floats(fl, size)) for _ in range(draw(
+            st.integers(1, 3)))],)
+    if which in ("fcompare", "minmax"):
+        name = "note_f32_compare" if which == "fcompare" else "note_f32_minmax"
+        return name, (draw(_floats(fl, size)), draw(_floats(fl, size)))
+    if which == "to_int":
+        return "note_f32_to_int", (draw(_floats(fl, size)), ty)
+    if which == "to_float":
+        return "note_int_to_f32", (draw(_ints(ty, size)), ty, draw(st.booleans()))
+    return "note_f64_to_f32", (draw(_floats(np.float64, size)),)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_note(), max_size=12), st.sampled_from([0, 5, 1 << 20]))
+def test_operands_tested_together_meet_what_each_call_tested_alone_meets(
+        calls: list[tuple[str, tuple[Any, ...]]], hold: int) -> None:
+    # each call on an Edges of its own, read at once: its operands tested alone
+    alone: set[str] = set()
+    for name, args in calls:
+        e = Edges()
+        getattr(e, name)(*args)
+        alone |= e.seen
+    held = Edges()
+    with patch.object(edges, "_HOLD", hold):  # 0: a test at each call; 5: every few
+        for name, args in calls:
+            getattr(held, name)(*args)
+    assert held.seen == alone
+    assert held.names() == {f"edge:{p}" for p in alone}
+
+
+def test_an_operand_the_kernel_assigns_again_later_is_tested_as_it_was() -> None:
+    from difftest.core.case import case_from_json
+    from oracles.reference import run_full
+
+    kernel = ("def k(inp: Buffer[i32], out: Buffer[i32]):\n"
+              "    g = gid()\n"
+              "    x = inp[g]\n"
+              "    y = x + 1\n"  # x is MIN in lane 0: arith:min
+              "    x = 0\n"  # and no longer, by the end of the run
+              "    out[g] = y + x\n")
+    case = case_from_json({"kernel": kernel, "entry": "k", "launch": {"n": 4, "wave": 4},
+                           "args": {"inp": {"dtype": "i32", "data": [-2**31, 1, 2, 3]},
+                                    "out": {"dtype": "i32", "data": [0] * 4}}})
+    assert "edge:arith:min" in run_full(case).edges
+
+
+def test_the_oracle_meets_the_same_pairs_holding_its_operands_or_not() -> None:
+    # the oracle's operands, tested long after it computed them: none of them may have
+    # changed in between (an array a later statement writes into, say)
+    from hypothesis import HealthCheck
+
+    from generators.cases import kernel_cases
+    from oracles.reference import run_full
+
+    met: list[frozenset[str]] = []
+
+    @settings(max_examples=60, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(kernel_cases())
+    def run(kc: Any) -> None:
+        for case in kc[1]:
+            try:
+                late = run_full(case).edges
+                with patch.object(edges, "_HOLD", 0):
+                    at_once = run_full(case).edges
+            except OracleError:
+                continue  # a race or a kernel past the oracle's work: no run to compare
+            assert late == at_once
+            met.append(late)
+
+    run()
+    assert sum(map(len, met)) > 0  # the cases met some pairs: the comparison saw them
