@@ -947,6 +947,8 @@ class _Run:
         stop = np.zeros(self.n_items, dtype=np.int64)
         start[iterating] = _at(got, start_values, iterating)
         stop[iterating] = stop_values
+        if s.start.ty is U64:  # compared as the values they are (2^63 and up: negative)
+            start, stop = start.view(np.uint64), stop.view(np.uint64)
         left: list[Lanes] = []  # lanes that finished the range or broke out
         trip = 0
         while True:
@@ -957,7 +959,7 @@ class _Run:
             active = self.trip(iterating[more])  # a step is a loop trip (empty bodies too)
             if not len(active):
                 break
-            act.set(s.var, active, start[active] + trip)
+            act.set(s.var, active, (start[active] + trip).view(np.int64))
             loop = _Loop()
             act.loops.append(loop)
             done = self.block(act, s.body, active)

@@ -155,3 +155,67 @@ def test_numba_simt_agrees_on_each_integer_type(k: int, tmp_path: Path) -> None:
     for options in ({}, {"registers": 4}, {"uniform_writes": "active"}):
         verdict = check_case(case, target, {}, options).verdict
         assert verdict.agree and not verdict.unchecked, (options, str(verdict))
+
+
+# range() of each integer type near its limits: b - a trips where a < b (the values
+# compared as what they are), none otherwise; the loop variable holds the last.
+LOOPS = """\
+# difftest: launch n=1 wave=1
+# difftest: arg lo = u64[9223372036854775807]
+# difftest: arg o = i32[0] * 7
+# difftest: arg last = u64[0] * 2
+def k(lo: Buffer[u64], o: Buffer[i32], last: Buffer[u64]):
+    a = lo[0]
+    n = 0
+    j: u64 = 0
+    for j in range(a, a + 2):
+        n = n + 1
+    o[0] = n
+    last[0] = j
+    m = 0
+    for q in range(a + 4, a - 9223372036854775805):
+        m = m + 1
+        if m > 5:
+            break
+    o[1] = m
+    s: u32 = 0
+    w: u32 = 0
+    for w in range(u32(4294967293), u32(4294967295)):
+        s = s + (w - 4294967290)
+    o[2] = i32(s)
+    last[1] = u64(w)
+    t = 0
+    for p in range(u32(4294967295), u32(0)):
+        t = t + 1
+    o[3] = t
+    x = 0
+    for r in range(i8(-128), i8(-125)):
+        x = x + r
+    o[4] = x
+    y: u32 = 0
+    for z in range(u8(250), u8(255)):
+        y = y + z
+    o[5] = i32(y)
+    c = 0
+    for v in range(-9223372036854775808, -9223372036854775806):
+        c = c + 1
+    o[6] = c
+"""
+
+
+def test_loop_bounds_of_each_integer_type_compare_as_their_values(tmp_path: Path) -> None:
+    from difftest.campaign.registry import load_target
+    from difftest.campaign.runner import check_case
+
+    path = tmp_path / "loops.py"
+    path.write_text(LOOPS)
+    case = load_case(path)
+    run = run_full(case)
+    assert run.fates == [None]
+    # 2^63 - 1 to 2^63 + 1: two trips; 2^63 + 3 to 2: none (a signed compare runs them)
+    assert run.final["o"].tolist() == [2, 0, 3 + 4, 0, -128 - 127 - 126,
+                                       250 + 251 + 252 + 253 + 254, 2]
+    assert [value_of(int(v), DTYPES["u64"]) for v in run.final["last"]] == [
+        2**63, 4294967294]
+    verdict = check_case(case, load_target("numba-simt"), {}, {}).verdict
+    assert verdict.agree and not verdict.unchecked, str(verdict)
