@@ -761,6 +761,11 @@ class FunctionEmitter:
         selector = self.widen(self.expr(var), ty, I32) if ty is not U32 else \
             d.int_cast(self.expr(var), U32, I32)
         self.open(d.switch_head(selector))
+        # a case value the variable's type cannot hold never matches (`v == value` is
+        # false in every lane): no label (an arm left without one is never taken)
+        lo, hi = int_range(ty)
+        arms = [(tuple(v for v in values if lo <= v <= hi), body) for values, body in arms
+                if not values or any(lo <= v <= hi for v in values)]
         if not any(not values for values, _ in arms):
             arms = arms + [((), ())]
         for k, (values, body) in enumerate(arms):

@@ -6,6 +6,7 @@ mutant switch-falls-through (arms without `break`) is caught by the example."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -39,3 +40,53 @@ def test_arms_without_break_are_caught(name: str) -> None:
     verdict = check_case(load_case(EXAMPLES / "switch_cases.py"), t, {},
                          {"mutants": ["switch-falls-through"]}).verdict
     assert not verdict.agree and "out[" in str(verdict), str(verdict)
+
+
+# a case value the variable's type cannot hold never matches (`v == 2147483648` of an
+# i32 compares as i64): no label of the switch may wrap it to one that does (2147483648
+# to MIN, 18446744073709551615 to a u32's all ones), or say a value twice
+WIDE_CASES = """\
+# difftest: launch n=4 wave=4
+# difftest: arg x = i32[-2147483648, -1, 0, 7]
+# difftest: arg y = u32[4294967295, 5, 5, 0]
+# difftest: arg o = i32[0] * 8
+def k(x: Buffer[i32], y: Buffer[u32], o: Buffer[i32]):
+    g = gid()
+    v = x[g]
+    match v:
+        case 2147483648:
+            o[g] = 1
+        case 4294967295:
+            o[g] = 2
+        case 7 | -1 | 4294967303:
+            o[g] = 3
+        case _:
+            o[g] = 4
+    w = y[g]
+    match w:
+        case 18446744073709551615:
+            o[g + 4] = 1
+        case 9223372036854775813 | 5:
+            o[g + 4] = 3
+        case _:
+            o[g + 4] = 9
+"""
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_case_values_the_variable_cannot_hold_never_match(name: str, tmp_path: Path
+                                                          ) -> None:
+    from oracles.reference import run_full
+
+    path = tmp_path / "wide_cases.py"
+    path.write_text(WIDE_CASES)
+    case = load_case(path)
+    assert run_full(case).final["o"].tolist() == [4, 3, 4, 3, 9, 3, 3, 9]
+    t = target(name)
+    source = t.listing(case, {})
+    assert source is not None
+    # the labels it can hold kept: both still switches (a u32's as an int)
+    assert len(re.findall(r"switch \S*v_[vw]", source)) == (
+        0 if name == "cuda-sim" else 2), source
+    verdict = check_case(case, t, {}, {}).verdict
+    assert verdict.agree and not verdict.unchecked, str(verdict)
