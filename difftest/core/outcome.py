@@ -139,10 +139,13 @@ class Outcome:
                 isinstance(x, int) and not isinstance(x, bool) for x in data
             ):
                 raise CaseError(f"{where}.buffers.{name}: expected a list of integers")
-            if any(not -2**63 <= x < 2**63 for x in data):
-                raise CaseError(f"{where}.buffers.{name}: a value past 64 bits (buffers "
-                                "hold i32 or i64)")
-            buffers[name] = np.array(data, dtype=np.int64)
+            if any(not -2**63 <= x < 2**64 for x in data):
+                raise CaseError(f"{where}.buffers.{name}: a value past 64 bits (a buffer "
+                                "holds each element's storage form, -2^63..2^63-1, or a "
+                                "u64's value, up to 2^64-1)")
+            # a u64 of 2^63 or more written as its value: its storage form
+            buffers[name] = np.array([x - 2**64 if x >= 2**63 else x for x in data],
+                                     dtype=np.int64)
         status = obj["status"]
         if not isinstance(status, list) or any(s not in STATUSES for s in status):
             raise CaseError(f"{where}.status: expected a list of {', '.join(STATUSES)}")
@@ -224,4 +227,8 @@ def _fault(obj: Any, where: str) -> Fault:
     code = obj.get("code")
     if kind == "fail" and (not isinstance(code, int) or isinstance(code, bool)):
         raise CaseError(f"{where}.code: a fail fault needs an integer code")
+    if kind == "fail" and not -2**63 <= code < 2**64:
+        raise CaseError(f"{where}.code: {code} is past 64 bits")
+    if kind == "fail" and code >= 2**63:  # a u64's code written as its value
+        code -= 2**64
     return Fault(kind, tuple(frames), code if kind == "fail" else None)
