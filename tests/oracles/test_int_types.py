@@ -58,6 +58,10 @@ ROWS: list[tuple[str, str, dict[str, tuple[str, Any]], Any]] = [
     ("x // y", "u64", {"x": ("u64", U64_MAX), "y": ("u64", U64_MAX)}, 1),
     ("x * x", "u64", {"x": ("u64", 1 << 32)}, 0),
     ("x + 18446744073709551615", "u64", {"x": ("u64", 5)}, 4),  # a literal past i64
+    # a literal past i64 is a u64 value: a literal it meets takes u64 where it fits
+    ("18446744073709551615 >> 63", "u64", {}, 1),
+    ("18446744073709551615 % 10", "u64", {}, 5),
+    ("9223372036854775808 - 1", "u64", {}, 2**63 - 1),
     ("u64(18446744073709551615) // x", "u64", {"x": ("u64", 2)}, U64_MAX // 2),
     ("u32(1) if x == 9223372036854775808 else u32(0)", "u32", {"x": ("u64", 1 << 63)}, 1),
     # unsigned comparisons (1 true, 0 false)
@@ -219,3 +223,6 @@ def test_loop_bounds_of_each_integer_type_compare_as_their_values(tmp_path: Path
         2**63, 4294967294]
     verdict = check_case(case, load_target("numba-simt"), {}, {}).verdict
     assert verdict.agree and not verdict.unchecked, str(verdict)
+    mutated = check_case(case, load_target("numba-simt"), {},
+                         {"mutants": ["loop-bound-signed"]}).verdict
+    assert not mutated.agree and "o[0]" in str(mutated), str(mutated)

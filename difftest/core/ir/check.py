@@ -664,6 +664,11 @@ class _FunctionChecker:
             return adapted(a, b.ty), b
         if _literal(b) and not _literal(a):
             return a, adapted(b, a.ty)
+        if _literal(a) and _literal(b):  # a literal past i64 is a u64 value (i32, i64, u64)
+            if b.ty is U64:
+                return adapted(a, U64), b
+            if a.ty is U64:
+                return a, adapted(b, U64)
         return a, b
 
     def _common(self, a: Type | None, b: Type | None, what: str, line: int) -> Type:
