@@ -213,6 +213,14 @@ def test_kernel_file_headers_take_float_buffers_and_scalars(tmp_path) -> None:
     path.write_text(path.read_text().replace("f32[0.1,", "f32[0.1x,"))
     with pytest.raises(CaseError, match="'0.1x' is not a number"):
         load_case(path)
+    # a decimal past binary64's range is no infinity, nor one too small for it a zero
+    for written, meant in (("1e999", "inf"), ("-1e400", "-inf"), ("1e-999", "0.0"),
+                           ("-2.5e-400", "-0.0")):
+        path.write_text(path.read_text().replace("f32[0.1x,", f"f32[{written},"))
+        with pytest.raises(CaseError, match=f"{written} is past the float range .*"
+                                            f"write {meant} for that"):
+            load_case(path)
+        path.write_text(path.read_text().replace(f"f32[{written},", "f32[0.1x,"))
 
 
 # -------------------------------------------------- the oracle's record of subnormals
