@@ -224,11 +224,12 @@ def _fault(obj: Any, where: str) -> Fault:
         ):
             raise CaseError(f"{where}.stack[{i}]: expected {{'function': str, 'line': int}}")
         frames.append(Frame(fr["function"], fr["line"]))
+    if kind != "fail":
+        return Fault(kind, tuple(frames), None)
     code = obj.get("code")
-    if kind == "fail" and (not isinstance(code, int) or isinstance(code, bool)):
+    if not isinstance(code, int) or isinstance(code, bool):
         raise CaseError(f"{where}.code: a fail fault needs an integer code")
-    if kind == "fail" and not -2**63 <= code < 2**64:
+    if not -2**63 <= code < 2**64:
         raise CaseError(f"{where}.code: {code} is past 64 bits")
-    if kind == "fail" and code >= 2**63:  # a u64's code written as its value
-        code -= 2**64
-    return Fault(kind, tuple(frames), code if kind == "fail" else None)
+    # a u64's code written as its value: its storage form
+    return Fault(kind, tuple(frames), code - 2**64 if code >= 2**63 else code)
