@@ -1408,6 +1408,11 @@ class _Gen:
         lines = [f"{pad}{var} = {subject}", f"{pad}match {var}:"]
         values = [v for v in (0, 1, 2, 3, -1, 5) if self.pick((True, True, False))]
         values = values or [0]
+        if self.pick((False, False, True)):
+            # a value the i32 cannot hold, which never matches: one that wraps to a value
+            # it does hold (the one it replaces) if a switch label is spelled in 32 bits
+            at = self.num(0, len(values) - 1)
+            values[at] += 1 << 32
         # a case some lanes leave (the loop, or their function): they rejoin where they
         # went, not after the match (SPV_KHR_maximal_reconvergence)
         exits = (["break"] if fn.loops else []) + (
@@ -1442,14 +1447,22 @@ class _Gen:
             stop = "2"
         start = self.lane_bound(fn) if start == "lane" else start
         stop = self.lane_bound(fn) if stop == "lane" else stop
+        vty = I32
+        if U64 in self.extra and self.pick((False, False, True)):
+            # u64 bounds on both sides of 2^63 (a few trips, by lane), or above it with a
+            # small stop (none): compared as signed, the first run none, the second on
+            vty, start = U64, f"u64({2**63 - 2}) + u64(lane() % 3)"
+            stop = self.pick((f"{2**63} + u64(lane() % 2)", "u64(lane() % 3)"))
+            if stop.startswith("u64"):
+                start = f"{2**63} + u64(lane() % 3)"
         # Sometimes the loop variable exists before the loop and is read after it
         # (Python: an empty range keeps its value, otherwise it holds the last trip's).
-        keep = self.pick((False, True))
+        keep = vty is I32 and self.pick((False, True))
         before = [f"{pad}{var} = {self.int_expr(fn, I32, 0)[0]}"] if keep else []
         fn.nest += 1
         fn.loops += 1
         saved = fn.scope()
-        fn.vars[var] = I32
+        fn.vars[var] = vty
         lines = before + [f"{pad}for {var} in range({start}, {stop}):"]
         # Most loops get an early exit under a condition first, so the rest of the
         # body (and its wave operations) runs for fewer lanes in later trips.
@@ -1491,7 +1504,7 @@ class _Gen:
             else:
                 fn.vars.pop(var)  # not the loop's variable: it is set only in the loop
                 value, ty = self.int_expr(fn, I32, 1)
-                fn.vars[var] = I32
+                fn.vars[var] = vty
                 redefined = self.name("x")
                 lines.insert(len(before), f"{pad}{redefined} = {value}")
             buf, bty = self.pick(fn.outs)

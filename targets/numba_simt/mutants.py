@@ -293,6 +293,10 @@ _ALL = (
            "done as a zero extension)"),
     Mutant("unsigned-compare-signed", "CLsmith/YARPGen", "lower",
            "a comparison of unsigned values is the signed one of their width"),
+    Mutant("loop-bound-signed", "CLsmith/YARPGen", "lower",
+           "a `for` loop over u64 bounds tests its counter against the stop as signed: "
+           "from below 2^63 to above it, no trip; from above it to a small stop, on until "
+           "the trip budget"),
     Mutant("unsigned-div-signed", "CLsmith/YARPGen", "lower",
            "`//` and `%` of unsigned values are the signed ones of their width"),
     Mutant("shr-arithmetic-unsigned", "CLsmith/YARPGen", "lower",

@@ -764,6 +764,8 @@ class FunctionEmitter:
         # a case value the variable's type cannot hold never matches (`v == value` is
         # false in every lane): no label (an arm left without one is never taken)
         lo, hi = int_range(ty)
+        if "switch-label-wraps" in self.mutants:  # (the mutant: every value a label)
+            lo, hi = -2**63, 2**64
         arms = [(tuple(v for v in values if lo <= v <= hi), body) for values, body in arms
                 if not values or any(lo <= v <= hi for v in values)]
         if not any(not values for values, _ in arms):

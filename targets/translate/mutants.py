@@ -27,6 +27,12 @@ MUTANTS: dict[str, tuple[str, str]] = {
         "issue #54 (C's fall-through: a case arm written without its `break`)",
         "a `match` written as a switch whose arms do not end in `break`: the lanes of a "
         "case run the next case's arm too"),
+    "switch-label-wraps": (
+        "a translation writing every case value as a 32-bit label (the case values "
+        "of an i32 variable that it cannot hold)",
+        "a `match` case value the variable's type cannot hold is written as a switch "
+        "label wrapped to 32 bits, where it never matches: the lanes holding the value "
+        "it wraps to take that arm"),
     "bound-per-trip": (
         "the opencl translation's own history",
         "a `for` loop's stop bound is read again at every trip instead of once at entry "

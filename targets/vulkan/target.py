@@ -652,7 +652,7 @@ class LavapipeGlslTarget(_Lavapipe, GlslTarget):
                    "maximal reconvergence by lavapipe's design")
     offered_mutants = ("readfirstlane-lane0", "subgroup-size-unrequested", "past-n-active",
                        "workgroup-memory-unzeroed", "ghost-returns", "float-bits-converted",
-                       "switch-falls-through", *SPIRV_MUTANTS)
+                       "switch-falls-through", "switch-label-wraps", *SPIRV_MUTANTS)
 
 
 class LavapipeWgslTarget(_Lavapipe, WgslTarget):

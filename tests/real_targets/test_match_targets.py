@@ -90,3 +90,11 @@ def test_case_values_the_variable_cannot_hold_never_match(name: str, tmp_path: P
         0 if name == "cuda-sim" else 2), source
     verdict = check_case(case, t, {}, {}).verdict
     assert verdict.agree and not verdict.unchecked, str(verdict)
+
+
+def test_case_labels_wrapped_to_32_bits_are_caught(tmp_path: Path) -> None:
+    path = tmp_path / "wide_cases.py"
+    path.write_text(WIDE_CASES)
+    verdict = check_case(load_case(path), target("lavapipe-glsl"), {},
+                         {"mutants": ["switch-label-wraps"]}).verdict
+    assert not verdict.agree, str(verdict)

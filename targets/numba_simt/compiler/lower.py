@@ -449,7 +449,8 @@ class _Lowerer:
         if self.mutants.on("loop-var-before-check"):
             self.emit(Op.MOV, d=k, a=ctr)  # also in the lanes about to leave the loop
         t = self.vreg(BOOL)
-        self.emit(Op.CMP_LT, d=t, a=ctr, b=stop, imm=64 + (UNSIGNED if ty is U64 else 0))
+        unsigned = ty is U64 and not self.mutants.on("loop-bound-signed")
+        self.emit(Op.CMP_LT, d=t, a=ctr, b=stop, imm=64 + (UNSIGNED if unsigned else 0))
         self.emit(Op.M_FROMCOND, d=act, a=t)
         fin = self.mask()
         self.emit(Op.M_ANDN, d=fin, a=iterating, b=act)
