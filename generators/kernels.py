@@ -84,6 +84,7 @@ from hypothesis import strategies as st
 
 from difftest.core.ir import nodes as n
 from difftest.core.ir import parse, to_source, walk
+from difftest.core.ir.check import RESERVED
 from difftest.core.ir.types import BOOL, F32, F64, I32, I64, U32, U64, Type, int_range, private_of
 from difftest.core.options import DEFAULT_WORK_BUDGET
 from difftest.core.reconvergence import MAXIMAL, MODELS, UNIFORM, defined_only
@@ -308,6 +309,8 @@ class _Gen:
 
     def name(self, prefix: str) -> str:
         self.fresh += 1
+        if f"{prefix}{self.fresh}" in RESERVED:  # f32, f64, u8, ...: a type's name
+            self.fresh += 1
         return f"{prefix}{self.fresh}"
 
     # ----------------------------------------------------------- expressions
