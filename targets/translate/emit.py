@@ -766,8 +766,8 @@ class FunctionEmitter:
         lo, hi = int_range(ty)
         if "switch-label-wraps" in self.mutants:  # (the mutant: every value a label)
             lo, hi = -2**63, 2**64
-        arms = [(tuple(v for v in values if lo <= v <= hi), body) for values, body in arms
-                if not values or any(lo <= v <= hi for v in values)]
+        arms = [(held, body) for values, body in arms
+                if (held := tuple(v for v in values if lo <= v <= hi)) or not values]
         if not any(not values for values, _ in arms):
             arms = arms + [((), ())]
         for k, (values, body) in enumerate(arms):
