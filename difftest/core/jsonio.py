@@ -7,16 +7,32 @@ Only ever `json.loads`: nothing read here is executed or unpickled.
 from __future__ import annotations
 
 import json
+import math
+import re
 from pathlib import Path
 from typing import Any
 
 from difftest.core.errors import CaseError
 
 
+def decimal(text: str, where: str) -> float:
+    """A float written in decimal; one past binary64's range, or so small it is 0, is
+    refused (read as it is it would become an infinity or a zero nobody wrote)."""
+    x = float(text)
+    if math.isinf(x) or (x == 0 and re.search(r"[1-9]", re.split(r"[eE]", text)[0])):
+        meant = "inf" if x > 0 else "-inf" if x < 0 else \
+            "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+        raise CaseError(f"{where}: {text} is past the float range (it would be read as "
+                        f"{meant}: write {meant} for that)")
+    return x
+
+
 def loads(text: str, where: str) -> Any:
-    """Parse JSON text; `where` (a file name) starts the error message."""
+    """Parse JSON text; `where` (a file name) starts the error message. A number past
+    the float range is refused as `decimal` refuses it (JSON has no infinity to write:
+    a case file writes "inf")."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_float=lambda t: decimal(t, where))
     except json.JSONDecodeError as e:
         raise CaseError(f"{where}: malformed JSON at line {e.lineno} column {e.colno}: "
                         f"{e.msg}") from None

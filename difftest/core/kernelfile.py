@@ -26,32 +26,19 @@ same one-line error it would be in a JSON file.
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any
 
 from difftest.core.case import MAX_BUFFER_LENGTH, Case, case_from_json
 from difftest.core.errors import CaseError
-from difftest.core.jsonio import read_json
+from difftest.core.jsonio import decimal, read_json
 
 PREFIX = "# difftest:"
 _BUFFER = re.compile(r"^([iu](?:8|16|32|64)|f32|f64)\[(.*)\]\s*(?:\*\s*(\d+))?$", re.S)
 _FLOAT = re.compile(r"^-?(?:\d+\.\d*|\.\d+|\d+(?:\.\d*)?[eE][-+]?\d+|\d*\.\d+[eE][-+]?\d+)$")
 _NAME = re.compile(r"^(?!\d)\w+$")  # a Python identifier, as the kernel's own names
 MAX_LENGTH = MAX_BUFFER_LENGTH  # one limit, whichever form a case is written in
-
-
-def _decimal(text: str, where: str) -> float:
-    """A float written in decimal; one past binary64's range, or so small it is 0, is
-    refused (read as it is it would become an infinity or a zero nobody wrote)."""
-    x = float(text)
-    if math.isinf(x) or (x == 0 and re.search(r"[1-9]", re.split(r"[eE]", text)[0])):
-        meant = "inf" if x > 0 else "-inf" if x < 0 else \
-            "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
-        raise CaseError(f"{where}: {text} is past the float range (it would be read as "
-                        f"{meant}: write {meant} for that)")
-    return x
 
 
 def parse_value(text: str, where: str) -> Any:
@@ -62,7 +49,7 @@ def parse_value(text: str, where: str) -> Any:
     if re.fullmatch(r"-?\d+", text):
         return int(text)
     if _FLOAT.match(text):
-        return _decimal(text, where)
+        return decimal(text, where)
     if text in ("nan", "inf", "-inf"):  # a float scalar, as a case file writes it
         return text
     m = _BUFFER.match(text)
@@ -75,7 +62,7 @@ def parse_value(text: str, where: str) -> Any:
     for item in (x.strip() for x in items.split(",")) if items else ():
         floats = dtype in ("f32", "f64")
         if floats and (_FLOAT.match(item) or re.fullmatch(r"-?\d+", item)):
-            data.append(_decimal(item, where))
+            data.append(decimal(item, where))
         elif floats and item in ("nan", "inf", "-inf"):
             data.append(item)  # as a case file writes them
         elif re.fullmatch(r"-?\d+", item):

@@ -88,6 +88,14 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     (["check", "{tmp}/mutants_str.json"], "field 'mutants' must be a list of mutant names"),
     (["run", "{tmp}/target_int.json"], "field 'target' must be a target name"),
     (["check", CASE, "--outcome", "{tmp}/outcome_wide.json"], "a value past 64 bits"),
+    # a decimal past binary64's range is no infinity, nor one too small for it a zero,
+    # in a case file's float scalar or buffer and in an outcome file
+    (["check", "{tmp}/float_past.json"], "float_past.json: 1e999 is past the float range "
+                                         "(it would be read as inf: write inf for that)"),
+    (["run", "{tmp}/float_tiny.json"], "-2.5e-400 is past the float range (it would be "
+                                       "read as -0.0: write -0.0 for that)"),
+    (["check", "{tmp}/f32_case.json", "--outcome", "{tmp}/outcome_past.json"],
+     "outcome_past.json: -1E+999 is past the float range"),
     # 20,000 unary minuses: Python's own parser gives up (MemoryError), said as such
     (["check", "{tmp}/deep_unary.json"], "it is nested too deeply"),
 ])
@@ -159,6 +167,14 @@ def _write_hostile_files(tmp: Path) -> None:
         "kernel": "def k(out: Buffer[i32]):\n    out[0] = " + "-" * 20_000 + "1\n",
         "entry": "k", "launch": {"n": 1, "wave": 1},
         "args": {"out": {"dtype": "i32", "data": [0]}}}))
+    scalar = {"kernel": "def k(out: Buffer[f32], s: f32):\n    out[0] = s\n", "entry": "k",
+              "launch": {"n": 1, "wave": 1},
+              "args": {"out": {"dtype": "f32", "data": [0.0]}, "s": 0.5}}
+    (tmp / "f32_case.json").write_text(json.dumps(scalar))
+    (tmp / "float_past.json").write_text(json.dumps(scalar).replace("0.5", "1e999"))
+    (tmp / "float_tiny.json").write_text(json.dumps(scalar).replace("[0.0]", "[-2.5e-400]"))
+    (tmp / "outcome_past.json").write_text(
+        '{"buffers": {"out": [-1E+999]}, "exception": null, "status": ["ok"]}')
     (tmp / "outcome_wide.json").write_text(json.dumps(
         {"buffers": {"out": [2**70] * 20}, "exception": None, "status": []}))
 
