@@ -17,6 +17,7 @@ from bisect import bisect_left, bisect_right, insort
 from heapq import heapify, heappop, heappush
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from typing import NamedTuple
 
 #: search steps one location may take before the order is called undecided
 STEPS = 200_000
@@ -24,8 +25,10 @@ _MASK = (1 << 64) - 1
 _NONE_LEFT = 1 << 62  # a group's earliest epoch with atomics left, where none is
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
+    """One atomic: a tuple, since a location of a big launch makes tens of thousands
+    (a frozen dataclass took a third of the checker's time building them)."""
+
     gid: int
     group: int
     epoch: int
@@ -263,6 +266,11 @@ class _Search:
         for (_, new, _, _, _), number in numbers.items():
             self.kind_new[number] = new
         self.epochs = {grp: sorted(ks) for grp, ks in epochs.items()}
+        # whether a barrier orders any group's atomics here (else `covered` needs no
+        # epochs), and each workitem's values as lists (its inner loop reads only those)
+        self.barred = any(len(ks) > 1 for ks in epochs.values())
+        self.olds = {g: [e.old for e in q] for g, q in self.mine.items()}
+        self.news = {g: [e.new for e in q] for g, q in self.mine.items()}
         self.dead: set[tuple[int, int]] = set()
         self.reachable: bool | None = None  # `covered` at the start (asked once)
 
@@ -335,6 +343,34 @@ class _Search:
         that took: values once reached counted as reachable for good, a workitem's
         atomics in its program order and a group's in its epochs' order (a necessary
         condition: an order that exists reaches each atomic so)."""
+        if self.barred:
+            return self._covered_in_epochs(cur, used)
+        # no barrier: only values decide, so a workitem runs on while it reaches its
+        # atomics' values (the same walk as `_covered_in_epochs`, without the epochs)
+        seen = {cur}
+        olds_of, news_of = self.olds, self.news
+        waiting: dict[int, list[tuple[int, int]]] = defaultdict(list)  # (workitem, at)
+        now = [(g, p) for g, p in self.pos.items() if p < len(olds_of[g])]
+        count = 0
+        while now:
+            g, p = now.pop()
+            olds, news = olds_of[g], news_of[g]
+            first, end = p, len(olds)
+            while p < end:
+                if olds[p] not in seen:
+                    waiting[olds[p]].append((g, p))
+                    break
+                new = news[p]
+                p += 1
+                if new not in seen:
+                    seen.add(new)
+                    if new in waiting:
+                        now += waiting.pop(new)
+            count += p - first
+        return count == self.total - used, count
+
+    def _covered_in_epochs(self, cur: int, used: int) -> tuple[bool, int]:
+        """`covered` where barriers order some group's atomics."""
         seen = {cur}
         at = dict(self.pos)
         waiting: dict[int, list[int]] = defaultdict(list)

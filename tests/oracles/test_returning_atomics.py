@@ -137,7 +137,7 @@ def test_the_search_agrees_with_trying_every_interleaving(
     raw = sorted(raw, key=lambda r: (r[0], r[2]))
     edges = [Edge(g, group if g else 0, epoch, old, new)
              for g, group, epoch, old, new in raw]
-    edges = [dataclasses.replace(e, group=min(x.group for x in edges if x.gid == e.gid))
+    edges = [e._replace(group=min(x.group for x in edges if x.gid == e.gid))
              for e in edges]
     end = _brute_end(start, edges)
     assert find_order(start, edges).end == end
@@ -209,6 +209,53 @@ def test_the_search_spends_what_its_steps_allow() -> None:
         work[0] = 0
         found = find_order(0, _ladder(3000, None), steps=20_000)
         assert found.end is None and not found.undecided and work[0] <= 8 * 20_000
+
+
+def _reachable_atomics(cur: int, rest: dict[int, list[Edge]]) -> int:
+    """How many of the atomics left (`rest`: each workitem's, in program order) can be
+    reached from `cur` at all: rounds over the workitems until none moves on, a value once
+    met counted as met for good, an atomic taken only once no atomic of an earlier epoch
+    of its group is left (a fixpoint, the plainest way to say it)."""
+    seen, at, moved = {cur}, dict.fromkeys(rest, 0), True
+    while moved:
+        moved = False
+        for g, q in rest.items():
+            while at[g] < len(q):
+                e = q[at[g]]
+                if e.old not in seen or any(
+                        x.group == e.group and x.epoch < e.epoch
+                        for h, r in rest.items() for x in r[at[h]:]):
+                    break
+                at[g] += 1
+                seen.add(e.new)
+                moved = True
+    return sum(at.values())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 2), _VALUE, _VALUE),
+                min_size=1, max_size=14),
+       st.booleans(), st.lists(st.integers(0, 99), max_size=8), _VALUE)
+def test_whether_every_atomic_left_is_reachable(raw: list[tuple[int, int, int, int]],
+                                                barred: bool, takes: list[int],
+                                                cur: int) -> None:
+    # `covered` at a state some atomics into the search, with and without barriers
+    # (its two walks), against the fixpoint above
+    from difftest.core.atomic_order import _Search
+
+    edges = [Edge(g, g % 2, epoch if barred else 0, old, new)
+             for g, epoch, old, new in sorted(raw, key=lambda r: (r[0], r[1]))]
+    search = _Search(0, edges)
+    search._reset()
+    used = 0
+    for k in takes:  # take any workitem's next atomic, values aside
+        ready = sorted(g for g, p in search.pos.items() if p < len(search.mine[g]))
+        if ready:
+            search.take(ready[k % len(ready)])
+            used += 1
+    rest = {g: q[search.pos[g]:] for g, q in search.mine.items()}
+    want = _reachable_atomics(cur, rest)
+    assert search.covered(cur, used) == (want == len(edges) - used, want)
 
 
 def _wave_history(seed: int, n: int = 96, wave: int = 8) -> tuple[int, list[Edge], int]:
@@ -448,7 +495,7 @@ def test_atomics_no_program_or_barrier_order_binds_agree_with_every_interleaving
     # connection alone, which must say what trying every order says
     edges = [Edge(g, g % 2, epoch if g % 2 else 0, old, new)
              for g, (epoch, old, new) in enumerate(raw)]
-    edges = [dataclasses.replace(e, epoch=edges[1].epoch) if e.group == 1 else e
+    edges = [e._replace(epoch=edges[1].epoch) if e.group == 1 else e
              for e in edges]
     assert find_order(start, edges).end == _brute_end(start, edges)
 
