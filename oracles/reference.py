@@ -698,16 +698,16 @@ class _Memory:
         self._log(gids, refs, index, self._wrap_to(refs, values), atomic=True)
 
     def atomic_op(self, op: str, gids: Lanes, refs: Array, index: Array, values: Array,
-                  compare: Array | None, returned: Callable[[int], int | None]
-                  ) -> Array:
+                  compare: Array | None,
+                  returned: Callable[[list[int]], list[int | None]]) -> Array:
         """An ordered atomic (docs/semantics.md, "Atomics that return") of each lane in
-        turn (lanes ascending); returns the old values. `returned(gid)` is the target's
-        reported old value for the workitem's next atomic, or None: then the value the
-        location holds here. Memory follows the oracle's own order (so that values not
+        turn (lanes ascending); returns the old values. `returned(gids)` is, for each,
+        the target's reported old value for the workitem's next atomic, or None: then
+        the value the location holds here. Memory follows the oracle's own order (so that values not
         reported are some order's); the log holds each atomic's edge: the old value it
         returned and what it leaves given that value, which the checker orders."""
         where = self._access(ATOMIC, gids, refs, index)
-        told = [returned(g) for g in gids.tolist()]
+        told = returned(gids.tolist())
         # a replay that synchronises follows each location's atomics (`_follow`)
         before = self.flat[where].copy() if self.synchronises and any(
             t is not None for t in told) else None
@@ -1183,13 +1183,22 @@ class _Run:
             self.returned[g].append(old)
         return lanes, olds
 
-    def _reported(self, g: int) -> int | None:
-        """The target's returned value for workitem g's next atomic (None: none left),
-        and g's returned values so far (FullRun.returned)."""
-        k = self.used[g]
-        self.used[g] = k + 1
-        rep = self.reported
-        told = rep[g][k] if rep is not None and g < len(rep) and k < len(rep[g]) else None
+    def _reported(self, gids: list[int]) -> list[int | None]:
+        """The target's returned value for each workitem's next atomic (None: none
+        left); counts the atomic as taken. A call per atomic, not per lane: a launch's
+        atomics are hundreds of lanes each."""
+        used, rep = self.used, self.reported
+        if rep is None:
+            for g in gids:
+                used[g] += 1
+            return [None] * len(gids)
+        told: list[int | None] = []
+        items = len(rep)
+        for g in gids:
+            k = used[g]
+            used[g] = k + 1
+            mine = rep[g] if g < items else ()
+            told.append(mine[k] if k < len(mine) else None)
         return told
 
     def e_Len(self, act: _Activation, e: n.Len, lanes: Lanes) -> Vals:
