@@ -91,7 +91,7 @@ class BufferStates:
 
     @staticmethod
     def for_case(case: Any) -> BufferStates:
-        rules = HostRules.for_case(case.args)
+        rules = HostRules.for_case(case.args, case.function)
         allocates = any(isinstance(x, (n.Alloc, n.LocalArray)) for f in case.program.functions
                         for x in walk(f.body))
         return BufferStates(rules, {b: "created" for b in rules.buffers},

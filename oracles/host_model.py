@@ -16,17 +16,16 @@ import numpy as np
 
 from difftest.core.case import Case
 from difftest.core.fullrun import HostRun
-from difftest.core.host import HostError, HostRules, binding
+from difftest.core.host import HostError, HostRules, binding, storage_dtype
+from difftest.core.ir.types import DTYPES
 
-from .reference import run_full
-
-_NP = {"i32": np.int32, "i64": np.int64}
+from .reference import _wrap, run_full
 
 
 def run_host(case: Case, options: dict[str, Any] | None = None) -> HostRun:
     assert case.host is not None
     fn = case.function
-    rules = HostRules.for_case(case.args)
+    rules = HostRules.for_case(case.args, fn)
     model = {k: v.copy() for k, v in case.args.items() if isinstance(v, np.ndarray)}
     run = HostRun()
     maps: dict[str, str] = {}  # mapping -> buffer
@@ -38,7 +37,7 @@ def run_host(case: Case, options: dict[str, Any] | None = None) -> HostRun:
             run.error = (i, e.kind)
             break
         if op == "create":
-            model[step["buffer"]] = np.zeros(step["length"], dtype=_NP[step["dtype"]])
+            model[step["buffer"]] = np.zeros(step["length"], dtype=storage_dtype(step["dtype"]))
         elif op == "map":
             maps[step["as"]] = step["buffer"]
         elif op == "unmap":
@@ -46,9 +45,10 @@ def run_host(case: Case, options: dict[str, Any] | None = None) -> HostRun:
         elif op == "free":
             del model[step["buffer"]]
         elif op in ("write", "map_write"):
-            buf = model[step["buffer"] if op == "write" else maps[step["mapping"]]]
+            name = step["buffer"] if op == "write" else maps[step["mapping"]]
+            buf, element = model[name], DTYPES[rules.buffers[name][0]]
             lo = step["offset"]
-            buf[lo:lo + len(step["data"])] = np.array(step["data"], np.int64).astype(buf.dtype)
+            buf[lo:lo + len(step["data"])] = _wrap(np.array(step["data"], np.int64), element)
         elif op in ("read", "map_read"):
             seen = model[step["buffer"] if op == "read" else maps[step["mapping"]]]
             run.observations.append((i, [int(x) for x in seen]))

@@ -35,10 +35,11 @@ import numpy as np
 
 from difftest.core.errors import CaseError
 from difftest.core.ir.nodes import Function
-from difftest.core.ir.types import DTYPES, I64, int_range
+from difftest.core.ir.types import DTYPES, I32, I64, INTS, Type, int_range
 
-#: the buffers a host program creates: integers (an f32 kernel has no host program)
-_HOST_DTYPES = ("i32", "i64")
+#: the buffers a host program creates: integers of every type (a kernel that takes
+#: floats has no host program)
+_HOST_DTYPES = tuple(t.value for t in INTS)
 
 OPS = ("create", "write", "read", "map", "map_read", "map_write", "unmap", "free", "launch")
 MAX_STEPS = 256
@@ -141,9 +142,15 @@ def binding(step: dict[str, Any], fn: Function) -> dict[str, str]:
     return {p.name: bind.get(p.name, p.name) for p in fn.params if p.ty.is_buffer}
 
 
-def dtype_name(element: Any) -> str:
-    """"i32" or "i64" for an element type or a NumPy dtype."""
-    return "i32" if getattr(element, "bits", None) == 32 or element == np.int32 else "i64"
+def dtype_name(element: Type) -> str:
+    """A buffer's element type as a `create` step names it ("u8", "i64", ...)."""
+    return element.value
+
+
+def storage_dtype(name: str) -> type:
+    """The NumPy dtype a buffer of element type `name` is held in (its storage form, as
+    a case file's buffer argument): int32 for i32, int64 for every other integer."""
+    return np.int32 if DTYPES[name] is I32 else np.int64
 
 
 @dataclass
@@ -155,10 +162,11 @@ class HostRules:
     mappings: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (buf, mode)
 
     @classmethod
-    def for_case(cls, args: dict[str, Any]) -> HostRules:
-        """The state before the first step: the case's buffer arguments exist."""
-        return cls({name: (dtype_name(v.dtype), len(v)) for name, v in args.items()
-                    if isinstance(v, np.ndarray)})
+    def for_case(cls, args: dict[str, Any], fn: Function) -> HostRules:
+        """The state before the first step: the case's buffer arguments exist, of their
+        parameters' element types."""
+        return cls({p.name: (dtype_name(p.ty.element), len(args[p.name]))
+                    for p in fn.params if p.ty.is_buffer})
 
     def mode(self, buffer: str) -> str | None:
         for buf, mode in self.mappings.values():

@@ -301,6 +301,10 @@ _ALL = (
            "`//` and `%` of unsigned values are the signed ones of their width"),
     Mutant("shr-arithmetic-unsigned", "CLsmith/YARPGen", "lower",
            "`>>` of an unsigned value shifts its sign bit in (arithmetic for logical)"),
+    Mutant("host-write-unwrapped", "CLsmith/YARPGen", "pool",
+           "a host write into a buffer of a narrower or unsigned element type stores the "
+           "host's 64-bit values as they are (the copy sized by the host's data, not the "
+           "buffer's elements): a value past the element's range is kept whole"),
     Mutant("narrow-add-unwrapped", "CLsmith/YARPGen", "lower",
            "`+` and `-` of an 8- or 16-bit type are not wrapped back to its width (the "
            "promoted sum kept)"),

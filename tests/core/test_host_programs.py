@@ -88,6 +88,47 @@ def test_the_model_by_hand() -> None:
     assert check_case(case, NumbaSimtTarget()).verdict.agree
 
 
+@pytest.mark.parametrize("ty, written, stored, doubled", [
+    # host data wrapped to the element type as a store would (its storage form: a u64 as
+    # its bits); the kernel's `inp[g] + inp[g]` wraps at the type's width
+    ("i8", [-1, 200, 127], [-1, -56, 127], [-2, -112, -2]),
+    ("u8", [-1, 300, 128], [255, 44, 128], [254, 88, 0]),
+    ("i16", [40000, -32768, 5], [-25536, -32768, 5], [14464, 0, 10]),
+    ("u16", [-2, 65536, 40000], [65534, 0, 40000], [65532, 0, 14464]),
+    ("u32", [-1, 2**32 + 7, 2**31], [2**32 - 1, 7, 2**31], [2**32 - 2, 14, 0]),
+    ("i32", [2**31, -1, 3], [-2**31, -1, 3], [0, -2, 6]),
+    ("u64", [-1, 2**62, 1], [-1, 2**62, 1], [-2, -2**63, 2]),
+    ("i64", [-2**63, 2**62, -3], [-2**63, 2**62, -3], [0, -2**63, -6]),
+])
+def test_host_programs_on_buffers_of_every_integer_type(ty: str, written: list[int],
+                                                        stored: list[int],
+                                                        doubled: list[int]) -> None:
+    # a created buffer of the parameter's type, written (wrapped), bound to a launch
+    # and read back, on the oracle and numba-simt; worked by hand
+    kernel = (f"def k(out: Buffer[{ty}], inp: Buffer[{ty}]):\n"
+              "    g = gid()\n    out[g] = inp[g] + inp[g]\n")
+    host = [{"op": "create", "buffer": "b", "dtype": ty, "length": 3},
+            {"op": "write", "buffer": "b", "offset": 0, "data": written},
+            {"op": "read", "buffer": "b"},
+            {"op": "map", "buffer": "out", "mode": "write", "as": "w"},
+            {"op": "map_write", "mapping": "w", "offset": 0, "data": written},
+            {"op": "map_read", "mapping": "w"},
+            {"op": "unmap", "mapping": "w"},
+            {"op": "launch", "bind": {"inp": "b"}},
+            {"op": "read", "buffer": "out"}]
+    case = case_from_json({"kernel": kernel, "entry": "k", "launch": {"n": 3, "wave": 2},
+                           "args": {"out": {"dtype": ty, "data": [0, 0, 0]},
+                                    "inp": {"dtype": ty, "data": [1, 2, 3]}},
+                           "host": host})
+    run, error = oracle_run(case)
+    assert error is None and run.error is None
+    assert run.observations == [(2, stored), (5, stored), (8, doubled)]
+    res = check_case(case, NumbaSimtTarget())
+    assert res.verdict.agree, res.verdict
+    assert res.outcome.host is not None and res.outcome.host["observations"] == [
+        [2, stored], [5, stored], [8, doubled]]
+
+
 def test_an_exception_ends_the_program_and_its_launch_is_checked() -> None:
     host = [{"op": "launch"}, {"op": "read", "buffer": "out"}]
     obj = _case(host, n=4)

@@ -16,7 +16,7 @@ from generators.cases import kernel_cases
 from generators.sampling import draw
 {unpin}
 digest = hashlib.sha256()
-for kernel, cases in draw(kernel_cases(), 150, 11):
+for kernel, cases in draw(kernel_cases(), 150, {seed}):
     digest.update(kernel.source.encode())
     for case in cases:
         digest.update(repr(sorted(case.args.items())).encode())
@@ -45,10 +45,10 @@ providers.CONSTANTS_CACHE.cache.clear()
 """
 
 
-def _digest(imports: str, unpin: bool = False) -> str:
+def _digest(imports: str, unpin: bool = False, seed: int = 11) -> str:
     keep = "from hypothesis.internal.conjecture import providers\n" \
         "_original = providers._get_local_constants\n" if unpin else ""
-    code = _DRAW.format(imports=keep + imports, unpin=_UNPIN if unpin else "")
+    code = _DRAW.format(imports=keep + imports, unpin=_UNPIN if unpin else "", seed=seed)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=600, check=False)
     assert done.returncode == 0, done.stderr
@@ -61,5 +61,7 @@ def test_a_seed_draws_the_same_cases_whatever_the_process_imported() -> None:
 
 def test_without_the_pin_the_imports_change_the_draws() -> None:
     """The check above can fail: with Hypothesis's pool of local constants back, the
-    same seed draws differently once more modules are imported."""
-    assert _digest("", unpin=True) != _digest(_EVERYTHING, unpin=True)
+    same seed draws differently once more modules are imported (not every seed's 150
+    kernels happen to draw a constant only the other modules hold: one of three does)."""
+    assert any(_digest("", unpin=True, seed=seed) != _digest(_EVERYTHING, unpin=True, seed=seed)
+               for seed in (11, 12, 13))

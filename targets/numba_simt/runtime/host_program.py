@@ -14,26 +14,27 @@ from typing import Any
 import numpy as np
 
 from difftest.core.case import Case
-from difftest.core.host import HostError, HostRules, binding
+from difftest.core.host import HostError, HostRules, binding, storage_dtype
+from difftest.core.ir.types import DTYPES
 from difftest.core.outcome import Outcome, host_result
 
 from .dispatch import run_case
 from ..compiler.emit import Compiled
 from ..mutants import Mutants
+from ..isa import kind
 from .pool import Item, Mapping, Pool, wrap
-
-_BITS = {"i32": 32, "i64": 64}
 
 
 def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
                 options: dict[str, Any], mutants: Mutants) -> Outcome:
     assert case.host is not None
     fn = case.function
-    pool, rules = Pool(mutants=mutants), HostRules.for_case(case.args)
+    pool, rules = Pool(mutants=mutants), HostRules.for_case(case.args, fn)
     items: dict[str, Item] = {}
     dtypes: dict[str, Any] = {}
     arrays = {name: v for name, v in case.args.items() if isinstance(v, np.ndarray)}
-    items.update(pool.create_from(arrays))
+    items.update(pool.create_from(arrays, {p.name: kind(p.ty.element)
+                                           for p in fn.params if p.ty.is_buffer}))
     dtypes.update({name: v.dtype for name, v in arrays.items()})
     maps: dict[str, Mapping] = {}
     observations: list[tuple[int, list[int]]] = []
@@ -48,8 +49,8 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
             error = (i, e.kind)
             break
         if op == "create":
-            items[step["buffer"]] = pool.create(step["length"], _BITS[step["dtype"]])
-            dtypes[step["buffer"]] = np.int32 if step["dtype"] == "i32" else np.int64
+            items[step["buffer"]] = pool.create(step["length"], kind(DTYPES[step["dtype"]]))
+            dtypes[step["buffer"]] = storage_dtype(step["dtype"])
         elif op == "write":
             pool.write(items[step["buffer"]], step["offset"], np.array(step["data"], np.int64))
         elif op == "read":

@@ -128,7 +128,9 @@ class Pool:
 
     def write(self, item: Item, offset: int, data: np.ndarray) -> None:
         """A host write (not through a mapping): into wherever the item lives now."""
-        data = _wrap(np.asarray(data, dtype=np.int64), item.kind)
+        data = np.asarray(data, dtype=np.int64)
+        if not self.mutants.on("host-write-unwrapped"):
+            data = _wrap(data, item.kind)
         if self.mutants.on("write-unplaced-dropped") and _fresh(item):
             return  # the bug: written to a device copy that does not exist yet
         if self.mutants.on("write-pending-dropped") and _pending(item):
