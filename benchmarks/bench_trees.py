@@ -13,7 +13,8 @@ ways:
   tree whose generators draw larger kernels checks fewer of them per second without
   being slower at any of them);
 - both trees on the same cases (the older tree's samples, saved as case files): the
-  compiler, machine, oracle and checker alone, generation left out.
+  compiler, machine, oracle and checker alone, generation left out, with the CPU
+  seconds of each stage (the oracle, the compile, the target's runs, the verdicts).
 
     git worktree add /tmp/base <commit>
     python benchmarks/bench_trees.py /tmp/base .
@@ -75,22 +76,35 @@ def _replayed(case, full, error, outcome, options):
     return full, error
 
 
+STAGES = dict.fromkeys(("oracle", "compile", "run", "verdict"), 0.0)
+
+
 def check(sample):
     # the fuzz loop's work per case: the oracle once, the compile (through its cache,
     # which a worker starts empty), then its schedule and `per_case - 1` more, drawn by
-    # number, each run and judged
+    # number, each run and judged; the CPU time of each stage added to STAGES
     bench_target.empty_compile_cache()
     rng = random.Random(0)
+    clock = time.process_time
     for case in sample:
         options = target_options(target, case.options)
+        t0 = clock()
         full, error = oracle_run(case, options)
+        t1 = clock()
         bench_target.compile_fresh(case, options)
+        t2 = clock()
+        STAGES["oracle"] += t1 - t0
+        STAGES["compile"] += t2 - t1
         for k in range(per_case):
             schedule = (case.schedule if k == 0
                         else schedule_by_number(case, rng.randrange(2**31)))
+            t0 = clock()
             outcome = run_target(target, case, schedule, options)
+            t1 = clock()
             replay, why = _replayed(case, full, error, outcome, options)
             verdict = check_outcome(case, replay, outcome, None, False, why)
+            STAGES["run"] += t1 - t0
+            STAGES["verdict"] += clock() - t1
             assert verdict.agree, str(verdict)
 
 
@@ -99,10 +113,12 @@ check(bench_target.sample_cases(20, 999))  # warm: imports, numba's own compilat
 if mode == "same":  # a process of its own: no kernel of the sample met before
     with open(shared) as f:
         same = [case_from_json(c) for c in json.load(f)]
+    STAGES.update(dict.fromkeys(STAGES, 0.0))
     t0 = time.process_time()
     check(same)
     print(json.dumps({"same_per_s": per_case * len(same) / (time.process_time() - t0),
-                      "same_cases": per_case * len(same)}))
+                      "same_cases": per_case * len(same),
+                      **{f"same_{k}_s": v for k, v in STAGES.items()}}))
     sys.exit()
 def instructions(sample):
     # the work a sample asks of the target: its kernels' compiled instructions, once per
@@ -194,6 +210,10 @@ def main() -> None:
          "own_instructions_per_s", max, "", 1e-3)
     line(f"checked cases per CPU-second, the same {int(t[0]['same_cases'])} checked cases "
          "(the first tree's samples; generation left out)", "same_per_s", max, "")
+    for stage, what in (("oracle", "the oracle's run"), ("compile", "the compile"),
+                        ("run", "the target's runs"),
+                        ("verdict", "the verdicts (a replay of returned values included)")):
+        line(f"  of which {what}, CPU seconds", f"same_{stage}_s", min, " s")
 
 
 if __name__ == "__main__":

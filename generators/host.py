@@ -6,11 +6,10 @@ both sides must report that error the same way. What the pool's bugs need, progr
 often: buffers created and bound to a later launch (the pool grows and moves what is in
 it), mappings held open across launches and read or written after them, frees and write
 mappings that leave holes (fragmentation), several launches. And about one step in
-four is drawn as a pair (generators/pairs.py), of those the other steps seldom make: a
-step kind and the state its buffer must be in, with the steps that bring a buffer into
-that state first where none is -- steps drawn on their own reach some step-by-state
-pairs all but never --, and half the time followed by a witness: a launch that binds
-the buffer and a read of it.
+five is drawn as a pair (generators/pairs.py): a step kind and the state its buffer must
+be in, with the steps that bring a buffer into that state first where none is -- steps
+drawn on their own reach some step-by-state pairs all but never --, and half the time
+followed by a witness: a launch that binds the buffer and a read of it.
 """
 
 from __future__ import annotations
@@ -28,23 +27,14 @@ from .pairs import HOST_PAIRS, BufferStates
 MAX_STEPS = 14
 _OPS = ("launch", "create", "map", "map_read", "map_write", "unmap", "read", "write",
         "free", "misuse", "hold", "churn", "pair")
-_WEIGHTS = (6, 5, 4, 4, 3, 2, 3, 1, 2, 1, 4, 5, 16)
+_WEIGHTS = (6, 5, 4, 4, 3, 2, 3, 1, 2, 1, 4, 5, 12)
 _TABLE = tuple(op for op, w in zip(_OPS, _WEIGHTS) for _ in range(w))
 #: host data past the range of some integer type: each wraps in a buffer of it
 _WIDE = (-129, 128, 200, 256, 40000, -32769, 65536, 2**31, -2**31 - 1, 2**32 + 5,
          2**63 - 1, -2**63)
-#: pairs the other steps make in most programs on their own (each in 2-9% of cases, a
-#: hundred times what a pair step adds): a pair step does not draw them, so the rest,
-#: which only pair steps make, come more often (`host:write@mapped_read` was in 0.1% of
-#: cases, and a one-minute campaign missed it now and then)
-_MADE_ANYWAY = frozenset(
-    f"host:{p}" for p in ("launch@created", "launch@bound", "launch@mapped_read",
-                          "map@created", "map@bound", "write@created", "read@bound",
-                          "free@bound", "unmap@mapped_write", "map_read@mapped_read"))
 #: the pairs a pair step draws: a state the pool's move makes takes the most steps to
 #: reach (and fails most often on the way), so those pairs are drawn three times as often
-_PAIR_TABLE = tuple(p for p in HOST_PAIRS if p not in _MADE_ANYWAY
-                    for _ in range(3 if p.endswith("@moved") else 1))
+_PAIR_TABLE = tuple(p for p in HOST_PAIRS for _ in range(3 if p.endswith("@moved") else 1))
 
 
 def host_programs(case: Case) -> st.SearchStrategy[list[dict[str, Any]]]:
@@ -142,7 +132,10 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
                                    f"b{fresh}", f"m{len(steps)}", steps)
             if broke:
                 break
-            if acted is None or draw(st.booleans()):
+            # half the time a witness; always after a write to a buffer mapped for
+            # reading, which shows only through that mapping before the next launch
+            if acted is None or (kind, state) != ("write", "mapped_read") \
+                    and draw(st.booleans()):
                 continue
             batch = _witness(draw, pick, states, params, need, acted, kind,
                              f"m{len(steps)}w")
@@ -204,10 +197,15 @@ def _witness(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str,
     parameter of its type is (unless it is mapped for writing or gone), then a read of
     it, through its open mapping if it has one, else half the time through a mapping
     made for it (`fresh`) (a bug in the step shows only where something reads what it
-    left); after a free, a launch and a read of every other
-    buffer not mapped for writing (what a free gets wrong lands on the others)."""
+    left); after a host write to a buffer mapped for reading, first a read through that
+    mapping (a launch refreshes the mapping's copy, which would hide a write that missed
+    it); after a free, a launch and a read of every other buffer not mapped for writing
+    (what a free gets wrong lands on the others)."""
     rules = states.rules
     out: list[dict[str, Any]] = []
+    before = _mapping_of(states, buffer, "map_read") if op == "write" else None
+    if before is not None:
+        out.append({"op": "map_read", "mapping": before})
     if buffer not in rules.buffers:
         launch = _launch(draw, pick, rules, params, need)
         return ([launch] if launch is not None else []) + [
