@@ -156,6 +156,24 @@ def test_free_wrong_item_unlinks_the_next_one() -> None:
 # -------------------------------------------------------------- the API, stateful
 
 
+#: element kinds (isa.kind: a width, plus 256 for unsigned), 64-bit ones first
+_KINDS = st.sampled_from((64, 32, 64 + 256, 32 + 256, 16, 16 + 256, 8, 8 + 256))
+#: host values: small ones, and some past a narrower kind's range
+_HOST_VALUES = st.one_of(st.integers(-50, 50),
+                         st.sampled_from((200, -129, 40000, -40000, 2**31, 2**32 + 5)))
+
+
+def _stored(value: int, kind: int) -> int:
+    """A host value as an element of `kind` holds it (its storage form), worked out in
+    plain integers: the low bits, sign- or zero-extended (a 64-bit kind, u64 too, as
+    its int64 bits: the value itself here)."""
+    width = kind & 255
+    if width == 64:
+        return value
+    low = value % (1 << width)
+    return low - (1 << width) if not kind & 256 and low >> (width - 1) else low
+
+
 class PoolAgainstModel(RuleBasedStateMachine):
     """The pool's host API in any order against a dict of arrays; a launch adds 1 to every
     element of its bound buffers (what the machine would write through the table)."""
@@ -180,12 +198,12 @@ class PoolAgainstModel(RuleBasedStateMachine):
     def create(self, length: int, data: st.DataObject) -> None:
         self.count += 1
         name = f"b{self.count}"
-        self.items[name] = self.pool.create(length, 64)
+        self.items[name] = self.pool.create(length, data.draw(_KINDS))
         self.model[name] = np.zeros(length, dtype=np.int64)
         if data.draw(st.booleans()):
             vals = np.arange(length) + 10 * self.count
             self.pool.write(self.items[name], 0, vals)
-            self.model[name][:] = vals
+            self.model[name][:] = [_stored(int(v), self.items[name].kind) for v in vals]
 
     @precondition(lambda self: self.items)
     @rule(data=st.data())
@@ -220,9 +238,9 @@ class PoolAgainstModel(RuleBasedStateMachine):
         if ok:
             name = data.draw(st.sampled_from(ok))
             i = data.draw(st.integers(0, len(self.model[name]) - 1))
-            value = data.draw(st.integers(-50, 50))
+            value = data.draw(_HOST_VALUES)
             self.pool.write(self.items[name], i, np.array([value]))
-            self.model[name][i] = value
+            self.model[name][i] = _stored(value, self.items[name].kind)
 
     @precondition(lambda self: self.maps)
     @rule(data=st.data())
