@@ -267,10 +267,11 @@ class _Search:
             self.kind_new[number] = new
         self.epochs = {grp: sorted(ks) for grp, ks in epochs.items()}
         # whether a barrier orders any group's atomics here (else `covered` needs no
-        # epochs), and each workitem's values as lists (its inner loop reads only those)
+        # epochs, and walks each workitem's values as lists: its inner loop reads only those)
         self.barred = any(len(ks) > 1 for ks in epochs.values())
-        self.olds = {g: [e.old for e in q] for g, q in self.mine.items()}
-        self.news = {g: [e.new for e in q] for g, q in self.mine.items()}
+        if not self.barred:
+            self.olds = {g: [e.old for e in q] for g, q in self.mine.items()}
+            self.news = {g: [e.new for e in q] for g, q in self.mine.items()}
         self.dead: set[tuple[int, int]] = set()
         self.reachable: bool | None = None  # `covered` at the start (asked once)
 
