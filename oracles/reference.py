@@ -588,7 +588,7 @@ class _Memory:
         if ref >= self.shared:  # a workgroup array: its group's own instance
             name = f"workgroup {group}'s {name}"
         rec = self.touched.setdefault((name, index), [({}, []), ({}, []), ({}, [])])
-        what = ("stores to", "loads", "atomically adds to")
+        what = ("stores to", "loads", "atomically updates")  # any atomic's kind
         key = (group, int(self.epochs[group]))
         # kind 0 (store) conflicts with everything; a load with stores and atomics; an
         # atomic with stores and loads.

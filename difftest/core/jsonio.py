@@ -27,12 +27,21 @@ def decimal(text: str, where: str) -> float:
     return x
 
 
+def _not_json(token: str, where: str) -> float:
+    """Python's json reads NaN, Infinity and -Infinity, which JSON has not: refused, as
+    another reader of the file would refuse them (a case file writes "nan", "inf")."""
+    spelled = {"NaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}[token]
+    raise CaseError(f"{where}: {token} is not JSON (a case file writes the string "
+                    f'"{spelled}")')
+
+
 def loads(text: str, where: str) -> Any:
     """Parse JSON text; `where` (a file name) starts the error message. A number past
-    the float range is refused as `decimal` refuses it (JSON has no infinity to write:
-    a case file writes "inf")."""
+    the float range is refused as `decimal` refuses it, and NaN or Infinity as JSON has
+    none (a case file writes "nan", "inf")."""
     try:
-        return json.loads(text, parse_float=lambda t: decimal(t, where))
+        return json.loads(text, parse_float=lambda t: decimal(t, where),
+                          parse_constant=lambda t: _not_json(t, where))
     except json.JSONDecodeError as e:
         raise CaseError(f"{where}: malformed JSON at line {e.lineno} column {e.colno}: "
                         f"{e.msg}") from None

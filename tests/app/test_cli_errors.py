@@ -96,6 +96,11 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
                                        "read as -0.0: write -0.0 for that)"),
     (["check", "{tmp}/f32_case.json", "--outcome", "{tmp}/outcome_past.json"],
      "outcome_past.json: -1E+999 is past the float range"),
+    # NaN and Infinity, which Python's json reads and JSON has not
+    (["check", "{tmp}/float_nan.json"], 'float_nan.json: NaN is not JSON (a case file '
+                                        'writes the string "nan")'),
+    (["check", "{tmp}/f32_case.json", "--outcome", "{tmp}/outcome_inf.json"],
+     "outcome_inf.json: -Infinity is not JSON"),
     # 20,000 unary minuses: Python's own parser gives up (MemoryError), said as such
     (["check", "{tmp}/deep_unary.json"], "it is nested too deeply"),
 ])
@@ -173,6 +178,9 @@ def _write_hostile_files(tmp: Path) -> None:
     (tmp / "f32_case.json").write_text(json.dumps(scalar))
     (tmp / "float_past.json").write_text(json.dumps(scalar).replace("0.5", "1e999"))
     (tmp / "float_tiny.json").write_text(json.dumps(scalar).replace("[0.0]", "[-2.5e-400]"))
+    (tmp / "float_nan.json").write_text(json.dumps(scalar).replace("0.5", "NaN"))
+    (tmp / "outcome_inf.json").write_text(
+        '{"buffers": {"out": [-Infinity]}, "exception": null, "status": ["ok"]}')
     (tmp / "outcome_past.json").write_text(
         '{"buffers": {"out": [-1E+999]}, "exception": null, "status": ["ok"]}')
     (tmp / "outcome_wide.json").write_text(json.dumps(

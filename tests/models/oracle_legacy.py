@@ -196,7 +196,7 @@ class _Memory:
 
     def _touch(self, gid: int, ref: _Ref, index: int, kind: int) -> None:
         rec = self.touched.setdefault((ref.name, index), ([], [], []))
-        what = ("stores to", "loads", "atomically adds to")
+        what = ("stores to", "loads", "atomically updates")
         # kind 0 (store) conflicts with everything; a load with stores and atomics; an
         # atomic with stores and loads.
         conflicts = {0: (0, 1, 2), 1: (0, 2), 2: (0, 1)}[kind]

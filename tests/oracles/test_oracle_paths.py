@@ -386,7 +386,7 @@ def test_race_atomic_then_load_by_another() -> None:
         x = acc[0]
     """
     assert race(src, 2, 2, acc=zeros(1)) == \
-        "race: workitem 1 atomically adds to acc[0] and workitem 0 loads it"
+        "race: workitem 1 atomically updates acc[0] and workitem 0 loads it"
 
 
 def test_race_skips_the_storers_own_earlier_load() -> None:
