@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 
 from difftest.core.case import Case
 from difftest.core.host import HostError, HostRules, dtype_name
+from difftest.core.ir import nodes as n
+from difftest.core.ir.walk import walk
 
 from .kernels import integers
 from .pairs import HOST_PAIRS, BufferStates
@@ -132,13 +134,14 @@ def _programs(draw: st.DrawFn, case: Case) -> list[dict[str, Any]]:
                                    f"b{fresh}", f"m{len(steps)}", steps)
             if broke:
                 break
-            # half the time a witness; always after a write to a buffer mapped for
-            # reading, which shows only through that mapping before the next launch
-            if acted is None or (kind, state) != ("write", "mapped_read") \
+            # half the time a witness; always after a write or a read of a buffer
+            # mapped for reading: what either gets wrong shows only through that mapping
+            # (before the next launch, or after one that should refresh it)
+            if acted is None or (kind not in ("write", "read") or state != "mapped_read") \
                     and draw(st.booleans()):
                 continue
             batch = _witness(draw, pick, states, params, need, acted, kind,
-                             f"m{len(steps)}w")
+                             f"m{len(steps)}w", _written(fn))
         if step is not None:
             batch = [step]
         if _take(batch, states, fn, steps):
@@ -191,10 +194,11 @@ def _toward(draw: st.DrawFn, pick: Any, data: Any, states: BufferStates, fn: Any
 
 
 def _witness(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str, Any],
-             need: dict[str, int], buffer: str, op: str, fresh: str
-             ) -> list[dict[str, Any]]:
+             need: dict[str, int], buffer: str, op: str, fresh: str,
+             written: frozenset[str]) -> list[dict[str, Any]]:
     """Steps that show what a step on `buffer` left: a launch that binds it where a
-    parameter of its type is (unless it is mapped for writing or gone), then a read of
+    parameter of its type is (one the kernel writes, `written`, where the buffer is mapped
+    for reading and one is; none where it is mapped for writing or gone), then a read of
     it, through its open mapping if it has one, else half the time through a mapping
     made for it (`fresh`) (a bug in the step shows only where something reads what it
     left); after a host write to a buffer mapped for reading, first a read through that
@@ -210,11 +214,14 @@ def _witness(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str,
         launch = _launch(draw, pick, rules, params, need)
         return ([launch] if launch is not None else []) + [
             {"op": "read", "buffer": b} for b in sorted(rules.buffers) if rules.mode(b) != "write"]
+    mapping = _mapping_of(states, buffer, "map_read")
     if rules.mode(buffer) != "write":
-        launch = _launch(draw, pick, rules, params, need, prefer=buffer)
+        # a buffer mapped for reading where the kernel writes, when it can: the launch
+        # must change it for the mapping's copy to be refreshed (or to miss it)
+        launch = _launch(draw, pick, rules, params, need, prefer=buffer,
+                         written=written if mapping is not None else None)
         if launch is not None:
             out.append(launch)
-    mapping = _mapping_of(states, buffer, "map_read")
     if mapping is not None:
         return out + [{"op": "map_read", "mapping": mapping}]
     # through a mapping of its own: always after an unmap (what a mapping left shows to
@@ -223,6 +230,12 @@ def _witness(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str,
         return out + [{"op": "map", "buffer": buffer, "mode": "read", "as": fresh},
                       {"op": "map_read", "mapping": fresh}, {"op": "unmap", "mapping": fresh}]
     return out + [{"op": "read", "buffer": buffer}]
+
+
+def _written(fn: n.Function) -> frozenset[str]:
+    """The buffer parameters the kernel itself stores to or updates atomically."""
+    return frozenset(x.buffer for x in walk(fn.body)
+                     if isinstance(x, (n.Store, n.AtomicAdd, n.AtomicOp)))
 
 
 def _mapping_of(states: BufferStates, buffer: str, op: str) -> str | None:
@@ -305,7 +318,10 @@ def _into(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str, An
         return prepare + ([launch] if launch is not None else [])
     if state in ("mapped_read", "mapped_write", "unmapped"):
         mode = state[len("mapped_"):] if state != "unmapped" else pick(["read", "write"])
-        b = pick(plain)
+        # a read mapping of a buffer in the pool where one is (a launch bound it): the
+        # mapping's copy is what launches refresh and host steps must leave alone
+        pooled = [b for s in ("bound", "moved") for b in states.in_state(s)]
+        b = pick(pooled if mode == "read" and pooled else plain)
         steps = [{"op": "map", "buffer": b, "mode": mode, "as": mapping}]
         if state == "unmapped":
             steps.append({"op": "unmap", "mapping": mapping})
@@ -314,17 +330,20 @@ def _into(draw: st.DrawFn, pick: Any, states: BufferStates, params: dict[str, An
 
 
 def _launch(draw: st.DrawFn, pick: Any, rules: HostRules, params: dict[str, Any],
-            need: dict[str, int], prefer: str | None = None) -> dict[str, Any] | None:
+            need: dict[str, int], prefer: str | None = None,
+            written: frozenset[str] | None = None) -> dict[str, Any] | None:
     """A launch binding each parameter a distinct buffer of its element type (sometimes
-    its own name; `prefer` to a parameter it fits, drawn) that is not mapped for
-    writing; mostly one at least as long as the case's own (`need`), since a kernel
-    indexes its buffers by the launch size: a shorter one faults, and the program ends."""
+    its own name; `prefer` to a parameter it fits, drawn, among those in `written` where
+    one fits) that is not mapped for writing; mostly one at least as long as the case's
+    own (`need`), since a kernel indexes its buffers by the launch size: a shorter one
+    faults, and the program ends."""
     bind: dict[str, str] = {}
     taken: set[str] = set()
     # `prefer` at any parameter of its type (an input or an output: the kernel reads or
     # writes it), not always the first
     fits = [name for name, p in params.items() if prefer in rules.buffers
             and dtype_name(p.ty.element) == rules.buffers[prefer][0]]
+    fits = [name for name in fits if name in (written or ())] or fits
     at = pick(fits) if fits else None
     for name, p in params.items():
         dtype = dtype_name(p.ty.element)
