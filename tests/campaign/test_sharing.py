@@ -203,12 +203,12 @@ def test_a_peers_failures_are_known_here_not_shrunk_again(
     and keeps no second copy of that bug."""
     url, _ = server
     bug = "mutants=div-floor"
-    a = _fuzz(tmp_path, "--opt", bug, "--seed", "5", "--examples", "100", "--database",
+    a = _fuzz(tmp_path, "--opt", bug, "--seed", "6", "--examples", "100", "--database",
               url, "--corpus", "a")
     out_a, _ = a.communicate(timeout=300)
     kept_a = sorted(p.name for p in (tmp_path / "a").glob("*.json"))
     assert a.returncode == 1 and kept_a, out_a
-    b = _fuzz(tmp_path, "--opt", bug, "--seed", "5", "--examples", "100", "--database",
+    b = _fuzz(tmp_path, "--opt", bug, "--seed", "6", "--examples", "100", "--database",
               url, "--corpus", "b", "--json", "b.json")
     out_b, _ = b.communicate(timeout=300)
     assert "Traceback" not in out_b, out_b

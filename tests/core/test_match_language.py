@@ -77,19 +77,3 @@ def test_the_parser_refuses(text: str, message: str) -> None:
     with pytest.raises(KernelError, match=message):
         parse(head + text)
 
-
-@pytest.mark.parametrize("ty, case, refused", [
-    ("u8", "256", True), ("u8", "-1", True), ("u8", "255", False),
-    ("u32", "4294967296", True), ("u64", "-1", True), ("u16", "0 | 65535", False),
-    ("i8", "200", False),  # a signed variable's: never matches (docs/semantics.md)
-])
-def test_an_unsigned_variables_case_outside_its_range_is_refused_by_name(
-        ty: str, case: str, refused: bool) -> None:
-    text = (f"def k(a: Buffer[{ty}]):\n    x = a[0]\n    match x:\n"
-            f"        case {case}:\n            a[0] = {ty}(1)\n")
-    if not refused:
-        parse(text)
-        return
-    with pytest.raises(KernelError, match=rf"line 4: case -?\d+ of 'x', a {ty}: outside "
-                                          rf"{ty}'s range \(0 to \d+\)"):
-        parse(text)

@@ -421,8 +421,6 @@ class _FunctionChecker:
     s_AtomicAdd = _memory
 
     def s_If(self, s: n.If, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
-        if s.switch:
-            self._case_values(s.cond)
         cond = self.bool_expr(s.cond, d, "if condition")
         then, dt = self.block(s.then, d)
         orelse, de = self.block(s.orelse, d)
@@ -433,25 +431,6 @@ class _FunctionChecker:
         else:
             after = dt & de
         return n.replace(s, cond=cond, then=then, orelse=orelse), after
-
-    def _case_values(self, cond: n.Expr) -> None:
-        """A `match` case's values (its `x == v` alternatives) against an unsigned
-        variable's range: one outside it is refused by name (as `x == v` it would mix
-        signedness), where of a signed variable it never matches (docs/semantics.md)."""
-        if isinstance(cond, n.Logic):
-            self._case_values(cond.left)
-            self._case_values(cond.right)
-            return
-        if not (isinstance(cond, n.Compare) and isinstance(cond.left, n.Name)
-                and isinstance(cond.right, n.Const)):
-            return
-        ty = self.vars.get(cond.left.id)
-        value = cond.right.value
-        if ty is not None and ty.is_int and not ty.signed and isinstance(value, int) \
-                and not 0 <= value < 1 << ty.bits:
-            raise self.error(f"case {value} of '{cond.left.id}', a {ty}: outside {ty}'s "
-                             f"range (0 to {(1 << ty.bits) - 1}); an unsigned variable's "
-                             "cases are values of its type", cond.line)
 
     def s_For(self, s: n.For, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         start = self.int_expr(s.start, d, "loop bound")
