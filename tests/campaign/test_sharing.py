@@ -196,11 +196,13 @@ def test_announcements_keep_only_the_newest(server: tuple[str, subprocess.Popen[
 
 def test_a_peers_failures_are_known_here_not_shrunk_again(
         server: tuple[str, subprocess.Popen[bytes]], tmp_path: Path) -> None:
-    """Campaign A keeps a counterexample and shares its example database; campaign B,
-    the same seed on the same server, replays A's announcement and then meets A's
-    failing cases again (from the example database and from its own generation): it
-    knows them as A's counterexample (named in its summary, one case kept to check),
-    and keeps no second copy of that bug."""
+    """Campaign A keeps counterexamples and shares its example database; campaign B,
+    the same seed on the same server, replays A's announcements (each failing here
+    too), then meets failing cases of A's bugs in its own generation: it knows them as
+    A's counterexamples (named in its summary, one case kept to check) and keeps no
+    second copy of any. Which of A's bugs B meets again is chance (replaying the
+    database changes what B draws next), so the test asks that each one B meets is
+    A's, not that it meets them all."""
     url, _ = server
     bug = "mutants=div-floor"
     a = _fuzz(tmp_path, "--opt", bug, "--seed", "6", "--examples", "100", "--database",
@@ -212,10 +214,15 @@ def test_a_peers_failures_are_known_here_not_shrunk_again(
               url, "--corpus", "b", "--json", "b.json")
     out_b, _ = b.communicate(timeout=300)
     assert "Traceback" not in out_b, out_b
-    seen = out_b[out_b.index("  seen again:"):]
-    for name in kept_a:  # A's bug, recognised here under the name B replayed it as
-        assert f"    b/{name}: " in seen, out_b
-        assert f"    b/{name}: disagree" not in out_b.split("COUNTEREXAMPLES")[-1], out_b
+    replayed = out_b[out_b.index("  announced counterexamples replayed:"):]
+    assert replayed.startswith(f"  announced counterexamples replayed: {len(kept_a)}, "
+                               f"{len(kept_a)} failing here too"), out_b
+    assert "COUNTEREXAMPLES" not in out_b and "  no counterexample found" in out_b, out_b
+    assert "  seen again:" in out_b, out_b
+    seen = out_b[out_b.index("  seen again:"):].splitlines()[1:]
+    met = {line.split(": ")[0].strip() for line in seen if line.startswith("    b/")}
+    # A's bugs, recognised here under the names B replayed them as
+    assert met and met <= {f"b/{name}" for name in kept_a}, out_b
     # named in the JSON summary and the journal too, each with one case kept to check
     import json
 
@@ -224,8 +231,8 @@ def test_a_peers_failures_are_known_here_not_shrunk_again(
     end = json.loads(journal.read_text().splitlines()[-1])
     assert end["type"] == "end" and end["summary"]["seen_again"] == summary["seen_again"]
     named = {r["name"]: r for r in summary["seen_again"]}
-    for name in kept_a:
-        record = named[f"b/{name}"]
+    assert set(named) == met
+    for record in named.values():
         assert record["count"] >= 1 and (tmp_path / record["case"]).is_file()
 
 
