@@ -421,7 +421,8 @@ class _FunctionChecker:
     s_AtomicAdd = _memory
 
     def s_If(self, s: n.If, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
-        cond = self.bool_expr(s.cond, d, "if condition")
+        cond = self._case(s.cond, d) if s.switch else \
+            self.bool_expr(s.cond, d, "if condition")
         then, dt = self.block(s.then, d)
         orelse, de = self.block(s.orelse, d)
         if dt is None:
@@ -431,6 +432,35 @@ class _FunctionChecker:
         else:
             after = dt & de
         return n.replace(s, cond=cond, then=then, orelse=orelse), after
+
+    def _case(self, e: n.Expr, d: frozenset[str]) -> n.Expr:
+        """A `match` case's condition, `x == v or ...`: a value past the top of x's type
+        never matches (docs/semantics.md), compared in the 64-bit type of x's signedness
+        (exactly: false), not refused as the `==` of two signednesses the kernel never
+        wrote; a negative value of an unsigned x, or one past i64 of a signed x, is
+        refused (C's switch would convert it to x's type and match)."""
+        if isinstance(e, n.Logic) and e.op == "or":
+            return n.replace(e, left=self._case(e.left, d), right=self._case(e.right, d),
+                             ty=BOOL)
+        if isinstance(e, n.Compare) and e.op == "==" and isinstance(e.left, n.Name) \
+                and _literal(e.right):
+            assert isinstance(e.right, n.Const) and isinstance(e.right.value, int)
+            var, value = self.expr(e.left, d), e.right.value
+            ty = var.ty
+            assert ty is not None
+            if ty.is_int and not _fits(value, ty):
+                wide = I64 if ty.signed else U64
+                if _fits(value, wide):
+                    return n.replace(e, left=var, right=n.replace(e.right, ty=wide),
+                                     ty=BOOL)
+                if (value < 0) != ty.signed:  # (else past u64: the literal's own error)
+                    why = "is past every i64" if ty.signed else "is negative"
+                    a = "an" if str(ty)[0] == "i" else "a"
+                    raise self.error(
+                        f"case {value} of the {ty} '{e.left.id}': the value {why}, so "
+                        f"C's switch would convert it to {a} {ty} and match; write the "
+                        f"{ty} value you mean, or leave the case out", e.right.line)
+        return self.bool_expr(e, d, "case")
 
     def s_For(self, s: n.For, d: frozenset[str]) -> tuple[n.Stmt, _Defined]:
         start = self.int_expr(s.start, d, "loop bound")
