@@ -8,7 +8,10 @@ ways:
   sample decides a figure by several per cent: which kernels it happens to draw), without
   the `workgroups` capability and without the features `--without` names (default
   `f32`; `--without f32,returning` leaves out atomics that return too, the same kinds of
-  kernel as a tree from before them);
+  kernel as a tree from before them; a campaign draws them, and a case of a kernel with
+  either carries no host program, so without them a tree whose cases carry one wherever
+  they can checks fewer, longer cases: `--host-percent` draws host programs as an
+  older tree did);
 - the same, weighed by the work each case asks: its kernel's compiled instructions (a
   tree whose generators draw larger kernels checks fewer of them per second without
   being slower at any of them);
@@ -51,6 +54,8 @@ kernels_module.FEATURES = tuple(f for f in kernels_module.FEATURES if f not in w
 kernels_module.FAULT_FEATURES = tuple(f for f in kernels_module.FAULT_FEATURES
                                       if f != "fault_convert" or "f32" not in without)
 cases.NEEDS = {k: v for k, v in cases.NEEDS.items() if k not in without}
+if sys.argv[7] and hasattr(cases, "_HOST_PERCENT"):  # --host-percent, where a tree has it
+    cases._HOST_PERCENT = tuple(int(p) for p in sys.argv[7].split(","))
 capabilities = frozenset(v for k, v in cases.NEEDS.items() if k != "workgroups")
 cases.kernel_cases = functools.partial(
     cases.kernel_cases, capabilities=capabilities | {"faults", "mutants", "wave_ops"})
@@ -156,14 +161,14 @@ print(json.dumps({"machine_s": machine, "own_per_s": own_cases / own_cpu,
 """
 
 
-def measure(tree: str, kernels: int, seeds: int, shared: str, without: str
-            ) -> dict[str, float]:
+def measure(tree: str, kernels: int, seeds: int, shared: str, without: str,
+            host_percent: str = "") -> dict[str, float]:
     """A tree's figures: its own samples in one process (the first tree's run saves them
     to `shared`), then the saved samples in a process of their own."""
     def child(mode: str) -> dict[str, float]:
         # a fixed hash seed: a sample drawn from sets of names is the same sample each run
         out = subprocess.run([sys.executable, "-c", _CHILD, os.path.abspath(tree), mode,
-                              str(kernels), str(seeds), shared, without],
+                              str(kernels), str(seeds), shared, without, host_percent],
                              capture_output=True, text=True, check=True,
                              env={**os.environ, "PYTHONHASHSEED": "0"})
         return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
@@ -180,6 +185,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=4)
     parser.add_argument("--without", default="f32", metavar="FEATURE,...",
                         help="generator features neither tree draws (default: f32)")
+    parser.add_argument("--host-percent", default="", metavar="FAULTING,NOT",
+                        help="the percent of cases that can carry a host program which "
+                        "do, for kernels that may fault and those that cannot, in a tree "
+                        "that draws them so (generators/cases.py's _HOST_PERCENT; the tree "
+                        "before the integer types drew about 8,50)")
     args = parser.parse_args()
     runs: dict[str, list[dict[str, float]]] = {args.base: [], args.tree: []}
     with tempfile.TemporaryDirectory() as folder:
@@ -187,7 +197,7 @@ def main() -> None:
         for _ in range(args.rounds):
             for name in (args.base, args.tree):
                 runs[name].append(measure(name, args.kernels, args.seeds, shared,
-                                          args.without))
+                                          args.without, args.host_percent))
     b, t = runs[args.base], runs[args.tree]
 
     def line(what: str, key: str, best: Any, unit: str, scale: float = 1.0) -> None:

@@ -458,8 +458,9 @@ def _optimizer_flags(options: dict[str, Any]) -> list[str]:
 AVOIDING_PASSES = {
     # lavapipe-nesting-limit-drops-code: NIR turns each early return into an `if` around
     # the rest of the function, and past 80 nested conditions gallivm drops the code;
-    # merge-return makes the returns breaks out of one loop, nothing nests (it refuses
-    # a module with unreachable blocks, as naga's has: dead branches go first)
+    # merge-return makes the returns breaks out of one loop, which Mesa 22.3.6 does not
+    # nest (25.0.7 does: there it avoids nothing; docs/findings.md). It refuses a module
+    # with unreachable blocks, as naga's has: dead branches go first
     "return-nesting": ("--eliminate-dead-branches", "--merge-return"),
 }
 
@@ -500,7 +501,7 @@ class _Optimizing(_Vulkan):
     option_help = {**_Vulkan.option_help, **_OPTIMIZER_HELP,
                    "avoid": _Vulkan.option_help["avoid"].replace(
                        ", or all", ", return-nesting (lavapipe-nesting-limit-drops-code: "
-                       "the module through spirv-opt's merge-return), or all")}
+                       "the module through spirv-opt's merge-return; Mesa 22.3.6 only), or all")}
     avoidable = (*_Vulkan.avoidable, *AVOIDING_PASSES)
 
     def validate_options(self, options: dict[str, Any]) -> None:
