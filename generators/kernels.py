@@ -1408,7 +1408,7 @@ class _Gen:
                              "expr"))
         if subject == "expr":
             subject = f"({self.int_expr(fn, I32, 1)[0]}) % 4"
-        ty = self.pick((I32, *self.extra)) if self.extra else I32
+        ty = self.pick((I32, I32, *self.extra)) if self.extra else I32
         if ty is not I32:
             subject = f"{ty}({subject})"  # (-1 % 4 is 3: a u8's 3 too)
         var = self.new_var(fn, ty)  # (after its value: which must not read it)
@@ -1419,9 +1419,10 @@ class _Gen:
         values = values or [0]
         if self.pick((False, False, True)) and ty.bits < 64:
             # a value the type cannot hold, which never matches: one that wraps to a
-            # value it does hold (the one it replaces) if a label is spelled in its bits
+            # value it does hold (the one it replaces) if a label is spelled in 32 bits,
+            # or in the type's own
             at = self.num(0, len(values) - 1)
-            values[at] += 1 << ty.bits
+            values[at] += 1 << self.pick((32, ty.bits))
         # a case some lanes leave (the loop, or their function): they rejoin where they
         # went, not after the match (SPV_KHR_maximal_reconvergence)
         exits = (["break"] if fn.loops else []) + (
