@@ -1417,12 +1417,12 @@ class _Gen:
         # an unsigned type's all ones for -1 (a negative case of one is refused)
         values = [int_range(ty)[1] if v < 0 and not ty.signed else v for v in values]
         values = values or [0]
-        if self.pick((False, False, True)) and ty.bits < 64:
+        if self.pick((False, True)) and ty.bits < 64:
             # a value the type cannot hold, which never matches: one that wraps to a
             # value it does hold (the one it replaces) if a label is spelled in 32 bits,
             # or in the type's own
             at = self.num(0, len(values) - 1)
-            values[at] += 1 << self.pick((32, ty.bits))
+            values[at] += 1 << self.pick((32, 32, ty.bits))
         # a case some lanes leave (the loop, or their function): they rejoin where they
         # went, not after the match (SPV_KHR_maximal_reconvergence)
         exits = (["break"] if fn.loops else []) + (
