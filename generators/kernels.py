@@ -1401,28 +1401,21 @@ class _Gen:
 
     def _s_match(self, fn: _Fn, pad: str, k: str) -> list[str]:
         """A `match` of a fresh variable holding a small value (per lane, per wave, or
-        of anything; of an integer type the kernel uses), 2-4 cases of one or two values
-        each, a default sometimes: the lanes split over several arms at once, as a switch
-        splits them."""
+        of anything), 2-4 cases of one or two values each, a default sometimes: the
+        lanes split over several arms at once, as a switch splits them."""
         subject = self.pick((f"{fn.gid} % 4", "lane() % 3", "wave() % 2", "lane() // 2",
                              "expr"))
         if subject == "expr":
             subject = f"({self.int_expr(fn, I32, 1)[0]}) % 4"
-        ty = self.pick((I32, I32, *self.extra)) if self.extra else I32
-        if ty is not I32:
-            subject = f"{ty}({subject})"  # (-1 % 4 is 3: a u8's 3 too)
-        var = self.new_var(fn, ty)  # (after its value: which must not read it)
+        var = self.new_var(fn, I32)  # (after its value: which must not read it)
         lines = [f"{pad}{var} = {subject}", f"{pad}match {var}:"]
         values = [v for v in (0, 1, 2, 3, -1, 5) if self.pick((True, True, False))]
-        # an unsigned type's all ones for -1 (a negative case of one is refused)
-        values = [int_range(ty)[1] if v < 0 and not ty.signed else v for v in values]
         values = values or [0]
-        if self.pick((False, True)) and ty.bits < 64:
-            # a value the type cannot hold, which never matches: one that wraps to a
-            # value it does hold (the one it replaces) if a label is spelled in 32 bits,
-            # or in the type's own
+        if self.pick((False, False, True)):
+            # a value the i32 cannot hold, which never matches: one that wraps to a value
+            # it does hold (the one it replaces) if a switch label is spelled in 32 bits
             at = self.num(0, len(values) - 1)
-            values[at] += 1 << self.pick((32, 32, ty.bits))
+            values[at] += 1 << 32
         # a case some lanes leave (the loop, or their function): they rejoin where they
         # went, not after the match (SPV_KHR_maximal_reconvergence)
         exits = (["break"] if fn.loops else []) + (
