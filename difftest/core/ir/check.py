@@ -434,7 +434,7 @@ class _FunctionChecker:
         return n.replace(s, cond=cond, then=then, orelse=orelse), after
 
     def _case(self, e: n.Expr, d: frozenset[str]) -> n.Expr:
-        """A `match` case's condition, `x == v or ...`: a value past the top of x's type
+        """A `match` case's condition, `x == v or ...`: a value outside x's type's range
         never matches (docs/semantics.md), compared in the 64-bit type of x's signedness
         (exactly: false), not refused as the `==` of two signednesses the kernel never
         wrote; a negative value of an unsigned x, or one past i64 of a signed x, is
@@ -453,7 +453,8 @@ class _FunctionChecker:
                 if _fits(value, wide):
                     return n.replace(e, left=var, right=n.replace(e.right, ty=wide),
                                      ty=BOOL)
-                if (value < 0) != ty.signed:  # (else past u64: the literal's own error)
+                if (value < 0) != ty.signed:  # (else no 64-bit type holds it: the
+                    # literal's own error says so)
                     why = "is past every i64" if ty.signed else "is negative"
                     a = "an" if str(ty)[0] == "i" else "a"
                     raise self.error(
