@@ -856,14 +856,16 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
                           setting(reduced.options), target.compiler(reduced.options))
     fingerprints = tuple(shrunk or ())
     if not config.stop_on_first:
-        # a known bug by shape, or by cause: the reduced case agrees with the trigger
-        # of a finding that names a variant spelled another way (the failing case
-        # itself may not, where it held other triggers the variant does not spell)
+        # a known bug by cause where the finding can tell it so (the reduced case agrees
+        # with the trigger spelled another way; the failing case itself may not, where
+        # it held other triggers the variant does not spell), else by shape: a finding
+        # that names a variant is never taken by shape, since a reduction cut short
+        # keeps a shape holding nearly any small finding's, and a case failing with the
+        # variant on already is not that finding
         rerun = rerun_with(reduced, target, reduced.options, full, error)
         for old in known.refresh():
-            if old.same_bug(signature) or known.by_cause(old, config.target,
-                                                         signature.compiler,
-                                                         signature.failure, rerun):
+            if known.by_cause(old, config.target, signature.compiler, signature.failure,
+                              rerun) if known.caused(old) else old.same_bug(signature):
                 known.add_cases(_Known.key(old), fingerprints)
                 return None, {}, old
     path, saved, entry = _keep(reduced, verdict, rule, config, signature)
