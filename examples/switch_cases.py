@@ -2,7 +2,9 @@
 # their value matches (none where none does), each case's wave operations see only that
 # case's lanes, the lanes meet again after the match, and a case may leave the loop
 # around it (`break`) or the kernel (`return`). Translations write it as the language's
-# switch (OpenCL C, GLSL, WGSL; a `break` of the loop inside a case keeps the if chain).
+# switch (OpenCL C, GLSL, WGSL; a `break` of the loop inside a case keeps the if chain;
+# in GLSL and WGSL, where case 1 | 2 has wave operations, the switch picks the case and an
+# if chain runs it, since SPIR-V's switch may part lanes of different values in one case).
 # Launch: n = 8, one wave of 8. Args: out zeroed (24 values). v = lane % 4.
 # Oracle, per workitem g (its lane is g):
 #   out[g]: case 0 (lanes 0, 4): wave_sum(1) = 2; case 1 | 2 (lanes 1, 2, 5, 6):

@@ -60,7 +60,7 @@ per frame, outermost first.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -396,6 +396,12 @@ class Dialect:
     # ------------------------------------------------------------------- switches
     #: whether a `continue` inside a switch continues the loop around it (C, GLSL)
     switch_continues = True
+    #: whether the lanes that reach one arm of a switch by different values may go on
+    #: apart (SPIR-V's OpSwitch: SPV_KHR_maximal_reconvergence keeps together only the
+    #: lanes of one selector value), so an arm whose lanes must run together -- one with
+    #: wave operations, reached by several values or as the default -- is not written
+    #: inside the switch
+    switch_splits_values = False
 
     def switch_head(self, selector: str) -> str:
         return f"switch ({selector}) {{"
@@ -733,7 +739,11 @@ class FunctionEmitter:
     def s_If(self, s: n.If) -> None:
         cases = n.switch_cases(s)
         if cases is not None and self.switchable(s, cases[1]):
-            self.switch(s, cases[1])
+            if self.d.switch_splits_values and any(
+                    len(values) != 1 and _tangles(body) for values, body in cases[1]):
+                self.switch_then_chain(s, cases[1])
+            else:
+                self.switch(s, cases[1])
             return
         self.arms(self.expr(s.cond), s)
 
@@ -750,10 +760,26 @@ class FunctionEmitter:
         jumps = (n.Break,) if self.d.switch_continues else (n.Break, n.Continue)
         return not any(_jumps_out(body, jumps) for _, body in arms)
 
-    def switch(self, s: n.If, arms: list[tuple[tuple[int, ...], tuple[n.Stmt, ...]]]
-               ) -> None:
+    def switch_then_chain(self, s: n.If,
+                          arms: list[tuple[tuple[int, ...], tuple[n.Stmt, ...]]]) -> None:
+        """A `match` chain whose arms must keep their lanes together where the switch
+        does not (`Dialect.switch_splits_values`): the switch picks the arm's number, an
+        `if` chain on the number runs the arms (as one arm's lanes take one side of each
+        `if`, they go on together)."""
+        picked = self.mutable(I32, self.d.lit(len(arms), I32))
+        numbered = tuple((values, (k,)) for k, (values, _) in enumerate(arms))
+        self.switch(s, numbered, lambda k: self.line(f"{picked} = {self.d.lit(k[0], I32)};"))
+        for k, (values, body) in enumerate(arms):
+            self.open(("if" if k == 0 else "else if")
+                      + f" ({picked} == {self.d.lit(k, I32)}) {{")
+            self.block(body)
+            self.close()
+
+    def switch(self, s: n.If, arms: list[tuple[tuple[int, ...], Any]],
+               arm: Callable[[Any], None] | None = None) -> None:
         """A `match` chain as the language's `switch` on its variable (as an i32: a u32's
-        values by their bits), one arm per case, a default arm always (WGSL wants one)."""
+        values by their bits), one arm per case, a default arm always (WGSL wants one);
+        `arm` writes an arm (default: its body)."""
         var = _case_variable(s)
         ty = var.ty
         assert ty is not None
@@ -773,7 +799,10 @@ class FunctionEmitter:
         for k, (values, body) in enumerate(arms):
             labels = [d.lit((v + 2**31) % 2**32 - 2**31, I32) for v in values]
             self.open(d.case_head(labels))
-            self.block(body)
+            if arm is None:
+                self.block(body)
+            elif body:
+                arm(body)
             self.indent -= 1
             falls = "switch-falls-through" in self.mutants and k < len(arms) - 1
             self.line("}" if falls else d.case_close())  # (the mutant: no `break`)
@@ -1385,6 +1414,11 @@ def _case_variable(s: n.If) -> n.Name:
         cond = cond.left
     assert isinstance(cond, n.Compare) and isinstance(cond.left, n.Name)
     return cond.left
+
+
+def _tangles(body: tuple[n.Stmt, ...]) -> bool:
+    """Whether `body` holds a wave operation, or a call (whose function may hold one)."""
+    return any(isinstance(x, (n.WaveOp, n.Call)) for x in walk(body))
 
 
 def _jumps_out(body: tuple[n.Stmt, ...], kinds: tuple[type, ...]) -> bool:

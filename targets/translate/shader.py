@@ -63,6 +63,7 @@ class ShaderDialect(Dialect):
     #: shuffle_xor/up/down as the language's own shuffles (GLSL's take any amount; WGSL's
     #: want it uniform, so WGSL reads the computed source lane with subgroupShuffle)
     native_relative_shuffles = False
+    switch_splits_values = True  # (SPIR-V's OpSwitch)
 
     def __init__(self) -> None:
         self.accessors: set[tuple[str, Type]] = set()  # (load|store|add, storage) needed

@@ -34,6 +34,52 @@ def test_the_example_agrees_and_its_first_match_is_a_switch(name: str) -> None:
     assert verdict.agree and not verdict.unchecked, str(verdict)
 
 
+def _switch_block(source: str) -> str:
+    """The first `switch` statement of `source`, braces and all."""
+    start = source.index("switch ")
+    depth = 0
+    for k in range(source.index("{", start), len(source)):
+        depth += {"{": 1, "}": -1}.get(source[k], 0)
+        if depth == 0:
+            return source[start:k + 1]
+    raise AssertionError(source)
+
+
+ONE_VALUE_ARM = """\
+# difftest: launch n=8 wave=8
+# difftest: arg out = i32[0] * 8
+def k(out: Buffer[i32]):
+    g = gid()
+    v = lane() % 3
+    match v:
+        case 0:
+            out[g] = wave_sum(1)
+        case 1 | 2:
+            out[g] = 5
+        case _:
+            out[g] = 7
+"""
+
+
+@pytest.mark.parametrize("name", ["lavapipe-glsl", "lavapipe-wgsl"])
+def test_spirv_switches_hold_no_wave_operation_an_arm_of_several_values_runs(
+        name: str, tmp_path: Path) -> None:
+    """SPIR-V's switch keeps together only the lanes of one selector value
+    (SPV_KHR_maximal_reconvergence; NVIDIA's driver parts the others): an arm reached by
+    several values, or the default, with a wave operation runs after the switch, which
+    only picks it; an arm of one value keeps its wave operations inside."""
+    t = target(name)
+    picked = _switch_block(t.listing(load_case(EXAMPLES / "switch_cases.py"), {}) or "")
+    assert "subgroup" not in picked and "default" in picked, picked
+    path = tmp_path / "one_value_arm.py"
+    path.write_text(ONE_VALUE_ARM)
+    case = load_case(path)
+    kept = _switch_block(t.listing(case, {}) or "")
+    assert "subgroupAdd" in kept, kept
+    verdict = check_case(case, t, {}, {}).verdict
+    assert verdict.agree and not verdict.unchecked, str(verdict)
+
+
 @pytest.mark.parametrize("name", ["lavapipe-glsl"])  # (the target offering it)
 def test_arms_without_break_are_caught(name: str) -> None:
     t = target(name)
