@@ -16,7 +16,7 @@ one subgroup of S lanes (W < S: a partial subgroup) -- checked at run time.
 from __future__ import annotations
 
 from difftest.core.ir import nodes as n
-from difftest.core.ir.types import BOOL, F32, F64, I32, I64, Type, int_range
+from difftest.core.ir.types import BOOL, F32, F64, I32, I64, U32, Type, int_range
 
 from .emit import HEADER, Dialect, FunctionEmitter, Translator, Unsupported, entry_checks
 
@@ -327,11 +327,7 @@ class ShaderDialect(Dialect):
         if op in n.RELATIVE_SHUFFLES and self.native_relative_shuffles:
             # the language's own (subgroupShuffleXor, Up, Down), by 0 where the source
             # is no lane to read: the lane's own, always there
-            amount = self.convert(args[1], "u32")
-            fn = {"shuffle_xor": "Xor", "shuffle_up": "Up", "shuffle_down": "Down"}[op]
-            got = fe.temp(ty, self.gather(f"subgroupShuffle{fn}({{}}, "
-                                          f"{self.select(ok, amount, self.lit_u32(0))})",
-                                          x, ty))
+            got = self.native_relative_shuffle(fe, op, e.args[1], args[1], src, ok, x, ty)
             return fe.temp(ty, self.select(ok, got, self.zero(ty)))
         if op in n.QUAD_OPS and self.native_quads:  # the language's own; a source not
             # active gives an undefined value, replaced by 0
@@ -340,6 +336,33 @@ class ShaderDialect(Dialect):
         got = fe.temp(ty, self.gather(f"subgroupShuffle({{}}, "
                                       f"{self.select(ok, idx, lane_u)})", x, ty))
         return fe.temp(ty, self.select(ok, got, self.zero(ty)))
+
+    def native_relative_shuffle(self, fe: FunctionEmitter, op: str, amount: n.Expr,
+                                spelled: str, src: str, ok: str, x: str, ty: Type) -> str:
+        """`x` from the lane `src` (where `ok`) by subgroupShuffleXor, Up or Down. Up and
+        Down take an unsigned delta, and a lane past the subgroup's ends is undefined, not
+        wrapped (NVIDIA's driver gives the lane's own value for `Down` by 2^32 - 1): a
+        source below the lane is read by Up, one above by Down, each by the distance --
+        decided here where the amount is a literal, else by both and a select."""
+        zero = self.lit_u32(0)
+        if op == "shuffle_xor":
+            mask = self.select(ok, self.convert(spelled, "u32"), zero)
+            return fe.temp(ty, self.gather(f"subgroupShuffleXor({{}}, {mask})", x, ty))
+        lane = fe.widen(f"{fe.c}lane", I32, I64)
+        up = fe.temp(U32, self.convert(f"({lane} - {src})", "u32"))
+        down = fe.temp(U32, self.convert(f"({src} - {lane})", "u32"))
+        if isinstance(amount, n.Const):
+            below = (int(amount.value) > 0) == (op == "shuffle_up")
+            fn, delta = ("Up", up) if below else ("Down", down)
+            return fe.temp(ty, self.gather(
+                f"subgroupShuffle{fn}({{}}, {self.select(ok, delta, zero)})", x, ty))
+        below = fe.temp(BOOL, f"({src} < {lane})")
+        from_up = fe.temp(ty, self.gather(
+            f"subgroupShuffleUp({{}}, {self.select(f'({ok} && {below})', up, zero)})", x, ty))
+        from_down = fe.temp(ty, self.gather(
+            f"subgroupShuffleDown({{}}, {self.select(f'({ok} && !{below})', down, zero)})",
+            x, ty))
+        return fe.temp(ty, self.select(below, from_up, from_down))
 
     #: the quad operations as the language's own (subgroupQuadBroadcast, ...), else as a
     #: shuffle from the computed lane

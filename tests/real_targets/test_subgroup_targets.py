@@ -42,3 +42,51 @@ def test_glsl_clustered_native_where_the_device_has_them(icd: str, native: bool,
     assert "subgroupQuadBroadcast" in source and "subgroupAllEqual" in source
     verdict = check_case(case, t, {}, options).verdict
     assert verdict.agree and not verdict.unchecked, str(verdict)
+
+
+RELATIVE = """\
+# difftest: launch n=16 wave=16
+# difftest: arg out = i64[0] * 96
+# difftest: arg d = i32[-3, 2, -1, 0, 5, -16, 16, 1, -2, 3, 7, -7, 4, -4, 15, -15]
+def k(out: Buffer[i64], d: Buffer[i32]):
+    g = gid()
+    x = prefix_sum(1) * 10 + 1
+    out[g] = shuffle_down(x, -1)
+    out[g + 16] = shuffle_up(x, -2)
+    out[g + 32] = shuffle_down(x, d[g])
+    out[g + 48] = shuffle_up(x, d[g])
+    out[g + 64] = shuffle_up(x, 3)
+    out[g + 80] = shuffle_xor(x, d[g])
+"""
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_relative_shuffles_by_negative_and_run_time_amounts(name: str, tmp_path: Path
+                                                           ) -> None:
+    """A relative shuffle reads lane `lane - delta` (up), `lane + delta` (down), `lane ^
+    mask`, and 0 where that is no lane. GLSL's Up and Down take an unsigned delta and
+    leave a lane past the subgroup undefined: `shuffle_down(x, -1)` written as Down by
+    2^32 - 1 gave the lane's own value on NVIDIA's driver, so a source below the lane is
+    read by Up and one above by Down."""
+    from oracles.reference import run_full
+
+    d = [-3, 2, -1, 0, 5, -16, 16, 1, -2, 3, 7, -7, 4, -4, 15, -15]
+    x = [10 * lane + 1 for lane in range(16)]
+
+    def at(src: int) -> int:
+        return x[src] if 0 <= src < 16 else 0
+
+    want = ([at(k - 1) for k in range(16)] + [at(k + 2) for k in range(16)]
+            + [at(k + d[k]) for k in range(16)] + [at(k - d[k]) for k in range(16)]
+            + [at(k - 3) for k in range(16)] + [at(k ^ d[k]) for k in range(16)])
+    path = tmp_path / "relative.py"
+    path.write_text(RELATIVE)
+    case = load_case(path)
+    assert run_full(case).final["out"].tolist() == want
+    t = target(name)
+    verdict = check_case(case, t, {}, {}).verdict
+    assert verdict.agree and not verdict.unchecked, str(verdict)
+    if name == "lavapipe-glsl":  # the literal amounts: each by the one call that reads it
+        source = t.listing(case, {}) or ""
+        assert source.count("subgroupShuffleUp(") == 4, source  # -1 down, 3 up, d twice
+        assert source.count("subgroupShuffleDown(") == 3, source  # -2 up, d twice
