@@ -41,6 +41,7 @@ import re
 from typing import Any
 from collections.abc import Callable
 
+from difftest.core import f32, f64
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Type
 from difftest.core.ir.walk import walk
@@ -285,6 +286,16 @@ class CudaC(OpenCLC):
     # warpsim's g++ with contraction off
     def f2bits(self, x: str, t: Type = F32) -> str:
         return f"__float_as_int({x})" if t is F32 else f"__double_as_longlong({x})"
+
+    def flit(self, x: float, t: Type = F32) -> str:
+        """A float literal by its bits. C++ leaves a constant expression whose float
+        result is past the type's range undefined ([expr.pre]; NVRTC's front end warns,
+        #222, and then folds the comparisons after it as it likes: `FLT_MAX * 2.0f *
+        0.0f != itself` was false); written so, no operation on literals is a constant
+        expression to the front end, while NVVM still folds them, by IEEE's rules."""
+        if t is F32:
+            return f"__int_as_float({self.lit(f32.to_bits(x), I32)})"
+        return f"__longlong_as_double({self.lit(f64.to_bits(x), I64)})"
 
     def bits2f(self, x: str, t: Type = F32) -> str:
         return f"__int_as_float({x})" if t is F32 else f"__longlong_as_double({x})"

@@ -196,8 +196,45 @@ def test_nvrtc_compiles_every_generated_kernels_translation(shard: int,
                            group=group).source
         ok, log = nvrtc.compile_ptx(source)
         assert ok, f"{log}\n{source}"
+        undefined = [w for w in _UNDEFINED if w in log]
+        assert not undefined, f"{log}\n{source}"
 
     prop()
+
+
+#: NVRTC's warnings of constant expressions C++ leaves undefined (the front end then folds
+#: what follows them as it likes): a float or integer result out of range, a division by 0
+_UNDEFINED = ("#222", "#61", "#39")
+
+
+def test_no_float_operation_on_literals_is_a_constant_expression(tmp_path: Any) -> None:
+    """`3.4028235e+38 * 2.0 * 0.0 != itself` is true (the product overflows to infinity,
+    times 0 is NaN). Written with float literals, the product was a constant expression
+    that C++ leaves undefined past the type's range: NVRTC warned (#222) and folded the
+    comparison to false, on the GPU and in the PTX; literals by their bits are none."""
+    from difftest.campaign.runner import check_case
+    from difftest.core.kernelfile import load_case
+    from targets.translate import translate
+
+    nvrtc = _nvrtc()
+    path = tmp_path / "nan_fold.py"
+    path.write_text(NAN_FOLD)
+    case = load_case(path)
+    source = translate(case.program, case.entry, "cuda", 2, frozenset(), 0).source
+    ok, log = nvrtc.compile_ptx(source)
+    assert ok and not [w for w in _UNDEFINED if w in log], log
+    verdict = check_case(case, target("cuda-sim"), {}, {}).verdict
+    assert verdict.agree and not verdict.unchecked, str(verdict)
+
+
+NAN_FOLD = """\
+# difftest: launch n=2 wave=2
+# difftest: arg out = i32[0] * 2
+def k(out: Buffer[i32]):
+    x = 3.4028235e+38 * 2.0 * 0.0
+    if x != x:
+        out[gid()] = 1
+"""
 
 
 # ------------------------------------------------------------------------- the GPU
