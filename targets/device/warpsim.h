@@ -43,14 +43,17 @@
 #define __forceinline__ inline
 #define __shared__ static
 
-// CUDA's float intrinsics the translation uses: the bits of a float and back, and the
-// fused multiply-add rounded once (C's fmaf is, in glibc, on any CPU)
+// CUDA's float intrinsics the translation uses: the bits of a float and back, the
+// fused multiply-add rounded once (C's fmaf is, in glibc, on any CPU), and f64 to f32
 inline int __float_as_int(float x) { int i; std::memcpy(&i, &x, sizeof i); return i; }
 inline float __int_as_float(int i) { float x; std::memcpy(&x, &i, sizeof x); return x; }
 inline float __fmaf_rn(float a, float b, float c) { return std::fmaf(a, b, c); }
 inline long long __double_as_longlong(double x) { long long i; std::memcpy(&i, &x, sizeof i); return i; }
 inline double __longlong_as_double(long long i) { double x; std::memcpy(&x, &i, sizeof x); return x; }
 inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+// a double rounded to the nearest float (an infinity past the range, as IEEE says; g++
+// on x86-64 rounds so in SSE's default mode)
+inline float __double2float_rn(double x) { return static_cast<float>(x); }
 
 struct dim3 {
   unsigned x, y, z;

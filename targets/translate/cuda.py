@@ -287,6 +287,13 @@ class CudaC(OpenCLC):
     def f2bits(self, x: str, t: Type = F32) -> str:
         return f"__float_as_int({x})" if t is F32 else f"__double_as_longlong({x})"
 
+    def i2f(self, x: str, t: Type, to: Type = F32) -> str:
+        # C++ leaves a double past float's range converted to float undefined
+        # ([conv.double]); CUDA's intrinsic rounds it to nearest, an infinity past the range
+        if t is F64 and to is F32:
+            return f"__double2float_rn({x})"
+        return super().i2f(x, t, to)
+
     def flit(self, x: float, t: Type = F32) -> str:
         """A float literal by its bits. C++ leaves a constant expression whose float
         result is past the type's range undefined ([expr.pre]; NVRTC's front end warns,

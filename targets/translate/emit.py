@@ -984,11 +984,20 @@ class FunctionEmitter:
                 return self.temp(ty, a if e.op == "//" else zero)
             self.fault(DIVISION_BY_ZERO, e.line)
             return zero
-        if "div-unchecked" not in self.mutants:
+        divisor = int(e.right.value) if isinstance(e.right, n.Const) else None
+        if divisor is not None and not (ty.signed and divisor == -1):
+            # a literal divisor, neither 0 nor -1: no test written (in C++ the branch
+            # that never runs would be a constant expression it leaves undefined)
+            return self.temp(ty, d.truncating(self, e.op, a, b, ty))
+        if "div-unchecked" not in self.mutants and divisor is None:
             self.open(f"if ({b} == {zero}) {{")
             self.fault(DIVISION_BY_ZERO, e.line)
             self.close()
         out = self.mutable(ty, zero)
+        if divisor == -1:  # x // -1 is -x (MIN wraps to MIN), x % -1 is 0
+            self.line(f"{out} = " + (d.from_u(f"{d.to_u(zero, ty)} - {d.to_u(a, ty)}", ty)
+                                     if e.op == "//" else zero) + ";")
+            return out
         if not ty.signed:  # no MIN // -1
             self.line(f"{out} = {d.truncating(self, e.op, a, b, ty)};")
             return out
