@@ -767,7 +767,7 @@ class FunctionEmitter:
         `if` chain on the number runs the arms (as one arm's lanes take one side of each
         `if`, they go on together)."""
         picked = self.mutable(I32, self.d.lit(len(arms), I32))
-        numbered = tuple((values, (k,)) for k, (values, _) in enumerate(arms))
+        numbered = [(values, (k,)) for k, (values, _) in enumerate(arms)]
         self.switch(s, numbered, lambda k: self.line(f"{picked} = {self.d.lit(k[0], I32)};"))
         for k, (values, body) in enumerate(arms):
             self.open(("if" if k == 0 else "else if")

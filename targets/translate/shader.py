@@ -352,8 +352,8 @@ class ShaderDialect(Dialect):
         up = fe.temp(U32, self.convert(f"({lane} - {src})", "u32"))
         down = fe.temp(U32, self.convert(f"({src} - {lane})", "u32"))
         if isinstance(amount, n.Const):
-            below = (int(amount.value) > 0) == (op == "shuffle_up")
-            fn, delta = ("Up", up) if below else ("Down", down)
+            reads_below = (int(amount.value) > 0) == (op == "shuffle_up")
+            fn, delta = ("Up", up) if reads_below else ("Down", down)
             return fe.temp(ty, self.gather(
                 f"subgroupShuffle{fn}({{}}, {self.select(ok, delta, zero)})", x, ty))
         below = fe.temp(BOOL, f"({src} < {lane})")
