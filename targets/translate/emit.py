@@ -993,11 +993,10 @@ class FunctionEmitter:
             self.open(f"if ({b} == {zero}) {{")
             self.fault(DIVISION_BY_ZERO, e.line)
             self.close()
-        out = self.mutable(ty, zero)
         if divisor == -1:  # x // -1 is -x (MIN wraps to MIN), x % -1 is 0
-            self.line(f"{out} = " + (d.from_u(f"{d.to_u(zero, ty)} - {d.to_u(a, ty)}", ty)
-                                     if e.op == "//" else zero) + ";")
-            return out
+            return self.temp(ty, d.from_u(f"{d.to_u(zero, ty)} - {d.to_u(a, ty)}", ty)
+                             if e.op == "//" else zero)
+        out = self.mutable(ty, zero)
         if not ty.signed:  # no MIN // -1
             self.line(f"{out} = {d.truncating(self, e.op, a, b, ty)};")
             return out

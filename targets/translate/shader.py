@@ -349,13 +349,18 @@ class ShaderDialect(Dialect):
             mask = self.select(ok, self.convert(spelled, "u32"), zero)
             return fe.temp(ty, self.gather(f"subgroupShuffleXor({{}}, {mask})", x, ty))
         lane = fe.widen(f"{fe.c}lane", I32, I64)
-        up = fe.temp(U32, self.convert(f"({lane} - {src})", "u32"))
-        down = fe.temp(U32, self.convert(f"({src} - {lane})", "u32"))
+
+        def distance(below: bool) -> str:
+            return fe.temp(U32, self.convert(f"({lane} - {src})" if below
+                                             else f"({src} - {lane})", "u32"))
+
         if isinstance(amount, n.Const):
             reads_below = (int(amount.value) > 0) == (op == "shuffle_up")
-            fn, delta = ("Up", up) if reads_below else ("Down", down)
+            fn = "Up" if reads_below else "Down"
             return fe.temp(ty, self.gather(
-                f"subgroupShuffle{fn}({{}}, {self.select(ok, delta, zero)})", x, ty))
+                f"subgroupShuffle{fn}({{}}, {self.select(ok, distance(reads_below), zero)})",
+                x, ty))
+        up, down = distance(True), distance(False)
         below = fe.temp(BOOL, f"({src} < {lane})")
         from_up = fe.temp(ty, self.gather(
             f"subgroupShuffleUp({{}}, {self.select(f'({ok} && {below})', up, zero)})", x, ty))
