@@ -411,7 +411,9 @@ class ShaderDialect(Dialect):
         fe.line(self.let_ballot(act, self.lit(True, BOOL)))
         base = fe.temp(I32, f"({c}lane & {self.lit(-cluster, I32)})")
         lo, hi = int_range(ty)
-        start = {"wave_min": hi, "wave_max": lo, "wave_and": -1}.get(op, 0)
+        # each reduction's identity, a value of `ty` (all ones: -1 signed, MAX unsigned)
+        start = {"wave_min": hi, "wave_max": lo, "wave_and": hi if not ty.signed else -1
+                 }.get(op, 0)
         acc = fe.mutable(ty, self.lit(start, ty))
         j = fe.fresh("j")
         fe.open(self.for_head(j, self.lit(0, I32), self.lit(cluster, I32), I32))

@@ -115,8 +115,8 @@ class WGSL(ShaderDialect):
         if t is BOOL:
             return "true" if value else "false"
         v = int(value)
-        if t is U64:
-            v %= 1 << 64
+        if not t.signed:  # an unsigned literal is never negative in WGSL: its bits
+            v %= 1 << t.bits
         suffix = {I32: "i", I64: "li", U32: "u", U64: "lu"}[t]
         if t.signed and v == -(1 << (t.bits - 1)):  # no literal of MIN: -MAX - 1
             return f"({v + 1}{suffix} - 1{suffix})"
@@ -134,6 +134,7 @@ class WGSL(ShaderDialect):
         bits = x if have is U64 else f"bitcast<u64>({x})"
         low = f"u32({bits} & 0xfffffffflu)"
         return low if want is U32 else f"bitcast<i32>({low})"
+
     def let(self, name: str, t: Type, value: str) -> str:
         return f"let {name}: {self.ty(t)} = {value};"
 

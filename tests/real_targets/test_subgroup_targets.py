@@ -90,3 +90,45 @@ def test_relative_shuffles_by_negative_and_run_time_amounts(name: str, tmp_path:
         source = t.listing(case, {}) or ""
         assert source.count("subgroupShuffleUp(") == 4, source  # -1 down, 3 up, d twice
         assert source.count("subgroupShuffleDown(") == 3, source  # -2 up, d twice
+
+
+CLUSTERED = """# difftest: launch n=4 wave=4
+# difftest: arg x = {T}[{top}, 7, 6, 3]
+# difftest: arg out = {T}[0] * 20
+def kernel(x: Buffer[{T}], out: Buffer[{T}]):
+    g = gid()
+    out[g] = wave_and(x[g], cluster=2)
+    out[g + 4] = wave_or(x[g], cluster=2)
+    out[g + 8] = wave_xor(x[g], cluster=2)
+    out[g + 12] = wave_min(x[g], cluster=2)
+    out[g + 16] = wave_max(x[g], cluster=2)
+"""
+
+
+@pytest.mark.parametrize("name", TARGETS)
+@pytest.mark.parametrize("ty", ["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"])
+def test_clustered_reductions_start_from_each_types_identity(name: str, ty: str,
+                                                             tmp_path: Path) -> None:
+    """A clustered reduction composed of shuffles starts from its operation's identity
+    in the operand's own type: all ones for `wave_and` is MAX of an unsigned type (WGSL
+    has no `-1u`: the shader did not build), the largest value for `wave_min`, the
+    smallest for `wave_max`. Lane 0 holds all ones (-1, or MAX unsigned)."""
+    from oracles.reference import run_full
+
+    bits, signed = int(ty[1:]), ty[0] == "i"
+    top = -1 if signed else (1 << bits) - 1  # all ones, as the type holds it
+    least, most = (top, 7) if signed else (7, top)  # of lanes 0 and 1
+    want = ([7, 7, 6 & 3, 6 & 3] + [top, top, 7, 7] + [top ^ 7, top ^ 7, 6 ^ 3, 6 ^ 3]
+            + [least, least, 3, 3] + [most, most, 6, 6])
+    path = tmp_path / f"clustered_{ty}.py"
+    path.write_text(CLUSTERED.format(T=ty, top=top))
+    case = load_case(path)
+    assert run_full(case).final["out"].tolist() == [
+        v % (1 << 64) - (1 << 64) if ty == "u64" and v >= 1 << 63 else v for v in want]
+    t = target(name)
+    why = t.unsupported(case)
+    if why is not None:  # WGSL: 32 and 64 bits only; a device's subgroup types
+        assert bits < 32, why
+        return
+    verdict = check_case(case, t, {}, {}).verdict
+    assert verdict.agree and not verdict.unchecked, str(verdict)
