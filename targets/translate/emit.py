@@ -654,6 +654,11 @@ class FunctionEmitter:
             return self.d.widen(value)
         if have is I64 and want is I32:
             return self.d.narrow(value)
+        if self.tr.avoid & _SEXT and have.signed and have.bits < 64 and want.bits == 64:
+            # every sign extension to 64 bits, `u64(x)` of an i32 too: one left bare
+            # (`u64(g) == i64(g) + zero`) tells a compiler the zero is one
+            wide = f"({self.d.int_cast(value, have, I64)} + {self.d.opaque_zero(self.tr)})"
+            return wide if want is I64 else self.d.int_cast(wide, I64, want)
         if "zext-as-sext" in self.mutants and not have.signed and have.bits < want.bits:
             signed = _SAME_S[have.bits]  # the mutant: extended by the sign bit
             return self.d.int_cast(self.d.int_cast(value, have, signed), signed, want)

@@ -48,6 +48,28 @@ def test_the_srem_variant_leaves_wgsl_no_remainder_and_sext_shift_no_sign_known(
         assert shift == compare != plain
 
 
+
+def test_the_sext_variants_spell_every_sign_extension_to_64_bits_with_the_zero() -> None:
+    """avoid=sext-compare: not only i32 to i64 but every signed value extended to 64
+    bits (`u64(g)` of an i32, an i8 or i16 to i64 or u64) is that plus the run-time
+    zero. One left bare lets a compiler learn the zero: a lavapipe-glsl campaign on Mesa
+    22.3 met `if g == i64(u64(g)):` (sext(g) + zero == sext(g)), inside which `g <= 0`
+    was again the sign-extended comparison with a constant the variant avoids."""
+    glsl = parse("def kernel(out: Buffer[u64], x: i8, y: i16, z: i32):\n"
+                 "    out[0] = u64(gid()) + u64(i64(x)) + u64(y) + u64(z)\n")
+    wgsl = parse("def kernel(out: Buffer[u64], z: i32):\n"  # 32 and 64 bits only
+                 "    out[0] = u64(gid()) + u64(z)\n")
+    for language, program, names, wide, zero in (
+            ("glsl", glsl, ("C.gid", "v_x", "v_y", "v_z"), "int64_t", "P.d[6]"),
+            ("wgsl", wgsl, ("C.gid", "v_z"), "i64", "P[4]")):
+        plain = translate(program, "kernel", language, 1).source
+        src = translate(program, "kernel", language, 1,
+                        avoid=frozenset({"sext-compare"})).source
+        for name in names:
+            assert f"({wide}({name}) + {zero})" in src, (name, src)
+            assert f"({wide}({name}) + {zero})" not in plain, (name, plain)
+
+
 def test_glsl_spells_out_truncating_division_on_magnitudes() -> None:
     """GLSL leaves `%` with a negative operand and MIN / -1 undefined: both are computed
     on unsigned magnitudes, with the signs put back."""
