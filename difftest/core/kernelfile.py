@@ -165,9 +165,16 @@ def load_kernel_file(path: str | Path, n: int | None = None, wave: int | None = 
                             f"wave=W` to the file or pass --{key}")
     obj["launch"] = launch
     obj["kernel"] = text
-    if "entry" not in obj:
-        first = re.search(r"(?m)^def\s+((?!\d)\w+)", text)
-        if first is None:
-            raise CaseError(f"{where}: no function in the file")
-        obj["entry"] = first.group(1)
-    return case_from_json(obj, where)
+    if "entry" in obj:
+        return case_from_json(obj, where)
+    first = re.search(r"(?m)^def\s+((?!\d)\w+)", text)
+    if first is None:
+        raise CaseError(f"{where}: no function in the file")
+    obj["entry"] = first.group(1)
+    try:
+        return case_from_json(obj, where)
+    except CaseError as e:  # a helper first: say how to name the kernel
+        if f"entry '{first.group(1)}' returns a value" not in str(e):
+            raise
+        raise CaseError(f"{e} (the entry is the file's first function unless a "
+                        f"`{PREFIX} entry NAME` line names the kernel)") from None

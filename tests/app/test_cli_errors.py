@@ -103,6 +103,10 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
      "outcome_inf.json: -Infinity is not JSON"),
     # 20,000 unary minuses: Python's own parser gives up (MemoryError), said as such
     (["check", "{tmp}/deep_unary.json"], "it is nested too deeply"),
+    # a kernel file whose first function is a helper: how to name the kernel
+    (["check", "{tmp}/helper_first.py"], "entry 'add1' returns a value; a kernel returns "
+     "nothing (the entry is the file's first function unless a `# difftest: entry NAME` "
+     "line names the kernel)"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           argv: list[str], needle: str) -> None:
@@ -138,6 +142,10 @@ def _case_with(**changes: object) -> str:
 
 
 def _write_hostile_files(tmp: Path) -> None:
+    (tmp / "helper_first.py").write_text(
+        "# difftest: launch n=1 wave=1\n# difftest: arg out = i32[0]\n"
+        "def add1(x: i32) -> i32:\n    return x + 1\n\n"
+        "def k(out: Buffer[i32]):\n    out[0] = add1(1)\n")
     (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     good = example_json("simple_deopt")
     (tmp / "longint_json.json").write_text(
