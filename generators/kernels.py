@@ -873,6 +873,8 @@ class _Gen:
         x = self.t_expr(fn, ty, sub)
         if k == "shuffle":
             return self.shuffled(fn, x, 0)
+        if k in ("wave_sum", "wave_min", "wave_max"):  # bitwise and clustered ones too
+            return self.reduced(k, x)
         return f"{k}({x})"
 
     # ------------------------------------------------------------------ f32
