@@ -751,6 +751,28 @@ class _Memory:
             self._log(gids, refs, index, news, True, olds,
                       np.full(len(gids), FRESH, dtype=np.int8))
             return olds
+        if len(types) == 1 and op in ("exchange", "compare_exchange"):
+            # each lane in turn, in plain ints (a numpy call a lane cost the most here):
+            # the memory takes the value, or keeps its own where the compare fails; each
+            # lane's old value is the one it found, or the one reported
+            (ty,) = types
+            flat, vals = self.flat, values.tolist()
+            swaps = [None] * len(vals) if compare is None else compare.tolist()
+            found = []
+            for at, v, c in zip(where.tolist(), vals, swaps):
+                cur = int(flat[at])
+                found.append(cur)
+                if c is None or cur == c:
+                    flat[at] = v
+            told_bits = np.array([(t or 0) % (1 << 64) for t in told], dtype=np.uint64)
+            reported = np.array([t is not None for t in told], dtype=bool)
+            olds = np.where(reported, _wrap(told_bits.view(np.int64), ty),
+                            np.array(found, dtype=np.int64))
+            news = _atomic_result(op, olds, values, compare, ty)
+            order = np.where(reported, RETURNED, FRESH).astype(np.int8)
+            self._log(gids, refs, index, news, True, olds, order)
+            self._follow(gids, where, before, olds, news, order)
+            return olds
         olds = np.zeros(len(gids), dtype=np.int64)
         news = np.zeros(len(gids), dtype=np.int64)
         order = np.zeros(len(gids), dtype=np.int8)
