@@ -760,9 +760,9 @@ class _Memory:
             swaps = [None] * len(vals) if compare is None else compare.tolist()
             found = []
             for at, v, c in zip(where.tolist(), vals, swaps):
-                cur = int(flat[at])
-                found.append(cur)
-                if c is None or cur == c:
+                held = int(flat[at])
+                found.append(held)
+                if c is None or held == c:
                     flat[at] = v
             told_bits = np.array([(t or 0) % (1 << 64) for t in told], dtype=np.uint64)
             reported = np.array([t is not None for t in told], dtype=bool)
