@@ -11,7 +11,8 @@ ways:
   kernel as a tree from before them; a campaign draws them, and a case of a kernel with
   either carries no host program, so without them a tree whose cases carry one wherever
   they can checks fewer, longer cases: `--host-percent` draws host programs as an
-  older tree did);
+  older tree did; `--without none` draws every feature, as a campaign does), with the
+  CPU seconds of the generation and of each stage;
 - the same, weighed by the work each case asks: its kernel's compiled instructions (a
   tree whose generators draw larger kernels checks fewer of them per second without
   being slower at any of them);
@@ -140,11 +141,13 @@ def instructions(sample):
 
 
 machine = bench_target.bench_ratios(1 << 22, [32], 7)[32]["machine_s"]
-own_cases, own_cpu, drawn, steps, own_instructions = 0, 0.0, [], 0, 0
+own_cases, own_cpu, drawn, steps, own_instructions, gen = 0, 0.0, [], 0, 0, 0.0
+STAGES.update(dict.fromkeys(STAGES, 0.0))
 for seed in range(seeds):
     _checked.cache_clear()
     t0 = time.process_time()
     sample = bench_target.sample_cases(kernels, seed)
+    gen += time.process_time() - t0
     check(sample)
     own_cpu += time.process_time() - t0
     own_cases += per_case * len(sample)
@@ -157,7 +160,8 @@ if not os.path.exists(shared):  # the older tree, run first, saves its samples
 print(json.dumps({"machine_s": machine, "own_per_s": own_cases / own_cpu,
                   "own_cases": own_cases, "host_steps": steps,
                   "own_instructions": own_instructions,
-                  "own_instructions_per_s": own_instructions / own_cpu}))
+                  "own_instructions_per_s": own_instructions / own_cpu,
+                  "own_generation_s": gen, **{f"own_{k}_s": v for k, v in STAGES.items()}}))
 """
 
 
@@ -184,7 +188,8 @@ def main() -> None:
     parser.add_argument("--kernels", type=int, default=200, help="kernels per seed")
     parser.add_argument("--seeds", type=int, default=4)
     parser.add_argument("--without", default="f32", metavar="FEATURE,...",
-                        help="generator features neither tree draws (default: f32)")
+                        help="generator features neither tree draws (default: f32; "
+                        "none: every feature, as a campaign draws them)")
     parser.add_argument("--host-percent", default="", metavar="FAULTING,NOT",
                         help="the percent of cases that can carry a host program which "
                         "do, for kernels that may fault and those that cannot, in a tree "
@@ -218,6 +223,10 @@ def main() -> None:
     line("thousands of compiled instructions checked per CPU-second, each tree its own "
          "samples (the same throughput, weighed by the size of each case's kernel)",
          "own_instructions_per_s", max, "", 1e-3)
+    for stage, what in (("generation", "generation"), ("oracle", "the oracle's run"),
+                        ("compile", "the compile"), ("run", "the target's runs"),
+                        ("verdict", "the verdicts (a replay of returned values included)")):
+        line(f"  of which {what}, CPU seconds (own samples)", f"own_{stage}_s", min, " s")
     line(f"checked cases per CPU-second, the same {int(t[0]['same_cases'])} checked cases "
          "(the first tree's samples; generation left out)", "same_per_s", max, "")
     for stage, what in (("oracle", "the oracle's run"), ("compile", "the compile"),

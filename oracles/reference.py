@@ -67,7 +67,7 @@ import numpy.typing as npt
 from difftest.core.atomic_order import Edge, trail_end
 from difftest.core.case import Case
 from difftest.core.errors import OracleError
-from difftest.core.edges import Edges
+from difftest.core.edges import Edges, Unnoted
 from difftest.core.fullrun import FRESH, RETURNED, FullRun, WriteLog
 from difftest.core.options import describe_budget, trip_budget
 from difftest.core.ir import nodes as n
@@ -855,7 +855,8 @@ class _Run:
         self.dead = np.zeros(n_items, dtype=bool)  # faulted or out of budget
         self.partial_wave_op: str | None = None  # FullRun.partial_wave_op
         self.subnormal: str | None = None  # FullRun.subnormal
-        self.edges = Edges()  # FullRun.edges: the edge values operations met
+        # FullRun.edges: the edge values operations met (a replay's are its first run's)
+        self.edges = Edges() if returned is None else Unnoted()
         self.work = 0  # statements and expressions evaluated (once per lockstep group)
 
     # --------------------------------------------------------------- helpers

@@ -257,3 +257,23 @@ def test_the_oracle_meets_the_same_pairs_holding_its_operands_or_not() -> None:
 
     run()
     assert sum(map(len, met)) > 0  # the cases met some pairs: the comparison saw them
+
+
+def test_a_replay_of_returned_values_notes_no_edge_its_first_run_noted() -> None:
+    """The oracle's replay of a target's returned values (docs/semantics.md, "Atomics
+    that return") runs the same operations as the case's first run, whose notes a
+    campaign counts: it notes none (they were a fifth of a replay's time)."""
+    from difftest.core.case import case_from_json
+    from oracles.reference import run_full
+
+    case = case_from_json({
+        "kernel": "def k(out: Buffer[i32], c: Buffer[i32]):\n"
+                  "    old = atomic_exchange(c, 0, gid())\n"
+                  "    out[gid()] = (old + 2147483647) // (gid() - 1)\n",
+        "entry": "k", "launch": {"n": 2, "wave": 2},
+        "args": {"out": {"dtype": "i32", "data": [0, 0]},
+                 "c": {"dtype": "i32", "data": [0]}}})
+    first = run_full(case)
+    assert {"edge:arith:max", "edge:div:minus_one"} <= first.edges
+    replay = run_full(case, returned=[[1], [0]])
+    assert replay.edges == frozenset() and replay.returned == [[1], [0]]
