@@ -336,12 +336,13 @@ def _signed_zeros(a: Array, b: Array) -> bool:
     return bool((zeros & (np.signbit(a) != np.signbit(b))).any())
 
 
-__all__ = ["EDGE_PAIRS", "Edges"]
-
-
 class Unnoted(Edges):
     """Notes nothing: for a replay of a target's returned values, whose operations the
     case's first run has noted already (a campaign counts that run's pairs)."""
 
     def _hold(self, key: tuple[Any, ...], *operands: Array) -> None:
         pass
+
+
+__all__ = ["EDGE_PAIRS", "Edges", "Unnoted"]
+

@@ -656,7 +656,7 @@ class FunctionEmitter:
             return self.d.narrow(value)
         if self.tr.avoid & _SEXT and have.signed and have.bits < 64 and want.bits == 64:
             # every sign extension to 64 bits, `u64(x)` of an i32 too: one left bare
-            # (`u64(g) == i64(g) + zero`) tells a compiler the zero is one
+            # (`u64(g) == i64(g) + zero`) tells a compiler that the run-time zero is 0
             wide = f"({self.d.int_cast(value, have, I64)} + {self.d.opaque_zero(self.tr)})"
             return wide if want is I64 else self.d.int_cast(wide, I64, want)
         if "zext-as-sext" in self.mutants and not have.signed and have.bits < want.bits:
