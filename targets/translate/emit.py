@@ -648,17 +648,16 @@ class FunctionEmitter:
         signedness), and every conversion between integer types the program asks for."""
         if have is want or have is None or not have.is_int or not want.is_int:
             return value
+        if self.tr.avoid & _SEXT and have.signed and have.bits < 64 and want.bits == 64:
+            # no sign-extended value seen as such: every extension to 64 bits plus the
+            # run-time zero, `u64(x)` of an i32 too (one left bare, `u64(g) == i64(g) +
+            # zero`, tells a compiler that the zero is 0)
+            wide = f"({self.d.int_cast(value, have, I64)} + {self.d.opaque_zero(self.tr)})"
+            return wide if want is I64 else self.d.int_cast(wide, I64, want)
         if have is I32 and want is I64:
-            if self.tr.avoid & _SEXT:  # no sign-extended value seen as such
-                return f"({self.d.widen(value)} + {self.d.opaque_zero(self.tr)})"
             return self.d.widen(value)
         if have is I64 and want is I32:
             return self.d.narrow(value)
-        if self.tr.avoid & _SEXT and have.signed and have.bits < 64 and want.bits == 64:
-            # every sign extension to 64 bits, `u64(x)` of an i32 too: one left bare
-            # (`u64(g) == i64(g) + zero`) tells a compiler that the run-time zero is 0
-            wide = f"({self.d.int_cast(value, have, I64)} + {self.d.opaque_zero(self.tr)})"
-            return wide if want is I64 else self.d.int_cast(wide, I64, want)
         if "zext-as-sext" in self.mutants and not have.signed and have.bits < want.bits:
             signed = _SAME_S[have.bits]  # the mutant: extended by the sign bit
             return self.d.int_cast(self.d.int_cast(value, have, signed), signed, want)
