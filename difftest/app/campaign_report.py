@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from difftest.core.errors import DifftestError
-from difftest.core.fullrun import FullRun
 from difftest.campaign.results import campaigns
 from difftest.campaign.triage import Bucket, buckets, load_findings, probe_causes
 
@@ -211,9 +210,7 @@ def _run_html(case: Any) -> str:
         return f"<p>(the oracle refuses it: {html.escape(str(error))})</p>"
     res = check_case(case, target, case.schedule, options, None, full, None)
     full = res.full or full  # (the run that replays the target's returned values)
-    # a host program's memory is checked per launch and at its end: no table of writers
-    rows, total = (memory_differences(full, res.outcome, floats=float_buffers(case))
-                   if isinstance(full, FullRun) else ([], 0))
+    rows, total = memory_differences(full, res.outcome, floats=float_buffers(case))
     out = [f"<p class='big'>{html.escape(target_name)}: {html.escape(str(res.verdict))}</p>"]
     if rows:
         cells = "".join(f"<tr><td>{html.escape(name)}[{i}]</td><td>{want}</td><td>{got}</td>"

@@ -578,14 +578,17 @@ def _partly_never_ran(n: int, unit: int, status: list[str]
     return None
 
 
-def memory_differences(full: FullRun, outcome: Outcome, limit: int = 20,
+def memory_differences(full: OracleRun | None, outcome: Outcome, limit: int = 20,
                        floats: frozenset[str] = frozenset()
                        ) -> tuple[list[tuple[str, int, Any, Any, list[int]]], int]:
     """Where the outcome's memory differs from what a run of its ran workitems leaves:
     up to `limit` (buffer, index, expected, actual, writers) rows, and how many differ
     in all. A location only atomics touch is compared with its sum (R4). The values of
-    the buffers in `floats` (`float_buffers`) are compared as bits and given as floats."""
-    if outcome.error is not None or len(outcome.status) != len(full.writes):
+    the buffers in `floats` (`float_buffers`) are compared as bits and given as floats.
+    A host program's memory is checked per launch and at its end (its verdict says
+    where): no rows."""
+    if not isinstance(full, FullRun) or outcome.error is not None \
+            or len(outcome.status) != len(full.writes):
         return [], 0
     outcome = canonical_floats(outcome, floats)
     exp = _expected_memory(full, [s != NEVER_RAN for s in outcome.status])

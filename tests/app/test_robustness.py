@@ -468,6 +468,14 @@ def test_show_lists_expected_against_actual_memory(capsys: pytest.CaptureFixture
     assert "  out[0]: expected 2, numba-simt 3 (written by workitem 0)" in out
 
 
+def test_show_prints_a_host_programs_case(capsys: pytest.CaptureFixture[str]) -> None:
+    """A host program's memory is checked per launch and at its end: `show` prints its
+    verdict and fates, no table of writers (it raised AttributeError on the example)."""
+    assert main(["show", str(EXAMPLES / "host_program.py")]) == 0
+    out = capsys.readouterr().out
+    assert "on numba-simt: agree" in out and "status by workitem" in out
+
+
 def test_the_cold_compile_is_not_charged_to_the_campaigns_time(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
