@@ -250,7 +250,7 @@ class TranslatedTarget(Target):
             "floats": sorted(float_buffers(case)),
             "wide_floats": sorted(float_buffers(case).wide),
             "expected": {"rows": rows,
-                         "buffers": {k: [int(x) for x in v]
+                         "buffers": {k: _as_read(v, arrays[where[names.index(k)]])
                                      for k, v in expected.buffers.items()}},
         }
         data.update(self.reproducer_extra(case, options))
@@ -356,6 +356,14 @@ class TranslatedTarget(Target):
         bufs = {p.name: out[i].astype(np.int64) for p, i in
                 zip([p for p in tr.params if p.ty.is_buffer], where)}
         return decode(tr, case, options, bufs, out[0])
+
+
+def _as_read(values: np.ndarray, array: np.ndarray) -> list[int]:
+    """Expected values (storage form: a u64's bits as an i64) as a reproducer reads its
+    array back, in the array's dtype (a u64 from 2^63 up as the unsigned value it is)."""
+    stored = np.asarray(values, dtype=np.int64)
+    return [int(x) for x in (stored.astype(array.dtype) if array.dtype.kind == "u"
+                             else stored)]
 
 
 def _cpu(reply: dict[str, Any]) -> dict[str, float]:

@@ -272,6 +272,33 @@ def test_an_exported_cuda_sim_reproducer_runs_without_difftest(tmp_path: Any,
     assert "out[0]: expected 2147483648, got -2147483648" in done.stdout
 
 
+def test_a_reproducer_reads_u64_values_from_2_to_the_63_as_the_case_gives_them(
+        tmp_path: Any) -> None:
+    """A copy of u64 values at 2^63 and above: the reproducer finds no difference (its
+    expected values were their storage form, -1 against the 2^64 - 1 it read back)."""
+    import json
+    import subprocess
+    import sys
+
+    from difftest.app.cli import main
+
+    target("cuda-sim")
+    big = [2**64 - 1, 2**63, 2**63 - 1, 0]
+    case = tmp_path / "u64.json"
+    case.write_text(json.dumps({
+        "kernel": "def k(w: Buffer[u64], out: Buffer[u64]):\n    out[gid()] = w[gid()]\n",
+        "entry": "k", "launch": {"n": 4, "wave": 4},
+        "args": {"w": {"dtype": "u64", "data": big},
+                 "out": {"dtype": "u64", "data": [1, 1, 1, 1]}}}))
+    out = tmp_path / "repro"
+    assert main(["export", str(case), "--target", "cuda-sim", "--out", str(out)]) == 0
+    assert json.loads((out / "data.json").read_text())["expected"]["buffers"]["out"] == big
+    done = subprocess.run([sys.executable, str(out / "repro.py")], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no difference" in done.stdout
+
+
 def test_a_reproducer_says_what_it_needs_when_it_is_missing(tmp_path: Any) -> None:
     """Run by an interpreter without the packages it needs (here: no site-packages at
     all), a reproducer says what to install and exits 2, instead of a traceback."""
