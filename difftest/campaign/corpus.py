@@ -83,6 +83,17 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def write_output(path: str | Path, text: str, flag: str = "") -> None:
+    """`write_atomic` of a file the user named (`flag`: the option that named it): a
+    write that fails (a full disk, a file past its size limit) is one error naming the
+    file and why, and leaves no part of it."""
+    try:
+        write_atomic(Path(path), text)
+    except OSError as e:
+        raise DifftestError(f"{flag + ' ' if flag else ''}{path}: cannot write: "
+                            f"{e.strerror or e}") from None
+
+
 def _destination(path: Path, flag: str = "") -> Path:
     """Where writing `path` lands: a link's target; a folder is the user's mistake."""
     if path.is_symlink():

@@ -167,6 +167,6 @@ def to_json(results: list[MutantResult], budget: float, settings: dict[str, Any]
 
 
 def write_json(path: str, obj: dict[str, Any]) -> None:
-    from difftest.campaign.corpus import write_atomic
+    from difftest.campaign.corpus import write_output
 
-    write_atomic(Path(path), json.dumps(obj, indent=1) + "\n")
+    write_output(path, json.dumps(obj, indent=1) + "\n", "--json")

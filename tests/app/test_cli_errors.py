@@ -284,3 +284,42 @@ def test_check_shows_only_the_schedule_keys_its_target_reads(
     code = main(["check", CASE, "--target", "reference", "--schedule-seed", "5"])
     out = capsys.readouterr().out
     assert code == 0 and "schedule seed 5 {}: agree" in out, out
+
+
+def test_an_output_that_cannot_be_written_is_one_line_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A full disk (/dev/full) under --json: one line naming the file and why, exit 2
+    (it was a traceback, and exit 1 -- a campaign's "found a counterexample")."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.json").write_text(json.dumps(example_json("simple_deopt")))
+    code, err = call(capsys, "replay", str(corpus), "--target", "reference",
+                     "--json", "/dev/full")
+    assert code == 2 and err.strip().splitlines() == [
+        "difftest: error: --json /dev/full: cannot write: No space left on device"], err
+    code, err = call(capsys, "fuzz", "--examples", "2", "--workers", "1", "--corpus",
+                     str(tmp_path / "cx"), "--json", "/dev/full")
+    assert code == 2 and "--json /dev/full: cannot write" in err, err
+
+
+def test_upgrade_rewrites_older_files_and_none_when_one_is_bad(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Version 1 kept a corpus entry's options flat: `upgrade` rewrites such a file as
+    the current version; a folder holding a file it cannot read is left as it was (it
+    rewrote the files before that one, and stopped)."""
+    old = {**example_json("simple_deopt"), "version": 1, "target": "numba-simt",
+           "options": {"registers": 6}}
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "a.json").write_text(json.dumps(old))
+    (folder / "b.json").write_text(json.dumps({**old, "launch": {"n": "four"}}))
+    before = {p.name: p.read_text() for p in folder.iterdir()}
+    code, err = call(capsys, "upgrade", str(folder))
+    assert code == 2 and "b.json" in err and "launch" in err, err
+    assert {p.name: p.read_text() for p in folder.iterdir()} == before
+    (folder / "b.json").unlink()
+    assert main(["upgrade", str(folder)]) == 0
+    assert "1 of 1 file(s) rewritten" in capsys.readouterr().out
+    new = json.loads((folder / "a.json").read_text())
+    assert new["version"] == 3 and new["options"] == {"numba-simt": {"registers": 6}}, new
+    assert main(["check", str(folder / "a.json")]) == 0

@@ -225,11 +225,11 @@ def cmd_triage(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from difftest.app.campaign_report import build_report
-    from difftest.campaign.corpus import check_destination, write_atomic
+    from difftest.campaign.corpus import check_destination, write_output
 
     folder = _campaign_folder(args.folder, "report")
     out = Path(args.output)
     check_destination(out, "-o")
-    write_atomic(out, build_report(folder))
+    write_output(out, build_report(folder), "-o")
     print(f"wrote {out}")
     return EXIT_OK

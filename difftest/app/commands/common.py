@@ -295,6 +295,6 @@ def _campaign_folder(path: str, command: str) -> Path:
 def _write_json(path: str | None, obj: Any) -> None:
     if path is None:
         return
-    from difftest.campaign.corpus import write_atomic
+    from difftest.campaign.corpus import write_output
 
-    write_atomic(Path(path), json.dumps(obj, indent=1, sort_keys=True) + "\n")
+    write_output(path, json.dumps(obj, indent=1, sort_keys=True) + "\n", "--json")

@@ -368,19 +368,19 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
-    from difftest.campaign.corpus import files, write_atomic
+    from difftest.campaign.corpus import files, write_output
     from difftest.core.case import VERSION
     from difftest.core.jsonio import read_json
 
-    changed = 0
     paths = files(args.paths)
-    for path in paths:
+    upgraded = []  # every file read first: one that cannot be stops the command before
+    for path in paths:  # any is rewritten
         obj = read_json(path)
         if isinstance(obj, dict) and obj.get("version", VERSION) == VERSION:
             continue
-        case = load_case(path)  # migrates, or names what is wrong
-        write_atomic(path, json.dumps(case.to_json(), indent=1, sort_keys=True) + "\n")
-        changed += 1
+        upgraded.append((path, load_case(path)))  # migrates, or names what is wrong
+    for path, case in upgraded:
+        write_output(path, json.dumps(case.to_json(), indent=1, sort_keys=True) + "\n")
         print(f"{path}: rewritten as case format version {VERSION}")
-    print(f"{changed} of {len(paths)} file(s) rewritten")
+    print(f"{len(upgraded)} of {len(paths)} file(s) rewritten")
     return EXIT_OK
