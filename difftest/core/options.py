@@ -58,14 +58,14 @@ def out_of_budget(gid: int, described: str) -> TargetError:
     return TargetError("step_budget", f"workitem {gid} ran out of its budget of {described}")
 
 
-def parse_cli(pairs: Sequence[str]) -> dict[str, Any]:
-    """`--opt KEY=VALUE` pairs; values that parse as JSON (numbers, true) are typed, and
-    `mutants=a,b` becomes a list."""
+def parse_cli(pairs: Sequence[str], flag: str = "--opt") -> dict[str, Any]:
+    """`--opt KEY=VALUE` pairs (or those of another `flag`); values that parse as JSON
+    (numbers, true) are typed, and `mutants=a,b` becomes a list."""
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise OptionError(f"--opt {pair!r}: expected KEY=VALUE")
+            raise OptionError(f"{flag} {pair!r}: expected KEY=VALUE")
         if key in ("mutants", "mutant"):  # --opt mutant=a --opt mutant=b, or mutants=a,b
             prior = out.get("mutants", [])
             out["mutants"] = prior + [m for m in value.split(",") if m]

@@ -299,6 +299,27 @@ def test_a_reproducer_reads_u64_values_from_2_to_the_63_as_the_case_gives_them(
     assert "no difference" in done.stdout
 
 
+def test_export_checks_its_reference_setting_before_it_writes(tmp_path: Any,
+                                                              capsys: Any) -> None:
+    """`export --reduce --reference X`: a setting that is no KEY=VALUE, or that the target
+    does not take, is one line naming --reference, and no reproducer is written (it was
+    checked after the reproducer's folder was written, and named --opt)."""
+    from difftest.app.cli import main
+
+    from .test_real_targets import MUTANTS
+
+    target("cuda-sim")
+    case = MUTANTS / "cuda-sim" / "kernel-fcf8c1dc0d94c144.json"
+    for reference, needle in (("opt", "--reference 'opt': expected KEY=VALUE"),
+                              ("bogus=1", "--reference: unknown option 'bogus'")):
+        out = tmp_path / reference
+        code = main(["export", str(case), "--target", "cuda-sim", "--out", str(out),
+                     "--reduce", "1", "--reference", reference])
+        err = capsys.readouterr().err
+        assert code == 2 and needle in err, err
+        assert not out.exists()
+
+
 def test_a_reproducer_says_what_it_needs_when_it_is_missing(tmp_path: Any) -> None:
     """Run by an interpreter without the packages it needs (here: no site-packages at
     all), a reproducer says what to install and exits 2, instead of a traceback."""

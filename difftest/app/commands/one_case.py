@@ -251,21 +251,27 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _reduce_reproducer(args: argparse.Namespace, case: Case, target: Any,
-                       options: dict[str, Any], full: Any, out: Path) -> None:
-    """`export --reduce`: the kernel's source reduced by C-Vise against the reference
-    setting (difftest/app/source_reducer.py), into OUT/reduced."""
-    import os
-
-    from difftest.app.source_reducer import reduce_source
-    from difftest.campaign.corpus import write_atomic
+def _reference(args: argparse.Namespace, target: Any) -> dict[str, Any]:
+    """`export --reduce`'s reference setting, checked before anything is written."""
     from difftest.core.options import parse_cli, validate
 
     if not args.reference:
         raise DifftestError("--reduce needs --reference KEY=VALUE: a setting the bug does "
                             "not have (icd=PATH, opt=off, cpu_arch=...), which the reduced "
                             "kernel must still give the expected result on")
-    reference = validate(target, parse_cli(args.reference), "--reference")
+    return validate(target, parse_cli(args.reference, "--reference"), "--reference")
+
+
+def _reduce_reproducer(args: argparse.Namespace, case: Case, target: Any,
+                       options: dict[str, Any], reference: dict[str, Any], full: Any,
+                       out: Path) -> None:
+    """`export --reduce`: the kernel's source reduced by C-Vise against the reference
+    setting (difftest/app/source_reducer.py), into OUT/reduced."""
+    import os
+
+    from difftest.app.source_reducer import reduce_source
+    from difftest.campaign.corpus import write_atomic
+
     target.configure({**options, **reference})
     files = target.reproducer(case, {**options, **reference}, full.outcome())
     data = json.loads(files["data.json"])
@@ -302,6 +308,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                             "depends on the order the device takes (docs/semantics.md, "
                             "\"Atomics that return\"): a reproducer compares with one "
                             "expected outcome; check it with difftest check")
+    reference = _reference(args, target) if args.reduce is not None else {}
     files = target.reproducer(case, options, full.outcome())
     if files is None:
         raise DifftestError(f"target {run.name} has no standalone reproducer")
@@ -318,7 +325,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if target.reproducer_needs:
         print(f"it needs {target.reproducer_needs}")
     if args.reduce is not None:
-        _reduce_reproducer(args, case, target, options, full, out)
+        _reduce_reproducer(args, case, target, options, reference, full, out)
     return EXIT_OK
 
 
