@@ -476,6 +476,26 @@ def test_show_prints_a_host_programs_case(capsys: pytest.CaptureFixture[str]) ->
     assert "on numba-simt: agree" in out and "status by workitem" in out
 
 
+def test_run_prints_a_host_programs_reads_and_its_host_error(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A host error ends the program and is part of its outcome: `run` says which and
+    where (it printed "exception: none" alone; the error was in --json only)."""
+    case = tmp_path / "bind.json"
+    case.write_text(json.dumps({
+        "kernel": "def k(inp: Buffer[u8], out: Buffer[u8]):\n    out[gid()] = inp[gid()]\n",
+        "entry": "k", "launch": {"n": 4, "wave": 4},
+        "args": {"inp": {"dtype": "u8", "data": [1, 2, 3, 4]},
+                 "out": {"dtype": "u8", "data": [0, 0, 0, 0]}},
+        "host": [{"op": "write", "buffer": "inp", "offset": 0, "data": [9, 8, 7, 6]},
+                 {"op": "read", "buffer": "inp"},
+                 {"op": "create", "buffer": "z", "dtype": "i32", "length": 4},
+                 {"op": "launch", "bind": {"inp": "z"}}]}))
+    main(["run", str(case)])
+    out = capsys.readouterr().out
+    assert "  step 1 read [9, 8, 7, 6]\n" in out
+    assert "  host error at step 3: dtype\n" in out
+
+
 def test_the_cold_compile_is_not_charged_to_the_campaigns_time(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:

@@ -63,6 +63,13 @@ def _summary(case: Case, target: str, outcome: Outcome) -> str:
         "  exception: none" if exc is None
         else f"  exception: workitem {exc.gid}: {exc.fault.describe()}"
     )
+    host = outcome.host or {}
+    for step, values in host.get("observations", []):
+        more = f", ... ({len(values)} values)" if len(values) > 16 else ""
+        lines.append(f"  step {step} read [{', '.join(map(str, values[:16]))}{more}]")
+    if host.get("error") is not None:  # (it ends the program: docs/semantics.md)
+        step, kind = host["error"]
+        lines.append(f"  host error at step {step}: {kind}")
     floats = float_buffers(case) if case.host is None else frozenset()
     elements = {p.name: p.ty.element for p in case.function.params if p.ty.is_buffer}
     for name, data in outcome.buffers.items():
