@@ -9,7 +9,8 @@ kernel can be checked as it is written, with no JSON to escape by hand.
         ...
 
 Header lines start with `# difftest:` and may sit anywhere in the file (they are comments
-to the kernel language, so the kernel's line numbers are the file's). Keys:
+to the kernel language, so the kernel's line numbers are the file's); each key (each
+argument) once. Keys:
 - `launch n=N wave=W [group=G]` (required, here or on the command line);
 - `arg NAME = VALUE`, one per parameter: an integer, a float (an f32), `true` or
   `false`, or a buffer `T[v, ...]` of a number type T (`i32[1, 2]`, `u8[255, 0]`,
@@ -80,6 +81,7 @@ def parse_value(text: str, where: str) -> Any:
 def header(text: str, where: str) -> dict[str, Any]:
     """The case fields the file's header lines give (no kernel yet)."""
     out: dict[str, Any] = {"args": {}}
+    given: dict[str, int] = {}  # each key (each argument) given, at its line
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if not stripped.startswith(PREFIX):
@@ -88,6 +90,10 @@ def header(text: str, where: str) -> dict[str, Any]:
         body = stripped[len(PREFIX):].strip()
         key, _, rest = body.partition(" ")
         rest = rest.strip()
+        what = f"arg {rest.partition('=')[0].strip()}" if key == "arg" else key
+        if what in given:  # one would silently win over the other
+            raise CaseError(f"{at}: `{what}` given twice (first at line {given[what]})")
+        given[what] = number
         if key == "launch":
             out["launch"] = _launch(rest, at)
         elif key == "arg":

@@ -107,6 +107,11 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     (["check", "{tmp}/helper_first.py"], "entry 'add1' returns a value; a kernel returns "
      "nothing (the entry is the file's first function unless a `# difftest: entry NAME` "
      "line names the kernel)"),
+    # a header key given twice: one would silently win over the other
+    (["check", "{tmp}/arg_twice.py"], "arg_twice.py:3: `arg out` given twice (first at "
+     "line 2)"),
+    (["check", "{tmp}/launch_twice.py"], "launch_twice.py:4: `launch` given twice (first "
+     "at line 1)"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           argv: list[str], needle: str) -> None:
@@ -142,6 +147,12 @@ def _case_with(**changes: object) -> str:
 
 
 def _write_hostile_files(tmp: Path) -> None:
+    (tmp / "arg_twice.py").write_text(
+        "# difftest: launch n=4 wave=4\n# difftest: arg out = i32[0] * 4\n"
+        "# difftest: arg out = i32[1] * 4\ndef k(out: Buffer[i32]):\n    out[gid()] = 1\n")
+    (tmp / "launch_twice.py").write_text(
+        "# difftest: launch n=4 wave=4\n# difftest: arg out = i32[0] * 4\n"
+        "def k(out: Buffer[i32]):\n    # difftest: launch n=2 wave=2\n    out[gid()] = 1\n")
     (tmp / "helper_first.py").write_text(
         "# difftest: launch n=1 wave=1\n# difftest: arg out = i32[0]\n"
         "def add1(x: i32) -> i32:\n    return x + 1\n\n"
