@@ -226,3 +226,24 @@ def test_loop_bounds_of_each_integer_type_compare_as_their_values(tmp_path: Path
     mutated = check_case(case, load_target("numba-simt"), {},
                          {"mutants": ["loop-bound-signed"]}).verdict
     assert not mutated.agree and "o[0]" in str(mutated), str(mutated)
+
+
+@pytest.mark.parametrize("expr, needle", [
+    ("a[0] + 256", "'+' mixes u8 and i32 (256 is outside u8's 0..255): "),
+    ("a[0] < -1", "'<' mixes u8 and i32 (-1 is outside u8's 0..255): "),
+    ("max(a[0], 300)", "max() mixes u8 and i32 (300 is outside u8's 0..255): "),
+    ("a[0] + i32(1)", "'+' mixes u8 and i32: integers of different signedness"),
+])
+def test_a_literal_that_does_not_fit_the_other_operand_is_named(expr: str, needle: str
+                                                                ) -> None:
+    """A literal takes the other operand's type where its value fits there; where it
+    does not, the checker's error says so (it named only the two types, and the
+    conversion it suggests, u8(256), is 0)."""
+    from difftest.core.errors import KernelError
+    from difftest.core.ir.check import check
+    from difftest.core.ir.parse import parse
+
+    src = f"def k(a: Buffer[u8], o: Buffer[i32]):\n    o[0] = i32({expr})\n"
+    with pytest.raises(KernelError) as e:
+        check(parse(src))
+    assert needle in str(e.value), str(e.value)

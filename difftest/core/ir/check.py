@@ -473,7 +473,7 @@ class _FunctionChecker:
         if var in self.loop_vars:
             raise self.error(f"loop variable '{var}' is already used by an enclosing loop", s.line)
         start, stop = self._met(start, stop)
-        ty = self._common(start.ty, stop.ty, "the bounds of 'range'", s.line)
+        ty = self._common(start, stop, "the bounds of 'range'", s.line)
         known = self.vars.get(var)
         if known is not None and known != ty:
             raise self.error(f"loop variable '{var}' is {ty} but was {known} before", s.line)
@@ -684,7 +684,7 @@ class _FunctionChecker:
                 raise self.error(f"{what} operand of '{e.op}' must be an integer, got "
                                  f"{side.ty}", side.line)
         left, right = self._met(left, right)
-        ty = self._common(left.ty, right.ty, f"'{e.op}'", e.line)
+        ty = self._common(left, right, f"'{e.op}'", e.line)
         return n.replace(e, left=left, right=right, ty=ty)
 
     @staticmethod
@@ -702,13 +702,17 @@ class _FunctionChecker:
                 return a, adapted(b, U64)
         return a, b
 
-    def _common(self, a: Type | None, b: Type | None, what: str, line: int) -> Type:
-        """The type two integers of one signedness meet in: the wider."""
+    def _common(self, x: n.Expr, y: n.Expr, what: str, line: int) -> Type:
+        """The type two integers of one signedness meet in: the wider. A literal that did
+        not take the other's type is named: its value does not fit there."""
+        a, b = x.ty, y.ty
         assert a is not None and b is not None
         if a.signed != b.signed:
-            raise self.error(f"{what} mixes {a} and {b}: integers of different signedness "
-                             f"meet only through a conversion you write, {a}(...) or "
-                             f"{b}(...)", line)
+            hint = self._fits_hint(x, b) if _literal(x) and not _literal(y) else \
+                self._fits_hint(y, a) if _literal(y) and not _literal(x) else ""
+            raise self.error(f"{what} mixes {a} and {b}{hint}: integers of different "
+                             f"signedness meet only through a conversion you write, "
+                             f"{a}(...) or {b}(...)", line)
         return widest(a, b)
 
     def _fits_hint(self, value: n.Expr, target: Type) -> str:
@@ -738,7 +742,7 @@ class _FunctionChecker:
             self._float_operands(e.op, left.ty, right.ty, e.line)
         elif both_int:
             left, right = self._met(left, right)
-            self._common(left.ty, right.ty, f"'{e.op}'", e.line)
+            self._common(left, right, f"'{e.op}'", e.line)
         elif not (both_bool and e.op in ("==", "!=")):
             raise self.error(f"cannot compare {left.ty} {e.op} {right.ty}", e.line)
         return n.replace(e, left=left, right=right, ty=BOOL)
@@ -758,7 +762,7 @@ class _FunctionChecker:
         ty: Type
         if then.ty.is_int and orelse.ty.is_int:
             then, orelse = self._met(then, orelse)
-            ty = self._common(then.ty, orelse.ty, "an if-expression", e.line)
+            ty = self._common(then, orelse, "an if-expression", e.line)
         elif then.ty == orelse.ty and orelse.ty is not None:
             ty = orelse.ty
         else:
@@ -854,7 +858,7 @@ class _FunctionChecker:
             return n.replace(e, args=args, ty=first)
         if len(args) == 2:  # min, max, mul_hi: the two meet as a binary operator's do
             a, b = self._met(*args)
-            ty = self._common(a.ty, b.ty, f"{e.op}()", e.line)
+            ty = self._common(a, b, f"{e.op}()", e.line)
             return n.replace(e, args=(a, b), ty=ty)
         return n.replace(e, args=args, ty=first)
 
