@@ -52,7 +52,7 @@ def test_f64_prints_parses_and_round_trips_through_json() -> None:
 @pytest.mark.parametrize("body, message", [
     ("out[0] = a[0] + 1.5", "'+' mixes f64 and f32: convert with f64(...) or f32(...)"),
     ("out[0] = a[0] * 2", "'*' mixes f64 and i32: convert with f64(...) or i32(...)"),
-    ("out[0] = f64(1e999)", "out of the f64 range"),
+    ("out[0] = f64(1e999)", "float literal is out of the f64 range"),
     ("out[0] = wave_sum(a[0])", "wave_sum() does not take f64"),
     ("atomic_add(out, 0, a[0])", "a float sum's rounding depends"),
     ("out[0] = fma(a[0], a[0], 1.0)", "argument of fma() must be f64, got f32"),

@@ -421,8 +421,9 @@ def _float_literal(value: float, line: int) -> n.Const:
     """An f32 literal: the nearest binary32 (as C's `0.1f`); one past the f32 range is a
     mistake, not an infinity."""
     rounded = f32.rounded(value)
-    if rounded in (float("inf"), float("-inf")):
-        raise KernelError(f"float literal {value!r} is out of the f32 range (at most about "
+    if rounded in (float("inf"), float("-inf")):  # (a decimal past binary64's too: inf)
+        past = "" if math.isinf(value) else f" {value!r}"
+        raise KernelError(f"float literal{past} is out of the f32 range (at most about "
                           "3.4e38)", line)
     return n.Const(rounded, line=line)
 
@@ -440,9 +441,9 @@ def _float_text(e: ast.expr) -> float | None:
 def _f64_literal(value: float, line: int) -> n.Const:
     """`f64(0.1)`: an f64 literal, the binary64 nearest the decimal (as C's `0.1`), not
     the f32 literal 0.1 widened."""
-    if math.isinf(value):
-        raise KernelError(f"float literal {value!r} is out of the f64 range (at most about "
-                          "1.8e308)", line)
+    if math.isinf(value):  # (Python read the decimal as inf: its text is gone)
+        raise KernelError("float literal is out of the f64 range (at most about 1.8e308)",
+                          line)
     return n.Const(value, line=line, ty=F64)
 
 
