@@ -107,6 +107,7 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     (["check", "{tmp}/helper_first.py"], "entry 'add1' returns a value; a kernel returns "
      "nothing (the entry is the file's first function unless a `# difftest: entry NAME` "
      "line names the kernel)"),
+    (["hunt", "--mutants", "", "--trials", "1"], "--mutants: no mutant named"),
     # a header key given twice: one would silently win over the other
     (["check", "{tmp}/arg_twice.py"], "arg_twice.py:3: `arg out` given twice (first at "
      "line 2)"),

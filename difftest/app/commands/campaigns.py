@@ -164,6 +164,9 @@ def cmd_hunt(args: argparse.Namespace) -> int:
         raise DifftestError(f"target {args.target} has no mutants to hunt")
     chosen = list(names) if args.mutants == "all" else [
         m for m in args.mutants.split(",") if m]
+    if not chosen:
+        raise DifftestError("--mutants: no mutant named (NAME,NAME,... or all; `difftest "
+                            "hunt --list` lists them)")
     for m in chosen:
         if m not in names:
             raise DifftestError(f"--mutants: unknown mutant '{m}' for target {args.target} "
