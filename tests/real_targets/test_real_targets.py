@@ -285,6 +285,17 @@ def test_a_target_bug_is_recorded_replayed_and_exported_as_a_standalone_reproduc
     assert entry["expected"] == {"verdict": "disagree", "rule": "R3 memory"}
     assert entry["signature"]["failure"] == "R3 memory"
     capsys.readouterr()
+    # recorded again: the same entry, kept; an entry edited since is not taken for it
+    assert main(["record", str(case_file), "--target", "lavapipe-glsl", "--finding",
+                 "lavapipe-sext-compare", "--corpus", str(corpus)]) == 0
+    assert json.loads(recorded.read_text()) == entry
+    recorded.write_text(json.dumps({**entry, "finding": "something-else"}))
+    assert main(["record", str(case_file), "--target", "lavapipe-glsl", "--finding",
+                 "lavapipe-sext-compare", "--corpus", str(corpus)]) == 2
+    assert "holds another entry" in capsys.readouterr().err
+    assert json.loads(recorded.read_text())["finding"] == "something-else"
+    recorded.write_text(json.dumps(entry))
+    capsys.readouterr()
     assert main(["replay", str(corpus), "--target", "lavapipe-glsl",
                  "--target", "reference"]) == 0
     out = capsys.readouterr().out

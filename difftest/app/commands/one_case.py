@@ -332,7 +332,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_record(args: argparse.Namespace) -> int:
     import re
 
-    from difftest.campaign.corpus import check_writable, corpus_json, save
+    from difftest.campaign.corpus import check_writable, content_name, corpus_json, save
     from difftest.campaign.runner import check_case
     from difftest.campaign.signature import Signature, setting, shape, verdict_class
 
@@ -365,6 +365,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     if args.lead:
         obj["lead"] = True
     obj["signature"] = signature.to_json()
+    _not_another_entry(corpus / content_name(obj), obj)
     try:
         path = save(corpus, obj)
     except OSError as e:
@@ -372,6 +373,23 @@ def cmd_record(args: argparse.Namespace) -> int:
     print(f"{args.case}: {verdict}")
     print(f"recorded as {name}'s {what} {args.finding}: {path}")
     return EXIT_OK
+
+
+def _not_another_entry(path: Path, obj: dict[str, Any]) -> None:
+    """An entry already at `path` is this one (its name is a hash of its content, the
+    note aside): one that is not was edited, and is neither kept as if it were this
+    entry nor overwritten."""
+    if not path.exists():
+        return
+    try:
+        held = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        held = None
+    def bare(o: Any) -> Any:
+        return {k: v for k, v in o.items() if k != "note"} if isinstance(o, dict) else o
+    if bare(held) != bare(json.loads(json.dumps(obj))):
+        raise DifftestError(f"{path}: exists and holds another entry (edited since it was "
+                            "written?): not overwritten; move it away to record this case")
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
