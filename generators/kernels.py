@@ -1661,7 +1661,7 @@ class _Gen:
             bufs += [BufferSpec("tin", str(first), "in"),
                      BufferSpec("tout", str(self.extra[-1]), "out", self.K)]
             scalars.append(ScalarSpec("tv", str(first), *int_range(first)))
-        _ty = {"i32": I32, "i64": I64, **{str(t): t for t in self.extra}}
+        _ty = {"i32": I32, "i64": I64, str(acc_ty): acc_ty, **{str(t): t for t in self.extra}}
         ints = [b for b in bufs if b.dtype not in ("f32", "f64")]
         ins = [(b.name, _ty[b.dtype]) for b in ints if b.role == "in"]
         outs = [(b.name, _ty[b.dtype]) for b in ints if b.role == "out"]
@@ -2030,7 +2030,11 @@ def _kernels(draw: st.DrawFn, pct: int, max_statements: int,
     features = frozenset(on)
     gen = _Gen(draw, features, max_statements, ints)
     out_ty = gen.pick((I32, I64))
-    acc_ty = gen.pick((I64, I32)) if "atomic" in features or "returning" in features \
+    # the atomics' buffer: of the target's unsigned 32- and 64-bit integers too where the
+    # kernel draws more integer types (a sum that wraps at 2^32; 8- and 16-bit atomics no
+    # language under test has)
+    wide = tuple(t for t in ints if t.bits >= 32) if "ints" in features else ()
+    acc_ty = gen.pick((I64, I32, *wide)) if "atomic" in features or "returning" in features \
         else I64
     source, bufs, scalars = gen.kernel(out_ty, acc_ty)
     program, found, trips = _checked(source)

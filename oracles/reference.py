@@ -1463,7 +1463,9 @@ def _launch(case: Case, options: dict[str, Any], exact_races: bool,
     return FullRun(case.n, case.wave, run.fates, mem.writes, initial, mem.final(),
                    sorted(run.exhausted), describe_budget(options, case.n),
                    run.steps.tolist(), run.partial_wave_op, case.group or 0, synchronises,
-                   run.subnormal, run.edges.names(), ordered, run.returned, unused)
+                   run.subnormal, run.edges.names(), ordered, run.returned, unused,
+                   elements={name: mem.elements[b] for b, name in enumerate(mem.names)
+                             if name in initial})
 
 
 def run_full(case: Case, options: dict[str, Any] | None = None,

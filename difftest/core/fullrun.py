@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, overload
 import numpy as np
 
 from difftest.core.case import Case
+from difftest.core.ir.types import Type
 from difftest.core.options import out_of_budget
 from difftest.core.outcome import (COMPLETED, FAULTED, ExceptionReport, Fault, Outcome,
                                    TargetError)
@@ -158,6 +159,9 @@ class FullRun:
     # the race or barrier error a replay of the target's values met (the replay then ran
     # without the race rule): the kernel's fault only if those values form an order
     replay_error: str | None = None
+    # each buffer's element type (what an atomic's sum wraps to; a run made before this
+    # field: its storage width, i32 or i64)
+    elements: dict[str, Type] = field(default_factory=dict)
     # what a checker derives from this run, kept with it: one oracle run is checked
     # against several schedules
     derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)

@@ -21,7 +21,7 @@ import numpy as np
 
 from difftest.core import f32, f64
 from difftest.core.case import Case
-from difftest.core.ir.types import F64
+from difftest.core.ir.types import F64, I32, I64, Type
 from difftest.core.fullrun import FullRun, HostRun, OracleRun
 from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome, TargetError
 
@@ -122,10 +122,21 @@ class _Expect:
     unordered: set[tuple[str, int]] = field(default_factory=set)  # no value to expect
 
 
-def _wrap(v: int, dtype: np.dtype) -> int:
-    bits = np.dtype(dtype).itemsize * 8
+def _wrap(v: int, ty: Type) -> int:
+    """`v` wrapped to integer type `ty`, in storage form (a u64's bits as an int64)."""
+    bits = ty.bits
     v &= (1 << bits) - 1
-    return v - (1 << bits) if v >> (bits - 1) else v
+    if ty.signed or bits == 64:
+        return v - (1 << bits) if v >> (bits - 1) else v
+    return v
+
+
+def _element(full: FullRun, name: str) -> Type:
+    """A buffer's element type (a run that does not say: its storage's, i32 or i64)."""
+    ty = full.elements.get(name)
+    if ty is None:
+        ty = I32 if full.initial[name].dtype == np.int32 else I64
+    return ty
 
 
 def _expected_memory(full: FullRun, ran: list[bool]) -> _Expect:
@@ -155,15 +166,15 @@ def _replayed_memory(full: FullRun, ran: list[bool]) -> _Expect:
     atomic_only = {(b, i) for b, i, a in zip(buffers, index, atomic) if a} - stored
     exp.atomic_locations = {(names[b], i) for b, i in atomic_only}
     sums = {loc: int(full.initial[names[loc[0]]][loc[1]]) for loc in atomic_only}
-    dtypes = [full.initial[name].dtype for name in names]
+    types = [_element(full, name) for name in names]
     for g, b, i, v, a in zip(gids, buffers, index, values, atomic):  # in the logs' order
         if not ran[g]:
             continue
         if (b, i) in atomic_only:
-            sums[(b, i)] = _wrap(sums[(b, i)] + v, dtypes[b])
+            sums[(b, i)] = _wrap(sums[(b, i)] + v, types[b])
         elif a:
             buf = plain[names[b]]
-            buf[i] = _wrap(int(buf[i]) + v, dtypes[b])
+            buf[i] = _wrap(int(buf[i]) + v, types[b])
         else:
             plain[names[b]][i] = v
     exp.atomic = {(names[b], i): v for (b, i), v in sums.items()}
@@ -645,8 +656,8 @@ def _memory_mismatch(full: FullRun, status: list[str], name: str, i: int,
 def _atomic_mismatch(full: FullRun, status: list[str], name: str, i: int,
                      want: int, got: int) -> Verdict:
     loc = f"{name}[{i}]"
-    dtype = full.initial[name].dtype
-    diff = _wrap(got - want, dtype)
+    ty = _element(full, name)
+    diff = _wrap(got - want, ty)
     for g, value in _writers(full, name, i, atomic=True):
         if diff == value and status[g] != NEVER_RAN:
             return _fail("R4 atomics", f"workitem {g}'s contribution {value} to {loc} is "
@@ -654,7 +665,7 @@ def _atomic_mismatch(full: FullRun, status: list[str], name: str, i: int,
         if diff == value:
             return _fail("R4 atomics", f"never-ran workitem {g}'s contribution {value} to "
                          f"{loc} is visible", [g], want, got)
-        if diff == _wrap(-value, dtype) and status[g] != NEVER_RAN:
+        if diff == _wrap(-value, ty) and status[g] != NEVER_RAN:
             return _fail("R4 atomics", f"workitem {g}'s contribution {value} to {loc} is "
                          "missing", [g], want, got)
     who = sorted({g for g, _ in _writers(full, name, i, atomic=True)})

@@ -47,7 +47,7 @@ from difftest.core.ir.types import BOOL, F32, F64, I8, I16, I32, I64, U8, U16, U
 from difftest.core.ir.walk import walk
 
 from .emit import HEADER, FunctionEmitter, Translator, counter_type, entry_checks
-from .opencl_c import OpenCLC, _no_narrow_atomics
+from .opencl_c import OpenCLC
 
 #: the kernel's name in the built module: the entry, prefixed
 ENTRY_PREFIX = "k_"
@@ -368,7 +368,6 @@ class CudaC(OpenCLC):
 
     def atomic_add(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
                    elem: Type) -> None:
-        _no_narrow_atomics(elem)
         u = self.uty(elem)
         fe.line(f"atomicAdd(({u}*)({ref} + {index}), ({u})({value}));")
 

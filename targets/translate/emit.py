@@ -554,6 +554,12 @@ class Translator:
         return f"k_{self.entry}" if self.d.name in ("opencl", "cuda") else "main"
 
 
+def _no_narrow_atomics(op: str, elem: Type) -> None:
+    if elem.bits < 32:  # OpenCL C, CUDA, GLSL and WGSL have no 8- or 16-bit atomics
+        raise Unsupported(f"atomic_{op}() on {elem} elements: the language has no 8- or "
+                          "16-bit atomics")
+
+
 class FunctionEmitter:
     """Emits one function: statements as statements, every expression through
     temporaries in evaluation order."""
@@ -697,6 +703,7 @@ class FunctionEmitter:
         value = self.expr(s.value)
         self.bounds(index, s.index.ty, s.buffer, s.line)
         elem = self.types[s.buffer].element
+        _no_narrow_atomics("add", elem)
         at, added = self.index(index, s.index.ty), self.widen(value, s.value.ty, elem)
         if self.types[s.buffer].is_local:
             self.d.local_atomic_add(self, f"v_{s.buffer}", at, added, elem)
@@ -716,9 +723,7 @@ class FunctionEmitter:
         value = self.widen(value, value_e.ty, elem)
         if compare is not None and compare_e is not None:
             compare = self.widen(compare, compare_e.ty, elem)
-        if elem.bits < 32:  # OpenCL C, CUDA, GLSL and WGSL have no 8- or 16-bit atomics
-            raise Unsupported(f"atomic_{e.op}() on {elem} elements: the language has no "
-                              "8- or 16-bit atomics")
+        _no_narrow_atomics(e.op, elem)
         if self.types[e.buffer].is_local:
             old = self.d.local_atomic(self, e.op, f"v_{e.buffer}", at, value, compare, elem)
         else:

@@ -19,7 +19,7 @@ from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BOOL, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Type
 
 from .emit import (HEADER, UNCHECKED_SUBGROUPS, Dialect, FunctionEmitter, Translator,
-                   Unsupported, entry_checks, uses_f32, uses_f64)
+                   entry_checks, uses_f32, uses_f64)
 
 #: work-group size of the `subgroup-size-unrequested` mutant (the device picks S)
 MUTANT_GROUP = 64
@@ -138,7 +138,6 @@ class OpenCLC(Dialect):
 
     def atomic_add(self, fe: FunctionEmitter, var: str, ref: str, index: str, value: str,
                    elem: Type) -> None:
-        _no_narrow_atomics(elem)
         if elem.bits == 32:
             fe.line(f"atomic_add((volatile __global uint*)({ref} + {index}), (uint){value});")
         else:
@@ -178,7 +177,6 @@ class OpenCLC(Dialect):
 
     def local_atomic_add(self, fe: FunctionEmitter, ref: str, index: str, value: str,
                          elem: Type) -> None:
-        _no_narrow_atomics(elem)
         if elem.bits == 32:
             fe.line(f"atomic_add((volatile __local uint*)({ref} + {index}), (uint){value});")
         else:
@@ -359,12 +357,6 @@ def _wide_ordered_atomics(program: n.Program, entry: str) -> bool:
 
     return any(isinstance(x, n.AtomicOp) and x.ty is not None and x.ty.bits == 64
                for f in reachable(program, entry) for x in walk(f.body))
-
-
-def _no_narrow_atomics(elem: Type) -> None:
-    if elem.bits < 32:  # OpenCL C, CUDA and GLSL have no 8- or 16-bit atomic add
-        raise Unsupported(f"atomic_add() on {elem} elements: the language has no 8- or "
-                          "16-bit atomic add")
 
 
 _VOTE = [
