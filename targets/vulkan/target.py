@@ -467,11 +467,15 @@ AVOIDING_PASSES = {
 
 def _run_flags(target: Any, options: dict[str, Any]) -> list[str]:
     """spirv-opt's flags for a run: the optimizer's (option spirv_opt), then the passes
-    of the bugs option `avoid` names (AVOIDING_PASSES)."""
+    of the bugs option `avoid` names (AVOIDING_PASSES), each after the optimizer's as a
+    whole: a pass an avoidance needs first (dead branches before merge-return) must run
+    right before it, wherever else the recipe ran it."""
     on = _optimizer_flags(options)
     names = avoided(target, options.get("avoid", ""))
-    return on + [flag for name, flags in AVOIDING_PASSES.items() if name in names
-                 for flag in flags if flag not in on]
+    for name, flags in AVOIDING_PASSES.items():
+        if name in names and on[-len(flags):] != list(flags):
+            on += flags
+    return on
 
 
 def _filtered(target: Any, options: dict[str, Any], mutants: frozenset[str]) -> bool:

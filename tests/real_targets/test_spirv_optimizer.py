@@ -253,3 +253,39 @@ def test_layouts_of_private_structs_are_dropped_and_the_module_validates(
     block = re.search(r"OpDecorate (%\w+) Block", dis)
     assert block and dis.count("Offset") == 1  # the storage buffer's struct keeps its own
     assert f"OpMemberDecorate {block.group(1)} 0 Offset 0" in dis
+
+
+def test_an_avoidance_runs_its_passes_together_after_the_recipe() -> None:
+    """avoid=return-nesting's merge-return runs right after dead-branch elimination,
+    whatever the recipe ran before it (a recipe with eliminate-dead-branches early and
+    code-sink last got merge-return alone after code-sink, which refuses the module's
+    unreachable blocks); a recipe that already ends with both is not given them twice."""
+    from targets.vulkan.target import _run_flags
+
+    class Wgsl:
+        avoidable = ("return-nesting",)
+
+    def flags(recipe: str) -> list[str]:
+        return _run_flags(Wgsl(), {"spirv_opt": "random", "spirv_recipe": recipe,
+                                   "avoid": "all"})
+
+    assert flags("eliminate-dead-branches,code-sink") == [
+        "--eliminate-dead-branches", "--code-sink", "--eliminate-dead-branches",
+        "--merge-return"]
+    assert flags("code-sink,eliminate-dead-branches,merge-return") == [
+        "--code-sink", "--eliminate-dead-branches", "--merge-return"]
+    assert _run_flags(Wgsl(), {"avoid": "return-nesting"}) == [
+        "--eliminate-dead-branches", "--merge-return"]
+
+
+def test_the_campaigns_case_of_a_refused_merge_return_runs() -> None:
+    """The campaign's case: through the recipe, then the avoidance's passes, on
+    lavapipe-wgsl it agrees (it was an 'internal' error: spirv-opt refused the module)."""
+    from ..conftest import REPO
+
+    _optimizer()
+    t = target("lavapipe-wgsl")
+    case = load_case(REPO / "tests" / "data" / "merge_return_after_recipe.case.json")
+    verdict = check_case(case, t, case.schedule, {"avoid": "all", **case.options.get(
+        "lavapipe-wgsl", {})}).verdict
+    assert verdict.agree, str(verdict)
