@@ -286,6 +286,8 @@ def test_the_campaigns_case_of_a_refused_merge_return_runs() -> None:
     _optimizer()
     t = target("lavapipe-wgsl")
     case = load_case(REPO / "tests" / "data" / "merge_return_after_recipe.case.json")
-    verdict = check_case(case, t, case.schedule, {"avoid": "all", **case.options.get(
-        "lavapipe-wgsl", {})}).verdict
+    options, _ = case.options_for("lavapipe-wgsl", tuple(t.option_names))
+    assert options["spirv_recipe"] == "reduce-load-size,eliminate-dead-branches," \
+        "scalar-replacement,code-sink" and options["avoid"] == "all"
+    verdict = check_case(case, t, case.schedule, options).verdict
     assert verdict.agree, str(verdict)
