@@ -1402,7 +1402,11 @@ class FunctionEmitter:
         lane = d.to_u(self.widen(f"{self.c}lane", I32, I64), I64)
         amount = d.to_u(self.widen(amount, at, I64), I64)  # i64(amount): u64's bits
         spelled = {"shuffle_xor": "^", "shuffle_up": "-", "shuffle_down": "+"}[op]
-        return self.temp(I64, d.from_u(f"({lane} {spelled} {amount})", I64))
+        source = d.from_u(f"({lane} {spelled} {amount})", I64)
+        if self.tr.avoid & _SEXT:  # (lane + zero) - (0 + zero) is the bare extension of
+            # the lane again, which the bounds check compares: the zero once more
+            source = f"({source} + {d.opaque_zero(self.tr)})"
+        return self.temp(I64, source)
 
     def quad_source(self, op: str, e: n.WaveOp) -> str:
         """The source lane of a quad operation as an i32: the quad's lane i (`(lane &

@@ -315,6 +315,24 @@ def test_a_target_bug_is_recorded_replayed_and_exported_as_a_standalone_reproduc
     assert "out[0]: expected 1, got 0" in done.stdout  # -5 <= 2
 
 
+@pytest.mark.parametrize("name", ["lavapipe-glsl", "lavapipe-wgsl"])
+def test_the_sext_variant_keeps_a_relative_shuffles_lane_opaque(name: str) -> None:
+    """A shuffle up or down by 0: its source lane `(lane + zero) - (0 + zero)` is the
+    lane's bare sign extension again, and its bounds check the comparison
+    lavapipe-sext-compare gets wrong on Mesa 22.3.6 (every lane took 0: a ten-minute
+    lavapipe-wgsl campaign under avoid=all). With the variant the zero is added once
+    more, after the subtraction."""
+    from difftest.campaign.runner import check_case
+
+    c = case("def kernel(out: Buffer[i32]):\n"
+             "    out[gid()] = shuffle_up(gid() + 5, 0) + shuffle_down(gid(), 0)\n",
+             n=16, wave=16, out=[0] * 16)
+    t = target(name)
+    avoided = check_case(c, t, {}, {"avoid": "sext-compare"})
+    assert avoided.verdict.agree, str(avoided.verdict)
+    assert [int(x) for x in avoided.outcome.buffers["out"]] == [2 * g + 5 for g in range(16)]
+
+
 def test_an_unexplained_disagreement_still_fails_replay(tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]
                                                          ) -> None:
