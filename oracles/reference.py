@@ -399,6 +399,7 @@ class _Activation:
     #: per private array, the lanes that already hold an instance of it here (a
     #: declaration that runs again -- in a loop -- zeroes that one: no new memory)
     privates: dict[str, Array] = field(default_factory=dict)
+    shapes: dict[str, tuple[int, Type]] = field(default_factory=dict)  # (length, element)
 
     def get(self, name: str, lanes: Lanes) -> Array:
         return self.env[name][lanes]
@@ -486,6 +487,9 @@ class _Memory:
         self.names = list(buffers)
         self.shared = len(self.names)  # the case's buffers: logged and race-checked
         self.checked = self.shared  # and up to here, workgroup arrays: race-checked
+        # private arrays whose activation ended, by (element, length): a helper called
+        # in a loop takes these instead of growing memory on every call
+        self.dead_privates: dict[tuple[Type, int], list[int]] = {}
         arrays = list(buffers.values())
         self.dtypes = [v.dtype for v in arrays]
         self.sizes = np.array([len(v) for v in arrays], dtype=np.int64)
@@ -565,6 +569,22 @@ class _Memory:
         self.narrow = self.narrow or element not in _UNWRAPPED
         self.flat = np.concatenate([self.flat, np.zeros(int(sizes.sum()), np.int64)])
         return refs
+
+    def private(self, gids: Lanes, length: int, element: Type) -> Array:
+        """A zeroed private array of `length` `element`s for each lane: one whose
+        activation ended where there is one (`release`), else a fresh one."""
+        dead = self.dead_privates.get((element, length), [])
+        reused = [dead.pop() for _ in range(min(len(dead), len(gids)))]
+        for ref in reused:
+            start = int(self.offsets[ref])
+            self.flat[start:start + length] = 0
+        fresh = self.allocate(gids[len(reused):],
+                              np.full(len(gids) - len(reused), length, np.int64), element)
+        return np.concatenate([np.array(reused, dtype=np.int64), fresh])
+
+    def release(self, refs: Array, length: int, element: Type) -> None:
+        """Private arrays whose activation ended (no reference to one can outlive it)."""
+        self.dead_privates.setdefault((element, length), []).extend(refs.tolist())
 
     def in_bounds(self, refs: Array, index: Array) -> Array:
         return (index >= 0) & (index < self.sizes[refs])
@@ -900,6 +920,8 @@ class _Run:
         for p, a in zip(fn.params, args):
             act.set(p.name, lanes, a)
         fell_through = self.block(act, fn.body, lanes)
+        for name, held in act.privates.items():  # they die with the activation
+            self.mem.release(act.env[name][held], *act.shapes[name])
         if fn.returns is None:
             back = _union([fell_through] + [r for r, _ in act.returned])
             return self.live(back), None
@@ -1049,9 +1071,9 @@ class _Run:
             self.mem.flat[start:start + int(self.mem.sizes[ref])] = 0
         fresh = lanes[~held[lanes]]
         if len(fresh):
-            act.set(s.name, fresh, self.mem.allocate(
-                fresh, np.full(len(fresh), s.length, np.int64), s.element))
+            act.set(s.name, fresh, self.mem.private(fresh, s.length, s.element))
             held[fresh] = True
+        act.shapes[s.name] = (s.length, s.element)
         return lanes
 
     def s_Barrier(self, act: _Activation, s: n.Barrier, lanes: Lanes) -> Lanes:

@@ -188,3 +188,31 @@ def test_a_declaration_in_a_loop_reuses_the_lanes_own_array(tmp_path: Path,
     run = run_full(load_case(path))
     assert sum(allocated) == 256  # one array per lane, not one per lane and trip
     assert [int(v) for v in run.final["out"]] == [200 * 201 // 2] * 256
+
+
+def test_a_helpers_array_dies_with_its_call(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper with a private array, called once per loop trip: each call's array dies
+    with the call, and the next call's is one of those, zeroed (the reference took fresh
+    memory for every call, growing it by the whole array each time: 45 s for a loop of
+    4,000 calls of 64 workitems). Each call still starts from zeros."""
+    from oracles import reference
+
+    fresh: list[int] = []
+    allocate = reference._Memory.allocate
+
+    def counted(self: object, gids: object, *rest: object) -> object:
+        fresh.append(len(gids))  # type: ignore[arg-type]
+        return allocate(self, gids, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reference._Memory, "allocate", counted)
+    path = tmp_path / "k.py"
+    path.write_text("# difftest: launch n=8 wave=4\n# difftest: arg out = i64[0] * 8\n"
+                    "def k(out: Buffer[i64]):\n    s: i64 = 0\n"
+                    "    for i in range(50):\n        s = s + h(i64(gid() + 1))\n"
+                    "    out[gid()] = s\n\n"
+                    "def h(v: i64) -> i64:\n    t: Array[i64, 32]\n"
+                    "    t[31] = t[0] + v\n    t[0] = 7\n    return t[31]\n")
+    run = run_full(load_case(path))
+    assert run.final["out"].tolist() == [50 * (g + 1) for g in range(8)]
+    assert sum(fresh) == 8, fresh  # one array per workitem, the first call's
