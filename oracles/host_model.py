@@ -16,7 +16,7 @@ import numpy as np
 
 from difftest.core.case import Case
 from difftest.core.fullrun import HostRun
-from difftest.core.host import HostError, HostRules, binding, storage_dtype
+from difftest.core.host import HostError, HostRules, binding, data_words, storage_dtype
 from difftest.core.ir.types import DTYPES
 
 from .reference import _wrap, run_full
@@ -48,7 +48,7 @@ def run_host(case: Case, options: dict[str, Any] | None = None) -> HostRun:
             name = step["buffer"] if op == "write" else maps[step["mapping"]]
             buf, element = model[name], DTYPES[rules.buffers[name][0]]
             lo = step["offset"]
-            buf[lo:lo + len(step["data"])] = _wrap(np.array(step["data"], np.int64), element)
+            buf[lo:lo + len(step["data"])] = _wrap(data_words(step), element)
         elif op in ("read", "map_read"):
             seen = model[step["buffer"] if op == "read" else maps[step["mapping"]]]
             run.observations.append((i, [int(x) for x in seen]))

@@ -35,7 +35,7 @@ import numpy as np
 
 from difftest.core.errors import CaseError
 from difftest.core.ir.nodes import Function
-from difftest.core.ir.types import DTYPES, I32, I64, INTS, Type, int_range
+from difftest.core.ir.types import DTYPES, I32, INTS, Type
 
 #: the buffers a host program creates: integers of every type (a kernel that takes
 #: floats has no host program)
@@ -116,10 +116,14 @@ def parse_host(obj: Any, fn: Function, where: str) -> list[dict[str, Any]]:
         if "offset" in step and not _count(step["offset"]):
             raise CaseError(f"{at}: field 'offset' must be a non-negative integer")
         if "data" in step:
-            lo, hi = int_range(I64)
+            lo, hi = -(1 << 63), (1 << 64) - 1  # an i64's values or a u64's
             data = step["data"]
             if not isinstance(data, list) or not all(_int(x) and lo <= x <= hi for x in data):
-                raise CaseError(f"{at}: field 'data' must be a list of 64-bit integers")
+                raise CaseError(f"{at}: field 'data' must be a list of 64-bit integers "
+                                f"(-2^63..2^64-1: a signed or unsigned one)")
+            if len(data) > MAX_LENGTH:
+                raise CaseError(f"{at}: field 'data' holds {len(data)} values, over "
+                                f"{MAX_LENGTH}")
         if op == "launch":
             bind = step.get("bind", {})
             if not isinstance(bind, dict) or not all(
@@ -134,6 +138,12 @@ def parse_host(obj: Any, fn: Function, where: str) -> list[dict[str, Any]]:
                 raise CaseError(f"{at}: 'bind' binds one buffer to two parameters")
         steps.append(dict(step))
     return steps
+
+
+def data_words(step: dict[str, Any]) -> np.ndarray:
+    """A write's data as 64-bit words (a value from 2^63 up: its bits; every element
+    type then keeps the low bits it needs)."""
+    return np.array([x - (1 << 64) if x >= 1 << 63 else x for x in step["data"]], np.int64)
 
 
 def binding(step: dict[str, Any], fn: Function) -> dict[str, str]:

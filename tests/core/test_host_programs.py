@@ -38,6 +38,10 @@ def _case(host: list[dict[str, Any]], n: int = 2) -> dict[str, Any]:
     ([{"op": "create", "buffer": "b", "dtype": "f32", "length": 2}], "field 'dtype'"),
     ([{"op": "create", "buffer": "b", "dtype": "i32", "length": -1}], "field 'length'"),
     ([{"op": "write", "buffer": "out", "offset": 0, "data": [1.5]}], "field 'data'"),
+    ([{"op": "write", "buffer": "out", "offset": 0, "data": [2**64]}],
+     "field 'data' must be a list of 64-bit integers (-2^63..2^64-1"),
+    ([{"op": "write", "buffer": "out", "offset": 0, "data": [0] * (2**20 + 1)}],
+     "field 'data' holds 1048577 values, over 1048576"),
     ([{"op": "map", "buffer": "out", "mode": "rw", "as": "m"}], "field 'mode'"),
     ([{"op": "launch", "bind": {"nope": "out"}}], "'nope' is not a buffer parameter"),
     ([{"op": "launch", "bind": {"out": "inp"}}], "binds one buffer to two parameters"),
@@ -53,6 +57,7 @@ def test_a_bad_host_program_is_one_line_exit_2(tmp_path: Path, host: Any, messag
 
 def test_a_host_program_round_trips_through_json() -> None:
     host = [{"op": "create", "buffer": "b", "dtype": "i32", "length": 2},
+            {"op": "write", "buffer": "b", "offset": 0, "data": [2**64 - 1, -2**63]},
             {"op": "launch", "bind": {"out": "b"}}, {"op": "read", "buffer": "b"}]
     case = case_from_json(_case(host))
     again = case_from_json(json.loads(json.dumps(case.to_json())))
@@ -98,6 +103,8 @@ def test_the_model_by_hand() -> None:
     ("u32", [-1, 2**32 + 7, 2**31], [2**32 - 1, 7, 2**31], [2**32 - 2, 14, 0]),
     ("i32", [2**31, -1, 3], [-2**31, -1, 3], [0, -2, 6]),
     ("u64", [-1, 2**62, 1], [-1, 2**62, 1], [-2, -2**63, 2]),
+    # a u64 written by its value, as a case file writes one (it was refused)
+    ("u64", [2**64 - 1, 2**63, 5], [-1, -2**63, 5], [-2, 0, 10]),
     ("i64", [-2**63, 2**62, -3], [-2**63, 2**62, -3], [0, -2**63, -6]),
 ])
 def test_host_programs_on_buffers_of_every_integer_type(ty: str, written: list[int],

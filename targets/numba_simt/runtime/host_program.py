@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from difftest.core.case import Case
-from difftest.core.host import HostError, HostRules, binding, storage_dtype
+from difftest.core.host import HostError, HostRules, binding, data_words, storage_dtype
 from difftest.core.ir.types import DTYPES
 from difftest.core.outcome import Outcome, host_result
 
@@ -52,7 +52,7 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
             items[step["buffer"]] = pool.create(step["length"], kind(DTYPES[step["dtype"]]))
             dtypes[step["buffer"]] = storage_dtype(step["dtype"])
         elif op == "write":
-            pool.write(items[step["buffer"]], step["offset"], np.array(step["data"], np.int64))
+            pool.write(items[step["buffer"]], step["offset"], data_words(step))
         elif op == "read":
             observations.append((i, _values(pool.read(items[step["buffer"]]))))
         elif op == "map":
@@ -62,8 +62,7 @@ def run_program(compiled: Compiled, case: Case, schedule: dict[str, Any],
             pool.touch(maps[step["mapping"]].item)
         elif op == "map_write":
             m = maps[step["mapping"]]
-            data = np.array(step["data"], np.int64)
-            data = wrap(data, m.item.kind)
+            data = wrap(data_words(step), m.item.kind)
             m.write(step["offset"], data)
             pool.touch(m.item)
         elif op == "unmap":
