@@ -182,7 +182,15 @@ class TranslatedTarget(Target):
         why = self.unsupported(case)
         if why is not None:
             raise DifftestError(f"target {self.name} cannot run this case: {why}")
-        return self.translation(case, options).source
+        return self._translated(case, options).source
+
+    def _translated(self, case: Case, options: dict[str, Any]) -> Translation:
+        """The translation a command shows or exports: one the language cannot spell
+        (an 8-bit atomic) is the user's error naming why, as a run's outcome says."""
+        try:
+            return self.translation(case, options)
+        except Unsupported as e:
+            raise DifftestError(f"target {self.name} cannot run this case: {e}") from None
 
     def process(self, case: Case, options: dict[str, Any]) -> DeviceProcess:
         env = self.process_env(case, frozenset(options.get("mutants", ())), options)
@@ -220,7 +228,7 @@ class TranslatedTarget(Target):
         from difftest.core.verdict import float_buffers
 
         mutants = frozenset(options.get("mutants", ()))
-        tr = self.translation(case, options)
+        tr = self._translated(case, options)
         status = np.full(HEADER + case.n * tr.row, -1, dtype=np.int64)
         status[:HEADER] = 0
         header, arrays, where = self.request(tr, case, options, status, mutants)

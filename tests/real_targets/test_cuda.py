@@ -320,6 +320,26 @@ def test_export_checks_its_reference_setting_before_it_writes(tmp_path: Any,
         assert not out.exists()
 
 
+def test_compile_and_export_of_what_the_language_cannot_spell_is_one_line(
+        tmp_path: Any, capsys: Any) -> None:
+    """An 8-bit atomic_add, which CUDA C++ has not: `compile` and `export` say so in one
+    line, exit 2, and write nothing (a traceback of the translation's Unsupported)."""
+    from difftest.app.cli import main
+
+    from ..conftest import REPO
+
+    target("cuda-sim")
+    kernel = REPO / "tests" / "data" / "conformance" / "k37_atomic_add_wraps.py"
+    for argv in (["compile", str(kernel)], ["export", str(kernel), "--out",
+                                            str(tmp_path / "out")]):
+        assert main([*argv, "--target", "cuda-sim"]) == 2
+        err = capsys.readouterr().err
+        assert err.splitlines() == ["difftest: error: target cuda-sim cannot run this case: "
+                                    "atomic_add() on u8 elements: the language has no 8- "
+                                    "or 16-bit atomics"], err
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_reproducer_says_what_it_needs_when_it_is_missing(tmp_path: Any) -> None:
     """Run by an interpreter without the packages it needs (here: no site-packages at
     all), a reproducer says what to install and exits 2, instead of a traceback."""

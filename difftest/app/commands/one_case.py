@@ -244,6 +244,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
     case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
+    reason = _unsupported(target, case)
+    if reason:
+        raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
     text = target.listing(case, options)
     if text is None:
         raise DifftestError(f"target {run.name} has no compiled code to show")
