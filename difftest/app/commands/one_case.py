@@ -388,9 +388,8 @@ def _not_another_entry(path: Path, obj: dict[str, Any]) -> None:
         held = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         held = None
-    def bare(o: Any) -> Any:
-        return {k: v for k, v in o.items() if k != "note"} if isinstance(o, dict) else o
-    if bare(held) != bare(json.loads(json.dumps(obj))):
+    ours = {k: v for k, v in json.loads(json.dumps(obj)).items() if k != "note"}
+    if not isinstance(held, dict) or {k: v for k, v in held.items() if k != "note"} != ours:
         raise DifftestError(f"{path}: exists and holds another entry (edited since it was "
                             "written?): not overwritten; move it away to record this case")
 
