@@ -399,7 +399,6 @@ class _Activation:
     #: per private array, the lanes that already hold an instance of it here (a
     #: declaration that runs again -- in a loop -- zeroes that one: no new memory)
     privates: dict[str, Array] = field(default_factory=dict)
-    shapes: dict[str, tuple[int, Type]] = field(default_factory=dict)  # (length, element)
 
     def get(self, name: str, lanes: Lanes) -> Array:
         return self.env[name][lanes]
@@ -576,15 +575,20 @@ class _Memory:
         dead = self.dead_privates.get((element, length), [])
         reused = [dead.pop() for _ in range(min(len(dead), len(gids)))]
         for ref in reused:
-            start = int(self.offsets[ref])
-            self.flat[start:start + length] = 0
+            self.zero(ref)
         fresh = self.allocate(gids[len(reused):],
                               np.full(len(gids) - len(reused), length, np.int64), element)
         return np.concatenate([np.array(reused, dtype=np.int64), fresh])
 
-    def release(self, refs: Array, length: int, element: Type) -> None:
+    def release(self, refs: Array) -> None:
         """Private arrays whose activation ended (no reference to one can outlive it)."""
-        self.dead_privates.setdefault((element, length), []).extend(refs.tolist())
+        for ref in refs.tolist():
+            key = (self.elements[ref], int(self.sizes[ref]))
+            self.dead_privates.setdefault(key, []).append(ref)
+
+    def zero(self, ref: int) -> None:
+        start = int(self.offsets[ref])
+        self.flat[start:start + int(self.sizes[ref])] = 0
 
     def in_bounds(self, refs: Array, index: Array) -> Array:
         return (index >= 0) & (index < self.sizes[refs])
@@ -921,7 +925,7 @@ class _Run:
             act.set(p.name, lanes, a)
         fell_through = self.block(act, fn.body, lanes)
         for name, held in act.privates.items():  # they die with the activation
-            self.mem.release(act.env[name][held], *act.shapes[name])
+            self.mem.release(act.env[name][held])
         if fn.returns is None:
             back = _union([fell_through] + [r for r, _ in act.returned])
             return self.live(back), None
@@ -1067,13 +1071,11 @@ class _Run:
             held = act.privates[s.name] = np.zeros(self.n_items, dtype=bool)
         again = lanes[held[lanes]]
         for ref in (act.get(s.name, again).tolist() if len(again) else ()):
-            start = int(self.mem.offsets[ref])
-            self.mem.flat[start:start + int(self.mem.sizes[ref])] = 0
+            self.mem.zero(ref)
         fresh = lanes[~held[lanes]]
         if len(fresh):
             act.set(s.name, fresh, self.mem.private(fresh, s.length, s.element))
             held[fresh] = True
-        act.shapes[s.name] = (s.length, s.element)
         return lanes
 
     def s_Barrier(self, act: _Activation, s: n.Barrier, lanes: Lanes) -> Lanes:

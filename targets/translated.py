@@ -246,20 +246,23 @@ class TranslatedTarget(Target):
                 row += [fid[frame.function], frame.line]
             rows.append(row)
         names = [p.name for p in tr.params if p.ty.is_buffer]
+        at = dict(zip(names, where))
         device = Path(__file__).parent / "device"
         module = self.runner.rsplit(".", 1)[1]
         data = {
             "runner": module, "env": self.process_env(case, mutants, options),
             "kernel_file": self.kernel_file, "header": header,
             "arrays": [{"dtype": a.dtype.str, "data": a.tolist()} for a in arrays],
-            "buffers": dict(zip(names, where)),
+            "buffers": at,
             "rows": {"n": case.n, "row": tr.row, "header": HEADER},
             "functions": list(tr.functions), "needs": self.reproducer_needs,
             "floats": sorted(float_buffers(case)),
             "wide_floats": sorted(float_buffers(case).wide),
-            "expected": {"rows": rows,
-                         "buffers": {k: _as_read(v, arrays[where[names.index(k)]])
-                                     for k, v in expected.buffers.items()}},
+            # each buffer as the reproducer reads its array back (a u64 from 2^63 up as
+            # its value, not the storage form's negative word)
+            "expected": {"rows": rows, "buffers": {
+                k: np.asarray(v, np.int64).astype(arrays[at[k]].dtype).tolist()
+                for k, v in expected.buffers.items()}},
         }
         data.update(self.reproducer_extra(case, options))
         return {self.kernel_file: tr.source,
@@ -364,14 +367,6 @@ class TranslatedTarget(Target):
         bufs = {p.name: out[i].astype(np.int64) for p, i in
                 zip([p for p in tr.params if p.ty.is_buffer], where)}
         return decode(tr, case, options, bufs, out[0])
-
-
-def _as_read(values: np.ndarray, array: np.ndarray) -> list[int]:
-    """Expected values (storage form: a u64's bits as an i64) as a reproducer reads its
-    array back, in the array's dtype (a u64 from 2^63 up as the unsigned value it is)."""
-    stored = np.asarray(values, dtype=np.int64)
-    return [int(x) for x in (stored.astype(array.dtype) if array.dtype.kind == "u"
-                             else stored)]
 
 
 def _cpu(reply: dict[str, Any]) -> dict[str, float]:
