@@ -1301,8 +1301,7 @@ class _Run:
             return done, np.abs(args[0])
         if e.op == "fma":  # one rounding of the exact a * b + c
             self.edges.note_f32_arith(args)
-            out = [fmt(ty).fma(float(a), float(b), float(c)) for a, b, c in zip(*args)]
-            return done, np.array(out, dtype=_dtype(ty))
+            return done, fmt(ty).fma_lanes(*args)
         self.edges.note_f32_minmax(args[0], args[1])
         return done, _float_pick(args[0], args[1], smaller=e.op == "min")
 

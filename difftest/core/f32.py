@@ -5,7 +5,9 @@ A value is a Python float that binary32 represents exactly (NaN, the infinities 
 included). `+ - *` are computed in binary64 and rounded once to binary32, which is the
 correctly rounded binary32 result (binary64 holds every exact product and, for a sum, a
 result whose second rounding cannot differ: 53 >= 2 * 24 + 2). `fma` rounds the exact
-`a * b + c` (a fraction) to binary32 directly. In memory, registers and outcomes a value
+`a * b + c` (an integer over a power of two) to binary32 directly; `fma_lanes`, the
+oracle's, does it for a wave at once in binary64 rounded to odd, which binary32's rounding
+then makes correct (Boldo and Melquiond: 53 >= 24 + 2). In memory, registers and outcomes a value
 is its 32 bits as a signed integer, every NaN as the one quiet NaN `NAN_BITS`: any NaN
 equals any NaN, and nothing else about a NaN is compared.
 """
@@ -14,7 +16,9 @@ from __future__ import annotations
 
 import math
 import struct
-from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
 
 #: the bits every NaN is stored as (the quiet NaN with no payload)
 NAN_BITS = 0x7FC00000
@@ -73,26 +77,58 @@ def fma(a: float, b: float, c: float) -> float:
     """`a * b + c` rounded once."""
     if not all(math.isfinite(v) for v in (a, b, c)):
         return rounded(a * b + c)  # binary64 gives IEEE's inf/NaN rules here
-    exact = Fraction(a) * Fraction(b) + Fraction(c)
-    if exact == 0:  # the sign of an exact zero: binary64 computes it exactly
+    num, exp = exact_fma(a, b, c)
+    if num == 0:  # the sign of an exact zero: binary64 computes it exactly
         return a * b + c
-    return _round_fraction(exact)
+    return _round_scaled(num, exp)
 
 
-def _round_fraction(q: Fraction) -> float:
-    """A nonzero fraction rounded to binary32, ties to even (subnormals, overflow)."""
-    sign = -1.0 if q < 0 else 1.0
-    q = abs(q)
-    e = q.numerator.bit_length() - q.denominator.bit_length()  # 2^e <= q*2 roughly
-    if Fraction(2) ** e > q:
-        e -= 1
-    # now 2^e <= q < 2^(e+1): 24 significant bits, or fewer below the normal range
+def exact_fma(a: float, b: float, c: float) -> tuple[int, int]:
+    """The exact `a * b + c` of finite floats as `num * 2**exp` (every float is an
+    integer over a power of two: no fractions, no common divisors to find)."""
+    (na, da), (nb, db), (nc, dc) = (v.as_integer_ratio() for v in (a, b, c))
+    den = da * db
+    if den >= dc:
+        num = na * nb + nc * (den // dc)
+    else:
+        num, den = na * nb * (dc // den) + nc, dc
+    return num, 1 - den.bit_length()
+
+
+def fma_lanes(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32],
+              c: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """`fma` of each lane: the product is exact in binary64, the sum is rounded to odd
+    (TwoSum's error says which way the exact value lies), and binary32's rounding of
+    that is the correct rounding of the exact value (inf/NaN and exact zeros as
+    binary64's `a * b + c`, as `fma` has them)."""
+    with np.errstate(all="ignore"):
+        p = a.astype(np.float64) * b.astype(np.float64)
+        z = c.astype(np.float64)
+        s = p + z
+        back = s - p
+        err = (p - (s - back)) + (z - back)
+        even = (s.view(np.int64) & 1) == 0
+        odd = np.isfinite(s) & np.isfinite(err) & (err != 0) & even
+        s = np.where(odd, np.nextafter(s, np.copysign(np.inf, err)), s)
+        return s.astype(np.float32)
+
+
+def _round_scaled(num: int, exp: int) -> float:
+    """The nonzero `num * 2**exp` rounded to binary32, ties to even (subnormals,
+    overflow)."""
+    sign = -1.0 if num < 0 else 1.0
+    m = abs(num)
+    e = m.bit_length() - 1 + exp  # 2^e <= |value| < 2^(e+1)
+    # 24 significant bits, or fewer below the normal range
     quantum_exp = max(e, -126) - 23
-    scaled = q / Fraction(2) ** quantum_exp
-    n, rest = divmod(scaled.numerator, scaled.denominator)
-    twice = 2 * rest
-    if twice > scaled.denominator or (twice == scaled.denominator and n % 2 == 1):
-        n += 1
+    drop = quantum_exp - exp
+    if drop <= 0:
+        n = m << -drop
+    else:
+        n, rest = m >> drop, m & ((1 << drop) - 1)
+        half = 1 << (drop - 1)
+        if rest > half or (rest == half and n & 1):
+            n += 1
     value = math.ldexp(n, quantum_exp)
     return sign * (math.inf if value > _MAX else value)
 
@@ -121,7 +157,7 @@ def from_int(i: int) -> float:
     """`f32(i)`: the integer rounded to the nearest binary32, ties to even."""
     if abs(i) < 2 ** 53:  # exact in binary64: one rounding
         return rounded(float(i))
-    return _round_fraction(Fraction(i))
+    return _round_scaled(i, 0)
 
 
 def to_int(x: float, bits: int) -> int | None:

@@ -1,7 +1,7 @@
 """binary64 arithmetic as the semantics defines it (docs/semantics.md, "64-bit floats"),
 in plain Python, with f32.py's interface: Python's float is binary64, so `+ - *` are
-Python's own, correctly rounded; `fma` rounds the exact `a * b + c` (a fraction) once
-(int / int true division rounds correctly, subnormals included). In memory, registers
+Python's own, correctly rounded; `fma` rounds the exact `a * b + c` (an integer over a power of
+two) once (int / int true division rounds correctly, subnormals included). In memory, registers
 and outcomes a value is its 64 bits as a signed integer, every NaN as the one quiet NaN
 `NAN_BITS`.
 """
@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 import struct
-from fractions import Fraction
+import numpy as np
+import numpy.typing as npt
 
-from .f32 import maximum, minimum  # noqa: F401 - the same rules at every width
+from .f32 import exact_fma, maximum, minimum  # noqa: F401 - the same rules at every width
 
 #: the bits every NaN is stored as (the quiet NaN with no payload)
 NAN_BITS = 0x7FF8000000000000
@@ -66,13 +67,20 @@ def fma(a: float, b: float, c: float) -> float:
         # the exact product is finite, however far past the largest f64 (where a * b
         # would round to an infinity, and one of the other sign would make a NaN)
         return c
-    exact = Fraction(a) * Fraction(b) + Fraction(c)
-    if exact == 0:  # an exact zero: a * b is exact then, and IEEE's sign rules apply
+    num, exp = exact_fma(a, b, c)
+    if num == 0:  # an exact zero: a * b is exact then, and IEEE's sign rules apply
         return a * b + c
     try:
-        return float(exact)
+        return num / (1 << -exp) if exp < 0 else float(num << exp)
     except OverflowError:
-        return math.inf if exact > 0 else -math.inf
+        return math.inf if num > 0 else -math.inf
+
+
+def fma_lanes(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64],
+              c: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """`fma` of each lane (binary64 has no wider format to round to odd in)."""
+    out = [fma(x, y, z) for x, y, z in zip(a.tolist(), b.tolist(), c.tolist())]
+    return np.array(out, dtype=np.float64)
 
 
 def from_int(i: int) -> float:

@@ -64,6 +64,44 @@ def test_fma_rounds_the_exact_value_once(a: float, b: float, c: float) -> None:
     assert f32.to_bits(got) == f32.to_bits(exact_f32(exact))
 
 
+
+def exact_fma(a: float, b: float, c: float) -> float:
+    """fma by the definition: the exact value's nearest binary32; binary64's IEEE rules
+    where an operand is not finite, and its sign where the exact value is zero."""
+    exact = Fraction(a) * Fraction(b) + Fraction(c) if all(
+        math.isfinite(v) for v in (a, b, c)) else None
+    if exact is None or exact == 0:
+        with np.errstate(all="ignore"):
+            return float(np.float32(a * b + c))
+    return exact_f32(exact)
+
+
+F32_MAX = float.fromhex("0x1.fffffep127")
+# the double rounding binary64 alone makes (a * a a binary32 tie, c below binary64's
+# reach), its mirror, a product that rounds to 0 in binary64, a sum that overflows
+# binary32 only when rounded once, and subnormal results
+HARD = [(1.0 + 2.0 ** -12, 1.0 + 2.0 ** -12, 2.0 ** -80),
+        (-(1.0 + 2.0 ** -12), 1.0 + 2.0 ** -12, -(2.0 ** -80)),
+        (1.0 + 2.0 ** -12, 1.0 + 2.0 ** -12, -(2.0 ** -80)),
+        (1.0 + 2.0 ** -23, 1.0 - 2.0 ** -23, -1.0),
+        (F32_MAX, 1.0, 2.0 ** 103), (F32_MAX, 1.0, 2.0 ** 103 - 2.0 ** 79),
+        (2.0 ** -75, 2.0 ** -75, 2.0 ** -149), (2.0 ** -75, 3.0 * 2.0 ** -75, -(2.0 ** -149)),
+        (2.0 ** -149, 0.5, 0.0), (2.0 ** -149, 1.5, -0.0), (-0.0, 1.0, -0.0),
+        (math.inf, 0.0, 1.0), (F32_MAX, 2.0, -math.inf)]
+
+
+@given(st.lists(st.tuples(VALUES, VALUES, VALUES), max_size=40))
+@example(HARD)
+@settings(max_examples=300, deadline=None)
+def test_fma_lanes_rounds_each_lane_once(lanes: list[tuple[float, float, float]]) -> None:
+    # the oracle's fma of a whole wave, against the definition lane by lane
+    assert all(f32.is_f32(v) for lane in lanes for v in lane)
+    a, b, c = (np.array(v, dtype=np.float32) for v in (zip(*lanes) if lanes else ((),) * 3))
+    got = f32.fma_lanes(a, b, c)
+    assert got.dtype == np.float32 and len(got) == len(lanes)
+    for g, (x, y, z) in zip(got.tolist(), lanes):
+        assert f32.to_bits(g) == f32.to_bits(exact_fma(x, y, z)), (x, y, z)
+
 def test_fma_by_hand() -> None:
     one_up = 1.0 + 2.0 ** -23
     # (1 + 2^-23)(1 - 2^-23) - 1 = -2^-46: exact, where a * b + c rounds to 0

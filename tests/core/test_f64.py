@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,6 +41,17 @@ def test_a_finite_product_plus_an_infinity_is_that_infinity(a: float, b: float,
 def test_a_nan_operand_gives_nan(a: float, b: float, c: float) -> None:
     if math.isnan(a) or math.isnan(b) or math.isnan(c):
         assert math.isnan(f64.fma(a, b, c))
+
+
+
+@given(st.lists(st.tuples(ANY, ANY, ANY), max_size=20))
+@settings(max_examples=100, deadline=None)
+def test_fma_lanes_is_fma_of_each_lane(lanes: list[tuple[float, float, float]]) -> None:
+    a, b, c = (np.array(v, dtype=np.float64) for v in (zip(*lanes) if lanes else ((),) * 3))
+    got = f64.fma_lanes(a, b, c)
+    assert got.dtype == np.float64 and len(got) == len(lanes)
+    for g, (x, y, z) in zip(got.tolist(), lanes):
+        assert f64.to_bits(g) == f64.to_bits(f64.fma(x, y, z))
 
 
 def test_fma_by_hand() -> None:
