@@ -994,8 +994,9 @@ class _Campaign:
             out.write(f"{recorded} known bug(s) of {config.target} recorded in "
                       f"{', '.join(map(str, config.known))}: cases they explain are "
                       "skipped\n")
-        if self.journal.problem:
-            out.write(f"warning: {self.journal.problem}\n")
+        warned = self.journal.problem
+        if warned:
+            out.write(f"warning: {warned}\n")
         try:
             from generators.pairs import unreachable_pairs
 
@@ -1011,12 +1012,14 @@ class _Campaign:
             interrupted = self.summary()
             self.journal.end(interrupted.elapsed, summary_json(
                 interrupted, config.target, signal.Signals(stop.signum).name))
+            self._warn_journal(warned, out)
             raise Interrupted(interrupted, stop.signum) from None
         finally:
             known.cleanup()
         result = self.summary()
         _record_progress(self.journal, self.arrays, self.names, result.elapsed, self.hidden)
         self.journal.end(result.elapsed, summary_json(result, config.target))
+        self._warn_journal(warned, out)
         stopped = config.stop_on_first and bool(self.found)
         for i, p in enumerate(self.procs):
             if p.exitcode not in (0, None) and not (stopped and p.exitcode == -signal.SIGTERM):
@@ -1024,6 +1027,13 @@ class _Campaign:
                        else f"exited with code {p.exitcode}")
                 self.errors.append(f"worker {i} {how} (the campaign went on without it)")
         return result
+
+    def _warn_journal(self, warned: str | None, out: TextIO) -> None:
+        """Say that the journal stopped being written during the campaign (a disk that
+        filled, a folder taken away): its record ends early, which the user must know."""
+        if self.journal.problem and self.journal.problem != warned:
+            out.write(f"warning: {self.journal.problem} (its record of this campaign "
+                      "ends there)\n")
 
     def _start_workers(self, known: _Folders) -> None:
         config = self.config

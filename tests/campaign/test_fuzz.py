@@ -271,3 +271,35 @@ def test_a_case_past_the_oracles_work_limit_is_skipped_not_a_failure(
                               corpus=tmp_path / "c"), out=io.StringIO())
     assert summary.skipped >= 10 and summary.cases >= 10
     assert not summary.found and not summary.errors, summary.errors
+
+
+def test_a_journal_that_stops_being_written_mid_campaign_is_told(tmp_path, monkeypatch) -> None:
+    """A disk that fills during a campaign: the journal's record ends early, and the
+    campaign says so (it goes on: the campaign matters more than its record)."""
+    import errno
+    import io
+    import os
+    import types
+
+    from difftest.campaign import results
+    from difftest.campaign.fuzz import FuzzConfig, fuzz
+
+    writes = []
+
+    def write(fd: int, data: bytes) -> int:
+        writes.append(data)
+        if len(writes) > 1:  # the campaign's first record only
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return os.write(fd, data)
+
+    faulty = types.SimpleNamespace(**{k: getattr(os, k) for k in dir(os) if k[0] != "_"})
+    faulty.write = write
+    monkeypatch.setattr(results, "os", faulty)
+    out = io.StringIO()
+    summary = fuzz(FuzzConfig(target="numba-simt", examples=4, workers=1, seed=0,
+                              corpus=tmp_path / "c"), out=out)
+    assert summary.cases > 0 and not summary.errors
+    told = [line for line in out.getvalue().splitlines() if line.startswith("warning:")]
+    assert len(told) == 1, out.getvalue()
+    assert "cannot be written" in told[0] and "No space left" in told[0], told
+    assert "ends there" in told[0]
