@@ -71,7 +71,7 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
                 return x
         def k(out: Buffer[i32]):
             out[0] = h(1)
-        """, "must return a i32 value on every path"),
+        """, "must return an i32 value on every path"),
     ("while_top_level", """
         while True:  # <-
             pass
@@ -193,12 +193,12 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
         def h(x: i32) -> i32:  # <-
             if x > 0:
                 return 1
-        """, "function 'h' must return a i32 value on every path"),
+        """, "function 'h' must return an i32 value on every path"),
     ("return_only_in_loop", """
         def h(x: i32) -> i32:  # <-
             for j in range(0, 4):
                 return j
-        """, "must return a i32 value on every path"),
+        """, "must return an i32 value on every path"),
     ("return_value_from_kernel", """
         def k(out: Buffer[i32]):
             out[0] = 1
@@ -209,7 +209,7 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
             if x > 0:
                 return  # <-
             return x
-        """, "'h' must return a i32 value"),
+        """, "'h' must return an i32 value"),
     ("helper_returns_wrong_type", """
         def h(x: i64) -> i32:
             return x  # <-
@@ -252,20 +252,20 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
         def k(out: Buffer[i32]):
             x = 0
             x = i64(gid())  # <-
-        """, "cannot assign a i64 value to 'x', which is i32"),
+        """, "cannot assign an i64 value to 'x', which is i32"),
     ("declared_i32_from_i64_literal", """
         def k(out: Buffer[i32]):
             x: i32 = 4294967296  # <-
-        """, "cannot assign a i64 value to 'x', which is i32"),
+        """, "cannot assign an i64 value to 'x', which is i32"),
     ("store_i64_into_i32_buffer", """
         def k(out: Buffer[i32], v: i64):
             out[0] = 1
             out[1] = v  # <-
-        """, "cannot store a i64 value into 'out' (Buffer[i32])"),
+        """, "cannot store an i64 value into 'out' (Buffer[i32])"),
     ("atomic_add_i64_into_i32_buffer", """
         def k(out: Buffer[i32], v: i64):
             atomic_add(out, 0, v)  # <-
-        """, "cannot atomic_add a i64 value into 'out'"),
+        """, "cannot atomic_add an i64 value into 'out'"),
     ("use_before_assignment_one_branch", """
         def k(out: Buffer[i32]):
             if gid() > 0:
@@ -321,7 +321,7 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
     ("float_into_int_buffer", """
         def k(out: Buffer[i32]):
             out[0] = 1.5  # <-
-        """, "cannot store a f32 value into 'out' (Buffer[i32]); convert it with i32"),
+        """, "cannot store an f32 value into 'out' (Buffer[i32]); convert it with i32"),
     ("string_constant", """
         def k(out: Buffer[i32]):
             y = 'abc'  # <-
@@ -403,7 +403,7 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
     ("atomic_result_of_another_type", """
         def k(out: Buffer[i32]):
             x: i64 = atomic_or(out, 0, 1)  # <-
-        """, "atomic_or() gives a i32 (the element of 'out'), but 'x' is i64"),
+        """, "atomic_or() gives an i32 (the element of 'out'), but 'x' is i64"),
     ("atomic_on_floats", """
         def k(out: Buffer[f32]):
             x = atomic_exchange(out, 0, 1.0)  # <-

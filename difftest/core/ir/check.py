@@ -252,6 +252,12 @@ def _leaves(stmts: tuple[n.Stmt, ...], own_break: bool) -> bool:
     return False
 
 
+def _a(ty: object) -> str:
+    """The type with its article, as it is read: "an i32", "an f64", "a u8", "a bool"."""
+    name = str(ty)
+    return f"{'an' if name[0] in 'ifA' else 'a'} {name}"
+
+
 def _fits(value: int, ty: Type) -> bool:
     lo, hi = int_range(ty)
     return lo <= value <= hi
@@ -319,7 +325,7 @@ class _FunctionChecker:
         body, after = self.block(fn.body, frozenset(self.params))
         if after is not None and fn.returns is not None:
             raise self.error(
-                f"function '{fn.name}' must return a {fn.returns} value on every path", fn.line
+                f"function '{fn.name}' must return {_a(fn.returns)} value on every path", fn.line
             )
         return n.replace(fn, body=body)
 
@@ -377,13 +383,13 @@ class _FunctionChecker:
         if known is None:
             known = value.ty
         if isinstance(value, n.AtomicOp) and known != value.ty:
-            raise self.error(f"atomic_{value.op}() gives a {value.ty} (the element of "
+            raise self.error(f"atomic_{value.op}() gives {_a(value.ty)} (the element of "
                              f"'{value.buffer}'), but '{name}' is {known}", s.line)
         value = adapted(value, known)
         assert value.ty is not None
         if not assignable(value.ty, known):
             raise self.error(
-                f"cannot assign a {value.ty} value to '{name}', which is {known}"
+                f"cannot assign {_a(value.ty)} value to '{name}', which is {known}"
                 + self._fits_hint(value, known) + _narrowing_hint(value.ty, known), s.line)
         self.vars[name] = known
         return n.replace(s, value=value), d | {name}
@@ -412,7 +418,7 @@ class _FunctionChecker:
         value = adapted(value, buf.element)
         assert value.ty is not None
         if not assignable(value.ty, buf.element):
-            raise self.error(f"cannot {what} a {value.ty} value into '{s.buffer}' ({buf})"
+            raise self.error(f"cannot {what} {_a(value.ty)} value into '{s.buffer}' ({buf})"
                              + self._fits_hint(value, buf.element)
                              + _narrowing_hint(value.ty, buf.element), s.line)
         return n.replace(s, index=index, value=value), d
@@ -509,7 +515,7 @@ class _FunctionChecker:
         want = self.fn.returns
         if s.value is None:
             if want is not None:
-                raise self.error(f"'{self.fn.name}' must return a {want} value", s.line)
+                raise self.error(f"'{self.fn.name}' must return {_a(want)} value", s.line)
             return s, None
         if want is None:
             raise self.error(
@@ -534,7 +540,7 @@ class _FunctionChecker:
         if s.element not in ELEMENTS:
             raise self.error(f"a workgroup array holds numbers, not {s.element}", s.line)
         if s.name in self.vars:
-            raise self.error(f"'{s.name}' is already a {self.vars[s.name]}: a workgroup "
+            raise self.error(f"'{s.name}' is already {_a(self.vars[s.name])}: a workgroup "
                              "array needs a name of its own", s.line)
         self.vars[s.name] = local_of(s.element)
         return s, d | {s.name}
@@ -792,7 +798,7 @@ class _FunctionChecker:
             v = adapted(self.expr(a, d), buf.element)
             assert v.ty is not None
             if not assignable(v.ty, buf.element):
-                raise self.error(f"{what} of a {v.ty} value on '{e.buffer}' ({buf})"
+                raise self.error(f"{what} of {_a(v.ty)} value on '{e.buffer}' ({buf})"
                                  + self._fits_hint(v, buf.element)
                                  + _narrowing_hint(v.ty, buf.element), e.line)
             args.append(v)
@@ -933,7 +939,7 @@ class _FunctionChecker:
             first = self.expr(e.args[0], d)
             assert first.ty is not None
             if not (first.ty.is_number or first.ty is BOOL):
-                raise self.error(f"{e.op}() cannot move a {first.ty}", e.line)
+                raise self.error(f"{e.op}() cannot move {_a(first.ty)}", e.line)
             args = (first,)
             if e.op == "quad_broadcast":
                 i = self._constant(e.args[1], range(4), "quad lane of quad_broadcast()",
@@ -949,7 +955,7 @@ class _FunctionChecker:
             first = self.expr(e.args[0], d)
             assert first.ty is not None
             if not (first.ty.is_number or first.ty is BOOL):
-                raise self.error(f"{e.op}() cannot move a {first.ty}", e.line)
+                raise self.error(f"{e.op}() cannot move {_a(first.ty)}", e.line)
             what = {"shuffle": "source lane of shuffle()",
                     "shuffle_xor": "lane mask of shuffle_xor()"}.get(
                 e.op, f"delta of {e.op}()")
