@@ -6,10 +6,10 @@ included). `+ - *` are computed in binary64 and rounded once to binary32, which 
 correctly rounded binary32 result (binary64 holds every exact product and, for a sum, a
 result whose second rounding cannot differ: 53 >= 2 * 24 + 2). `fma` rounds the exact
 `a * b + c` (an integer over a power of two) to binary32 directly; `fma_lanes`, the
-oracle's, does it for a wave at once in binary64 rounded to odd, which binary32's rounding
-then makes correct (Boldo and Melquiond: 53 >= 24 + 2). In memory, registers and outcomes a value
-is its 32 bits as a signed integer, every NaN as the one quiet NaN `NAN_BITS`: any NaN
-equals any NaN, and nothing else about a NaN is compared.
+oracle's, does it for a wave at once in binary64 rounded to odd, which binary32's
+rounding then makes correct (Boldo and Melquiond: 53 >= 24 + 2). In memory, registers
+and outcomes a value is its 32 bits as a signed integer, every NaN as the one quiet NaN
+`NAN_BITS`: any NaN equals any NaN, and nothing else about a NaN is compared.
 """
 
 from __future__ import annotations

@@ -1,15 +1,16 @@
 """binary64 arithmetic as the semantics defines it (docs/semantics.md, "64-bit floats"),
 in plain Python, with f32.py's interface: Python's float is binary64, so `+ - *` are
-Python's own, correctly rounded; `fma` rounds the exact `a * b + c` (an integer over a power of
-two) once (int / int true division rounds correctly, subnormals included). In memory, registers
-and outcomes a value is its 64 bits as a signed integer, every NaN as the one quiet NaN
-`NAN_BITS`.
+Python's own, correctly rounded; `fma` rounds the exact `a * b + c` (an integer over a
+power of two) once (int / int true division rounds correctly, subnormals included). In
+memory, registers and outcomes a value is its 64 bits as a signed integer, every NaN as
+the one quiet NaN `NAN_BITS`.
 """
 
 from __future__ import annotations
 
 import math
 import struct
+
 import numpy as np
 import numpy.typing as npt
 

@@ -1,6 +1,7 @@
 """The float formats by type: difftest.core.f32 and difftest.core.f64 share one interface
 (rounded, to_bits, from_bits, canonical, add, sub, mul, fma, fma_lanes, minimum, maximum,
-from_int, shortest, written, NAN_BITS), so code that handles a float of either width asks here."""
+from_int, shortest, written, NAN_BITS), so code that handles a float of either width asks
+here."""
 
 from __future__ import annotations
 
