@@ -64,7 +64,6 @@ def test_fma_rounds_the_exact_value_once(a: float, b: float, c: float) -> None:
     assert f32.to_bits(got) == f32.to_bits(exact_f32(exact))
 
 
-
 def exact_fma(a: float, b: float, c: float) -> float:
     """fma by the definition: the exact value's nearest binary32; binary64's IEEE rules
     where an operand is not finite, and its sign where the exact value is zero."""
@@ -101,6 +100,7 @@ def test_fma_lanes_rounds_each_lane_once(lanes: list[tuple[float, float, float]]
     assert got.dtype == np.float32 and len(got) == len(lanes)
     for g, (x, y, z) in zip(got.tolist(), lanes):
         assert f32.to_bits(g) == f32.to_bits(exact_fma(x, y, z)), (x, y, z)
+
 
 def test_fma_by_hand() -> None:
     one_up = 1.0 + 2.0 ** -23

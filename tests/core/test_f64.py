@@ -43,7 +43,6 @@ def test_a_nan_operand_gives_nan(a: float, b: float, c: float) -> None:
         assert math.isnan(f64.fma(a, b, c))
 
 
-
 @given(st.lists(st.tuples(ANY, ANY, ANY), max_size=20))
 @settings(max_examples=100, deadline=None)
 def test_fma_lanes_is_fma_of_each_lane(lanes: list[tuple[float, float, float]]) -> None:
