@@ -108,7 +108,7 @@ def fma_lanes(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32],
         back = s - p
         err = (p - (s - back)) + (z - back)
         even = (s.view(np.int64) & 1) == 0
-        odd = np.isfinite(s) & np.isfinite(err) & (err != 0) & even
+        odd = np.isfinite(s) & (err != 0) & even  # s finite: p and z are, so err is
         s = np.where(odd, np.nextafter(s, np.copysign(np.inf, err)), s)
         return s.astype(np.float32)
 
