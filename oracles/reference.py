@@ -58,7 +58,7 @@ needs, and it never runs more than `work_budget` trips in all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 from collections.abc import Callable
 
 import numpy as np
@@ -74,8 +74,8 @@ from difftest.core.ir import nodes as n
 from difftest.core.ir.walk import has_barriers, has_ordered_atomics
 from difftest.core import f32, f64
 from difftest.core.floats import fmt
-from difftest.core.ir.types import (BOOL, F32, F64, I32, I64, U64, Type, int_range, storage,
-                                    value_of)
+from difftest.core.ir.types import (BOOL, F32, F64, I8, I16, I32, I64, U8, U16, U32, U64, Type,
+                                    int_range, storage, value_of)
 from difftest.core.outcome import (
     Fault,
     Frame,
@@ -105,9 +105,15 @@ def _dtype(ty: Type | None) -> type[np.generic]:
 # binary32's, correctly rounded; memory holds the bits. The rest is spelled out here.
 
 _F32_SMALLEST_NORMAL = np.float32(2.0 ** -126)
-#: the element types a store never wraps (i64, u64's bits, a float's bits; i32 and f32
-#: wrap to 32 bits through `is32`)
-_UNWRAPPED = (I32, I64, F32, F64)
+#: the types a store wraps its value to, numbered (a buffer's number is in
+#: `_Memory.wraps`): 0 for none (i64, u64's bits, an f64's bits), 1 for i32 and f32's bits
+_WRAPS: tuple[Type | None, ...] = (None, I32, I8, U8, I16, U16, U32)
+
+
+def _wraps(element: Type) -> int:
+    """The number in `_WRAPS` of what a store to `element`s wraps to."""
+    element = I32 if element is F32 else element
+    return _WRAPS.index(element) if element in _WRAPS else 0
 
 
 def _float_bits(v: Array) -> Array:
@@ -194,14 +200,14 @@ def _wrap(v: Array, ty: Type) -> Array:
     """Canonical values of integer type `ty` (its storage form): int64 arithmetic already
     is arithmetic mod 2^64; a narrower type keeps its low bits, sign-extended (two's
     complement) or zero-extended by its signedness."""
-    bits = ty.bits
-    if bits == 64:
-        return v
-    mask = (1 << bits) - 1
-    if not ty.signed:
-        return v & mask
-    sign = 1 << (bits - 1)
-    return ((v & mask) ^ sign) - sign
+    narrow = _NARROW.get(ty)
+    return v if narrow is None else v.astype(narrow).astype(np.int64)
+
+
+#: the numpy type of each integer type below 64 bits: a cast to it keeps the low bits
+#: (numpy's integer casts wrap), the cast back extends them by the type's signedness
+_NARROW: dict[Type, type[np.generic]] = {
+    I8: np.int8, U8: np.uint8, I16: np.int16, U16: np.uint16, I32: np.int32, U32: np.uint32}
 
 
 def _unsigned(v: Array) -> Array:
@@ -493,13 +499,13 @@ class _Memory:
         self.dtypes = [v.dtype for v in arrays]
         self.sizes = np.array([len(v) for v in arrays], dtype=np.int64)
         self.offsets = np.cumsum(self.sizes) - self.sizes  # where each buffer starts
-        self.is32 = np.array([v.dtype == np.int32 for v in arrays], dtype=bool)
-        # each buffer's element type, where one is neither i32, i64 nor f32 (whose
-        # stores `is32` wraps): `narrow` says whether any is
+        # each buffer's element type, and what a store to it wraps to (`_WRAPS`):
+        # `narrow` says whether any buffer's is a type other than i32
         elements = elements or {}
         self.elements = [elements.get(name, I32 if v.dtype == np.int32 else I64)
                          for name, v in zip(self.names, arrays)]
-        self.narrow = any(t not in _UNWRAPPED for t in self.elements)
+        self.wraps = np.array([_wraps(t) for t in self.elements], dtype=np.int8)
+        self.narrow = bool((self.wraps > 1).any())
         self.flat = np.concatenate([v.astype(np.int64) for v in arrays] + [np.zeros(0, np.int64)])
         self.writes = WriteLog(n_items, self.names[:self.shared], epochs=synchronises)
         # a kernel whose atomics are ordered logs workgroup arrays too (per group's
@@ -541,9 +547,8 @@ class _Memory:
             self.offsets = np.concatenate([self.offsets,
                                            len(self.flat) + np.cumsum(sizes) - sizes])
             self.sizes = np.concatenate([self.sizes, sizes])
-            self.is32 = np.concatenate([self.is32, np.full(groups, a.element.bits == 32)])
             self.elements += [a.element] * groups
-            self.narrow = self.narrow or a.element not in _UNWRAPPED
+            self._wrapping(a.element, groups)
             self.flat = np.concatenate([self.flat, np.zeros(int(sizes.sum()), np.int64)])
         self.checked = len(self.names)
         self.touches = _Touches(len(self.flat))
@@ -563,11 +568,16 @@ class _Memory:
         self.dtypes += [np.dtype(np.int32 if is32 else np.int64)] * len(gids)
         self.offsets = np.concatenate([self.offsets, len(self.flat) + np.cumsum(sizes) - sizes])
         self.sizes = np.concatenate([self.sizes, sizes.astype(np.int64)])
-        self.is32 = np.concatenate([self.is32, np.full(len(gids), is32, dtype=bool)])
         self.elements += [element] * len(gids)
-        self.narrow = self.narrow or element not in _UNWRAPPED
+        self._wrapping(element, len(gids))
         self.flat = np.concatenate([self.flat, np.zeros(int(sizes.sum()), np.int64)])
         return refs
+
+    def _wrapping(self, element: Type, count: int) -> None:
+        """`count` new buffers of `element`s: what their stores wrap to."""
+        wraps = _wraps(element)
+        self.wraps = np.concatenate([self.wraps, np.full(count, wraps, dtype=np.int8)])
+        self.narrow = self.narrow or wraps > 1
 
     def private(self, gids: Lanes, length: int, element: Type) -> Array:
         """A zeroed private array of `length` `element`s for each lane: one whose
@@ -595,14 +605,13 @@ class _Memory:
 
     def _wrap_to(self, refs: Array, values: Array) -> Array:
         """Values wrapped to the type of each lane's buffer's elements."""
+        wraps = self.wraps[refs]
         if not self.narrow:
-            return np.where(self.is32[refs], _wrap(values, I32), values)
+            return np.where(wraps != 0, _wrap(values, I32), values)
         out = values
-        distinct = set(refs.tolist())  # a few buffers among many lanes
-        for ty in {self.elements[r] for r in distinct}:
-            if ty is not I64 and ty is not U64 and ty is not F64:
-                mine = np.isin(refs, [r for r in distinct if self.elements[r] is ty])
-                out = np.where(mine, _wrap(values, I32 if ty is F32 else ty), out)
+        for k in set(wraps.tolist()):  # a few types among many lanes
+            if k:
+                out = np.where(wraps == k, _wrap(values, _WRAPS[k]), out)
         return out
 
     def _touch(self, gid: int, ref: int, index: int, kind: int) -> None:
@@ -742,12 +751,12 @@ class _Memory:
             (ty,) = types
             olds = _wrap(np.array([(t or 0) % (1 << 64) for t in told], dtype=np.uint64)
                          .view(np.int64), ty)
-            news = _atomic_result(op, olds, values, compare, ty)
             mem = self.flat.view(np.uint64) if ty is U64 and op in ("min", "max") \
                 else self.flat
             _COMMUTING[op].at(mem, where, values.view(mem.dtype))
             self.flat[where] = _wrap(self.flat[where], ty)
             reported = np.full(len(gids), RETURNED, dtype=np.int8)
+            news = _atomic_result(op, olds, values, compare, ty)
             self._log(gids, refs, index, news, True, olds, reported)
             self._follow(gids, where, before, olds, news, reported)
             return olds
@@ -947,8 +956,10 @@ class _Run:
         for s in stmts:
             if not len(lanes):
                 break
-            self._count(s.line)
-            lanes = getattr(self, "s_" + type(s).__name__)(act, s, lanes)
+            self.work += 1
+            if self.work > MAX_WORK:
+                self._too_much(s.line)
+            lanes = _STATEMENTS[type(s)](self, act, s, lanes)
         return lanes
 
     def s_Assign(self, act: _Activation, s: n.Assign, lanes: Lanes) -> Lanes:
@@ -1108,8 +1119,10 @@ class _Run:
     def evaluate(self, act: _Activation, e: n.Expr, lanes: Lanes) -> Vals:
         if not len(lanes):
             return lanes, np.zeros(0, dtype=_dtype(e.ty))
-        self._count(e.line)
-        result: Vals = getattr(self, "e_" + type(e).__name__)(act, e, lanes)
+        self.work += 1
+        if self.work > MAX_WORK:
+            self._too_much(e.line)
+        result: Vals = _EXPRESSIONS[type(e)](self, act, e, lanes)
         if (e.ty is F32 or e.ty is F64) and self.subnormal is None:
             values = result[1]
             smallest = _F32_SMALLEST_NORMAL if e.ty is F32 else 2.0 ** -1022
@@ -1120,14 +1133,12 @@ class _Run:
                                   f"at line {e.line}")
         return result
 
-    def _count(self, line: int) -> None:
-        self.work += 1
-        if self.work > MAX_WORK:
-            raise OracleError(
-                "work", f"the kernel asks the reference for more than {MAX_WORK:,} "
-                f"evaluations of statements and expressions (the limit was reached at line "
-                f"{line}); the oracle cannot judge a kernel this long: lower its loop trips "
-                "or the work in its loops")
+    def _too_much(self, line: int) -> NoReturn:
+        raise OracleError(
+            "work", f"the kernel asks the reference for more than {MAX_WORK:,} "
+            f"evaluations of statements and expressions (the limit was reached at line "
+            f"{line}); the oracle cannot judge a kernel this long: lower its loop trips "
+            "or the work in its loops")
 
     def e_Const(self, act: _Activation, e: n.Const, lanes: Lanes) -> Vals:
         value = storage(int(e.value), e.ty) if e.ty is U64 else e.value  # a u64 by its bits
@@ -1437,6 +1448,14 @@ class _Run:
         found = in_wave & (active[pos] == source)
         zero = False if ty is not None and not ty.is_int else 0
         return np.where(found, x[pos], zero).astype(x.dtype)
+
+
+#: each node type's method (`_Run.s_If` for an `n.If`): the interpreter's dispatch, a
+#: dictionary lookup per node rather than a name built and looked up
+_STATEMENTS: dict[type, Callable[..., Lanes]] = {
+    getattr(n, name[2:]): f for name, f in vars(_Run).items() if name.startswith("s_")}
+_EXPRESSIONS: dict[type, Callable[..., Vals]] = {
+    getattr(n, name[2:]): f for name, f in vars(_Run).items() if name.startswith("e_")}
 
 
 # ------------------------------------------------------------------- entry

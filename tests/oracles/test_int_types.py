@@ -10,11 +10,14 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from difftest.core.kernelfile import load_case
-from difftest.core.ir.types import DTYPES, value_of
-from oracles.reference import run_full
+from difftest.core.ir.types import DTYPES, INTS, storage, value_of
+from oracles.reference import _wrap, run_full
 
 U64_MAX = (1 << 64) - 1
 
@@ -144,6 +147,22 @@ def test_the_reference_computes_each_integer_type_as_the_semantics_says(
         assert f32.from_bits(out) == want
     else:
         assert value_of(out, DTYPES[result]) == want
+
+
+@given(st.lists(st.integers(-(1 << 63), (1 << 63) - 1), min_size=1, max_size=70))
+def test_wrapping_keeps_each_types_low_bits(values: list[int]) -> None:
+    # the oracle's canonical form of an int64 result in each integer type: its low
+    # `bits` bits read as the type's value (two's complement for a signed type), held in
+    # storage form (a u64 of 2^63 or more as the negative int64 of the same bits)
+    for ty in INTS:
+        got = _wrap(np.array(values, dtype=np.int64), ty)
+        want = []
+        for v in values:
+            low = v % (1 << ty.bits)
+            if ty.signed and low >= 1 << (ty.bits - 1):
+                low -= 1 << ty.bits
+            want.append(storage(low, ty))
+        assert got.dtype == np.int64 and got.tolist() == want, ty
 
 
 @pytest.mark.parametrize("k", range(len(ROWS)), ids=[r[0] + " " + r[1] for r in ROWS])
