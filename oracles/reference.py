@@ -197,17 +197,19 @@ def _merge(parts: list[Vals], dtype: type[np.generic]) -> Vals:
 
 
 def _wrap(v: Array, ty: Type) -> Array:
-    """Canonical values of integer type `ty` (its storage form): int64 arithmetic already
-    is arithmetic mod 2^64; a narrower type keeps its low bits, sign-extended (two's
-    complement) or zero-extended by its signedness."""
+    """Canonical values of integer type `ty` (its storage form; an f32's bits as an
+    i32's): int64 arithmetic already is arithmetic mod 2^64; a narrower type keeps its
+    low bits, sign-extended (two's complement) or zero-extended by its signedness."""
     narrow = _NARROW.get(ty)
     return v if narrow is None else v.astype(narrow).astype(np.int64)
 
 
-#: the numpy type of each integer type below 64 bits: a cast to it keeps the low bits
-#: (numpy's integer casts wrap), the cast back extends them by the type's signedness
+#: the numpy type of each integer type below 64 bits (and of an f32's bits): a cast to it
+#: keeps the low bits (numpy's integer casts wrap), the cast back extends them by the
+#: type's signedness
 _NARROW: dict[Type, type[np.generic]] = {
-    I8: np.int8, U8: np.uint8, I16: np.int16, U16: np.uint16, I32: np.int32, U32: np.uint32}
+    I8: np.int8, U8: np.uint8, I16: np.int16, U16: np.uint16, I32: np.int32, U32: np.uint32,
+    F32: np.int32}
 
 
 def _unsigned(v: Array) -> Array:

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from difftest.core.kernelfile import load_case
-from difftest.core.ir.types import DTYPES, INTS, storage, value_of
+from difftest.core.ir.types import DTYPES, F32, INTS, storage, value_of
 from oracles.reference import _wrap, run_full
 
 U64_MAX = (1 << 64) - 1
@@ -153,15 +153,16 @@ def test_the_reference_computes_each_integer_type_as_the_semantics_says(
 def test_wrapping_keeps_each_types_low_bits(values: list[int]) -> None:
     # the oracle's canonical form of an int64 result in each integer type: its low
     # `bits` bits read as the type's value (two's complement for a signed type), held in
-    # storage form (a u64 of 2^63 or more as the negative int64 of the same bits)
-    for ty in INTS:
+    # storage form (a u64 of 2^63 or more as the negative int64 of the same bits); an
+    # f32's bits (a host program's write to an f32 buffer) as an i32's
+    for ty in (*INTS, F32):
         got = _wrap(np.array(values, dtype=np.int64), ty)
         want = []
         for v in values:
             low = v % (1 << ty.bits)
             if ty.signed and low >= 1 << (ty.bits - 1):
                 low -= 1 << ty.bits
-            want.append(storage(low, ty))
+            want.append(low if ty is F32 else storage(low, ty))
         assert got.dtype == np.int64 and got.tolist() == want, ty
 
 
