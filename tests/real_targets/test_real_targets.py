@@ -295,6 +295,16 @@ def test_a_target_bug_is_recorded_replayed_and_exported_as_a_standalone_reproduc
     assert "holds another entry" in capsys.readouterr().err
     assert json.loads(recorded.read_text())["finding"] == "something-else"
     recorded.write_text(json.dumps(entry))
+    # recorded as a lead, then that entry recorded as the finding: a lead no more
+    leads, attributed = tmp_path / "leads", tmp_path / "attributed"
+    assert main(["record", str(recorded), "--finding", "a-lead", "--lead",
+                 "--corpus", str(leads)]) == 0
+    [lead] = list(leads.glob("*.json"))
+    assert json.loads(lead.read_text())["lead"] is True
+    assert main(["record", str(lead), "--finding", "lavapipe-sext-compare",
+                 "--corpus", str(attributed)]) == 0
+    [finding] = list(attributed.glob("*.json"))
+    assert "lead" not in json.loads(finding.read_text())
     capsys.readouterr()
     assert main(["replay", str(corpus), "--target", "lavapipe-glsl",
                  "--target", "reference"]) == 0

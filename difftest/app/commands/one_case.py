@@ -365,6 +365,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     obj = corpus_json(case, name, {"verdict": "disagree", "rule": verdict.rule},
                       f"{what} {args.finding} of {name}: {verdict}")
     obj["finding"] = args.finding
+    obj.pop("lead", None)  # a lead's entry recorded again as the finding it turned out to be
     if args.lead:
         obj["lead"] = True
     obj["signature"] = signature.to_json()
