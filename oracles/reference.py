@@ -753,12 +753,12 @@ class _Memory:
             (ty,) = types
             olds = _wrap(np.array([(t or 0) % (1 << 64) for t in told], dtype=np.uint64)
                          .view(np.int64), ty)
+            news = _atomic_result(op, olds, values, compare, ty)
             mem = self.flat.view(np.uint64) if ty is U64 and op in ("min", "max") \
                 else self.flat
             _COMMUTING[op].at(mem, where, values.view(mem.dtype))
             self.flat[where] = _wrap(self.flat[where], ty)
             reported = np.full(len(gids), RETURNED, dtype=np.int8)
-            news = _atomic_result(op, olds, values, compare, ty)
             self._log(gids, refs, index, news, True, olds, reported)
             self._follow(gids, where, before, olds, news, reported)
             return olds
