@@ -45,9 +45,10 @@ class Ordered:
     undecided: bool = False
 
 
-def find_order(start: int, edges: list[Edge], steps: int = STEPS) -> Ordered:
+def find_order(start: int, edges: list[Edge], steps: int = STEPS, wave: int = 0) -> Ordered:
     """The end value of an order of `edges` from `start` (edges given workitem by
-    workitem, each one's in program order)."""
+    workitem, each one's in program order). `wave`: the launch's wave size, where known
+    (the search then tries a wave's lanes together first: `_ORDERS`)."""
     if not edges:
         return Ordered(start)
     bad = _degrees(start, edges)
@@ -60,7 +61,7 @@ def find_order(start: int, edges: list[Edge], steps: int = STEPS) -> Ordered:
         return Ordered(_end(start, edges)) if _connected(start, edges) else \
             _no_order(start, edges)
     end = _greedy(start, edges) if unbarred else None
-    return Ordered(end) if end is not None else _search(start, edges, steps)
+    return Ordered(end) if end is not None else _search(start, edges, steps, wave)
 
 
 def _one_epoch_each(edges: list[Edge]) -> bool:
@@ -146,28 +147,34 @@ def _degrees(start: int, edges: list[Edge]) -> str:
 
 #: the orders an attempt tries a choice's candidates in: a wave's atomic takes its lanes
 #: in order, but which wave went next is anyone's guess, and one order's early mistake
-#: costs it a whole subtree that another's rarely shares
+#: costs it a whole subtree that another's rarely shares. "wave" (where the wave size is
+#: known, first): the lanes after the last one taken in its wave, then the lowest
+#: workitem -- a wave's instruction runs its active lanes one after another, and the
+#: earliest wave is the likeliest to be behind (backwards, the lanes before the last in
+#: its wave, then the highest)
 _ORDERS = ("ascending", "after-last", "descending")
+_WAVE = "wave"
 #: the steps of each order's first attempt, per atomic (one pass takes one step each, and
 #: a few more); each round doubles them
 _FIRST_SLICE = 4
 
 
-def _search(start: int, edges: list[Edge], steps: int) -> Ordered:
+def _search(start: int, edges: list[Edge], steps: int, wave: int = 0) -> Ordered:
     """Attempts of a depth-first search (`_Search`) in each of `_ORDERS` in turn, from the
     start forwards and from the end backwards (an order read backwards is an order of
     the reversed atomics: a mistake one direction finds late the other often meets
     early), each round's twice as long as the last, each search keeping what it learnt
     (its dead states), until one finds an order, one exhausts the choices (then there is
     none), or `steps` are spent."""
-    searches: list[tuple[_Search, int | None]] = [(_Search(start, edges), None)]
+    searches: list[tuple[_Search, int | None]] = [(_Search(start, edges, wave), None)]
     spent, size = 0, _FIRST_SLICE * len(edges)
+    orders = ((_WAVE,) if wave > 1 else ()) + _ORDERS
     while True:
-        for order in _ORDERS:
+        for order in orders:
             for k in range(2):
                 if k == len(searches):  # backwards, built once forwards has not found it
-                    searches.append((_Search(_end(start, edges), _backwards(edges)),
-                                     _end(start, edges)))
+                    searches.append((_Search(_end(start, edges), _backwards(edges), wave,
+                                             backwards=True), _end(start, edges)))
                 search, ends_at = searches[k]
                 budget = min(size, steps - spent)
                 if budget <= 0:
@@ -224,8 +231,10 @@ class _Search:
     be reached at all (`covered`), and where that fails, so do the states above it until
     one passes; each ask is charged to the steps by the work it took."""
 
-    def __init__(self, start: int, edges: list[Edge]) -> None:
+    def __init__(self, start: int, edges: list[Edge], wave: int = 0,
+                 backwards: bool = False) -> None:
         self.start, self.edges, self.total = start, edges, len(edges)
+        self.wave, self.backwards = max(wave, 1), backwards
         self.mine: dict[int, list[Edge]] = defaultdict(list)
         for e in edges:
             self.mine[e.gid].append(e)
@@ -412,6 +421,9 @@ class _Search:
                 g = alike[0]
             elif order == "descending":
                 g = alike[-1]
+            elif order == _WAVE and self.backwards:
+                k = bisect_left(alike, last) - 1
+                g = alike[k] if k >= 0 else alike[-1]
             else:
                 k = bisect_right(alike, last)
                 g = alike[k] if k < len(alike) else alike[0]
@@ -419,6 +431,11 @@ class _Search:
                 cands.append(g)
         if order == "descending":
             return sorted(cands, reverse=True)
+        if order == _WAVE:
+            wave, w = self.wave, last // self.wave
+            if self.backwards:
+                return sorted(cands, key=lambda g: (not (g < last and g // wave == w), -g))
+            return sorted(cands, key=lambda g: (not (g > last and g // wave == w), g))
         return sorted(cands, key=(lambda g: (g <= last, g)) if order == "after-last" else None)
 
     def attempt(self, order: str, steps: int) -> tuple[Ordered | None, int]:

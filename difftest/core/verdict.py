@@ -240,7 +240,7 @@ def _ordered_memory(full: FullRun, ran: list[bool], exp: _Expect) -> _Expect:
         name, i = names[buf[s]], int(index[s])
         rows = zip(*(c[s:e].tolist() for c in (gid, epoch, value, atomic, old)))
         ending[loc], problem, unordered = _met(name, i, int(held[loc]), bool(stored[loc]),
-                                               full.group_size, rows)
+                                               full.group_size, rows, full.wave)
         if unordered:
             exp.unordered.add((name, i))
         if problem is not None and met_problem is None:
@@ -263,7 +263,7 @@ def _ordered_memory(full: FullRun, ran: list[bool], exp: _Expect) -> _Expect:
 
 
 def _met(name: str, i: int, cur: int, stored: bool, group: int,
-         entries: Iterable[tuple[int, int, int, bool, int]]
+         entries: Iterable[tuple[int, int, int, bool, int]], wave: int = 0
          ) -> tuple[int, tuple[str, list[int], bool] | None, bool]:
     """A location several workitems touch: the value its (gid, epoch, value, atomic, old)
     entries leave, segment by segment (the whole location where no one stores it, else
@@ -287,7 +287,7 @@ def _met(name: str, i: int, cur: int, stored: bool, group: int,
                 cur = v
             continue
         found = find_order(cur, [Edge(g, g // group, epoch, old, v)
-                                 for g, epoch, v, _, old in seg])
+                                 for g, epoch, v, _, old in seg], wave=wave)
         if found.end is None:
             return cur, problem or (f"{name}[{i}]: {found.why}",
                                     sorted({e[0] for e in seg})[:8], found.undecided), True

@@ -1,0 +1,97 @@
+"""`python benchmarks/order_search.py [--kernels K] [--seeds A:B]`: how often the checker
+cannot order a run's atomics (docs/semantics.md, "Atomics that return"), on numba-simt's
+own runs of generated cases, with and without the search's "wave" order.
+
+The cases are drawn as a numba-simt campaign draws them (`bench_target.sample_cases`
+like the target, seeds A to B-1, K kernels each; `--no-workgroups`: as
+benchmarks/bench_trees.py draws them); each is run by the oracle and by
+numba-simt in its own schedule and one more, as the fuzz loop runs them, and every
+location whose atomics the checker hands to the search (`atomic_order._search`: no
+shortcut decided it) is kept. Each kept location is then searched again twice, without
+the launch's wave size and with it, and the locations left undecided and the search's
+CPU seconds are printed for each. The runs are numba-simt's, so every one of them has an
+order: an undecided location is a run the checker leaves unchecked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+
+sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                os.path.dirname(os.path.abspath(__file__))]
+
+
+def _locations(kernels: int, seeds: range, workgroups: bool = True
+               ) -> list[tuple[int, list, int]]:  # type: ignore[type-arg]
+    """(start, edges, wave size) of every location the checker searched."""
+    import functools
+
+    import bench_target
+    import generators.cases as cases
+    import difftest.core.atomic_order as atomic_order
+    from difftest.campaign.fuzz import collect_less
+    from difftest.campaign.runner import oracle_run, replayed, run_target, target_options
+    from difftest.core.verdict import check_outcome
+    from generators.schedules import schedule_by_number
+    from targets.numba_simt.target import NumbaSimtTarget
+
+    kept: list[tuple[int, list, int]] = []  # type: ignore[type-arg]
+    search = atomic_order._search
+
+    def keep(start, edges, steps, wave=0):  # type: ignore[no-untyped-def]
+        kept.append((start, list(edges), wave))
+        return search(start, edges, steps, wave)
+
+    atomic_order._search = keep  # type: ignore[assignment]
+    collect_less()
+    target = NumbaSimtTarget()
+    like: NumbaSimtTarget | None = target
+    if not workgroups:  # bench_trees.py's draws: every feature but workgroups
+        capabilities = frozenset(v for k, v in cases.NEEDS.items() if k != "workgroups")
+        cases.kernel_cases = functools.partial(  # type: ignore[assignment]
+            cases.kernel_cases, capabilities=capabilities | {"faults", "mutants", "wave_ops"})
+        like = None
+    for seed in seeds:
+        rng = random.Random(seed)
+        for case in bench_target.sample_cases(kernels, seed, like=like):
+            options = target_options(target, case.options)
+            full, error = oracle_run(case, options)
+            for k in range(target.schedules_per_case):
+                schedule = (case.schedule if k == 0
+                            else schedule_by_number(case, rng.randrange(2**31)))
+                outcome = run_target(target, case, schedule, options)
+                run, why = replayed(case, full, error, outcome, options)
+                check_outcome(case, run, outcome, None, False, why)
+    atomic_order._search = search
+    return kept
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernels", type=int, default=100, help="kernels per seed")
+    parser.add_argument("--seeds", default="10:26", metavar="A:B")
+    parser.add_argument("--no-workgroups", action="store_true",
+                        help="draw as benchmarks/bench_trees.py does: every feature but "
+                        "workgroups, the launch shapes of any target")
+    args = parser.parse_args()
+    first, last = (int(x) for x in args.seeds.split(":"))
+    from difftest.core.atomic_order import find_order
+
+    kept = _locations(args.kernels, range(first, last), not args.no_workgroups)
+    print(f"{len(kept)} locations searched, {args.kernels} kernels x seeds {first}-{last - 1}")
+    for what, with_wave in (("without the wave size", False), ("with it", True)):
+        undecided, cpu = 0, 0.0
+        for start, edges, wave in kept:
+            t0 = time.process_time()
+            found = find_order(start, edges, wave=wave if with_wave else 0)
+            cpu += time.process_time() - t0
+            undecided += found.undecided
+        print(f"  {what}: {undecided} undecided, {cpu:.2f} CPU s")
+
+
+if __name__ == "__main__":
+    main()
