@@ -558,6 +558,16 @@ def _r4_returned(full: FullRun, outcome: Outcome) -> Verdict | None:
         if r and outcome.status[g] == NEVER_RAN:
             return _fail("R4 atomics", f"workitem {g} is never-ran but reported values its "
                          "atomics returned", [g], [], r[:8])
+    for g, (r, replayed) in enumerate(zip(reported, full.returned)):
+        # the replay took each reported value as its atomic's type holds it: a value
+        # that changed on the way is none of that type's (a u8's 259), unless it is a
+        # u32's read from an i32 log slot (docs/semantics.md, "What a target reports")
+        if r[:len(replayed)] != replayed:
+            for k, (v, held) in enumerate(zip(r, replayed)):
+                if v != held and not (v < 0 and v + 2**32 == held):
+                    return _fail("R4 atomics", f"workitem {g}'s atomic #{k + 1} returned "
+                                 f"{v}, which is no value of the atomic's type (as that "
+                                 f"type holds it: {held})", [g], held, v)
     exp = _expected_memory(full, [s != NEVER_RAN for s in outcome.status])
     if exp.disorder is not None:
         message, who, undecided = exp.disorder

@@ -426,6 +426,35 @@ def test_values_no_order_explains_fail_r4(change: Any, verdict: str) -> None:
     assert _checked(case, outcome).startswith(verdict)
 
 
+NARROW_COUNTER = """
+def k(cnt: Buffer[u8], wide: Buffer[u32], lst: Buffer[i32]):
+    slot = atomic_add(cnt, 0, u8(1))
+    x = atomic_max(wide, 0, u32(4294967295))
+    lst[i32(slot)] = gid()
+"""
+
+
+@pytest.mark.parametrize("change, verdict", [
+    # a u8's old value not wrapped back to 8 bits, either way
+    (lambda r: r[3].__setitem__(0, r[3][0] + 256), "R4 atomics: workitem 3's atomic #1 "
+     "returned 259, which is no value of the atomic's type (as that type holds it: 3)"),
+    (lambda r: r[3].__setitem__(0, r[3][0] - 256), "R4 atomics: workitem 3's atomic #1 "
+     "returned -253"),
+    # a u32's as an i32 log slot holds it: the same value
+    (lambda r: r[2].__setitem__(1, r[2][1] - 2**32), "agree"),
+    (lambda r: r[2].__setitem__(1, r[2][1] + 2**32), "R4 atomics: workitem 2's atomic #2 "
+     "returned 8589934591"),
+])
+def test_returned_values_are_values_of_the_atomics_type(change: Any, verdict: str) -> None:
+    case = _case(NARROW_COUNTER, 4, 2, cnt=("u8", [0]), wide=("u32", [0]),
+                 lst=("i32", [-1] * 4))
+    outcome = run_full(case).outcome()
+    assert outcome.returned is not None and outcome.returned[3][0] == 3
+    assert outcome.returned[2][1] == 4294967295
+    change(outcome.returned)
+    assert _checked(case, outcome).startswith(verdict)
+
+
 def test_no_returned_values_at_all_fail_r4() -> None:
     case = _case(COUNTER, 2, 2, cnt=("i32", [0]), lst=("i32", [-1] * 2))
     outcome = dataclasses.replace(run_full(case).outcome(), returned=None)
