@@ -23,7 +23,7 @@ from difftest.core.ir import check, to_source
 from difftest.core.ir import nodes as n
 from difftest.core.ir.types import BUF_I32, I32, I64, Type, buffer_of
 from difftest.core.ir.walk import (has_ordered_atomics, kinds_reached, reachable, rewrite,
-                                   walk)
+                                   walk, wide_atomics)
 from difftest.core.outcome import Outcome, TargetError
 
 #: the log's first room per workitem, and the most it grows to (the room is a scalar
@@ -69,21 +69,7 @@ def _fresh(taken: set[str], base: str) -> str:
 
 def _log_type(program: n.Program, entry: str) -> Type:
     """i32 slots where every atomic is on 32 bits or fewer (WGSL has no i64), else i64."""
-    for fn in reachable(program, entry):
-        # the element type of each name a buffer or an array goes by in the function
-        elements = {p.name: p.ty.element for p in fn.params if p.ty.is_buffer}
-        for node in walk(fn.body):
-            if isinstance(node, n.LocalArray):
-                elements[node.name] = node.element
-            elif isinstance(node, n.Assign) and node.value.ty is not None \
-                    and node.value.ty.is_buffer:
-                elements[node.target] = node.value.ty.element
-        for node in walk(fn.body):
-            if isinstance(node, (n.AtomicOp, n.AtomicAdd)):
-                ty = elements.get(node.buffer)
-                if ty is None or ty.bits > 32:
-                    return I64
-    return I32
+    return I64 if wide_atomics(program, entry) else I32
 
 
 def logged(case: Case, slots: int) -> tuple[Case, Names]:

@@ -22,6 +22,7 @@ import numpy as np
 from difftest.core import f32, f64
 from difftest.core.case import Case
 from difftest.core.ir.types import F64, I32, I64, Type
+from difftest.core.ir.walk import wide_atomics
 from difftest.core.fullrun import FullRun, HostRun, OracleRun
 from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome, TargetError
 
@@ -320,7 +321,7 @@ def check_outcome(case: Case, full: OracleRun | None, outcome: Outcome, policy: 
                      "workitems", expected=case.n, actual=len(outcome.status))
     rules: list[Callable[[], Verdict | None]] = []
     if run.ordered:  # the rules below replay the order the returned values give
-        rules.append(lambda: _r4_order(run, outcome))
+        rules.append(lambda: _r4_order(run, outcome, wide_atomics(case.program, case.entry)))
     rules += [
         lambda: _r1_exception(case, run, outcome, policy),
         lambda: _r2_fates(case, run, outcome),
@@ -530,18 +531,19 @@ def _r4_atomics(full: FullRun, outcome: Outcome) -> Verdict | None:
     return None
 
 
-def _r4_order(full: FullRun, outcome: Outcome) -> Verdict | None:
+def _r4_order(full: FullRun, outcome: Outcome, wide: bool) -> Verdict | None:
     """R4's first half for ordered atomics, checked first (R1-R3 replay the order it
     finds): each ran workitem reported exactly the values its atomics returned, and they
-    form an order at every location; then a race the replay met is the kernel's."""
-    failed = _r4_returned(full, outcome)
+    form an order at every location; then a race the replay met is the kernel's. `wide`:
+    the kernel has atomics on 64 bits (its log slots are 64-bit)."""
+    failed = _r4_returned(full, outcome, wide)
     if failed is None and full.replay_error is not None:
         return _fail("R0 error", f"oracle error: {full.replay_error} (in the order the "
                      "target's atomics took, which their returned values show is one)")
     return failed
 
 
-def _r4_returned(full: FullRun, outcome: Outcome) -> Verdict | None:
+def _r4_returned(full: FullRun, outcome: Outcome, wide: bool) -> Verdict | None:
     reported = outcome.returned
     if reported is None:
         return _fail("R4 atomics", "the kernel's atomics return values, but the target "
@@ -561,10 +563,10 @@ def _r4_returned(full: FullRun, outcome: Outcome) -> Verdict | None:
     for g, (r, replayed) in enumerate(zip(reported, full.returned)):
         # the replay took each reported value as its atomic's type holds it: a value
         # that changed on the way is none of that type's (a u8's 259), unless it is a
-        # u32's read from an i32 log slot (docs/semantics.md, "What a target reports")
+        # u32's as an i32 log slot holds it (docs/semantics.md, "What a target reports")
         if r[:len(replayed)] != replayed:
             for k, (v, held) in enumerate(zip(r, replayed)):
-                if v != held and not (v < 0 and v + 2**32 == held):
+                if v != held and (wide or not (v < 0 and v + 2**32 == held)):
                     return _fail("R4 atomics", f"workitem {g}'s atomic #{k + 1} returned "
                                  f"{v}, which is no value of the atomic's type (as that "
                                  f"type holds it: {held})", [g], held, v)

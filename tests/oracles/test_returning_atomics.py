@@ -455,6 +455,21 @@ def test_returned_values_are_values_of_the_atomics_type(change: Any, verdict: st
     assert _checked(case, outcome).startswith(verdict)
 
 
+def test_a_u32_read_as_an_i32_is_wrong_where_the_log_is_64_bit() -> None:
+    # with an atomic on 64 bits the log's slots are i64: a u32's old value reported
+    # negative was sign-extended (a translation's zero extension done as sign extension)
+    src = NARROW_COUNTER.replace("    lst[i32(slot)] = gid()",
+                                "    y = atomic_add(big, 0, i64(1))\n    lst[i32(slot)] = gid()")
+    src = src.replace("lst: Buffer[i32]):", "lst: Buffer[i32], big: Buffer[i64]):")
+    case = _case(src, 4, 2, cnt=("u8", [0]), wide=("u32", [0]), lst=("i32", [-1] * 4),
+                 big=("i64", [0]))
+    outcome = run_full(case).outcome()
+    assert outcome.returned is not None and outcome.returned[2][1] == 4294967295
+    assert _checked(case, outcome) == "agree"
+    outcome.returned[2][1] = -1
+    assert _checked(case, outcome).startswith("R4 atomics: workitem 2's atomic #2 returned -1")
+
+
 def test_no_returned_values_at_all_fail_r4() -> None:
     case = _case(COUNTER, 2, 2, cnt=("i32", [0]), lst=("i32", [-1] * 2))
     outcome = dataclasses.replace(run_full(case).outcome(), returned=None)

@@ -301,3 +301,24 @@ def has_ordered_atomics(program: n.Program, entry: str) -> bool:
     ordered, and a target reports the values they returned (docs/semantics.md, "Atomics
     that return")."""
     return n.AtomicOp in kinds_reached(program, entry)
+
+
+def wide_atomics(program: n.Program, entry: str) -> bool:
+    """Whether a launch of `entry` can meet an atomic on elements wider than 32 bits: a
+    target then reports its atomics' returned values in 64-bit log slots, else in 32-bit
+    ones (docs/semantics.md, "What a target reports"; WGSL has no i64)."""
+    for fn in reachable(program, entry):
+        # the element type of each name a buffer or an array goes by in the function
+        elements = {p.name: p.ty.element for p in fn.params if p.ty.is_buffer}
+        for node in walk(fn.body):
+            if isinstance(node, n.LocalArray):
+                elements[node.name] = node.element
+            elif isinstance(node, n.Assign) and node.value.ty is not None \
+                    and node.value.ty.is_buffer:
+                elements[node.target] = node.value.ty.element
+        for node in walk(fn.body):
+            if isinstance(node, (n.AtomicOp, n.AtomicAdd)):
+                ty = elements.get(node.buffer)
+                if ty is None or ty.bits > 32:
+                    return True
+    return False
