@@ -23,7 +23,10 @@ import os
 import random
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from difftest.core.atomic_order import Edge
 
 sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                 os.path.dirname(os.path.abspath(__file__))]
@@ -31,7 +34,7 @@ sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 
 def _locations(kernels: int, seeds: range, workgroups: bool = True,
                target_name: str = "numba-simt", opts: dict[str, Any] | None = None
-               ) -> list[tuple[int, list, int]]:  # type: ignore[type-arg]
+               ) -> list[tuple[int, list[Edge], int]]:
     """(start, edges, wave size) of every location the checker searched."""
     import functools
 
@@ -44,7 +47,7 @@ def _locations(kernels: int, seeds: range, workgroups: bool = True,
     from difftest.core.verdict import check_outcome
     from generators.schedules import schedule_by_number
 
-    kept: list[tuple[int, list, int]] = []  # type: ignore[type-arg]
+    kept: list[tuple[int, list[Edge], int]] = []
     search = atomic_order._search
 
     def keep(start, edges, steps, wave=0):  # type: ignore[no-untyped-def]
