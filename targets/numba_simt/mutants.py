@@ -360,6 +360,10 @@ _ALL = (
     Mutant("atomic-optimizer-first-old", "issue #54", "machine",
            "a combined add gives every lane the old value the first lane got, without its "
            "prefix sum of the lanes below it"),
+    Mutant("atomic-old-sign-extended", "wasmtime#9990", "machine",
+           "an atomic on an unsigned narrow buffer (u8, u16, u32) hands back its old value "
+           "sign-extended from the buffer's width, not zero-extended (the extension kind "
+           "of a signed load taken for an unsigned atomic's result)"),
     # --- f64 (docs/origins.md, "64-bit floats")
     Mutant("f64-rounded-through-f32", "brian2genn#18", "machine",
            "f64 + - * and fma round their result to f32 on the way (a lowering that keeps "
@@ -389,7 +393,8 @@ MACHINE_FLAGS: dict[str, int] = {"div-floor": 1, "never-ran-unmarked": 2,
                                  "ballot-functions-low-word": 16384,
                                  "shuffle-relative-keeps-own": 32768,
                                  "atomic-optimizer-counts-wave": 65536,
-                                 "atomic-optimizer-first-old": 131072}
+                                 "atomic-optimizer-first-old": 131072,
+                                 "atomic-old-sign-extended": 262144}
 
 _COMPILER = ("lower", "liveness", "regalloc", "emit", "speculate")
 _RUNTIME = ("runtime", "trampoline", "pool")

@@ -541,6 +541,27 @@ def test_the_optimizers_mutants_disagree_on_the_example(mutant: str, rule: str) 
     assert not res.verdict.agree and res.verdict.rule == rule, res.verdict
 
 
+@pytest.mark.parametrize("dtype, start, returned", [("u16", 40000, -25536),
+                                                      ("u8", 200, -56)])
+def test_an_unsigned_atomics_old_value_sign_extended_is_no_value_of_its_type(
+        dtype: str, start: int, returned: int) -> None:
+    # atomic-old-sign-extended: a u16's 40000 comes back as the i16 bits' -25536, which
+    # no u16 holds (R4's type rule, docs/semantics.md "What a target reports")
+    from targets.numba_simt.target import NumbaSimtTarget
+
+    src = f"""
+    def k(u: Buffer[{dtype}]):
+        x = atomic_add(u, 0, 1)
+    """
+    case = _case(src, 1, 1, u=(dtype, [start]))
+    right = check_case(case, NumbaSimtTarget(), {})
+    assert right.verdict.agree and right.outcome.returned == [[start]], right.verdict
+    res = check_case(case, NumbaSimtTarget(), {}, {"mutants": ["atomic-old-sign-extended"]})
+    assert not res.verdict.agree and res.verdict.rule == "R4 atomics", res.verdict
+    assert res.outcome.returned == [[returned]]
+    assert "no value of the atomic's type" in res.verdict.message
+
+
 def test_a_log_that_overflows_is_run_again_with_room() -> None:
     from targets.numba_simt.target import NumbaSimtTarget
 

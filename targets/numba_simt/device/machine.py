@@ -134,6 +134,8 @@ FLAG_ATOMIC_WAVE_COUNT = 65536  # atomic-optimizer-counts-wave: the combined add
 #                                 uniform value counts the wave's lanes, not the active ones
 FLAG_ATOMIC_FIRST_OLD = 131072  # atomic-optimizer-first-old: every lane of a combined add
 #                                 gets the old value the first lane got
+FLAG_ATOMIC_OLD_SEXT = 262144  # atomic-old-sign-extended: an unsigned narrow atomic's old
+#                                value comes back sign-extended from its width
 
 # Deopt reasons (frame word 1) and the frame layout (a row of the save area).
 REASON_OOB, REASON_DIV0, REASON_FAIL, REASON_SPECULATION, REASON_FORCED = 1, 2, 3, 4, 5
@@ -1245,11 +1247,12 @@ def _atomic(ex, full, V, rd, ra, rb, rc, imm, W, mem, buftab, flags):  # type: i
                 lanes = _popc(full if flags & FLAG_ATOMIC_WAVE_COUNT else ex)
                 mem[at] = _wk(base + v0 * lanes, bsh, uns)
             below = np.int64(0)
+            back = 0 if flags & FLAG_ATOMIC_OLD_SEXT else uns  # the old value's extension
             for l in range(W):
                 if (ex >> l) & 1:
                     v = V[rc, l]  # (before V[rd]: they may be one register)
                     first = flags & FLAG_ATOMIC_FIRST_OLD
-                    V[rd, l] = base if first else _wk(base + below, bsh, uns)
+                    V[rd, l] = _wk(base, bsh, back) if first else _wk(base + below, bsh, back)
                     below += v
             if not uniform:
                 mem[at] = _wk(base + below, bsh, uns)
@@ -1287,7 +1290,7 @@ def _atomic(ex, full, V, rd, ra, rb, rc, imm, W, mem, buftab, flags):  # type: i
         else:
             x = v if old == V[rd, l] else old
         mem[at] = _wk(x, 64 - (kind & 255), kind & _UNS)
-        V[rd, l] = old
+        V[rd, l] = _wk(old, 64 - (kind & 255), 0) if flags & FLAG_ATOMIC_OLD_SEXT else old
     return f, OK
 
 
