@@ -1,7 +1,7 @@
-"""`python benchmarks/order_search.py [--kernels K] [--seeds A:B] [--target T]`: how often
-the checker cannot order a run's atomics (docs/semantics.md, "Atomics that return"), on a
-target's own runs of generated cases (numba-simt's by default), with and without the
-search's "wave" order.
+"""`python benchmarks/order_search.py [--kernels K] [--seeds A:B] [--target T]`: how
+often the checker cannot order a run's atomics (docs/semantics.md, "Atomics that
+return"), on a target's own runs of generated cases (numba-simt's by default), with and
+without the search's "wave" order (`--steps N`: with another step budget).
 
 The cases are drawn as a campaign on the target draws them (`bench_target.sample_cases`
 like the target, seeds A to B-1, K kernels each; `--no-workgroups`: as
@@ -87,12 +87,15 @@ def main() -> None:
     parser.add_argument("--target", default="numba-simt")
     parser.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
                         help="a target option (repeatable), as difftest fuzz takes it")
+    parser.add_argument("--steps", type=int, default=None,
+                        help="the search's step budget per location when each kept "
+                        "location is searched again (default: the checker's)")
     parser.add_argument("--no-workgroups", action="store_true",
                         help="draw as benchmarks/bench_trees.py does: every feature but "
                         "workgroups, the launch shapes of any target")
     args = parser.parse_args()
     first, last = (int(x) for x in args.seeds.split(":"))
-    from difftest.core.atomic_order import find_order
+    from difftest.core.atomic_order import STEPS, find_order
 
     from difftest.core.options import parse_cli
 
@@ -105,7 +108,8 @@ def main() -> None:
         undecided, cpu = 0, 0.0
         for start, edges, wave in kept:
             t0 = time.process_time()
-            found = find_order(start, edges, wave=wave if with_wave else 0)
+            found = find_order(start, edges, args.steps or STEPS,
+                               wave=wave if with_wave else 0)
             cpu += time.process_time() - t0
             undecided += found.undecided
         print(f"  {what}: {undecided} undecided, {cpu:.2f} CPU s")
