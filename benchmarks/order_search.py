@@ -80,14 +80,23 @@ def _locations(kernels: int, seeds: range, workgroups: bool = True,
     return kept
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of steps >= 1, got {text!r}")
+    return int(text)
+
+
 def main() -> None:
+    from difftest.core.atomic_order import STEPS, find_order
+    from difftest.core.options import parse_cli
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernels", type=int, default=100, help="kernels per seed")
     parser.add_argument("--seeds", default="10:26", metavar="A:B")
     parser.add_argument("--target", default="numba-simt")
     parser.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
                         help="a target option (repeatable), as difftest fuzz takes it")
-    parser.add_argument("--steps", type=int, default=None,
+    parser.add_argument("--steps", type=_positive, default=STEPS,
                         help="the search's step budget per location when each kept "
                         "location is searched again (default: the checker's)")
     parser.add_argument("--no-workgroups", action="store_true",
@@ -95,10 +104,6 @@ def main() -> None:
                         "workgroups, the launch shapes of any target")
     args = parser.parse_args()
     first, last = (int(x) for x in args.seeds.split(":"))
-    from difftest.core.atomic_order import STEPS, find_order
-
-    from difftest.core.options import parse_cli
-
     opts = parse_cli(args.opt)
     kept = _locations(args.kernels, range(first, last), not args.no_workgroups,
                       args.target, opts)
@@ -108,8 +113,7 @@ def main() -> None:
         undecided, cpu = 0, 0.0
         for start, edges, wave in kept:
             t0 = time.process_time()
-            found = find_order(start, edges, args.steps or STEPS,
-                               wave=wave if with_wave else 0)
+            found = find_order(start, edges, args.steps, wave=wave if with_wave else 0)
             cpu += time.process_time() - t0
             undecided += found.undecided
         print(f"  {what}: {undecided} undecided, {cpu:.2f} CPU s")

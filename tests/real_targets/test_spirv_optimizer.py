@@ -296,6 +296,12 @@ def test_avoiding_loop_peeling_leaves_it_out_of_a_drawn_recipe_only() -> None:
         "--loop-peeling", "--ccp", "--loop-peeling"]
     assert _run_flags(Glsl(), {"spirv_opt": "random", "spirv_recipe": "loop-peeling",
                                "avoid": "loop-peeling"}) == []
+    # left out of the recipe before its flags are made: merge-return's dead-branch
+    # elimination is not doubled by the pass between them going
+    assert _run_flags(Glsl(), {"spirv_opt": "random", "avoid": "loop-peeling",
+                               "spirv_recipe": "eliminate-dead-branches,loop-peeling,"
+                                               "merge-return"}) == [
+        "--eliminate-dead-branches", "--merge-return"]
     assert _run_flags(Glsl(), {"spirv_opt": "loop-peeling", "avoid": "loop-peeling"}) == [
         "--loop-peeling"]
 
