@@ -489,6 +489,22 @@ class _Worker:
         self.repeat_kept: set[str] = set()  # finding keys whose case was sent to be kept
 
     def run(self) -> None:
+        from targets.device.process import DeviceDeadline
+
+        # a check still waiting on a device when --time runs out is abandoned there (a
+        # hung compiler is given minutes before it counts as one); the shrinking and
+        # reduction of a failure found in time are not (--reduce-time caps those)
+        self.deadline(True)
+        try:
+            self.batches()
+        except DeviceDeadline:
+            self.results.put(_Warning(
+                f"worker {self.index}: a case was still being checked when --time ran out "
+                "(a device call waiting on its build or run): stopped there, not checked"))
+        finally:
+            self.deadline(False)
+
+    def batches(self) -> None:
         from difftest.campaign.runner import Recheck
 
         done = 0
@@ -515,8 +531,16 @@ class _Worker:
             self.batch_no += 1
             if self.best:
                 self.keep()
+                self.deadline(True)
                 if self.config.stop_on_first:
                     return
+
+    def deadline(self, on: bool) -> None:
+        """Device calls abandoned at --time's end (`on`), or never (a failure's
+        shrinking and reduction)."""
+        from targets.device.process import set_deadline
+
+        set_deadline(self.stop_at if on and self.config.seconds is not None else None)
 
     def property(self, batch: int, seed_value: int) -> Any:
         from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -652,6 +676,7 @@ class _Worker:
                     if self.config.stop_on_first and not self.claim_first():
                         os._exit(0)  # another worker's failure is the campaign's: stop here
                     best[:] = [None, None, failure, time.monotonic(), verdict.rule, ""]
+                    self.deadline(False)
                     self.first_case = case_json
                     self.position = (self.batch_no, self.index, self.example_no)
                     # kept at once, unreduced: a signal during the reduction loses nothing

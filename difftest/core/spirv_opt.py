@@ -6,8 +6,8 @@ recipe (`merge-blocks,if-conversion,...`: these passes in this order), or `rando
 case's `spirv_recipe`, drawn by the generators from `RECIPE_PASSES` (shrinking drops
 passes, so a counterexample's recipe comes out as short as still fails; a Vulkan
 target's `avoid` may leave passes of known bugs out of it: AVOIDED_PASSES in
-targets/vulkan/target.py), and `-O` for a case without one. Every setting is an option recorded in the case, so replay, reduction
-and export run the same passes.
+targets/vulkan/target.py), and `-O` for a case without one. Every setting is an
+option recorded in the case, so replay, reduction and export run the same passes.
 """
 
 from __future__ import annotations

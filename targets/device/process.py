@@ -74,6 +74,23 @@ class DeviceCrash(Exception):
         self.fresh = fresh
 
 
+class DeviceDeadline(BaseException):
+    """A call was still waiting when its caller's deadline passed (`set_deadline`: a
+    campaign's `--time`, the one budget the wall clock decides): the device's process
+    was killed and the call has no answer. A BaseException, so that no handler on the
+    way takes it for the target's answer or a failure of the case."""
+
+
+#: the monotonic time past which a call is abandoned (None: never); per process
+_DEADLINE: list[float | None] = [None]
+
+
+def set_deadline(at: float | None) -> None:
+    """Abandon every call of this process still waiting at `at` (time.monotonic()),
+    with DeviceDeadline; None: no deadline."""
+    _DEADLINE[0] = at
+
+
 class DeviceTimeout(Exception):
     """The device's process did not answer within its limit (it was killed). `phase` is
     "build" when its build had not finished, else "run"; `used` the seconds of its clock
@@ -234,8 +251,14 @@ class DeviceProcess:
         phase, limit = "build", timeout if build_timeout is None else build_timeout
         meter, used = _Meter(proc.pid, "cpu"), 0.0
         while True:
-            ready, _, _ = select.select([proc.stdout], [], [], meter.wait(limit, used))
+            wait, deadline = meter.wait(limit, used), _DEADLINE[0]
+            if deadline is not None:
+                wait = min(wait, max(0.0, deadline - time.monotonic()))
+            ready, _, _ = select.select([proc.stdout], [], [], wait)
             if not ready:
+                if deadline is not None and time.monotonic() >= deadline:
+                    self._kill()
+                    raise DeviceDeadline(f"the {phase} was stopped when the deadline passed")
                 used, idle = meter.used()
                 if used < limit and not idle:
                     continue

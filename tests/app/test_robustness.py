@@ -195,6 +195,46 @@ def test_a_campaign_announces_a_cold_start_once(
     assert capsys.readouterr().err.count("compiling the cold target") == 1
 
 
+class _HungCompiler(_Refuses):
+    """A target whose device's compiler never finishes: every build waits on a child
+    process that spins, within limits far past the campaign's --time."""
+
+    name = "hung-compiler"
+    folder = ""
+
+    def unsupported(self, case: Any) -> None:
+        return None
+
+    def run(self, case: Any, schedule: Any = None, options: Any = None) -> Any:
+        from targets.device.process import DeviceProcess
+
+        device = DeviceProcess("hung_runner", {"PYTHONPATH": self.folder})
+        device.call({}, [], 600.0, build_timeout=600.0)
+        raise AssertionError("the build never finishes")
+
+
+def test_a_check_still_waiting_on_a_device_when_time_runs_out_is_stopped_there(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # a campaign of --time 2 whose first check waits on a compiler allowed ten minutes
+    # ends within seconds, saying so (the check is not counted, nothing is kept)
+    from difftest.campaign import registry
+
+    (tmp_path / "hung_runner.py").write_text(
+        "def handle(header, arrays, built):\n    while True:\n        pass\n")
+    _HungCompiler.folder = os.pathsep.join([str(tmp_path), str(REPO)])
+    monkeypatch.setattr(registry, "load_target", lambda name, options=None: _HungCompiler())
+    start = time.monotonic()
+    code = main(["fuzz", "--target", "hung-compiler", "--time", "2", "--corpus",
+                 str(tmp_path / "c")])
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    assert time.monotonic() - start < 60
+    assert code == 3, out  # nothing was checked
+    assert "a case was still being checked when --time ran out" in out
+    assert not list((tmp_path / "c").glob("*.json"))
+
+
 def test_replay_of_a_file_whose_target_is_not_installed_fails_that_file_and_goes_on(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from difftest.campaign.corpus import corpus_json, save

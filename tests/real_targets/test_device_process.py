@@ -121,6 +121,38 @@ def test_a_hang_is_killed_at_the_time_limit(device: DeviceProcess) -> None:
     assert "pid" in header
 
 
+@pytest.mark.parametrize("op", ["hang", "hang-after-build", "deadlock"])
+def test_a_call_waiting_at_the_deadline_is_abandoned(device: DeviceProcess, op: str) -> None:
+    """A campaign's --time ends a call still waiting (a compiler given its minutes before
+    it counts as hung): DeviceDeadline well within the call's own limits, the process
+    killed, and the next call, without a deadline, answered by a fresh one."""
+    from targets.device.process import DeviceDeadline, set_deadline
+
+    first, _ = device.call({"op": "double"}, [], 30)
+    start = time.monotonic()
+    set_deadline(start + 1.0)
+    try:
+        with pytest.raises(DeviceDeadline):
+            device.call({"op": op}, [], 600.0, build_timeout=600.0)
+    finally:
+        set_deadline(None)
+    assert 1.0 <= time.monotonic() - start < 10
+    header, _ = device.call({"op": "double"}, [], 30)
+    assert header["pid"] != first["pid"]
+
+
+def test_a_call_that_answers_before_the_deadline_is_not_touched(
+        device: DeviceProcess) -> None:
+    from targets.device.process import set_deadline
+
+    set_deadline(time.monotonic() + 60)
+    try:
+        header, _ = device.call({"op": "slow-build", "build_s": 0.3}, [], 30)
+    finally:
+        set_deadline(None)
+    assert header.get("ran") is True
+
+
 def test_a_runner_exception_is_a_reply_not_a_crash(device: DeviceProcess) -> None:
     header, _ = device.call({"op": "reject"}, [], 30)
     assert header["error"] == "internal" and "the runner itself failed" in header["message"]
