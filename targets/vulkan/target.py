@@ -52,7 +52,7 @@ from difftest.core.ir.types import F32, F64, I8, I16, I32, I64, U8, U16, U32, U6
 from difftest.core.ir.walk import f32_use, f64_use, reachable, walk
 from difftest.core.options import avoided, trip_budget
 from difftest.core.reconvergence import MAXIMAL, UNIFORM
-from difftest.core.spirv_opt import RecipeError, flags as spirv_opt_flags
+from difftest.core.spirv_opt import RecipeError, flags as spirv_opt_flags, recipe
 
 from ..device import spirv_layer
 from ..device.process import DeviceCrash, DeviceProcess, DeviceTimeout
@@ -455,22 +455,19 @@ def _optimizer_flags(options: dict[str, Any], target: Any) -> list[str]:
     drawn = options.get("spirv_recipe")
     if options.get("spirv_opt") == "random" and isinstance(drawn, str):
         names = avoided(target, options.get("avoid", ""))
-        out = {p for name, p in AVOIDED_PASSES.items() if name in names}
-        passes = [p.strip() for p in drawn.split(",") if p.strip()]
-        kept = [p for p in passes if p not in out]
-        if passes and not kept:
+        kept = [p for p in recipe(drawn) if not (p in AVOIDED_PASSES and p in names)]
+        if not kept:
             return []
-        drawn = ",".join(kept) if passes else drawn
+        drawn = ",".join(kept)
     return spirv_opt_flags(options.get("spirv_opt"), drawn)
 
 
 #: known bugs of SPIRV-Tools' optimizer that option `avoid` spells around by leaving a
-#: pass out of a drawn recipe (spirv_opt=random; a recipe or level named keeps each pass)
-AVOIDED_PASSES = {
-    # spirv-opt-loop-peeling-crash and spirv-opt-loop-peeling-pointer-phi: a campaign
-    # of drawn recipes met them in one case of a hundred
-    "loop-peeling": "loop-peeling",
-}
+#: pass out of a drawn recipe (spirv_opt=random; a recipe or level named keeps each
+#: pass), each avoided by the name of its pass. loop-peeling: spirv-opt-loop-peeling-crash
+#: and spirv-opt-loop-peeling-pointer-phi (a campaign of drawn recipes met them in one
+#: case of a hundred)
+AVOIDED_PASSES = ("loop-peeling",)
 
 
 #: known driver bugs a pass of SPIRV-Tools' optimizer spells around (option `avoid`):
