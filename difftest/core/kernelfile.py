@@ -62,7 +62,7 @@ def parse_value(text: str, where: str) -> Any:
     data: list[int | float | str] = []
     for item in (x.strip() for x in items.split(",")) if items else ():
         floats = dtype in ("f32", "f64")
-        if floats and (_FLOAT.match(item) or re.fullmatch(r"-?\d+", item)):
+        if floats and _FLOAT.match(item):
             data.append(decimal(item, where))
         elif floats and item in ("nan", "inf", "-inf"):
             data.append(item)  # as a case file writes them

@@ -281,3 +281,28 @@ def test_the_oracle_names_the_first_subnormal_a_run_meets(x: float, s: float,
         assert got is None
     else:
         assert got is not None and seen in got and "subnormal" in got, got
+
+
+@pytest.mark.parametrize("buffer, refused", [
+    ("f64[9007199254740993]", "9007199254740993 is not an f64: the nearest is "
+                              "9007199254740992.0"),
+    ("f64[18446744073709551615]", "is not an f64"),
+    ("f32[16777217]", "16777217 is not an f32"),
+    ("f64[9007199254740992, -3, 0.1, nan]", None),
+])
+def test_kernel_file_headers_refuse_integers_a_float_buffer_cannot_hold(
+        tmp_path, buffer: str, refused: str | None) -> None:
+    # as a case file does: an integer is written exactly or not at all (a decimal with a
+    # point or an exponent is read as the nearest float)
+    from difftest.core.kernelfile import load_case
+
+    path = tmp_path / "k.py"
+    ty = buffer[:3]
+    path.write_text(f"# difftest: launch n=1 wave=1\n# difftest: arg x = {buffer}\n"
+                    f"def k(x: Buffer[{ty}]):\n    x[0] = x[0]\n")
+    if refused is None:
+        bits = load_case(path).args["x"][:2]  # an f64 buffer holds its values' bits
+        assert bits.view(np.float64).tolist() == [2.0 ** 53, -3.0]
+    else:
+        with pytest.raises(CaseError, match=refused):
+            load_case(path)
