@@ -462,6 +462,8 @@ class _Gen:
             return f"{want}({x})", want
         if k in _BITS_1:
             a, ta = self.int_expr(fn, want, sub)
+            if self.pick((False, False, False, True)):
+                a, ta = self.bits_edge(want), want
             if ta is I32 and k in ("popcount", "clz", "ctz") and self.pick((False, True)):
                 # a count of 64 bits, with its high word set: a negative value's sign
                 # extension, or a small value less 2^32
@@ -776,6 +778,15 @@ class _Gen:
             values += [half, half - 1, half + 1]
         return f"{ty}({self.pick(tuple(dict.fromkeys(values)))})"
 
+    def bits_edge(self, ty: Type) -> str:
+        """An integer function's operand at its edges: any of `t_literal`'s, or MIN
+        (abs) or all ones (popcount), which it draws one time in eight."""
+        lo, hi = int_range(ty)
+        k = self.pick(("edge", "min", "ones"))
+        if k == "edge" or k == "min" and not ty.signed:
+            return self.t_literal(ty)
+        return f"{ty}({lo if k == 'min' else -1 if ty.signed else hi})"
+
     def t_menu(self, fn: _Fn, ty: Type) -> tuple[str, ...]:
         key = ("t", ty, fn.nest > 0, bool(fn.ins), bool(fn.outs), bool(_arrays(fn, (ty,))))
         menu = fn.menus.get(key)
@@ -865,12 +876,14 @@ class _Gen:
             return f"{a}[{self.array_index(fn, a, sub)}]"
         if k in _BITS_2:
             a = self.t_expr(fn, ty, sub)
-            if k == "mul_hi" and self.pick((False, True)):  # an edge: the top bit, MIN
+            if self.pick((False, True)):  # an edge: the top bit, MIN, MAX
                 a = self.t_literal(ty)
             return f"{k}({a}, {self.t_expr(fn, ty, sub)})"
         if k in _ROTATIONS:
             return f"{k}({self.t_expr(fn, ty, sub)}, {self.rotation(fn, sub)})"
         x = self.t_expr(fn, ty, sub)
+        if k in _BITS_1 and self.pick((False, False, False, True)):
+            x = self.bits_edge(ty)
         if k == "shuffle":
             return self.shuffled(fn, x, 0)
         if k in ("wave_sum", "wave_min", "wave_max"):  # bitwise and clustered ones too

@@ -1308,7 +1308,7 @@ class _Run:
         if e.op in n.BALLOT_FUNCTIONS:
             return done, self._ballot_function(e.op, args[0], done % self.wave)
         if ty.is_int:
-            self.edges.note_int_function(args, ty)
+            self.edges.note_int_function(e.op, args, ty)
             return done, self._int_math(e.op, args, ty)
         if e.op == "abs":
             return done, np.abs(args[0])

@@ -35,8 +35,17 @@ EDGE_PAIRS: tuple[str, ...] = tuple(f"edge:{p}" for p in (
     # conversions between integer types: truncating; extending a negative value; extending
     # an unsigned value with its top bit set
     "convert:truncates", "convert:negative", "convert:top_bit_unsigned",
-    # the integer functions: of 0 (clz, ctz: the width), of MIN (abs), of all ones
-    "int_fn:zero", "int_fn:min", "int_fn:all_ones",
+    # each integer function at its own edges: clz and ctz of 0 (the width) and of a 64-bit
+    # value whose high (clz) or low (ctz) word is 0 (a count spelled from two 32-bit
+    # halves takes the other's); popcount of all ones (a narrow signed type's sign
+    # extension not counted); bit_reverse of a value with its low bit set (the result's
+    # top bit); a rotation by 0 modulo the width (two shifts, one by the width) and by an
+    # amount masked; mul_hi of a negative operand (the signed product's correction) and of
+    # an unsigned one with its top bit set; abs of MIN; integer min and max at MIN or MAX,
+    # and unsigned with the top bit set
+    "clz:zero", "clz:high_word_zero", "ctz:zero", "ctz:low_word_zero", "popcount:all_ones",
+    "bit_reverse:low_bit", "rotate:zero", "rotate:masked", "mul_hi:negative",
+    "mul_hi:top_bit_unsigned", "abs:min", "int_minmax:limit", "int_minmax:top_bit_unsigned",
     # f32 arithmetic (+ - * fma): NaN, an infinity, a subnormal, -0.0
     "f32_arith:nan", "f32_arith:inf", "f32_arith:subnormal", "f32_arith:minus_zero",
     # f32 comparisons: NaN, an infinity, -0.0 against +0.0
@@ -92,6 +101,11 @@ def _least(a: Array) -> int:
 
 def _most(a: Array) -> int:
     return max(a.tolist()) if len(a) <= _SMALL else int(a.max())
+
+
+def _all_ones(ty: Type) -> int:
+    """The storage of the value with all of `ty`'s bits set."""
+    return -1 if ty.signed or ty is U64 else _LIMITS[ty][1]
 
 
 def _top_bit(v: Array, ty: Type) -> bool:
@@ -171,9 +185,9 @@ class Edges:
         if len(v) and source is not to:
             self._hold(("int_convert", source, to), v)
 
-    def note_int_function(self, args: list[Array], ty: Type) -> None:
+    def note_int_function(self, op: str, args: list[Array], ty: Type) -> None:
         if args and len(args[0]):
-            self._hold(("int_function", ty), args[0])
+            self._hold(("int_function", op, ty), *args)
 
     def note_f32_arith(self, values: list[Array]) -> None:
         """The operands of an f32 or f64 + - * or fma."""
@@ -261,12 +275,40 @@ class Edges:
         else:
             self._add("convert:top_bit_unsigned", _top_bit(v, source))
 
-    def _int_function(self, x: Array, ty: Type) -> None:
-        """The integer functions' first operand."""
-        lo, hi = _LIMITS[ty]
-        self._add("int_fn:zero", _has(x, 0))
-        self._add("int_fn:min", ty.signed and _has(x, lo))
-        self._add("int_fn:all_ones", _has(x, -1 if ty.signed or ty is U64 else hi))
+    def _int_function(self, *held: Any) -> None:
+        """An integer function's operands (`held`: them, then its name and type)."""
+        *args, op, ty = held
+        x = args[0]
+        if op in ("clz", "ctz"):
+            self._add(f"{op}:zero", _has(x, 0))
+            if ty.bits == 64:  # one 32-bit half all zeros, the value not 0
+                half = (x > 0) & (x < 1 << 32) if op == "clz" else \
+                    (x != 0) & ((x & 0xFFFFFFFF) == 0)
+                self._add(f"{op}:{'high' if op == 'clz' else 'low'}_word_zero",
+                          bool(half.any()))
+        elif op == "popcount":
+            self._add("popcount:all_ones", _has(x, _all_ones(ty)))
+        elif op == "bit_reverse":
+            self._add("bit_reverse:low_bit", bool((x & 1).any()))
+        elif op in ("rotate_left", "rotate_right"):
+            amount = args[1]
+            self._add("rotate:zero", bool((amount % ty.bits == 0).any()))
+            self._add("rotate:masked", _most(amount) >= ty.bits or _least(amount) < 0)
+        elif op == "abs":
+            self._add("abs:min", ty.signed and _has(x, _LIMITS[ty][0]))
+        else:  # mul_hi, min, max: two operands of the type
+            y = args[1]
+            if ty.signed:
+                top = _least(x) < 0 or _least(y) < 0
+            else:
+                top = _top_bit(x, ty) or _top_bit(y, ty)
+            if op == "mul_hi":
+                self._add("mul_hi:negative" if ty.signed else "mul_hi:top_bit_unsigned", top)
+                return
+            lo, hi = _LIMITS[ty]
+            self._add("int_minmax:limit", any(_has(v, k) for v in (x, y) for k in (lo, hi)))
+            if not ty.signed:
+                self._add("int_minmax:top_bit_unsigned", top)
 
     # ------------------------------------------------------------------ floats
     # f32's and f64's (`dtype`: the values' own; the pairs' names say f32 or f64 by it)

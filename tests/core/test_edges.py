@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from difftest.core import edges
 from difftest.core.edges import EDGE_PAIRS, Edges
 from difftest.core.errors import OracleError
-from difftest.core.ir.types import I8, I32, I64, U8, U32, U64, Type, int_range, storage
+from difftest.core.ir.types import I8, I16, I32, I64, U8, U32, U64, Type, int_range, storage
 
 
 def _a(*values: int, ty: Type = I32) -> np.ndarray:
@@ -37,9 +37,17 @@ def test_the_integer_pairs_are_all_declared_and_all_reachable() -> None:
     e.note_int_convert(_a(-1, 300, ty=I64), I64, I8)
     e.note_int_convert(_a(-1), I32, I64)
     e.note_int_convert(_a(2**31, ty=U32), U32, I64)
-    e.note_int_function([_a(0, -1, -128, ty=I8)], I8)
+    e.note_int_function("clz", [_a(0, 1, ty=I64)], I64)
+    e.note_int_function("ctz", [_a(0, -2**63, ty=I64)], I64)
+    e.note_int_function("popcount", [_a(-1, ty=I8)], I8)
+    e.note_int_function("bit_reverse", [_a(1)], I32)
+    e.note_int_function("rotate_left", [_a(1), _a(0, 40)], I32)
+    e.note_int_function("mul_hi", [_a(-1), _a(3)], I32)
+    e.note_int_function("mul_hi", [_a(2**31, ty=U32), _a(3, ty=U32)], U32)
+    e.note_int_function("abs", [_a(-128, ty=I8)], I8)
+    e.note_int_function("max", [_a(255, ty=U8), _a(3, ty=U8)], U8)
     assert e.names() <= set(EDGE_PAIRS)
-    assert len(e.names()) == 17
+    assert len(e.names()) == 27
 
 
 def test_arithmetic_meets_min_and_max_in_either_operand() -> None:
@@ -110,19 +118,42 @@ def test_conversions(values: tuple[int, ...], source: Type, to: Type, pairs: set
     assert e.seen == pairs
 
 
-def test_integer_functions_of_zero_min_and_all_ones() -> None:
+@pytest.mark.parametrize("op, args, ty, pairs", [
+    ("clz", [(3, 0)], I32, {"clz:zero"}),
+    ("ctz", [(0,)], U8, {"ctz:zero"}),
+    # a 64-bit count's halves: the high word 0 (clz), the low word 0 (ctz), not the value
+    ("clz", [(5,)], I64, {"clz:high_word_zero"}),
+    ("clz", [(2**32,)], I64, set()),
+    ("ctz", [(2**32,)], U64, {"ctz:low_word_zero"}),
+    ("ctz", [(-2**63,)], I64, {"ctz:low_word_zero"}),
+    ("ctz", [(3,)], I64, set()),
+    ("clz", [(5,)], I32, set()),  # no halves below 64 bits
+    ("popcount", [(-1,)], I8, {"popcount:all_ones"}),
+    ("popcount", [(255,)], U8, {"popcount:all_ones"}),
+    ("popcount", [(2**64 - 1,)], U64, {"popcount:all_ones"}),
+    ("popcount", [(127,)], U8, set()),
+    ("bit_reverse", [(2, 3)], I16, {"bit_reverse:low_bit"}),
+    ("bit_reverse", [(2, 4)], I16, set()),
+    ("rotate_left", [(1,), (32,)], I32, {"rotate:zero", "rotate:masked"}),
+    ("rotate_right", [(1,), (-1,)], U8, {"rotate:masked"}),
+    ("rotate_left", [(1,), (0,)], I64, {"rotate:zero"}),
+    ("rotate_left", [(1,), (3,)], I32, set()),
+    ("mul_hi", [(1,), (-1,)], I64, {"mul_hi:negative"}),
+    ("mul_hi", [(1,), (2**31,)], U32, {"mul_hi:top_bit_unsigned"}),
+    ("mul_hi", [(1,), (2**63,)], U64, {"mul_hi:top_bit_unsigned"}),
+    ("mul_hi", [(1,), (2**31 - 1,)], U32, set()),
+    ("abs", [(-128,)], I8, {"abs:min"}),
+    ("abs", [(-127,)], I8, set()),
+    ("min", [(255,), (0,)], U8, {"int_minmax:limit", "int_minmax:top_bit_unsigned"}),
+    ("max", [(200,), (3,)], U8, {"int_minmax:top_bit_unsigned"}),
+    ("max", [(-2**31,), (3,)], I32, {"int_minmax:limit"}),
+    ("min", [(100,), (3,)], U8, set()),
+])
+def test_integer_functions_at_their_own_edges(op: str, args: list[tuple[int, ...]],
+                                              ty: Type, pairs: set[str]) -> None:
     e = Edges()
-    e.note_int_function([_a(3, 0)], I32)
-    assert e.seen == {"int_fn:zero"}
-    e = Edges()
-    e.note_int_function([_a(-2**31)], I32)
-    assert e.seen == {"int_fn:min"}
-    e = Edges()
-    e.note_int_function([_a(255, ty=U8), _a(0, ty=U8)], U8)  # the first operand only
-    assert e.seen == {"int_fn:all_ones"}
-    e = Edges()
-    e.note_int_function([_a(-1, ty=I8)], I8)
-    assert e.seen == {"int_fn:all_ones"}
+    e.note_int_function(op, [_a(*v, ty=ty) for v in args], ty)
+    assert e.seen == pairs
 
 
 def test_a_launch_of_many_lanes_notes_what_a_few_lanes_would() -> None:
@@ -133,9 +164,9 @@ def test_a_launch_of_many_lanes_notes_what_a_few_lanes_would() -> None:
     e.note_int_binary("//", _a(*[3] * many, -2**31), _a(*[2] * many, -1), I32)
     e.note_int_binary(">>", _a(*[3] * many, ty=U64), _a(*[1] * (many - 1), 64, ty=U64), U64)
     e.note_int_convert(_a(*[7] * many, -1, ty=I64), I64, I32)
-    e.note_int_function([_a(*[7] * many, -1, ty=I8)], I8)
+    e.note_int_function("popcount", [_a(*[7] * many, -1, ty=I8)], I8)
     assert e.seen == {"arith:min", "div:minus_one", "div:min_by_minus_one",
-                      "shift:masked", "int_fn:all_ones"}
+                      "shift:masked", "popcount:all_ones"}
     e.note_int_convert(_a(*[7] * many, -1), I32, I64)
     e.note_int_compare(_a(*[7] * many, 2**64 - 1, ty=U64), _a(*[1] * (many + 1), ty=U64), U64)
     assert {"convert:negative", "compare:limit", "compare:top_bit_unsigned"} <= e.seen
@@ -183,7 +214,10 @@ def _note(draw: st.DrawFn) -> tuple[str, tuple[Any, ...]]:
     if which == "convert":
         return "note_int_convert", (draw(_ints(ty, size)), ty, to)
     if which == "function":
-        return "note_int_function", ([draw(_ints(ty, size)), draw(_ints(ty, size))], ty)
+        op = draw(st.sampled_from(["popcount", "clz", "ctz", "bit_reverse", "rotate_left",
+                                   "rotate_right", "mul_hi", "min", "max", "abs"]))
+        return "note_int_function", (op, [draw(_ints(ty, size)), draw(_ints(ty, size))],
+                                     ty)
     if which == "arith":
         return "note_f32_arith", ([draw(_floats(fl, size)) for _ in range(draw(
             st.integers(1, 3)))],)
