@@ -182,6 +182,8 @@ def test_f32_programs_parse_check_and_print_back() -> None:
     ("    y = x + 1", "mixes f32 and i32"),
     ("    y = x // 2.0", "does not take f32"),
     ("    y = x & x", "does not take f32"),
+    ("    y = x << 1", "'<<' does not take f32"),  # no conversion of 1 would help
+    ("    y = 1 >> x", "'>>' does not take f32"),
     ("    y = ~x", "must be an integer"),
     ("    y = wave_sum(x)", "depends on the order"),
     ("    y = prefix_sum(x)", "depends on the order"),

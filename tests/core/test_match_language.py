@@ -71,6 +71,11 @@ def test_a_changed_condition_prints_as_the_plain_chain() -> None:
     ("    match v:\n        case 1.5:\n            pass\n", "integer literals"),
     ("    match v:\n        case 1 | _:\n            pass\n", "cannot be one alternative"),
     ("    match v:\n        case _:\n            pass\n", "needs a case with values"),
+    # the checker's: a float or a bool is no integer a case can name
+    ("    f = f32(v)\n    match f:\n        case 1:\n            pass\n",
+     "match takes an integer variable; 'f' is f32"),
+    ("    b = v > 1\n    match b:\n        case 1 | 0:\n            pass\n",
+     "match takes an integer variable; 'b' is bool"),
 ])
 def test_the_parser_refuses(text: str, message: str) -> None:
     head = "def k(out: Buffer[i32], a: Buffer[i32]):\n    g = gid()\n    v = g % 4\n"

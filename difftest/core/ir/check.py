@@ -454,7 +454,10 @@ class _FunctionChecker:
             var, value = self.expr(e.left, d), e.right.value
             ty = var.ty
             assert ty is not None
-            if ty.is_int and not _fits(value, ty):
+            if not ty.is_int:
+                raise self.error(f"match takes an integer variable; '{e.left.id}' is "
+                                 f"{ty}", e.left.line)
+            if not _fits(value, ty):
                 wide = I64 if ty.signed else U64
                 if _fits(value, wide):
                     return n.replace(e, left=var, right=n.replace(e.right, ty=wide),
@@ -680,10 +683,11 @@ class _FunctionChecker:
         right = self.expr(e.right, d)
         assert left.ty is not None and right.ty is not None
         if left.ty.is_float or right.ty.is_float:
-            self._float_operands(e.op, left.ty, right.ty, e.line)
-            if e.op not in ("+", "-", "*"):
-                raise self.error(f"'{e.op}' does not take {left.ty} operands (floats have "
+            if e.op not in ("+", "-", "*"):  # (said first: no conversion would help)
+                fl = left.ty if left.ty.is_float else right.ty
+                raise self.error(f"'{e.op}' does not take {fl} operands (floats have "
                                  "+ - * and fma, min, max, abs)", e.line)
+            self._float_operands(e.op, left.ty, right.ty, e.line)
             return n.replace(e, left=left, right=right, ty=left.ty)
         for side, what in ((left, "left"), (right, "right")):
             if not side.ty.is_int:  # type: ignore[union-attr]
