@@ -179,6 +179,8 @@ class Outcome:
                     for r in returned)):
             raise CaseError(f"{where}.returned: expected a list (one per workitem) of lists "
                             "of integers")
+        if returned is not None:  # a 64-bit value either way: as its bits, an int64
+            returned = [[x - 2**64 if x >= 2**63 else x for x in r] for r in returned]
         return Outcome(buffers, exc, status, faults,
                        None if error is None else TargetError.parse(error), diagnostics,
                        _host(obj.get("host"), f"{where}.host"), returned)

@@ -180,3 +180,29 @@ def test_a_target_error_is_named_before_the_observations_it_cut_short() -> None:
     out_of_budget = Outcome({"out": [0, 0], "inp": [1, 2]}, None, [], {},
                             "step_budget: workitem 0 ran out of its budget")
     assert check_outcome(case, run, out_of_budget).rule == "R6 host"  # as before
+
+
+@pytest.mark.parametrize("status, faults, rule", [
+    (["completed", "completed"], {}, None),
+    (["never_ran", "completed"], {}, "R2 fates: workitem 0 of the last launch is never_ran"),
+    (["completed", "faulted"], {}, "R2 fates: workitem 1 of the last launch is faulted"),
+    (["completed", "completed"], {1: "out_of_bounds"}, "R2 fates: a fault is listed for "
+                                                       "workitem 1"),
+])
+def test_a_program_no_launch_ended_ran_its_last_launch_to_the_end(
+        status: list[str], faults: dict[int, str], rule: str | None) -> None:
+    # the outcome's fates are its last launch's: where no launch faults, all completed
+    from difftest.core.outcome import Fault, Frame, Outcome
+    from difftest.core.verdict import check_outcome
+
+    case = case_from_json(_case([{"op": "launch"}, {"op": "read", "buffer": "out"}]))
+    run, error = oracle_run(case)
+    assert error is None and run.ended_by is None
+    outcome = Outcome({"out": [2, 4], "inp": [1, 2]}, None, status,
+                      {g: Fault(k, (Frame("k", 3),)) for g, k in faults.items()}, None,
+                      host={"observations": [[1, [2, 4]]], "error": None})
+    verdict = check_outcome(case, run, outcome)
+    if rule is None:
+        assert verdict.agree, verdict
+    else:
+        assert f"{verdict.rule}: {verdict.message}".startswith(rule), verdict

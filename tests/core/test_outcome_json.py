@@ -1,6 +1,6 @@
 """Outcome files (difftest/core/outcome.py): a u64 may be written either way, as its
-storage form or as its value (docs/semantics.md, "Integer types": Storage), in a buffer
-and in a `fail` fault's code; past 64 bits is one clear error."""
+storage form or as its value (docs/semantics.md, "Integer types": Storage), in a buffer,
+in a `fail` fault's code and among the values atomics returned; past 64 bits is one clear error."""
 
 from __future__ import annotations
 
@@ -25,6 +25,15 @@ def test_a_u64_is_read_as_its_value_or_as_its_storage_form() -> None:
     assert by_value.buffers["q"].tolist() == by_bits.buffers["q"].tolist() == [-1, -2**63, 7]
     assert by_value.exception is not None and by_bits.exception is not None
     assert by_value.exception.fault.code == by_bits.exception.fault.code == -1
+
+
+def test_a_u64_an_atomic_returned_is_read_either_way_too() -> None:
+    # a log slot holds the value's 64 bits: 2^64 - 1 and -1 are the same report
+    obj = {"buffers": {}, "status": ["completed"] * 2, "exception": None,
+           "returned": [[0, 2**64 - 1, 2**63], [-1, 5]]}
+    assert Outcome.from_json(obj).returned == [[0, -1, -2**63], [-1, 5]]
+    with pytest.raises(CaseError, match="returned: expected a list"):
+        Outcome.from_json({**obj, "returned": [[2**64]]})
 
 
 @pytest.mark.parametrize(("buffer", "code", "message"), [

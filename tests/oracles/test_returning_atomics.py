@@ -371,6 +371,32 @@ def test_the_oracle_replays_any_order_of_the_counter() -> None:
     assert _checked(case, outcome) == "agree"
 
 
+SWAPPED_INDEX = """
+def k(c: Buffer[i32], out: Buffer[i32]):
+    g = gid()
+    old = atomic_exchange(c, 0, g)
+    out[old] = g + 10
+"""
+
+
+def test_a_race_in_an_order_the_values_show_is_the_kernels() -> None:
+    # c starts at 1: workitem 0 then 1 (the oracle's order) get 1 and 0, no race; 1 then
+    # 0 get 1 and 1, and both store out[1]: an order, in which the kernel races (R0)
+    case = _case(SWAPPED_INDEX, 2, 2, c=("i32", [1]), out=("i32", [-1, -1]))
+    own = run_full(case)
+    assert own.returned == [[1], [0]]
+    racy = dataclasses.replace(own.outcome(), returned=[[1], [1]], buffers={
+        "c": np.array([0]), "out": np.array([-1, 10])})
+    got = _checked(case, racy)
+    assert got.startswith("R0 error: oracle error: race: workitem 0 stores to out[1] and "
+                          "workitem 1 stores to it (in the order the target's atomics "
+                          "took"), got
+    # values no order gives are R4's, whether their replay races or not
+    for returned in ([[0], [0]], [[1], [2]]):
+        got = _checked(case, dataclasses.replace(racy, returned=returned))
+        assert got.startswith("R4 atomics: c[0]:"), got
+
+
 EXCHANGED = """
 def k(out: Buffer[i32]):
     h: Local[i32, 1]
