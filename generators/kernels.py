@@ -779,8 +779,9 @@ class _Gen:
         return f"{ty}({self.pick(tuple(dict.fromkeys(values)))})"
 
     def bits_edge(self, ty: Type) -> str:
-        """An integer function's operand at its edges: any of `t_literal`'s, or MIN
-        (abs) or all ones (popcount), which it draws one time in eight."""
+        """An integer function's operand at its edges, a third of the time each: one of
+        `t_literal`'s, MIN (abs's edge; for an unsigned type another of `t_literal`'s),
+        all ones (popcount's)."""
         lo, hi = int_range(ty)
         k = self.pick(("edge", "min", "ones"))
         if k == "edge" or k == "min" and not ty.signed:
