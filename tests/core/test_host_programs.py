@@ -151,7 +151,9 @@ def test_an_exception_ends_the_program_and_its_launch_is_checked() -> None:
           suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_generated_host_programs_agree_on_numba_simt(data: st.DataObject) -> None:
-    kernel = data.draw(kernels(without=frozenset({"returning"})))  # (one launch's only)
+    # host programs move integer buffers, and a kernel's atomics return one launch's
+    # values: as the fuzz loop does (generators/cases.py), neither kind gets one
+    kernel = data.draw(kernels(without=frozenset({"returning", "f32"})))
     case = data.draw(cases_for(kernel, max_n=64))
     case.host = data.draw(host_programs(case))
     res = check_case(case, NumbaSimtTarget())
