@@ -280,13 +280,14 @@ def _met(name: str, i: int, cur: int, stored: bool, group: int,
             segments.append([e])
     problem = None
     for seg in segments:
-        if not all(e[3] for e in seg) and len({e[0] for e in seg}) > 1:
+        shared = len({e[0] for e in seg}) > 1
+        if shared and not all(e[3] for e in seg):
             # a plain store meets another workitem's access: a race, which only the replay
             # of a racy kernel without its race check has (runner.replayed); no order to
             # find, and once the atomics pass, the race is the kernel's (R0)
             cur = seg[-1][2]
             continue
-        if len({e[0] for e in seg}) == 1:  # one workitem: its program order
+        if not shared:  # one workitem: its program order
             for g, _, v, a, old in seg:
                 if a and old != cur and problem is None:
                     problem = (f"workitem {g}'s atomic on {name}[{i}] returned {old} but "
