@@ -433,6 +433,18 @@ def test_values_the_oracle_returned_itself_need_no_replay() -> None:
     other = dataclasses.replace(own.outcome(), returned=[[1], [0], [2], [3]])
     again = replayed(case, own, None, other)[0]
     assert again is not own.as_replayed() and again.returned == [[1], [0], [2], [3]]
+    # a schedule whose atomics returned what an earlier one's did is judged by that
+    # replay; one whose returned other values, or skipped other workitems, by its own
+    same = dataclasses.replace(own.outcome(), returned=[[1], [0], [2], [3]])
+    assert replayed(case, own, None, same)[0] is again
+    third = replayed(case, own, None, dataclasses.replace(
+        own.outcome(), returned=[[0], [2], [1], [3]]))[0]
+    assert third is not again and third.returned == [[0], [2], [1], [3]]
+    status = list(own.outcome().status)
+    status[3] = NEVER_RAN
+    fewer = replayed(case, own, None, dataclasses.replace(
+        own.outcome(), status=status, returned=[[1], [0], [2], []]))[0]
+    assert fewer is not again and fewer is not third
 
 
 @pytest.mark.parametrize("change, verdict", [
