@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from difftest.core.case import Case
-from difftest.campaign.signature import Signature, setting, shape, verdict_class
+from difftest.campaign.signature import Signature, launch_wave, setting, shape, verdict_class
 
 
 @dataclass(frozen=True)
@@ -73,14 +73,16 @@ Rerun = Callable[[dict[str, Any]], bool]
 
 def explain(known: list[KnownFinding], target: str, case: Case, verdict: Any,
             options: dict[str, Any] | None = None, compiler: str = "",
-            rerun: Rerun | None = None) -> KnownFinding | None:
+            rerun: Rerun | None = None, capabilities: frozenset[str] = frozenset({"wave_ops"})
+            ) -> KnownFinding | None:
     """The known finding of `target` (running `compiler`, where it names one) that
     explains this disagreement under `options` (default: the case's), if one does: by
-    its cause when it names a variant and `rerun` can try it, else by shape."""
+    its cause when it names a variant and `rerun` can try it, else by shape (the
+    target's `capabilities` say whether its launch is cut into waves: `launch_wave`)."""
     if verdict.agree:
         return None
     failure = verdict_class(verdict)
-    case_shape = shape(case.program, case.entry, case.n, case.wave)
+    case_shape = shape(case.program, case.entry, case.n, launch_wave(capabilities, case.wave))
     where = setting(case.options if options is None else options)
     for f in known:
         without = f.signature.without_passes(target, failure, compiler)

@@ -707,13 +707,14 @@ class _Worker:
         if self.config.stop_on_first:
             return False
         from difftest.campaign.runner import rerun_with
-        from difftest.campaign.signature import setting, shape
+        from difftest.campaign.signature import launch_wave, setting, shape
 
         known = self.known.refresh()
         found = self.known.cases.get(fingerprint(case_json))
         compiler = self.target.compiler(options)
         if found is None:
-            case_shape = shape(case.program, case.entry, case.n, case.wave)
+            case_shape = shape(case.program, case.entry, case.n,
+                               launch_wave(self.target.capabilities, case.wave))
             where = setting(options)
             rerun = rerun_with(case, self.target, options, full, oracle_error)
             for sig in known:
@@ -863,7 +864,7 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
     from difftest.core.case import case_from_json
     from difftest.campaign.reduce import reduce_case, statements
     from difftest.campaign.runner import confirmed, rerun_with, still_fails
-    from difftest.campaign.signature import Signature, setting, shape, verdict_class
+    from difftest.campaign.signature import Signature, launch_wave, setting, shape, verdict_class
 
     case = case_from_json(case_json)
     reduced, stats = reduce_case(case, still_fails(target, case, rule, failure, recheck),
@@ -877,7 +878,8 @@ def _reduce_and_keep(case_json: dict[str, Any], verdict: str, rule: str | None,
     if not final.verdict.agree:
         verdict, failure = str(final.verdict), verdict_class(final.verdict)
     signature = Signature(config.target, failure,
-                          shape(reduced.program, reduced.entry, reduced.n, reduced.wave),
+                          shape(reduced.program, reduced.entry, reduced.n,
+                                launch_wave(target.capabilities, reduced.wave)),
                           setting(reduced.options), target.compiler(reduced.options))
     fingerprints = tuple(shrunk or ())
     if not config.stop_on_first:

@@ -14,7 +14,8 @@ llvmpipe Mesa 22.3.6"), that compiler stands for the target, so a bug lavapipe-g
 found is the same bug when vulkan-glsl meets it on that lavapipe, and not on an NVIDIA
 driver; the shape
 being the operations left in the reduced kernel: its statement and expression kinds,
-operators, wave operations and casts, and whether the launch has partial waves. Two
+operators, wave operations and casts, and whether the launch has partial waves (on a
+target with wave operations: `launch_wave`). Two
 reduced findings of one target and class are the same bug when one's shape contains the
 other's (`same_bug`: the extra operations are what a reduction could not take out). A
 campaign that keeps going skips a failing case without reducing it when it fails with a
@@ -137,6 +138,16 @@ def shape(program: n.Program, entry: str, n_items: int, wave: int) -> frozenset[
     if wave > 1 and n_items % wave:
         out.add("partial_wave")
     return frozenset(out)
+
+
+def launch_wave(capabilities: frozenset[str], wave: int) -> int:
+    """The wave a target's launch of a case of `wave` is cut into, for `shape`: the
+    case's on a target with wave operations (its launch is whole waves, the last one's
+    extra lanes guarded), 1 on one without (PoCL: it launches the case's `n` items in
+    work-groups of its own choosing), where a partial wave is nothing the compiler sees --
+    so a finding reduced to fewer items than a wave does not ask every failure it explains
+    for a partial wave."""
+    return wave if "wave_ops" in capabilities else 1
 
 
 def setting(options: dict[str, Any]) -> str:
