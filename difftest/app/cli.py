@@ -138,7 +138,8 @@ def _one_case_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
                        help="print the verdicts as JSON (docs/case-format.md)")
     check.add_argument("--outcome", metavar="FILE",
                        help="check this outcome (`difftest run --json` format) instead of "
-                       "running a target")
+                       "running a target: judged as --target's (default: by the rules "
+                       "every target shares), under --opt")
     check.set_defaults(func=cmd_check)
 
     show = command("show", "print a case's kernel, the verdict on a target and each "

@@ -58,8 +58,8 @@ def replayed(case: Case, full: OracleRun | None, oracle_error: TargetError | Non
     from difftest.core.fullrun import FullRun
 
     if not (isinstance(full, FullRun) and full.ordered and outcome.error is None
-            and outcome.returned is not None):
-        return full, oracle_error
+            and outcome.returned is not None and len(outcome.status) == case.n):
+        return full, oracle_error  # (a status of the wrong length fails R2 first)
     from difftest.core.outcome import NEVER_RAN
 
     skipped = frozenset(g for g, s in enumerate(outcome.status) if s == NEVER_RAN)
@@ -176,13 +176,31 @@ def check_case(case: Case, target: Any, schedule: dict[str, Any] | None = None,
         full, oracle_error = oracle_run(case, options)
     schedule = dict(case.schedule if schedule is None else schedule)
     outcome = run_target(target, case, schedule, options)
-    full, oracle_error = replayed(case, full, oracle_error, outcome, options)
-    verdict = check_outcome(
-        case, full, outcome, policy=policy,
-        wave_granularity=target.never_ran_granularity == "wave",
-        oracle_error=oracle_error,
-    )
+    verdict, full, oracle_error = judged(case, full, oracle_error, outcome, options, policy,
+                                         target.never_ran_granularity == "wave")
     return CheckResult(verdict, outcome, full, oracle_error, schedule)
+
+
+def judged(case: Case, full: OracleRun | None, oracle_error: TargetError | None,
+           outcome: Outcome, options: dict[str, Any] | None = None,
+           policy: str | None = None, wave_granularity: bool = False
+           ) -> tuple[Verdict, OracleRun | None, TargetError | None]:
+    """The verdict on `outcome` (and the oracle run it was judged by: `replayed`). A
+    replay of the target's returned values past the oracle's work limit, where its own
+    run stays under it, leaves the outcome unordered: values a run could return may ask
+    for more work than the oracle's order did, so it is no disagreement, and a campaign
+    counts it on the line of runs whose atomics the checker could not order."""
+    from difftest.core.errors import OracleError
+    from difftest.core.verdict import unordered
+
+    try:
+        full, oracle_error = replayed(case, full, oracle_error, outcome, options)
+    except OracleError:
+        return unordered("the oracle's replay of the values they returned runs past its "
+                         "work limit, which its own run stays under"), full, oracle_error
+    return check_outcome(case, full, outcome, policy=policy,
+                         wave_granularity=wave_granularity,
+                         oracle_error=oracle_error), full, oracle_error
 
 
 @dataclass
@@ -260,7 +278,8 @@ def replay(case: Case, recorded_target: str, mutants: list[str], expected: dict[
         ok = _matches(res.verdict, exp)
         why = explain(known or [], name, case, res.verdict, options,
                       target.compiler(options), rerun_with(case, target, options, full,
-                                                       oracle_error)) if not ok and not muts \
+                                                       oracle_error),
+                      target.capabilities) if not ok and not muts \
             and exp.get("verdict") == "agree" else None
         if why is not None:
             results.append(ReplayResult(name, muts, True, res.verdict, exp, known=why.name))

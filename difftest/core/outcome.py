@@ -98,6 +98,9 @@ class Outcome:
     # a kernel whose atomics are ordered (docs/semantics.md, "Atomics that return"): per
     # workitem, the old values its atomics returned, in program order
     returned: list[list[int]] | None = None
+    # the buffers an outcome file wrote a value of 2^63 or more in (read as its 64 bits):
+    # only a u64's value, or an f64's bits, may be written so (the checker asks)
+    unsigned: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if isinstance(self.error, str):  # a target that reports the written form
@@ -133,7 +136,7 @@ class Outcome:
         bufs = obj["buffers"]
         if not isinstance(bufs, dict):
             raise CaseError(f"{where}.buffers: expected an object of arrays")
-        buffers = {}
+        buffers, unsigned = {}, set()
         for name, data in bufs.items():
             if not isinstance(data, list) or not all(
                 isinstance(x, int) and not isinstance(x, bool) for x in data
@@ -144,6 +147,8 @@ class Outcome:
                                 "holds each element's storage form, -2^63..2^63-1, or a "
                                 "u64's value, up to 2^64-1)")
             # a u64 of 2^63 or more written as its value: its storage form
+            if any(x >= 2**63 for x in data):
+                unsigned.add(name)
             buffers[name] = np.array([x - 2**64 if x >= 2**63 else x for x in data],
                                      dtype=np.int64)
         status = obj["status"]
@@ -162,15 +167,15 @@ class Outcome:
                 raise CaseError(f"{where}.faults: expected an object")
             faults = {}
             for g, f in obj["faults"].items():
-                try:
-                    gid = int(g)
-                except ValueError:
-                    raise CaseError(f"{where}.faults: key '{g}' is not a workitem id") from None
-                faults[gid] = _fault(f, f"{where}.faults.{g}")
+                if not (g.isascii() and g.isdigit()):  # (int() takes " 2" and "1_0")
+                    raise CaseError(f"{where}.faults: key '{g}' is not a workitem id")
+                faults[int(g)] = _fault(f, f"{where}.faults.{g}")
         error = obj.get("error")
         if error is not None and not isinstance(error, str):
             raise CaseError(f"{where}.error: expected a string")
         diagnostics = obj.get("diagnostics") or {}
+        if not isinstance(diagnostics, dict):
+            raise CaseError(f"{where}.diagnostics: expected an object")
         returned = obj.get("returned")
         if returned is not None and not (
                 isinstance(returned, list) and all(
@@ -183,7 +188,7 @@ class Outcome:
             returned = [[x - 2**64 if x >= 2**63 else x for x in r] for r in returned]
         return Outcome(buffers, exc, status, faults,
                        None if error is None else TargetError.parse(error), diagnostics,
-                       _host(obj.get("host"), f"{where}.host"), returned)
+                       _host(obj.get("host"), f"{where}.host"), returned, frozenset(unsigned))
 
 
 def host_result(observations: list[tuple[int, list[int]]],
@@ -222,7 +227,7 @@ def _fault(obj: Any, where: str) -> Fault:
         if not (
             isinstance(fr, dict)
             and isinstance(fr.get("function"), str)
-            and isinstance(fr.get("line"), int)
+            and isinstance(fr.get("line"), int) and not isinstance(fr["line"], bool)
         ):
             raise CaseError(f"{where}.stack[{i}]: expected {{'function': str, 'line': int}}")
         frames.append(Frame(fr["function"], fr["line"]))

@@ -21,7 +21,7 @@ import numpy as np
 
 from difftest.core import f32, f64
 from difftest.core.case import Case
-from difftest.core.ir.types import F64, I32, I64, Type
+from difftest.core.ir.types import F32, F64, I32, I64, U64, Type
 from difftest.core.ir.walk import wide_atomics
 from difftest.core.fullrun import FullRun, HostRun, OracleRun
 from difftest.core.outcome import COMPLETED, FAULTED, NEVER_RAN, Fault, Outcome, TargetError
@@ -84,6 +84,12 @@ class Verdict:
 AGREE = Verdict(True)
 UNCHECKED = "unchecked"
 _UNORDERED = "the checker could not order the atomics"
+
+
+def unordered(why: str) -> Verdict:
+    """Not checked: the checker could not tell whether the target's returned values form
+    an order (`why`)."""
+    return Verdict(True, UNCHECKED, f"{_UNORDERED}: {why}")
 
 
 def _jsonable(v: Any) -> Any:
@@ -317,7 +323,6 @@ def check_outcome(case: Case, full: OracleRun | None, outcome: Outcome, policy: 
         return _check_host(case, full, outcome, policy, wave_granularity)
     assert full is None or isinstance(full, FullRun), "a launch's case takes its FullRun"
     floats = float_buffers(case)
-    outcome = canonical_floats(outcome, floats)
     decided = _r0_error(full, outcome, oracle_error)
     if decided is not None:
         return decided
@@ -326,6 +331,10 @@ def check_outcome(case: Case, full: OracleRun | None, outcome: Outcome, policy: 
     if len(outcome.status) != case.n:
         return _fail("R2 fates", f"status has {len(outcome.status)} entries for {case.n} "
                      "workitems", expected=case.n, actual=len(outcome.status))
+    decided = _storage_forms(full, outcome)
+    if decided is not None:
+        return decided
+    outcome = canonical_floats(outcome, floats)
     rules: list[Callable[[], Verdict | None]] = []
     if run.ordered:  # the rules below replay the order the returned values give
         rules.append(lambda: _r4_order(run, outcome, wide_atomics(case.program, case.entry)))
@@ -370,10 +379,16 @@ def _r0_error(full: FullRun | None, outcome: Outcome, oracle_error: TargetError 
 
 def _r1_exception(case: Case, full: FullRun, outcome: Outcome, policy: str) -> Verdict | None:
     """R1: an exception is reported exactly when a workitem faults, and it is a faulting
-    workitem's fault (under `sequential`, the lowest's, with every later wave never-ran)."""
+    workitem's fault (under `sequential`, the lowest's, with every earlier wave ran and
+    every later wave never-ran)."""
     n, wave, fates, status = case.n, case.wave, full.fates, outcome.status
     faulting = [g for g in range(n) if fates[g] is not None]
     exc = outcome.exception
+    if exc is not None and 0 <= exc.gid < n and status[exc.gid] == NEVER_RAN:
+        # (before its fate is asked: the replay of a target's returned values does not
+        # run the waves it never ran, so there a never-ran workitem has no fate)
+        return _fail("R1 exception", f"workitem {exc.gid} is reported but marked never-ran",
+                     [exc.gid], FAULTED, NEVER_RAN)
     if not faulting:
         if exc is not None:
             return _fail("R1 exception", "an exception is reported but no workitem faults",
@@ -392,16 +407,21 @@ def _r1_exception(case: Case, full: FullRun, outcome: Outcome, policy: str) -> V
     if exc.fault != fates[g]:
         return _fail("R1 exception", f"workitem {g}'s reported fault differs from its fate",
                      [g], fates[g], exc.fault)
-    if status[g] == NEVER_RAN:
-        return _fail("R1 exception", f"workitem {g} is reported but marked never-ran",
-                     [g], FAULTED, NEVER_RAN)
     if policy == "sequential":
         if g != faulting[0]:
             return _fail("R1 exception",
                          f"policy sequential reports the lowest faulting workitem "
                          f"{faulting[0]}, not {g}", [faulting[0], g], faulting[0], g)
-        # one wave at a time; in a kernel that synchronises, one workgroup at a time
+        # one wave at a time; in a kernel that synchronises, one workgroup at a time: the
+        # ones before the fault's ran (and none of them faulted: the replay of a target's
+        # returned values, which leaves out what never ran, cannot tell that of a wave it
+        # did not run), the ones after it did not
         unit, what = (full.group_size, "workgroup") if full.synchronises else (wave, "wave")
+        earlier = [h for h in range(g // unit * unit) if status[h] == NEVER_RAN]
+        if earlier:
+            return _fail("R1 exception",
+                         f"policy sequential: workitem {earlier[0]} never ran, in a {what} "
+                         "before the reported fault's", earlier[:8], COMPLETED, NEVER_RAN)
         later = [h for h in range((g // unit + 1) * unit, n) if status[h] != NEVER_RAN]
         if later:
             return _fail("R1 exception",
@@ -470,6 +490,31 @@ def float_buffers(case: Case) -> FloatBuffers:
     out.wide = frozenset(p.name for p in case.function.params
                          if p.ty.is_buffer and p.ty.element is F64)
     return out
+
+
+def _storage_forms(full: FullRun, outcome: Outcome) -> Verdict | None:
+    """R3: each buffer holds values of its element type as outcomes write them (its
+    storage form: an integer's value; a float's bits as a signed integer of its width),
+    where an f32's bits may also come as a u32 and a value of 2^63 or more, read as its 64
+    bits, is a u64's value or an f64's bits (docs/case-format.md) -- not wrapped into
+    one a buffer of another type could hold."""
+    for name, ty in full.elements.items():
+        got = outcome.buffers.get(name)
+        if got is None:
+            continue
+        if name in outcome.unsigned and ty not in (U64, F64):
+            return _fail("R3 memory", f"buffer {name} ({ty}) is written with a value of 2^63 "
+                         "or more, which only a u64's value or an f64's bits can be",
+                         expected=str(ty))
+        if ty is F32:
+            bits = np.asarray(got, dtype=np.int64)
+            wrong = np.flatnonzero((bits < -2**31) | (bits >= 2**32))
+            if wrong.size:
+                i = int(wrong[0])
+                return _fail("R3 memory", f"{name}[{i}] holds {int(bits[i])}, which is no "
+                             "f32's bits (32 bits, written as an i32 or a u32)",
+                             expected="32 bits", actual=int(bits[i]))
+    return None
 
 
 def canonical_floats(outcome: Outcome, floats: frozenset[str]) -> Outcome:
@@ -581,7 +626,7 @@ def _r4_returned(full: FullRun, outcome: Outcome, wide: bool) -> Verdict | None:
     if exp.disorder is not None:
         message, who, undecided = exp.disorder
         if undecided:
-            return Verdict(True, UNCHECKED, f"{_UNORDERED}: {message}")
+            return unordered(message)
         return _fail("R4 atomics", message, who)
     return None
 
@@ -723,6 +768,11 @@ def _check_host(case: Case, run: HostRun, outcome: Outcome, policy: str,
             return _fail("R1 exception", "an exception is reported but no launch faults",
                          [outcome.exception.gid], None, outcome.exception.to_json())
         # the last launch (whose fates the outcome holds) ran every workitem to its end
+        if len(outcome.status) != (case.n if run.launches else 0):
+            return _fail("R2 fates", f"status has {len(outcome.status)} entries for "
+                         f"{case.n if run.launches else 0} workitems (of the last launch)",
+                         expected=case.n if run.launches else 0,
+                         actual=len(outcome.status))
         unfinished = [g for g, s in enumerate(outcome.status) if s != COMPLETED]
         if unfinished:
             first = unfinished[0]
@@ -735,10 +785,17 @@ def _check_host(case: Case, run: HostRun, outcome: Outcome, policy: str,
                          "launch faults", [first], None, outcome.faults[first].to_json())
         return _same_buffers(run.final, outcome.buffers, "R6 host")
     bound = set(run.binding.values())
+    missing = sorted(p for p, b in run.binding.items() if b not in outcome.buffers)
+    if missing:
+        p = missing[0]
+        return _fail("R3 memory", f"the outcome has no buffer {run.binding[p]}, bound to "
+                     f"parameter {p} of the launch that ended the program",
+                     expected=run.binding[p], actual=None)
     launch_bufs = {p: outcome.buffers.get(b, np.zeros(0, np.int64))
                    for p, b in run.binding.items()}
     verdict = check_outcome(run.ended_by, run.full, Outcome(
-        launch_bufs, outcome.exception, outcome.status, outcome.faults, outcome.error),
+        launch_bufs, outcome.exception, outcome.status, outcome.faults, outcome.error,
+        unsigned=frozenset(p for p, b in run.binding.items() if b in outcome.unsigned)),
         policy, wave_granularity)
     if not verdict.agree or outcome.error is not None:
         return verdict

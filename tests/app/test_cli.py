@@ -364,3 +364,40 @@ def test_a_campaign_knows_the_clones_corpus_wherever_it_runs(tmp_path: Path) -> 
         assert [p.resolve() for p in default_known()].count((REPO / "corpus").resolve()) == 1
     finally:
         os.chdir(here)
+
+
+def test_check_outcome_judges_under_opt_and_the_target_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`check --outcome`: `--opt` sets the budgets the oracle judges by (a workitem of
+    50 loop trips is out of a budget of 10, in one of 100), `--target` the rules of the
+    target the outcome is said to come from (R5 on numba-simt: never-ran in whole
+    waves), `--json` the form; it said the same whatever they were."""
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({
+        "kernel": "def k(out: Buffer[i32], t: Buffer[i32]):\n    g = gid()\n"
+                  "    out[g] = 1\n    for i in range(t[g]):\n        out[g] = out[g] + 1\n"
+                  "    if g == 3:\n        fail(7)\n",
+        "entry": "k", "launch": {"n": 4, "wave": 2}, "options": {"step_budget": 10},
+        "args": {"out": {"dtype": "i32", "data": [0] * 4},
+                 "t": {"dtype": "i32", "data": [2, 50, 2, 1]}}}))
+    outcome = tmp_path / "outcome.json"
+    fault = {"kind": "fail", "gid": 3, "code": 7, "stack": [{"function": "k", "line": 7}]}
+    outcome.write_text(json.dumps({
+        "buffers": {"out": [3, 51, 3, 2], "t": [2, 50, 2, 1]}, "exception": fault,
+        "status": ["completed", "completed", "completed", "faulted"]}))
+    code, out, _ = run_cli(capsys, "check", str(case), "--outcome", str(outcome))
+    assert code == 1 and "R2 fates: workitem 1 runs out of its loop-trip budget" in out
+    code, out, _ = run_cli(capsys, "check", str(case), "--outcome", str(outcome),
+                           "--opt", "step_budget=100", "--json")
+    assert code == 0 and json.loads(out)["verdict"]["agree"] is True
+    code, _, err = run_cli(capsys, "check", str(case), "--outcome", str(outcome),
+                           "--opt", "bogus=1")
+    assert code == 2 and "unknown option 'bogus'" in err
+    # workitem 2 never ran, its wave-mate 3 faulted: a stream target may, numba-simt not
+    outcome.write_text(json.dumps({
+        "buffers": {"out": [3, 51, 0, 2], "t": [2, 50, 2, 1]}, "exception": fault,
+        "status": ["completed", "completed", "never_ran", "faulted"]}))
+    argv = ["check", str(case), "--outcome", str(outcome), "--opt", "step_budget=100"]
+    assert run_cli(capsys, *argv)[0] == 0
+    code, out, _ = run_cli(capsys, *argv, "--target", "numba-simt")
+    assert code == 1 and "R5 granularity: wave 1 is partly never-ran" in out

@@ -190,6 +190,8 @@ def test_a_target_error_is_named_before_the_observations_it_cut_short() -> None:
     (["completed", "faulted"], {}, "R2 fates: workitem 1 of the last launch is faulted"),
     (["completed", "completed"], {1: "out_of_bounds"}, "R2 fates: a fault is listed for "
                                                        "workitem 1"),
+    ([], {}, "R2 fates: status has 0 entries for 2 workitems (of the last launch)"),
+    (["completed"] * 3, {}, "R2 fates: status has 3 entries for 2 workitems"),
 ])
 def test_a_program_no_launch_ended_ran_its_last_launch_to_the_end(
         status: list[str], faults: dict[int, str], rule: str | None) -> None:
@@ -208,3 +210,31 @@ def test_a_program_no_launch_ended_ran_its_last_launch_to_the_end(
         assert verdict.agree, verdict
     else:
         assert f"{verdict.rule}: {verdict.message}".startswith(rule), verdict
+
+
+def test_a_buffer_the_ending_launch_bound_is_named_where_the_outcome_lacks_it() -> None:
+    """The launch that ended the program bound `out` to `b`: an outcome without `b` is
+    told so (it said "buffer out has 0 values, not 4" of an `out` that has 4)."""
+    from difftest.core.outcome import Outcome
+    from difftest.core.verdict import check_outcome
+
+    kernel = ("def k(out: Buffer[i32], inp: Buffer[i32]):\n    g = gid()\n"
+              "    if inp[g] == 0:\n        fail(5)\n    out[g] = inp[g] * 2\n")
+    case = case_from_json({**_case([
+        {"op": "create", "buffer": "b", "dtype": "i32", "length": 2},
+        {"op": "write", "buffer": "inp", "offset": 1, "data": [0]},
+        {"op": "launch", "bind": {"out": "b"}}]), "kernel": kernel})
+    run, error = oracle_run(case)
+    assert error is None and run.ended_by is not None
+    outcome = Outcome.from_json({
+        "buffers": {"out": [0, 0], "inp": [1, 0]}, "status": ["completed", "faulted"],
+        "exception": {"kind": "fail", "gid": 1, "code": 5,
+                      "stack": [{"function": "k", "line": 4}]},
+        "host": {"observations": [], "error": None}})
+    verdict = check_outcome(case, run, outcome)
+    assert f"{verdict.rule}: {verdict.message}" == (
+        "R3 memory: the outcome has no buffer b, bound to parameter out of the launch that "
+        "ended the program")
+    with_b = Outcome.from_json({**outcome.to_json(), "buffers": {
+        "out": [0, 0], "inp": [1, 0], "b": [2, 0]}})
+    assert check_outcome(case, run, with_b).agree

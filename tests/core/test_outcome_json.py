@@ -45,3 +45,59 @@ def test_a_u64_an_atomic_returned_is_read_either_way_too() -> None:
 def test_past_64_bits_is_an_error(buffer: list[int], code: int, message: str) -> None:
     with pytest.raises(CaseError, match=message):
         _outcome(buffer, code)
+
+
+def test_a_value_past_2_63_is_a_u64s_or_an_f64s_alone() -> None:
+    """An i64 buffer written as [2^64 - 1] is read as -1 only to be refused by the
+    checker (R3): only a u64's value, or an f64's bits, may be written so."""
+    from difftest.core.case import case_from_json
+    from difftest.core.verdict import check_outcome
+    from oracles.reference import run_full
+
+    def checked(dtype: str, value: int) -> str:
+        case = case_from_json({
+            "kernel": f"def k(a: Buffer[{dtype}]):\n    pass\n", "entry": "k",
+            "launch": {"n": 1, "wave": 1},
+            "args": {"a": {"dtype": dtype, "data": [{"u64": 2**64 - 1, "f64": "nan"}.get(
+                dtype, -1)]}}})
+        outcome = Outcome.from_json({"buffers": {"a": [value]}, "status": ["completed"],
+                                     "exception": None})
+        return str(check_outcome(case, run_full(case), outcome))
+
+    assert checked("u64", 2**64 - 1) == checked("u64", -1) == "agree"
+    assert checked("i64", -1) == "agree"
+    assert checked("i64", 2**64 - 1).startswith(
+        "disagree: R3 memory: buffer a (i64) is written with a value of 2^63 or more")
+    assert checked("f64", 2**64 - 1) == "agree"  # an f64's bits: NaN either way
+
+
+@pytest.mark.parametrize(("value", "verdict"), [
+    (-2**31, "agree"),          # -0.0, its bits as an i32
+    (2**31, "agree"),           # -0.0, its bits as a u32
+    (2**32 + 2**31, "disagree: R3 memory: a[0] holds 6442450944, which is no f32's bits"),
+    (-2**31 - 1, "disagree: R3 memory: a[0] holds -2147483649, which is no f32's bits"),
+])
+def test_an_f32_is_its_32_bits_never_wrapped(value: int, verdict: str) -> None:
+    from difftest.core.case import case_from_json
+    from difftest.core.verdict import check_outcome
+    from oracles.reference import run_full
+
+    case = case_from_json({
+        "kernel": "def k(a: Buffer[f32]):\n    a[0] = -0.0\n", "entry": "k",
+        "launch": {"n": 1, "wave": 1}, "args": {"a": {"dtype": "f32", "data": [1.0]}}})
+    outcome = Outcome.from_json({"buffers": {"a": [value]}, "status": ["completed"],
+                                 "exception": None})
+    assert str(check_outcome(case, run_full(case), outcome)).startswith(verdict)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"faults": {" 0": {"kind": "fail", "code": 1, "stack": []}}}, "key ' 0' is not"),
+    ({"faults": {"1_0": {"kind": "fail", "code": 1, "stack": []}}}, "key '1_0' is not"),
+    ({"exception": {"gid": 0, "kind": "fail", "code": 1,
+                    "stack": [{"function": "k", "line": True}]}}, "stack[0]: expected"),
+    ({"diagnostics": [1]}, "diagnostics: expected an object"),
+])
+def test_small_fields_are_read_strictly(change: dict[str, Any], message: str) -> None:
+    obj = {"buffers": {}, "status": ["completed"], "exception": None, **change}
+    with pytest.raises(CaseError, match=message.replace("[", r"\[")):
+        Outcome.from_json(obj)

@@ -354,8 +354,7 @@ def k(cnt: Buffer[i32], lst: Buffer[i32]):
 
 def _checked(case: Case, outcome: Outcome) -> str:
     """The verdict as `difftest check --outcome` gives it (the runner's replay)."""
-    full, error = replayed(case, run_full(case), None, outcome)
-    v = check_outcome(case, full, outcome, oracle_error=error)
+    v = check_case_outcome(case, outcome)
     return "agree" if v.agree else f"{v.rule}: {v.message}"
 
 
@@ -662,3 +661,68 @@ def test_a_greedy_pass_stuck_leaves_it_to_the_search() -> None:
     import difftest.core.atomic_order as order
     assert order._greedy(0, edges) is None
     assert find_order(0, edges).end == 1
+
+
+FAULTING = """
+def k(c: Buffer[i32], out: Buffer[i32]):
+    g = gid()
+    old = atomic_add(c, 0, 1)
+    out[g] = old
+    if g == 0 or g == 2:
+        fail(g)
+"""
+
+
+def _faulting_outcome(status: list[str], gid: int) -> Outcome:
+    return Outcome.from_json({
+        "buffers": {"c": [2], "out": [-1, -1, 0, 1]}, "status": status,
+        "exception": {"kind": "fail", "gid": gid, "code": gid,
+                      "stack": [{"function": "k", "line": 7}]},
+        "returned": [[] if s == "never_ran" else [k - 2] for k, s in enumerate(status)]})
+
+
+def test_sequential_runs_the_waves_before_the_fault() -> None:
+    """The replay of a target's values leaves out the waves it never ran, so there
+    workitem 0 has no fate: under `sequential` (one wave at a time, in order) a wave
+    before the reported fault's must have run, or the lowest faulting workitem is
+    unknown -- an outcome reporting workitem 2 with wave 0 never run was agreed with."""
+    case = dataclasses.replace(_case(FAULTING, 4, 2, c=("i32", [0]), out=("i32", [-1] * 4)),
+                               policy="sequential")
+    outcome = _faulting_outcome(["never_ran", "never_ran", "faulted", "completed"], 2)
+    assert _checked(case, outcome) == ("R1 exception: policy sequential: workitem 0 never "
+                                       "ran, in a wave before the reported fault's")
+    # the fault reported at a workitem the outcome says never ran, named as such
+    assert _checked(case, _faulting_outcome(
+        ["never_ran", "never_ran", "faulted", "completed"], 0)) == \
+        "R1 exception: workitem 0 is reported but marked never-ran"
+
+
+def test_a_status_of_the_wrong_length_fails_r2_before_any_replay() -> None:
+    case = _case(COUNTER, 4, 2, cnt=("i32", [0]), lst=("i32", [-1] * 4))
+    outcome = dataclasses.replace(run_full(case).outcome(),
+                                  status=["completed"] * 4 + ["never_ran"],
+                                  returned=[[1], [0], [2], [3]])
+    assert _checked(case, outcome) == "R2 fates: status has 5 entries for 4 workitems"
+
+
+def test_values_whose_replay_is_past_the_work_limit_are_not_checked() -> None:
+    """Values a run could return may ask the replay for more work than the oracle's
+    own order did: past its limit, the run is unordered (not checked, counted apart),
+    not an error of the kernel's -- and no exception escapes into a campaign."""
+    case = _case("""
+def k(c: Buffer[i32], out: Buffer[i32]):
+    old = atomic_add(c, 0, 1)
+    s = 0
+    for i in range(old):
+        s = s + i * 3 + gid() * 5 - (i ^ gid()) + (s & 7) * 2 - 1
+    out[gid()] = s
+""", 8, 1, c=("i32", [0]), out=("i32", [0] * 8))
+    outcome = dataclasses.replace(run_full(case).outcome(), returned=[[2_000_000_000]] * 8)
+    verdict = check_case_outcome(case, outcome)
+    assert verdict.unordered and "replay" in verdict.message and "work limit" in verdict.message
+
+
+def check_case_outcome(case: Case, outcome: Outcome) -> Any:
+    from difftest.campaign.runner import judged
+
+    return judged(case, run_full(case), None, outcome)[0]

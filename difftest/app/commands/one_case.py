@@ -54,26 +54,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_FAIL if outcome.error is not None else EXIT_OK
 
 
+def _check_outcome_file(args: argparse.Namespace, case: Case, policy: str) -> int:
+    """`check --outcome`: the outcome file judged as `--target`'s (its rules: R5 where it
+    checks the deopt flag at wave start; default: the rules every target shares), under
+    the case's options and `--opt`'s (budgets decide verdicts)."""
+    from difftest.campaign.runner import judged
+    from difftest.core.jsonio import read_json
+
+    outcome = Outcome.from_json(read_json(args.outcome), str(args.outcome))
+    run = _target_and_options(args.target or "reference", case, args.case, args.opt,
+                              announce=False)
+    full, error = _oracle(case, args.case, run.options)
+    verdict = judged(case, full, error, outcome, run.options, policy,
+                     run.target.never_ran_granularity == "wave")[0]
+    if args.json:
+        print(json.dumps({"case": args.case, "outcome": args.outcome, "target": run.name,
+                          "options": run.options, "verdict": verdict.to_json()}))
+    else:
+        print(f"{args.outcome}: {verdict}")
+    return EXIT_OK if verdict.agree else EXIT_FAIL
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     import dataclasses
 
     from difftest.campaign.runner import check_case
-    from difftest.core.verdict import check_outcome
 
     case = _load(args)
     policy = args.policy or case.policy
     case = dataclasses.replace(case, policy=policy)  # what a target must support too
     if args.outcome:
-        from difftest.core.jsonio import read_json
-
-        outcome = Outcome.from_json(read_json(args.outcome), str(args.outcome))
-        from difftest.campaign.runner import replayed
-
-        full, _ = _oracle(case, args.case, case.options)
-        full, error = replayed(case, full, None, outcome, case.options)
-        verdict = check_outcome(case, full, outcome, policy=policy, oracle_error=error)
-        print(f"{args.outcome}: {verdict}")
-        return EXIT_OK if verdict.agree else EXIT_FAIL
+        return _check_outcome_file(args, case, policy)
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
     if args.schedules < 1:
@@ -337,7 +348,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 
     from difftest.campaign.corpus import check_writable, content_name, corpus_json, save
     from difftest.campaign.runner import check_case
-    from difftest.campaign.signature import Signature, setting, shape, verdict_class
+    from difftest.campaign.signature import Signature, launch_wave, setting, shape, verdict_class
 
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.finding):
         raise DifftestError(f"--finding {args.finding!r}: expected a name of lowercase "
@@ -358,7 +369,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     corpus = Path(args.corpus)
     check_writable(corpus, "--corpus")
     signature = Signature(name, verdict_class(verdict),
-                          shape(case.program, case.entry, case.n, case.wave),
+                          shape(case.program, case.entry, case.n,
+                                launch_wave(target.capabilities, case.wave)),
                           setting(options), target.compiler(options))
     case.options = options
     what = "lead" if args.lead else "known bug"
