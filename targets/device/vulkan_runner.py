@@ -544,6 +544,10 @@ def properties(phys: object, index: int) -> dict:
             "vendor_id": f"0x{props.vendorID:04x}", "api_version": _version(props.apiVersion),
             "driver": _text(drv.driverName), "driver_info": _text(drv.driverInfo),
             "subgroup_size": int(sub.subgroupSize),
+            # the storage buffers one compute shader may bind (the translation binds the
+            # kernel's and two of its own)
+            "max_storage_buffers": int(min(props.limits.maxPerStageDescriptorStorageBuffers,
+                                           props.limits.maxDescriptorSetStorageBuffers)),
             # VkSubgroupFeatureFlags: which subgroup operations (clustered 0x40, quad 0x80)
             "subgroup_operations": int(sub.supportedOperations),
             "min_subgroup_size": int(size.minSubgroupSize),

@@ -9,6 +9,7 @@ from .emit import (AVOIDABLE, COMPLETED, EXHAUSTED, HEADER, KINDS, Dialect, Tran
                    Translator, Unsupported)
 from .cuda import CudaC
 from .glsl import GLSL
+from .identifiers import named_back, plain_names
 from .opencl_c import OpenCLC
 from .wgsl import WGSL
 
@@ -48,4 +49,9 @@ def translate(program: n.Program, entry: str, language: str, wave: int,
         raise ValueError(f"unknown language {language!r}")
     if subgroup and s:
         s = subgroup
-    return Translator(dialect, program, entry, wave, s, mutants, avoid, group).run()
+    renaming: dict[str, str] = {}
+    if language == "glsl":  # ASCII names of at most 1,024 characters (identifiers.py)
+        program, renaming = plain_names(program)
+    tr = Translator(dialect, program, entry if not renaming else renaming.get(entry, entry),
+                    wave, s, mutants, avoid, group).run()
+    return named_back(tr, renaming)

@@ -54,11 +54,12 @@ from difftest.core.options import avoided, trip_budget
 from difftest.core.reconvergence import MAXIMAL, UNIFORM
 from difftest.core.spirv_opt import RecipeError, flags as spirv_opt_flags, recipe
 
+from .. import returned_log
 from ..device import spirv_layer
 from ..device.process import DeviceCrash, DeviceProcess, DeviceTimeout
 from ..translate import Translation, subgroup_size
 from ..translate.emit import uses_f32
-from ..translate.shader import dispatch_shape
+from ..translate.shader import FIRST_BUFFER, dispatch_shape
 from ..translated import (DEFAULT_TIMEOUT, LIMITS, OptionError, TranslatedTarget,
                           device_array, require)
 
@@ -341,7 +342,7 @@ class _Vulkan(TranslatedTarget):
                                               "denorm_preserve64"))
 
     def unsupported(self, case: Case) -> str | None:
-        narrow = self._narrow_wave_op(case)
+        narrow = self._narrow_wave_op(case) or self._too_many_buffers(case)
         if narrow is not None:
             return narrow
         doubles = f64_use(case.program, case.entry)
@@ -365,6 +366,23 @@ class _Vulkan(TranslatedTarget):
                 for f in reachable(case.program, case.entry) for x in walk(f.body)):
             why = fma
         return why
+
+    def _too_many_buffers(self, case: Case) -> str | None:
+        """Why a case binds more storage buffers than the device lets one shader bind:
+        the kernel's, the log's two where its atomics return (targets/returned_log.py)
+        and the translation's own two (status and parameters). Past the limit lavapipe
+        crashed or wrote garbage where it should refuse: no bug of a case it cannot run."""
+        limit = self._device().props.get("max_storage_buffers")
+        if limit is None:
+            return None
+        entry = next(f for f in case.program.functions if f.name == case.entry)
+        kernel = sum(p.ty.is_buffer for p in entry.params)
+        logged = 2 if returned_log.ordered(case) else 0
+        if kernel + logged + FIRST_BUFFER <= limit:
+            return None
+        return (f"{kernel} buffer parameters ({kernel + logged + FIRST_BUFFER} storage "
+                f"buffers with the translation's own): past the {limit} the device binds "
+                "to one shader (maxPerStageDescriptorStorageBuffers)")
 
     def _narrow_wave_op(self, case: Case) -> str | None:
         """Why a GLSL case's wave operation of an 8- or 16-bit integer cannot run here:

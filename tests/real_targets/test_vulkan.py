@@ -478,3 +478,59 @@ def test_stores_after_79_early_returns_are_the_nesting_finding_and_its_variant_a
     assert [int(x) for x in avoided.outcome.buffers["o"]] == list(range(1, 79))
     rerun = rerun_with(c, t, {}, res.full, res.oracle_error)
     assert explain([finding], name, c, res.verdict, {}, t.compiler({}), rerun) is finding
+
+
+# ------------------------------------------------ what the translation cannot spell
+UNICODE = """
+def kër(ö: Buffer[i32]):
+    数 = gid() * 2
+    ö[gid()] = fünf(数)
+
+def fünf(x: i32) -> i32:
+    if x == 2:
+        fail(3)
+    return x + 1
+"""
+
+
+def test_glsl_renames_names_it_cannot_spell_and_reports_the_kernels_own() -> None:
+    """GLSL takes ASCII names of at most 1,024 characters; the kernel language any
+    identifier Python takes. glslang refused `数` and `kër` (a build failure a campaign
+    would have called lavapipe's bug): now they are renamed in the source, and a fault
+    in `fünf` is reported with its own name."""
+    from difftest.campaign.runner import check_case
+    from targets.translate import translate
+
+    tr = translate(parse(UNICODE), "kër", "glsl", 4)
+    assert "数" not in tr.source and "fünf" not in tr.source and tr.source.isascii()
+    assert [p.name for p in tr.params] == ["ö"] and "fünf" in tr.functions
+    long_name = "x" * 2000
+    text = f"def kernel(out: Buffer[i32]):\n    {long_name} = 1\n    out[0] = {long_name}\n"
+    assert long_name not in translate(parse(text), "kernel", "glsl", 4).source
+    t = target("lavapipe-glsl")
+    c = Case(UNICODE, "kër", 4, 4, {"ö": np.zeros(4, dtype=np.int32)}, parse(UNICODE))
+    res = check_case(c, t)
+    assert res.verdict.agree, str(res.verdict)
+    assert res.outcome.exception is not None
+    assert [f.function for f in res.outcome.exception.fault.stack] == ["kër", "fünf"]
+
+
+def test_more_buffers_than_the_device_binds_is_a_case_it_cannot_run() -> None:
+    """lavapipe binds 32 storage buffers to a shader; the translation adds two. A kernel
+    of 31 buffers crashed it or read garbage (reported as its bugs): now it says it
+    cannot run the case, and 30 still run."""
+    from difftest.campaign.runner import check_case
+
+    t = target("lavapipe-glsl")
+    limit = t._device().props["max_storage_buffers"]
+
+    def kernel(k: int) -> Case:
+        params = ", ".join(f"b{i}: Buffer[i32]" for i in range(k))
+        text = f"def kernel({params}):\n    b0[gid()] = {k}\n"
+        return Case(text, "kernel", 1, 1, {f"b{i}": np.zeros(1, dtype=np.int32)
+                                           for i in range(k)}, parse(text))
+
+    assert t.unsupported(kernel(limit - 2)) is None
+    assert check_case(kernel(limit - 2), t).verdict.agree
+    why = t.unsupported(kernel(limit - 1))
+    assert why is not None and f"past the {limit} the device binds" in why
