@@ -202,6 +202,8 @@ def reduce_source(folder: Path, reference: Path, seconds: float, workers: int,
     """Reduce the kernel of the reproducer in `folder` (reference data: `reference`, the
     same case's data.json under the reference setting) for at most `seconds`; returns
     the folder of the reduced reproducer."""
+    # absolute: the interestingness test runs with its own folder as the working one
+    folder, reference = folder.resolve(), reference.resolve()
     if shutil.which("cvise") is None:
         raise DifftestError("--reduce needs C-Vise (apt-get install cvise)")
     data = json.loads((folder / "data.json").read_text())

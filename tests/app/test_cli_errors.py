@@ -108,6 +108,13 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
      "nothing (the entry is the file's first function unless a `# difftest: entry NAME` "
      "line names the kernel)"),
     (["hunt", "--mutants", "", "--trials", "1"], "--mutants: no mutant named"),
+    # export's reduction: a reference without one, a budget that is none
+    (["export", CASE, "--out", "{tmp}/ex", "--reference", "opt=off"],
+     "--reference is the setting --reduce checks candidates on: give --reduce too"),
+    (["export", CASE, "--out", "{tmp}/ex", "--reduce", "-5", "--reference", "opt=off"],
+     "--reduce must be a positive number of seconds, got -5.0"),
+    (["export", CASE, "--out", "{tmp}/ex", "--reduce", "nan", "--reference", "opt=off"],
+     "--reduce must be a positive number of seconds, got nan"),
     # a header key given twice: one would silently win over the other
     (["check", "{tmp}/arg_twice.py"], "arg_twice.py:3: `arg out` given twice (first at "
      "line 2)"),

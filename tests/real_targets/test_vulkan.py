@@ -261,7 +261,8 @@ def test_a_lavapipe_reproducer_prints_no_driver_noise(tmp_path: Path,
 
 
 def test_a_reduction_keeps_only_kernels_that_still_mean_what_the_original_did(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """`export --reduce`'s interestingness test (difftest/app/source_reducer.py), on
     lavapipe 22.3's sign-extension bug with Mesa 25 as the reference: the original kernel
     is interesting; one that stores nothing, or stores the wrong value outright, is not
@@ -284,7 +285,8 @@ def test_a_reduction_keeps_only_kernels_that_still_mean_what_the_original_did(
         "entry": "kernel", "launch": {"n": 1, "wave": 1},
         "args": {"out": {"dtype": "i32", "data": [0]}, "s": -5}}))
     out = tmp_path / "repro"
-    code = main(["export", str(path), "--target", "vulkan-glsl", "--out", str(out),
+    monkeypatch.chdir(tmp_path)  # --out relative, as a user writes it (the test ran in
+    code = main(["export", str(path), "--target", "vulkan-glsl", "--out", "repro",  # it)
                  "--reduce", "1", "--reference", f"icd={icd}"])
     printed = capsys.readouterr().out
     if code != 0:

@@ -22,6 +22,7 @@ from .common import (
     _load,
     _oracle,
     _schedule,
+    _seconds,
     _summary,
     _target_and_options,
     _unsupported,
@@ -276,37 +277,54 @@ def _reference(args: argparse.Namespace, target: Any) -> dict[str, Any]:
     return validate(target, parse_cli(args.reference, "--reference"), "--reference")
 
 
-def _reduce_reproducer(args: argparse.Namespace, case: Case, target: Any,
-                       options: dict[str, Any], reference: dict[str, Any], full: Any,
+def _reference_files(case: Case, target: Any, options: dict[str, Any],
+                     reference: dict[str, Any], full: Any, files: dict[str, str]
+                     ) -> dict[str, str]:
+    """The reproducer's files under the reference setting, which must run the source
+    the export writes (checked before anything is written)."""
+    target.configure({**options, **reference})
+    ref = target.reproducer(case, {**options, **reference}, full.outcome())
+    kernel = json.loads(ref["data.json"])["kernel_file"]
+    target.configure(options)
+    if ref[kernel] != files[kernel]:
+        raise DifftestError("--reference changes the kernel's translation: the reference "
+                            "must run the same source (a driver, a build flag, an "
+                            "instruction set)")
+    return ref  # type: ignore[no-any-return]
+
+
+def _reduce_reproducer(args: argparse.Namespace, reference: dict[str, str],
                        out: Path) -> None:
     """`export --reduce`: the kernel's source reduced by C-Vise against the reference
-    setting (difftest/app/source_reducer.py), into OUT/reduced."""
+    setting's files (difftest/app/source_reducer.py), into OUT/reduced."""
     import os
 
     from difftest.app.source_reducer import reduce_source
     from difftest.campaign.corpus import write_atomic
 
-    target.configure({**options, **reference})
-    files = target.reproducer(case, {**options, **reference}, full.outcome())
-    data = json.loads(files["data.json"])
-    if files[data["kernel_file"]] != (out / data["kernel_file"]).read_text():
-        raise DifftestError("--reference changes the kernel's translation: the reference "
-                            "must run the same source (a driver, a build flag, an "
-                            "instruction set)")
-    write_atomic(out / "reference.json", files["data.json"])
+    data = json.loads(reference["data.json"])
+    write_atomic(out / "reference.json", reference["data.json"])
     print(f"reducing {data['kernel_file']} with C-Vise for at most {args.reduce:g} s ...",
           flush=True)
     reduced = reduce_source(out, out / "reference.json", args.reduce, os.cpu_count() or 1,
                             note=lambda x: print(x, flush=True))
-    before = len((out / data["kernel_file"]).read_text().splitlines())
-    after = len((reduced / data["kernel_file"]).read_text().splitlines())
-    print(f"reduced {data['kernel_file']} from {before} to {after} lines: "
-          f"python3 {reduced / 'repro.py'}")
+    before = (out / data["kernel_file"]).read_text()
+    after = (reduced / data["kernel_file"]).read_text()
+
+    def size(text: str) -> str:  # (C-Vise's formatting may spread fewer tokens on more lines)
+        return f"{len(text.splitlines())} lines, {len(''.join(text.split()))} characters"
+
+    print(f"reduced {data['kernel_file']} from {size(before)} to {size(after)} (without "
+          f"spaces): python3 {reduced / 'repro.py'}")
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from difftest.campaign.corpus import write_atomic
 
+    if args.reference and args.reduce is None:
+        raise DifftestError("--reference is the setting --reduce checks candidates on: "
+                            "give --reduce too")
+    _seconds(args.reduce, "--reduce")
     case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
@@ -326,6 +344,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     files = target.reproducer(case, options, full.outcome())
     if files is None:
         raise DifftestError(f"target {run.name} has no standalone reproducer")
+    ref_files = (_reference_files(case, target, options, reference, full, files)
+                 if args.reduce is not None else {})
     out = Path(args.out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise DifftestError(f"--out {out}: exists and is not an empty folder")
@@ -339,7 +359,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if target.reproducer_needs:
         print(f"it needs {target.reproducer_needs}")
     if args.reduce is not None:
-        _reduce_reproducer(args, case, target, options, reference, full, out)
+        _reduce_reproducer(args, ref_files, out)
     return EXIT_OK
 
 
