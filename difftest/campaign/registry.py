@@ -82,6 +82,21 @@ def installed_target_names() -> list[str]:
     return sorted(set(out))
 
 
+def option_readers() -> dict[str, tuple[str, ...]]:
+    """Each target option's readers: the registered targets that take it, as their
+    classes declare (none is made: a device is not opened to learn its options; a
+    target whose extra is missing is left out)."""
+    out: dict[str, list[str]] = {}
+    for ep in entry_points(group=TARGETS):
+        try:
+            names = ep.load().option_names
+        except Exception:  # noqa: BLE001 - not installed, or broken: it reads nothing here
+            continue
+        for option in names:
+            out.setdefault(option, []).append(ep.name)
+    return {k: tuple(sorted(set(v))) for k, v in out.items()}
+
+
 _WARNED: set[str] = set()
 
 

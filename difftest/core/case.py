@@ -148,6 +148,22 @@ class Case:
             sections[target] = dict(sections[target])
         return dataclasses.replace(self, options=common, target_options=sections)
 
+    def filed(self, readers: dict[str, tuple[str, ...]]) -> Case:
+        """A copy whose run options are filed under the targets that read them
+        (`readers`: option -> targets; the common ones stay common), so the file runs on
+        any target: a generated case's compile options under numba-simt, its SPIR-V
+        recipe under the Vulkan targets."""
+        import dataclasses
+
+        sections = {k: dict(v) for k, v in self.target_options.items()}
+        for key, value in self.options.items():
+            if key not in COMMON:
+                for target in readers.get(key, ()):
+                    sections.setdefault(target, {})[key] = value
+        return dataclasses.replace(
+            self, options={k: v for k, v in self.options.items() if k in COMMON},
+            target_options=sections)
+
     def to_json(self) -> dict[str, Any]:
         args: dict[str, Any] = {}
         types = {p.name: p.ty for p in self.function.params}

@@ -336,17 +336,39 @@ def test_sample_counts_the_files_it_wrote(tmp_path: Path, monkeypatch: pytest.Mo
                                          capsys: pytest.CaptureFixture[str]) -> None:
     from generators import sampling
 
-    real = sampling.draw
+    real = sampling.each
 
-    def twice(strategy: Any, count: int, seed_value: int = 0) -> list[Any]:
-        got = real(strategy, count - 1, seed_value)
-        return got + got[:1]  # the last draw repeats the first
+    def twice(strategy: Any, count: int, seed_value: int, use: Any) -> int:
+        got: list[Any] = []
+        real(strategy, count - 1, seed_value, got.append)
+        for value in got + got[:1]:  # the last draw repeats the first
+            use(value)
+        return count
 
-    monkeypatch.setattr(sampling, "draw", twice)
+    monkeypatch.setattr(sampling, "each", twice)
     assert main(["sample", "--count", "4", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert len(list(tmp_path.glob("*.json"))) == 3
     assert "wrote 3 case files" in out and "1 drawn case repeated" in out
+    monkeypatch.setattr(sampling, "each", real)
+
+
+def test_sampled_files_run_on_every_target_as_written(tmp_path: Path) -> None:
+    """`sample` filed every generated option under numba-simt, SPIR-V recipes included:
+    numba-simt then refused a third of the files (unknown option spirv_recipe). Each goes
+    under the targets that read it now, and the files are written as they are drawn."""
+    from difftest.core.kernelfile import load_case
+
+    assert main(["sample", "--count", "12", "--seed", "5", "--out", str(tmp_path)]) == 0
+    recipes = 0
+    for path in tmp_path.glob("*.json"):
+        obj = json.loads(path.read_text())
+        sections = {k: v for k, v in obj.get("options", {}).items() if isinstance(v, dict)}
+        recipes += any("spirv_recipe" in v for v in sections.values())
+        assert "spirv_recipe" not in sections.get("numba-simt", {}), path.name
+        assert main(["check", str(path)]) == 0, path.name
+        load_case(path)
+    assert recipes
 
 
 def test_png_has_axes_and_a_legend(tmp_path: Path) -> None:

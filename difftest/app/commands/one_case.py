@@ -227,25 +227,30 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_sample(args: argparse.Namespace) -> int:
     from difftest.campaign.corpus import check_writable, content_name, write_atomic
+    from difftest.campaign.registry import option_readers
     from generators.cases import cases
-    from generators.sampling import draw
+    from generators.sampling import each
 
     if args.count < 1:
         raise DifftestError(f"--count must be at least 1, got {args.count}")
     out = Path(args.out)
     check_writable(out, "--out")
     names: set[str] = set()
-    for case in draw(cases(), args.count, args.seed):
-        # the generated options are numba-simt's compile options: filed under it, the
-        # file runs on every target
-        obj = case.recorded_for("numba-simt").to_json()
+    readers = option_readers()
+
+    def write(case: Any) -> None:
+        # each generated option filed under the targets that read it: the file runs on
+        # every target
+        obj = case.filed(readers).to_json()
         name = content_name(obj)
         try:
             write_atomic(out / name, json.dumps(obj, indent=1) + "\n")
         except OSError as e:
             raise DifftestError(f"--out {out}: cannot write {name}: {e.strerror or e}") from None
         names.add(name)
-    dup = args.count - len(names)
+
+    drawn = each(cases(), args.count, args.seed, write)
+    dup = drawn - len(names)
     print(f"wrote {len(names)} case files to {out}"
           + (f" ({dup} drawn case{'s' if dup != 1 else ''} repeated an earlier one)"
              if dup else ""))
