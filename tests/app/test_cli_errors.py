@@ -108,6 +108,8 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
      "nothing (the entry is the file's first function unless a `# difftest: entry NAME` "
      "line names the kernel)"),
     (["hunt", "--mutants", "", "--trials", "1"], "--mutants: no mutant named"),
+    # a mistyped --known turned known-bug recognition off without a word
+    (["fuzz", "--known", "{tmp}/nosuch", "--time", "1"], "nosuch: no such folder or file"),
     # export's reduction: a reference without one, a budget that is none
     (["export", CASE, "--out", "{tmp}/ex", "--reference", "opt=off"],
      "--reference is the setting --reduce checks candidates on: give --reduce too"),

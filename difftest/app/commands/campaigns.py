@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from difftest.core.errors import DifftestError
@@ -47,7 +48,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         from difftest.campaign.sharing import check_url
 
         database = check_url(args.database)
-    known = [Path(p) for p in args.known] if args.known else default_known(corpus)
+    known = _known(args.known) if args.known else default_known(corpus)
     config = FuzzConfig(target=run.name, seconds=seconds, examples=args.examples,
                         workers=_workers(args.workers), seed=args.seed, options=options,
                         corpus=corpus, database=database, stop_on_first=args.stop_on_first,
@@ -217,13 +218,30 @@ def cmd_triage(args: argparse.Namespace) -> int:
     if not args.no_probes:
         probe_causes(findings)
     bs = buckets(findings)
-    known = [Path(p) for p in args.known] if args.known else default_known()
-    link_known(bs, known_findings([p for p in known if p.is_dir()]))
+    known = _known(args.known) if args.known else default_known()
+    link_known(bs, known_findings([p for p in known if p.exists()]))
     print(format_buckets(bs, len(findings)))
     if args.json:
         _write_json(args.json, triage_json(bs, folder, len(findings)))
         print(f"wrote {args.json}")
     return EXIT_OK
+
+
+def _known(given: list[str]) -> list[Path]:
+    """`--known` paths: each a corpus folder or file that exists (one mistyped path
+    silently turned known-bug recognition off, and known bugs came back as new), and a
+    note where none holds a known bug."""
+    from difftest.campaign.findings import known_findings
+
+    paths = [Path(p) for p in given]
+    for p in paths:
+        if not p.exists():
+            raise DifftestError(f"--known {p}: no such folder or file")
+    if not known_findings(paths):
+        print(f"note: --known {', '.join(given)}: no known bug recorded there (corpus "
+              "entries with \"finding\" and \"signature\"): every failure counts as new",
+              file=sys.stderr)
+    return paths
 
 
 def cmd_report(args: argparse.Namespace) -> int:
