@@ -176,11 +176,13 @@ def _needs(obj: dict[str, Any]) -> frozenset[str]:
 
 def load_findings(folder: Path) -> list[Finding]:
     """Every reduced counterexample in `folder` (its case files with a signature), with
-    the journals' counts. Unreadable files are skipped: triage reads what is there."""
+    the journals' counts. Unreadable files are skipped: triage reads what is there.
+    A journal's findings are known by their file's name (a hash of the case), not its
+    path: a folder copied, moved or merged keeps them (it lost them all)."""
     journal: dict[str, dict[str, Any]] = {}
     for c in campaigns(folder):
         for f in c["findings"]:
-            path = str(Path(f.get("path", "")).resolve())
+            path = Path(str(f.get("path", ""))).name
             if path in journal:
                 journal[path]["repeats"] += f.get("repeats", 0) + 1
             else:
@@ -195,7 +197,7 @@ def load_findings(folder: Path) -> list[Finding]:
             statements = _statements(obj["kernel"])
         except Exception:  # noqa: BLE001 - not a counterexample file: not triaged
             continue
-        info = journal.get(str(case_path.resolve()), {})
+        info = journal.get(case_path.name, {})
         out.append(Finding(
             str(case_path), str(sig.get("target", obj.get("target", "?"))),
             str(sig.get("setting", "")), str(sig.get("failure", "?")),

@@ -171,6 +171,13 @@ def test_triage_of_a_campaign_folder_through_the_cli(
                 ) == 0
     quick = json.loads((tmp_path / "n.json").read_text())
     assert all(b["agrees_with"] == [] for b in quick["buckets"])
+    # a copied folder (campaigns merge by copying) keeps its journal's times and counts
+    import shutil
+
+    shutil.copytree(folder, tmp_path / "copy")
+    copied = load_findings(tmp_path / "copy")
+    assert [(Path(f.path).name, f.first, f.seen) for f in copied] == \
+        [(Path(f.path).name, f.first, f.seen) for f in found]
 
 
 def test_triage_of_what_is_not_a_folder_is_one_line(
