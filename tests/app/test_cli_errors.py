@@ -108,6 +108,9 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
      "nothing (the entry is the file's first function unless a `# difftest: entry NAME` "
      "line names the kernel)"),
     (["hunt", "--mutants", "", "--trials", "1"], "--mutants: no mutant named"),
+    # upgrade rewrote a file every other command refuses
+    (["upgrade", "{tmp}/v1_option.json"], "options: unknown option 'nosuch' for target "
+                                          "numba-simt (where the file was found)"),
     # a mistyped --known turned known-bug recognition off without a word
     (["fuzz", "--known", "{tmp}/nosuch", "--time", "1"], "nosuch: no such folder or file"),
     # export's reduction: a reference without one, a budget that is none
@@ -168,6 +171,11 @@ def _write_hostile_files(tmp: Path) -> None:
         "def add1(x: i32) -> i32:\n    return x + 1\n\n"
         "def k(out: Buffer[i32]):\n    out[0] = add1(1)\n")
     (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (tmp / "v1_option.json").write_text(json.dumps({  # an option no version runs
+        "format": "difftest-case", "version": 1, "target": "numba-simt", "entry": "k",
+        "kernel": "def k(out: Buffer[i32]):\n    out[gid()] = 1\n",
+        "launch": {"n": 4, "wave": 4}, "args": {"out": {"dtype": "i32", "data": [0] * 4}},
+        "options": {"nosuch": 8}}))
     good = example_json("simple_deopt")
     (tmp / "longint_json.json").write_text(
         json.dumps(good).replace('"length": 20', '"length": ' + "9" * 5000))

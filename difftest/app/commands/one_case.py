@@ -432,6 +432,27 @@ def _not_another_entry(path: Path, obj: dict[str, Any]) -> None:
                             "written?): not overwritten; move it away to record this case")
 
 
+def _options_read(path: Path, case: Case) -> None:
+    """Every option the file holds is one its target (or, common, some target) reads:
+    `upgrade` rewrote a file every other command refused (the targets' classes say which
+    options they read; no device is opened)."""
+    from difftest.campaign.registry import option_readers
+    from difftest.core.options import COMMON
+
+    readers = option_readers()
+    recorded = str(case.extra.get("target", ""))
+    for key in case.options:
+        if key not in COMMON and key not in readers:
+            raise DifftestError(f"{path}: options: unknown option {key!r} (no target "
+                                "reads it)")
+    for target, section in case.target_options.items():
+        for key in section:
+            if key not in COMMON and target not in readers.get(key, ()):
+                which = f"target {target}" + (" (where the file was found)"
+                                               if target == recorded else "")
+                raise DifftestError(f"{path}: options: unknown option {key!r} for {which}")
+
+
 def cmd_upgrade(args: argparse.Namespace) -> int:
     from difftest.campaign.corpus import files, write_output
     from difftest.core.case import VERSION
@@ -443,7 +464,9 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
         obj = read_json(path)
         if isinstance(obj, dict) and obj.get("version", VERSION) == VERSION:
             continue
-        upgraded.append((path, load_case(path)))  # migrates, or names what is wrong
+        case = load_case(path)  # migrates, or names what is wrong
+        _options_read(path, case)
+        upgraded.append((path, case))
     for path, case in upgraded:
         write_output(path, json.dumps(case.to_json(), indent=1, sort_keys=True) + "\n")
         print(f"{path}: rewritten as case format version {VERSION}")
