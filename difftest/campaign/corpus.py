@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from difftest.core.case import VERSION, Case, case_from_json
 from difftest.core.errors import CaseError, DifftestError
 from difftest.core.jsonio import read_json
-from difftest.core.kernelfile import is_kernel_file
+from difftest.core.kernelfile import PREFIX as HEADER_PREFIX, is_kernel_file
 
 FORMAT = "difftest-case"
 
@@ -36,6 +36,10 @@ def corpus_json(case: Case, target: str, expected: dict[str, Any], note: str = "
     """A corpus entry of `case` found on `target` (its run options filed under the
     target, so the entry runs on any)."""
     obj = case.recorded_for(target).to_json()
+    # a kernel file's header lines, which its launch and args now hold (a reduction may
+    # have changed them): blank comments, so the kernel's lines keep their numbers
+    obj["kernel"] = "\n".join("#" if line.lstrip().startswith(HEADER_PREFIX) else line
+                               for line in obj["kernel"].split("\n"))
     for key in ("format", "version", "target", "mutants", "expected", "note"):
         obj.pop(key, None)
     obj.update({

@@ -345,6 +345,14 @@ def test_reduce_says_what_it_made_smaller(tmp_path: Path,
     line = next(x for x in out.splitlines() if x.startswith("reduced: "))
     assert line.startswith("reduced: 6 -> 6 statements, n 8 -> 1, kernel text "), line
     assert "checks)" in line
+    # the written case keeps no header line of the kernel file (its launch said n = 8
+    # beside a launch of 1), its lines numbered as before
+    written = json.loads((tmp_path / "r.json").read_text())
+    assert "difftest:" not in written["kernel"] and written["launch"]["n"] == 1
+    # a budget that ends it mid-way is said to (10 checks: it said nothing)
+    code, out, err = run_cli(capsys, "reduce", str(path), "--opt", "mutants=break-mask-lost",
+                             "--checks", "10", "--out", str(tmp_path / "r10.json"))
+    assert code == 0 and "(10 checks, stopped at its budget of 10 checks)" in out, out
 
 
 def test_a_campaign_knows_the_clones_corpus_wherever_it_runs(tmp_path: Path) -> None:

@@ -135,15 +135,19 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     why = ("" if stats.finished else
            f", stopped by {stopped[0]}" if stopped else
            ", stopped at the time limit" if stats.cut_by_time else
-           f", stopped at its budget of {checks} checks")
+           f", stopped at its budget of {_checks(checks)}")
     print(f"reduced: {', '.join(changes)}, in {time.monotonic() - start:.1f} s "
-          f"({stats.checks} checks{why})")
+          f"({_checks(stats.checks)}{why})")
     print(f"wrote {out}")
     if stopped:
         import signal
 
         return 128 + int(signal.Signals[stopped[0]])
     return EXIT_OK
+
+
+def _checks(k: int) -> str:
+    return f"{k} check" + ("" if k == 1 else "s")
 
 
 def cmd_hunt(args: argparse.Namespace) -> int:

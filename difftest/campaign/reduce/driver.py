@@ -90,7 +90,8 @@ def reduce_case(case: Case, still_fails: Predicate, seconds: float | None = None
             smaller = delete_with_variants(best, test, deadline, variants)
             if smaller is not best:
                 best, progress, polished = smaller, True, False
-    stats.finished = not progress
+    # (a pass the budget cut short keeps nothing, and the loop ends as at a fixed point)
+    stats.finished = not progress and not deadline.over()
     stats.cut_by_time = deadline.timed_out
     stats.seconds = time.monotonic() - start
     stats.after = size(best)
