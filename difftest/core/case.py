@@ -218,7 +218,8 @@ def case_from_json(obj: Any, where: str = "case") -> Case:
     try:
         program = parse(kernel)
     except KernelError as e:
-        raise CaseError(f"{where}: kernel {e}") from None
+        raise CaseError(f"{where}: kernel {e}" if e.line or e.where else
+                        f"{where}: kernel: {e}") from None
     entry = obj["entry"]
     if not isinstance(entry, str) or entry not in program.names():
         raise CaseError(
@@ -235,7 +236,10 @@ def case_from_json(obj: Any, where: str = "case") -> Case:
         raise CaseError(f"{where}: launch.group came with case format version 3, but the "
                         f"file says version {version} (a file with workgroups says "
                         "\"version\": 3)")
-    if not _int(version) or not 1 <= version <= VERSION:
+    if not _int(version):
+        raise CaseError(f"{where}: field 'version' must be an integer (1..{VERSION}), got "
+                        f"{version!r}")
+    if not 1 <= version <= VERSION:
         raise CaseError(f"{where}: field 'version': {version!r} is not a case format this "
                         f"difftest reads (1..{VERSION}; a newer difftest wrote it?)")
     schedule = obj.get("schedule", {})

@@ -43,8 +43,10 @@ def loads(text: str, where: str) -> Any:
         return json.loads(text, parse_float=lambda t: decimal(t, where),
                           parse_constant=lambda t: _not_json(t, where))
     except json.JSONDecodeError as e:
+        hint = (" (it reads as a kernel file: name it .py)" if text.lstrip().startswith(
+            ("def ", "# difftest:")) else "")
         raise CaseError(f"{where}: malformed JSON at line {e.lineno} column {e.colno}: "
-                        f"{e.msg}") from None
+                        f"{e.msg}{hint}") from None
     except RecursionError:
         raise CaseError(f"{where}: JSON nested too deeply") from None
     except ValueError as e:  # e.g. an integer of more than 4,300 digits

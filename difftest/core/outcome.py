@@ -157,6 +157,9 @@ class Outcome:
         exc = None
         if obj["exception"] is not None:
             e = obj["exception"]
+            if not isinstance(e, dict):
+                raise CaseError(f"{where}.exception: expected an object (kind, gid, stack) "
+                                "or null")
             gid = e.get("gid") if isinstance(e, dict) else None
             if not isinstance(gid, int) or isinstance(gid, bool):
                 raise CaseError(f"{where}.exception.gid: expected an integer")

@@ -102,12 +102,19 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     (["check", "{tmp}/f32_case.json", "--outcome", "{tmp}/outcome_inf.json"],
      "outcome_inf.json: -Infinity is not JSON"),
     # 20,000 unary minuses: Python's own parser gives up (MemoryError), said as such
-    (["check", "{tmp}/deep_unary.json"], "it is nested too deeply"),
+    (["check", "{tmp}/deep_unary.json"], "kernel: nested too deeply to parse (Python's parser gives up)"),
     # a kernel file whose first function is a helper: how to name the kernel
     (["check", "{tmp}/helper_first.py"], "entry 'add1' returns a value; a kernel returns "
      "nothing (the entry is the file's first function unless a `# difftest: entry NAME` "
      "line names the kernel)"),
     (["hunt", "--mutants", "", "--trials", "1"], "--mutants: no mutant named"),
+    # messages that named the wrong thing
+    (["check", "{tmp}/str_version.json"], "field 'version' must be an integer (1..3), got '3'"),
+    (["check", "{tmp}/kernel_as.json"], "(it reads as a kernel file: name it .py)"),
+    (["upgrade", "{tmp}/arg_twice.py"], "a kernel file, not a case file"),
+    (["check", CASE, "--outcome", "{tmp}/outcome_str_exception.json"],
+     "exception: expected an object (kind, gid, stack) or null"),
+    (["hunt", "--list", "--target", "reference"], "target reference has no mutants"),
     # upgrade rewrote a file every other command refuses
     (["upgrade", "{tmp}/v1_option.json"], "options: unknown option 'nosuch' for target "
                                           "numba-simt (where the file was found)"),
@@ -171,6 +178,11 @@ def _write_hostile_files(tmp: Path) -> None:
         "def add1(x: i32) -> i32:\n    return x + 1\n\n"
         "def k(out: Buffer[i32]):\n    out[0] = add1(1)\n")
     (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (tmp / "str_version.json").write_text(json.dumps({**example_json("simple_deopt"),
+                                                      "version": "3"}))
+    (tmp / "kernel_as.json").write_text("def k(out: Buffer[i32]):\n    out[0] = 1\n")
+    (tmp / "outcome_str_exception.json").write_text(json.dumps({
+        "buffers": {}, "status": [], "exception": "boom"}))
     (tmp / "v1_option.json").write_text(json.dumps({  # an option no version runs
         "format": "difftest-case", "version": 1, "target": "numba-simt", "entry": "k",
         "kernel": "def k(out: Buffer[i32]):\n    out[gid()] = 1\n",

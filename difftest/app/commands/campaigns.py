@@ -161,12 +161,12 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     names = tuple(target.mutant_names)
     seeds = dict(target.mutant_seeds)
     helps = dict(target.mutant_help)
+    if not names:
+        raise DifftestError(f"target {args.target} has no mutants to hunt")
     if args.list:
         for name in names:
             print(f"{name}\t{seeds.get(name, '')}\t{helps.get(name, '')}")
         return EXIT_OK
-    if not names:
-        raise DifftestError(f"target {args.target} has no mutants to hunt")
     chosen = list(names) if args.mutants == "all" else [
         m for m in args.mutants.split(",") if m]
     if not chosen:

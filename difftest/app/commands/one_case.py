@@ -457,10 +457,14 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
     from difftest.campaign.corpus import files, write_output
     from difftest.core.case import VERSION
     from difftest.core.jsonio import read_json
+    from difftest.core.kernelfile import is_kernel_file
 
     paths = files(args.paths)
     upgraded = []  # every file read first: one that cannot be stops the command before
     for path in paths:  # any is rewritten
+        if is_kernel_file(path):
+            raise DifftestError(f"{path}: a kernel file, not a case file (upgrade rewrites "
+                                "the JSON files fuzz, reduce, record and sample write)")
         obj = read_json(path)
         if isinstance(obj, dict) and obj.get("version", VERSION) == VERSION:
             continue

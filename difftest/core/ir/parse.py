@@ -38,7 +38,8 @@ def parse(text: str) -> n.Program:
     try:
         return check(parse_unchecked(text))
     except RecursionError:
-        raise KernelError("kernel text is nested too deeply") from None
+        raise KernelError("nested too deeply to check (past Python's recursion limit)") \
+            from None
 
 
 def parse_unchecked(text: str) -> n.Program:
@@ -51,9 +52,9 @@ def parse_unchecked(text: str) -> n.Program:
                               "19)", e.lineno or 0) from None
         raise KernelError(f"syntax error: {e.msg}", e.lineno or 0) from None
     except (RecursionError, MemoryError):  # Python's parser gives up (its own limit)
-        raise KernelError("cannot parse kernel text: it is nested too deeply") from None
+        raise KernelError("nested too deeply to parse (Python's parser gives up)") from None
     except ValueError as e:
-        raise KernelError(f"cannot parse kernel text: {e or type(e).__name__}") from None
+        raise KernelError(f"cannot be parsed: {e or type(e).__name__}") from None
     functions = []
     for node in tree.body:
         if _is_docstring(node):
