@@ -115,6 +115,9 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     (["check", CASE, "--outcome", "{tmp}/outcome_str_exception.json"],
      "exception: expected an object (kind, gid, stack) or null"),
     (["hunt", "--list", "--target", "reference"], "target reference has no mutants"),
+    (["show", CASE, "--png", ""], "--png needs a file name"),
+    (["check", CASE, "--outcome", "{tmp}/outcome_str_exception.json", "--schedules", "3"],
+     "--schedules and --schedule-seed choose the runs of a target: with --outcome none runs"),
     # upgrade rewrote a file every other command refuses
     (["upgrade", "{tmp}/v1_option.json"], "options: unknown option 'nosuch' for target "
                                           "numba-simt (where the file was found)"),

@@ -62,6 +62,9 @@ def _check_outcome_file(args: argparse.Namespace, case: Case, policy: str) -> in
     from difftest.campaign.runner import judged
     from difftest.core.jsonio import read_json
 
+    if args.schedules != 1 or args.schedule_seed is not None:
+        raise DifftestError("--schedules and --schedule-seed choose the runs of a target: "
+                            "with --outcome none runs")
     outcome = Outcome.from_json(read_json(args.outcome), str(args.outcome))
     run = _target_and_options(args.target or "reference", case, args.case, args.opt,
                               announce=False)
@@ -191,6 +194,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     from difftest.core.fullrun import FullRun
     from difftest.core.verdict import float_buffers, memory_differences
 
+    if args.png is not None and not args.png.strip():
+        raise DifftestError("--png needs a file name")
     case = _load(args)
     case = dataclasses.replace(case, policy=args.policy or case.policy)
     run = _target_and_options(args.target, case, args.case, args.opt)
