@@ -768,10 +768,10 @@ def _check_host(case: Case, run: HostRun, outcome: Outcome, policy: str,
             return _fail("R1 exception", "an exception is reported but no launch faults",
                          [outcome.exception.gid], None, outcome.exception.to_json())
         # the last launch (whose fates the outcome holds) ran every workitem to its end
-        if len(outcome.status) != (case.n if run.launches else 0):
-            return _fail("R2 fates", f"status has {len(outcome.status)} entries for "
-                         f"{case.n if run.launches else 0} workitems (of the last launch)",
-                         expected=case.n if run.launches else 0,
+        items = case.n if run.launches else 0
+        if len(outcome.status) != items:
+            return _fail("R2 fates", f"status has {len(outcome.status)} entries for {items} "
+                         "workitems (of the last launch)", expected=items,
                          actual=len(outcome.status))
         unfinished = [g for g, s in enumerate(outcome.status) if s != COMPLETED]
         if unfinished:
