@@ -230,6 +230,29 @@ def test_tree_lowers_each_reduction_to_six_whole_wave_shuffle_steps() -> None:
     assert {Op.WWM_SUM, Op.WWM_OR} <= {i.op for i in native}
 
 
+def test_tree_builds_every_integer_reduction_from_the_prologues_lane_id() -> None:
+    """Under `tree`, minimum, maximum, the bitwise and the clustered reductions are
+    butterflies too, and every one reads the one long-lived lane id (they each made a
+    fresh one, and minimum and maximum were native: with the wider vocabulary most of a
+    kernel's reductions kept no whole-wave value alive, and whole-wave-read-not-live went
+    from 10 of 10 trials to 6 of 10)."""
+    text = ("def k(out: Buffer[i32], inp: Buffer[i32]):\n    g = gid()\n"
+            "    a = inp[g % len(inp)]\n"
+            "    out[g] = wave_min(a) + i32(wave_max(u8(a))) + wave_or(a) + wave_and(a)\n"
+            "    out[g] = out[g] + wave_sum(a, cluster=4) + i32(wave_xor(i64(a), cluster=8))\n"
+            "    out[g] = out[g] + i32(wave_min(f32(a)))\n")
+    lowered = lower(parse(text), "k", tree=True)
+    instrs = [i for i in lowered.code if isinstance(i, Instr)]
+    lane = _lane_id(lowered)
+    assert [i.op for i in instrs].count(Op.LANEID) == 1  # the prologue's alone
+    steps = [i for i in instrs if i.op == Op.XOR and i.a == lane and i.wm == 1]
+    assert len(steps) == 6 * 4 + 2 + 3  # four whole-wave butterflies, clusters of 4 and 8
+    ops = {i.op for i in instrs}
+    assert Op.WWM_FMIN in ops and not {Op.WWM_MIN, Op.WWM_MAX} & ops  # f32 stays native
+    native = {i.op for i in lower(parse(text), "k").code if isinstance(i, Instr)}
+    assert {Op.WWM_MIN, Op.WWM_MAX} <= native
+
+
 def test_lane_id_is_live_in_every_lane_across_the_then_arm() -> None:
     # The else-arm's shuffles read the lane id in *every* lane, the then-lanes too: per
     # lane it is dead for them, but a masked write in the then-arm must not clobber it

@@ -971,8 +971,11 @@ class _Lowerer:
         if e.op == "readfirstlane":
             self.emit(Op.READFIRST, d=out, a=x)
             return out
-        if n.clustered(e):
-            self._butterfly(e.op, x, e.args[0].ty, n.cluster_of(e), out)
+        xty = e.args[0].ty
+        assert xty is not None
+        if n.clustered(e) or (self.tree and e.op in ("wave_min", "wave_max") and xty.is_int):
+            # (under `tree` every integer reduction is built from shuffles)
+            self._butterfly(e.op, x, xty, n.cluster_of(e), out)
             return out
         if e.op == "wave_all_equal":
             return self._all_equal(x, out)
@@ -998,8 +1001,6 @@ class _Lowerer:
             self.emit({"shuffle_xor": Op.XOR, "shuffle_up": Op.SUB,
                        "shuffle_down": Op.ADD}[e.op], d=src, a=lane, b=args[1], imm=64)
             args = [x, src]
-        xty = e.args[0].ty
-        assert xty is not None
         bits = kind(xty) if xty.is_int else 64  # the kind the reduction wraps to
         identity = 0
         if xty.is_float and e.op in ("wave_min", "wave_max"):
@@ -1050,7 +1051,8 @@ class _Lowerer:
         build the clustered and bitwise ones: shuffle-xor steps of distance 1, 2, ...
         below the cluster in whole-wave mode, on values recoded so that 0 -- what a lane
         past the wave or inactive reads -- is the identity (min, max and `and` by
-        flipping bits into u64's order or into `or`), and decoded into the active lanes."""
+        flipping bits into u64's order or into `or`), and decoded into the active lanes.
+        Under `tree` the steps read the prologue's lane id, as `_tree`'s do."""
         assert xty is not None and xty.is_int
         signed = xty.signed
         flip = {"wave_and": -1, "wave_min": ~_MIN64 if signed else -1,
@@ -1070,8 +1072,11 @@ class _Lowerer:
         steps = [k for k in (1, 2, 4, 8, 16, 32) if k < cluster]
         if self.mutants.on("cluster-step-past") and cluster < 64:
             steps.append(cluster)  # the mutant: one shuffle-xor past the cluster
-        lane = self.vreg(I64)
-        self.emit(Op.LANEID, d=lane, wm=1)
+        if self.tree:
+            lane = self.lane_all
+        else:
+            lane = self.vreg(I64)
+            self.emit(Op.LANEID, d=lane, wm=1)
         acc = staged
         for k in steps:
             dist, idx, got, nxt = (self.vreg(I64) for _ in range(4))
