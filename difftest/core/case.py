@@ -137,16 +137,7 @@ class Case:
         """A copy whose run options (`options`, as a fuzz loop or a reducer ran it) are
         filed under `target`: the common ones stay common, the others go to its
         section, so the file runs on any target."""
-        import dataclasses
-
-        common = {k: v for k, v in self.options.items() if k in COMMON}
-        own = {k: v for k, v in self.options.items() if k not in COMMON}
-        sections = dict(self.target_options)
-        if own:
-            sections[target] = {**sections.get(target, {}), **own}
-        elif target in sections:
-            sections[target] = dict(sections[target])
-        return dataclasses.replace(self, options=common, target_options=sections)
+        return self.filed({k: (target,) for k in self.options})
 
     def filed(self, readers: dict[str, tuple[str, ...]]) -> Case:
         """A copy whose run options are filed under the targets that read them
