@@ -205,6 +205,10 @@ class Dialect:
     #: (CUDA: PTX's `exit` releases the barriers the exiting threads hold up), so a
     #: kernel with barriers needs no sync mode
     exit_arrives = False
+    #: a 64-bit integer constant is read through a `let` (naga's constant evaluator
+    #: cannot convert an i64 or u64 constant to another type: `u32(4294967296li)`, an
+    #: index or lane in code the checks make unreachable, does not build)
+    binds_wide_constants = False
 
     # ----------------------------------------------------------------- types, values
     def ty(self, t: Type) -> str:
@@ -936,6 +940,8 @@ class FunctionEmitter:
             if "float-constants" in self.tr.avoid:
                 return self._opaque_float(self.d.flit(e.value, e.ty), e.ty)
             return self.d.flit(e.value, e.ty)
+        if self.d.binds_wide_constants and e.ty.bits == 64:
+            return self.temp(e.ty, self.d.lit(e.value, e.ty))
         return self.d.lit(e.value, e.ty)
 
     def e_Name(self, e: n.Name) -> str:

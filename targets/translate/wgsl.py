@@ -52,6 +52,7 @@ class WGSL(ShaderDialect):
     ctx = "C."
     atomics_typed = True
     switch_continues = False  # (naga's rule for a `continue` inside a switch: not relied on)
+    binds_wide_constants = True
 
     def switch_head(self, selector: str) -> str:
         return f"switch {selector} {{"
