@@ -443,6 +443,11 @@ BAD_KERNELS: list[tuple[str, str, str]] = [
         def k(out: Buffer[i32], x: i32):
             x[0] = 1  # <-
         """, "'x' is i32, not a buffer"),
+    ("index_an_element", """
+        def k(out: Buffer[i32]):
+            a: Array[i32, 4]
+            out[0] = a[0][1]  # <-
+        """, "'a[0]' is one element, not a buffer or array"),
     ("is_comparison", """
         def k(out: Buffer[i32]):
             c = gid() is 0  # <-

@@ -352,6 +352,9 @@ def _local_array(s: ast.AnnAssign) -> n.LocalArray | n.PrivateArray | None:
 
 
 def _buffer_name(e: ast.expr, line: int) -> str:
+    if isinstance(e, ast.Subscript):  # a[0][1]: an element is a scalar
+        raise KernelError(f"'{ast.unparse(e)}' is one element, not a buffer or array",
+                          line)
     if not isinstance(e, ast.Name):
         raise KernelError(f"'{ast.unparse(e)}' is not a buffer name", line)
     return e.id
