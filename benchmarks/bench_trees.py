@@ -23,6 +23,10 @@ ways:
     git worktree add /tmp/base <commit>
     python benchmarks/bench_trees.py /tmp/base .
 
+`--machine-only` measures the machine alone, the trees taking turns `--rounds` times,
+also as its ratio to a hand-written `@njit` loop timed in the same process (on a machine
+whose speed drifts between rounds, that ratio and the paired figure drift less).
+
 Each tree runs in processes of its own (two versions of one package cannot share a
 process), alternately, `--rounds` times; each figure is the best of its tree's rounds
 (the median beside it), CPU time (`time.process_time`) inside the process, and the
@@ -165,6 +169,36 @@ print(json.dumps({"machine_s": machine, "own_per_s": own_cases / own_cpu,
 """
 
 
+_MACHINE = r"""
+import json, sys
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/benchmarks"]
+import bench_target
+row = bench_target.bench_ratios(1 << 22, [32], 7)[32]
+print(json.dumps({"machine_s": row["machine_s"], "ratio": row["ratio"]}))
+"""
+
+
+def machine_only(base: str, tree: str, rounds: int) -> None:
+    """The machine alone, each tree in processes of its own taking turns: the best and
+    median of its rounds, and each round's ratio of the two (paired: a machine whose
+    speed drifts moves both alike), as CPU time and as the ratio to the same
+    hand-written `@njit` loop, timed in the same process."""
+    runs: dict[str, list[dict[str, float]]] = {base: [], tree: []}
+    for _ in range(rounds):
+        for name in runs:
+            out = subprocess.run([sys.executable, "-c", _MACHINE, os.path.abspath(name)],
+                                 capture_output=True, text=True, check=True)
+            runs[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    for key, what in (("machine_s", "CPU ms"), ("ratio", "times the @njit loop")):
+        b = [r[key] * (1e3 if key == "machine_s" else 1) for r in runs[base]]
+        t = [r[key] * (1e3 if key == "machine_s" else 1) for r in runs[tree]]
+        paired = statistics.median(y / x for x, y in zip(b, t))
+        mb, mt = statistics.median(b), statistics.median(t)
+        print(f"machine alone, SimpleDeopt n = 2^22, W = 32, {what}: best {min(b):.1f} -> "
+              f"{min(t):.1f} ({min(t) / min(b):.2f}x), medians {mb:.1f} -> {mt:.1f} "
+              f"({mt / mb:.2f}x), paired median {paired:.2f}x")
+
+
 def measure(tree: str, kernels: int, seeds: int, shared: str, without: str,
             host_percent: str = "") -> dict[str, float]:
     """A tree's figures: its own samples in one process (the first tree's run saves them
@@ -195,7 +229,12 @@ def main() -> None:
                         "do, for kernels that may fault and those that cannot, in a tree "
                         "that draws them so (generators/cases.py's _HOST_PERCENT; the tree "
                         "before the integer types drew about 8,50)")
+    parser.add_argument("--machine-only", action="store_true",
+                        help="measure the machine alone, --rounds turns of each tree")
     args = parser.parse_args()
+    if args.machine_only:
+        machine_only(args.base, args.tree, args.rounds)
+        return
     runs: dict[str, list[dict[str, float]]] = {args.base: [], args.tree: []}
     with tempfile.TemporaryDirectory() as folder:
         shared = os.path.join(folder, "cases.json")
