@@ -190,8 +190,8 @@ def machine_only(base: str, tree: str, rounds: int) -> None:
                                  capture_output=True, text=True, check=True)
             runs[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
     for key, what in (("machine_s", "CPU ms"), ("ratio", "times the @njit loop")):
-        b = [r[key] * (1e3 if key == "machine_s" else 1) for r in runs[base]]
-        t = [r[key] * (1e3 if key == "machine_s" else 1) for r in runs[tree]]
+        scale = 1e3 if key == "machine_s" else 1.0
+        b, t = ([r[key] * scale for r in runs[name]] for name in (base, tree))
         paired = statistics.median(y / x for x, y in zip(b, t))
         mb, mt = statistics.median(b), statistics.median(t)
         print(f"machine alone, SimpleDeopt n = 2^22, W = 32, {what}: best {min(b):.1f} -> "
