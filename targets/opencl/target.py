@@ -257,8 +257,11 @@ class IntelTarget(_OpenCL):
     offered_mutants = ("subgroup-size-unrequested", "ballot-low-word", "past-n-active",
                        "call-no-check", "workgroup-memory-unzeroed", "ghost-returns",
                        *C_INTEGER_MUTANTS)
-    option_names = ("opt", "cpu_arch", "vectorizer", *LIMITS)
+    avoidable = ("ballot-bit-count",)
+    option_names = ("opt", "cpu_arch", "vectorizer", "avoid", *LIMITS)
     option_help = {**_OpenCL.option_help,
+                   "avoid": "known bugs to spell around, so a campaign finds the next "
+                            "ones: ballot-bit-count (intel-ballot-bit-count-crash), or all",
                    "cpu_arch": "the instruction set the runtime compiles for "
                                f"({' | '.join(CPU_ARCHES)}; default: this CPU's): "
                                "CL_CONFIG_CPU_TARGET_ARCH. Some bugs show only for one",

@@ -482,6 +482,11 @@ AVOIDABLE = {
                        "folds x + 0.0 into x and 0.0 - x into -x, which loses the sign of "
                        "a zero, though asked to keep it; lavapipe-select-negative-zero: it "
                        "selects -0.0's bits for c ? -1.0f's bits : 0 when c is false)",
+    "ballot-bit-count": "`ballot_bit_count` counted from the ballot's bits (a popcount of "
+                        "them masked to the wave) instead of by the subgroup function, so "
+                        "that no `sub_group_ballot_bit_count` is built "
+                        "(intel-ballot-bit-count-crash: Intel's OpenCL compiler aborts on "
+                        "one of a value the same in every work-item)",
     "barrier-branch-tail": "each arm of an `if` that holds a barrier ends at a barrier of "
                            "its own (an else arm added), so that no branch around a "
                            "barrier joins again between two barriers "
@@ -1228,7 +1233,8 @@ class FunctionEmitter:
             return self.temp(BOOL, f"((({m} >> {d.shift_amount(lane, U64, 64)}) & {one}) "
                                    f"!= {d.lit(0, U64)})")
         none = f"({m} == {d.lit(0, U64)})"
-        own = d.ballot_function(self, op, m)
+        own = None if op == "ballot_bit_count" and "ballot-bit-count" in self.tr.avoid \
+            else d.ballot_function(self, op, m)
         if own is not None:
             got = self.temp(I32, own)
             if op in ("ballot_find_lsb", "ballot_find_msb"):

@@ -132,3 +132,61 @@ def test_clustered_reductions_start_from_each_types_identity(name: str, ty: str,
         return
     verdict = check_case(case, t, {}, {}).verdict
     assert verdict.agree and not verdict.unchecked, str(verdict)
+
+
+BIT_COUNTS = """\
+# difftest: launch n=12 wave=8
+# difftest: arg out = i32[0] * 36
+# difftest: arg v = 255
+def kernel(out: Buffer[i32], v: i64):
+    g = gid()
+    out[g] = ballot_bit_count(v)
+    out[g + 12] = ballot_bit_count(i64(g) - 1)
+    out[g + 24] = ballot_inclusive_bit_count(v)
+"""
+
+
+def _bit_counts(tmp_path: Path) -> Path:
+    path = tmp_path / "bit_counts.py"
+    path.write_text(BIT_COUNTS)
+    return path
+
+
+def test_the_ballot_bit_count_variant_builds_no_subgroup_count(tmp_path: Path) -> None:
+    """avoid=ballot-bit-count (intel-ballot-bit-count-crash): `ballot_bit_count` is a
+    popcount of the ballot's wave bits, not `sub_group_ballot_bit_count`; the other
+    ballot functions keep the subgroup's own."""
+    from targets.translate import translate
+
+    case = load_case(_bit_counts(tmp_path))
+    plain = translate(case.program, case.entry, "opencl-subgroups", 8).source
+    src = translate(case.program, case.entry, "opencl-subgroups", 8,
+                    avoid=frozenset({"ballot-bit-count"})).source
+    assert plain.count("sub_group_ballot_bit_count(") == 2
+    assert "sub_group_ballot_bit_count(" not in src and "popcount(" in src
+    assert src.count("sub_group_ballot_inclusive_scan(") == 1
+
+
+def test_intel_avoid_spells_ballot_bit_count_so_that_its_crash_stays_away(
+        tmp_path: Path) -> None:
+    """intel-ballot-bit-count-crash (docs/findings.md): the recorded case aborts Intel's
+    compiler, and agrees under `avoid=ballot-bit-count`; the variant counts right on a
+    uniform ballot, on one that differs per work-item and in a partial wave (n = 12 in
+    waves of 8: by docs/semantics.md each count is of the wave's 8 bits alone)."""
+    from ..conftest import REPO
+
+    t = target("opencl-intel")
+    avoided = {"avoid": "ballot-bit-count"}
+    recorded = load_case(REPO / "corpus" / "kernel-ebbc46df3d346bbd.json")
+    if check_case(recorded, t, {}, {}).verdict.agree:
+        pytest.skip("this Intel runtime builds it (a fixed runtime)")
+    assert check_case(recorded, t, {}, avoided).verdict.agree
+    case = load_case(_bit_counts(tmp_path))
+    got = t.run(case, {}, avoided)
+    assert got.error is None, got.error
+    below = [(g - 1) & 255 for g in range(12)]  # -1's eight bits for workitem 0
+    assert got.buffers["out"].tolist() == (
+        [8] * 12 + [bin(b).count("1") for b in below]
+        + [lane + 1 for lane in list(range(8)) + list(range(4))])
+    verdict = check_case(case, t, {}, avoided).verdict
+    assert verdict.agree and not verdict.unchecked, str(verdict)
