@@ -15,7 +15,8 @@ ways:
   CPU seconds of the generation and of each stage;
 - the same, weighed by the work each case asks: its kernel's compiled instructions (a
   tree whose generators draw larger kernels checks fewer of them per second without
-  being slower at any of them);
+  being slower at any of them), and the loop trips a case's workitems run (its dynamic
+  work: what the oracle's interpreter pays for, trip by trip);
 - both trees on the same cases (the older tree's samples, saved as case files): the
   compiler, machine, oracle and checker alone, generation left out, with the CPU
   seconds of each stage (the oracle, the compile, the target's runs, the verdicts).
@@ -87,6 +88,7 @@ def _replayed(case, full, error, outcome, options):
 
 
 STAGES = dict.fromkeys(("oracle", "compile", "run", "verdict"), 0.0)
+WORK = {"trips": 0, "plain": 0}  # the oracle's loop trips, over the cases without host programs
 
 
 def check(sample):
@@ -101,6 +103,9 @@ def check(sample):
         t0 = clock()
         full, error = oracle_run(case, options)
         t1 = clock()
+        if case.host is None and full is not None:  # each workitem's trips, summed
+            WORK["trips"] += sum(full.trips)
+            WORK["plain"] += 1
         bench_target.compile_fresh(case, options)
         t2 = clock()
         STAGES["oracle"] += t1 - t0
@@ -147,6 +152,7 @@ def instructions(sample):
 machine = bench_target.bench_ratios(1 << 22, [32], 7)[32]["machine_s"]
 own_cases, own_cpu, drawn, steps, own_instructions, gen = 0, 0.0, [], 0, 0, 0.0
 STAGES.update(dict.fromkeys(STAGES, 0.0))
+WORK.update(trips=0, plain=0)
 for seed in range(seeds):
     _checked.cache_clear()
     t0 = time.process_time()
@@ -165,7 +171,8 @@ print(json.dumps({"machine_s": machine, "own_per_s": own_cases / own_cpu,
                   "own_cases": own_cases, "host_steps": steps,
                   "own_instructions": own_instructions,
                   "own_instructions_per_s": own_instructions / own_cpu,
-                  "own_generation_s": gen, **{f"own_{k}_s": v for k, v in STAGES.items()}}))
+                  "own_generation_s": gen, "own_trips_per_case": WORK["trips"] / WORK["plain"],
+                  **{f"own_{k}_s": v for k, v in STAGES.items()}}))
 """
 
 
@@ -259,6 +266,9 @@ def main() -> None:
     print(f"compiled instructions per checked case, each tree its own samples: "
           f"{b[0]['own_instructions'] / b[0]['own_cases']:.0f} -> "
           f"{t[0]['own_instructions'] / t[0]['own_cases']:.0f}")
+    print(f"loop trips run per case (summed over its workitems, by the oracle; cases "
+          f"without host programs), each tree its own samples: "
+          f"{b[0]['own_trips_per_case']:.0f} -> {t[0]['own_trips_per_case']:.0f}")
     line("thousands of compiled instructions checked per CPU-second, each tree its own "
          "samples (the same throughput, weighed by the size of each case's kernel)",
          "own_instructions_per_s", max, "", 1e-3)
