@@ -33,6 +33,7 @@ from typing import Any
 
 from difftest.core.case import MAX_BUFFER_LENGTH, Case, case_from_json
 from difftest.core.errors import CaseError
+from difftest.core.ir.types import DTYPES
 from difftest.core.jsonio import decimal, read_json
 
 PREFIX = "# difftest:"
@@ -54,6 +55,10 @@ def parse_value(text: str, where: str) -> Any:
     if text in ("nan", "inf", "-inf"):  # a float scalar, as a case file writes it
         return text
     m = _BUFFER.match(text)
+    named = re.match(r"(\w+)\s*\[", text)
+    if m is None and named is not None and named.group(1) not in DTYPES:
+        raise CaseError(f"{where}: unknown element type {named.group(1)!r} (one of "
+                        f"{', '.join(DTYPES)})")
     if m is None:
         raise CaseError(f"{where}: expected an integer, a float, true/false or a buffer "
                         f"such as i32[1, 2, 3], i64[0] * 8 or f32[0.5, nan], got "

@@ -545,6 +545,15 @@ def shown(name: str, value: int, floats: frozenset[str]) -> int | float:
     return f32.from_bits(value) if name in floats else value
 
 
+def _value(full: FullRun, name: str, value: int, floats: frozenset[str] = frozenset()
+           ) -> int | float:
+    """An element of a kernel's buffer as a report shows it (`shown`), a u64's as its
+    value: its storage form is the i64 of its bits (docs/semantics.md, "Integer types")."""
+    if _element(full, name) is U64:
+        return value % (1 << 64)
+    return shown(name, value, floats)
+
+
 def _r3_memory(full: FullRun, outcome: Outcome, floats: frozenset[str] = frozenset()
                ) -> Verdict | None:
     """R3: every plain location holds what the ran workitems' write logs leave there."""
@@ -573,11 +582,11 @@ def _r4_atomics(full: FullRun, outcome: Outcome) -> Verdict | None:
     for (buf, index), want_v in sorted(exp.atomic.items()):
         got_v = int(outcome.buffers[buf][index])
         if got_v != want_v and full.ordered:
-            return _fail("R4 atomics", f"{buf}[{index}] holds {got_v}, but its atomics, in "
-                         "the order the values they returned give, leave "
-                         f"{want_v}", sorted({g for g, _ in _writers(full, buf, index, True)
-                                              if outcome.status[g] != NEVER_RAN})[:8],
-                         want_v, got_v)
+            who = sorted({g for g, _ in _writers(full, buf, index, True)
+                          if outcome.status[g] != NEVER_RAN})
+            return _fail("R4 atomics", f"{buf}[{index}] holds {_value(full, buf, got_v)}, "
+                         "but its atomics, in the order the values they returned give, "
+                         f"leave {_value(full, buf, want_v)}", who[:8], want_v, got_v)
         if got_v != want_v:
             return _atomic_mismatch(full, outcome.status, buf, index, want_v, got_v)
     return None
@@ -686,8 +695,8 @@ def memory_differences(full: OracleRun | None, outcome: Outcome, limit: int = 20
             if len(rows) < limit:
                 atomic = (name, i) in exp.atomic_locations
                 who = sorted({g for g, _ in _writers(full, name, i, atomic)})
-                rows.append((name, i, shown(name, int(want[i]), floats),
-                             shown(name, int(got[i]), floats), who))
+                rows.append((name, i, _value(full, name, int(want[i]), floats),
+                             _value(full, name, int(got[i]), floats), who))
     return rows, total
 
 
@@ -713,8 +722,8 @@ def _memory_mismatch(full: FullRun, status: list[str], name: str, i: int,
     if not who:
         return _fail("R3 memory", f"{loc} changed although no workitem writes it", [],
                      want, got)
-    return _fail("R3 memory", f"{loc} holds {shown(name, got, floats)!r}, expected "
-                 f"{shown(name, want, floats)!r}", who[:8], want, got)
+    return _fail("R3 memory", f"{loc} holds {_value(full, name, got, floats)!r}, expected "
+                 f"{_value(full, name, want, floats)!r}", who[:8], want, got)
 
 
 def _atomic_mismatch(full: FullRun, status: list[str], name: str, i: int,
@@ -733,7 +742,8 @@ def _atomic_mismatch(full: FullRun, status: list[str], name: str, i: int,
             return _fail("R4 atomics", f"workitem {g}'s contribution {value} to {loc} is "
                          "missing", [g], want, got)
     who = sorted({g for g, _ in _writers(full, name, i, atomic=True)})
-    return _fail("R4 atomics", f"{loc} holds {got}, expected {want}", who[:8], want, got)
+    return _fail("R4 atomics", f"{loc} holds {_value(full, name, got)}, expected "
+                 f"{_value(full, name, want)}", who[:8], want, got)
 
 
 def _check_host(case: Case, run: HostRun, outcome: Outcome, policy: str,

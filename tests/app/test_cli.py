@@ -190,6 +190,9 @@ def test_the_case_format_is_explained_once_not_under_every_command(
     _, sub, _ = run_cli(capsys, "check", "--help")
     assert "case file" in top.lower() and '"launch"' in top
     assert '"launch"' not in sub
+    from difftest.core.ir.types import DTYPES
+
+    assert all(f" {name}" in top for name in DTYPES), "every element type a case may hold"
 
 
 def test_compile_of_a_case_the_target_cannot_run_is_one_clear_error(

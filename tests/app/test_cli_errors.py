@@ -135,6 +135,9 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
      "line 2)"),
     (["check", "{tmp}/launch_twice.py"], "launch_twice.py:4: `launch` given twice (first "
      "at line 1)"),
+    # a buffer of a type that is none: which types there are
+    (["check", CASE, "--arg", "out=u7[0] * 4"], "--arg out: unknown "
+     "element type 'u7' (one of i8, i16, i32, i64, u8, u16, u32, u64, f32, f64)"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           argv: list[str], needle: str) -> None:

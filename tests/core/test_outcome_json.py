@@ -101,3 +101,36 @@ def test_small_fields_are_read_strictly(change: dict[str, Any], message: str) ->
     obj = {"buffers": {}, "status": ["completed"], "exception": None, **change}
     with pytest.raises(CaseError, match=message.replace("[", r"\[")):
         Outcome.from_json(obj)
+
+
+def test_a_report_shows_a_u64_as_its_value() -> None:
+    """A disagreement names a u64 element by its value (0..2^64-1), as case files and
+    `difftest run` write it, not by its storage form (the i64 of its bits); in a plain
+    location (R3), an atomic one (R4) and `show`'s table alike."""
+    from difftest.core.case import case_from_json
+    from difftest.core.verdict import check_outcome, memory_differences
+    from oracles.reference import run_full
+
+    case = case_from_json({
+        "kernel": "def k(a: Buffer[u64], s: Buffer[u64]):\n"
+                  "    a[0] = u64(0) - u64(4)\n    atomic_add(s, 0, u64(0) - u64(1))\n",
+        "entry": "k", "launch": {"n": 1, "wave": 1},
+        "args": {"a": {"dtype": "u64", "data": [0]}, "s": {"dtype": "u64", "data": [0]}}})
+    full = run_full(case)
+
+    def verdict(a: int, s: int) -> str:
+        outcome = Outcome.from_json({"buffers": {"a": [a], "s": [s]},
+                                     "status": ["completed"], "exception": None})
+        return str(check_outcome(case, full, outcome))
+
+    assert verdict(2**64 - 4, 2**64 - 1) == "agree"
+    assert verdict(2**64 - 1, 2**64 - 1) == ("disagree: R3 memory: a[0] holds "
+                                             "18446744073709551615, expected "
+                                             "18446744073709551612 [workitems 0]")
+    assert verdict(2**64 - 4, 2**63).startswith(
+        "disagree: R4 atomics: s[0] holds 9223372036854775808, expected "
+        "18446744073709551615")
+    outcome = Outcome.from_json({"buffers": {"a": [-1], "s": [-1]},
+                                 "status": ["completed"], "exception": None})
+    rows, total = memory_differences(full, outcome)
+    assert total == 1 and rows == [("a", 0, 2**64 - 4, 2**64 - 1, [0])]

@@ -34,10 +34,12 @@ CASE_FORMAT = """\
 A case file is JSON:
   {"kernel": "<source text>", "entry": "<kernel function>",
    "launch": {"n": <workitems>, "wave": <1|2|4|...|64>},
-   "args": {"<buffer>": {"dtype": "i32"|"i64", "data": [...]}, "<scalar>": <int|bool>},
+   "args": {"<buffer>": {"dtype": "<element type>", "data": [...]},
+            "<scalar>": <int|number|bool>},
    "schedule": {...}, "policy": "stream"|"sequential",
    "options": {"step_budget": 1000, "<target>": {"<its option>": ...}}}
-(schedule, options and policy are optional; docs/case-format.md has every field, and
+(an element type is i8, i16, i32, i64, u8, u16, u32, u64, f32 or f64, the parameter's;
+schedule, options and policy are optional; docs/case-format.md has every field, and
 `difftest targets` lists each target's options and schedule keys). A kernel file (.py)
 takes its launch and arguments from '# difftest:' header lines or --n/--wave/--arg."""
 

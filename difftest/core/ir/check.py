@@ -482,7 +482,7 @@ class _FunctionChecker:
         if var in self.loop_vars:
             raise self.error(f"loop variable '{var}' is already used by an enclosing loop", s.line)
         start, stop = self._met(start, stop)
-        ty = self._common(start, stop, "the bounds of 'range'", s.line)
+        ty = self._common(start, stop, "'range'", s.line)
         known = self.vars.get(var)
         if known is not None and known != ty:
             raise self.error(f"loop variable '{var}' is {ty} but was {known} before", s.line)
