@@ -55,11 +55,11 @@ def parse_value(text: str, where: str) -> Any:
     if text in ("nan", "inf", "-inf"):  # a float scalar, as a case file writes it
         return text
     m = _BUFFER.match(text)
-    named = re.match(r"(\w+)\s*\[", text)
-    if m is None and named is not None and named.group(1) not in DTYPES:
-        raise CaseError(f"{where}: unknown element type {named.group(1)!r} (one of "
-                        f"{', '.join(DTYPES)})")
     if m is None:
+        named = re.match(r"(\w+)\s*\[", text)
+        if named is not None and named.group(1) not in DTYPES:
+            raise CaseError(f"{where}: unknown element type {named.group(1)!r} (one of "
+                            f"{', '.join(DTYPES)})")
         raise CaseError(f"{where}: expected an integer, a float, true/false or a buffer "
                         f"such as i32[1, 2, 3], i64[0] * 8 or f32[0.5, nan], got "
                         f"{text[:40]!r}")
