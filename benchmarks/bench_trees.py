@@ -31,8 +31,12 @@ whose speed drifts between rounds, that ratio and the paired figure drift less).
 Each tree runs in processes of its own (two versions of one package cannot share a
 process), alternately, `--rounds` times; each figure is the best of its tree's rounds
 (the median beside it), CPU time (`time.process_time`) inside the process, and the
-ratios are printed. On a shared machine one process's figure for the same cases moves by
-10 per cent from run to run: take enough rounds to tell a few per cent.
+ratios are printed, with the median of the rounds' ratios (paired by round). On a shared
+machine one process's figure for the same cases moves by 10 per cent from run to run, and
+on a virtual machine whose host is busy by a third: take enough rounds, and `--together`
+(the two trees' processes of a round run at the same time, one a core, so a drift of the
+machine's speed moves both alike; the first round's own samples still run one after the
+other, the first tree's saving them), whose paired ratios tell a few per cent.
 """
 
 from __future__ import annotations
@@ -206,19 +210,40 @@ def machine_only(base: str, tree: str, rounds: int) -> None:
               f"({mt / mb:.2f}x), paired median {paired:.2f}x")
 
 
-def measure(tree: str, kernels: int, seeds: int, shared: str, without: str,
-            host_percent: str = "") -> dict[str, float]:
-    """A tree's figures: its own samples in one process (the first tree's run saves them
-    to `shared`), then the saved samples in a process of their own."""
-    def child(mode: str) -> dict[str, float]:
-        # a fixed hash seed: a sample drawn from sets of names is the same sample each run
-        out = subprocess.run([sys.executable, "-c", _CHILD, os.path.abspath(tree), mode,
-                              str(kernels), str(seeds), shared, without, host_percent],
-                             capture_output=True, text=True, check=True,
-                             env={**os.environ, "PYTHONHASHSEED": "0"})
-        return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+def _child(tree: str, mode: str, kernels: int, seeds: int, shared: str, without: str,
+           host_percent: str) -> subprocess.Popen[str]:
+    # a fixed hash seed: a sample drawn from sets of names is the same sample each run
+    return subprocess.Popen([sys.executable, "-c", _CHILD, os.path.abspath(tree), mode,
+                             str(kernels), str(seeds), shared, without, host_percent],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONHASHSEED": "0"})
 
-    return {**child("own"), **child("same")}
+
+def _result(proc: subprocess.Popen[str]) -> dict[str, float]:
+    out, err = proc.communicate()
+    if proc.returncode:
+        raise SystemExit(f"bench child failed:\n{err[-3000:]}")
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def measure(trees: list[str], kernels: int, seeds: int, shared: str, without: str,
+            host_percent: str = "", together: bool = False) -> list[dict[str, float]]:
+    """Each tree's figures: its own samples in one process (the first tree's run saves
+    them to `shared`), then the saved samples in a process of their own. `together`: the
+    trees' processes of each mode run at the same time, one a core, so that a machine
+    whose speed drifts slows both alike (the paired ratios)."""
+    results: list[dict[str, float]] = [{} for _ in trees]
+    for mode in ("own", "same"):
+        if together and (mode == "same" or os.path.exists(shared)):
+            procs = [_child(t, mode, kernels, seeds, shared, without, host_percent)
+                     for t in trees]
+            for r, proc in zip(results, procs):
+                r.update(_result(proc))
+        else:
+            for r, t in zip(results, trees):
+                r.update(_result(_child(t, mode, kernels, seeds, shared, without,
+                                        host_percent)))
+    return results
 
 
 def main() -> None:
@@ -236,6 +261,11 @@ def main() -> None:
                         "do, for kernels that may fault and those that cannot, in a tree "
                         "that draws them so (generators/cases.py's _HOST_PERCENT; the tree "
                         "before the integer types drew about 8,50)")
+    parser.add_argument("--together", action="store_true",
+                        help="run the two trees' processes at the same time, one a core "
+                        "(a machine that needs two free cores): a drift of the machine's "
+                        "speed then moves both alike, and the ratios paired by round "
+                        "tell a few per cent where the best and median cannot")
     parser.add_argument("--machine-only", action="store_true",
                         help="measure the machine alone, --rounds turns of each tree")
     args = parser.parse_args()
@@ -246,17 +276,19 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         shared = os.path.join(folder, "cases.json")
         for _ in range(args.rounds):
-            for name in (args.base, args.tree):
-                runs[name].append(measure(name, args.kernels, args.seeds, shared,
-                                          args.without, args.host_percent))
+            rb, rt = measure([args.base, args.tree], args.kernels, args.seeds, shared,
+                             args.without, args.host_percent, args.together)
+            runs[args.base].append(rb)
+            runs[args.tree].append(rt)
     b, t = runs[args.base], runs[args.tree]
 
     def line(what: str, key: str, best: Any, unit: str, scale: float = 1.0) -> None:
         fb, ft = best(r[key] for r in b) * scale, best(r[key] for r in t) * scale
         mb = statistics.median(r[key] for r in b) * scale
         mt = statistics.median(r[key] for r in t) * scale
+        paired = statistics.median(y[key] / x[key] for x, y in zip(b, t))
         print(f"{what}: {fb:.1f}{unit} -> {ft:.1f}{unit} ({ft / fb:.2f}x; medians "
-              f"{mb:.1f} -> {mt:.1f}, {mt / mb:.2f}x)")
+              f"{mb:.1f} -> {mt:.1f}, {mt / mb:.2f}x; paired by round {paired:.2f}x)")
 
     line("machine alone, SimpleDeopt n = 2^22, W = 32", "machine_s", min, " ms", 1e3)
     line(f"checked cases per CPU-second, each tree its own samples ({args.seeds} seeds, "

@@ -162,30 +162,63 @@ def _replayed_memory(full: FullRun, ran: list[bool]) -> _Expect:
     ran workitems' logs (by the race rule, at most one workitem touches a location that
     sees a plain store -- in a kernel that synchronises, at most one per epoch of one
     workgroup, and the logs come epoch by epoch -- so replaying them in order is
-    exact)."""
+    exact). The replay works on the log's columns at once (a case logs thousands of
+    entries): a location's last ran store, then the adds logged after it."""
     plain = {k: v.astype(np.int64) for k, v in full.initial.items()}
     exp = _Expect(plain)
     if full.ordered:
         return _ordered_memory(full, ran, exp)
-    gids, buffers, index, values, atomic = (c.tolist() for c in full.writes.columns()[:5])
+    gid, buffer, index, value, atomic = full.writes.columns()[:5]
     names = full.writes.names
-    stored = {(b, i) for b, i, a in zip(buffers, index, atomic) if not a}
-    atomic_only = {(b, i) for b, i, a in zip(buffers, index, atomic) if a} - stored
-    exp.atomic_locations = {(names[b], i) for b, i in atomic_only}
-    sums = {loc: int(full.initial[names[loc[0]]][loc[1]]) for loc in atomic_only}
     types = [_element(full, name) for name in names]
-    for g, b, i, v, a in zip(gids, buffers, index, values, atomic):  # in the logs' order
-        if not ran[g]:
-            continue
-        if (b, i) in atomic_only:
-            sums[(b, i)] = _wrap(sums[(b, i)] + v, types[b])
-        elif a:
-            buf = plain[names[b]]
-            buf[i] = _wrap(int(buf[i]) + v, types[b])
-        else:
-            plain[names[b]][i] = v
-    exp.atomic = {(names[b], i): v for (b, i), v in sums.items()}
+    where = buffer.astype(np.int64) << 32 | index  # a location as one number
+    atomic_only = np.setdiff1d(where[atomic], where[~atomic])  # sorted, unique
+    exp.atomic_locations = {(names[w >> 32], w & _LOW) for w in atomic_only.tolist()}
+    took = np.asarray(ran, dtype=bool)[gid]
+    alone = np.isin(where, atomic_only)
+    # an atomic-only location holds its initial value plus the ran workitems' adds
+    # (wrapping is modular: one wrap of the sum is each add's wrap in turn)
+    added = _sums(atomic_only, where[took & alone], value[took & alone])
+    for w, total in zip(atomic_only.tolist(), added.tolist()):
+        name, i = names[w >> 32], w & _LOW
+        exp.atomic[(name, i)] = _wrap(int(full.initial[name][i]) + total, types[w >> 32])
+    # every other location: its last ran store, plus the ran adds logged after it (the
+    # initial value plus all of them where no ran workitem stores there)
+    rest = took & ~alone
+    at, val, add = where[rest], value[rest], atomic[rest]
+    stores = np.flatnonzero(~add)
+    stored, back = np.unique(at[stores][::-1], return_index=True)  # the last of each
+    last = stores[len(stores) - 1 - back]
+    _put(plain, names, stored, val[last])
+    after = np.flatnonzero(add)
+    if len(stored):  # an add its location's last store overwrites is left out
+        k = np.minimum(np.searchsorted(stored, at[after]), len(stored) - 1)
+        after = after[(stored[k] != at[after]) | (after > last[k])]
+    summed = np.unique(at[after])
+    for w, total in zip(summed.tolist(), _sums(summed, at[after], val[after]).tolist()):
+        buf = plain[names[w >> 32]]
+        buf[w & _LOW] = _wrap(int(buf[w & _LOW]) + total, types[w >> 32])
     return exp
+
+
+_LOW = (1 << 32) - 1
+
+
+def _sums(locations: np.ndarray, at: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per location of `locations` (sorted), the sum of `values` logged at it (`at`),
+    wrapped at 64 bits (the types' own wrap is applied after: modular either way)."""
+    out = np.zeros(len(locations), dtype=np.int64)
+    np.add.at(out, np.searchsorted(locations, at), values)
+    return out
+
+
+def _put(plain: dict[str, np.ndarray], names: list[str], locations: np.ndarray,
+         values: np.ndarray) -> None:
+    """Write `values` at `locations` (buffer number << 32 | index) of the buffers."""
+    numbers = locations >> 32
+    for b in np.unique(numbers).tolist():
+        mine = numbers == b
+        plain[names[b]][locations[mine] & _LOW] = values[mine]
 
 
 def _ordered_memory(full: FullRun, ran: list[bool], exp: _Expect) -> _Expect:
