@@ -128,29 +128,50 @@ def flow(code: list[Instr | Label], overrides: dict[Instr, list[Label]]) -> Flow
             instrs.append(item)
     end = len(instrs)
     f = Flow(instrs, label_at, [], [], [], [], [], [], [], [])
+    physical, logical, reads, used = f.physical, f.logical, f.reads, f.used
+    use_bits, defined, def_bits, flags = f.use_bits, f.defined, f.def_bits, f.flags
     halt, jmp, jz = Op.HALT, Op.JMP, (Op.JZ_EXEC, Op.JZ_MASK)
+    info, all_lanes_flag = _OP_INFO, dataflow.ALL_LANES
     for i, ins in enumerate(instrs):
         op = ins.op
-        if op == halt:
+        if op is halt:
             succ = []
-        elif op == jmp or op in jz:
+        elif op is jmp or op in jz:
             assert ins.target is not None
             t = label_at[ins.target]
-            succ = [s for s in ((t,) if op == jmp else (i + 1, t)) if s < end]
+            succ = [s for s in ((t,) if op is jmp else (i + 1, t)) if s < end]
         else:
             succ = [i + 1] if i + 1 < end else []
-        f.physical.append(succ)
-        if ins in overrides:
-            f.logical.append([label_at[lab] for lab in overrides[ins]])
+        physical.append(succ)
+        logical.append([label_at[lab] for lab in overrides[ins]] if ins in overrides
+                       else succ)
+        # `_facts`, written out: a call per instruction is a fifth of this pass
+        arity, fl, writes = info[op]
+        if arity == 0:
+            r, ub = [], 0
+        elif arity == 1:
+            r, ub = [ins.a], 1 << ins.a
+        elif arity == 2:
+            r, ub = [ins.a, ins.b], 1 << ins.a | 1 << ins.b
         else:
-            f.logical.append(succ)
-        r, u, ub, d, db, fl = _facts(ins)
-        f.reads.append(r)
-        f.used.append(u)
-        f.use_bits.append(ub)
-        f.defined.append(d)
-        f.def_bits.append(db)
-        f.flags.append(fl)
+            r, ub = [ins.a, ins.b, ins.c], 1 << ins.a | 1 << ins.b | 1 << ins.c
+        reads.append(r)
+        if ins.keeps or ins.deopt_uses:
+            u = uses(ins)
+            ub = 0
+            for v in u:
+                ub |= 1 << v
+            used.append(u)
+        else:
+            used.append(r)
+        use_bits.append(ub)
+        flags.append(fl | all_lanes_flag if ins.wm == 1 else fl)
+        if writes:
+            defined.append(ins.d)
+            def_bits.append(1 << ins.d)
+        else:
+            defined.append(None)
+            def_bits.append(0)
     return f
 
 
@@ -362,6 +383,9 @@ _OP_FLAGS = {op: (dataflow.ALL_LANES if op in ALWAYS_ALL_LANES else 0)
              | (dataflow.UNIFORM if op in UNIFORM_VALUES else 0)
              | (dataflow.CROSS if op in CROSS_LANE else 0) for op in Op}
 
+
+#: per opcode: its operands' count (`operands`), its flags and whether it writes a vreg
+_OP_INFO = {op: (_ARITY.get(op, 0), _OP_FLAGS[op], op in WRITES_VREG) for op in Op}
 
 #: liveness mutants: the physical edges (region kinds) each one forgets
 _DROPS = {"wwm-then-else": "then", "wwm-loop-exit": "loop_exit",
