@@ -32,8 +32,8 @@ Each tree runs in processes of its own (two versions of one package cannot share
 process), alternately, `--rounds` times; each figure is the best of its tree's rounds
 (the median beside it), CPU time (`time.process_time`) inside the process, and the
 ratios are printed, with the median of the rounds' ratios (paired by round). On a shared
-machine one process's figure for the same cases moves by 10 per cent from run to run, and
-on a virtual machine whose host is busy by a third: take enough rounds, and `--together`
+machine one process's figure for the same cases moves by 10 per cent from run to run (by a
+third on a virtual machine whose host is busy): take enough rounds, and `--together`
 (the two trees' processes of a round run at the same time, one a core, so a drift of the
 machine's speed moves both alike; the first round's own samples still run one after the
 other, the first tree's saving them), whose paired ratios tell a few per cent.
