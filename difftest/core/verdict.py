@@ -171,7 +171,7 @@ def _replayed_memory(full: FullRun, ran: list[bool]) -> _Expect:
     gid, buffer, index, value, atomic = full.writes.columns()[:5]
     names = full.writes.names
     types = [_element(full, name) for name in names]
-    where = buffer.astype(np.int64) << 32 | index  # a location as one number
+    where = buffer.astype(np.int64) << 32 | index.astype(np.int64)  # a location as one number
     atomic_only = np.setdiff1d(where[atomic], where[~atomic])  # sorted, unique
     exp.atomic_locations = {(names[w >> 32], w & _LOW) for w in atomic_only.tolist()}
     took = np.asarray(ran, dtype=bool)[gid]
