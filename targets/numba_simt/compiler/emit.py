@@ -26,7 +26,7 @@ import functools
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -35,7 +35,6 @@ from difftest.core.outcome import Frame
 
 from ..mutants import NONE, Mutants
 from ..isa import IMM, INFOPOINTS, KINDED as _KINDED, KINDS, UNSIGNED, WIDTH, Op
-from ..isa import kind as kind_of
 from .liveness import Flow, all_lanes, bits, defs, operands
 from .lower import Instr, Label, Lowered
 from .regalloc import Allocation
@@ -45,21 +44,26 @@ _KIND_NAMES = {1: "out_of_bounds", 2: "division_by_zero", 3: "fail", 4: "specula
                5: "alloc", 6: "invalid_conversion"}
 
 
-@dataclass(frozen=True)
-class Location:
-    """Where a value live at an infopoint sits on the device, and its place in a frame."""
+class Location(NamedTuple):
+    """Where a value live at an infopoint sits on the device, and its place in a frame.
+    (A tuple: a compile makes one per value live at each infopoint, hundreds, and a
+    frozen dataclass's construction was a twentieth of emission.)"""
 
     vreg: int
     kind: str           # "reg" | "slot"
     index: int          # the register or spill slot
     position: int       # its index among a frame's saved values (union regs, then slots)
     is_ref: bool        # holds a buffer reference
-    names: Mapping[int, str] = field(repr=False, compare=False)  # the compilation's
+    names: Mapping[int, str]  # the compilation's
 
     @property
     def name(self) -> str:
         """What it is: "kernel.x", "loop `j` trip counter (line 5)", ..."""
         return self.names.get(self.vreg, f"v{self.vreg}")
+
+    def __repr__(self) -> str:  # without the compilation's names
+        return (f"Location(vreg={self.vreg!r}, kind={self.kind!r}, index={self.index!r}, "
+                f"position={self.position!r}, is_ref={self.is_ref!r})")
 
 
 @dataclass(frozen=True)
@@ -186,7 +190,8 @@ def _host_code(host: Lowered, f: Flow) -> tuple[HostCode, dict[Label, int], dict
     rows = _rows(table)
     # (types by identity: an enum's hash and properties are Python calls)
     types = host.vreg_types.items()
-    bits_of = {v: kind_of(t) for v, t in types if t.is_number}  # an f32 register: 32 bits
+    # each register's kind (`isa.kind`, written out: a call a register was a tenth of this)
+    bits_of = {v: t.bits + (0 if t.signed else UNSIGNED) for v, t in types if t.is_number}
     refs = frozenset(v for v, t in types if t.is_buffer)
     return HostCode(rows, host.nvregs, host.nmasks, bits_of, refs), at, ip_at
 
@@ -242,8 +247,8 @@ def emit(lowered: Lowered, alloc: Allocation, host: Lowered | None = None,
                     dict(alloc.color), dict(alloc.slot), names, hcode,
                     union_regs, union_slots, ip_info,
                     workgroup_arrays=list(lowered.workgroup_arrays),
-                    groupwise=bool(lowered.workgroup_arrays) or any(
-                        isinstance(i, Instr) and i.op == Op.BARRIER for i in lowered.code))
+                    groupwise=bool(lowered.workgroup_arrays)
+                    or bool((rows[:, 0] == Op.BARRIER).any()))
 
 
 def _metadata(device: Lowered, alloc: Allocation, host: Lowered, facts: HostFacts,
