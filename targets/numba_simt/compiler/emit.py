@@ -51,7 +51,7 @@ class Location(NamedTuple):
 
     vreg: int
     kind: str           # "reg" | "slot"
-    index: int          # the register or spill slot
+    index: int  # type: ignore[assignment]  # the register or spill slot (hides tuple.index)
     position: int       # its index among a frame's saved values (union regs, then slots)
     is_ref: bool        # holds a buffer reference
     names: Mapping[int, str]  # the compilation's
