@@ -43,13 +43,22 @@ _NAME = re.compile(r"^(?!\d)\w+$")  # a Python identifier, as the kernel's own n
 MAX_LENGTH = MAX_BUFFER_LENGTH  # one limit, whichever form a case is written in
 
 
+def _int(text: str, where: str) -> int:
+    """A run of digits as an integer (Python refuses to read one of over 4,300 digits)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise CaseError(f"{where}: an integer of {len(text.lstrip('-'))} digits is past "
+                        "every integer type's range") from None
+
+
 def parse_value(text: str, where: str) -> Any:
     """An argument's value: an integer, a bool, or a buffer {"dtype", "data"}."""
     text = text.strip()
     if text in ("true", "false", "True", "False"):
         return text.lower() == "true"
     if re.fullmatch(r"-?\d+", text):
-        return int(text)
+        return _int(text, where)
     if _FLOAT.match(text):
         return decimal(text, where)
     if text in ("nan", "inf", "-inf"):  # a float scalar, as a case file writes it
@@ -72,11 +81,11 @@ def parse_value(text: str, where: str) -> Any:
         elif floats and item in ("nan", "inf", "-inf"):
             data.append(item)  # as a case file writes them
         elif re.fullmatch(r"-?\d+", item):
-            data.append(int(item))
+            data.append(_int(item, where))
         else:
             raise CaseError(f"{where}: buffer element {item[:20]!r} is not "
                             + ("a number" if floats else "an integer"))
-    count = int(times) if times is not None else 1
+    count = _int(times, where) if times is not None else 1
     if len(data) * count > MAX_LENGTH:
         raise CaseError(f"{where}: a buffer of {len(data) * count} elements is over "
                         f"{MAX_LENGTH}")
@@ -114,6 +123,9 @@ def header(text: str, where: str) -> dict[str, Any]:
                 out[key] = json.loads(rest)
             except (json.JSONDecodeError, RecursionError):
                 raise CaseError(f"{at}: {key}: expected JSON") from None
+            except ValueError:  # Python reads no integer of over 4,300 digits
+                raise CaseError(f"{at}: {key}: an integer past every integer type's "
+                                "range") from None
         elif key == "policy":
             out["policy"] = rest
         else:
@@ -131,7 +143,7 @@ def _launch(text: str, where: str) -> dict[str, Any]:
                             f"{text[:40]!r}")
         if key in launch:
             raise CaseError(f"{where}: `{key}` given twice in the launch line")
-        launch[key] = int(value)
+        launch[key] = _int(value, where)
     return launch
 
 

@@ -138,6 +138,19 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     # a buffer of a type that is none: which types there are
     (["check", CASE, "--arg", "out=u7[0] * 4"], "--arg out: unknown "
      "element type 'u7' (one of i8, i16, i32, i64, u8, u16, u32, u64, f32, f64)"),
+    # integers of more than 4,300 digits in a kernel file's header and in --arg (Python
+    # refuses to read them: a traceback once)
+    *[(["check", f"{{tmp}}/longint_{name}.py"], needle) for name, needle in (
+        ("arg", "longint_arg.py:2: arg s: an integer of 5000 digits is past every integer "
+                "type's range"),
+        ("element", "longint_element.py:3: arg a: an integer of 5000 digits"),
+        ("times", "longint_times.py:3: arg a: an integer of 5000 digits"),
+        ("launch", "longint_launch.py:1: an integer of 5000 digits"),
+        ("options", "longint_options.py:4: options: an integer past every integer type's "
+                    "range"),
+        ("host", "longint_host.py:4: host: an integer past every integer type's range"))],
+    *[(["check", CASE, "--arg", arg], "--arg out: an integer of 5000 digits") for arg in (
+        "out=" + "9" * 5000, "out=i32[" + "9" * 5000 + "]", "out=i32[0] * " + "9" * 5000)],
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           argv: list[str], needle: str) -> None:
@@ -184,6 +197,18 @@ def _write_hostile_files(tmp: Path) -> None:
         "def add1(x: i32) -> i32:\n    return x + 1\n\n"
         "def k(out: Buffer[i32]):\n    out[0] = add1(1)\n")
     (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    long = "9" * 5000
+    for name, lines in (("arg", ("launch n=4 wave=4", f"arg s = {long}", "arg a = u8[0] * 4")),
+                        ("element", ("launch n=4 wave=4", "arg s = 1", f"arg a = u8[{long}]")),
+                        ("times", ("launch n=4 wave=4", "arg s = 1", f"arg a = u8[0] * {long}")),
+                        ("launch", (f"launch n={long} wave=4", "arg s = 1", "arg a = u8[0] * 4")),
+                        ("options", ("launch n=4 wave=4", "arg s = 1", "arg a = u8[0] * 4",
+                                     f'options {{"step_budget": {long}}}')),
+                        ("host", ("launch n=4 wave=4", "arg s = 1", "arg a = u8[0] * 4",
+                                  f'host [{{"op": "launch", "n": {long}}}]'))):
+        (tmp / f"longint_{name}.py").write_text(
+            "".join(f"# difftest: {line}\n" for line in lines)
+            + "def k(a: Buffer[u8], s: i32):\n    a[gid()] = u8(s)\n")
     (tmp / "str_version.json").write_text(json.dumps({**example_json("simple_deopt"),
                                                       "version": "3"}))
     (tmp / "kernel_as.json").write_text("def k(out: Buffer[i32]):\n    out[0] = 1\n")
