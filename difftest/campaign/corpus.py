@@ -107,10 +107,15 @@ def _destination(path: Path, flag: str = "") -> Path:
     return path
 
 
-def check_destination(path: str | Path, flag: str) -> None:
+def check_destination(path: str | Path, flag: str, source: str | Path | None = None) -> None:
     """An output file named on the command line can be written, checked before the work
-    starts (not a folder; its folder exists or can be made, and is writable)."""
+    starts (not a folder; its folder exists or can be made, and is writable; not
+    `source`, the file the command reads, which writing would lose)."""
     dest = _destination(Path(path), flag)
+    if source is not None and dest.exists() and Path(source).exists() \
+            and os.path.samefile(dest, source):
+        raise DifftestError(f"{flag} {path}: that is the input file {source}, which this "
+                            "would overwrite: name another file")
     if dest.exists() and not dest.is_file():
         return  # a device or a pipe: written to as it is
     check_writable(dest.resolve().parent, flag)

@@ -149,6 +149,9 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
         ("options", "longint_options.py:4: options: an integer past every integer type's "
                     "range"),
         ("host", "longint_host.py:4: host: an integer past every integer type's range"))],
+    # an output file that is the input: writing it would lose the kernel
+    (["reduce", "{tmp}/ok.py", "--out", "{tmp}/ok.py"], "ok.py: that is the input file"),
+    (["show", "{tmp}/ok.py", "--png", "{tmp}/ok.py"], "ok.py: that is the input file"),
     *[(["check", CASE, "--arg", arg], "--arg out: an integer of 5000 digits") for arg in (
         "out=" + "9" * 5000, "out=i32[" + "9" * 5000 + "]", "out=i32[0] * " + "9" * 5000)],
 ])
@@ -197,6 +200,8 @@ def _write_hostile_files(tmp: Path) -> None:
         "def add1(x: i32) -> i32:\n    return x + 1\n\n"
         "def k(out: Buffer[i32]):\n    out[0] = add1(1)\n")
     (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (tmp / "ok.py").write_text("# difftest: launch n=4 wave=4\n# difftest: arg out = i32[0] * 4\n"
+                               "def k(out: Buffer[i32]):\n    out[gid()] = 1\n")
     long = "9" * 5000
     for name, lines in (("arg", ("launch n=4 wave=4", f"arg s = {long}", "arg a = u8[0] * 4")),
                         ("element", ("launch n=4 wave=4", "arg s = 1", f"arg a = u8[{long}]")),

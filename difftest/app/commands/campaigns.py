@@ -81,7 +81,7 @@ def cmd_reduce(args: argparse.Namespace) -> int:
 
     case = _load(args)
     out = Path(args.out) if args.out else Path(Path(args.case).stem + ".reduced.json")
-    check_destination(out, "--out")
+    check_destination(out, "--out", source=args.case)
     if args.time is not None:
         _seconds(args.time, "--time")
     if args.checks is not None and args.checks < 1:

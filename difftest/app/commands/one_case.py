@@ -196,6 +196,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     if args.png is not None and not args.png.strip():
         raise DifftestError("--png needs a file name")
+    if args.png:
+        from difftest.campaign.corpus import check_destination
+
+        check_destination(args.png, "--png", source=args.case)
     case = _load(args)
     case = dataclasses.replace(case, policy=args.policy or case.policy)
     run = _target_and_options(args.target, case, args.case, args.opt)
