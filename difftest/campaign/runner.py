@@ -132,12 +132,24 @@ def _undefined_at_run_time(target: Any, case: Case) -> bool:
              or f64_use(case.program, case.entry) is not None))
 
 
+def unchecked(case: Case) -> str | None:
+    """Why no target runs `case`, whatever it declares (None when one may): a case the
+    checker has no rules for."""
+    from difftest.core.ir.walk import has_ordered_atomics
+
+    if case.host is not None and has_ordered_atomics(case.program, case.entry):
+        return ("a host program's kernel has atomics that return (the checker orders one "
+                "launch's atomics, not a program's: docs/semantics.md, \"Atomics that "
+                "return\")")
+    return None
+
+
 def cannot_run(target: Any, case: Case, options: dict[str, Any] | None = None
                ) -> str | None:
     """Why `target` cannot run `case` (None when it can): what it declares it cannot,
     and a run it leaves undefined (`undefined_in_run`: this runs the oracle when the
     target may leave one)."""
-    why: str | None = target.unsupported(case)
+    why = unchecked(case) or target.unsupported(case)
     if why is not None or not _undefined_at_run_time(target, case):
         return why
     full, _ = oracle_run(case, options)

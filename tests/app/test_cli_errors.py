@@ -149,6 +149,14 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
         ("options", "longint_options.py:4: options: an integer past every integer type's "
                     "range"),
         ("host", "longint_host.py:4: host: an integer past every integer type's range"))],
+    # a host program whose kernel's atomics return: a case no target runs (the checker
+    # orders one launch's atomics), refused up front, not judged a target's error
+    *[(argv, "host_returning.json: target " + target + " cannot run this case: a host "
+      "program's kernel has atomics that return") for argv, target in (
+        (["check", "{tmp}/host_returning.json"], "numba-simt"),
+        (["run", "{tmp}/host_returning.json"], "numba-simt"),
+        (["run", "{tmp}/host_returning.json", "--target", "reference"], "reference"),
+        (["reduce", "{tmp}/host_returning.json", "--out", "{tmp}/r.json"], "numba-simt"))],
     # an output file that is the input: writing it would lose the kernel
     (["reduce", "{tmp}/ok.py", "--out", "{tmp}/ok.py"], "ok.py: that is the input file"),
     (["show", "{tmp}/ok.py", "--png", "{tmp}/ok.py"], "ok.py: that is the input file"),
@@ -202,6 +210,12 @@ def _write_hostile_files(tmp: Path) -> None:
     (tmp / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
     (tmp / "ok.py").write_text("# difftest: launch n=4 wave=4\n# difftest: arg out = i32[0] * 4\n"
                                "def k(out: Buffer[i32]):\n    out[gid()] = 1\n")
+    (tmp / "host_returning.json").write_text(json.dumps({
+        "kernel": "def k(out: Buffer[u8], inp: Buffer[u8]):\n"
+                  "    o = atomic_add(out, 0, u8(1))\n    inp[gid()] = o\n",
+        "entry": "k", "launch": {"n": 4, "wave": 4},
+        "args": {"out": {"dtype": "u8", "data": [0] * 4}, "inp": {"dtype": "u8", "data": [1] * 4}},
+        "host": [{"op": "launch"}, {"op": "launch"}]}))
     long = "9" * 5000
     for name, lines in (("arg", ("launch n=4 wave=4", f"arg s = {long}", "arg a = u8[0] * 4")),
                         ("element", ("launch n=4 wave=4", "arg s = 1", f"arg a = u8[{long}]")),

@@ -22,6 +22,7 @@ from .common import (
     _seconds,
     _signals_stop,
     _target_and_options,
+    _unsupported,
     _workers,
     _write_json,
     default_known,
@@ -88,6 +89,9 @@ def cmd_reduce(args: argparse.Namespace) -> int:
         raise DifftestError(f"--checks must be at least 1, got {args.checks}")
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
+    reason = _unsupported(target, case)
+    if reason:
+        raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
     case = dataclasses.replace(case, options=options, schedule=_schedule(case, args))
     full, _ = _oracle(case, args.case, options)
     verdict = check_case(case, target, case.schedule, None, None, full, None).verdict

@@ -34,7 +34,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
-    reason = target.unsupported(case)
+    from difftest.campaign.runner import unchecked
+
+    reason = unchecked(case) or target.unsupported(case)
     if reason:
         raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
     schedule = _schedule(case, args)
