@@ -136,7 +136,7 @@ class TranslatedTarget(Target):
             raise OptionError(f"option patience={p!r}: expected a number in [1, 100]")
 
     def unsupported(self, case: Case) -> str | None:
-        why = declared_unsupported(self, case)
+        why = declared_unsupported(self, case) or _narrow_atomic(case)
         if why is None and case.group_size > case.wave:
             # several waves in a group: each must be a whole subgroup of its own
             s = self.subgroup(case, {}) or subgroup_size(case.wave)
@@ -459,3 +459,29 @@ def require(what: str, distributions: tuple[str, ...] = (), programs: tuple[str,
     for lib in libraries:
         if ctypes.util.find_library(lib) is None:
             raise ImportError(f"the library lib{lib} is not installed ({what})")
+
+
+def _narrow_atomic(case: Case) -> str | None:
+    """An atomic on 8- or 16-bit elements, which OpenCL C, CUDA, GLSL and WGSL have none of
+    (the translation declines it too: said here, before any run, as every other thing a
+    target cannot run is)."""
+    from difftest.core.ir import nodes as n
+    from difftest.core.ir.walk import reachable, walk
+
+    for fn in reachable(case.program, case.entry):
+        elements = {p.name: p.ty.element for p in fn.params if p.ty.is_buffer}
+        nodes = list(walk(fn.body))
+        for node in nodes:  # buffer variables and workgroup arrays
+            if isinstance(node, n.Assign) and node.value.ty is not None \
+                    and (node.value.ty.is_buffer or node.value.ty.is_local):
+                elements[node.target] = node.value.ty.element
+            elif isinstance(node, n.LocalArray):
+                elements[node.name] = node.element
+        for node in nodes:
+            if isinstance(node, (n.AtomicAdd, n.AtomicOp)):
+                elem = elements.get(node.buffer)
+                if elem is not None and elem.bits < 32:
+                    op = "add" if isinstance(node, n.AtomicAdd) else node.op
+                    return (f"atomic_{op}() on {elem} elements (line {node.line}): the "
+                            "language has no 8- or 16-bit atomics")
+    return None

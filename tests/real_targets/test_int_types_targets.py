@@ -154,3 +154,33 @@ def test_a_ballot_function_of_a_narrower_value_widens_it_first(name: str,
         return
     verdict = check_case(case, t, {}, {}).verdict
     assert verdict.agree and not verdict.unchecked, str(verdict)
+
+
+@pytest.mark.parametrize("name", [t for t in TARGETS if not t.endswith("wgsl")])
+def test_an_atomic_on_narrow_elements_is_declined_before_any_run(name: str) -> None:
+    """No language under test has 8- or 16-bit atomics: a case with one, through a
+    parameter, a buffer variable, a helper's parameter or a workgroup array, is one the
+    target declines up front (it was an `unsupported` run, which check counted as not
+    checked and exit 0), and the same kernel on 32-bit elements is not."""
+    from difftest.core.case import case_from_json
+
+    t = target(name)
+    kernels = {
+        "direct": "def k(out: Buffer[{e}]):\n    atomic_add(out, 0, {e}(1))\n",
+        "variable": "def k(out: Buffer[{e}]):\n    b = out\n    atomic_add(b, 0, {e}(1))\n",
+        "helper": "def h(o: Buffer[{e}]) -> {e}:\n    old = atomic_max(o, 0, {e}(1))\n"
+                  "    return old\n\ndef k(out: Buffer[{e}]):\n    x = h(out)\n",
+        "local": "def k(out: Buffer[{e}]):\n    a: Local[{e}, 4]\n"
+                 "    atomic_add(a, 0, {e}(1))\n    barrier()\n    out[gid()] = a[0]\n",
+    }
+    for shape, text in kernels.items():
+        for elem in ("u8", "i16"):
+            case = case_from_json({"kernel": text.format(e=elem), "entry": "k",
+                                   "launch": {"n": 4, "wave": 4, "group": 4},
+                                   "args": {"out": {"dtype": elem, "data": [0] * 4}}})
+            why = t.unsupported(case)
+            assert why is not None and f"on {elem} elements" in why, (shape, why)
+        wide = case_from_json({"kernel": text.format(e="u32"), "entry": "k",
+                               "launch": {"n": 4, "wave": 4, "group": 4},
+                               "args": {"out": {"dtype": "u32", "data": [0] * 4}}})
+        assert t.unsupported(wide) is None or "elements" not in t.unsupported(wide), shape
