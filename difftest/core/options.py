@@ -125,7 +125,9 @@ def _check_avoid(target: Any, value: Any, where: str) -> None:
         raise OptionError(f"{where}: option avoid={_short(value)}: expected names of known "
                           "bugs, or all")
     avoidable = tuple(getattr(target, "avoidable", ()))
-    unknown = avoided(target, value) - set(avoidable)
+    names = value.split(",") if isinstance(value, str) else list(value)
+    # ("all" beside other names: the others are checked all the same)
+    unknown = {x.strip() for x in names if x.strip() and x.strip() != "all"} - set(avoidable)
     if unknown:
         raise OptionError(f"{where}: option avoid: unknown {', '.join(sorted(unknown))} for "
                           f"target {target.name} (known: {', '.join(avoidable) or 'none'}, "

@@ -157,6 +157,9 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
         (["run", "{tmp}/host_returning.json"], "numba-simt"),
         (["run", "{tmp}/host_returning.json", "--target", "reference"], "reference"),
         (["reduce", "{tmp}/host_returning.json", "--out", "{tmp}/r.json"], "numba-simt"))],
+    # "all" beside a name that is none: the name still checked
+    *[(["run", CASE, "--opt", f"avoid={v}"], "option avoid: unknown zz for target numba-simt")
+      for v in ("all,zz", "zz,all")],
     # an output file that is the input: writing it would lose the kernel
     (["reduce", "{tmp}/ok.py", "--out", "{tmp}/ok.py"], "ok.py: that is the input file"),
     (["show", "{tmp}/ok.py", "--png", "{tmp}/ok.py"], "ok.py: that is the input file"),
