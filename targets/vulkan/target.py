@@ -100,7 +100,10 @@ def probe(icd: str, want: str) -> dict[str, Any]:
             message = str(reply.get("message", reply))
             # a device this machine lacks (a finding recorded on a GPU): valid, not here
             error = NotOnThisMachine if message.startswith("NoDevice:") else OptionError
-            raise error(f"option device={want!r}: {message.split(': ', 1)[-1]}")
+            detail = message.split(": ", 1)[-1].strip() or (
+                f"the Vulkan loader opened no device ({message.strip(': ') or 'no reason given'})")
+            where = f" through the driver manifest icd={icd!r}" if icd else ""
+            raise error(f"option device={want!r}{where}: {detail}")
         _PROBES[key] = dict(reply["properties"])
     return _PROBES[key]
 

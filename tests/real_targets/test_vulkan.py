@@ -167,6 +167,23 @@ def test_a_device_with_maximal_reconvergence_is_asked_for_it_and_checked_against
     assert wgsl.reconvergence == "uniform"  # wgpu asks for no maximal reconvergence
 
 
+def test_a_file_that_is_no_driver_manifest_is_named_with_the_loaders_reason(
+        tmp_path: Path) -> None:
+    """`--opt icd=FILE` naming a file the Vulkan loader opens no device through: the error
+    names the file and the loader's reason (it ended at a bare colon once)."""
+    from difftest.campaign.registry import load_target
+    from difftest.core.errors import DifftestError
+
+    target("lavapipe-glsl")  # skips where it is not installed
+    bogus = tmp_path / "not_a_driver.json"
+    bogus.write_text('{"x": 1}')
+    with pytest.raises(DifftestError) as e:  # (an OptionError)
+        load_target("lavapipe-glsl", {"icd": str(bogus)})
+    message = str(e.value)
+    assert f"icd={str(bogus)!r}" in message, message
+    assert not message.rstrip().endswith(":") and "VkError" in message, message
+
+
 # ------------------------------------------------------------- the uniform model at work
 DIVERGENT = """def kernel(inp: Buffer[i32], out: Buffer[i32]):
     if inp[gid()] > 0:
