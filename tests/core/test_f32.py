@@ -192,6 +192,9 @@ def test_f32_programs_parse_check_and_print_back() -> None:
     ("    c[0] = x", "convert it with i32"),
     ("    y = fma(x, x)", "takes 3 argument"),
     ("    y = min(x, 1)", "must be f32"),
+    # an integer first: the mix named, not "must be an integer or a float, got f32"
+    ("    y = max(u8(1), x)", r"max\(\) of u8 and f32: an integer and a float do not mix"),
+    ("    y = min(1, x)", r"min\(\) of i32 and f32: an integer and a float do not mix"),
     ("    y = 1e39", "out of the f32 range"),
     ("    y = x < 1", "mixes f32 and i32"),
 ])

@@ -861,6 +861,10 @@ class _FunctionChecker:
         for a in args:
             assert a.ty is not None
             if not a.ty.is_int:
+                if e.op in ("min", "max") and a.ty.is_float:  # an integer first
+                    raise self.error(f"{e.op}() of {first} and {a.ty}: an integer and a "
+                                     f"float do not mix; convert one (`{a.ty}(x)` or "
+                                     f"`{first}(y)`)", a.line)
                 float_ok = " or a float" if e.op in ("min", "max", "abs") else ""
                 raise self.error(f"argument of {e.op}() must be an integer{float_ok}, got "
                                  f"{a.ty}", a.line)
