@@ -121,6 +121,11 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     # upgrade rewrote a file every other command refuses
     (["upgrade", "{tmp}/v1_option.json"], "options: unknown option 'nosuch' for target "
                                           "numba-simt (where the file was found)"),
+    # ... or a value, a mutant or a target that are none (for a target that runs in this
+    # process, the values as a run checks them)
+    (["upgrade", "{tmp}/v1_value.json"], "option registers='abc': expected an integer"),
+    (["upgrade", "{tmp}/v1_mutant.json"], "unknown mutant 'nosuch' for target numba-simt"),
+    (["upgrade", "{tmp}/v1_target.json"], "target: unknown target 'nosuch' (known: "),
     # a mistyped --known turned known-bug recognition off without a word
     (["fuzz", "--known", "{tmp}/nosuch", "--time", "1"], "nosuch: no such folder or file"),
     # export's reduction: a reference without one, a budget that is none
@@ -241,6 +246,12 @@ def _write_hostile_files(tmp: Path) -> None:
         "kernel": "def k(out: Buffer[i32]):\n    out[gid()] = 1\n",
         "launch": {"n": 4, "wave": 4}, "args": {"out": {"dtype": "i32", "data": [0] * 4}},
         "options": {"nosuch": 8}}))
+    v1 = {"format": "difftest-case", "version": 1, "target": "numba-simt", "entry": "k",
+          "kernel": "def k(out: Buffer[i32]):\n    out[gid()] = 1\n",
+          "launch": {"n": 4, "wave": 4}, "args": {"out": {"dtype": "i32", "data": [0] * 4}}}
+    for name, fields in (("value", {"options": {"registers": "abc"}}),
+                         ("mutant", {"mutants": ["nosuch"]}), ("target", {"target": "nosuch"})):
+        (tmp / f"v1_{name}.json").write_text(json.dumps({**v1, **fields}))
     good = example_json("simple_deopt")
     (tmp / "longint_json.json").write_text(
         json.dumps(good).replace('"length": 20', '"length": ' + "9" * 5000))

@@ -443,6 +443,11 @@ def _not_another_entry(path: Path, obj: dict[str, Any]) -> None:
                             "written?): not overwritten; move it away to record this case")
 
 
+#: the targets that run in this process, opening no device: `upgrade` checks the values
+#: of a file's options for them
+_IN_PROCESS = ("numba-simt", "reference")
+
+
 def _options_read(path: Path, case: Case) -> None:
     """Every option the file holds is one its target (or, common, some target) reads:
     `upgrade` rewrote a file every other command refused (the targets' classes say which
@@ -452,6 +457,11 @@ def _options_read(path: Path, case: Case) -> None:
 
     readers = option_readers()
     recorded = str(case.extra.get("target", ""))
+    from difftest.campaign.registry import load_target, target_names
+
+    if recorded and recorded not in target_names():
+        raise DifftestError(f"{path}: target: unknown target {recorded!r} (known: "
+                            f"{', '.join(sorted(target_names()))})")
     for key in case.options:
         if key not in COMMON and key not in readers:
             raise DifftestError(f"{path}: options: unknown option {key!r} (no target "
@@ -462,6 +472,12 @@ def _options_read(path: Path, case: Case) -> None:
                 which = f"target {target}" + (" (where the file was found)"
                                                if target == recorded else "")
                 raise DifftestError(f"{path}: options: unknown option {key!r} for {which}")
+    if recorded in _IN_PROCESS:  # its options' values too, as a run checks them
+        from difftest.core.options import case_options
+
+        mutants = case.extra.get("mutants")
+        case_options(case, load_target(recorded), f"{path}",
+                     list(mutants) if isinstance(mutants, list) else None)
 
 
 def cmd_upgrade(args: argparse.Namespace) -> int:
