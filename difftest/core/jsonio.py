@@ -43,10 +43,12 @@ def loads(text: str, where: str) -> Any:
         return json.loads(text, parse_float=lambda t: decimal(t, where),
                           parse_constant=lambda t: _not_json(t, where))
     except json.JSONDecodeError as e:
-        kernel = text.lstrip().startswith(("def ", "# difftest:"))
-        hint = "" if not kernel else (
-            " (it is a kernel file: this reads a JSON file here)" if where.lower().endswith(
-                ".py") else " (it reads as a kernel file: name it .py)")
+        if where.lower().endswith(".py"):
+            hint = " (a .py file is a kernel file: this reads a JSON file here)"
+        elif text.lstrip().startswith(("def ", "# difftest:")):
+            hint = " (it reads as a kernel file: name it .py)"
+        else:
+            hint = ""
         raise CaseError(f"{where}: malformed JSON at line {e.lineno} column {e.colno}: "
                         f"{e.msg}{hint}") from None
     except RecursionError:

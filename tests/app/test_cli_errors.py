@@ -166,7 +166,8 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     *[(["run", CASE, "--opt", f"avoid={v}"], "option avoid: unknown zz for target numba-simt")
       for v in ("all,zz", "zz,all")],
     # a kernel file where a JSON file is read: not "name it .py", which it is
-    (["check", CASE, "--outcome", CASE], "(it is a kernel file: this reads a JSON file here)"),
+    *[(["check", CASE, "--outcome", path], "(a .py file is a kernel file: this reads a JSON "
+       "file here)") for path in (CASE, "{tmp}/ok.py")],
     # an output file that is the input: writing it would lose the kernel
     (["reduce", "{tmp}/ok.py", "--out", "{tmp}/ok.py"], "ok.py: that is the input file"),
     (["show", "{tmp}/ok.py", "--png", "{tmp}/ok.py"], "ok.py: that is the input file"),
