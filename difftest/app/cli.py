@@ -43,6 +43,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+def _named(text: str) -> str:
+    """A file or folder the command writes: an empty name is a mistake, not the default
+    (`--out ''` wrote to the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a file or folder name")
+    return text
+
+
 def _add_target(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", default=None, metavar="NAME",
                    help=f"target to run (default: the one a counterexample file records, "
@@ -169,7 +177,7 @@ def _one_case_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
     _add_kernel_file(ex)
     _add_target(ex)
     _add_opt(ex)
-    ex.add_argument("--out", required=True, metavar="DIR",
+    ex.add_argument("--out", required=True, type=_named, metavar="DIR",
                     help="an empty or new folder for the reproducer's files")
     ex.add_argument("--reduce", nargs="?", type=float, const=900.0, default=None,
                     metavar="SECONDS", help="also reduce the kernel's source with C-Vise "
@@ -198,10 +206,10 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
                     f"{MAX_WORKERS_PER_CORE} per core)")
     fz.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
     _add_opt(fz)
-    fz.add_argument("--corpus", default="counterexamples", metavar="DIR",
+    fz.add_argument("--corpus", default="counterexamples", type=_named, metavar="DIR",
                     help="where reduced counterexamples are written (default: "
                     "counterexamples; the regression corpus is yours to copy them into)")
-    fz.add_argument("--json", metavar="FILE", help="also write the summary as JSON")
+    fz.add_argument("--json", type=_named, metavar="FILE", help="also write the summary as JSON")
     fz.add_argument("--known", action="append", default=None, metavar="DIR",
                     help="corpus folder whose recorded target bugs (docs/findings.md) the "
                     "campaign skips, repeatable (default: --corpus, ./corpus and the corpus "
@@ -236,9 +244,9 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
                     help="cap each caught trial's shrinking and reduction at SECONDS of "
                     "wall clock (default: none): the detection rate and the time to the "
                     "first failure do not change, the reduced sizes may be larger")
-    hu.add_argument("--corpus", default="counterexamples", metavar="DIR",
+    hu.add_argument("--corpus", default="counterexamples", type=_named, metavar="DIR",
                     help="where the reduced counterexamples go (default: counterexamples)")
-    hu.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    hu.add_argument("--json", type=_named, metavar="FILE", help="also write the results as JSON")
     hu.set_defaults(func=cmd_hunt)
 
     rd = command("reduce", "reduce a failing case (any kernel, generated or yours) to a small "
@@ -254,7 +262,7 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
     rd.add_argument("--time", type=float, default=None, metavar="SECONDS",
                     help="also stop after this long (default: no time limit)")
     _add_schedule_seed(rd)
-    rd.add_argument("--out", metavar="FILE",
+    rd.add_argument("--out", type=_named, metavar="FILE",
                     help="where to write the reduced case (default: CASE.reduced.json in "
                     "the current folder, not beside a corpus file)")
     rd.set_defaults(func=cmd_reduce)
@@ -264,7 +272,7 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
     rep.add_argument("paths", nargs="+", metavar="PATH", help="corpus file or folder")
     rep.add_argument("--target", action="append", default=None, metavar="NAME",
                      help="replay on this target (repeatable; default: every registered one)")
-    rep.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    rep.add_argument("--json", type=_named, metavar="FILE", help="also write the results as JSON")
     rep.set_defaults(func=cmd_replay)
 
     rc = command("record", "record a failing case as a known bug of a real target (a "
@@ -282,14 +290,14 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
                     "docs/findings.md's \"Open leads\"): campaigns recognise it, naming it "
                     "a lead")
     _add_opt(rc)
-    rc.add_argument("--corpus", default="corpus", metavar="DIR",
+    rc.add_argument("--corpus", default="corpus", type=_named, metavar="DIR",
                     help="the corpus folder to record it in (default: corpus)")
     rc.set_defaults(func=cmd_record)
 
     tr = command("triage", "group a campaign folder's counterexamples into buckets, one per "
                  "bug as far as the reduced cases tell, the most different first")
     tr.add_argument("folder", metavar="FOLDER", help="a campaign's --corpus folder")
-    tr.add_argument("--json", metavar="FILE", help="also write the buckets as JSON")
+    tr.add_argument("--json", type=_named, metavar="FILE", help="also write the buckets as JSON")
     tr.add_argument("--known", action="append", metavar="DIR",
                     help="corpus folders of known target bugs to link buckets to "
                     "(default: ./corpus and the corpus of the clone difftest runs from)")
@@ -301,7 +309,7 @@ def _campaign_commands(command: Callable[[str, str], argparse.ArgumentParser]) -
     rp = command("report", "one self-contained HTML page about a campaign folder: bugs "
                  "found and how fast, plots over time, each bucket's smallest kernel")
     rp.add_argument("folder", metavar="FOLDER", help="a campaign's --corpus folder")
-    rp.add_argument("-o", "--output", default="report.html", metavar="FILE",
+    rp.add_argument("-o", "--output", default="report.html", type=_named, metavar="FILE",
                     help="the page to write (default report.html)")
     rp.set_defaults(func=cmd_report)
 
@@ -311,7 +319,8 @@ def _other_commands(command: Callable[[str, str], argparse.ArgumentParser]) -> N
     sm = command("sample", "write N generated cases as case files")
     sm.add_argument("--count", type=int, required=True, metavar="N", help="cases to draw")
     sm.add_argument("--seed", type=int, default=0, help="generation seed (default 0)")
-    sm.add_argument("--out", required=True, metavar="DIR", help="folder to write them to")
+    sm.add_argument("--out", required=True, type=_named, metavar="DIR",
+                    help="folder to write them to")
     sm.set_defaults(func=cmd_sample)
 
     up = command("upgrade", "rewrite case and corpus files of an older format version as "
@@ -325,7 +334,7 @@ def _other_commands(command: Callable[[str, str], argparse.ArgumentParser]) -> N
 
     be = command("bench", "benchmarks: checked cases per CPU-second, numba-simt vs a "
                  "hand-written @njit loop, oracle vs target")
-    be.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    be.add_argument("--json", type=_named, metavar="FILE", help="also write the results as JSON")
     be.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     be.set_defaults(func=cmd_bench)
 

@@ -168,6 +168,12 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     # a kernel file where a JSON file is read: not "name it .py", which it is
     *[(["check", CASE, "--outcome", path], "(a .py file is a kernel file: this reads a JSON "
        "file here)") for path in (CASE, "{tmp}/ok.py")],
+    # an empty name where a command writes: a mistake, not the default folder
+    *[(argv, f"argument {flag}: needs a file or folder name") for argv, flag in (
+        (["sample", "--count", "1", "--out", ""], "--out"),
+        (["reduce", CASE, "--out", " "], "--out"),
+        (["fuzz", "--corpus", "", "--time", "1"], "--corpus"),
+        (["report", "{tmp}", "-o", ""], "-o/--output"))],
     # an output file that is the input: writing it would lose the kernel
     (["reduce", "{tmp}/ok.py", "--out", "{tmp}/ok.py"], "ok.py: that is the input file"),
     (["show", "{tmp}/ok.py", "--png", "{tmp}/ok.py"], "ok.py: that is the input file"),
