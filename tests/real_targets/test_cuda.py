@@ -334,9 +334,9 @@ def test_compile_and_export_of_what_the_language_cannot_spell_is_one_line(
                                             str(tmp_path / "out")]):
         assert main([*argv, "--target", "cuda-sim"]) == 2
         err = capsys.readouterr().err
-        assert err.splitlines() == ["difftest: error: target cuda-sim cannot run this case: "
-                                    "atomic_add() on u8 elements: the language has no 8- "
-                                    "or 16-bit atomics"], err
+        assert err.splitlines() == [f"difftest: error: {kernel}: target cuda-sim cannot run "
+                                    "this case: atomic_add() on u8 elements (line 23): the "
+                                    "language has no 8- or 16-bit atomics"], err
     assert not (tmp_path / "out").exists()
 
 
