@@ -144,12 +144,19 @@ def unchecked(case: Case) -> str | None:
     return None
 
 
+def declined(target: Any, case: Case) -> str | None:
+    """Why `target` cannot run `case` before any run (None when it can): a case no target
+    runs, or one it declares it cannot."""
+    why: str | None = unchecked(case) or target.unsupported(case)
+    return why
+
+
 def cannot_run(target: Any, case: Case, options: dict[str, Any] | None = None
                ) -> str | None:
     """Why `target` cannot run `case` (None when it can): what it declares it cannot,
     and a run it leaves undefined (`undefined_in_run`: this runs the oracle when the
     target may leave one)."""
-    why = unchecked(case) or target.unsupported(case)
+    why = declined(target, case)
     if why is not None or not _undefined_at_run_time(target, case):
         return why
     full, _ = oracle_run(case, options)

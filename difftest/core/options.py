@@ -113,10 +113,15 @@ def validate(target: Any, options: Any, where: str = "options") -> dict[str, Any
 def avoided(target: Any, value: Any) -> frozenset[str]:
     """The known bugs an `avoid` value names ("a,b", a list, or "all": every one
     `target.avoidable` lists)."""
-    names = value.split(",") if isinstance(value, str) else list(value)
-    names = [x.strip() for x in names if x.strip()]
+    names = _avoid_names(value)
     avoidable = tuple(getattr(target, "avoidable", ()))
     return frozenset(avoidable if "all" in names else names)
+
+
+def _avoid_names(value: Any) -> list[str]:
+    """The names an `avoid` value gives ("a,b" or a list), "all" among them if it is."""
+    names = value.split(",") if isinstance(value, str) else list(value)
+    return [x.strip() for x in names if x.strip()]
 
 
 def _check_avoid(target: Any, value: Any, where: str) -> None:
@@ -125,9 +130,8 @@ def _check_avoid(target: Any, value: Any, where: str) -> None:
         raise OptionError(f"{where}: option avoid={_short(value)}: expected names of known "
                           "bugs, or all")
     avoidable = tuple(getattr(target, "avoidable", ()))
-    names = value.split(",") if isinstance(value, str) else list(value)
     # ("all" beside other names: the others are checked all the same)
-    unknown = {x.strip() for x in names if x.strip() and x.strip() != "all"} - set(avoidable)
+    unknown = set(_avoid_names(value)) - {"all"} - set(avoidable)
     if unknown:
         raise OptionError(f"{where}: option avoid: unknown {', '.join(sorted(unknown))} for "
                           f"target {target.name} (known: {', '.join(avoidable) or 'none'}, "

@@ -34,9 +34,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     case = _load(args)
     run = _target_and_options(args.target, case, args.case, args.opt)
     target, options = run.target, run.options
-    from difftest.campaign.runner import unchecked
+    from difftest.campaign.runner import declined
 
-    reason = unchecked(case) or target.unsupported(case)
+    reason = declined(target, case)
     if reason:
         raise DifftestError(f"{args.case}: target {run.name} cannot run this case: {reason}")
     schedule = _schedule(case, args)
