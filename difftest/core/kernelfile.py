@@ -190,7 +190,7 @@ def load_kernel_file(path: str | Path, n: int | None = None, wave: int | None = 
     obj["kernel"] = text
     if "entry" in obj:
         return case_from_json(obj, where)
-    first = re.search(r"(?m)^def\s+((?!\d)\w+)", text)
+    first = re.search(r"(?m)^\f*def\s+((?!\d)\w+)", text)  # (a form feed may lead a line)
     if first is None:
         raise CaseError(f"{where}: no function in the file")
     obj["entry"] = first.group(1)

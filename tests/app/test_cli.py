@@ -107,6 +107,19 @@ def test_human_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert "exception: workitem 10: out_of_bounds at write_int_array:19 <- simple_deopt:15" in out
 
 
+def test_a_form_feed_before_the_kernels_def_is_python_and_read_as_such(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Python lets a form feed lead a line (editors put one between sections): the
+    # kernel after it is still the file's first function.
+    text = (EXAMPLES / "simple_deopt.py").read_text()
+    cut = text.index("\ndef ") + 1
+    path = tmp_path / "paged.py"
+    path.write_text(text[:cut] + "\f" + text[cut:])
+    code, out, err = run_cli(capsys, "run", str(path), "--target", "reference")
+    assert code == 0, err
+    assert "19 completed, 1 faulted, 0 never ran" in out
+
+
 @pytest.mark.parametrize("command, target", [
     ("run", "reference"), ("check", "reference"), ("check", "numba-simt"),
     ("show", "numba-simt")])  # (`run` on numba-simt consults no oracle: no race check)
