@@ -24,6 +24,9 @@ ways:
     git worktree add /tmp/base <commit>
     python benchmarks/bench_trees.py /tmp/base .
 
+`--families` measures the machine on one opcode family at a time (integer arithmetic,
+branches, comparisons, shifts, loads; f32 and f64 arithmetic; conversions), the same way.
+
 `--machine-only` measures the machine alone, the trees taking turns `--rounds` times,
 also as its ratio to a hand-written `@njit` loop timed in the same process (on a machine
 whose speed drifts between rounds, that ratio and the paired figure drift less).
@@ -210,6 +213,76 @@ def machine_only(base: str, tree: str, rounds: int) -> None:
               f"({mt / mb:.2f}x), paired median {paired:.2f}x")
 
 
+_FAMILIES = r"""
+import json, sys, time
+sys.path[:0] = [sys.argv[1]]
+from difftest.core.case import case_from_json
+from targets.numba_simt.target import NumbaSimtTarget
+kernels, repeat = json.loads(sys.argv[2]), int(sys.argv[3])
+options = {"work_budget": 10**10, "step_budget": 10**9}
+target = NumbaSimtTarget()
+out = {}
+for name, (dtype, text) in kernels.items():
+    try:
+        case = case_from_json({"kernel": text, "entry": "k",
+                               "launch": {"n": 16384, "wave": 32},
+                               "args": {"out": {"dtype": dtype, "data": [0] * 16384}}})
+    except Exception:  # a kernel this tree's language cannot say
+        out[name] = None
+        continue
+    first = target.run(case, case.schedule, options)  # compiled, and the machine warm
+    assert first.error is None and first.exception is None, (name, first)
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        target.run(case, case.schedule, options)
+        best = min(best, time.process_time() - t0)
+    out[name] = best
+print(json.dumps(out))
+"""
+
+# One opcode family each, 256 loop trips of 16,384 workitems in waves of 32: the machine's
+# time (the compile of a kernel this small is a few per cent of its run).
+_LOOP = ("def k(out: Buffer[{t}]):\n    g = gid()\n    s = {init}\n"
+         "    for i in range(256):\n{body}    out[g] = s\n")
+FAMILIES = {
+    "i32 arithmetic": ("i32", "g", "        s = s + i * 3 - (s ^ i)\n"),
+    "i32 branches": ("i32", "g", "        if (s & 3) == 1:\n            s = s + 5\n"
+                     "        else:\n            s = s - 1\n"),
+    "i32 comparisons": ("i32", "g", "        s = s + i32(s < i) + i32(s == 7)\n"),
+    "i32 shifts": ("i32", "g", "        s = (s << 1) ^ (s >> 3)\n"),
+    "i32 loads": ("i32", "g", "        s = s + out[(g + i) % 1024]\n"),
+    "f32 arithmetic": ("f32", "f32(g)", "        s = s * 0.5 + 1.0\n"),
+    "f32 to i32": ("f32", "f32(g)", "        s = f32(i32(s * 0.5) + i)\n"),
+    "f64 arithmetic": ("f64", "f64(g)", "        s = s * f64(0.5) + f64(1.0)\n"),
+}
+
+
+def families(base: str, tree: str, rounds: int) -> None:
+    """The machine on one opcode family at a time, each tree in processes of its own
+    taking turns: best CPU ms of each tree's rounds, and the ratios (paired by round)."""
+    kernels = {name: (t, _LOOP.format(t=t, init=init, body=body))
+               for name, (t, init, body) in FAMILIES.items()}
+    runs: dict[str, list[dict[str, float | None]]] = {base: [], tree: []}
+    for _ in range(rounds):
+        for name in runs:
+            out = subprocess.run([sys.executable, "-c", _FAMILIES, os.path.abspath(name),
+                                  json.dumps(kernels), "5"],
+                                 capture_output=True, text=True, check=True)
+            runs[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    for name in kernels:
+        b = [r[name] for r in runs[base]]
+        t = [r[name] for r in runs[tree]]
+        if None in b or None in t:
+            print(f"{name}: not in both trees' language")
+            continue
+        bb = [float(x) * 1e3 for x in b if x is not None]
+        tt = [float(x) * 1e3 for x in t if x is not None]
+        paired = statistics.median(y / x for x, y in zip(bb, tt))
+        print(f"{name}: best {min(bb):.1f} -> {min(tt):.1f} CPU ms "
+              f"({min(tt) / min(bb):.2f}x), paired median {paired:.2f}x")
+
+
 def _child(tree: str, mode: str, kernels: int, seeds: int, shared: str, without: str,
            host_percent: str) -> subprocess.Popen[str]:
     # a fixed hash seed: a sample drawn from sets of names is the same sample each run
@@ -268,7 +341,13 @@ def main() -> None:
                         "tell a few per cent where the best and median cannot")
     parser.add_argument("--machine-only", action="store_true",
                         help="measure the machine alone, --rounds turns of each tree")
+    parser.add_argument("--families", action="store_true",
+                        help="measure the machine on one opcode family at a time (a loop "
+                        "of integer, float or conversion work), --rounds turns of each tree")
     args = parser.parse_args()
+    if args.families:
+        families(args.base, args.tree, args.rounds)
+        return
     if args.machine_only:
         machine_only(args.base, args.tree, args.rounds)
         return
