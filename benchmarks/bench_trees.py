@@ -192,20 +192,29 @@ print(json.dumps({"machine_s": row["machine_s"], "ratio": row["ratio"]}))
 """
 
 
+def _turns(base: str, tree: str, rounds: int, script: str, *args: str
+           ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """`script` run for each tree in a process of its own, the trees taking turns
+    `rounds` times: each tree's rounds' JSON results (a tree against itself is the
+    measure's own noise)."""
+    runs: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+    for _ in range(rounds):
+        for side, name in zip(runs, (base, tree)):
+            out = subprocess.run([sys.executable, "-c", script, os.path.abspath(name), *args],
+                                 capture_output=True, text=True, check=True)
+            side.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    return runs
+
+
 def machine_only(base: str, tree: str, rounds: int) -> None:
     """The machine alone, each tree in processes of its own taking turns: the best and
     median of its rounds, and each round's ratio of the two (paired: a machine whose
     speed drifts moves both alike), as CPU time and as the ratio to the same
     hand-written `@njit` loop, timed in the same process."""
-    runs: dict[str, list[dict[str, float]]] = {base: [], tree: []}
-    for _ in range(rounds):
-        for name in runs:
-            out = subprocess.run([sys.executable, "-c", _MACHINE, os.path.abspath(name)],
-                                 capture_output=True, text=True, check=True)
-            runs[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    runs = _turns(base, tree, rounds, _MACHINE)
     for key, what in (("machine_s", "CPU ms"), ("ratio", "times the @njit loop")):
         scale = 1e3 if key == "machine_s" else 1.0
-        b, t = ([r[key] * scale for r in runs[name]] for name in (base, tree))
+        b, t = ([r[key] * scale for r in side] for side in runs)
         paired = statistics.median(y / x for x, y in zip(b, t))
         mb, mt = statistics.median(b), statistics.median(t)
         print(f"machine alone, SimpleDeopt n = 2^22, W = 32, {what}: best {min(b):.1f} -> "
@@ -263,16 +272,9 @@ def families(base: str, tree: str, rounds: int) -> None:
     taking turns: best CPU ms of each tree's rounds, and the ratios (paired by round)."""
     kernels = {name: (t, _LOOP.format(t=t, init=init, body=body))
                for name, (t, init, body) in FAMILIES.items()}
-    runs: dict[str, list[dict[str, float | None]]] = {base: [], tree: []}
-    for _ in range(rounds):
-        for name in runs:
-            out = subprocess.run([sys.executable, "-c", _FAMILIES, os.path.abspath(name),
-                                  json.dumps(kernels), "5"],
-                                 capture_output=True, text=True, check=True)
-            runs[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    runs = _turns(base, tree, rounds, _FAMILIES, json.dumps(kernels), "5")
     for name in kernels:
-        b = [r[name] for r in runs[base]]
-        t = [r[name] for r in runs[tree]]
+        b, t = ([r[name] for r in side] for side in runs)
         if None in b or None in t:
             print(f"{name}: not in both trees' language")
             continue
@@ -351,15 +353,15 @@ def main() -> None:
     if args.machine_only:
         machine_only(args.base, args.tree, args.rounds)
         return
-    runs: dict[str, list[dict[str, float]]] = {args.base: [], args.tree: []}
+    b: list[dict[str, float]] = []
+    t: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as folder:
         shared = os.path.join(folder, "cases.json")
         for _ in range(args.rounds):
             rb, rt = measure([args.base, args.tree], args.kernels, args.seeds, shared,
                              args.without, args.host_percent, args.together)
-            runs[args.base].append(rb)
-            runs[args.tree].append(rt)
-    b, t = runs[args.base], runs[args.tree]
+            b.append(rb)
+            t.append(rt)
 
     def line(what: str, key: str, best: Any, unit: str, scale: float = 1.0) -> None:
         fb, ft = best(r[key] for r in b) * scale, best(r[key] for r in t) * scale
