@@ -1181,12 +1181,12 @@ def _store(op, ex, full, V, ra, rb, rc, W, mem, buftab):  # type: ignore[no-unty
                         & -((ex >> l) & 1))
     rest = ex
     if odd == 0 and ex == full and op == _STORE:
-        if uns:
+        if uns:  # (two loops: each wraps one way, no test per lane)
             for l in range(W):
                 mem[np.uint64(off + V[rb, l])] = _wk(V[rc, l], bsh, True)
         else:
             for l in range(W):
-                mem[np.uint64(off + V[rb, l])] = (V[rc, l] << bsh) >> bsh
+                mem[np.uint64(off + V[rb, l])] = _wk(V[rc, l], bsh, False)
     elif odd == 0:  # (indices are checked: uint64 skips the wraparound test)
         for l in range(W):
             if (ex >> l) & 1:  # active lanes, in lane order
